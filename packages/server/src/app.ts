@@ -1,0 +1,61 @@
+/** Builds the HTTP application: plugins first, then the app's own routes, all under the root path. */
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { Config } from './config.js';
+import { installErrorHandlers } from './http/error-handler.js';
+import type { IngestService } from './ingest/ingest-service.js';
+import { otlpHttpRoutes } from './ingest/otlp-http-route.js';
+import { systemRoutes } from './api/system-routes.js';
+import { PHOENIX_COMPATIBLE_VERSION, SIGHTLINE_VERSION } from './version.js';
+
+export interface AppDependencies {
+  config: Config;
+  ingest: IngestService;
+  logger: FastifyBaseLogger;
+}
+
+/** A ready-to-listen Fastify instance serving every HTTP route. */
+export async function buildApp({ config, ingest, logger }: AppDependencies): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: logger,
+    // Per-request lines would dominate the log under ingest load; errors are still logged.
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: 1024 * 1024,
+    keepAliveTimeout: 75_000,
+    forceCloseConnections: 'idle',
+    return503OnClosing: true,
+  });
+  installErrorHandlers(app);
+  app.addHook('onSend', async (_request, reply) => {
+    reply.header('x-sightline-version', SIGHTLINE_VERSION);
+    reply.header('x-phoenix-server-version', PHOENIX_COMPATIBLE_VERSION);
+  });
+
+  const prefix = config.hostRootPath;
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Sightline REST API',
+        version: SIGHTLINE_VERSION,
+        description: 'Observability server for AI applications; /v1 is compatible with Arize Phoenix.',
+      },
+      servers: [{ url: prefix || '/' }],
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: `${prefix}/docs` });
+
+  await app.register(
+    async (scope) => {
+      await scope.register(systemRoutes);
+      await scope.register(otlpHttpRoutes, { ingest, maxBodyBytes: config.ingest.maxBodyBytes });
+    },
+    { prefix },
+  );
+  // Load balancers probe the bare path even when the app lives under a root path.
+  if (prefix !== '') {
+    app.get('/healthz', { schema: { hide: true } }, async (_request, reply) => reply.type('text/plain').send('OK'));
+  }
+  return app;
+}

@@ -1,0 +1,15 @@
+/** The ordered migration set; the same steps run on SQLite and PostgreSQL. */
+import type { Migration } from 'kysely';
+import type { Dialect } from '../../config.js';
+import * as traces from './0001-traces.js';
+
+export interface MigrationContext {
+  dialect: Dialect;
+}
+
+/** Every migration by name, bound to the dialect it runs on. */
+export function migrations(context: MigrationContext): Record<string, Migration> {
+  return {
+    '0001-traces': { up: traces.up(context) },
+  };
+}

@@ -1,0 +1,11 @@
+/** Public entry of the server package, for tests, benchmarks and embedding. */
+export { loadConfig, ConfigError, type Config } from './config.js';
+export { startServer, type RunningServer } from './server.js';
+export { buildApp } from './app.js';
+export { openDatabase, openSqlite, type Database } from './db/database.js';
+export { migrateToLatest } from './db/migrate.js';
+export { decodeProtobufExport } from './ingest/decode-protobuf.js';
+export { decodeJsonExport } from './ingest/decode-json.js';
+export { toSpanRows, type SpanRow } from './ingest/span-rows.js';
+export { SqliteSpanStore } from './ingest/sqlite-span-store.js';
+export { ExportTraceServiceRequest } from './ingest/otlp-schema.js';

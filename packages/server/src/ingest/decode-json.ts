@@ -1,0 +1,200 @@
+/**
+ * Decodes OTLP/JSON trace exports into the shared model. Follows the OTLP/JSON mapping
+ * (lowerCamelCase keys, hex ids, 64-bit integers as strings) and also accepts snake_case
+ * keys, base64 ids and integers written as plain JSON numbers, as lenient receivers do.
+ */
+import {
+  OtlpDecodeError,
+  int64Value,
+  storableString,
+  type AttributeValue,
+  type Attributes,
+  type DecodedEvent,
+  type DecodedResourceSpans,
+  type DecodedSpan,
+} from './otlp-model.js';
+
+type Json = unknown;
+type JsonObject = Record<string, Json>;
+
+// JSON.parse turns integers beyond 2^53 into inexact doubles; quote the 64-bit fields first.
+const INT64_FIELDS =
+  /("(?:startTimeUnixNano|endTimeUnixNano|timeUnixNano|start_time_unix_nano|end_time_unix_nano|time_unix_nano|intValue|int_value)"\s*:\s*)(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)/g;
+
+const SPAN_KINDS: Record<string, number> = {
+  SPAN_KIND_UNSPECIFIED: 0,
+  SPAN_KIND_INTERNAL: 1,
+  SPAN_KIND_SERVER: 2,
+  SPAN_KIND_CLIENT: 3,
+  SPAN_KIND_PRODUCER: 4,
+  SPAN_KIND_CONSUMER: 5,
+};
+const STATUS_CODES: Record<string, number> = { STATUS_CODE_UNSET: 0, STATUS_CODE_OK: 1, STATUS_CODE_ERROR: 2 };
+
+/** Decodes an OTLP/JSON `ExportTraceServiceRequest`; throws OtlpDecodeError on malformed input. */
+export function decodeJsonExport(text: string): DecodedResourceSpans[] {
+  let parsed: Json;
+  try {
+    parsed = JSON.parse(text.replace(INT64_FIELDS, '$1"$2"'));
+  } catch (error) {
+    throw new OtlpDecodeError(`invalid JSON body: ${(error as Error).message}`);
+  }
+  const request = object(parsed, 'body');
+  return array(field(request, 'resourceSpans', 'resource_spans'), 'resourceSpans').map((item, r) => {
+    const where = `resourceSpans[${r}]`;
+    const resourceSpans = object(item, where);
+    const resource = optionalObject(field(resourceSpans, 'resource', 'resource'), `${where}.resource`);
+    const spans: DecodedSpan[] = [];
+    const scopes = array(field(resourceSpans, 'scopeSpans', 'scope_spans'), `${where}.scopeSpans`);
+    for (const [s, scopeItem] of scopes.entries()) {
+      const scopeWhere = `${where}.scopeSpans[${s}]`;
+      const scopeSpans = object(scopeItem, scopeWhere);
+      for (const [i, spanItem] of array(field(scopeSpans, 'spans', 'spans'), `${scopeWhere}.spans`).entries()) {
+        spans.push(decodeSpan(object(spanItem, `${scopeWhere}.spans[${i}]`), `${scopeWhere}.spans[${i}]`));
+      }
+    }
+    const resourceAttributes = resource ? attributesOf(field(resource, 'attributes', 'attributes'), `${where}.resource.attributes`) : {};
+    return { resourceAttributes, spans };
+  });
+}
+
+function decodeSpan(span: JsonObject, where: string): DecodedSpan {
+  const parent = field(span, 'parentSpanId', 'parent_span_id');
+  const status = optionalObject(field(span, 'status', 'status'), `${where}.status`);
+  const name = field(span, 'name', 'name');
+  if (typeof name !== 'string') throw new OtlpDecodeError(`${where}.name must be a string`);
+  return {
+    traceId: id(field(span, 'traceId', 'trace_id'), 16, `${where}.traceId`),
+    spanId: id(field(span, 'spanId', 'span_id'), 8, `${where}.spanId`),
+    parentSpanId: parent === undefined || parent === null || parent === '' ? null : id(parent, 8, `${where}.parentSpanId`),
+    name: storableString(name),
+    kind: enumValue(field(span, 'kind', 'kind'), SPAN_KINDS, `${where}.kind`),
+    startTimeUnixNano: nanos(field(span, 'startTimeUnixNano', 'start_time_unix_nano'), `${where}.startTimeUnixNano`),
+    endTimeUnixNano: nanos(field(span, 'endTimeUnixNano', 'end_time_unix_nano'), `${where}.endTimeUnixNano`),
+    attributes: attributesOf(field(span, 'attributes', 'attributes'), `${where}.attributes`),
+    events: array(field(span, 'events', 'events'), `${where}.events`).map((item, e) => decodeEvent(item, `${where}.events[${e}]`)),
+    statusCode: status ? enumValue(field(status, 'code', 'code'), STATUS_CODES, `${where}.status.code`) : 0,
+    statusMessage: status ? storableString(optionalString(field(status, 'message', 'message'), `${where}.status.message`)) : '',
+  };
+}
+
+function decodeEvent(item: Json, where: string): DecodedEvent {
+  const event = object(item, where);
+  return {
+    name: storableString(optionalString(field(event, 'name', 'name'), `${where}.name`)),
+    timeUnixNano: nanos(field(event, 'timeUnixNano', 'time_unix_nano'), `${where}.timeUnixNano`),
+    attributes: attributesOf(field(event, 'attributes', 'attributes'), `${where}.attributes`),
+  };
+}
+
+function attributesOf(value: Json, where: string): Attributes {
+  const attributes: Attributes = {};
+  for (const [i, item] of array(value, where).entries()) {
+    const keyValue = object(item, `${where}[${i}]`);
+    const key = keyValue.key;
+    if (typeof key !== 'string') throw new OtlpDecodeError(`${where}[${i}].key must be a string`);
+    attributes[storableString(key)] = anyValue(keyValue.value, `${where}[${i}].value`);
+  }
+  return attributes;
+}
+
+function anyValue(value: Json, where: string): AttributeValue {
+  if (value === undefined || value === null) return null;
+  const any = object(value, where);
+  const has = (camel: string, snake: string) => any[camel] !== undefined || any[snake] !== undefined;
+  if (has('stringValue', 'string_value')) {
+    const text = field(any, 'stringValue', 'string_value');
+    if (typeof text !== 'string') throw new OtlpDecodeError(`${where}.stringValue must be a string`);
+    return storableString(text);
+  }
+  if (has('boolValue', 'bool_value')) {
+    const flag = field(any, 'boolValue', 'bool_value');
+    if (typeof flag !== 'boolean') throw new OtlpDecodeError(`${where}.boolValue must be true or false`);
+    return flag;
+  }
+  if (has('intValue', 'int_value')) return int64Value(integer(field(any, 'intValue', 'int_value'), `${where}.intValue`, true));
+  if (has('doubleValue', 'double_value')) {
+    const number = Number(field(any, 'doubleValue', 'double_value'));
+    if (Number.isNaN(number) && field(any, 'doubleValue', 'double_value') !== 'NaN') {
+      throw new OtlpDecodeError(`${where}.doubleValue must be a number`);
+    }
+    return Number.isFinite(number) ? number : String(number);
+  }
+  if (has('arrayValue', 'array_value')) {
+    const list = object(field(any, 'arrayValue', 'array_value'), `${where}.arrayValue`);
+    return array(list.values, `${where}.arrayValue.values`).map((item, i) => anyValue(item, `${where}.arrayValue.values[${i}]`));
+  }
+  if (has('kvlistValue', 'kvlist_value')) {
+    const list = object(field(any, 'kvlistValue', 'kvlist_value'), `${where}.kvlistValue`);
+    return attributesOf(list.values, `${where}.kvlistValue.values`);
+  }
+  if (has('bytesValue', 'bytes_value')) {
+    const bytes = field(any, 'bytesValue', 'bytes_value');
+    if (typeof bytes !== 'string') throw new OtlpDecodeError(`${where}.bytesValue must be a base64 string`);
+    return bytes;
+  }
+  return null;
+}
+
+function field(obj: JsonObject, camel: string, snake: string): Json {
+  return obj[camel] !== undefined ? obj[camel] : obj[snake];
+}
+
+function object(value: Json, where: string): JsonObject {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new OtlpDecodeError(`${where} must be a JSON object`);
+  }
+  return value as JsonObject;
+}
+
+function optionalObject(value: Json, where: string): JsonObject | null {
+  return value === undefined || value === null ? null : object(value, where);
+}
+
+function array(value: Json, where: string): Json[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) throw new OtlpDecodeError(`${where} must be an array`);
+  return value;
+}
+
+function optionalString(value: Json, where: string): string {
+  if (value === undefined || value === null) return '';
+  if (typeof value !== 'string') throw new OtlpDecodeError(`${where} must be a string`);
+  return value;
+}
+
+const HEX = /^[0-9a-fA-F]+$/;
+const BASE64 = /^[A-Za-z0-9+/_-]+={0,2}$/;
+
+function id(value: Json, bytes: number, where: string): string {
+  if (typeof value !== 'string') throw new OtlpDecodeError(`${where} must be a hex string of ${bytes * 2} characters`);
+  if (value.length === bytes * 2 && HEX.test(value)) return value.toLowerCase();
+  if (BASE64.test(value)) {
+    const decoded = Buffer.from(value, 'base64');
+    if (decoded.length === bytes) return decoded.toString('hex');
+  }
+  throw new OtlpDecodeError(`${where} must be ${bytes * 2} hex characters (or base64 of ${bytes} bytes), got "${value.slice(0, 40)}"`);
+}
+
+function integer(value: Json, where: string, signed: boolean): bigint {
+  if (typeof value === 'string' && /^-?\d+$/.test(value)) {
+    const result = BigInt(value);
+    const fits = signed ? BigInt.asIntN(64, result) === result : BigInt.asUintN(64, result) === result;
+    if (fits) return result;
+  } else if (typeof value === 'string' || typeof value === 'number') {
+    const number = Number(value);
+    if (Number.isInteger(number) && (signed || number >= 0)) return BigInt(number);
+  }
+  throw new OtlpDecodeError(`${where} must be a ${signed ? '' : 'non-negative '}64-bit integer`);
+}
+
+function nanos(value: Json, where: string): bigint {
+  return value === undefined || value === null ? 0n : integer(value, where, false);
+}
+
+function enumValue(value: Json, names: Record<string, number>, where: string): number {
+  if (value === undefined || value === null) return 0;
+  if (typeof value === 'number' && Number.isInteger(value)) return value;
+  if (typeof value === 'string' && names[value] !== undefined) return names[value];
+  throw new OtlpDecodeError(`${where} must be one of ${Object.keys(names).join(', ')} or its number`);
+}

@@ -1,0 +1,80 @@
+/** OTLP/gRPC TraceService on its own port, sharing the ingest service with OTLP/HTTP. */
+import * as grpc from '@grpc/grpc-js';
+import { decodeProtobufExport } from './decode-protobuf.js';
+import type { IngestService } from './ingest-service.js';
+import { OtlpDecodeError } from './otlp-model.js';
+import { ExportTraceServiceResponse } from './otlp-schema.js';
+import { QueueFullError, StorageError } from './write-queue.js';
+
+const EMPTY_RESPONSE = Buffer.from(ExportTraceServiceResponse.encode({}).finish());
+
+// Messages stay raw bytes here so a malformed one becomes INVALID_ARGUMENT, not a transport error.
+const traceService: grpc.ServiceDefinition = {
+  Export: {
+    path: '/opentelemetry.proto.collector.trace.v1.TraceService/Export',
+    requestStream: false,
+    responseStream: false,
+    requestSerialize: (value: Buffer) => value,
+    requestDeserialize: (bytes: Buffer) => bytes,
+    responseSerialize: (value: Buffer) => value,
+    responseDeserialize: (bytes: Buffer) => bytes,
+  },
+};
+
+export interface GrpcServerHandle {
+  port: number;
+  close(): Promise<void>;
+}
+
+export interface GrpcServerOptions {
+  host: string;
+  port: number;
+  maxMessageBytes: number;
+  ingest: IngestService;
+  onError?: (error: unknown) => void;
+}
+
+/** Starts the gRPC server; resolves with the bound port. */
+export async function startOtlpGrpcServer(options: GrpcServerOptions): Promise<GrpcServerHandle> {
+  const server = new grpc.Server({
+    'grpc.max_receive_message_length': options.maxMessageBytes,
+    'grpc.max_send_message_length': 1024 * 1024,
+  });
+  const handler: grpc.handleUnaryCall<Buffer, Buffer> = (call, callback) => {
+    const fail = (code: grpc.status, details: string) => callback({ code, details }, null);
+    let resources;
+    try {
+      resources = decodeProtobufExport(call.request);
+    } catch (error) {
+      if (error instanceof OtlpDecodeError) return fail(grpc.status.INVALID_ARGUMENT, error.message);
+      options.onError?.(error);
+      return fail(grpc.status.INTERNAL, 'internal error');
+    }
+    const header = call.metadata.get('x-project-name')[0];
+    options.ingest.ingest(resources, typeof header === 'string' ? header : undefined).then(
+      () => callback(null, EMPTY_RESPONSE),
+      (error: unknown) => {
+        if (error instanceof QueueFullError) return fail(grpc.status.RESOURCE_EXHAUSTED, error.message);
+        if (error instanceof StorageError) return fail(grpc.status.UNAVAILABLE, error.message);
+        options.onError?.(error);
+        fail(grpc.status.INTERNAL, 'internal error');
+      },
+    );
+  };
+  server.addService(traceService, { Export: handler });
+  const address = options.host.includes(':') ? `[${options.host}]:${options.port}` : `${options.host}:${options.port}`;
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync(address, grpc.ServerCredentials.createInsecure(), (error, boundPort) => (error ? reject(error) : resolve(boundPort))),
+  );
+  return {
+    port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        const timer = setTimeout(() => server.forceShutdown(), 5000);
+        server.tryShutdown(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      }),
+  };
+}

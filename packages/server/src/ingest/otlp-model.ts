@@ -1,0 +1,66 @@
+/**
+ * The decoded form of an OTLP trace export, shared by the protobuf and JSON decoders,
+ * so that span mapping and storage never see wire formats.
+ */
+
+/** An attribute value as stored: JSON-compatible; 64-bit integers beyond 2^53 become decimal strings. */
+export type AttributeValue = string | number | boolean | null | AttributeValue[] | { [key: string]: AttributeValue };
+export type Attributes = Record<string, AttributeValue>;
+
+export interface DecodedEvent {
+  name: string;
+  timeUnixNano: bigint;
+  attributes: Attributes;
+}
+
+export interface DecodedSpan {
+  traceId: string;
+  spanId: string;
+  parentSpanId: string | null;
+  name: string;
+  /** OTel SpanKind number (0..5); kept for completeness, the OpenInference kind is an attribute. */
+  kind: number;
+  startTimeUnixNano: bigint;
+  endTimeUnixNano: bigint;
+  attributes: Attributes;
+  events: DecodedEvent[];
+  statusCode: number;
+  statusMessage: string;
+}
+
+export interface DecodedResourceSpans {
+  resourceAttributes: Attributes;
+  spans: DecodedSpan[];
+}
+
+/** Thrown for any malformed export; its message is shown to the client as is. */
+export class OtlpDecodeError extends Error {
+  override readonly name = 'OtlpDecodeError';
+}
+
+const PROBLEM_CHARS = /[\u0000\uD800-\uDFFF]/;
+
+/**
+ * Makes a string storable in every dialect: PostgreSQL text and jsonb reject NUL and lone
+ * surrogates, so both become U+FFFD (the same replacement UTF-8 decoding applies).
+ */
+export function storableString(value: string): string {
+  if (!PROBLEM_CHARS.test(value)) return value;
+  return value.toWellFormed().replaceAll('\u0000', '\uFFFD');
+}
+
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+const MIN_SAFE = BigInt(Number.MIN_SAFE_INTEGER);
+
+/** A 64-bit integer attribute as JSON: a number when exact, else its decimal string. */
+export function int64Value(value: bigint): number | string {
+  return value <= MAX_SAFE && value >= MIN_SAFE ? Number(value) : value.toString();
+}
+
+/** Nanoseconds since the epoch as an ISO 8601 UTC string with exactly nine fractional digits. */
+export function nanosToIso(nanos: bigint): string {
+  const millis = nanos / 1_000_000n;
+  const fraction = (nanos % 1_000_000_000n).toString().padStart(9, '0');
+  const iso = new Date(Number(millis)).toISOString(); // YYYY-MM-DDTHH:MM:SS.mmmZ
+  return `${iso.slice(0, 19)}.${fraction}Z`;
+}

@@ -1,0 +1,96 @@
+/** Maps decoded OTLP spans to the rows Sightline stores (project, OpenInference kind, token counts). */
+import { nanosToIso, type AttributeValue, type Attributes, type DecodedResourceSpans } from './otlp-model.js';
+
+/** A span ready for storage; `projectName` is resolved to a project id by the writer. */
+export interface SpanRow {
+  projectName: string;
+  traceId: string;
+  spanId: string;
+  parentId: string | null;
+  name: string;
+  spanKind: string;
+  startTime: bigint;
+  endTime: bigint;
+  statusCode: 'UNSET' | 'OK' | 'ERROR';
+  statusMessage: string;
+  /** JSON object with the span's attributes under their dotted OTel keys. */
+  attributes: string;
+  /** JSON array of `{name, timestamp, attributes}`. */
+  events: string;
+  tokenCountPrompt: number | null;
+  tokenCountCompletion: number | null;
+  tokenCountTotal: number | null;
+}
+
+export const DEFAULT_PROJECT_NAME = 'default';
+
+/** The OpenInference span kinds, plus UNKNOWN for spans that carry none. */
+export const SPAN_KINDS = [
+  'LLM', 'CHAIN', 'TOOL', 'RETRIEVER', 'RERANKER', 'EMBEDDING', 'AGENT', 'GUARDRAIL', 'EVALUATOR', 'PROMPT', 'UNKNOWN',
+] as const;
+const KNOWN_KINDS: ReadonlySet<string> = new Set(SPAN_KINDS);
+
+const STATUS_CODES = ['UNSET', 'OK', 'ERROR'] as const;
+
+/**
+ * Project of a resource's spans: the `x-project-name` header, else the resource attribute
+ * `openinference.project.name`, else `service.name`, else "default".
+ */
+export function projectNameFor(resourceAttributes: Attributes, headerProject: string | undefined): string {
+  const candidates: unknown[] = [headerProject, resourceAttributes['openinference.project.name'], resourceAttributes['service.name']];
+  for (const candidate of candidates) {
+    if (typeof candidate === 'string' && candidate.trim() !== '') return candidate.trim();
+  }
+  return DEFAULT_PROJECT_NAME;
+}
+
+/** Turns a decoded export into rows, in the order received. */
+export function toSpanRows(resources: DecodedResourceSpans[], headerProject?: string): SpanRow[] {
+  const rows: SpanRow[] = [];
+  for (const resource of resources) {
+    const projectName = projectNameFor(resource.resourceAttributes, headerProject);
+    for (const span of resource.spans) {
+      const spanKind = openInferenceKind(span.attributes['openinference.span.kind']);
+      // Like Phoenix, only LLM spans carry token counts, so sums over a trace count each call once.
+      const isLlm = spanKind === 'LLM';
+      const prompt = isLlm ? tokenCount(span.attributes['llm.token_count.prompt']) : null;
+      const completion = isLlm ? tokenCount(span.attributes['llm.token_count.completion']) : null;
+      const total = isLlm ? tokenCount(span.attributes['llm.token_count.total']) ?? sumOrNull(prompt, completion) : null;
+      rows.push({
+        projectName,
+        traceId: span.traceId,
+        spanId: span.spanId,
+        parentId: span.parentSpanId,
+        name: span.name,
+        spanKind,
+        startTime: span.startTimeUnixNano,
+        endTime: span.endTimeUnixNano < span.startTimeUnixNano ? span.startTimeUnixNano : span.endTimeUnixNano,
+        statusCode: STATUS_CODES[span.statusCode] ?? 'UNSET',
+        statusMessage: span.statusMessage,
+        attributes: JSON.stringify(span.attributes),
+        events: JSON.stringify(
+          span.events.map((event) => ({ name: event.name, timestamp: nanosToIso(event.timeUnixNano), attributes: event.attributes })),
+        ),
+        tokenCountPrompt: prompt,
+        tokenCountCompletion: completion,
+        tokenCountTotal: total,
+      });
+    }
+  }
+  return rows;
+}
+
+function openInferenceKind(value: AttributeValue | undefined): string {
+  if (typeof value !== 'string') return 'UNKNOWN';
+  const upper = value.trim().toUpperCase();
+  return KNOWN_KINDS.has(upper) ? upper : 'UNKNOWN';
+}
+
+function tokenCount(value: AttributeValue | undefined): number | null {
+  const number = typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : NaN;
+  return Number.isSafeInteger(number) && number >= 0 ? number : null;
+}
+
+function sumOrNull(a: number | null, b: number | null): number | null {
+  return a === null && b === null ? null : (a ?? 0) + (b ?? 0);
+}

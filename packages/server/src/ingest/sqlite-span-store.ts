@@ -1,0 +1,75 @@
+/** Synchronous batch insert of spans into SQLite with cached prepared statements. */
+import type SQLite from 'better-sqlite3';
+import type { SpanRow } from './span-rows.js';
+import { tracesOf } from './span-writer.js';
+
+export class SqliteSpanStore {
+  private readonly projectIds = new Map<string, number>();
+  private readonly insertProject: SQLite.Statement;
+  private readonly selectProject: SQLite.Statement;
+  private readonly upsertTrace: SQLite.Statement;
+  private readonly insertSpan: SQLite.Statement;
+  private readonly writeBatch: (rows: SpanRow[]) => void;
+
+  constructor(private readonly connection: SQLite.Database) {
+    this.insertProject = connection.prepare(
+      'INSERT INTO projects (name, description, created_at, updated_at) VALUES (?, NULL, ?, ?) ON CONFLICT (name) DO NOTHING',
+    );
+    this.selectProject = connection.prepare('SELECT id FROM projects WHERE name = ?').pluck();
+    this.upsertTrace = connection.prepare(
+      `INSERT INTO traces (project_id, trace_id, start_time, end_time) VALUES (?, ?, ?, ?)
+       ON CONFLICT (trace_id) DO UPDATE SET
+         start_time = min(traces.start_time, excluded.start_time),
+         end_time = max(traces.end_time, excluded.end_time)
+       RETURNING id, project_id`,
+    );
+    this.insertSpan = connection.prepare(
+      `INSERT INTO spans (trace_rowid, project_id, span_id, parent_id, name, span_kind, start_time, end_time,
+         status_code, status_message, attributes, events,
+         llm_token_count_prompt, llm_token_count_completion, llm_token_count_total)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (span_id) DO NOTHING`,
+    );
+    this.writeBatch = connection.transaction((rows: SpanRow[]) => this.insert(rows));
+  }
+
+  /** Inserts the rows in one transaction (durable when this returns, given synchronous=FULL). */
+  write(rows: SpanRow[]): void {
+    this.writeBatch(rows);
+  }
+
+  /** Drops cached project ids, e.g. after a project was deleted. */
+  forgetProjects(): void {
+    this.projectIds.clear();
+  }
+
+  private projectId(name: string): number {
+    let id = this.projectIds.get(name);
+    if (id === undefined) {
+      const now = new Date().toISOString();
+      this.insertProject.run(name, now, now);
+      id = this.selectProject.get(name) as number;
+      this.projectIds.set(name, id);
+    }
+    return id;
+  }
+
+  private insert(rows: SpanRow[]): void {
+    const traceRows = new Map<string, { id: number; project_id: number }>();
+    for (const trace of tracesOf(rows)) {
+      const projectId = this.projectId(trace.projectName);
+      traceRows.set(
+        trace.traceId,
+        this.upsertTrace.get(projectId, trace.traceId, trace.startTime, trace.endTime) as { id: number; project_id: number },
+      );
+    }
+    for (const row of rows) {
+      const trace = traceRows.get(row.traceId)!;
+      this.insertSpan.run(
+        trace.id, trace.project_id, row.spanId, row.parentId, row.name, row.spanKind, row.startTime, row.endTime,
+        row.statusCode, row.statusMessage, row.attributes, row.events,
+        row.tokenCountPrompt, row.tokenCountCompletion, row.tokenCountTotal,
+      );
+    }
+  }
+}

@@ -1,0 +1,65 @@
+/** Starts and stops the whole observability server: database, write path, HTTP and gRPC. */
+import type { FastifyInstance } from 'fastify';
+import { pino, type Logger } from 'pino';
+import { buildApp } from './app.js';
+import type { Config } from './config.js';
+import { openDatabase, type Database } from './db/database.js';
+import { migrateToLatest } from './db/migrate.js';
+import { createIngestService } from './ingest/ingest-service.js';
+import { startOtlpGrpcServer, type GrpcServerHandle } from './ingest/otlp-grpc-server.js';
+import { PostgresSpanWriter } from './ingest/postgres-span-writer.js';
+import { SqliteSpanWriter } from './ingest/sqlite-span-writer.js';
+import type { SpanWriter } from './ingest/span-writer.js';
+import { WriteQueue } from './ingest/write-queue.js';
+
+export interface RunningServer {
+  /** Base URL of the HTTP server including the root path, e.g. http://127.0.0.1:6006/sightline */
+  url: string;
+  grpcPort: number;
+  app: FastifyInstance;
+  database: Database;
+  queue: WriteQueue;
+  close(): Promise<void>;
+}
+
+/** Opens and migrates the database, then listens on the HTTP and gRPC ports of the config. */
+export async function startServer(config: Config, logger: Logger = pino({ level: config.logLevel })): Promise<RunningServer> {
+  const database = openDatabase(config.database);
+  let writer: SpanWriter | null = null;
+  let queue: WriteQueue | null = null;
+  let grpc: GrpcServerHandle | null = null;
+  let app: FastifyInstance | null = null;
+  const close = async () => {
+    await app?.close();
+    await grpc?.close();
+    await queue?.close();
+    await writer?.close();
+    await database.close();
+  };
+  try {
+    await migrateToLatest(database);
+    writer = config.database.dialect === 'sqlite' ? new SqliteSpanWriter(config.database.url) : new PostgresSpanWriter(config.database.url);
+    queue = new WriteQueue(writer, {
+      maxQueuedSpans: config.ingest.maxQueuedSpans,
+      maxBatchSpans: config.ingest.maxBatchSpans,
+      onError: (error) => logger.error({ err: error }, 'span write failed'),
+    });
+    const ingest = createIngestService(queue);
+    app = await buildApp({ config, ingest, logger });
+    await app.listen({ host: config.host, port: config.port });
+    grpc = await startOtlpGrpcServer({
+      host: config.host,
+      port: config.grpcPort,
+      maxMessageBytes: config.ingest.maxBodyBytes,
+      ingest,
+      onError: (error) => logger.error({ err: error }, 'gRPC export failed'),
+    });
+    const address = app.server.address();
+    const port = typeof address === 'object' && address !== null ? address.port : config.port;
+    const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+    return { url: `http://${host}:${port}${config.hostRootPath}`, grpcPort: grpc.port, app, database, queue, close };
+  } catch (error) {
+    await close().catch(() => {});
+    throw error;
+  }
+}

@@ -1,0 +1,94 @@
+#!/usr/bin/env node
+// Runs every test file in one `node --test` process tree, so one summary counts them all.
+// Tests need PostgreSQL: SIGHTLINE_TEST_DATABASE_URL names an admin connection; without it
+// a throwaway cluster is started from the Debian postgresql binaries and removed afterwards.
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+
+const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+const args = process.argv.slice(2);
+const files = args.length > 0 ? args : findTests(root);
+
+function findTests(dir) {
+  const found = [];
+  const walk = (folder) => {
+    for (const entry of fs.readdirSync(folder, { withFileTypes: true })) {
+      if (entry.name === 'node_modules' || entry.name === 'dist' || entry.name.startsWith('.')) continue;
+      const full = path.join(folder, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else if (/\.test\.(ts|mjs)$/.test(entry.name)) found.push(path.relative(root, full));
+    }
+  };
+  for (const top of ['packages', 'e2e']) if (fs.existsSync(path.join(root, top))) walk(path.join(root, top));
+  return found.sort();
+}
+
+async function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function postgresBin() {
+  const base = '/usr/lib/postgresql';
+  if (!fs.existsSync(base)) return null;
+  const versions = fs.readdirSync(base).filter((v) => fs.existsSync(path.join(base, v, 'bin', 'initdb')));
+  versions.sort((a, b) => Number(b) - Number(a));
+  return versions.length ? path.join(base, versions[0], 'bin') : null;
+}
+
+async function startThrowawayPostgres() {
+  const bin = postgresBin();
+  if (!bin) return null;
+  const isRoot = process.getuid?.() === 0;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sightline-pg-'));
+  const asUser = (cmd, cmdArgs) => (isRoot ? ['runuser', ['-u', 'postgres', '--', cmd, ...cmdArgs]] : [cmd, cmdArgs]);
+  if (isRoot) spawnSync('chown', ['postgres:postgres', dir]);
+  const data = path.join(dir, 'data');
+  const [initCmd, initArgs] = asUser(path.join(bin, 'initdb'), ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync']);
+  const init = spawnSync(initCmd, initArgs, { encoding: 'utf8' });
+  if (init.status !== 0) throw new Error(`initdb failed: ${init.stderr}`);
+  const port = await freePort();
+  const opts = `-p ${port} -k ${dir} -h 127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`;
+  const [ctlCmd, ctlArgs] = asUser(path.join(bin, 'pg_ctl'), ['-D', data, '-o', opts, '-l', path.join(dir, 'log'), '-w', 'start']);
+  const start = spawnSync(ctlCmd, ctlArgs, { encoding: 'utf8' });
+  if (start.status !== 0) throw new Error(`pg_ctl start failed: ${start.stderr}${start.stdout}`);
+  const stop = () => {
+    const [stopCmd, stopArgs] = asUser(path.join(bin, 'pg_ctl'), ['-D', data, '-m', 'immediate', 'stop']);
+    spawnSync(stopCmd, stopArgs);
+    fs.rmSync(dir, { recursive: true, force: true });
+  };
+  return { url: `postgresql://postgres@127.0.0.1:${port}/postgres`, stop };
+}
+
+let cleanup = () => {};
+const env = { ...process.env };
+if (!env.SIGHTLINE_TEST_DATABASE_URL) {
+  const pg = await startThrowawayPostgres();
+  if (pg) {
+    env.SIGHTLINE_TEST_DATABASE_URL = pg.url;
+    cleanup = pg.stop;
+    console.log(`# started a throwaway PostgreSQL at ${pg.url}`);
+  } else {
+    console.log('# PostgreSQL not found: install the postgresql package or set SIGHTLINE_TEST_DATABASE_URL; PostgreSQL tests will fail');
+  }
+}
+
+const child = spawn(
+  process.execPath,
+  ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=300000', ...files],
+  { cwd: root, env, stdio: 'inherit' },
+);
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
+child.on('exit', (code, signal) => {
+  cleanup();
+  process.exit(code ?? (signal ? 1 : 0));
+});
