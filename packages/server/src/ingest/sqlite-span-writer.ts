@@ -4,8 +4,15 @@ import type { SpanRow } from './span-rows.js';
 import type { SpanWriter } from './span-writer.js';
 import type { WorkerReply, WorkerRequest } from './sqlite-writer-worker.js';
 
-// Under tsx (tests) the sources are .ts; the build runs the compiled .js.
-const workerUrl = new URL(`./sqlite-writer-worker${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url);
+const fromSources = import.meta.url.endsWith('.ts');
+const workerUrl = new URL(`./sqlite-writer-worker${fromSources ? '.ts' : '.js'}`, import.meta.url);
+
+/** The writer thread; when running from TypeScript sources (tests) it registers tsx first, as Node 20 workers do not inherit loader hooks. */
+function startWorker(file: string): Worker {
+  if (!fromSources) return new Worker(workerUrl, { workerData: { file } });
+  const bootstrap = `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(workerUrl.href)}); })`;
+  return new Worker(bootstrap, { eval: true, workerData: { file } });
+}
 
 export class SqliteSpanWriter implements SpanWriter {
   private readonly worker: Worker;
@@ -14,7 +21,7 @@ export class SqliteSpanWriter implements SpanWriter {
   private failure: Error | null = null;
 
   constructor(file: string) {
-    this.worker = new Worker(workerUrl, { workerData: { file } });
+    this.worker = startWorker(file);
     this.worker.on('message', (reply: WorkerReply) => {
       const waiter = this.waiting.get(reply.id);
       this.waiting.delete(reply.id);
