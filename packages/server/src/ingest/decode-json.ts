@@ -6,6 +6,7 @@
 import {
   OtlpDecodeError,
   int64Value,
+  setAttribute,
   storableString,
   type AttributeValue,
   type Attributes,
@@ -30,6 +31,8 @@ const SPAN_KINDS: Record<string, number> = {
   SPAN_KIND_CONSUMER: 5,
 };
 const STATUS_CODES: Record<string, number> = { STATUS_CODE_UNSET: 0, STATUS_CODE_OK: 1, STATUS_CODE_ERROR: 2 };
+/** Deepest nesting of array/kvlist attribute values accepted (protobuf decoding stops near 50). */
+const MAX_VALUE_DEPTH = 100;
 
 /** Decodes an OTLP/JSON `ExportTraceServiceRequest`; throws OtlpDecodeError on malformed input. */
 export function decodeJsonExport(text: string): DecodedResourceSpans[] {
@@ -61,8 +64,8 @@ export function decodeJsonExport(text: string): DecodedResourceSpans[] {
 function decodeSpan(span: JsonObject, where: string): DecodedSpan {
   const parent = field(span, 'parentSpanId', 'parent_span_id');
   const status = optionalObject(field(span, 'status', 'status'), `${where}.status`);
-  const name = field(span, 'name', 'name');
-  if (typeof name !== 'string') throw new OtlpDecodeError(`${where}.name must be a string`);
+  // Like every proto3 field, an empty name may be omitted from the JSON.
+  const name = optionalString(field(span, 'name', 'name'), `${where}.name`);
   return {
     traceId: id(field(span, 'traceId', 'trace_id'), 16, `${where}.traceId`),
     spanId: id(field(span, 'spanId', 'span_id'), 8, `${where}.spanId`),
@@ -87,19 +90,22 @@ function decodeEvent(item: Json, where: string): DecodedEvent {
   };
 }
 
-function attributesOf(value: Json, where: string): Attributes {
+function attributesOf(value: Json, where: string, depth = 0): Attributes {
   const attributes: Attributes = {};
   for (const [i, item] of array(value, where).entries()) {
     const keyValue = object(item, `${where}[${i}]`);
     const key = keyValue.key;
     if (typeof key !== 'string') throw new OtlpDecodeError(`${where}[${i}].key must be a string`);
-    attributes[storableString(key)] = anyValue(keyValue.value, `${where}[${i}].value`);
+    setAttribute(attributes, storableString(key), anyValue(keyValue.value, `${where}[${i}].value`, depth));
   }
   return attributes;
 }
 
-function anyValue(value: Json, where: string): AttributeValue {
+function anyValue(value: Json, where: string, depth: number): AttributeValue {
   if (value === undefined || value === null) return null;
+  if (depth >= MAX_VALUE_DEPTH) {
+    throw new OtlpDecodeError(`${where.slice(0, 200)}…: attribute values are nested more than ${MAX_VALUE_DEPTH} levels deep`);
+  }
   const any = object(value, where);
   const has = (camel: string, snake: string) => any[camel] !== undefined || any[snake] !== undefined;
   if (has('stringValue', 'string_value')) {
@@ -114,19 +120,21 @@ function anyValue(value: Json, where: string): AttributeValue {
   }
   if (has('intValue', 'int_value')) return int64Value(integer(field(any, 'intValue', 'int_value'), `${where}.intValue`, true));
   if (has('doubleValue', 'double_value')) {
-    const number = Number(field(any, 'doubleValue', 'double_value'));
-    if (Number.isNaN(number) && field(any, 'doubleValue', 'double_value') !== 'NaN') {
+    const raw = field(any, 'doubleValue', 'double_value');
+    // A number, or a string holding one ("NaN", "Infinity" and "-Infinity" included); nothing else.
+    const number = typeof raw === 'number' ? raw : typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : NaN;
+    if (Number.isNaN(number) && raw !== 'NaN') {
       throw new OtlpDecodeError(`${where}.doubleValue must be a number`);
     }
     return Number.isFinite(number) ? number : String(number);
   }
   if (has('arrayValue', 'array_value')) {
     const list = object(field(any, 'arrayValue', 'array_value'), `${where}.arrayValue`);
-    return array(list.values, `${where}.arrayValue.values`).map((item, i) => anyValue(item, `${where}.arrayValue.values[${i}]`));
+    return array(list.values, `${where}.arrayValue.values`).map((item, i) => anyValue(item, `${where}.arrayValue.values[${i}]`, depth + 1));
   }
   if (has('kvlistValue', 'kvlist_value')) {
     const list = object(field(any, 'kvlistValue', 'kvlist_value'), `${where}.kvlistValue`);
-    return attributesOf(list.values, `${where}.kvlistValue.values`);
+    return attributesOf(list.values, `${where}.kvlistValue.values`, depth + 1);
   }
   if (has('bytesValue', 'bytes_value')) {
     const bytes = field(any, 'bytesValue', 'bytes_value');
@@ -176,15 +184,18 @@ function id(value: Json, bytes: number, where: string): string {
   throw new OtlpDecodeError(`${where} must be ${bytes * 2} hex characters (or base64 of ${bytes} bytes), got "${value.slice(0, 40)}"`);
 }
 
+const DECIMAL = /^-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
+
 function integer(value: Json, where: string, signed: boolean): bigint {
+  let result: bigint | undefined;
   if (typeof value === 'string' && /^-?\d+$/.test(value)) {
-    const result = BigInt(value);
-    const fits = signed ? BigInt.asIntN(64, result) === result : BigInt.asUintN(64, result) === result;
-    if (fits) return result;
-  } else if (typeof value === 'string' || typeof value === 'number') {
+    result = BigInt(value);
+  } else if (typeof value === 'number' || (typeof value === 'string' && DECIMAL.test(value))) {
+    // Exponent or fraction forms ("1e3", "5.0"); not "", " ", "0x10" or "Infinity", which Number() also takes.
     const number = Number(value);
-    if (Number.isInteger(number) && (signed || number >= 0)) return BigInt(number);
+    if (Number.isInteger(number)) result = BigInt(number);
   }
+  if (result !== undefined && (signed ? BigInt.asIntN(64, result) : BigInt.asUintN(64, result)) === result) return result;
   throw new OtlpDecodeError(`${where} must be a ${signed ? '' : 'non-negative '}64-bit integer`);
 }
 

@@ -9,6 +9,7 @@ import {
 import {
   OtlpDecodeError,
   int64Value,
+  setAttribute,
   storableString,
   type AttributeValue,
   type Attributes,
@@ -70,7 +71,7 @@ function toSignedBigInt(value: PbLong | number): bigint {
 
 function attributesOf(keyValues: PbKeyValue[]): Attributes {
   const attributes: Attributes = {};
-  for (const { key, value } of keyValues) attributes[storableString(key)] = anyValue(value);
+  for (const { key, value } of keyValues) setAttribute(attributes, storableString(key), anyValue(value));
   return attributes;
 }
 

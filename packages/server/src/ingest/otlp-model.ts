@@ -38,6 +38,19 @@ export class OtlpDecodeError extends Error {
   override readonly name = 'OtlpDecodeError';
 }
 
+/**
+ * Sets an attribute as an own property, so that a key such as `__proto__` is kept like any
+ * other instead of replacing the object's prototype (plain assignment would drop the value
+ * and let its entries leak into lookups of other keys).
+ */
+export function setAttribute(attributes: Attributes, key: string, value: AttributeValue): void {
+  if (key === '__proto__') {
+    Object.defineProperty(attributes, key, { value, enumerable: true, writable: true, configurable: true });
+  } else {
+    attributes[key] = value;
+  }
+}
+
 const PROBLEM_CHARS = /[\u0000\uD800-\uDFFF]/;
 
 /**

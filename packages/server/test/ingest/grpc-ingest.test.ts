@@ -22,7 +22,7 @@ const TraceServiceClient = grpc.makeGenericClientConstructor(
 );
 
 function exportRaw(address: string, body: Buffer, metadata = new grpc.Metadata(), options: grpc.ClientOptions = {}) {
-  const client = new TraceServiceClient(address, grpc.credentials.createInsecure(), options) as grpc.Client & {
+  const client = new TraceServiceClient(address, grpc.credentials.createInsecure(), options) as unknown as grpc.Client & {
     Export: (body: Buffer, metadata: grpc.Metadata, callback: (error: grpc.ServiceError | null, value?: Buffer) => void) => void;
   };
   return new Promise<{ error: grpc.ServiceError | null; value?: Buffer }>((resolve) =>

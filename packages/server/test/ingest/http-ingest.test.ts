@@ -11,7 +11,7 @@ import { storedSpans, storedTrace } from '../helpers/stored.js';
 const PROTOBUF = { 'content-type': 'application/x-protobuf' };
 const JSON_TYPE = { 'content-type': 'application/json' };
 
-async function post(base: string, body: BodyInit, headers: Record<string, string>) {
+async function post(base: string, body: string | Buffer, headers: Record<string, string>) {
   const response = await fetch(`${base}/v1/traces`, { method: 'POST', body, headers });
   const text = await response.text();
   return { status: response.status, headers: response.headers, text, json: () => JSON.parse(text) as { detail: string } };
