@@ -1,22 +1,31 @@
 /** Builds the HTTP application: plugins first, then the app's own routes, all under the root path. */
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import cookie from '@fastify/cookie';
+import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { Config } from './config.js';
 import { installErrorHandlers } from './http/error-handler.js';
+import { HttpError } from './http/errors.js';
 import type { IngestService } from './ingest/ingest-service.js';
 import { otlpHttpRoutes } from './ingest/otlp-http-route.js';
 import { systemRoutes } from './api/system-routes.js';
+import { authRoutes } from './api/auth-routes.js';
+import { usersRoutes } from './api/users-routes.js';
+import { apiKeysRoutes } from './api/api-keys-routes.js';
+import authPlugin from './auth/auth-plugin.js';
+import type { AuthLayer } from './auth/index.js';
 import { PHOENIX_COMPATIBLE_VERSION, SIGHTLINE_VERSION } from './version.js';
 
 export interface AppDependencies {
   config: Config;
   ingest: IngestService;
+  auth: AuthLayer;
   logger: FastifyBaseLogger;
 }
 
 /** A ready-to-listen Fastify instance serving every HTTP route. */
-export async function buildApp({ config, ingest, logger }: AppDependencies): Promise<FastifyInstance> {
+export async function buildApp({ config, ingest, auth, logger }: AppDependencies): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: logger,
     // Per-request lines would dominate the log under ingest load; errors are still logged.
@@ -33,6 +42,15 @@ export async function buildApp({ config, ingest, logger }: AppDependencies): Pro
   });
 
   const prefix = config.hostRootPath;
+  await app.register(cookie);
+  await app.register(rateLimit, {
+    global: false,
+    errorResponseBuilder: (_request, context) =>
+      new HttpError(429, `too many requests; retry in ${Math.ceil(context.ttl / 1000)} seconds`, {
+        'retry-after': String(Math.ceil(context.ttl / 1000)),
+      }),
+  });
+  await app.register(authPlugin, { config, authenticator: auth.authenticator });
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -50,6 +68,9 @@ export async function buildApp({ config, ingest, logger }: AppDependencies): Pro
     async (scope) => {
       await scope.register(systemRoutes);
       await scope.register(otlpHttpRoutes, { ingest, maxBodyBytes: config.ingest.maxBodyBytes });
+      await scope.register(authRoutes, { config, sessions: auth.sessions });
+      await scope.register(usersRoutes, { users: auth.users });
+      await scope.register(apiKeysRoutes, { apiKeys: auth.apiKeys });
     },
     { prefix },
   );

@@ -2,6 +2,9 @@
 import type { FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
 import { buildApp } from './app.js';
+import { createAuthLayer, type AuthLayer } from './auth/index.js';
+import { enforce } from './auth/auth-plugin.js';
+import { ruleFor } from './auth/permissions.js';
 import type { Config } from './config.js';
 import { openDatabase, type Database } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
@@ -19,6 +22,7 @@ export interface RunningServer {
   app: FastifyInstance;
   database: Database;
   queue: WriteQueue;
+  auth: AuthLayer;
   close(): Promise<void>;
 }
 
@@ -38,6 +42,8 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
   };
   try {
     await migrateToLatest(database);
+    const auth = createAuthLayer(config, database, (error) => logger.error({ err: error }, 'auth bookkeeping failed'));
+    if (config.enableAuth) await auth.users.ensureDefaultAdmin(config.defaultAdminInitialPassword);
     writer = config.database.dialect === 'sqlite' ? new SqliteSpanWriter(config.database.url) : new PostgresSpanWriter(config.database.url);
     queue = new WriteQueue(writer, {
       maxQueuedSpans: config.ingest.maxQueuedSpans,
@@ -45,19 +51,27 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
       onError: (error) => logger.error({ err: error }, 'span write failed'),
     });
     const ingest = createIngestService(queue);
-    app = await buildApp({ config, ingest, logger });
+    app = await buildApp({ config, ingest, auth, logger });
     await app.listen({ host: config.host, port: config.port });
     grpc = await startOtlpGrpcServer({
       host: config.host,
       port: config.grpcPort,
       maxMessageBytes: config.ingest.maxBodyBytes,
       ingest,
+      authorize: config.enableAuth
+        ? async (authorization) => {
+            const principal = await auth.authenticator.authenticate(authorization, undefined);
+            if (!principal) return 'unauthenticated';
+            enforce(ruleFor('POST', '/v1/traces')!, principal);
+            return 'ok';
+          }
+        : undefined,
       onError: (error) => logger.error({ err: error }, 'gRPC export failed'),
     });
     const address = app.server.address();
     const port = typeof address === 'object' && address !== null ? address.port : config.port;
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-    return { url: `http://${host}:${port}${config.hostRootPath}`, grpcPort: grpc.port, app, database, queue, close };
+    return { url: `http://${host}:${port}${config.hostRootPath}`, grpcPort: grpc.port, app, database, queue, auth, close };
   } catch (error) {
     await close().catch(() => {});
     throw error;

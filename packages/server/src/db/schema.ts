@@ -41,8 +41,67 @@ export interface SpansTable {
   llm_token_count_total: number | null;
 }
 
+export interface UsersTable {
+  id: Generated<number>;
+  email: string;
+  username: string;
+  role: 'admin' | 'member';
+  auth_method: 'LOCAL' | 'OAUTH2';
+  password_hash: string | null;
+  password_salt: string | null;
+  /** 0 or 1 in both dialects. */
+  password_needs_reset: number;
+  oauth2_idp: string | null;
+  oauth2_sub: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  deleted_at: Timestamp | null;
+}
+
+export interface ApiKeysTable {
+  id: Generated<number>;
+  kind: 'system' | 'user';
+  user_id: number | null;
+  created_by: number | null;
+  name: string;
+  description: string | null;
+  key_hash: string;
+  created_at: Timestamp;
+  expires_at: Timestamp | null;
+  last_used_at: Timestamp | null;
+}
+
+export interface SessionsTable {
+  id: string;
+  user_id: number;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  revoked_at: Timestamp | null;
+}
+
+export interface AuthTokensTable {
+  jti: string;
+  session_id: string;
+  kind: 'access' | 'refresh';
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  used_at: Timestamp | null;
+}
+
+export interface LoginFailuresTable {
+  email: string;
+  failures: number;
+  window_started_at: Timestamp;
+  locked_until: Timestamp | null;
+}
+
 export interface DB {
   projects: ProjectsTable;
   traces: TracesTable;
   spans: SpansTable;
+  users: UsersTable;
+  api_keys: ApiKeysTable;
+  sessions: SessionsTable;
+  auth_tokens: AuthTokensTable;
+  login_failures: LoginFailuresTable;
 }

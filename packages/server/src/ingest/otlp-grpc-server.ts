@@ -5,6 +5,7 @@ import type { IngestService } from './ingest-service.js';
 import { OtlpDecodeError } from './otlp-model.js';
 import { ExportTraceServiceResponse } from './otlp-schema.js';
 import { QueueFullError, StorageError } from './write-queue.js';
+import { HttpError } from '../http/errors.js';
 
 const EMPTY_RESPONSE = Buffer.from(ExportTraceServiceResponse.encode({}).finish());
 
@@ -31,6 +32,8 @@ export interface GrpcServerOptions {
   port: number;
   maxMessageBytes: number;
   ingest: IngestService;
+  /** With auth on: checks the `authorization` metadata; throws HttpError(403) when not allowed. */
+  authorize?: (authorization: string | undefined) => Promise<'ok' | 'unauthenticated'>;
   onError?: (error: unknown) => void;
 }
 
@@ -42,6 +45,25 @@ export async function startOtlpGrpcServer(options: GrpcServerOptions): Promise<G
   });
   const handler: grpc.handleUnaryCall<Buffer, Buffer> = (call, callback) => {
     const fail = (code: grpc.status, details: string) => callback({ code, details }, null);
+    if (options.authorize) {
+      const header = call.metadata.get('authorization')[0];
+      options.authorize(typeof header === 'string' ? header : undefined).then(
+        (verdict) => (verdict === 'ok' ? exportSpans(call, callback, fail) : fail(grpc.status.UNAUTHENTICATED, 'a valid API key is required')),
+        (error: unknown) => {
+          if (error instanceof HttpError && error.statusCode === 403) return fail(grpc.status.PERMISSION_DENIED, error.detail);
+          options.onError?.(error);
+          fail(grpc.status.UNAVAILABLE, 'could not check the credential; retry later');
+        },
+      );
+      return;
+    }
+    exportSpans(call, callback, fail);
+  };
+  const exportSpans = (
+    call: grpc.ServerUnaryCall<Buffer, Buffer>,
+    callback: grpc.sendUnaryData<Buffer>,
+    fail: (code: grpc.status, details: string) => void,
+  ) => {
     let resources;
     try {
       resources = decodeProtobufExport(call.request);

@@ -2,6 +2,7 @@
 import type { Migration } from 'kysely';
 import type { Dialect } from '../../config.js';
 import * as traces from './0001-traces.js';
+import * as auth from './0002-auth.js';
 
 export interface MigrationContext {
   dialect: Dialect;
@@ -11,5 +12,6 @@ export interface MigrationContext {
 export function migrations(context: MigrationContext): Record<string, Migration> {
   return {
     '0001-traces': { up: traces.up(context) },
+    '0002-auth': { up: auth.up(context) },
   };
 }

@@ -1,0 +1,82 @@
+/** `/auth/*`: configuration for the login page, login, logout and token refresh. */
+import type { FastifyContextConfig, FastifyInstance, FastifyRequest } from 'fastify';
+import type {} from '@fastify/cookie';
+import type {} from '@fastify/rate-limit';
+import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Config } from '../config.js';
+import { ACCESS_COOKIE, REFRESH_COOKIE, clearAuthCookies, setSessionCookies } from '../auth/cookies.js';
+import type { SessionsService } from '../auth/sessions-service.js';
+import { HttpError } from '../http/errors.js';
+
+export interface AuthRoutesOptions {
+  config: Config;
+  sessions: SessionsService;
+}
+
+/** Per-IP limit on credential-guessing routes (API.md §3.4). */
+export function authRateLimit(config: Config): FastifyContextConfig {
+  return { rateLimit: config.disableRateLimit ? false : { max: 30, timeWindow: 60_000 } };
+}
+
+export async function authRoutes(instance: FastifyInstance, { config, sessions }: AuthRoutesOptions) {
+  const app = instance.withTypeProvider<TypeBoxTypeProvider>();
+  const tags = ['auth'];
+
+  app.get('/auth/config', { schema: { tags, summary: 'What the login page offers', operationId: 'getAuthConfig' } }, async () => ({
+    data: {
+      auth_enabled: config.enableAuth,
+      basic_auth_enabled: config.enableAuth,
+      smtp_configured: config.smtp !== null,
+      idps: config.idps.map((idp) => ({
+        slug: idp.slug,
+        display_name: idp.displayName,
+        login_url: `${config.hostRootPath}/oauth2/${idp.slug}/login`,
+      })),
+    },
+  }));
+
+  app.post(
+    '/auth/login',
+    {
+      config: authRateLimit(config),
+      schema: {
+        tags,
+        summary: 'Log in with email and password; sets the session cookies',
+        operationId: 'login',
+        // Types are checked by the service so that every bad credential gets the same 401.
+        body: Type.Object({ email: Type.Optional(Type.Unknown()), password: Type.Optional(Type.Unknown()) }),
+      },
+    },
+    async (request, reply) => {
+      const tokens = await sessions.login(request.body.email, request.body.password);
+      setSessionCookies(reply, config, tokens);
+      return reply.code(204).send();
+    },
+  );
+
+  const logout = async (request: FastifyRequest) => {
+    const bearer = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1];
+    await sessions.logout(bearer ?? request.cookies[ACCESS_COOKIE], request.cookies[REFRESH_COOKIE]);
+  };
+  app.post('/auth/logout', { schema: { tags, summary: 'Log out: revoke the session and clear cookies', operationId: 'logout' } }, async (request, reply) => {
+    await logout(request);
+    clearAuthCookies(reply, config);
+    return reply.code(204).send();
+  });
+  app.get('/auth/logout', { schema: { tags, summary: 'Log out and go to the login page', operationId: 'logoutRedirect' } }, async (request, reply) => {
+    await logout(request);
+    clearAuthCookies(reply, config);
+    return reply.redirect(`${config.hostRootPath}/login`, 302);
+  });
+
+  app.post('/auth/refresh', { schema: { tags, summary: 'Rotate the session tokens', operationId: 'refreshTokens' } }, async (request, reply) => {
+    try {
+      const tokens = await sessions.refresh(request.cookies[REFRESH_COOKIE]);
+      setSessionCookies(reply, config, tokens);
+      return reply.code(204).send();
+    } catch (error) {
+      if (error instanceof HttpError && error.statusCode === 401) clearAuthCookies(reply, config);
+      throw error;
+    }
+  });
+}

@@ -1,0 +1,88 @@
+/**
+ * Enforces the permission table on every request: CSRF origin check, credential check, role,
+ * session-only actions and the pending password change. Start-up fails if a route has no row.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import type {} from '@fastify/cookie';
+import type { Config } from '../config.js';
+import { HttpError } from '../http/errors.js';
+import type { Authenticator } from './authenticator.js';
+import { ACCESS_COOKIE } from './cookies.js';
+import { isTrustedRequest } from './csrf.js';
+import { ruleFor, type RouteRule } from './permissions.js';
+import type { Principal } from './principal.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Who is calling; `anonymous` with auth off or on public routes without a credential. */
+    principal: Principal;
+  }
+  interface FastifyContextConfig {
+    permission?: RouteRule;
+  }
+}
+
+const ANONYMOUS: Principal = { kind: 'anonymous' };
+
+/** The route's table key: its pattern without the root path; HEAD follows GET. */
+export function routeKeyParts(method: string, url: string, rootPath: string): [string, string] {
+  const pattern = rootPath && url.startsWith(rootPath) ? url.slice(rootPath.length) || '/' : url;
+  return [method === 'HEAD' ? 'GET' : method, pattern];
+}
+
+export interface AuthPluginOptions {
+  config: Config;
+  authenticator: Authenticator;
+}
+
+async function authPlugin(app: FastifyInstance, { config, authenticator }: AuthPluginOptions) {
+  app.decorateRequest('principal', null as never);
+
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    for (const method of methods) {
+      const [tableMethod, pattern] = routeKeyParts(method, route.url, config.hostRootPath);
+      const rule = ruleFor(tableMethod, pattern);
+      if (!rule) throw new Error(`route ${method} ${route.url} has no row in the permission table (src/auth/permissions.ts)`);
+      route.config = { ...(route.config as object), permission: rule };
+    }
+  });
+
+  const ownOrigin = (request: FastifyRequest) => config.rootUrl ?? `${request.protocol}://${request.headers.host ?? ''}`;
+
+  app.addHook('onRequest', async (request) => {
+    request.principal = ANONYMOUS;
+    if (!isTrustedRequest(config.csrfTrustedOrigins, ownOrigin(request), request.headers.origin, request.headers.referer)) {
+      throw new HttpError(403, 'untrusted origin');
+    }
+    const rule = request.routeOptions.config.permission;
+    if (!rule) return; // unknown route: the not-found handler answers
+    if (!config.enableAuth) {
+      if (rule.authOnly) throw new HttpError(403, 'authentication is not enabled');
+      return;
+    }
+    if (rule.access === 'public') return;
+    const principal = await authenticator.authenticate(request.headers.authorization, request.cookies[ACCESS_COOKIE]);
+    if (!principal) throw new HttpError(401, 'a valid API key or session is required', { 'www-authenticate': 'Bearer' });
+    request.principal = principal;
+    enforce(rule, principal);
+  });
+}
+
+/** Throws 403 unless the principal satisfies the rule. */
+export function enforce(rule: RouteRule, principal: Principal): void {
+  if (principal.kind === 'anonymous') return;
+  if (rule.access === 'user' || rule.access === 'admin') {
+    if (principal.kind !== 'user') throw new HttpError(403, 'a system API key cannot do this; use a user session or user API key');
+    if (rule.access === 'admin' && principal.user.role !== 'admin') throw new HttpError(403, 'only admins can do this');
+  }
+  if (rule.sessionOnly && !(principal.kind === 'user' && principal.via === 'session')) {
+    throw new HttpError(403, 'an API key cannot create API keys; sign in to do this');
+  }
+  if (principal.kind === 'user' && principal.via === 'session' && principal.user.passwordNeedsReset && !rule.duringPasswordReset) {
+    throw new HttpError(403, 'password change required');
+  }
+}
+
+export default fp(authPlugin, { name: 'sightline-auth', dependencies: ['@fastify/cookie'] });

@@ -1,0 +1,45 @@
+/** Composition of the auth layer: repositories → authenticator → services. */
+import { randomBytes } from 'node:crypto';
+import type { Config } from '../config.js';
+import type { Database } from '../db/database.js';
+import { createApiKeysRepository } from '../db/repositories/api-keys-repository.js';
+import { createLoginFailuresRepository } from '../db/repositories/login-failures-repository.js';
+import { createSessionsRepository } from '../db/repositories/sessions-repository.js';
+import { createUsersRepository } from '../db/repositories/users-repository.js';
+import { createApiKeysService, type ApiKeysService } from './api-keys-service.js';
+import { createAuthenticator, type Authenticator } from './authenticator.js';
+import { createJwtCodec } from './jwt.js';
+import { createSessionsService, type SessionsService } from './sessions-service.js';
+import { createUsersService, type UsersService } from './users-service.js';
+
+export interface AuthLayer {
+  authenticator: Authenticator;
+  sessions: SessionsService;
+  users: UsersService;
+  apiKeys: ApiKeysService;
+}
+
+/** Builds the auth layer over the database; with auth off it exists but every route using it is refused. */
+export function createAuthLayer(config: Config, database: Database, onError?: (error: unknown) => void): AuthLayer {
+  const db = database.db;
+  const usersRepository = createUsersRepository(db);
+  const apiKeysRepository = createApiKeysRepository(db);
+  const sessionsRepository = createSessionsRepository(db);
+  // With auth off no token is ever issued, so an unguessable throwaway key is as good as none.
+  const jwt = createJwtCodec(config.secret ?? randomBytes(48).toString('base64'));
+  const authenticator = createAuthenticator({ users: usersRepository, apiKeys: apiKeysRepository, sessions: sessionsRepository, jwt, onError });
+  const sessions = createSessionsService({
+    config,
+    users: usersRepository,
+    sessions: sessionsRepository,
+    loginFailures: createLoginFailuresRepository(db),
+    jwt,
+    authenticator,
+  });
+  return {
+    authenticator,
+    sessions,
+    users: createUsersService({ db, users: usersRepository, sessions, authenticator }),
+    apiKeys: createApiKeysService({ apiKeys: apiKeysRepository, authenticator }),
+  };
+}

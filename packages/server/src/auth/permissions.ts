@@ -1,0 +1,91 @@
+/**
+ * Who may call each route: the one permission table of the server. Every registered route
+ * must have a row here (start-up fails otherwise), and the auth plugin enforces the row on
+ * every request. Finer rules that depend on the target (own key or someone else's, own user
+ * record or another's) are noted in `rule` and enforced by the service named there.
+ */
+
+/**
+ * - `public`: no credential needed.
+ * - `any`: any valid credential: a user's session or user API key, or a system API key.
+ * - `user`: a user (session or user API key); a system key is refused.
+ * - `admin`: an admin user (session or user API key); members and system keys are refused.
+ */
+export type Access = 'public' | 'any' | 'user' | 'admin';
+
+export interface RouteRule {
+  access: Access;
+  /** Only with a browser session or access token: an API key cannot do this (e.g. mint keys). */
+  sessionOnly?: boolean;
+  /** Answers 403 "authentication is not enabled" when auth is off. */
+  authOnly?: boolean;
+  /** Allowed while the user's password must be changed (everything else answers 403). */
+  duringPasswordReset?: boolean;
+  /** The spec rule(s) this row implements, for readers and the permission tests. */
+  rule?: string;
+}
+
+/** Key of the table: method and route pattern without the root path, e.g. `GET /v1/users/:id`. */
+export type RouteKey = `${'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD'} /${string}`;
+
+export const PERMISSIONS: Readonly<Record<RouteKey, RouteRule>> = {
+  // System
+  'GET /healthz': { access: 'public' },
+  'GET /arize_phoenix_version': { access: 'any' },
+  'GET /openapi.json': { access: 'public', rule: 'the API description holds no data' },
+  // API docs page (swagger-ui) and its assets
+  'GET /docs': { access: 'public' },
+  'GET /docs/': { access: 'public' },
+  'GET /docs/static/index.html': { access: 'public' },
+  'GET /docs/static/swagger-initializer.js': { access: 'public' },
+  'GET /docs/json': { access: 'public' },
+  'GET /docs/yaml': { access: 'public' },
+  'GET /docs/static/*': { access: 'public' },
+  'GET /docs/*': { access: 'public' },
+
+  // Trace ingest (OTLP/HTTP); gRPC applies the same rule in its own server.
+  'POST /v1/traces': { access: 'any', rule: 'trace submission needs an API key when auth is on' },
+
+  // Authentication
+  'GET /auth/config': { access: 'public' },
+  'POST /auth/login': { access: 'public', authOnly: true },
+  'POST /auth/logout': { access: 'public', authOnly: true },
+  'GET /auth/logout': { access: 'public', authOnly: true },
+  'POST /auth/refresh': { access: 'public', authOnly: true },
+
+  // The current user
+  'GET /v1/user': { access: 'any', duringPasswordReset: true },
+  'PATCH /v1/user': {
+    access: 'user',
+    authOnly: true,
+    duringPasswordReset: true,
+    rule: 'Change Own Password; Change Own Username (users-service: only the password while a reset is pending)',
+  },
+
+  // Users (admin)
+  'GET /v1/users': { access: 'admin', authOnly: true, rule: 'List All Users' },
+  'POST /v1/users': { access: 'admin', authOnly: true, rule: 'Create User' },
+  'GET /v1/users/:user_id': { access: 'user', authOnly: true, rule: "Fetch Other User's Info: admin, or the user itself (users-service)" },
+  'PATCH /v1/users/:user_id': { access: 'admin', authOnly: true, rule: "Change Other's Password; Change Other's Username; role changes" },
+  'DELETE /v1/users/:user_id': { access: 'admin', authOnly: true, rule: 'Delete User' },
+
+  // User API keys
+  'GET /v1/user/api_keys': { access: 'user', authOnly: true, rule: 'own user keys' },
+  'POST /v1/user/api_keys': { access: 'user', authOnly: true, sessionOnly: true, rule: 'Create Own User API Keys' },
+  'DELETE /v1/user/api_keys/:api_key_id': {
+    access: 'user',
+    authOnly: true,
+    rule: "Delete Own User API Keys; Delete Other's User API Keys: admin only (api-keys-service)",
+  },
+  'GET /v1/users/api_keys': { access: 'admin', authOnly: true, rule: 'List All User API Keys' },
+
+  // System API keys
+  'GET /v1/system/api_keys': { access: 'admin', authOnly: true, rule: 'List All System API Keys' },
+  'POST /v1/system/api_keys': { access: 'admin', authOnly: true, sessionOnly: true, rule: 'Create System API Keys' },
+  'DELETE /v1/system/api_keys/:api_key_id': { access: 'admin', authOnly: true, rule: 'Delete System API Keys' },
+};
+
+/** The table row for a route, or undefined when the route was never declared. */
+export function ruleFor(method: string, pattern: string): RouteRule | undefined {
+  return PERMISSIONS[`${method.toUpperCase()} ${pattern}` as RouteKey];
+}

@@ -1,0 +1,250 @@
+/** Users: the default admin, the viewer's own profile, and admin management, with the spec's rules. */
+import type { Kysely } from 'kysely';
+import type { DB } from '../db/schema.js';
+import { isUniqueViolation } from '../db/errors.js';
+import { createApiKeysRepository } from '../db/repositories/api-keys-repository.js';
+import { createUsersRepository, type AuthMethod, type Role, type UserRecord, type UsersRepository } from '../db/repositories/users-repository.js';
+import { HttpError } from '../http/errors.js';
+import type { Authenticator } from './authenticator.js';
+import { isPlausibleEmail, normalizeEmail } from './emails.js';
+import { hashPassword, passwordProblem, verifyPassword } from './passwords.js';
+import type { UserPrincipal } from './principal.js';
+import type { SessionsService } from './sessions-service.js';
+
+export const DEFAULT_ADMIN_EMAIL = 'admin@localhost';
+export const DEFAULT_ADMIN_USERNAME = 'admin';
+
+export interface NewUserInput {
+  email: string;
+  username: string;
+  role: string;
+  authMethod: string;
+  password?: string;
+}
+
+export interface UserUpdateInput {
+  username?: string;
+  password?: string;
+  role?: string;
+  email?: unknown;
+}
+
+interface Dependencies {
+  db: Kysely<DB>;
+  users: UsersRepository;
+  sessions: SessionsService;
+  authenticator: Authenticator;
+}
+
+const invalid = (message: string) => new HttpError(422, message);
+
+/** Parses a role written in any case. */
+export function parseRole(value: string): Role {
+  const role = value.trim().toLowerCase();
+  if (role !== 'admin' && role !== 'member') throw invalid('role must be "admin" or "member"');
+  return role;
+}
+
+function parseAuthMethod(value: string): AuthMethod {
+  const method = value.trim().toUpperCase();
+  if (method !== 'LOCAL' && method !== 'OAUTH2') throw invalid('auth_method must be "LOCAL" or "OAUTH2"');
+  return method;
+}
+
+function parseUsername(value: string): string {
+  const username = value.trim();
+  if (username === '' || username.length > 100) throw invalid('username must be 1 to 100 characters');
+  return username;
+}
+
+async function hashedPassword(password: string) {
+  const problem = passwordProblem(password);
+  if (problem) throw invalid(problem);
+  return hashPassword(password);
+}
+
+export type UsersService = ReturnType<typeof createUsersService>;
+
+/** The users service. */
+export function createUsersService({ db, users, sessions, authenticator }: Dependencies) {
+  const now = () => new Date().toISOString();
+
+  const conflictFor = async (email: string, username: string): Promise<HttpError | null> => {
+    if (await users.findByEmail(email)) return new HttpError(409, `the email ${email} is already in use (or belonged to a deleted user)`);
+    const byName = await db.selectFrom('users').select('id').where('username', '=', username).executeTakeFirst();
+    if (byName) return new HttpError(409, `the username ${username} is already in use (or belonged to a deleted user)`);
+    return null;
+  };
+
+  const requireActive = async (id: number): Promise<UserRecord> => {
+    const user = await users.findActiveById(id);
+    if (!user) throw new HttpError(404, 'user not found');
+    return user;
+  };
+
+  /** Writes changes, turning a username clash into 409. */
+  const applyChanges = async (
+    user: UserRecord,
+    changes: { username?: string; role?: Role; password?: { hash: string; salt: string }; passwordNeedsReset?: boolean },
+  ): Promise<UserRecord> => {
+    if (changes.username !== undefined && changes.username !== user.username) {
+      const taken = await db.selectFrom('users').select('id').where('username', '=', changes.username).executeTakeFirst();
+      if (taken) throw new HttpError(409, `the username ${changes.username} is already in use (or belonged to a deleted user)`);
+    }
+    try {
+      const updated = await users.update(
+        user.id,
+        {
+          username: changes.username,
+          role: changes.role,
+          passwordHash: changes.password?.hash,
+          passwordSalt: changes.password?.salt,
+          passwordNeedsReset: changes.passwordNeedsReset,
+        },
+        now(),
+      );
+      if (!updated) throw new HttpError(404, 'user not found');
+      authenticator.invalidate();
+      return updated;
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new HttpError(409, 'the username is already in use');
+      throw error;
+    }
+  };
+
+  return {
+    /** Creates admin@localhost on the first start with auth on (no user exists yet). */
+    async ensureDefaultAdmin(initialPassword: string): Promise<void> {
+      if (!(await users.isEmpty())) return;
+      const { hash, salt } = await hashPassword(initialPassword);
+      try {
+        await users.insert(
+          {
+            email: DEFAULT_ADMIN_EMAIL,
+            username: DEFAULT_ADMIN_USERNAME,
+            role: 'admin',
+            authMethod: 'LOCAL',
+            passwordHash: hash,
+            passwordSalt: salt,
+            passwordNeedsReset: true,
+          },
+          now(),
+        );
+      } catch (error) {
+        if (!isUniqueViolation(error)) throw error; // another replica created it first
+      }
+    },
+
+    get: requireActive,
+
+    /** Reads a user: admins read anyone, members only themselves. */
+    async read(actor: UserPrincipal, id: number): Promise<UserRecord> {
+      if (actor.user.role !== 'admin' && actor.user.id !== id) throw new HttpError(403, "only admins can read other users' information");
+      return requireActive(id);
+    },
+
+    list: (limit: number, beforeId?: number) => users.listActive(limit, beforeId),
+
+    /** Creates a user (admin). A local user given a password must change it at first login. */
+    async create(input: NewUserInput): Promise<UserRecord> {
+      const email = normalizeEmail(input.email);
+      if (!isPlausibleEmail(email)) throw invalid('email must be an address such as name@example.com');
+      const username = parseUsername(input.username);
+      const role = parseRole(input.role);
+      const authMethod = parseAuthMethod(input.authMethod);
+      if (authMethod === 'OAUTH2' && input.password !== undefined) throw invalid('an OAUTH2 user has no password');
+      const password = input.password !== undefined ? await hashedPassword(input.password) : undefined;
+      const conflict = await conflictFor(email, username);
+      if (conflict) throw conflict;
+      try {
+        return await users.insert(
+          {
+            email,
+            username,
+            role,
+            authMethod,
+            passwordHash: password?.hash ?? null,
+            passwordSalt: password?.salt ?? null,
+            passwordNeedsReset: password !== undefined,
+          },
+          now(),
+        );
+      } catch (error) {
+        if (isUniqueViolation(error)) throw new HttpError(409, 'the email or username is already in use');
+        throw error;
+      }
+    },
+
+    /** The viewer changes their own username, or their password given the current one. */
+    async updateSelf(actor: UserPrincipal, input: { username?: string; password?: string; currentPassword?: string }): Promise<UserRecord> {
+      const user = await requireActive(actor.user.id);
+      if (input.username !== undefined && user.passwordNeedsReset && actor.via === 'session') {
+        throw new HttpError(403, 'password change required');
+      }
+      if (input.password !== undefined) {
+        if (user.authMethod !== 'LOCAL') throw invalid('users who sign in through an identity provider have no password here');
+        if (input.currentPassword === undefined) throw invalid('current_password is required to change the password');
+        const matches = user.passwordHash && user.passwordSalt
+          ? await verifyPassword(input.currentPassword, { hash: user.passwordHash, salt: user.passwordSalt })
+          : false;
+        if (!matches) throw new HttpError(403, 'current password is incorrect');
+      }
+      const username = input.username !== undefined ? parseUsername(input.username) : undefined;
+      const password = input.password !== undefined ? await hashedPassword(input.password) : undefined;
+      const updated = await applyChanges(user, { username, password, passwordNeedsReset: password ? false : undefined });
+      if (password) await sessions.revokeAll(user.id);
+      return updated;
+    },
+
+    /** An admin changes another user's (or their own) username, password or role. */
+    async update(actor: UserPrincipal, id: number, input: UserUpdateInput): Promise<UserRecord> {
+      if (input.email !== undefined) throw invalid('email cannot be changed');
+      const user = await requireActive(id);
+      const role = input.role !== undefined ? parseRole(input.role) : undefined;
+      const roleChanges = role !== undefined && role !== user.role;
+      if (roleChanges && user.id === actor.user.id) throw new HttpError(409, 'you cannot change your own role');
+      if (roleChanges && user.role === 'admin' && (await users.countActiveAdmins()) <= 1) {
+        throw new HttpError(409, 'the server must keep at least one active admin');
+      }
+      if (input.password !== undefined && user.authMethod !== 'LOCAL') throw invalid('users who sign in through an identity provider have no password here');
+      const username = input.username !== undefined ? parseUsername(input.username) : undefined;
+      const password = input.password !== undefined ? await hashedPassword(input.password) : undefined;
+      const updated = await applyChanges(user, {
+        username,
+        role,
+        password,
+        // A password set by an admin is a temporary one; the owner must choose their own.
+        passwordNeedsReset: password ? user.id !== actor.user.id : undefined,
+      });
+      if (password || roleChanges) await sessions.revokeAll(user.id);
+      return updated;
+    },
+
+    /** Deletes a user for good: sessions and user keys die at once; email and username stay reserved. */
+    async delete(actor: UserPrincipal, id: number): Promise<void> {
+      if (id === actor.user.id) throw new HttpError(409, 'you cannot delete yourself');
+      const user = await requireActive(id);
+      if (user.role === 'admin' && (await users.countActiveAdmins()) <= 1) {
+        throw new HttpError(409, 'the server must keep at least one active admin');
+      }
+      await db.transaction().execute(async (trx) => {
+        const stamp = now();
+        await createUsersRepository(trx).markDeleted(id, stamp);
+        await createApiKeysRepository(trx).deleteForUser(id);
+        await trx.updateTable('sessions').set({ revoked_at: stamp }).where('user_id', '=', id).where('revoked_at', 'is', null).execute();
+      });
+      authenticator.invalidate();
+    },
+
+    /** Sets a new password from the host (CLI); the user must change it at next login. */
+    async resetPasswordByEmail(rawEmail: string, password: string): Promise<UserRecord> {
+      const user = await users.findByEmail(normalizeEmail(rawEmail));
+      if (!user || user.deletedAt !== null) throw new HttpError(404, `no active user has the email ${normalizeEmail(rawEmail)}`);
+      if (user.authMethod !== 'LOCAL') throw invalid('this user signs in through an identity provider and has no password here');
+      const hashed = await hashedPassword(password);
+      const updated = await applyChanges(user, { password: hashed, passwordNeedsReset: true });
+      await sessions.revokeAll(user.id);
+      return updated;
+    },
+  };
+}

@@ -1,0 +1,142 @@
+/** SQL for users. Deleted users keep their row (email and username stay reserved). */
+import type { Kysely, Selectable } from 'kysely';
+import type { DB, UsersTable } from '../schema.js';
+
+export type Role = 'admin' | 'member';
+export type AuthMethod = 'LOCAL' | 'OAUTH2';
+
+export interface UserRecord {
+  id: number;
+  email: string;
+  username: string;
+  role: Role;
+  authMethod: AuthMethod;
+  passwordHash: string | null;
+  passwordSalt: string | null;
+  passwordNeedsReset: boolean;
+  oauth2Idp: string | null;
+  oauth2Sub: string | null;
+  createdAt: string;
+  updatedAt: string;
+  deletedAt: string | null;
+}
+
+export interface NewUser {
+  email: string;
+  username: string;
+  role: Role;
+  authMethod: AuthMethod;
+  passwordHash?: string | null;
+  passwordSalt?: string | null;
+  passwordNeedsReset?: boolean;
+  oauth2Idp?: string | null;
+  oauth2Sub?: string | null;
+}
+
+export interface UserChanges {
+  username?: string;
+  role?: Role;
+  passwordHash?: string;
+  passwordSalt?: string;
+  passwordNeedsReset?: boolean;
+}
+
+function toRecord(row: Selectable<UsersTable>): UserRecord {
+  return {
+    id: Number(row.id),
+    email: row.email,
+    username: row.username,
+    role: row.role,
+    authMethod: row.auth_method,
+    passwordHash: row.password_hash,
+    passwordSalt: row.password_salt,
+    passwordNeedsReset: Boolean(row.password_needs_reset),
+    oauth2Idp: row.oauth2_idp,
+    oauth2Sub: row.oauth2_sub,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    deletedAt: row.deleted_at,
+  };
+}
+
+export type UsersRepository = ReturnType<typeof createUsersRepository>;
+
+/** Users repository over a Kysely connection (or transaction). */
+export function createUsersRepository(db: Kysely<DB>) {
+  const active = () => db.selectFrom('users').selectAll().where('deleted_at', 'is', null);
+  return {
+    async findActiveById(id: number): Promise<UserRecord | undefined> {
+      const row = await active().where('id', '=', id).executeTakeFirst();
+      return row && toRecord(row);
+    },
+    /** Any user with this email, deleted or not. */
+    async findByEmail(email: string): Promise<UserRecord | undefined> {
+      const row = await db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst();
+      return row && toRecord(row);
+    },
+    async findByOauth2Identity(idp: string, sub: string): Promise<UserRecord | undefined> {
+      const row = await db.selectFrom('users').selectAll().where('oauth2_idp', '=', idp).where('oauth2_sub', '=', sub).executeTakeFirst();
+      return row && toRecord(row);
+    },
+    /** Active users, newest first, keyset-paginated by id. */
+    async listActive(limit: number, beforeId?: number): Promise<UserRecord[]> {
+      let query = active().orderBy('id', 'desc').limit(limit);
+      if (beforeId !== undefined) query = query.where('id', '<=', beforeId);
+      return (await query.execute()).map(toRecord);
+    },
+    async isEmpty(): Promise<boolean> {
+      return (await db.selectFrom('users').select('id').limit(1).executeTakeFirst()) === undefined;
+    },
+    async countActiveAdmins(): Promise<number> {
+      const row = await active().clearSelect().select((eb) => eb.fn.countAll<number>().as('count')).where('role', '=', 'admin').executeTakeFirst();
+      return Number(row?.count ?? 0);
+    },
+    /** Inserts a user; a taken email or username throws a unique violation. */
+    async insert(user: NewUser, now: string): Promise<UserRecord> {
+      const row = await db
+        .insertInto('users')
+        .values({
+          email: user.email,
+          username: user.username,
+          role: user.role,
+          auth_method: user.authMethod,
+          password_hash: user.passwordHash ?? null,
+          password_salt: user.passwordSalt ?? null,
+          password_needs_reset: user.passwordNeedsReset ? 1 : 0,
+          oauth2_idp: user.oauth2Idp ?? null,
+          oauth2_sub: user.oauth2Sub ?? null,
+          created_at: now,
+          updated_at: now,
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      return toRecord(row);
+    },
+    async update(id: number, changes: UserChanges, now: string): Promise<UserRecord | undefined> {
+      const row = await db
+        .updateTable('users')
+        .set({
+          ...(changes.username !== undefined && { username: changes.username }),
+          ...(changes.role !== undefined && { role: changes.role }),
+          ...(changes.passwordHash !== undefined && { password_hash: changes.passwordHash }),
+          ...(changes.passwordSalt !== undefined && { password_salt: changes.passwordSalt }),
+          ...(changes.passwordNeedsReset !== undefined && { password_needs_reset: changes.passwordNeedsReset ? 1 : 0 }),
+          updated_at: now,
+        })
+        .where('id', '=', id)
+        .where('deleted_at', 'is', null)
+        .returningAll()
+        .executeTakeFirst();
+      return row && toRecord(row);
+    },
+    async markDeleted(id: number, now: string): Promise<boolean> {
+      const result = await db
+        .updateTable('users')
+        .set({ deleted_at: now, updated_at: now, password_hash: null, password_salt: null })
+        .where('id', '=', id)
+        .where('deleted_at', 'is', null)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
+    },
+  };
+}
