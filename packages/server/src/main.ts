@@ -2,6 +2,7 @@
 import { Command, CommanderError } from 'commander';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { startServer } from './server.js';
+import { createUserCommand, resetPasswordCommand } from './admin-commands.js';
 import { SIGHTLINE_VERSION } from './version.js';
 
 /** Builds the command tree; exported so tests can drive it without spawning. */
@@ -9,7 +10,7 @@ export function buildCli(): Command {
   const program = new Command('sightline')
     .description('Sightline: self-hosted observability for AI applications')
     .version(SIGHTLINE_VERSION)
-    .showHelpAfterError()
+    .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
 
   program
@@ -26,6 +27,27 @@ export function buildCli(): Command {
       };
       process.once('SIGINT', () => void stop('SIGINT'));
       process.once('SIGTERM', () => void stop('SIGTERM'));
+    });
+  const admin = program.command('admin').description('Operator commands on the configured database (run on the host)');
+  admin
+    .command('create-user')
+    .description('Create a local user; without --password a password is generated and printed (it must be changed at first login)')
+    .requiredOption('--email <email>', 'email address (login name)')
+    .requiredOption('--username <username>', 'display name')
+    .requiredOption('--role <role>', 'admin or member')
+    .option('--password <password>', 'initial password (8 to 256 characters)')
+    .action(async (options: { email: string; username: string; role: string; password?: string }) => {
+      const result = await createUserCommand(loadConfig(), options);
+      process.stdout.write(`created ${result.email}${result.generatedPassword ? `; initial password: ${result.generatedPassword}` : ''}\n`);
+    });
+  admin
+    .command('reset-password')
+    .description('Set a new password for a local user; without --password one is generated and printed; the user must change it at next login')
+    .requiredOption('--email <email>', 'email address of the user')
+    .option('--password <password>', 'the new password (8 to 256 characters)')
+    .action(async (options: { email: string; password?: string }) => {
+      const result = await resetPasswordCommand(loadConfig(), options.email, options.password);
+      process.stdout.write(`password reset for ${result.email}${result.generatedPassword ? `; new password: ${result.generatedPassword}` : ''}\n`);
     });
   return program;
 }

@@ -5,6 +5,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
+import { loadConfig } from '../src/config.js';
+import { startServer } from '../src/server.js';
 
 const bin = path.resolve(import.meta.dirname, '../bin/sightline.js');
 
@@ -42,6 +44,54 @@ describe('sightline CLI', () => {
     const result = run(['frobnicate']);
     assert.notEqual(result.status, 0);
     assert.match(result.stderr, /unknown command/);
+  });
+
+  it('creates users and resets passwords on the host, with one-line refusals', async () => {
+    const workingDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sightline-cli-'));
+    const env = { SERVICE_WORKING_DIR: workingDir };
+    const created = run(['admin', 'create-user', '--email', ' Ops@Example.COM ', '--username', 'ops', '--role', 'ADMIN'], env);
+    assert.equal(created.status, 0, created.stderr);
+    const generated = /initial password: (\S+)/.exec(created.stdout)?.[1];
+    assert.ok(generated && generated.length >= 20, 'a strong password is generated and printed');
+    assert.match(created.stdout, /^created ops@example\.com/);
+
+    const duplicate = run(['admin', 'create-user', '--email', 'ops@example.com', '--username', 'other', '--role', 'member'], env);
+    assert.notEqual(duplicate.status, 0);
+    assert.equal(duplicate.stderr.trim(), 'sightline: the email ops@example.com is already in use (or belonged to a deleted user)');
+    const weak = run(['admin', 'create-user', '--email', 'a@b.c', '--username', 'a', '--role', 'member', '--password', 'short'], env);
+    assert.equal(weak.stderr.trim(), 'sightline: password must be at least 8 characters long');
+    const badRole = run(['admin', 'create-user', '--email', 'a@b.c', '--username', 'a', '--role', 'owner'], env);
+    assert.equal(badRole.stderr.trim(), 'sightline: role must be "admin" or "member"');
+    const missing = run(['admin', 'create-user', '--email', 'a@b.c'], env);
+    assert.notEqual(missing.status, 0);
+    assert.match(missing.stderr, /required option '--username <username>' not specified/);
+
+    const reset = run(['admin', 'reset-password', '--email', 'OPS@example.com', '--password', 'brand-new-password'], env);
+    assert.equal(reset.status, 0, reset.stderr);
+    assert.equal(reset.stdout.trim(), 'password reset for ops@example.com');
+    const unknown = run(['admin', 'reset-password', '--email', 'nobody@example.com'], env);
+    assert.notEqual(unknown.status, 0);
+    assert.equal(unknown.stderr.trim(), 'sightline: no active user has the email nobody@example.com');
+
+    // The operator's password works, and the user must change it first.
+    const server = await startServer(
+      loadConfig({ ...env, SERVICE_PORT: '0', SERVICE_GRPC_PORT: '0', SERVICE_LOG_LEVEL: 'warn', SERVICE_ENABLE_AUTH: 'true', SERVICE_SECRET: 'x'.repeat(40) }),
+    );
+    try {
+      const login = await fetch(`${server.url}/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: 'ops@example.com', password: 'brand-new-password' }),
+      });
+      assert.equal(login.status, 204);
+      const cookie = login.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+      const viewer = (await (await fetch(`${server.url}/v1/user`, { headers: { cookie } })).json()) as { data: { role: string; password_needs_reset: boolean } };
+      assert.equal(viewer.data.role, 'admin');
+      assert.equal(viewer.data.password_needs_reset, true);
+    } finally {
+      await server.close();
+      fs.rmSync(workingDir, { recursive: true, force: true });
+    }
   });
 
   it('serves, answers health checks, and stops cleanly on SIGTERM', async () => {
