@@ -13,19 +13,25 @@ import { systemRoutes } from './api/system-routes.js';
 import { authRoutes } from './api/auth-routes.js';
 import { usersRoutes } from './api/users-routes.js';
 import { apiKeysRoutes } from './api/api-keys-routes.js';
+import { passwordResetRoutes } from './api/password-reset-routes.js';
+import { oauth2Routes } from './api/oauth2-routes.js';
 import authPlugin from './auth/auth-plugin.js';
 import type { AuthLayer } from './auth/index.js';
+import { queryRoutes } from './api/query-routes.js';
+import { uiRoutes } from './http/ui-routes.js';
+import type { QueryLayer } from './query/index.js';
 import { PHOENIX_COMPATIBLE_VERSION, SIGHTLINE_VERSION } from './version.js';
 
 export interface AppDependencies {
   config: Config;
   ingest: IngestService;
   auth: AuthLayer;
+  query: QueryLayer;
   logger: FastifyBaseLogger;
 }
 
 /** A ready-to-listen Fastify instance serving every HTTP route. */
-export async function buildApp({ config, ingest, auth, logger }: AppDependencies): Promise<FastifyInstance> {
+export async function buildApp({ config, ingest, auth, query, logger }: AppDependencies): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: logger,
     // Per-request lines would dominate the log under ingest load; errors are still logged.
@@ -69,8 +75,12 @@ export async function buildApp({ config, ingest, auth, logger }: AppDependencies
       await scope.register(systemRoutes);
       await scope.register(otlpHttpRoutes, { ingest, maxBodyBytes: config.ingest.maxBodyBytes });
       await scope.register(authRoutes, { config, sessions: auth.sessions });
+      await scope.register(passwordResetRoutes, { config, resets: auth.passwordResets });
+      await scope.register(oauth2Routes, { config, oidc: auth.oidc, sessions: auth.sessions });
       await scope.register(usersRoutes, { users: auth.users });
       await scope.register(apiKeysRoutes, { apiKeys: auth.apiKeys });
+      await scope.register(queryRoutes, { query });
+      await scope.register(uiRoutes, { config });
     },
     { prefix },
   );

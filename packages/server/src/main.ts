@@ -4,6 +4,7 @@ import { ConfigError, loadConfig, type Config } from './config.js';
 import { startServer } from './server.js';
 import { createUserCommand, resetPasswordCommand } from './admin-commands.js';
 import { SIGHTLINE_VERSION } from './version.js';
+import { registerMonitorCommands } from '@sightline/monitor';
 
 /** Builds the command tree; exported so tests can drive it without spawning. */
 export function buildCli(): Command {
@@ -49,6 +50,7 @@ export function buildCli(): Command {
       const result = await resetPasswordCommand(loadConfig(), options.email, options.password);
       process.stdout.write(`password reset for ${result.email}${result.generatedPassword ? `; new password: ${result.generatedPassword}` : ''}\n`);
     });
+  registerMonitorCommands(program);
   return program;
 }
 

@@ -8,6 +8,7 @@ import { ruleFor } from './auth/permissions.js';
 import type { Config } from './config.js';
 import { openDatabase, type Database } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
+import { createQueryLayer } from './query/index.js';
 import { createIngestService } from './ingest/ingest-service.js';
 import { startOtlpGrpcServer, type GrpcServerHandle } from './ingest/otlp-grpc-server.js';
 import { PostgresSpanWriter } from './ingest/postgres-span-writer.js';
@@ -51,7 +52,9 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
       onError: (error) => logger.error({ err: error }, 'span write failed'),
     });
     const ingest = createIngestService(queue);
-    app = await buildApp({ config, ingest, auth, logger });
+    // A deleted project's id must not stay cached by the writer, or its next spans would be refused.
+    const query = createQueryLayer(database, { onProjectsDeleted: () => writer?.forgetProjects() });
+    app = await buildApp({ config, ingest, auth, query, logger });
     await app.listen({ host: config.host, port: config.port });
     grpc = await startOtlpGrpcServer({
       host: config.host,

@@ -11,12 +11,18 @@ import { createAuthenticator, type Authenticator } from './authenticator.js';
 import { createJwtCodec } from './jwt.js';
 import { createSessionsService, type SessionsService } from './sessions-service.js';
 import { createUsersService, type UsersService } from './users-service.js';
+import { createMailer } from './mailer.js';
+import { createOidcService, type OidcService } from './oidc-service.js';
+import { createPasswordResetService, type PasswordResetService } from './password-reset-service.js';
+import { createPasswordResetRepository } from '../db/repositories/password-reset-repository.js';
 
 export interface AuthLayer {
   authenticator: Authenticator;
   sessions: SessionsService;
   users: UsersService;
   apiKeys: ApiKeysService;
+  passwordResets: PasswordResetService;
+  oidc: OidcService;
 }
 
 /** Builds the auth layer over the database; with auth off it exists but every route using it is refused. */
@@ -39,6 +45,15 @@ export function createAuthLayer(config: Config, database: Database, onError?: (e
   return {
     authenticator,
     sessions,
+    passwordResets: createPasswordResetService({
+      config,
+      users: usersRepository,
+      resets: createPasswordResetRepository(db),
+      sessions,
+      mailer: config.smtp ? createMailer(config.smtp) : null,
+      onError,
+    }),
+    oidc: createOidcService({ config, users: usersRepository, onError }),
     users: createUsersService({ db, users: usersRepository, sessions, authenticator }),
     apiKeys: createApiKeysService({ apiKeys: apiKeysRepository, authenticator }),
   };

@@ -41,7 +41,6 @@ export const PERMISSIONS: Readonly<Record<RouteKey, RouteRule>> = {
   'GET /docs/json': { access: 'public' },
   'GET /docs/yaml': { access: 'public' },
   'GET /docs/static/*': { access: 'public' },
-  'GET /docs/*': { access: 'public' },
 
   // Trace ingest (OTLP/HTTP); gRPC applies the same rule in its own server.
   'POST /v1/traces': { access: 'any', rule: 'trace submission needs an API key when auth is on' },
@@ -52,6 +51,10 @@ export const PERMISSIONS: Readonly<Record<RouteKey, RouteRule>> = {
   'POST /auth/logout': { access: 'public', authOnly: true },
   'GET /auth/logout': { access: 'public', authOnly: true },
   'POST /auth/refresh': { access: 'public', authOnly: true },
+  'POST /auth/password-reset-email': { access: 'public', authOnly: true, rule: 'password recovery (local users only)' },
+  'POST /auth/password-reset': { access: 'public', authOnly: true, rule: 'password recovery (local users only)' },
+  'GET /oauth2/:idp/login': { access: 'public', authOnly: true, rule: 'OAuth2 / OpenID Connect login' },
+  'GET /oauth2/:idp/tokens': { access: 'public', authOnly: true, rule: 'OAuth2 redirect URI' },
 
   // The current user
   'GET /v1/user': { access: 'any', duringPasswordReset: true },
@@ -83,6 +86,32 @@ export const PERMISSIONS: Readonly<Record<RouteKey, RouteRule>> = {
   'GET /v1/system/api_keys': { access: 'admin', authOnly: true, rule: 'List All System API Keys' },
   'POST /v1/system/api_keys': { access: 'admin', authOnly: true, sessionOnly: true, rule: 'Create System API Keys' },
   'DELETE /v1/system/api_keys/:api_key_id': { access: 'admin', authOnly: true, rule: 'Delete System API Keys' },
+
+  // Projects, spans, traces, annotations: project data, readable and writable with any valid credential (system keys too).
+  'GET /v1/projects': { access: 'any', rule: 'project data' },
+  'POST /v1/projects': { access: 'any', rule: 'project data' },
+  'GET /v1/projects/:project_identifier': { access: 'any', rule: 'project data' },
+  'PUT /v1/projects/:project_identifier': { access: 'any', rule: 'project data' },
+  'DELETE /v1/projects/:project_identifier': { access: 'any', rule: 'project data (the default project cannot be deleted: projects-service)' },
+  'GET /v1/projects/:project_identifier/summary': { access: 'any', rule: 'project data' },
+  'GET /v1/projects/:project_identifier/timeseries': { access: 'any', rule: 'project data' },
+  'GET /v1/projects/:project_identifier/spans': { access: 'any', rule: 'project data' },
+  'GET /v1/spans/:span_identifier': { access: 'any', rule: 'project data' },
+  'GET /v1/projects/:project_identifier/traces': { access: 'any', rule: 'project data' },
+  'GET /v1/projects/:project_identifier/traces/:trace_identifier': { access: 'any', rule: 'project data' },
+  'POST /v1/span_annotations': { access: 'any', rule: 'project data (annotations record the calling user, if any)' },
+  'GET /v1/projects/:project_identifier/span_annotations': { access: 'any', rule: 'project data' },
+
+  // Web UI (http/ui-routes.ts): static files and the pages of the single-page app; its data comes from the routes above.
+  'GET /': { access: 'public', rule: "the UI's static files and login pages" },
+  'GET /assets/*': { access: 'public', rule: "the UI's static files" },
+  'GET /login': { access: 'public', rule: "the UI's login pages" },
+  'GET /forgot-password': { access: 'public', rule: "the UI's login pages" },
+  'GET /reset-password-with-token': { access: 'public', rule: "the UI's login pages (mailed reset links)" },
+  'GET /change-password': { access: 'public', rule: "the UI's login pages" },
+  'GET /settings': { access: 'public', rule: 'UI page; its data needs a session' },
+  'GET /projects': { access: 'public', rule: 'UI page; its data needs a session' },
+  'GET /projects/*': { access: 'public', rule: 'UI pages; their data needs a session' },
 };
 
 /** The table row for a route, or undefined when the route was never declared. */

@@ -63,6 +63,22 @@ async function hashedPassword(password: string) {
   return hashPassword(password);
 }
 
+/**
+ * Locks the rows of every active admin until the end of the transaction (a write that changes
+ * nothing), so two requests that each remove an admin (demotion or deletion) cannot both see
+ * "another admin remains" and leave the server without one: the second waits, then counts again.
+ */
+async function lockActiveAdmins(trx: Kysely<DB>): Promise<void> {
+  await trx.updateTable('users').set({ role: 'admin' }).where('role', '=', 'admin').where('deleted_at', 'is', null).execute();
+}
+
+/** 409 unless another active admin remains besides `user` (call after lockActiveAdmins). */
+async function assertNotLastAdmin(trx: Kysely<DB>, user: UserRecord): Promise<void> {
+  if (user.role === 'admin' && (await createUsersRepository(trx).countActiveAdmins()) <= 1) {
+    throw new HttpError(409, 'the server must keep at least one active admin');
+  }
+}
+
 export type UsersService = ReturnType<typeof createUsersService>;
 
 /** The users service. */
@@ -86,13 +102,14 @@ export function createUsersService({ db, users, sessions, authenticator }: Depen
   const applyChanges = async (
     user: UserRecord,
     changes: { username?: string; role?: Role; password?: { hash: string; salt: string }; passwordNeedsReset?: boolean },
+    conn: Kysely<DB> = db,
   ): Promise<UserRecord> => {
     if (changes.username !== undefined && changes.username !== user.username) {
-      const taken = await db.selectFrom('users').select('id').where('username', '=', changes.username).executeTakeFirst();
+      const taken = await conn.selectFrom('users').select('id').where('username', '=', changes.username).executeTakeFirst();
       if (taken) throw new HttpError(409, `the username ${changes.username} is already in use (or belonged to a deleted user)`);
     }
     try {
-      const updated = await users.update(
+      const updated = await (conn === db ? users : createUsersRepository(conn)).update(
         user.id,
         {
           username: changes.username,
@@ -203,19 +220,27 @@ export function createUsersService({ db, users, sessions, authenticator }: Depen
       const role = input.role !== undefined ? parseRole(input.role) : undefined;
       const roleChanges = role !== undefined && role !== user.role;
       if (roleChanges && user.id === actor.user.id) throw new HttpError(409, 'you cannot change your own role');
-      if (roleChanges && user.role === 'admin' && (await users.countActiveAdmins()) <= 1) {
-        throw new HttpError(409, 'the server must keep at least one active admin');
-      }
       if (input.password !== undefined && user.authMethod !== 'LOCAL') throw invalid('users who sign in through an identity provider have no password here');
       const username = input.username !== undefined ? parseUsername(input.username) : undefined;
       const password = input.password !== undefined ? await hashedPassword(input.password) : undefined;
-      const updated = await applyChanges(user, {
+      const changes = {
         username,
         role,
         password,
         // A password set by an admin is a temporary one; the owner must choose their own.
         passwordNeedsReset: password ? user.id !== actor.user.id : undefined,
-      });
+      };
+      const updated =
+        roleChanges && user.role === 'admin'
+          ? // A demotion: check and write under the admins' lock (see lockActiveAdmins).
+            await db.transaction().execute(async (trx) => {
+              await lockActiveAdmins(trx);
+              const current = await createUsersRepository(trx).findActiveById(id);
+              if (!current) throw new HttpError(404, 'user not found');
+              await assertNotLastAdmin(trx, current);
+              return applyChanges(current, changes, trx);
+            })
+          : await applyChanges(user, changes);
       if (password || roleChanges) await sessions.revokeAll(user.id);
       return updated;
     },
@@ -223,11 +248,11 @@ export function createUsersService({ db, users, sessions, authenticator }: Depen
     /** Deletes a user for good: sessions and user keys die at once; email and username stay reserved. */
     async delete(actor: UserPrincipal, id: number): Promise<void> {
       if (id === actor.user.id) throw new HttpError(409, 'you cannot delete yourself');
-      const user = await requireActive(id);
-      if (user.role === 'admin' && (await users.countActiveAdmins()) <= 1) {
-        throw new HttpError(409, 'the server must keep at least one active admin');
-      }
       await db.transaction().execute(async (trx) => {
+        await lockActiveAdmins(trx);
+        const user = await createUsersRepository(trx).findActiveById(id);
+        if (!user) throw new HttpError(404, 'user not found');
+        await assertNotLastAdmin(trx, user);
         const stamp = now();
         await createUsersRepository(trx).markDeleted(id, stamp);
         await createApiKeysRepository(trx).deleteForUser(id);

@@ -95,6 +95,31 @@ export interface LoginFailuresTable {
   locked_until: Timestamp | null;
 }
 
+export interface SpanAnnotationsTable {
+  id: Generated<number>;
+  span_rowid: number;
+  name: string;
+  label: string | null;
+  score: number | null;
+  explanation: string | null;
+  /** JSON object: text in SQLite, jsonb in PostgreSQL (read back as a string or an object). */
+  metadata: string;
+  annotator_kind: 'LLM' | 'CODE' | 'HUMAN';
+  identifier: string;
+  source: 'API' | 'APP';
+  user_id: number | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface PasswordResetTokensTable {
+  token_hash: string;
+  user_id: number;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  used_at: Timestamp | null;
+}
+
 export interface DB {
   projects: ProjectsTable;
   traces: TracesTable;
@@ -104,4 +129,6 @@ export interface DB {
   sessions: SessionsTable;
   auth_tokens: AuthTokensTable;
   login_failures: LoginFailuresTable;
+  span_annotations: SpanAnnotationsTable;
+  password_reset_tokens: PasswordResetTokensTable;
 }

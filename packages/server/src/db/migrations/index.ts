@@ -3,6 +3,8 @@ import type { Migration } from 'kysely';
 import type { Dialect } from '../../config.js';
 import * as traces from './0001-traces.js';
 import * as auth from './0002-auth.js';
+import * as queryIndexes from './0003-query-indexes.js';
+import * as passwordReset from './0004-password-reset.js';
 
 export interface MigrationContext {
   dialect: Dialect;
@@ -13,5 +15,7 @@ export function migrations(context: MigrationContext): Record<string, Migration>
   return {
     '0001-traces': { up: traces.up(context) },
     '0002-auth': { up: auth.up(context) },
+    '0003-query-indexes': { up: queryIndexes.up(context) },
+    '0004-password-reset': { up: passwordReset.up(context) },
   };
 }

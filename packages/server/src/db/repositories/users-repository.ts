@@ -74,6 +74,11 @@ export function createUsersRepository(db: Kysely<DB>) {
       const row = await db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst();
       return row && toRecord(row);
     },
+    /** Any user with this username, deleted or not. */
+    async findByUsername(username: string): Promise<UserRecord | undefined> {
+      const row = await db.selectFrom('users').selectAll().where('username', '=', username).executeTakeFirst();
+      return row && toRecord(row);
+    },
     async findByOauth2Identity(idp: string, sub: string): Promise<UserRecord | undefined> {
       const row = await db.selectFrom('users').selectAll().where('oauth2_idp', '=', idp).where('oauth2_sub', '=', sub).executeTakeFirst();
       return row && toRecord(row);
@@ -125,6 +130,22 @@ export function createUsersRepository(db: Kysely<DB>) {
         })
         .where('id', '=', id)
         .where('deleted_at', 'is', null)
+        .returningAll()
+        .executeTakeFirst();
+      return row && toRecord(row);
+    },
+    /**
+     * Links an active OAUTH2 user that has no IDP identity yet (created by an admin) to (idp, sub);
+     * undefined when the user is not such a user (any more), e.g. another login linked it first.
+     */
+    async linkOauth2Identity(id: number, idp: string, sub: string, now: string): Promise<UserRecord | undefined> {
+      const row = await db
+        .updateTable('users')
+        .set({ oauth2_idp: idp, oauth2_sub: sub, updated_at: now })
+        .where('id', '=', id)
+        .where('deleted_at', 'is', null)
+        .where('auth_method', '=', 'OAUTH2')
+        .where('oauth2_idp', 'is', null)
         .returningAll()
         .executeTakeFirst();
       return row && toRecord(row);

@@ -1,0 +1,140 @@
+/**
+ * The floor: what one thread of this process achieves with the server's own decode and insert
+ * code and no HTTP: each request body decoded (decodeProtobufExport + toSpanRows), rows
+ * collected and committed in batches of `batchSpans` (the server's largest group commit), on a
+ * fresh migrated database. Only decode and insert are timed (id patching is the load
+ * generator's work and is left out).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { openDatabase, openSqlite } from '../../packages/server/src/db/database.js';
+import { migrateToLatest } from '../../packages/server/src/db/migrate.js';
+import { decodeProtobufExport } from '../../packages/server/src/ingest/decode-protobuf.js';
+import { PostgresSpanWriter } from '../../packages/server/src/ingest/postgres-span-writer.js';
+import { toSpanRows, type SpanRow } from '../../packages/server/src/ingest/span-rows.js';
+import { SqliteSpanStore } from '../../packages/server/src/ingest/sqlite-span-store.js';
+import type { BodyTemplate, IdPatcher } from './spans.js';
+
+export type FloorTarget = { dialect: 'sqlite'; file: string } | { dialect: 'postgres'; url: string };
+
+export interface FloorOptions {
+  target: FloorTarget;
+  pool: BodyTemplate[];
+  patcher: IdPatcher;
+  warmupMs: number;
+  durationMs: number;
+  batchSpans: number;
+}
+
+export interface FloorResult {
+  spans: number;
+  commits: number;
+  /** Time spent decoding and inserting inside the measured part, ms. */
+  busyMs: number;
+  decodeMs: number;
+  insertMs: number;
+  spansPerSecond: number;
+  /** Every span committed, warm-up included (for the stored-count check). */
+  committedSpans: number;
+  storedSpans: number;
+}
+
+interface Store {
+  write(rows: SpanRow[]): void | Promise<void>;
+  count(): Promise<number>;
+  close(): Promise<void>;
+}
+
+async function openStore(target: FloorTarget): Promise<Store> {
+  if (target.dialect === 'sqlite') {
+    fs.mkdirSync(path.dirname(target.file), { recursive: true });
+    const database = openDatabase({ dialect: 'sqlite', url: target.file });
+    await migrateToLatest(database);
+    await database.close();
+    const connection = openSqlite(target.file);
+    const store = new SqliteSpanStore(connection);
+    return {
+      write: (rows) => store.write(rows),
+      count: async () => Number(connection.prepare('SELECT count(*) FROM spans').pluck().get()),
+      close: async () => void connection.close(),
+    };
+  }
+  const database = openDatabase({ dialect: 'postgres', url: target.url });
+  await migrateToLatest(database);
+  await database.close();
+  const writer = new PostgresSpanWriter(target.url);
+  return {
+    write: (rows) => writer.write(rows),
+    count: async () => {
+      const counter = openDatabase({ dialect: 'postgres', url: target.url });
+      try {
+        const row = await counter.db.selectFrom('spans').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
+        return Number(row.n);
+      } finally {
+        await counter.close();
+      }
+    },
+    close: () => writer.close(),
+  };
+}
+
+/** Runs the decode-then-insert loop for warm-up plus the measured duration. */
+export async function measureFloor(options: FloorOptions): Promise<FloorResult> {
+  const store = await openStore(options.target);
+  try {
+    let pending: SpanRow[] = [];
+    let spans = 0;
+    let commits = 0;
+    let decodeNs = 0n;
+    let insertNs = 0n;
+    let committedSpans = 0;
+    let measuring = false;
+    const started = performance.now();
+    const windowStart = started + options.warmupMs;
+    const windowEnd = windowStart + options.durationMs;
+    let next = 0;
+    while (true) {
+      const template = options.pool[next++ % options.pool.length]!;
+      const body = options.patcher.next(template);
+      const t0 = process.hrtime.bigint();
+      const rows = toSpanRows(decodeProtobufExport(body));
+      for (const row of rows) pending.push(row);
+      const t1 = process.hrtime.bigint();
+      decodeNs += t1 - t0;
+      if (pending.length < options.batchSpans) continue;
+      const written = store.write(pending);
+      if (written instanceof Promise) await written;
+      insertNs += process.hrtime.bigint() - t1;
+      committedSpans += pending.length;
+      spans += pending.length;
+      commits++;
+      pending = [];
+      const now = performance.now();
+      if (!measuring && now >= windowStart) {
+        // Warm-up over: start counting at this commit boundary.
+        measuring = true;
+        spans = 0;
+        commits = 0;
+        decodeNs = 0n;
+        insertNs = 0n;
+      } else if (measuring && now >= windowEnd) {
+        break;
+      }
+    }
+    const decodeMs = Number(decodeNs) / 1e6;
+    const insertMs = Number(insertNs) / 1e6;
+    const busyMs = decodeMs + insertMs;
+    return {
+      spans,
+      commits,
+      busyMs,
+      decodeMs,
+      insertMs,
+      spansPerSecond: spans / (busyMs / 1000),
+      committedSpans,
+      storedSpans: await store.count(),
+    };
+  } finally {
+    await store.close();
+  }
+}

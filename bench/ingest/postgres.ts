@@ -1,0 +1,57 @@
+/** Fresh, throwaway PostgreSQL databases for the benchmark, created through the URL given. */
+import pg from 'pg';
+
+export interface ScratchDatabase {
+  name: string;
+  url: string;
+  drop(): Promise<void>;
+}
+
+async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Creates an empty database on the server of `adminUrl` (its role needs CREATEDB). */
+export async function createScratchDatabase(adminUrl: string, suffix: string): Promise<ScratchDatabase> {
+  const name = `sightline_bench_${process.pid}_${Date.now().toString(36)}_${suffix}`;
+  await withClient(adminUrl, (client) => client.query(`CREATE DATABASE ${name}`));
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    name,
+    url: url.toString(),
+    drop: () => withClient(adminUrl, (client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => {}),
+  };
+}
+
+/** Spans stored in a database. */
+export function countSpans(url: string): Promise<number> {
+  return withClient(url, async (client) => Number((await client.query<{ n: string }>('SELECT count(*) AS n FROM spans')).rows[0]!.n));
+}
+
+/** The server's version and the settings that decide commit cost, for the report. */
+export function describeServer(url: string): Promise<Record<string, string>> {
+  return withClient(url, async (client) => {
+    const settings = await client.query<{ name: string; setting: string }>(
+      `SELECT name, setting FROM pg_settings WHERE name IN ('server_version', 'fsync', 'synchronous_commit', 'full_page_writes', 'shared_buffers', 'wal_level', 'max_wal_size')`,
+    );
+    return Object.fromEntries(settings.rows.map((row) => [row.name, row.setting]));
+  });
+}
+
+/** Indexes of the span and trace tables (they set most of the insert cost). */
+export function listIndexes(url: string): Promise<string[]> {
+  return withClient(url, async (client) =>
+    (
+      await client.query<{ name: string }>(
+        `SELECT tablename || '.' || indexname AS name FROM pg_indexes WHERE tablename IN ('spans', 'traces') ORDER BY 1`,
+      )
+    ).rows.map((row) => row.name),
+  );
+}

@@ -1,0 +1,15 @@
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import { runLoad } from './load.js';
+const dir = '/tmp/prof-mon'; fs.rmSync(dir, { recursive: true, force: true }); fs.mkdirSync(dir);
+const env = { ...process.env, SERVICE_WORKING_DIR: dir, MONITOR_PORT: '7130', MONITOR_LOG_LEVEL: 'warn' };
+const k = JSON.parse(spawnSync(process.execPath, ['packages/server/bin/sightline.js', 'monitor', 'create-space', '--name', 'b', '--json'], { env, encoding: 'utf8' }).stdout);
+const child = spawn(process.execPath, [...(process.env.PROF ? ['--cpu-prof', `--cpu-prof-dir=${dir}/prof`] : []), 'packages/server/bin/sightline.js', 'monitor', 'serve'], { env, stdio: 'inherit' });
+await new Promise((r) => setTimeout(r, 2500));
+const ts = new Date(Date.now() - 60000).toISOString();
+const req = (i: number) => { const body = `{"space_key":"${k.space_key}","model_id":"bench-model","prediction_id":"id-${i}","prediction":{"timestamp":"${ts}","model_version":"v1","label":{"score_categorical":{"score_category":{"category":"fraud","score":0.87}}},"features":{"amount":{"double":12.5},"country":{"string":"DE"},"items":{"int":"3"},"merchant":{"string":"m-1234"},"age_days":{"int":"812"},"velocity":{"double":0.25}},"tags":{"region":{"string":"eu"},"shard":{"int":"7"}}},"environment_params":{"production":{}}}`;
+ return Buffer.from(`POST /v1/log HTTP/1.1\r\nHost: x\r\nAuthorization: ${k.api_key}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`); };
+const r = await runLoad({ host: '127.0.0.1', port: 7130, connections: Number(process.env.CONN ?? 64), warmupMs: 1000, durationMs: 5000, request: req });
+console.log('req/s', r.okInWindow / 5, r.non200);
+child.kill('SIGTERM');
+await new Promise((r) => child.once('exit', r));

@@ -1,0 +1,74 @@
+/** Starts and stops the monitor service: database, write path, HTTP. */
+import type { FastifyInstance } from 'fastify';
+import { pino, type Logger } from 'pino';
+import { buildMonitorApp } from './app.js';
+import type { MonitorConfig } from './config.js';
+import { openMonitorDatabase, type MonitorDatabase } from './db/database.js';
+import { migrateMonitorDatabase } from './db/migrate.js';
+import { RecordReader } from './read/record-reader.js';
+import { SpacesService } from './spaces/spaces-service.js';
+import { PostgresRecordWriter } from './store/postgres-record-writer.js';
+import type { RecordWriter } from './store/record-writer.js';
+import { SqliteRecordWriter } from './store/sqlite-record-writer.js';
+import { WriteQueue } from './store/write-queue.js';
+
+/** Connections the PostgreSQL writer commits on concurrently. */
+const POSTGRES_WRITE_CONNECTIONS = 4;
+
+export interface RunningMonitor {
+  /** Base URL, e.g. http://127.0.0.1:6007 */
+  url: string;
+  port: number;
+  app: FastifyInstance;
+  database: MonitorDatabase;
+  spaces: SpacesService;
+  queue: WriteQueue;
+  close(): Promise<void>;
+}
+
+/** Opens and migrates the database, then listens on MONITOR_HOST:MONITOR_PORT. */
+export async function startMonitorServer(config: MonitorConfig, logger: Logger = pino({ level: config.logLevel })): Promise<RunningMonitor> {
+  const database = openMonitorDatabase(config.database);
+  let writer: RecordWriter | null = null;
+  let queue: WriteQueue | null = null;
+  let app: FastifyInstance | null = null;
+  const close = async () => {
+    await app?.close();
+    await queue?.close();
+    await writer?.close();
+    await database.close();
+  };
+  try {
+    await migrateMonitorDatabase(database);
+    const spaces = new SpacesService(database);
+    const sqlite = config.database.dialect === 'sqlite';
+    writer = sqlite ? new SqliteRecordWriter(config.database.url) : new PostgresRecordWriter(config.database.url, POSTGRES_WRITE_CONNECTIONS);
+    queue = new WriteQueue(writer, {
+      maxQueuedRecords: config.maxQueuedRecords,
+      maxBatchRecords: config.maxBatchRecords,
+      // The SQLite writer thread folds queued batches into one transaction; PostgreSQL commits on several connections.
+      maxInFlight: sqlite ? 64 : POSTGRES_WRITE_CONNECTIONS,
+      onError: (error) => logger.error({ err: error }, 'record write failed'),
+    });
+    app = await buildMonitorApp({ config, spaces, queue, reader: new RecordReader(database), logger });
+    await app.listen({ host: config.host, port: config.port });
+    const address = app.server.address();
+    const port = typeof address === 'object' && address !== null ? address.port : config.port;
+    const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+    return { url: `http://${host}:${port}`, port, app, database, spaces, queue, close };
+  } catch (error) {
+    await close().catch(() => {});
+    throw error;
+  }
+}
+
+/** Runs an operator action against the configured database (no server needed). */
+export async function withSpaces<T>(config: MonitorConfig, action: (spaces: SpacesService) => Promise<T>): Promise<T> {
+  const database = openMonitorDatabase(config.database);
+  try {
+    await migrateMonitorDatabase(database);
+    return await action(new SpacesService(database));
+  } finally {
+    await database.close();
+  }
+}

@@ -1,0 +1,69 @@
+/**
+ * RecordWriter for PostgreSQL: a few dedicated connections; each batch is one transaction of
+ * set-based upserts (unnest). A statement may touch a row only once, so a batch that holds the
+ * same record twice is split into rounds in which every key appears at most once, in order.
+ */
+import type pg from 'pg';
+import { createPgPool } from '../db/database.js';
+import { RECORD_COLUMNS, UPSERT_CONFLICT_CLAUSE, rowValues, type RecordRow } from './record-rows.js';
+import type { RecordWriter } from './record-writer.js';
+
+const TYPES = [
+  'bigint', 'text', 'text', 'text', 'bigint', 'bigint', 'text', 'bigint', 'integer', 'text', 'float8', 'text', 'float8',
+  'text', 'text', 'text', 'bigint', 'text', 'float8', 'text', 'float8', 'text',
+];
+
+const UPSERT = `INSERT INTO monitor_records (${RECORD_COLUMNS.join(', ')})
+  SELECT * FROM unnest(${TYPES.map((type, index) => `$${index + 1}::${type}[]`).join(', ')})
+  ${UPSERT_CONFLICT_CLAUSE}`;
+
+/** Splits rows into rounds with unique (space, model, prediction) keys, keeping each key's order. */
+export function rounds(rows: RecordRow[]): RecordRow[][] {
+  const result: RecordRow[][] = [];
+  const seen = new Map<string, number>();
+  for (const row of rows) {
+    const key = `${row.spaceId}\u0000${row.modelId}\u0000${row.predictionId}`;
+    const round = seen.get(key) ?? 0;
+    seen.set(key, round + 1);
+    (result[round] ??= []).push(row);
+  }
+  // Key order within a round: concurrent writers (replicas) lock rows in one order.
+  const order = (a: RecordRow, b: RecordRow) =>
+    a.spaceId - b.spaceId || (a.modelId < b.modelId ? -1 : a.modelId > b.modelId ? 1 : a.predictionId < b.predictionId ? -1 : a.predictionId > b.predictionId ? 1 : 0);
+  for (const round of result) round.sort(order);
+  return result;
+}
+
+export class PostgresRecordWriter implements RecordWriter {
+  private readonly pool: pg.Pool;
+
+  /** `connections`: batches committed concurrently (each on its own connection). */
+  constructor(url: string, connections = 1) {
+    this.pool = createPgPool(url, connections);
+  }
+
+  async write(rows: RecordRow[]): Promise<void> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      for (const round of rounds(rows)) {
+        const columns: (string | number | null)[][] = RECORD_COLUMNS.map(() => []);
+        for (const row of round) {
+          const values = rowValues(row);
+          for (let index = 0; index < values.length; index++) columns[index]!.push(values[index]!);
+        }
+        await client.query({ name: 'monitor-upsert-records', text: UPSERT, values: columns });
+      }
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  close(): Promise<void> {
+    return this.pool.end();
+  }
+}

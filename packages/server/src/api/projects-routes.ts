@@ -1,0 +1,101 @@
+/** `/v1/projects`: list, create, read, update and delete projects (Phoenix-compatible). */
+import type { FastifyInstance } from 'fastify';
+import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { ProjectsService } from '../query/projects-service.js';
+import { DEFAULT_LIMIT, cursorId, page } from './pagination.js';
+import { presentProject } from './query-presenters.js';
+import { Nullable, Project, ProjectPath, errors, limitParam } from './query-schemas.js';
+
+export async function projectsRoutes(instance: FastifyInstance, { projects }: { projects: ProjectsService }) {
+  const app = instance.withTypeProvider<TypeBoxTypeProvider>();
+  const tags = ['projects'];
+
+  app.get(
+    '/v1/projects',
+    {
+      schema: {
+        tags,
+        operationId: 'getProjects',
+        summary: 'List all projects',
+        description: 'Projects newest first (by id), keyset-paginated.',
+        querystring: Type.Object({
+          limit: limitParam,
+          cursor: Type.Optional(Type.String({ description: 'The next_cursor of the previous page (a Project id); an invalid cursor answers 422.' })),
+          name_contains: Type.Optional(Type.String({ description: 'Only projects whose name contains this text (case-insensitive).' })),
+          include_experiment_projects: Type.Optional(Type.Boolean({ default: false, description: 'Accepted for Phoenix compatibility; no effect yet.' })),
+          include_dataset_evaluator_projects: Type.Optional(Type.Boolean({ default: false, description: 'Accepted for Phoenix compatibility; no effect yet.' })),
+        }),
+        response: { 200: Type.Object({ data: Type.Array(Project), next_cursor: Nullable(Type.String()) }), ...errors(422) },
+      },
+    },
+    async (request) => {
+      const limit = request.query.limit ?? DEFAULT_LIMIT;
+      const rows = await projects.list({ limit, fromId: cursorId('Project', request.query.cursor), nameContains: request.query.name_contains });
+      const result = page('Project', rows, limit);
+      return { data: result.rows.map(presentProject), next_cursor: result.nextCursor };
+    },
+  );
+
+  app.post(
+    '/v1/projects',
+    {
+      schema: {
+        tags,
+        operationId: 'createProject',
+        summary: 'Create a new project',
+        description: 'Body `{name, description?}` (not wrapped in `data`, as in Phoenix). 409 when the name is taken.',
+        body: Type.Object({ name: Type.String({ minLength: 1 }), description: Type.Optional(Nullable(Type.String())) }),
+        response: { 200: Type.Object({ data: Project }), ...errors(409, 422) },
+      },
+    },
+    async (request) => ({ data: presentProject(await projects.create(request.body)) }),
+  );
+
+  app.get(
+    '/v1/projects/:project_identifier',
+    {
+      schema: {
+        tags,
+        operationId: 'getProject',
+        summary: 'Get project by ID or name',
+        params: ProjectPath,
+        response: { 200: Type.Object({ data: Project }), ...errors(404, 422) },
+      },
+    },
+    async (request) => ({ data: presentProject(await projects.resolve(request.params.project_identifier)) }),
+  );
+
+  app.put(
+    '/v1/projects/:project_identifier',
+    {
+      schema: {
+        tags,
+        operationId: 'updateProject',
+        summary: 'Update a project by ID or name',
+        description: 'Sets the description (null clears it; absent leaves it). The name cannot change.',
+        params: ProjectPath,
+        body: Type.Object({ description: Type.Optional(Nullable(Type.String())) }),
+        response: { 200: Type.Object({ data: Project }), ...errors(404, 422) },
+      },
+    },
+    async (request) => ({ data: presentProject(await projects.update(request.params.project_identifier, request.body)) }),
+  );
+
+  app.delete(
+    '/v1/projects/:project_identifier',
+    {
+      schema: {
+        tags,
+        operationId: 'deleteProject',
+        summary: 'Delete a project by ID or name',
+        description: 'Deletes the project with all its traces, spans and annotations. The default project cannot be deleted (403).',
+        params: ProjectPath,
+        response: { 204: Type.Null({ description: 'Deleted' }), ...errors(404, 422) },
+      },
+    },
+    async (request, reply) => {
+      await projects.delete(request.params.project_identifier);
+      return reply.code(204).send(null);
+    },
+  );
+}

@@ -1,0 +1,72 @@
+/** `/v1/projects/{p}/spans` (Phoenix's getSpans) and `/v1/spans/{span_identifier}` (one span). */
+import type { FastifyInstance } from 'fastify';
+import { Type, type TSchema, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { SpansService } from '../query/spans-service.js';
+import { DEFAULT_LIMIT } from './pagination.js';
+import { presentSpan, presentSpanDetail } from './query-presenters.js';
+import {
+  Nullable, ProjectPath, Span, SpanDetail, SpanKindParam, StatusCodeParam, cursorParam, endTimeParam, errors, limitParam, orderParam, startTimeParam,
+} from './query-schemas.js';
+
+const repeated = <T extends TSchema>(item: T, description: string) => Type.Optional(Type.Array(item, { description }));
+
+export const SpanListQuery = Type.Object({
+  limit: limitParam,
+  cursor: cursorParam,
+  order: orderParam,
+  start_time: startTimeParam,
+  end_time: endTimeParam,
+  trace_id: repeated(Type.String(), 'Only spans of these traces (OpenTelemetry trace ids; repeat the parameter).'),
+  span_id: repeated(Type.String(), 'Only these spans (OpenTelemetry span ids; repeat the parameter).'),
+  parent_id: Type.Optional(Type.String({ description: 'Only children of this span (OpenTelemetry span id); the literal `null` selects root spans.' })),
+  name: repeated(Type.String(), 'Only spans with one of these names.'),
+  span_kind: repeated(SpanKindParam, 'Only spans of these OpenInference kinds.'),
+  status_code: repeated(StatusCodeParam, 'Only spans with these status codes.'),
+  attribute: repeated(
+    Type.String(),
+    'Attribute filter `key:value`, split at the first colon; repeat to AND several. The value matches the attribute as a string, ' +
+      'and also as a number or boolean when it reads as one (`llm.token_count.prompt:120`, `llm.streaming:true`); a JSON-quoted ' +
+      'value (`user.id:"123"`) matches only the string. A missing colon, empty key or value, or a null, list or object value answers 422.',
+  ),
+});
+
+export async function spansRoutes(instance: FastifyInstance, { spans }: { spans: SpansService }) {
+  const app = instance.withTypeProvider<TypeBoxTypeProvider>();
+  const tags = ['spans'];
+
+  app.get(
+    '/v1/projects/:project_identifier/spans',
+    {
+      schema: {
+        tags,
+        operationId: 'getSpans',
+        summary: 'List spans with simple filters (no DSL)',
+        description:
+          "Spans of a project, newest first (start_time, then id; `order=asc` for oldest first), keyset-paginated. " +
+          'Filters combine with AND; repeated values of one filter combine with OR.',
+        params: ProjectPath,
+        querystring: SpanListQuery,
+        response: { 200: Type.Object({ data: Type.Array(Span), next_cursor: Nullable(Type.String()) }), ...errors(404, 422) },
+      },
+    },
+    async (request) => {
+      const result = await spans.list(request.params.project_identifier, { ...request.query, limit: request.query.limit ?? DEFAULT_LIMIT });
+      return { data: result.spans.map(presentSpan), next_cursor: result.nextCursor };
+    },
+  );
+
+  app.get(
+    '/v1/spans/:span_identifier',
+    {
+      schema: {
+        tags,
+        operationId: 'getSpan',
+        summary: 'Get a span by ID or OpenTelemetry span id',
+        description: 'One span with all its attributes and events, and the id of its project (Sightline route; Phoenix has only DELETE here).',
+        params: Type.Object({ span_identifier: Type.String({ description: 'Span id (base64 "Span:<id>") or OpenTelemetry span id (16 hex digits).' }) }),
+        response: { 200: Type.Object({ data: SpanDetail }), ...errors(404, 422) },
+      },
+    },
+    async (request) => ({ data: presentSpanDetail(await spans.get(request.params.span_identifier)) }),
+  );
+}

@@ -1,0 +1,64 @@
+/** `/v1/projects/{p}/traces` (Phoenix's listProjectTraces) and one trace with its span tree. */
+import type { FastifyInstance } from 'fastify';
+import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { TracesService } from '../query/traces-service.js';
+import { DEFAULT_LIMIT } from './pagination.js';
+import { presentTrace, presentTraceDetail } from './query-presenters.js';
+import {
+  Nullable, ProjectPath, StringEnum, Trace, TraceDetail, cursorParam, endTimeParam, errors, limitParam, orderParam, startTimeParam,
+} from './query-schemas.js';
+
+export async function tracesRoutes(instance: FastifyInstance, { traces }: { traces: TracesService }) {
+  const app = instance.withTypeProvider<TypeBoxTypeProvider>();
+  const tags = ['traces'];
+
+  app.get(
+    '/v1/projects/:project_identifier/traces',
+    {
+      schema: {
+        tags,
+        operationId: 'listProjectTraces',
+        summary: 'List traces for a project',
+        description:
+          'Traces newest first by start time (or by latency with `sort=latency_ms`; `order=asc` reverses), keyset-paginated; ' +
+          'start_time/end_time bound the trace start time. `include_spans=true` adds every span of each trace (tree columns only).',
+        params: ProjectPath,
+        querystring: Type.Object({
+          limit: limitParam,
+          cursor: cursorParam,
+          sort: Type.Optional(StringEnum(['start_time', 'latency_ms'] as const, { description: 'Sort key (default start_time).' })),
+          order: orderParam,
+          start_time: startTimeParam,
+          end_time: endTimeParam,
+          include_spans: Type.Optional(Type.Boolean({ default: false, description: 'Embed the spans of each trace.' })),
+          session_identifier: Type.Optional(
+            Type.Array(Type.String(), { description: "Phoenix's session filter: not supported yet, answers 422 rather than ignoring it." }),
+          ),
+        }),
+        response: { 200: Type.Object({ data: Type.Array(Trace), next_cursor: Nullable(Type.String()) }), ...errors(404, 422) },
+      },
+    },
+    async (request) => {
+      const result = await traces.list(request.params.project_identifier, { ...request.query, limit: request.query.limit ?? DEFAULT_LIMIT });
+      return { data: result.traces.map(presentTrace), next_cursor: result.nextCursor };
+    },
+  );
+
+  app.get(
+    '/v1/projects/:project_identifier/traces/:trace_identifier',
+    {
+      schema: {
+        tags,
+        operationId: 'getTrace',
+        summary: 'Get a trace with all its spans',
+        description: 'One trace of the project with every span in full (attributes and events), in start order (Sightline route).',
+        params: Type.Object({
+          ...ProjectPath.properties,
+          trace_identifier: Type.String({ description: 'Trace id (base64 "Trace:<id>") or OpenTelemetry trace id (32 hex digits).' }),
+        }),
+        response: { 200: Type.Object({ data: TraceDetail }), ...errors(404, 422) },
+      },
+    },
+    async (request) => ({ data: presentTraceDetail(await traces.get(request.params.project_identifier, request.params.trace_identifier)) }),
+  );
+}

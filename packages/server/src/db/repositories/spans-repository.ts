@@ -1,0 +1,245 @@
+/**
+ * SQL for reading spans: filtered keyset lists of a project, spans of traces, one span.
+ * Times are read as exact decimal text (nanoseconds), never as JavaScript numbers.
+ */
+import { sql, type Kysely } from 'kysely';
+import type { Dialect } from '../../config.js';
+import { fromPosition, type KeysetPosition, type SortOrder } from '../keyset.js';
+import type { DB } from '../schema.js';
+import { bigintText, nanosLiteral, parseJsonColumn, sqlDialect, type AttributeScalar } from '../sql-dialect.js';
+
+export type StatusCode = 'UNSET' | 'OK' | 'ERROR';
+
+export interface SpanEventRecord {
+  name: string;
+  timestamp: string;
+  attributes: Record<string, unknown>;
+}
+
+export interface SpanRecord {
+  id: number;
+  traceRowid: number;
+  projectId: number;
+  traceId: string;
+  spanId: string;
+  parentId: string | null;
+  name: string;
+  spanKind: string;
+  /** Nanoseconds since the epoch, exact decimal text. */
+  startTime: string;
+  endTime: string;
+  statusCode: StatusCode;
+  statusMessage: string;
+  attributes: Record<string, unknown>;
+  events: SpanEventRecord[];
+  tokenCountPrompt: number | null;
+  tokenCountCompletion: number | null;
+  tokenCountTotal: number | null;
+}
+
+/** The few columns of a span that a trace's span tree needs. */
+export interface SpanSummaryRecord {
+  id: number;
+  traceRowid: number;
+  spanId: string;
+  parentId: string | null;
+  name: string;
+  spanKind: string;
+  statusCode: StatusCode;
+  startTime: string;
+  endTime: string;
+}
+
+export interface SpanFilters {
+  projectId: number;
+  traceIds?: string[] | undefined;
+  spanIds?: string[] | undefined;
+  /** null: root spans only; a span id: its children; undefined: no filter. */
+  parentId?: string | null | undefined;
+  names?: string[] | undefined;
+  spanKinds?: string[] | undefined;
+  statusCodes?: string[] | undefined;
+  /** On the span's start time: start inclusive, end exclusive (nanoseconds). */
+  startTime?: bigint | undefined;
+  endTime?: bigint | undefined;
+  /** Every filter must match (AND); each matches any of its candidates. */
+  attributes?: { key: string; candidates: AttributeScalar[] }[] | undefined;
+}
+
+export interface SpanPageQuery {
+  /** Rows to fetch (the caller asks for one more than the page size). */
+  limit: number;
+  order: SortOrder;
+  from?: KeysetPosition | undefined;
+}
+
+type SpanRow = {
+  id: number;
+  trace_rowid: number;
+  project_id: number;
+  trace_id: string;
+  span_id: string;
+  parent_id: string | null;
+  name: string;
+  span_kind: string;
+  start_time: string;
+  end_time: string;
+  status_code: string;
+  status_message: string;
+  attributes: unknown;
+  events: unknown;
+  llm_token_count_prompt: number | string | null;
+  llm_token_count_completion: number | string | null;
+  llm_token_count_total: number | string | null;
+};
+
+const count = (value: number | string | null): number | null => (value === null ? null : Number(value));
+
+function toRecord(row: SpanRow): SpanRecord {
+  return {
+    id: Number(row.id),
+    traceRowid: Number(row.trace_rowid),
+    projectId: Number(row.project_id),
+    traceId: row.trace_id,
+    spanId: row.span_id,
+    parentId: row.parent_id,
+    name: row.name,
+    spanKind: row.span_kind,
+    startTime: row.start_time,
+    endTime: row.end_time,
+    statusCode: row.status_code as StatusCode,
+    statusMessage: row.status_message,
+    attributes: parseJsonColumn<Record<string, unknown>>(row.attributes, {}),
+    events: parseJsonColumn<SpanEventRecord[]>(row.events, []),
+    tokenCountPrompt: count(row.llm_token_count_prompt),
+    tokenCountCompletion: count(row.llm_token_count_completion),
+    tokenCountTotal: count(row.llm_token_count_total),
+  };
+}
+
+export type SpansRepository = ReturnType<typeof createSpansRepository>;
+
+/** Spans repository over a Kysely connection (or transaction). */
+export function createSpansRepository(db: Kysely<DB>, dialect: Dialect) {
+  const sqlFor = sqlDialect(dialect);
+
+  const fullSpans = () =>
+    db
+      .selectFrom('spans')
+      .innerJoin('traces', 'traces.id', 'spans.trace_rowid')
+      .select([
+        'spans.id', 'spans.trace_rowid', 'spans.project_id', 'traces.trace_id', 'spans.span_id', 'spans.parent_id', 'spans.name',
+        'spans.span_kind', bigintText('spans.start_time').as('start_time'), bigintText('spans.end_time').as('end_time'),
+        'spans.status_code', 'spans.status_message', 'spans.attributes', 'spans.events',
+        'spans.llm_token_count_prompt', 'spans.llm_token_count_completion', 'spans.llm_token_count_total',
+      ]);
+
+  const execute = async (query: ReturnType<typeof fullSpans>) => (await query.execute()).map((row) => toRecord(row as SpanRow));
+
+  return {
+    /** A project's spans matching every filter, in (start_time, id) order from `from` on. */
+    async list(filters: SpanFilters, page: SpanPageQuery): Promise<SpanRecord[]> {
+      // Children of a stored span are looked up in that span's trace; children of an unknown span (orphans) by scanning.
+      const parentTrace =
+        typeof filters.parentId === 'string'
+          ? await db.selectFrom('spans').select('trace_rowid').where('span_id', '=', filters.parentId).executeTakeFirst()
+          : undefined;
+      // SQLite plans without statistics and would walk the project's time index for the ORDER BY even when
+      // trace, span or parent ids name a few rows; a unary + keeps it off the project-leading indexes then.
+      const selective = dialect === 'sqlite' && Boolean(filters.traceIds?.length || filters.spanIds?.length || parentTrace);
+      const projectColumn = selective ? sql<number>`+${sql.ref('spans.project_id')}` : sql.ref<number>('spans.project_id');
+      let query = fullSpans().where(projectColumn, '=', filters.projectId);
+      if (filters.traceIds?.length) {
+        const traceIds = filters.traceIds;
+        query = query.where('spans.trace_rowid', 'in', (eb) =>
+          eb.selectFrom('traces as t').select('t.id').where('t.trace_id', 'in', traceIds).where('t.project_id', '=', filters.projectId),
+        );
+      }
+      if (filters.spanIds?.length) query = query.where('spans.span_id', 'in', filters.spanIds);
+      if (filters.parentId === null) query = query.where('spans.parent_id', 'is', null);
+      else if (filters.parentId !== undefined) {
+        query = query.where('spans.parent_id', '=', filters.parentId);
+        if (parentTrace) query = query.where('spans.trace_rowid', '=', Number(parentTrace.trace_rowid));
+      }
+      if (filters.names?.length) query = query.where('spans.name', 'in', filters.names);
+      if (filters.spanKinds?.length) query = query.where('spans.span_kind', 'in', filters.spanKinds);
+      if (filters.statusCodes?.length === 1 && filters.statusCodes[0] === 'ERROR') {
+        // A literal, so that SQLite can use the partial index of error spans.
+        query = query.where('spans.status_code', '=', sql.lit('ERROR'));
+      } else if (filters.statusCodes?.length) {
+        query = query.where('spans.status_code', 'in', filters.statusCodes);
+      }
+      if (filters.startTime !== undefined) query = query.where(sql<boolean>`${sql.ref('spans.start_time')} >= ${nanosLiteral(filters.startTime)}`);
+      if (filters.endTime !== undefined) query = query.where(sql<boolean>`${sql.ref('spans.start_time')} < ${nanosLiteral(filters.endTime)}`);
+      for (const attribute of filters.attributes ?? []) {
+        query = query.where(sqlFor.attributeEquals('spans.attributes', attribute.key, attribute.candidates));
+      }
+      if (page.from) query = query.where(fromPosition(sql.ref('spans.start_time'), 'spans.id', page.from, page.order));
+      query = query.orderBy('spans.start_time', page.order).orderBy('spans.id', page.order).limit(page.limit);
+      return execute(query);
+    },
+
+    /** One span by row id. */
+    async findById(id: number): Promise<SpanRecord | undefined> {
+      return (await execute(fullSpans().where('spans.id', '=', id)))[0];
+    },
+
+    /** One span by its OpenTelemetry span id (lower-case hex). */
+    async findBySpanId(spanId: string): Promise<SpanRecord | undefined> {
+      return (await execute(fullSpans().where('spans.span_id', '=', spanId)))[0];
+    },
+
+    /** Every span of one trace, in start order. */
+    async listOfTrace(traceRowid: number): Promise<SpanRecord[]> {
+      return execute(fullSpans().where('spans.trace_rowid', '=', traceRowid).orderBy('spans.start_time', 'asc').orderBy('spans.id', 'asc'));
+    },
+
+    /** The tree columns of every span (or only the root spans) of the given traces, in start order within each trace. */
+    async summariesOfTraces(traceRowids: number[], options: { rootsOnly?: boolean } = {}): Promise<SpanSummaryRecord[]> {
+      if (traceRowids.length === 0) return [];
+      let query = db
+        .selectFrom('spans')
+        .select([
+          'id', 'trace_rowid', 'span_id', 'parent_id', 'name', 'span_kind', 'status_code',
+          bigintText('start_time').as('start_time'), bigintText('end_time').as('end_time'),
+        ])
+        .where('trace_rowid', 'in', traceRowids);
+      if (options.rootsOnly) query = query.where('parent_id', 'is', null);
+      const rows = await query.orderBy('trace_rowid').orderBy('start_time').orderBy('id').execute();
+      return rows.map((row) => ({
+        id: Number(row.id),
+        traceRowid: Number(row.trace_rowid),
+        spanId: row.span_id,
+        parentId: row.parent_id,
+        name: row.name,
+        spanKind: row.span_kind,
+        statusCode: row.status_code as StatusCode,
+        startTime: row.start_time,
+        endTime: row.end_time,
+      }));
+    },
+
+    /** Row ids of the given OpenTelemetry span ids that exist (any project). */
+    async rowidsBySpanId(spanIds: string[]): Promise<Map<string, number>> {
+      const found = new Map<string, number>();
+      for (let i = 0; i < spanIds.length; i += 500) {
+        const chunk = spanIds.slice(i, i + 500);
+        const rows = await db.selectFrom('spans').select(['id', 'span_id']).where('span_id', 'in', chunk).execute();
+        for (const row of rows) found.set(row.span_id, Number(row.id));
+      }
+      return found;
+    },
+
+    /** True when at least one of the span ids exists in the project. */
+    async anyInProject(projectId: number, spanIds: string[]): Promise<boolean> {
+      const row = await db
+        .selectFrom('spans')
+        .select('id')
+        .where('project_id', '=', projectId)
+        .where('span_id', 'in', spanIds)
+        .limit(1)
+        .executeTakeFirst();
+      return row !== undefined;
+    },
+  };
+}

@@ -1,0 +1,113 @@
+/** SQL for reading traces: keyset lists of a project, one trace, and per-trace aggregates of their spans. */
+import { sql, type Expression, type Kysely } from 'kysely';
+import { fromPosition, type KeysetPosition, type SortOrder } from '../keyset.js';
+import type { DB } from '../schema.js';
+import { bigintText, nanosLiteral } from '../sql-dialect.js';
+
+export interface TraceRecord {
+  id: number;
+  projectId: number;
+  traceId: string;
+  /** Nanoseconds since the epoch, exact decimal text. */
+  startTime: string;
+  endTime: string;
+}
+
+/** Aggregates over a trace's spans. Token counts only exist on LLM spans, so each call counts once. */
+export interface TraceStats {
+  spanCount: number;
+  errorCount: number;
+  tokenCountPrompt: number;
+  tokenCountCompletion: number;
+  tokenCountTotal: number;
+}
+
+export type TraceSort = 'start_time' | 'latency_ms';
+
+export interface TraceListQuery {
+  projectId: number;
+  /** On the trace's start time: start inclusive, end exclusive (nanoseconds). */
+  startTime?: bigint | undefined;
+  endTime?: bigint | undefined;
+  sort: TraceSort;
+  order: SortOrder;
+  from?: KeysetPosition | undefined;
+  /** Rows to fetch (the caller asks for one more than the page size). */
+  limit: number;
+}
+
+type TraceRow = { id: number; project_id: number; trace_id: string; start_time: string; end_time: string };
+
+function toRecord(row: TraceRow): TraceRecord {
+  return { id: Number(row.id), projectId: Number(row.project_id), traceId: row.trace_id, startTime: row.start_time, endTime: row.end_time };
+}
+
+/** The sort key of a trace list; `end_time - start_time` is written exactly as in the traces_project_latency index. */
+export function traceSortKey(sort: TraceSort): Expression<unknown> {
+  return sort === 'latency_ms' ? sql`(${sql.ref('traces.end_time')} - ${sql.ref('traces.start_time')})` : sql.ref('traces.start_time');
+}
+
+export type TracesRepository = ReturnType<typeof createTracesRepository>;
+
+/** Traces repository over a Kysely connection (or transaction). */
+export function createTracesRepository(db: Kysely<DB>) {
+  const traces = () =>
+    db
+      .selectFrom('traces')
+      .select(['traces.id', 'traces.project_id', 'traces.trace_id', bigintText('traces.start_time').as('start_time'), bigintText('traces.end_time').as('end_time')]);
+
+  return {
+    /** A project's traces in (sort key, id) order from `from` on. */
+    async list(query: TraceListQuery): Promise<TraceRecord[]> {
+      const key = traceSortKey(query.sort);
+      let select = traces().where('traces.project_id', '=', query.projectId);
+      if (query.startTime !== undefined) select = select.where(sql<boolean>`${sql.ref('traces.start_time')} >= ${nanosLiteral(query.startTime)}`);
+      if (query.endTime !== undefined) select = select.where(sql<boolean>`${sql.ref('traces.start_time')} < ${nanosLiteral(query.endTime)}`);
+      if (query.from) select = select.where(fromPosition(key, 'traces.id', query.from, query.order));
+      select = select.orderBy(key, query.order).orderBy('traces.id', query.order).limit(query.limit);
+      return (await select.execute()).map(toRecord);
+    },
+
+    /** A trace of the project by row id or by OpenTelemetry trace id. */
+    async findInProject(projectId: number, by: { id: number } | { traceId: string }): Promise<TraceRecord | undefined> {
+      let select = traces().where('traces.project_id', '=', projectId);
+      select = 'id' in by ? select.where('traces.id', '=', by.id) : select.where('traces.trace_id', '=', by.traceId);
+      const row = await select.executeTakeFirst();
+      return row && toRecord(row);
+    },
+
+    async findById(id: number): Promise<TraceRecord | undefined> {
+      const row = await traces().where('traces.id', '=', id).executeTakeFirst();
+      return row && toRecord(row);
+    },
+
+    /** Span count, error count and token sums of each given trace. */
+    async stats(traceRowids: number[]): Promise<Map<number, TraceStats>> {
+      const result = new Map<number, TraceStats>();
+      if (traceRowids.length === 0) return result;
+      const rows = await db
+        .selectFrom('spans')
+        .select((eb) => [
+          'trace_rowid',
+          eb.fn.countAll<number | string>().as('span_count'),
+          sql<number | string>`sum(case when ${sql.ref('status_code')} = 'ERROR' then 1 else 0 end)`.as('error_count'),
+          sql<number | string | null>`sum(${sql.ref('llm_token_count_prompt')})`.as('prompt'),
+          sql<number | string | null>`sum(${sql.ref('llm_token_count_completion')})`.as('completion'),
+          sql<number | string | null>`sum(${sql.ref('llm_token_count_total')})`.as('total'),
+        ])
+        .where('trace_rowid', 'in', traceRowids)
+        .groupBy('trace_rowid')
+        .execute();
+      for (const row of rows) {
+        result.set(Number(row.trace_rowid), {
+          spanCount: Number(row.span_count),
+          errorCount: Number(row.error_count),
+          tokenCountPrompt: Number(row.prompt ?? 0),
+          tokenCountCompletion: Number(row.completion ?? 0),
+          tokenCountTotal: Number(row.total ?? 0),
+        });
+      }
+      return result;
+    },
+  };
+}

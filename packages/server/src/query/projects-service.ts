@@ -1,0 +1,66 @@
+/** Projects: resolve by id or name, list, create, update the description, delete with all their data. */
+import { fromGlobalId } from '../api/global-id.js';
+import { isUniqueViolation } from '../db/errors.js';
+import type { ProjectRecord, ProjectsRepository } from '../db/repositories/projects-repository.js';
+import { HttpError } from '../http/errors.js';
+import { DEFAULT_PROJECT_NAME } from '../ingest/span-rows.js';
+
+export interface ProjectsServiceDependencies {
+  projects: ProjectsRepository;
+  /** Called after a project was deleted, so that the ingest writer forgets its cached project ids. */
+  onProjectsDeleted: () => void;
+  now?: () => string;
+}
+
+export type ProjectsService = ReturnType<typeof createProjectsService>;
+
+export function createProjectsService({ projects, onProjectsDeleted, now = () => new Date().toISOString() }: ProjectsServiceDependencies) {
+  /** The project named by a Project GlobalID or by its name; 404 otherwise. */
+  const resolve = async (identifier: string): Promise<ProjectRecord> => {
+    const id = fromGlobalId('Project', identifier);
+    const project = (id !== null ? await projects.findById(id) : undefined) ?? (await projects.findByName(identifier));
+    if (!project) throw new HttpError(404, `project ${JSON.stringify(identifier)} not found`);
+    return project;
+  };
+
+  return {
+    resolve,
+
+    /** Projects newest first; `fromId` is the cursor's row (inclusive). Fetches limit + 1 rows. */
+    list(query: { limit: number; fromId?: number | undefined; nameContains?: string | undefined }): Promise<ProjectRecord[]> {
+      const needle = query.nameContains?.toLowerCase();
+      return projects.list({ limit: query.limit + 1, fromId: query.fromId, nameContains: needle || undefined });
+    },
+
+    /** Creates an empty project; 409 when the name is taken, 422 when it is blank. */
+    async create(input: { name: string; description?: string | null | undefined }): Promise<ProjectRecord> {
+      // Ingest trims project names, so a name with surrounding spaces could never receive spans.
+      const name = input.name.trim();
+      if (name === '') throw new HttpError(422, 'name must not be blank');
+      try {
+        return await projects.insert(name, input.description ?? null, now());
+      } catch (error) {
+        if (isUniqueViolation(error)) throw new HttpError(409, `a project named ${JSON.stringify(name)} already exists`);
+        throw error;
+      }
+    },
+
+    /** Sets the description (the name never changes: spans find their project by name). */
+    async update(identifier: string, input: { description?: string | null | undefined }): Promise<ProjectRecord> {
+      const project = await resolve(identifier);
+      if (input.description === undefined) return project;
+      const updated = await projects.updateDescription(project.id, input.description, now());
+      if (!updated) throw new HttpError(404, `project ${JSON.stringify(identifier)} not found`);
+      return updated;
+    },
+
+    /** Deletes the project with its traces, spans and annotations; the default project cannot be deleted (403). */
+    async delete(identifier: string): Promise<void> {
+      const project = await resolve(identifier);
+      if (project.name === DEFAULT_PROJECT_NAME) throw new HttpError(403, 'the default project cannot be deleted');
+      const deleted = await projects.delete(project.id);
+      onProjectsDeleted();
+      if (!deleted) throw new HttpError(404, `project ${JSON.stringify(identifier)} not found`);
+    },
+  };
+}

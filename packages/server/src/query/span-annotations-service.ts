@@ -1,0 +1,114 @@
+/** Span annotations: upsert a batch (all or nothing), list those of a project's spans. */
+import type { Kysely } from 'kysely';
+import type { Dialect } from '../config.js';
+import { createSpanAnnotationsRepository, type AnnotatorKind, type SpanAnnotationRecord } from '../db/repositories/span-annotations-repository.js';
+import { createSpansRepository } from '../db/repositories/spans-repository.js';
+import type { DB } from '../db/schema.js';
+import { HttpError } from '../http/errors.js';
+import type { ProjectsService } from './projects-service.js';
+
+export interface SpanAnnotationData {
+  span_id: string;
+  name: string;
+  annotator_kind: AnnotatorKind;
+  result?: { label?: string | null | undefined; score?: number | null | undefined; explanation?: string | null | undefined } | null | undefined;
+  metadata?: Record<string, unknown> | null | undefined;
+  identifier?: string | undefined;
+}
+
+export interface SpanAnnotationListParams {
+  limit: number;
+  fromId?: number | undefined;
+  span_ids?: string[] | undefined;
+  identifier?: string[] | undefined;
+  include_annotation_names?: string[] | undefined;
+  exclude_annotation_names?: string[] | undefined;
+}
+
+/** Most span ids or identifiers one list request may name (as Phoenix). */
+export const MAX_FILTER_VALUES = 1000;
+/** The name Phoenix reserves for notes (POST /v1/span_notes). */
+const RESERVED_NAME = 'note';
+
+export type SpanAnnotationsService = ReturnType<typeof createSpanAnnotationsService>;
+
+export function createSpanAnnotationsService(deps: { db: Kysely<DB>; dialect: Dialect; projects: ProjectsService; now?: () => string }) {
+  const { db, dialect, projects, now = () => new Date().toISOString() } = deps;
+  const annotations = createSpanAnnotationsRepository(db, dialect);
+  const spans = createSpansRepository(db, dialect);
+
+  return {
+    /**
+     * Creates or updates (same name, span and identifier) each annotation, in one transaction;
+     * returns their ids in request order. 404 when a span does not exist, 422 for the reserved name.
+     */
+    async annotate(items: SpanAnnotationData[], userId: number | null): Promise<number[]> {
+      if (items.length === 0) return [];
+      const normalized = items.map((item, index) => {
+        const name = item.name.trim();
+        if (name === '') throw new HttpError(422, `data[${index}].name must not be blank`);
+        if (name === RESERVED_NAME) throw new HttpError(422, `data[${index}].name: the name "note" is reserved for span notes`);
+        return { ...item, name, spanId: item.span_id.trim().toLowerCase() };
+      });
+      const wanted = [...new Set(normalized.map((item) => item.spanId))];
+      const rowids = await spans.rowidsBySpanId(wanted);
+      const missing = wanted.filter((spanId) => !rowids.has(spanId));
+      if (missing.length > 0) {
+        const shown = missing.slice(0, 10).join(', ') + (missing.length > 10 ? `, and ${missing.length - 10} more` : '');
+        throw new HttpError(404, `spans not found: ${shown}`);
+      }
+      const timestamp = now();
+      return db.transaction().execute(async (trx) => {
+        const repository = createSpanAnnotationsRepository(trx, dialect);
+        const ids: number[] = [];
+        for (const item of normalized) {
+          ids.push(
+            await repository.upsert(
+              {
+                spanRowid: rowids.get(item.spanId)!,
+                name: item.name,
+                annotatorKind: item.annotator_kind,
+                label: item.result?.label ?? null,
+                score: item.result?.score ?? null,
+                explanation: item.result?.explanation ?? null,
+                metadata: item.metadata ?? {},
+                identifier: item.identifier ?? '',
+                source: 'API',
+                userId,
+              },
+              timestamp,
+            ),
+          );
+        }
+        return ids;
+      });
+    },
+
+    /**
+     * Annotations of the project's spans, newest first, filtered by span ids and/or identifiers
+     * (at least one is required, as in Phoenix). 404 when only span ids are given and none of
+     * them is a span of the project. Fetches limit + 1 rows.
+     */
+    async list(projectIdentifier: string, params: SpanAnnotationListParams): Promise<SpanAnnotationRecord[]> {
+      const spanIds = [...new Set((params.span_ids ?? []).map((id) => id.trim().toLowerCase()).filter((id) => id !== ''))];
+      const identifiers = [...new Set(params.identifier ?? [])];
+      if (spanIds.length > MAX_FILTER_VALUES) throw new HttpError(422, `too many span_ids: ${spanIds.length} (at most ${MAX_FILTER_VALUES})`);
+      if (identifiers.length > MAX_FILTER_VALUES) throw new HttpError(422, `too many identifiers: ${identifiers.length} (at most ${MAX_FILTER_VALUES})`);
+      if (spanIds.length === 0 && identifiers.length === 0) throw new HttpError(422, 'at least one of span_ids or identifier is required');
+      const project = await projects.resolve(projectIdentifier);
+      const rows = await annotations.list({
+        projectId: project.id,
+        spanIds,
+        identifiers,
+        includeNames: params.include_annotation_names,
+        excludeNames: params.exclude_annotation_names,
+        fromId: params.fromId,
+        limit: params.limit + 1,
+      });
+      if (rows.length === 0 && spanIds.length > 0 && identifiers.length === 0 && !(await spans.anyInProject(project.id, spanIds))) {
+        throw new HttpError(404, 'none of the span_ids is a span of this project');
+      }
+      return rows;
+    },
+  };
+}

@@ -1,0 +1,77 @@
+/** Spans: the filtered, keyset-paginated list of a project, and one span by id. */
+import { fromGlobalId } from '../api/global-id.js';
+import type { SpanRecord, SpansRepository } from '../db/repositories/spans-repository.js';
+import { HttpError } from '../http/errors.js';
+import { parseAttributeFilter } from './attribute-filter.js';
+import { decodeCursor, keysetPage, type SortOrder } from './cursor.js';
+import type { ProjectsService } from './projects-service.js';
+import { parseTimeRange } from './time.js';
+
+export interface SpanListParams {
+  limit: number;
+  cursor?: string | undefined;
+  order?: SortOrder | undefined;
+  start_time?: string | undefined;
+  end_time?: string | undefined;
+  trace_id?: string[] | undefined;
+  span_id?: string[] | undefined;
+  /** `null` (the literal string) selects root spans. */
+  parent_id?: string | undefined;
+  name?: string[] | undefined;
+  span_kind?: string[] | undefined;
+  status_code?: string[] | undefined;
+  attribute?: string[] | undefined;
+}
+
+export interface SpanPage {
+  spans: SpanRecord[];
+  nextCursor: string | null;
+}
+
+const HEX_SPAN_ID = /^[0-9a-fA-F]{16}$/;
+
+const lower = (values: string[] | undefined) => values?.map((value) => value.trim().toLowerCase());
+
+export type SpansService = ReturnType<typeof createSpansService>;
+
+export function createSpansService({ spans, projects }: { spans: SpansRepository; projects: ProjectsService }) {
+  return {
+    /** Spans of the project matching every filter, newest first (start_time, then id) unless `order=asc`. */
+    async list(projectIdentifier: string, params: SpanListParams): Promise<SpanPage> {
+      const order = params.order ?? 'desc';
+      const kind = `spans.start_time.${order}`;
+      const from = decodeCursor(kind, params.cursor);
+      const range = parseTimeRange(params);
+      const attributes = (params.attribute ?? []).map(parseAttributeFilter);
+      const parentId = params.parent_id === undefined ? undefined : params.parent_id === 'null' ? null : params.parent_id.trim().toLowerCase();
+      const project = await projects.resolve(projectIdentifier);
+      const rows = await spans.list(
+        {
+          projectId: project.id,
+          traceIds: lower(params.trace_id),
+          spanIds: lower(params.span_id),
+          parentId,
+          names: params.name,
+          spanKinds: params.span_kind,
+          statusCodes: params.status_code,
+          startTime: range.start,
+          endTime: range.end,
+          attributes,
+        },
+        { limit: params.limit + 1, order, from },
+      );
+      const page = keysetPage(kind, rows, params.limit, (span) => ({ key: BigInt(span.startTime), id: span.id }));
+      return { spans: page.rows, nextCursor: page.nextCursor };
+    },
+
+    /** One span by Span GlobalID or OpenTelemetry span id (16 hex digits); 404 otherwise. */
+    async get(spanIdentifier: string): Promise<SpanRecord> {
+      const id = fromGlobalId('Span', spanIdentifier);
+      let span: SpanRecord | undefined;
+      if (id !== null) span = await spans.findById(id);
+      else if (HEX_SPAN_ID.test(spanIdentifier)) span = await spans.findBySpanId(spanIdentifier.toLowerCase());
+      if (!span) throw new HttpError(404, `span ${JSON.stringify(spanIdentifier)} not found`);
+      return span;
+    },
+  };
+}

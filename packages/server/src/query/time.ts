@@ -1,0 +1,67 @@
+/** Times in the query API: ISO 8601 text in, exact nanoseconds since the epoch (bigint) inside. */
+import { HttpError } from '../http/errors.js';
+import { nanosToIso } from '../ingest/otlp-model.js';
+
+export { nanosToIso };
+
+const ISO =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?)?(?:([Zz])|([+\- ])(\d{2}):?(\d{2}))?$/;
+
+/**
+ * Nanoseconds since the epoch of an ISO 8601 date or date-time, or null when the text is not one.
+ * Up to nine fractional digits are kept exactly. A time without an offset is UTC. A space before
+ * the offset is read as `+`, because an unencoded `+` in a query string arrives as a space.
+ */
+export function isoToNanos(text: string): bigint | null {
+  const match = ISO.exec(text.trim());
+  if (!match) return null;
+  const [, y, mo, d, h = '0', mi = '0', s = '0', fraction = '', , sign, offH, offM] = match;
+  const [year, month, day, hour, minute, second] = [y, mo, d, h, mi, s].map(Number) as [number, number, number, number, number, number];
+  if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return null;
+  const date = new Date(Date.UTC(year, month - 1, day, hour, minute, second));
+  date.setUTCFullYear(year); // Date.UTC maps years 0..99 to 1900..1999
+  if (date.getUTCDate() !== day) return null; // e.g. February 30
+  let nanos = BigInt(date.getTime()) * 1_000_000n + BigInt(fraction.padEnd(9, '0') || '0');
+  if (sign !== undefined) {
+    const offsetMinutes = Number(offH) * 60 + Number(offM);
+    if (Number(offH) > 23 || Number(offM) > 59) return null;
+    const offsetNanos = BigInt(offsetMinutes) * 60_000_000_000n;
+    nanos = sign === '-' ? nanos + offsetNanos : nanos - offsetNanos;
+  }
+  return nanos;
+}
+
+/** The largest time a BIGINT of nanoseconds holds (2262-04-11T23:47:16.854775807Z). */
+export const MAX_NANOS = 9_223_372_036_854_775_807n;
+
+/** Parses an optional query-string time; 422 naming the parameter when it is not ISO 8601. */
+export function parseTimeParam(name: string, value: string | undefined): bigint | undefined {
+  if (value === undefined || value === '') return undefined;
+  const nanos = isoToNanos(value);
+  if (nanos === null) {
+    throw new HttpError(422, `${name} must be an ISO 8601 date or date-time, e.g. 2026-01-31T12:00:00Z (got "${value.slice(0, 60)}")`);
+  }
+  if (nanos < 0n || nanos > MAX_NANOS) {
+    throw new HttpError(422, `${name} must lie between 1970-01-01T00:00:00Z and 2262-04-11T23:47:16Z (64-bit nanoseconds)`);
+  }
+  return nanos;
+}
+
+/** An optional [start, end) range from query parameters; 422 when end is not after start. */
+export function parseTimeRange(query: { start_time?: string; end_time?: string }): TimeRange {
+  const start = parseTimeParam('start_time', query.start_time);
+  const end = parseTimeParam('end_time', query.end_time);
+  if (start !== undefined && end !== undefined && end <= start) throw new HttpError(422, 'end_time must be after start_time');
+  return { start, end };
+}
+
+/** A half-open time range [start, end) in nanoseconds; either bound may be absent. */
+export interface TimeRange {
+  start?: bigint | undefined;
+  end?: bigint | undefined;
+}
+
+/** Milliseconds between two nanosecond times given as exact decimal text. */
+export function latencyMs(startNanos: string, endNanos: string): number {
+  return Number(BigInt(endNanos) - BigInt(startNanos)) / 1e6;
+}

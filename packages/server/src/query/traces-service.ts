@@ -1,0 +1,126 @@
+/** Traces: the keyset-paginated list of a project (optionally with their spans), and one trace with its span tree. */
+import { fromGlobalId } from '../api/global-id.js';
+import type { SpanRecord, SpanSummaryRecord, SpansRepository } from '../db/repositories/spans-repository.js';
+import type { TraceRecord, TraceSort, TraceStats, TracesRepository } from '../db/repositories/traces-repository.js';
+import { HttpError } from '../http/errors.js';
+import { decodeCursor, keysetPage, type SortOrder } from './cursor.js';
+import type { ProjectsService } from './projects-service.js';
+import { parseTimeRange } from './time.js';
+
+export interface TraceListParams {
+  limit: number;
+  cursor?: string | undefined;
+  sort?: TraceSort | undefined;
+  order?: SortOrder | undefined;
+  start_time?: string | undefined;
+  end_time?: string | undefined;
+  include_spans?: boolean | undefined;
+  session_identifier?: string[] | undefined;
+}
+
+/** A trace with the aggregates of its spans and its first root span. */
+export interface TraceView extends TraceRecord {
+  stats: TraceStats;
+  rootSpan: SpanSummaryRecord | null;
+}
+
+export interface TraceListItem extends TraceView {
+  /** Only with include_spans: every span's tree columns, in start order. */
+  spans?: SpanSummaryRecord[] | undefined;
+}
+
+export interface TraceDetail extends TraceView {
+  /** Every span of the trace in full, in start order. */
+  spans: SpanRecord[];
+}
+
+const summaryOf = (span: SpanRecord): SpanSummaryRecord => ({
+  id: span.id,
+  traceRowid: span.traceRowid,
+  spanId: span.spanId,
+  parentId: span.parentId,
+  name: span.name,
+  spanKind: span.spanKind,
+  statusCode: span.statusCode,
+  startTime: span.startTime,
+  endTime: span.endTime,
+});
+
+const EMPTY_STATS: TraceStats = { spanCount: 0, errorCount: 0, tokenCountPrompt: 0, tokenCountCompletion: 0, tokenCountTotal: 0 };
+const HEX_TRACE_ID = /^[0-9a-fA-F]{32}$/;
+
+export type TracesService = ReturnType<typeof createTracesService>;
+
+export function createTracesService(deps: { traces: TracesRepository; spans: SpansRepository; projects: ProjectsService }) {
+  const { traces, spans, projects } = deps;
+
+  /** Stats and first root span of each trace, and optionally all their spans' tree columns. */
+  const decorate = async (records: TraceRecord[], includeSpans: boolean): Promise<TraceListItem[]> => {
+    const ids = records.map((trace) => trace.id);
+    const [stats, summaries] = await Promise.all([traces.stats(ids), spans.summariesOfTraces(ids, { rootsOnly: !includeSpans })]);
+    const byTrace = new Map<number, SpanSummaryRecord[]>();
+    for (const summary of summaries) {
+      let list = byTrace.get(summary.traceRowid);
+      if (!list) byTrace.set(summary.traceRowid, (list = []));
+      list.push(summary);
+    }
+    return records.map((trace) => {
+      const traceSpans = byTrace.get(trace.id) ?? [];
+      return {
+        ...trace,
+        stats: stats.get(trace.id) ?? EMPTY_STATS,
+        rootSpan: traceSpans.find((span) => span.parentId === null) ?? null,
+        ...(includeSpans ? { spans: traceSpans } : {}),
+      };
+    });
+  };
+
+  return {
+    /** Traces of the project, newest first by start time (or by latency with sort=latency_ms). */
+    async list(projectIdentifier: string, params: TraceListParams): Promise<{ traces: TraceListItem[]; nextCursor: string | null }> {
+      if (params.session_identifier?.length) throw new HttpError(422, 'session_identifier is not supported yet: sessions are not recorded');
+      const sort = params.sort ?? 'start_time';
+      const order = params.order ?? 'desc';
+      const kind = `traces.${sort}.${order}`;
+      const from = decodeCursor(kind, params.cursor);
+      const range = parseTimeRange(params);
+      const project = await projects.resolve(projectIdentifier);
+      const rows = await traces.list({
+        projectId: project.id,
+        startTime: range.start,
+        endTime: range.end,
+        sort,
+        order,
+        from,
+        limit: params.limit + 1,
+      });
+      const page = keysetPage(kind, rows, params.limit, (trace) => ({
+        key: sort === 'latency_ms' ? BigInt(trace.endTime) - BigInt(trace.startTime) : BigInt(trace.startTime),
+        id: trace.id,
+      }));
+      return { traces: await decorate(page.rows, params.include_spans ?? false), nextCursor: page.nextCursor };
+    },
+
+    /** One trace of the project by Trace GlobalID or OpenTelemetry trace id, with all its spans; 404 otherwise. */
+    async get(projectIdentifier: string, traceIdentifier: string): Promise<TraceDetail> {
+      const project = await projects.resolve(projectIdentifier);
+      const id = fromGlobalId('Trace', traceIdentifier);
+      let trace: TraceRecord | undefined;
+      if (id !== null) trace = await traces.findInProject(project.id, { id });
+      else if (HEX_TRACE_ID.test(traceIdentifier)) trace = await traces.findInProject(project.id, { traceId: traceIdentifier.toLowerCase() });
+      if (!trace) throw new HttpError(404, `trace ${JSON.stringify(traceIdentifier)} not found in project ${JSON.stringify(project.name)}`);
+      // Aggregates come from the same rows as the span list, so the two always agree.
+      const traceSpans = await spans.listOfTrace(trace.id);
+      const stats = { ...EMPTY_STATS };
+      for (const span of traceSpans) {
+        stats.spanCount += 1;
+        if (span.statusCode === 'ERROR') stats.errorCount += 1;
+        stats.tokenCountPrompt += span.tokenCountPrompt ?? 0;
+        stats.tokenCountCompletion += span.tokenCountCompletion ?? 0;
+        stats.tokenCountTotal += span.tokenCountTotal ?? 0;
+      }
+      const root = traceSpans.find((span) => span.parentId === null);
+      return { ...trace, stats, rootSpan: root ? summaryOf(root) : null, spans: traceSpans };
+    },
+  };
+}

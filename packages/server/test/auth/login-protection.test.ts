@@ -1,0 +1,95 @@
+/** Login protection: the per-email lockout after 5 failures, and the per-IP rate limit on /auth/login. */
+import assert from 'node:assert/strict';
+import { before, it } from 'node:test';
+import { describeEachDialect } from '../helpers/server.js';
+import {
+  AUTH_ENV,
+  DEFAULT_ADMIN_EMAIL,
+  anonymous,
+  createActiveUser,
+  expectStatus,
+  loginRequest,
+  sessionOf,
+  setupDefaultAdmin,
+  unique,
+  type ApiResponse,
+  type TestUser,
+} from '../helpers/auth.js';
+
+const WRONG = 'definitely-not-the-password';
+
+function assertRetryAfter(response: ApiResponse, maxSeconds: number) {
+  const retryAfter = response.headers.get('retry-after');
+  assert.match(retryAfter ?? '', /^\d+$/, 'Retry-After is a number of seconds');
+  const seconds = Number(retryAfter);
+  assert.ok(seconds >= 1 && seconds <= maxSeconds, `Retry-After ${seconds} within 1..${maxSeconds}`);
+  assert.equal(typeof response.body.detail, 'string', 'a {detail} body');
+}
+
+describeEachDialect(
+  'login lockout',
+  (server) => {
+    let admin: TestUser;
+    let first: TestUser;
+    let second: TestUser;
+
+    before(async () => {
+      const { url } = server();
+      admin = await setupDefaultAdmin(url);
+      first = await createActiveUser(url, sessionOf(url, admin), 'member');
+      second = await createActiveUser(url, sessionOf(url, admin), 'member');
+    });
+
+    it('a successful login before the 5th failure resets the count', async () => {
+      const { url } = server();
+      for (let round = 0; round < 2; round++) {
+        for (let i = 0; i < 4; i++) {
+          const failed = expectStatus(await loginRequest(url, first.email, WRONG), 401, `failure ${i + 1} of round ${round + 1}`);
+          assert.deepEqual(failed.body, { detail: 'Invalid email and/or password' });
+        }
+        // 8 failures in all, but never 5 in a row: the right password still opens a session.
+        expectStatus(await loginRequest(url, first.email, first.password), 204, `success after round ${round + 1}`);
+      }
+    });
+
+    it('5 failed logins lock the email: 429 with Retry-After even with the right password; other emails are unaffected', async () => {
+      const { url } = server();
+      for (let i = 0; i < 5; i++) expectStatus(await loginRequest(url, second.email, WRONG), 401, `failure ${i + 1}`);
+      const locked = expectStatus(await loginRequest(url, second.email, second.password), 429, 'right password while locked');
+      assertRetryAfter(locked, 300);
+      expectStatus(await loginRequest(url, second.email, WRONG), 429, 'wrong password while locked');
+      expectStatus(await loginRequest(url, `  ${second.email.toUpperCase()}`, second.password), 429, 'the same email written differently');
+      expectStatus(await loginRequest(url, first.email, first.password), 204, 'another user');
+      expectStatus(await loginRequest(url, DEFAULT_ADMIN_EMAIL, admin.password), 204, 'the admin');
+      // The lockout guards logins only: the locked user's existing session and key keep working.
+      expectStatus(await sessionOf(url, second).get('/v1/user'), 200);
+    });
+
+    it('with SERVICE_DISABLE_RATE_LIMIT=true, 31 logins a minute from one address are not limited', async () => {
+      const { url } = server();
+      const responses = await Promise.all(
+        Array.from({ length: 31 }, () => loginRequest(url, `${unique('nobody')}@example.com`, WRONG)),
+      );
+      assert.deepEqual([...new Set(responses.map((response) => response.status))], [401]);
+      expectStatus(await loginRequest(url, first.email, first.password), 204);
+    });
+  },
+  AUTH_ENV,
+);
+
+describeEachDialect(
+  'per-IP rate limit on /auth/login',
+  (server) => {
+    it('the 31st POST /auth/login within a minute → 429 with Retry-After and a {detail} body', async () => {
+      const { url } = server();
+      // No email: nothing counts towards a lockout, only towards the per-IP limit.
+      const first30 = await Promise.all(Array.from({ length: 30 }, () => anonymous(url).post('/auth/login', {})));
+      assert.deepEqual([...new Set(first30.map((response) => response.status))], [401], 'the first 30 are answered normally');
+      const limited = expectStatus(await anonymous(url).post('/auth/login', { email: DEFAULT_ADMIN_EMAIL, password: 'admin' }), 429);
+      assertRetryAfter(limited, 60);
+      // Other routes are not limited.
+      expectStatus(await anonymous(url).get('/auth/config'), 200);
+    });
+  },
+  { SERVICE_ENABLE_AUTH: 'true', SERVICE_SECRET: AUTH_ENV.SERVICE_SECRET! },
+);

@@ -1,0 +1,141 @@
+/** Helpers for the query API tests: hand-built OTLP/JSON exports with typed values, and a small JSON client. */
+import assert from 'node:assert/strict';
+import { newSpanId, newTraceId } from './otlp-bodies.js';
+
+export { newSpanId, newTraceId };
+
+/** An attribute value as OTLP/JSON carries it. */
+export type OtlpValue = string | number | boolean | string[] | { int: string | number } | { double: number };
+
+export interface QuerySpan {
+  traceId: string;
+  spanId?: string;
+  parentSpanId?: string | null;
+  name?: string;
+  /** Nanoseconds since the epoch. */
+  start: bigint;
+  /** Nanoseconds after start (default 1 ms). */
+  duration?: bigint;
+  kind?: string;
+  status?: 'OK' | 'ERROR' | 'UNSET';
+  statusMessage?: string;
+  attributes?: Record<string, OtlpValue>;
+  events?: { name: string; time: bigint; attributes?: Record<string, OtlpValue> }[];
+}
+
+function anyValue(value: OtlpValue): Record<string, unknown> {
+  if (typeof value === 'string') return { stringValue: value };
+  if (typeof value === 'boolean') return { boolValue: value };
+  if (typeof value === 'number') return Number.isInteger(value) ? { intValue: String(value) } : { doubleValue: value };
+  if (Array.isArray(value)) return { arrayValue: { values: value.map((item) => ({ stringValue: item })) } };
+  if ('int' in value) return { intValue: String(value.int) };
+  return { doubleValue: value.double };
+}
+
+const keyValues = (attributes: Record<string, OtlpValue> = {}) => Object.entries(attributes).map(([key, value]) => ({ key, value: anyValue(value) }));
+const STATUS = { UNSET: 0, OK: 1, ERROR: 2 } as const;
+
+/** An OTLP/JSON export with one resource (service.name = project) holding the spans. */
+export function otlpJson(project: string, spans: QuerySpan[]) {
+  return {
+    resourceSpans: [
+      {
+        resource: { attributes: keyValues({ 'service.name': project }) },
+        scopeSpans: [
+          {
+            spans: spans.map((span) => ({
+              traceId: span.traceId,
+              spanId: span.spanId ?? newSpanId(),
+              parentSpanId: span.parentSpanId ?? '',
+              name: span.name ?? 'span',
+              kind: 1,
+              startTimeUnixNano: span.start.toString(),
+              endTimeUnixNano: (span.start + (span.duration ?? 1_000_000n)).toString(),
+              attributes: keyValues({ ...(span.kind ? { 'openinference.span.kind': span.kind } : {}), ...span.attributes }),
+              events: (span.events ?? []).map((event) => ({ name: event.name, timeUnixNano: event.time.toString(), attributes: keyValues(event.attributes) })),
+              status: { code: STATUS[span.status ?? 'UNSET'], message: span.statusMessage ?? '' },
+            })),
+          },
+        ],
+      },
+    ],
+  };
+}
+
+/** Sends spans to the server's OTLP/HTTP endpoint as JSON and asserts they were stored. Span ids are filled in. */
+export async function sendSpans(baseUrl: string, project: string, spans: QuerySpan[]): Promise<QuerySpan[]> {
+  const withIds = spans.map((span) => ({ ...span, spanId: span.spanId ?? newSpanId() }));
+  const response = await fetch(`${baseUrl}/v1/traces`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(otlpJson(project, withIds)),
+  });
+  assert.equal(response.status, 200, `ingest answered ${response.status}: ${await response.text()}`);
+  return withIds;
+}
+
+export interface JsonResponse {
+  status: number;
+  headers: Headers;
+  // Test code inspects bodies freely; each assertion states the shape it expects.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  body: any;
+  text: string;
+}
+
+/** One request with an optional JSON body; the answer's JSON is parsed when there is one. */
+export async function request(baseUrl: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<JsonResponse> {
+  const init: RequestInit = { method, headers: { ...headers } };
+  if (body !== undefined) {
+    init.body = JSON.stringify(body);
+    (init.headers as Record<string, string>)['content-type'] = 'application/json';
+  }
+  const response = await fetch(`${baseUrl}${path}`, init);
+  const text = await response.text();
+  const isJson = (response.headers.get('content-type') ?? '').includes('application/json') && text !== '';
+  return { status: response.status, headers: response.headers, body: isJson ? JSON.parse(text) : text, text };
+}
+
+/** GET that must answer 200; returns the parsed body. */
+export async function getOk(baseUrl: string, path: string, headers: Record<string, string> = {}) {
+  const response = await request(baseUrl, 'GET', path, undefined, headers);
+  assert.equal(response.status, 200, `GET ${path} → ${response.status}: ${response.text}`);
+  return response.body;
+}
+
+/** Asserts the status and, for errors, a `{detail}` body; returns the response. */
+export function expectError(response: JsonResponse, status: number, detail?: RegExp): JsonResponse {
+  assert.equal(response.status, status, `expected ${status}, got ${response.status}: ${response.text}`);
+  assert.ok(response.body && typeof response.body === 'object' && 'detail' in response.body, `error body has detail: ${response.text}`);
+  if (detail) {
+    const text = typeof response.body.detail === 'string' ? response.body.detail : JSON.stringify(response.body.detail);
+    assert.match(text, detail);
+  }
+  return response;
+}
+
+/**
+ * Follows next_cursor from `path` until the last page; asserts every page but the last is full.
+ * Returns every item in the order received and the number of pages.
+ */
+export async function collectPages<T>(baseUrl: string, path: string, limit: number): Promise<{ items: T[]; pages: number }> {
+  const items: T[] = [];
+  let cursor: string | null = null;
+  let pages = 0;
+  const separator = path.includes('?') ? '&' : '?';
+  do {
+    const url: string = `${path}${separator}limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+    const body = await getOk(baseUrl, url);
+    pages += 1;
+    assert.ok(pages < 1000, 'pagination does not end');
+    if (body.next_cursor !== null) assert.equal(body.data.length, limit, `page ${pages} is full when a next page exists`);
+    else assert.ok(body.data.length <= limit);
+    items.push(...(body.data as T[]));
+    cursor = body.next_cursor;
+  } while (cursor !== null);
+  return { items, pages };
+}
+
+/** Nanoseconds of 2025-11-22T00:00:00Z plus an offset in milliseconds (and extra nanoseconds). */
+export const BASE_NANOS = 1_763_769_600_000_000_000n;
+export const at = (ms: number, nanos = 0n) => BASE_NANOS + BigInt(ms) * 1_000_000n + nanos;

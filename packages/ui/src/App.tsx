@@ -1,0 +1,63 @@
+import { lazy, Suspense } from 'react';
+import { Navigate, Route, Routes } from 'react-router';
+import { Center, Loader } from '@mantine/core';
+import { AuthGate } from './components/AuthGate';
+import { AppLayout } from './components/AppLayout';
+import { NotFoundPage } from './pages/NotFoundPage';
+import { LoginPage } from './pages/LoginPage';
+import { ForgotPasswordPage } from './pages/ForgotPasswordPage';
+import { ResetPasswordPage } from './pages/ResetPasswordPage';
+import { ChangePasswordPage } from './pages/ChangePasswordPage';
+import { SettingsPage } from './pages/settings/SettingsPage';
+import { ProjectsPage } from './pages/projects/ProjectsPage';
+import { ProjectLayout } from './pages/projects/ProjectLayout';
+import { TracesTab } from './pages/projects/TracesTab';
+import { SpansTab } from './pages/projects/SpansTab';
+import { TraceDetailPage } from './pages/projects/TraceDetailPage';
+
+// The charts library is large: load it with the first chart.
+const OverviewTab = lazy(() => import('./pages/projects/OverviewTab').then((module) => ({ default: module.OverviewTab })));
+
+function Charts() {
+  return (
+    <Suspense
+      fallback={
+        <Center py="xl">
+          <Loader aria-label="Loading charts" />
+        </Center>
+      }
+    >
+      <OverviewTab />
+    </Suspense>
+  );
+}
+
+/**
+ * Client routes. The server answers index.html for each of these paths (packages/server/src/http/ui-routes.ts
+ * keeps the same list): keep the two in step.
+ */
+export function App() {
+  return (
+    <Routes>
+      <Route path="/login" element={<LoginPage />} />
+      <Route path="/forgot-password" element={<ForgotPasswordPage />} />
+      <Route path="/reset-password-with-token" element={<ResetPasswordPage />} />
+      <Route element={<AuthGate />}>
+        <Route path="/change-password" element={<ChangePasswordPage />} />
+        <Route element={<AppLayout />}>
+          <Route index element={<Navigate to="/projects" replace />} />
+          <Route path="/projects" element={<ProjectsPage />} />
+          <Route path="/projects/:projectId" element={<ProjectLayout />}>
+            <Route index element={<Navigate to="traces" replace />} />
+            <Route path="traces" element={<TracesTab />} />
+            <Route path="spans" element={<SpansTab />} />
+            <Route path="overview" element={<Charts />} />
+          </Route>
+          <Route path="/projects/:projectId/traces/:traceId" element={<TraceDetailPage />} />
+          <Route path="/settings" element={<SettingsPage />} />
+          <Route path="*" element={<NotFoundPage />} />
+        </Route>
+      </Route>
+    </Routes>
+  );
+}

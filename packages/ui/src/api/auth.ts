@@ -1,0 +1,57 @@
+/** The signed-in viewer, the login page's configuration, and the session calls. */
+import { useQuery } from '@tanstack/react-query';
+import { api, get } from './http';
+import type { AuthConfig, Envelope, User, Viewer } from './types';
+
+export const viewerKey = ['viewer'] as const;
+export const authConfigKey = ['auth-config'] as const;
+
+type RawViewer = Omit<Partial<User>, 'auth_method'> & { auth_method: string };
+
+export async function fetchViewer(): Promise<Viewer> {
+  const { data } = await get<Envelope<RawViewer>>('/v1/user');
+  if (data.auth_method === 'ANONYMOUS') return { kind: 'anonymous' };
+  if (data.auth_method === 'SYSTEM') return { kind: 'system' };
+  return { ...(data as User), kind: 'user' };
+}
+
+export function useViewer() {
+  return useQuery({ queryKey: viewerKey, queryFn: fetchViewer, staleTime: 60_000, retry: false });
+}
+
+export function useAuthConfig() {
+  return useQuery({
+    queryKey: authConfigKey,
+    queryFn: async () => (await api<Envelope<AuthConfig>>('/auth/config', { noRefresh: true })).data,
+    staleTime: 5 * 60_000,
+  });
+}
+
+export function login(email: string, password: string): Promise<void> {
+  return api<void>('/auth/login', { method: 'POST', body: { email, password }, noRefresh: true });
+}
+
+export function logout(): Promise<void> {
+  return api<void>('/auth/logout', { method: 'POST', noRefresh: true });
+}
+
+/** The viewer as a user, or null with auth off. */
+export function userOf(viewer: Viewer | undefined): (User & { kind: 'user' }) | null {
+  return viewer?.kind === 'user' ? viewer : null;
+}
+
+/** Explanations of the `?error=<code>` that OAuth2 redirects put on the login page. */
+export const OAUTH2_ERRORS: Record<string, string> = {
+  unknown_idp: 'That sign-in provider is not configured on this server.',
+  idp_unavailable: 'The identity provider cannot be reached right now. Try again in a moment.',
+  idp_error: 'The identity provider refused the sign-in.',
+  login_failed: 'The sign-in could not be completed. Try again or ask an administrator.',
+  user_deleted: 'This account was deleted by an administrator.',
+  missing_email: 'The identity provider did not share an email address, which Sightline needs.',
+  email_in_use: 'The email address of that account already belongs to another Sightline user (or a deleted one). Sign in with that account instead, or ask an administrator.',
+  unsafe_return_url: 'The sign-in link was not valid. Start again from this page.',
+  missing_flow: 'The sign-in took too long or cookies are blocked. Start again.',
+  state_mismatch: 'The sign-in response did not belong to this browser. Start again.',
+  token_exchange_failed: 'The identity provider did not accept the sign-in code. Start again.',
+  invalid_id_token: 'The identity token from the provider did not pass verification.',
+};

@@ -1,0 +1,132 @@
+/** The frame of every signed-in page: header with navigation, command palette, theme and user menu. */
+import { AppShell, Avatar, Badge, Button, Group, Kbd, Menu, Text, UnstyledButton } from '@mantine/core';
+import { Spotlight, spotlight, type SpotlightActionData } from '@mantine/spotlight';
+import { IconChartDots3, IconFolder, IconLogout, IconSearch, IconSettings, IconSunMoon } from '@tabler/icons-react';
+import { Link, NavLink, Outlet, useNavigate } from 'react-router';
+import { useQueryClient } from '@tanstack/react-query';
+import { logout } from '../api/auth';
+import { useProjects } from '../api/queries';
+import { useCurrentViewer } from './AuthGate';
+import { Logo } from './Logo';
+import { ThemeToggle, useToggleColorScheme } from './ThemeToggle';
+
+function NavButton({ to, label, icon }: { to: string; label: string; icon: React.ReactNode }) {
+  return (
+    <NavLink to={to} style={{ textDecoration: 'none' }}>
+      {({ isActive }) => (
+        <Button component="span" variant={isActive ? 'light' : 'subtle'} color={isActive ? undefined : 'gray'} leftSection={icon} size="sm">
+          {label}
+        </Button>
+      )}
+    </NavLink>
+  );
+}
+
+export function AppLayout() {
+  const viewer = useCurrentViewer();
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
+  const projects = useProjects();
+  const theme = useToggleColorScheme();
+
+  const signOut = async () => {
+    try {
+      await logout();
+    } finally {
+      queryClient.removeQueries();
+      navigate('/login', { replace: true });
+    }
+  };
+
+  const actions: SpotlightActionData[] = [
+    { id: 'projects', label: 'Projects', description: 'All projects with their totals', leftSection: <IconFolder size={18} />, onClick: () => navigate('/projects') },
+    { id: 'settings', label: 'Settings', description: 'Profile, password, API keys and users', leftSection: <IconSettings size={18} />, onClick: () => navigate('/settings') },
+    { id: 'theme', label: 'Toggle light / dark theme', leftSection: <IconSunMoon size={18} />, onClick: theme.toggle },
+    ...(projects.data ?? []).flatMap((project) => [
+      {
+        id: `project-${project.id}`,
+        label: project.name,
+        description: 'Traces of this project',
+        leftSection: <IconChartDots3 size={18} />,
+        onClick: () => navigate(`/projects/${encodeURIComponent(project.id)}/traces`),
+      },
+    ]),
+    ...(viewer.kind === 'user' ? [{ id: 'logout', label: 'Sign out', leftSection: <IconLogout size={18} />, onClick: () => void signOut() }] : []),
+  ];
+
+  return (
+    <AppShell header={{ height: 56 }} padding="md">
+      <AppShell.Header>
+        <Group h="100%" px="md" justify="space-between" wrap="nowrap">
+          <Group gap="lg" wrap="nowrap">
+            <UnstyledButton component={Link} to="/projects" aria-label="Sightline home">
+              <Logo />
+            </UnstyledButton>
+            <Group gap={4} wrap="nowrap" component="nav" aria-label="Main">
+              <NavButton to="/projects" label="Projects" icon={<IconFolder size={16} />} />
+              <NavButton to="/settings" label="Settings" icon={<IconSettings size={16} />} />
+            </Group>
+          </Group>
+          <Group gap="sm" wrap="nowrap">
+            <Button
+              variant="default"
+              leftSection={<IconSearch size={16} />}
+              rightSection={<Kbd size="xs">Ctrl K</Kbd>}
+              onClick={() => spotlight.open()}
+              visibleFrom="sm"
+              aria-label="Search and commands (Ctrl + K)"
+            >
+              <Text size="sm" c="dimmed">
+                Jump to…
+              </Text>
+            </Button>
+            <ThemeToggle />
+            {viewer.kind === 'user' ? (
+              <Menu position="bottom-end" width={240} withinPortal>
+                <Menu.Target>
+                  <UnstyledButton aria-label={`Account menu of ${viewer.username}`} data-testid="user-menu">
+                    <Group gap={8} wrap="nowrap">
+                      <Avatar name={viewer.username} color="initials" size={32} />
+                      <div style={{ lineHeight: 1.1 }}>
+                        <Text size="sm" fw={600}>
+                          {viewer.username}
+                        </Text>
+                        <Text size="xs" c="dimmed">
+                          {viewer.role}
+                        </Text>
+                      </div>
+                    </Group>
+                  </UnstyledButton>
+                </Menu.Target>
+                <Menu.Dropdown>
+                  <Menu.Label>{viewer.email}</Menu.Label>
+                  <Menu.Item leftSection={<IconSettings size={16} />} component={Link} to="/settings">
+                    Settings
+                  </Menu.Item>
+                  <Menu.Item leftSection={<IconLogout size={16} />} onClick={() => void signOut()}>
+                    Sign out
+                  </Menu.Item>
+                </Menu.Dropdown>
+              </Menu>
+            ) : (
+              <Badge variant="light" color="gray" title="SERVICE_ENABLE_AUTH is off: everyone has full access">
+                Auth off
+              </Badge>
+            )}
+          </Group>
+        </Group>
+      </AppShell.Header>
+      <AppShell.Main>
+        <Outlet />
+      </AppShell.Main>
+      <Spotlight
+        actions={actions}
+        shortcut={['mod + K']}
+        nothingFound="Nothing found"
+        highlightQuery
+        limit={12}
+        searchProps={{ leftSection: <IconSearch size={18} />, placeholder: 'Jump to a project, a page or a command…' }}
+      />
+    </AppShell>
+  );
+}

@@ -1,0 +1,137 @@
+/** A project's traces, newest first (or by latency), virtualised with infinite scroll. */
+import { useCallback, useMemo } from 'react';
+import { Link, useNavigate, useSearchParams } from 'react-router';
+import { Alert, Anchor, Group, Text, Tooltip } from '@mantine/core';
+import { IconFilter } from '@tabler/icons-react';
+import { useTraces, type TraceSortKey } from '../../api/queries';
+import type { Trace } from '../../api/types';
+import { KindBadge, StatusIcon } from '../../components/Badges';
+import { CopyableId } from '../../components/Copy';
+import { VirtualTable, type Column, type SortState } from '../../components/VirtualTable';
+import { formatCompact, formatDateTime, formatDuration, formatInt, formatTime, shortId } from '../../lib/format';
+import { useLiveRefresh, useTimeRange } from '../../lib/timeRange';
+import { useUpdateSearch } from '../../lib/search';
+import { useProjectContext } from './ProjectLayout';
+import { explorerSearch } from './ProjectsPage';
+
+export function traceStatus(trace: Pick<Trace, 'error_count' | 'root_span'>) {
+  return trace.error_count > 0 ? 'ERROR' : (trace.root_span?.status_code ?? 'UNSET');
+}
+
+export function TracesTab() {
+  const { projectId } = useProjectContext();
+  const { option } = useTimeRange();
+  const { interval } = useLiveRefresh();
+  const [params] = useSearchParams();
+  const update = useUpdateSearch();
+  const navigate = useNavigate();
+  const sortKey: TraceSortKey = params.get('sort') === 'latency_ms' ? 'latency_ms' : 'start_time';
+  const order = params.get('order') === 'asc' ? 'asc' : 'desc';
+  const traces = useTraces(projectId, option, sortKey, order, interval);
+  const rows = useMemo(() => traces.data?.pages.flatMap((page) => page.data) ?? [], [traces.data]);
+  const search = explorerSearch(params);
+
+  const open = useCallback(
+    (trace: Trace) => navigate(`/projects/${encodeURIComponent(projectId)}/traces/${trace.trace_id}${search}`),
+    [navigate, projectId, search],
+  );
+
+  const setSort = (sort: SortState) =>
+    update((next) => {
+      next.set('sort', sort.key);
+      next.set('order', sort.direction);
+    });
+
+  const columns: Column<Trace>[] = [
+    { key: 'status', title: '', width: '36px', render: (trace) => <StatusIcon status={traceStatus(trace)} /> },
+    {
+      key: 'name',
+      title: 'Root span',
+      width: 'minmax(260px, 3fr)',
+      render: (trace) => (
+        <Group gap={8} wrap="nowrap">
+          {trace.root_span ? <KindBadge kind={trace.root_span.span_kind} size="xs" /> : null}
+          <Text size="sm" fw={500} truncate>
+            {trace.root_span?.name ?? <Text span c="dimmed">(root span not received)</Text>}
+          </Text>
+        </Group>
+      ),
+    },
+    {
+      key: 'start_time',
+      title: 'Start time',
+      width: '210px',
+      sortable: true,
+      render: (trace) => (
+        <Text size="sm" title={formatDateTime(trace.start_time)}>
+          {formatTime(trace.start_time)}
+        </Text>
+      ),
+    },
+    { key: 'latency_ms', title: 'Latency', width: '110px', sortable: true, align: 'right', render: (trace) => formatDuration(trace.latency_ms) },
+    {
+      key: 'spans',
+      title: 'Spans',
+      width: '90px',
+      align: 'right',
+      render: (trace) => (
+        <Text size="sm" span>
+          {formatInt(trace.span_count)}
+          {trace.error_count > 0 ? (
+            <Text span c="red" size="xs" ml={4}>
+              ({trace.error_count} err)
+            </Text>
+          ) : null}
+        </Text>
+      ),
+    },
+    {
+      key: 'tokens',
+      title: 'Tokens',
+      width: '100px',
+      align: 'right',
+      render: (trace) =>
+        trace.token_count_total > 0 ? (
+          <Tooltip label={`${formatInt(trace.token_count_prompt)} prompt · ${formatInt(trace.token_count_completion)} completion`}>
+            <span>{formatCompact(trace.token_count_total)}</span>
+          </Tooltip>
+        ) : (
+          <Text span c="dimmed" size="sm">
+            —
+          </Text>
+        ),
+    },
+    { key: 'trace_id', title: 'Trace id', width: '170px', render: (trace) => <CopyableId value={trace.trace_id} display={shortId(trace.trace_id, 12)} label="Copy trace id" /> },
+  ];
+
+  return (
+    <>
+      <Group justify="space-between">
+        <Text size="sm" c="dimmed">
+          {rows.length > 0 ? `${formatInt(rows.length)}${traces.hasNextPage ? '+' : ''} traces · ${option.label.toLowerCase()}` : ' '} · ↑/↓ to move, Enter to open
+        </Text>
+        <Anchor component={Link} to={`/projects/${encodeURIComponent(projectId)}/spans${search}${search ? '&' : '?'}roots=1`} size="sm">
+          <Group gap={4}>
+            <IconFilter size={14} /> Filter traces by status, kind, name or attribute
+          </Group>
+        </Anchor>
+      </Group>
+      {traces.error ? <Alert color="red">{traces.error.message}</Alert> : null}
+      <VirtualTable
+        label="Traces"
+        rows={rows}
+        columns={columns}
+        rowKey={(trace) => trace.id}
+        onOpen={open}
+        sort={{ key: sortKey, direction: order }}
+        onSortChange={setSort}
+        hasMore={traces.hasNextPage}
+        loadingMore={traces.isFetchingNextPage}
+        onLoadMore={() => void traces.fetchNextPage()}
+        loading={traces.isPending}
+        stale={traces.isPlaceholderData}
+        empty={<Text c="dimmed">No traces in this time range. Try a longer range, such as “All time”.</Text>}
+      />
+    </>
+  );
+}

@@ -1,0 +1,174 @@
+/**
+ * `/settings`: for everyone their profile, password and user API keys; for admins also users,
+ * system keys and every user's keys. Members never see the admin tabs (and the server refuses them anyway).
+ */
+import { Alert, Code, Container, Paper, Stack, Tabs, Text, Title } from '@mantine/core';
+import { IconInfoCircle, IconKey, IconServer, IconUser, IconUsers, IconUsersGroup } from '@tabler/icons-react';
+import { useSearchParams } from 'react-router';
+import { useUpdateSearch } from '../../lib/search';
+import { useCurrentViewer } from '../../components/AuthGate';
+import { allUserKeysKey, ownKeysKey, systemKeysKey, useAllUserKeys, useOwnKeys, useSystemKeys } from '../../api/queries';
+import { ApiKeysSection } from './ApiKeysSection';
+import { PasswordSection, ProfileSection } from './AccountSections';
+import { UsersSection } from './UsersSection';
+import type { ReactNode } from 'react';
+
+function Section({ title, description, children }: { title: string; description?: ReactNode; children: ReactNode }) {
+  return (
+    <Paper withBorder p="lg" radius="md">
+      <Stack gap="md">
+        <div>
+          <Title order={3} size="h4">
+            {title}
+          </Title>
+          {description ? (
+            <Text size="sm" c="dimmed" mt={4}>
+              {description}
+            </Text>
+          ) : null}
+        </div>
+        {children}
+      </Stack>
+    </Paper>
+  );
+}
+
+const ADMIN_TABS = ['users', 'system-keys', 'user-keys'];
+
+export function SettingsPage() {
+  const viewer = useCurrentViewer();
+  const [params] = useSearchParams();
+  const update = useUpdateSearch();
+  const isUser = viewer.kind === 'user';
+  const isAdmin = isUser && viewer.role === 'admin';
+  const requested = params.get('tab') ?? 'account';
+  const tab = !isAdmin && ADMIN_TABS.includes(requested) ? 'account' : requested;
+  const ownKeys = useOwnKeys(isUser);
+  const systemKeys = useSystemKeys(isAdmin && tab === 'system-keys');
+  const allUserKeys = useAllUserKeys(isAdmin && tab === 'user-keys');
+
+  if (!isUser) {
+    return (
+      <Container size="md" py="md">
+        <Stack>
+          <Title order={2}>Settings</Title>
+          <Alert color="blue" icon={<IconInfoCircle size={18} />} title="Authentication is off">
+            <Text size="sm">
+              Everyone who can reach this server has full access, and there are no users or API keys to manage. To turn sign-in on, start the server with{' '}
+              <Code>SERVICE_ENABLE_AUTH=true</Code> and a <Code>SERVICE_SECRET</Code> of at least 32 characters; then sign in as <Code>admin@localhost</Code>.
+            </Text>
+          </Alert>
+        </Stack>
+      </Container>
+    );
+  }
+
+  const setTab = (value: string | null) =>
+    update((next) => {
+      if (!value || value === 'account') next.delete('tab');
+      else next.set('tab', value);
+    });
+
+  return (
+    <Container size="lg" py="md">
+      <Stack gap="lg">
+        <div>
+          <Title order={2}>Settings</Title>
+          <Text c="dimmed" size="sm">
+            Signed in as {viewer.email}
+          </Text>
+        </div>
+        <Tabs value={tab} onChange={setTab} keepMounted={false}>
+          <Tabs.List mb="md">
+            <Tabs.Tab value="account" leftSection={<IconUser size={16} />}>
+              Account
+            </Tabs.Tab>
+            <Tabs.Tab value="api-keys" leftSection={<IconKey size={16} />}>
+              My API keys
+            </Tabs.Tab>
+            {isAdmin ? (
+              <>
+                <Tabs.Tab value="users" leftSection={<IconUsers size={16} />}>
+                  Users
+                </Tabs.Tab>
+                <Tabs.Tab value="system-keys" leftSection={<IconServer size={16} />}>
+                  System keys
+                </Tabs.Tab>
+                <Tabs.Tab value="user-keys" leftSection={<IconUsersGroup size={16} />}>
+                  All user keys
+                </Tabs.Tab>
+              </>
+            ) : null}
+          </Tabs.List>
+
+          <Tabs.Panel value="account">
+            <Stack gap="lg">
+              <Section title="Profile">
+                <ProfileSection user={viewer} />
+              </Section>
+              <Section title="Password">
+                <PasswordSection user={viewer} />
+              </Section>
+            </Stack>
+          </Tabs.Panel>
+
+          <Tabs.Panel value="api-keys">
+            <Section title="My API keys" description="User keys act as you, with your role: for notebooks, experiments and scripts. The key is shown once, when you create it.">
+              <ApiKeysSection
+                keys={ownKeys.data}
+                loading={ownKeys.isPending}
+                error={ownKeys.error}
+                createPath="/v1/user/api_keys"
+                deletePath={(id) => `/v1/user/api_keys/${encodeURIComponent(id)}`}
+                kindLabel="API key"
+                invalidate={[ownKeysKey, allUserKeysKey]}
+                emptyText="You have no API keys yet."
+              />
+            </Section>
+          </Tabs.Panel>
+
+          {isAdmin ? (
+            <>
+              <Tabs.Panel value="users">
+                <Section title="Users" description="Admins manage users; members can only change their own username and password.">
+                  <UsersSection self={viewer} />
+                </Section>
+              </Tabs.Panel>
+              <Tabs.Panel value="system-keys">
+                <Section
+                  title="System API keys"
+                  description="System keys act for the server as a whole (sending traces, reading and writing project data) and survive the admin who created them. They cannot administer users or keys."
+                >
+                  <ApiKeysSection
+                    keys={systemKeys.data}
+                    loading={systemKeys.isPending}
+                    error={systemKeys.error}
+                    createPath="/v1/system/api_keys"
+                    deletePath={(id) => `/v1/system/api_keys/${encodeURIComponent(id)}`}
+                    kindLabel="system key"
+                    invalidate={[systemKeysKey]}
+                    emptyText="No system keys yet. Create one for your tracing clients."
+                  />
+                </Section>
+              </Tabs.Panel>
+              <Tabs.Panel value="user-keys">
+                <Section title="All user API keys" description="Every user's keys, with their owner. Deleting one stops it at once.">
+                  <ApiKeysSection
+                    keys={allUserKeys.data}
+                    loading={allUserKeys.isPending}
+                    error={allUserKeys.error}
+                    deletePath={(id) => `/v1/user/api_keys/${encodeURIComponent(id)}`}
+                    kindLabel="user key"
+                    showOwner
+                    invalidate={[allUserKeysKey, ownKeysKey]}
+                    emptyText="No user has an API key."
+                  />
+                </Section>
+              </Tabs.Panel>
+            </>
+          ) : null}
+        </Tabs>
+      </Stack>
+    </Container>
+  );
+}
