@@ -7,6 +7,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { Config } from './config.js';
 import { installErrorHandlers } from './http/error-handler.js';
 import { HttpError } from './http/errors.js';
+import { storableInput } from './http/storable-input.js';
 import type { IngestService } from './ingest/ingest-service.js';
 import { otlpHttpRoutes } from './ingest/otlp-http-route.js';
 import { systemRoutes } from './api/system-routes.js';
@@ -72,6 +73,7 @@ export async function buildApp({ config, ingest, auth, query, logger }: AppDepen
 
   await app.register(
     async (scope) => {
+      storableInput(scope);
       await scope.register(systemRoutes);
       await scope.register(otlpHttpRoutes, { ingest, maxBodyBytes: config.ingest.maxBodyBytes });
       await scope.register(authRoutes, { config, sessions: auth.sessions });

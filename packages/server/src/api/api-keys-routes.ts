@@ -7,13 +7,15 @@ import { fromGlobalId } from './global-id.js';
 import { DEFAULT_LIMIT, PageQuery, cursorId, page } from './pagination.js';
 import { presentApiKey, presentUserApiKey } from './presenters.js';
 import { requireUser } from './request-principal.js';
+import { Nullable } from './query-schemas.js';
 
 const KeyId = Type.Object({ api_key_id: Type.String() });
 const CreateKeyBody = Type.Object({
   data: Type.Object({
     name: Type.String(),
-    description: Type.Optional(Type.Union([Type.String(), Type.Null()])),
-    expires_at: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+    // Nullable, not a union with Null: the validator would coerce null to "".
+    description: Type.Optional(Nullable(Type.String())),
+    expires_at: Type.Optional(Nullable(Type.String())),
   }),
 });
 

@@ -1,6 +1,5 @@
 /** Every route of the query API (projects, spans, traces, metrics, span annotations) over the query layer. */
 import type { FastifyInstance } from 'fastify';
-import { storableInput } from '../http/storable-input.js';
 import type { QueryLayer } from '../query/index.js';
 import { projectMetricsRoutes } from './project-metrics-routes.js';
 import { projectsRoutes } from './projects-routes.js';
@@ -9,7 +8,6 @@ import { spansRoutes } from './spans-routes.js';
 import { tracesRoutes } from './traces-routes.js';
 
 export async function queryRoutes(app: FastifyInstance, { query }: { query: QueryLayer }) {
-  storableInput(app);
   await app.register(projectsRoutes, { projects: query.projects });
   await app.register(projectMetricsRoutes, { metrics: query.metrics });
   await app.register(spansRoutes, { spans: query.spans });

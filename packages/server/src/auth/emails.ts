@@ -5,7 +5,9 @@ export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
 }
 
-/** True for something@something without spaces (admin@localhost included). */
+const EMAIL = /^[^\s@\u0000-\u001f\u007f\uFFFD]+@[^\s@\u0000-\u001f\u007f\uFFFD]+$/;
+
+/** True for something@something without spaces or control characters (admin@localhost included). */
 export function isPlausibleEmail(email: string): boolean {
-  return /^[^\s@]+@[^\s@]+$/.test(email) && email.length <= 320;
+  return EMAIL.test(email) && email.length <= 320;
 }

@@ -10,6 +10,7 @@ import { storableString } from '../ingest/otlp-model.js';
 /** The value with every string (object keys included) passed through storableString. */
 export function storableDeep(value: unknown): unknown {
   if (typeof value === 'string') return storableString(value);
+  if (value instanceof Uint8Array) return value; // binary bodies (OTLP protobuf) are decoded elsewhere
   if (Array.isArray(value)) return value.map(storableDeep);
   if (value !== null && typeof value === 'object') {
     const result: Record<string, unknown> = {};
@@ -21,7 +22,7 @@ export function storableDeep(value: unknown): unknown {
   return value;
 }
 
-/** Adds a hook that maps the path parameters, query string and JSON body of every route in the scope. */
+/** Adds a hook that maps the path parameters, query string and parsed body of every route in the scope. */
 export function storableInput(app: FastifyInstance): void {
   app.addHook('preValidation', async (request) => {
     request.params = storableDeep(request.params);
