@@ -7,7 +7,8 @@ import { fromGlobalId } from './global-id.js';
 import { DEFAULT_LIMIT, PageQuery, cursorId, page } from './pagination.js';
 import { presentApiKey, presentUserApiKey } from './presenters.js';
 import { requireUser } from './request-principal.js';
-import { Nullable } from './query-schemas.js';
+import { Nullable, errors } from './query-schemas.js';
+import { ApiKey, CreatedApiKey as CreatedApiKeySchema, NoContent, UserApiKey } from './auth-schemas.js';
 
 const KeyId = Type.Object({ api_key_id: Type.String() });
 const CreateKeyBody = Type.Object({
@@ -31,13 +32,13 @@ export async function apiKeysRoutes(instance: FastifyInstance, { apiKeys }: { ap
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
   const tags = ['api_keys'];
 
-  app.get('/v1/user/api_keys', { schema: { tags, summary: 'Your user API keys', operationId: 'getUserApiKeys' } }, async (request) => ({
+  app.get('/v1/user/api_keys', { schema: { tags, summary: 'Your user API keys', operationId: 'getUserApiKeys', response: { 200: Type.Object({ data: Type.Array(ApiKey) }), ...errors() } } }, async (request) => ({
     data: (await apiKeys.listOwn(requireUser(request))).map(presentApiKey),
   }));
 
   app.post(
     '/v1/user/api_keys',
-    { schema: { tags, summary: 'Create a user API key (the key is shown once)', operationId: 'createUserApiKey', body: CreateKeyBody } },
+    { schema: { tags, summary: 'Create a user API key (the key is shown once)', operationId: 'createUserApiKey', body: CreateKeyBody, response: { 201: Type.Object({ data: CreatedApiKeySchema }), ...errors(422) } } },
     async (request, reply) => {
       const { name, description, expires_at } = request.body.data;
       return reply.code(201).send(created(await apiKeys.createUserKey(requireUser(request), { name, description, expiresAt: expires_at })));
@@ -46,16 +47,16 @@ export async function apiKeysRoutes(instance: FastifyInstance, { apiKeys }: { ap
 
   app.delete(
     '/v1/user/api_keys/:api_key_id',
-    { schema: { tags, summary: 'Delete a user API key (yours; admins: anyone’s)', operationId: 'deleteUserApiKey', params: KeyId } },
+    { schema: { tags, summary: 'Delete a user API key (yours; admins: anyone’s)', operationId: 'deleteUserApiKey', params: KeyId, response: { 204: NoContent('Deleted'), ...errors(404) } } },
     async (request, reply) => {
       await apiKeys.deleteUserKey(requireUser(request), keyIdOf(request.params.api_key_id));
-      return reply.code(204).send();
+      return reply.code(204).send(null);
     },
   );
 
   app.get(
     '/v1/users/api_keys',
-    { schema: { tags, summary: 'Every user API key with its owner', operationId: 'getAllUserApiKeys', querystring: PageQuery } },
+    { schema: { tags, summary: 'Every user API key with its owner', operationId: 'getAllUserApiKeys', querystring: PageQuery, response: { 200: Type.Object({ data: Type.Array(UserApiKey), next_cursor: Nullable(Type.String()) }), ...errors(422) } } },
     async (request) => {
       const limit = request.query.limit ?? DEFAULT_LIMIT;
       const result = page('ApiKey', await apiKeys.listUserKeys(limit + 1, cursorId('ApiKey', request.query.cursor)), limit);
@@ -63,13 +64,13 @@ export async function apiKeysRoutes(instance: FastifyInstance, { apiKeys }: { ap
     },
   );
 
-  app.get('/v1/system/api_keys', { schema: { tags, summary: 'System API keys', operationId: 'getSystemApiKeys' } }, async () => ({
+  app.get('/v1/system/api_keys', { schema: { tags, summary: 'System API keys', operationId: 'getSystemApiKeys', response: { 200: Type.Object({ data: Type.Array(ApiKey) }), ...errors() } } }, async () => ({
     data: (await apiKeys.listSystem()).map(presentApiKey),
   }));
 
   app.post(
     '/v1/system/api_keys',
-    { schema: { tags, summary: 'Create a system API key (the key is shown once)', operationId: 'createSystemApiKey', body: CreateKeyBody } },
+    { schema: { tags, summary: 'Create a system API key (the key is shown once)', operationId: 'createSystemApiKey', body: CreateKeyBody, response: { 201: Type.Object({ data: CreatedApiKeySchema }), ...errors(422) } } },
     async (request, reply) => {
       const { name, description, expires_at } = request.body.data;
       return reply.code(201).send(created(await apiKeys.createSystemKey(requireUser(request), { name, description, expiresAt: expires_at })));
@@ -78,10 +79,10 @@ export async function apiKeysRoutes(instance: FastifyInstance, { apiKeys }: { ap
 
   app.delete(
     '/v1/system/api_keys/:api_key_id',
-    { schema: { tags, summary: 'Delete a system API key', operationId: 'deleteSystemApiKey', params: KeyId } },
+    { schema: { tags, summary: 'Delete a system API key', operationId: 'deleteSystemApiKey', params: KeyId, response: { 204: NoContent('Deleted'), ...errors(404) } } },
     async (request, reply) => {
       await apiKeys.deleteSystemKey(keyIdOf(request.params.api_key_id));
-      return reply.code(204).send();
+      return reply.code(204).send(null);
     },
   );
 }

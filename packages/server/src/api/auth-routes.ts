@@ -7,6 +7,8 @@ import type { Config } from '../config.js';
 import { ACCESS_COOKIE, REFRESH_COOKIE, clearAuthCookies, setSessionCookies } from '../auth/cookies.js';
 import type { SessionsService } from '../auth/sessions-service.js';
 import { HttpError } from '../http/errors.js';
+import { AuthConfig, NoContent, Redirect } from './auth-schemas.js';
+import { errors } from './query-schemas.js';
 
 export interface AuthRoutesOptions {
   config: Config;
@@ -22,7 +24,7 @@ export async function authRoutes(instance: FastifyInstance, { config, sessions }
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
   const tags = ['auth'];
 
-  app.get('/auth/config', { schema: { tags, summary: 'What the login page offers', operationId: 'getAuthConfig' } }, async () => ({
+  app.get('/auth/config', { schema: { tags, summary: 'What the login page offers', operationId: 'getAuthConfig', response: { 200: Type.Object({ data: AuthConfig }) } } }, async () => ({
     data: {
       auth_enabled: config.enableAuth,
       basic_auth_enabled: config.enableAuth,
@@ -43,6 +45,7 @@ export async function authRoutes(instance: FastifyInstance, { config, sessions }
         tags,
         summary: 'Log in with email and password; sets the session cookies',
         operationId: 'login',
+        response: { 204: NoContent('Logged in; session cookies set'), ...errors(429) },
         // Types are checked by the service so that every bad credential gets the same 401.
         body: Type.Object({ email: Type.Optional(Type.Unknown()), password: Type.Optional(Type.Unknown()) }),
       },
@@ -50,7 +53,7 @@ export async function authRoutes(instance: FastifyInstance, { config, sessions }
     async (request, reply) => {
       const tokens = await sessions.login(request.body.email, request.body.password);
       setSessionCookies(reply, config, tokens);
-      return reply.code(204).send();
+      return reply.code(204).send(null);
     },
   );
 
@@ -58,22 +61,22 @@ export async function authRoutes(instance: FastifyInstance, { config, sessions }
     const bearer = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1];
     await sessions.logout(bearer ?? request.cookies[ACCESS_COOKIE], request.cookies[REFRESH_COOKIE]);
   };
-  app.post('/auth/logout', { schema: { tags, summary: 'Log out: revoke the session and clear cookies', operationId: 'logout' } }, async (request, reply) => {
+  app.post('/auth/logout', { schema: { tags, summary: 'Log out: revoke the session and clear cookies', operationId: 'logout', response: { 204: NoContent('Logged out') } } }, async (request, reply) => {
     await logout(request);
     clearAuthCookies(reply, config);
-    return reply.code(204).send();
+    return reply.code(204).send(null);
   });
-  app.get('/auth/logout', { schema: { tags, summary: 'Log out and go to the login page', operationId: 'logoutRedirect' } }, async (request, reply) => {
+  app.get('/auth/logout', { schema: { tags, summary: 'Log out and go to the login page', operationId: 'logoutRedirect', response: { 302: Redirect('To the login page') } } }, async (request, reply) => {
     await logout(request);
     clearAuthCookies(reply, config);
     return reply.redirect(`${config.hostRootPath}/login`, 302);
   });
 
-  app.post('/auth/refresh', { schema: { tags, summary: 'Rotate the session tokens', operationId: 'refreshTokens' } }, async (request, reply) => {
+  app.post('/auth/refresh', { schema: { tags, summary: 'Rotate the session tokens', operationId: 'refreshTokens', response: { 204: NoContent('New session cookies set'), ...errors() } } }, async (request, reply) => {
     try {
       const tokens = await sessions.refresh(request.cookies[REFRESH_COOKIE]);
       setSessionCookies(reply, config, tokens);
-      return reply.code(204).send();
+      return reply.code(204).send(null);
     } catch (error) {
       if (error instanceof HttpError && error.statusCode === 401) clearAuthCookies(reply, config);
       throw error;

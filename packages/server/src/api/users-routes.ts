@@ -7,6 +7,8 @@ import { fromGlobalId } from './global-id.js';
 import { PageQuery, DEFAULT_LIMIT, cursorId, page } from './pagination.js';
 import { presentUser } from './presenters.js';
 import { requireUser } from './request-principal.js';
+import { User, Viewer, NoContent } from './auth-schemas.js';
+import { Nullable, errors } from './query-schemas.js';
 
 const UserId = Type.Object({ user_id: Type.String() });
 
@@ -20,10 +22,10 @@ export async function usersRoutes(instance: FastifyInstance, { users }: { users:
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
   const tags = ['users'];
 
-  app.get('/v1/user', { schema: { tags, summary: 'The authenticated user (viewer)', operationId: 'getViewer' } }, async (request) => {
+  app.get('/v1/user', { schema: { tags, summary: 'The authenticated user (viewer)', operationId: 'getViewer', response: { 200: Type.Object({ data: Viewer }), ...errors() } } }, async (request) => {
     const principal = request.principal;
-    if (principal.kind === 'anonymous') return { data: { auth_method: 'ANONYMOUS' } };
-    if (principal.kind === 'system') return { data: { auth_method: 'SYSTEM', role: 'system' } };
+    if (principal.kind === 'anonymous') return { data: { auth_method: 'ANONYMOUS' as const } };
+    if (principal.kind === 'system') return { data: { auth_method: 'SYSTEM' as const, role: 'system' as const } };
     return { data: presentUser(await users.get(principal.user.id)) };
   });
 
@@ -34,6 +36,7 @@ export async function usersRoutes(instance: FastifyInstance, { users }: { users:
         tags,
         summary: 'Change your own username, or your password (with the current one)',
         operationId: 'updateViewer',
+        response: { 200: Type.Object({ data: User }), ...errors(409, 422) },
         body: Type.Object(
           { username: Type.Optional(Type.String()), password: Type.Optional(Type.String()), current_password: Type.Optional(Type.String()) },
           { additionalProperties: true },
@@ -52,7 +55,7 @@ export async function usersRoutes(instance: FastifyInstance, { users }: { users:
     },
   );
 
-  app.get('/v1/users', { schema: { tags, summary: 'List active users', operationId: 'getUsers', querystring: PageQuery } }, async (request) => {
+  app.get('/v1/users', { schema: { tags, summary: 'List active users', operationId: 'getUsers', querystring: PageQuery, response: { 200: Type.Object({ data: Type.Array(User), next_cursor: Nullable(Type.String()) }), ...errors(422) } } }, async (request) => {
     const limit = request.query.limit ?? DEFAULT_LIMIT;
     const result = page('User', await users.list(limit + 1, cursorId('User', request.query.cursor)), limit);
     return { data: result.rows.map(presentUser), next_cursor: result.nextCursor };
@@ -65,6 +68,7 @@ export async function usersRoutes(instance: FastifyInstance, { users }: { users:
         tags,
         summary: 'Create a user',
         operationId: 'createUser',
+        response: { 201: Type.Object({ data: User }), ...errors(409, 422) },
         body: Type.Object({
           user: Type.Object({
             email: Type.String(),
@@ -90,7 +94,7 @@ export async function usersRoutes(instance: FastifyInstance, { users }: { users:
     },
   );
 
-  app.get('/v1/users/:user_id', { schema: { tags, summary: 'Read a user', operationId: 'getUser', params: UserId } }, async (request) => ({
+  app.get('/v1/users/:user_id', { schema: { tags, summary: 'Read a user', operationId: 'getUser', params: UserId, response: { 200: Type.Object({ data: User }), ...errors(404) } } }, async (request) => ({
     data: presentUser(await users.read(requireUser(request), userIdOf(request.params.user_id))),
   }));
 
@@ -101,6 +105,7 @@ export async function usersRoutes(instance: FastifyInstance, { users }: { users:
         tags,
         summary: "Change a user's username, password or role",
         operationId: 'updateUser',
+        response: { 200: Type.Object({ data: User }), ...errors(404, 409, 422) },
         params: UserId,
         body: Type.Object(
           { username: Type.Optional(Type.String()), password: Type.Optional(Type.String()), role: Type.Optional(Type.String()) },
@@ -117,10 +122,10 @@ export async function usersRoutes(instance: FastifyInstance, { users }: { users:
 
   app.delete(
     '/v1/users/:user_id',
-    { schema: { tags, summary: 'Delete a user for good', operationId: 'deleteUser', params: UserId } },
+    { schema: { tags, summary: 'Delete a user for good', operationId: 'deleteUser', params: UserId, response: { 204: NoContent('Deleted'), ...errors(404, 409) } } },
     async (request, reply) => {
       await users.delete(requireUser(request), userIdOf(request.params.user_id));
-      return reply.code(204).send();
+      return reply.code(204).send(null);
     },
   );
 }
