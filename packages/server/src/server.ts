@@ -43,7 +43,7 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
   };
   try {
     await migrateToLatest(database);
-    const auth = createAuthLayer(config, database, (error) => logger.error({ err: error }, 'auth bookkeeping failed'));
+    const auth = createAuthLayer(config, database, (error, context) => logger.error({ err: error }, `${context} failed`));
     if (config.enableAuth) await auth.users.ensureDefaultAdmin(config.defaultAdminInitialPassword);
     writer = config.database.dialect === 'sqlite' ? new SqliteSpanWriter(config.database.url) : new PostgresSpanWriter(config.database.url);
     queue = new WriteQueue(writer, {

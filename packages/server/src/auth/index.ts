@@ -26,14 +26,18 @@ export interface AuthLayer {
 }
 
 /** Builds the auth layer over the database; with auth off it exists but every route using it is refused. */
-export function createAuthLayer(config: Config, database: Database, onError?: (error: unknown) => void): AuthLayer {
+/** Where the auth layer reports failures that do not reach a response (mail delivery, IDP errors, bookkeeping). */
+export type AuthErrorReporter = (error: unknown, context: string) => void;
+
+export function createAuthLayer(config: Config, database: Database, report?: AuthErrorReporter): AuthLayer {
+  const onError = (context: string) => (error: unknown) => report?.(error, context);
   const db = database.db;
   const usersRepository = createUsersRepository(db);
   const apiKeysRepository = createApiKeysRepository(db);
   const sessionsRepository = createSessionsRepository(db);
   // With auth off no token is ever issued, so an unguessable throwaway key is as good as none.
   const jwt = createJwtCodec(config.secret ?? randomBytes(48).toString('base64'));
-  const authenticator = createAuthenticator({ users: usersRepository, apiKeys: apiKeysRepository, sessions: sessionsRepository, jwt, onError });
+  const authenticator = createAuthenticator({ users: usersRepository, apiKeys: apiKeysRepository, sessions: sessionsRepository, jwt, onError: onError('recording API key use') });
   const sessions = createSessionsService({
     config,
     users: usersRepository,
@@ -51,9 +55,9 @@ export function createAuthLayer(config: Config, database: Database, onError?: (e
       resets: createPasswordResetRepository(db),
       sessions,
       mailer: config.smtp ? createMailer(config.smtp) : null,
-      onError,
+      onError: onError('sending a password reset mail'),
     }),
-    oidc: createOidcService({ config, users: usersRepository, onError }),
+    oidc: createOidcService({ config, users: usersRepository, onError: (error, idp) => report?.(error, `OpenID Connect login through ${idp}`) }),
     users: createUsersService({ db, users: usersRepository, sessions, authenticator }),
     apiKeys: createApiKeysService({ apiKeys: apiKeysRepository, authenticator }),
   };
