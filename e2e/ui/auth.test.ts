@@ -172,6 +172,42 @@ for (const rootPath of ROOT_PATHS) {
       await waitForPath(page, server, '/projects');
     });
 
+    test('an admin renames the member, sets a temporary password and changes the role', async () => {
+      const { page } = admin;
+      await page.goto(`${server.url}/settings?tab=users`);
+      const row = page.getByTestId(`user-row-${member.email}`);
+      const actions = () => row.getByRole('button', { name: `Actions for ${member.username}` });
+
+      await actions().click();
+      await page.getByRole('menuitem', { name: 'Change username' }).click();
+      const renamed = `${member.username}-by-admin`;
+      await page.getByRole('dialog').getByLabel(/^Username/).fill(renamed);
+      await page.getByRole('dialog').getByRole('button', { name: 'Save' }).click();
+      member.username = renamed;
+      await row.getByText(renamed, { exact: true }).waitFor();
+
+      await actions().click();
+      await page.getByRole('menuitem', { name: 'Set new password' }).click();
+      const dialog = page.getByRole('dialog');
+      await dialog.getByRole('button', { name: 'Set password' }).click();
+      await dialog.getByText('choose their own at their next sign-in').waitFor();
+      member.temporary = (await dialog.getByTestId('secret-value').innerText()).trim();
+      await dialog.getByRole('button', { name: 'Done' }).click();
+      await row.getByText('password change pending').waitFor();
+
+      await actions().click();
+      await page.getByRole('menuitem', { name: 'Make admin' }).click();
+      await row.getByText('admin', { exact: true }).waitFor();
+      await actions().click();
+      await page.getByRole('menuitem', { name: 'Make member' }).click();
+      await row.getByText('member', { exact: true }).waitFor();
+      // Nobody can change their own role or delete themselves.
+      await page.getByTestId(`user-row-${DEFAULT_ADMIN_EMAIL}`).getByRole('button', { name: 'Actions for admin' }).click();
+      assert.equal(await page.getByRole('menuitem', { name: 'Delete user' }).isDisabled(), true);
+      assert.equal(await page.getByRole('menuitem', { name: 'Make member' }).isDisabled(), true);
+      await page.keyboard.press('Escape');
+    });
+
     test('an admin deletes the member after a confirmation that says it is permanent; the member can no longer sign in', async () => {
       const { page } = admin;
       await page.goto(`${server.url}/settings?tab=users`);
@@ -189,7 +225,7 @@ for (const rootPath of ROOT_PATHS) {
       const { page: gone } = memberPage;
       await gone.getByRole('button', { name: 'Refresh' }).click();
       await waitForPath(gone, server, '/login');
-      await submitLogin(gone, server.url, member.email, member.password);
+      await submitLogin(gone, server.url, member.email, member.temporary);
       await gone.getByTestId('login-error').getByText('Wrong email or password').waitFor();
       assertAllUnderRoot(admin.requests, server);
     });

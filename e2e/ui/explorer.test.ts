@@ -77,6 +77,24 @@ for (const rootPath of ROOT_PATHS) {
       assert.equal(await page.getByText(apiKey).count(), 0, 'the key is not shown again');
     });
 
+    test('a key deleted after its confirmation stops working at once', async () => {
+      const { page } = opened;
+      await page.getByRole('button', { name: 'New API key' }).click();
+      const dialog = page.getByRole('dialog');
+      await dialog.getByLabel(/^Name/).fill('short-lived key');
+      await dialog.getByRole('button', { name: 'Create key' }).click();
+      const key = (await dialog.getByTestId('secret-value').innerText()).trim();
+      await dialog.getByRole('button', { name: 'Done' }).click();
+      const before = await fetch(`${server.url}/v1/projects`, { headers: { authorization: `Bearer ${key}` } });
+      assert.equal(before.status, 200);
+      await page.getByRole('button', { name: 'Delete key short-lived key' }).click();
+      await page.getByRole('dialog').getByText('Every client that uses this key is refused from now on.').waitFor();
+      await page.getByRole('dialog').getByRole('button', { name: 'Delete key' }).click();
+      await page.getByRole('table', { name: 'API keys' }).getByText('short-lived key').waitFor({ state: 'detached' });
+      const after = await fetch(`${server.url}/v1/projects`, { headers: { authorization: `Bearer ${key}` } });
+      assert.equal(after.status, 401);
+    });
+
     test('traces sent with that key by a real OTLP exporter appear in the projects list', async () => {
       const exporter = makeExporter('http-protobuf', server.url, server.grpcUrl, { authorization: `Bearer ${apiKey}` });
       const { spans } = await exportSampleTrace(exporter, { 'service.name': project }, label);

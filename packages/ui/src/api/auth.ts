@@ -1,5 +1,5 @@
 /** The signed-in viewer, the login page's configuration, and the session calls. */
-import { useQuery } from '@tanstack/react-query';
+import { useQuery, type QueryClient } from '@tanstack/react-query';
 import { api, get } from './http';
 import type { AuthConfig, Envelope, User, Viewer } from './types';
 
@@ -33,6 +33,14 @@ export function login(email: string, password: string): Promise<void> {
 
 export function logout(): Promise<void> {
   return api<void>('/auth/logout', { method: 'POST', noRefresh: true });
+}
+
+/**
+ * Forgets everything cached for the signed-in user (before another sign-in, after sign-out).
+ * The login page's configuration stays: removing a query while it loads would cancel it for good.
+ */
+export function clearUserData(queryClient: QueryClient): void {
+  queryClient.removeQueries({ predicate: (query) => query.queryKey[0] !== authConfigKey[0] });
 }
 
 /** The viewer as a user, or null with auth off. */

@@ -1,16 +1,17 @@
 /** The frame of every signed-in page: header with navigation, command palette, theme and user menu. */
+import type { ReactNode } from 'react';
 import { AppShell, Avatar, Badge, Button, Group, Kbd, Menu, Text, UnstyledButton } from '@mantine/core';
 import { Spotlight, spotlight, type SpotlightActionData } from '@mantine/spotlight';
 import { IconChartDots3, IconFolder, IconLogout, IconSearch, IconSettings, IconSunMoon } from '@tabler/icons-react';
 import { Link, NavLink, Outlet, useNavigate } from 'react-router';
 import { useQueryClient } from '@tanstack/react-query';
-import { logout } from '../api/auth';
+import { logout, clearUserData } from '../api/auth';
 import { useProjects } from '../api/queries';
 import { useCurrentViewer } from './AuthGate';
 import { Logo } from './Logo';
 import { ThemeToggle, useToggleColorScheme } from './ThemeToggle';
 
-function NavButton({ to, label, icon }: { to: string; label: string; icon: React.ReactNode }) {
+function NavButton({ to, label, icon }: { to: string; label: string; icon: ReactNode }) {
   return (
     <NavLink to={to} style={{ textDecoration: 'none' }}>
       {({ isActive }) => (
@@ -33,7 +34,7 @@ export function AppLayout() {
     try {
       await logout();
     } finally {
-      queryClient.removeQueries();
+      clearUserData(queryClient);
       navigate('/login', { replace: true });
     }
   };

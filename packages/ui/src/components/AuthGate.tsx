@@ -50,9 +50,9 @@ export function AuthGate() {
     () =>
       onSessionExpired(() => {
         const wasSignedIn = queryClient.getQueryData<Viewer>(viewerKey)?.kind === 'user';
+        // The cached data goes at the next sign-in (LoginPage): removing queries now could cancel
+        // ones the next page is loading.
         navigate(loginPath(locationRef.current, wasSignedIn ? 'expired' : undefined), { replace: true });
-        // After the navigation, so that nothing on this page refetches into another 401.
-        setTimeout(() => queryClient.removeQueries(), 0);
       }),
     [navigate, queryClient],
   );

@@ -12,7 +12,7 @@ import { AuthCard } from '../components/AuthCard';
 import { useCurrentViewer } from '../components/AuthGate';
 import { NewPasswordFields, newPasswordProblem } from '../components/NewPasswordFields';
 import { ApiError, patch } from '../api/http';
-import { login, logout } from '../api/auth';
+import { login, logout, clearUserData } from '../api/auth';
 
 export function ChangePasswordPage() {
   const viewer = useCurrentViewer();
@@ -39,7 +39,7 @@ export function ChangePasswordPage() {
       return setError(caught instanceof Error ? caught.message : String(caught));
     }
     // The change revoked every session, this one too: sign in again with the new password.
-    queryClient.removeQueries();
+    clearUserData(queryClient);
     try {
       await login(email, value.password);
       navigate('/projects', { replace: true });
@@ -50,7 +50,7 @@ export function ChangePasswordPage() {
 
   const signOut = async () => {
     await logout().catch(() => undefined);
-    queryClient.removeQueries();
+    clearUserData(queryClient);
     navigate('/login', { replace: true });
   };
 

@@ -5,7 +5,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { Alert, Anchor, Button, Center, Divider, Group, Loader, PasswordInput, Stack, Text, TextInput } from '@mantine/core';
 import { IconAlertCircle, IconInfoCircle, IconKey, IconLogin } from '@tabler/icons-react';
 import { AuthCard } from '../components/AuthCard';
-import { OAUTH2_ERRORS, login, useAuthConfig } from '../api/auth';
+import { OAUTH2_ERRORS, login, useAuthConfig, clearUserData } from '../api/auth';
 import { ApiError } from '../api/http';
 import { ROOT_PATH } from '../lib/root';
 import { formatWait } from '../lib/passwords';
@@ -52,7 +52,7 @@ export function LoginPage() {
     setSubmitting(true);
     try {
       await login(email.trim(), password);
-      queryClient.removeQueries();
+      clearUserData(queryClient);
       navigate(returnTo, { replace: true });
     } catch (error) {
       if (error instanceof ApiError && error.status === 401) {

@@ -1,5 +1,5 @@
 /** `/projects`: every project with its totals over the chosen time range. */
-import { useMemo, useState } from 'react';
+import { useMemo, useState, type ReactNode } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { useQueries } from '@tanstack/react-query';
 import { Alert, Anchor, Code, Group, Paper, Skeleton, Stack, Table, Text, Title, Tooltip, UnstyledButton } from '@mantine/core';
@@ -94,7 +94,7 @@ export function ProjectsPage() {
     );
   };
 
-  const cell = (summary: ProjectSummary | undefined, loading: boolean, render: (summary: ProjectSummary) => React.ReactNode) => (
+  const cell = (summary: ProjectSummary | undefined, loading: boolean, render: (summary: ProjectSummary) => ReactNode) => (
     <Table.Td ta="right" style={{ fontVariantNumeric: 'tabular-nums' }}>
       {summary ? render(summary) : loading ? <Skeleton h={14} w={48} ml="auto" /> : '—'}
     </Table.Td>

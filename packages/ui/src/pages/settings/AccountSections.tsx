@@ -6,7 +6,7 @@ import { Alert, Badge, Button, Group, PasswordInput, Stack, Text, TextInput } fr
 import { notifications } from '@mantine/notifications';
 import { IconInfoCircle } from '@tabler/icons-react';
 import { patch } from '../../api/http';
-import { login, viewerKey } from '../../api/auth';
+import { login, viewerKey, clearUserData } from '../../api/auth';
 import type { Envelope, User } from '../../api/types';
 import { NewPasswordFields, newPasswordProblem } from '../../components/NewPasswordFields';
 import { formatDateTime } from '../../lib/format';
@@ -81,7 +81,7 @@ export function PasswordSection({ user }: { user: User }) {
         setCurrent('');
         setValue({ password: '', confirm: '' });
       } catch {
-        queryClient.removeQueries();
+        clearUserData(queryClient);
         navigate('/login?reason=password-changed', { replace: true });
       }
     },

@@ -1,0 +1,112 @@
+/**
+ * Screenshots of the main pages for the README: `npm run screenshots` (needs Debian's chromium
+ * and a built UI). Starts a throwaway server, fills it with demo traces and users, and writes
+ * docs/images/*.png.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Page } from 'playwright-core';
+import { startTestServer } from '../../packages/server/test/helpers/server.js';
+import { AUTH_ENV } from '../../packages/server/test/helpers/auth.js';
+import { firstAdminLogin, launchChromium, openPage } from './harness.js';
+import { seedTraces } from './seed.js';
+
+const OUT = fileURLToPath(new URL('../../docs/images/', import.meta.url));
+fs.mkdirSync(OUT, { recursive: true });
+
+const server = await startTestServer('sqlite', {
+  ...AUTH_ENV,
+  // Shown on the login page: an identity provider button and the password reset link (neither is used here).
+  SERVICE_OAUTH2_GOOGLE_CLIENT_ID: 'demo',
+  SERVICE_OAUTH2_GOOGLE_CLIENT_SECRET: 'demo-secret',
+  SERVICE_OAUTH2_GOOGLE_OIDC_CONFIG_URL: 'http://127.0.0.1:9/.well-known/openid-configuration',
+  SERVICE_SMTP_HOSTNAME: '127.0.0.1',
+  SERVICE_SMTP_PORT: '2525',
+});
+const browser = await launchChromium();
+
+async function shot(page: Page, name: string, options: { fullPage?: boolean } = {}) {
+  await page.waitForLoadState('networkidle');
+  await page.waitForTimeout(400); // chart animations, fonts
+  const file = path.join(OUT, `${name}.png`);
+  await page.screenshot({ path: file, fullPage: options.fullPage ?? false });
+  console.log(`wrote ${path.relative(process.cwd(), file)}`);
+}
+
+try {
+  const login = await openPage(browser);
+  await login.page.goto(`${server.url}/login`);
+  await login.page.getByRole('link', { name: 'Sign in with Google' }).waitFor();
+  await shot(login.page, 'login');
+  await login.close();
+
+  const opened = await openPage(browser);
+  const { page } = opened;
+  await firstAdminLogin(page, server.url);
+  const api = page.request;
+  const systemKey = (await (await api.post(`${server.url}/v1/system/api_keys`, { data: { data: { name: 'production tracing', description: 'OTLP exporters of the support bot' } } })).json()).data.key as string;
+  await api.post(`${server.url}/v1/system/api_keys`, { data: { data: { name: 'nightly evals', expires_at: new Date(Date.now() + 90 * 86_400_000).toISOString() } } });
+  await api.post(`${server.url}/v1/user/api_keys`, { data: { data: { name: 'notebook', description: 'experiments in Jupyter' } } });
+  for (const [email, username, role, auth_method] of [
+    ['maria@example.com', 'maria', 'admin', 'LOCAL'],
+    ['sam@example.com', 'sam', 'member', 'LOCAL'],
+    ['lee@example.com', 'lee', 'member', 'OAUTH2'],
+  ] as const) {
+    await api.post(`${server.url}/v1/users`, { data: { user: { email, username, role, auth_method, ...(auth_method === 'LOCAL' ? { password: 'Temporary-password-1' } : {}) } } });
+  }
+  await seedTraces({ baseUrl: server.url, apiKey: systemKey, project: 'support-bot', traces: 180, hours: 22 });
+  await seedTraces({ baseUrl: server.url, apiKey: systemKey, project: 'rag-pipeline', traces: 60, hours: 20, seed: 3 });
+  await seedTraces({ baseUrl: server.url, apiKey: systemKey, project: 'eval-runs', traces: 25, hours: 12, seed: 11 });
+
+  await page.goto(`${server.url}/projects?range=24h`);
+  await page.getByTestId('project-row-support-bot').waitFor();
+  await shot(page, 'projects');
+
+  const projects = (await (await api.get(`${server.url}/v1/projects`)).json()).data as { id: string; name: string }[];
+  const project = projects.find((candidate) => candidate.name === 'support-bot')!;
+  await page.goto(`${server.url}/projects/${encodeURIComponent(project.id)}/traces?range=24h`);
+  await page.getByRole('grid', { name: 'Traces' }).getByTestId('table-row').first().waitFor();
+  await shot(page, 'traces');
+
+  // A trace with a tool call, its LLM span selected.
+  const traces = (await (await api.get(`${server.url}/v1/projects/${encodeURIComponent(project.id)}/traces?limit=50`)).json()).data as {
+    trace_id: string;
+    span_count: number;
+    error_count: number;
+  }[];
+  const sample = traces.find((trace) => trace.span_count === 4 && trace.error_count === 0) ?? traces[0]!;
+  const detail = (await (await api.get(`${server.url}/v1/projects/${encodeURIComponent(project.id)}/traces/${sample.trace_id}`)).json()).data as {
+    spans: { name: string; context: { span_id: string } }[];
+  };
+  const llm = detail.spans.find((span) => span.name === 'ChatCompletion')!;
+  const tracePath = `/projects/${encodeURIComponent(project.id)}/traces/${sample.trace_id}?range=24h&span=${llm.context.span_id}`;
+  await page.goto(`${server.url}${tracePath}`);
+  await page.getByTestId('span-details').waitFor();
+  await shot(page, 'trace-detail');
+
+  await page.goto(`${server.url}/projects/${encodeURIComponent(project.id)}/spans?range=24h&kind=LLM`);
+  await page.getByRole('grid', { name: 'Spans' }).getByTestId('table-row').first().waitFor();
+  await shot(page, 'spans');
+
+  await page.goto(`${server.url}/projects/${encodeURIComponent(project.id)}/overview?range=24h`);
+  await page.getByTestId('chart-models').locator('svg.recharts-surface').first().waitFor();
+  await shot(page, 'overview', { fullPage: true });
+
+  await page.goto(`${server.url}/settings?tab=users`);
+  await page.getByRole('table', { name: 'Users' }).getByText('maria@example.com').waitFor();
+  await shot(page, 'settings');
+  const cookies = await opened.context.cookies();
+  await opened.close();
+
+  // The dark theme, signed in as the same admin.
+  const dark = await openPage(browser, { colorScheme: 'dark' });
+  await dark.context.addCookies(cookies);
+  await dark.page.goto(`${server.url}${tracePath}`);
+  await dark.page.getByTestId('span-details').waitFor();
+  await shot(dark.page, 'trace-detail-dark');
+  await dark.close();
+} finally {
+  await browser.close();
+  await server.close();
+}

@@ -1,0 +1,85 @@
+/**
+ * The web UI's routes: index.html for every client route with the root path written in, hashed
+ * assets cached for good, and a clear page (not a crash) when the UI was never built.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, describe, it } from 'node:test';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { loadConfig } from '../src/config.js';
+import { UI_PAGES, renderIndexHtml, uiRoutes } from '../src/http/ui-routes.js';
+
+const INDEX = '<!doctype html>\n<html>\n  <head>\n    <link rel="icon" href="./assets/icon.svg" />\n  </head>\n  <body><div id="root"></div></body>\n</html>\n';
+
+function fakeBuild(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sightline-ui-'));
+  fs.mkdirSync(path.join(dir, 'assets'));
+  fs.writeFileSync(path.join(dir, 'index.html'), INDEX);
+  fs.writeFileSync(path.join(dir, 'assets', 'index-abc123.js'), 'console.log("ui")');
+  return dir;
+}
+
+async function appFor(rootPath: string, uiDir: string): Promise<FastifyInstance> {
+  const config = loadConfig({ SERVICE_WORKING_DIR: os.tmpdir(), ...(rootPath ? { SERVICE_HOST_ROOT_PATH: rootPath } : {}) });
+  const app = Fastify({ logger: false });
+  await app.register(uiRoutes, { config, uiDir, prefix: config.hostRootPath });
+  await app.ready();
+  return app;
+}
+
+describe('web UI routes', () => {
+  const dirs: string[] = [];
+  after(() => {
+    for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('writes the root path into index.html before anything that loads a relative URL', () => {
+    const html = renderIndexHtml(INDEX, '/sightline');
+    assert.ok(html.indexOf('<base href="/sightline/" />') < html.indexOf('./assets/icon.svg'));
+    assert.match(html, /window\.__SIGHTLINE_ROOT__ = "\/sightline";/);
+    assert.match(renderIndexHtml(INDEX, ''), /<base href="\/" \/>[\s\S]*window\.__SIGHTLINE_ROOT__ = "";/);
+    assert.throws(() => renderIndexHtml('<html></html>', ''), /no <head>/);
+  });
+
+  for (const rootPath of ['', '/sightline']) {
+    it(`answers index.html for every client route and serves the assets [root path "${rootPath || '/'}"]`, async () => {
+      const dir = fakeBuild();
+      dirs.push(dir);
+      const app = await appFor(rootPath, dir);
+      try {
+        for (const page of [...UI_PAGES.filter((url) => !url.includes('*')), '/projects/UHJvamVjdDox/traces/0af7651916cd43dd8448eb211c80319c']) {
+          const response = await app.inject({ method: 'GET', url: `${rootPath}${page === '/' && rootPath ? '' : page}` });
+          assert.equal(response.statusCode, 200, page);
+          assert.match(response.headers['content-type'] as string, /^text\/html/);
+          assert.equal(response.headers['cache-control'], 'no-cache');
+          assert.equal(response.headers['x-frame-options'], 'DENY');
+          assert.ok(response.body.includes(`<base href="${rootPath}/" />`), `${page} carries the base href`);
+        }
+        const asset = await app.inject({ method: 'GET', url: `${rootPath}/assets/index-abc123.js` });
+        assert.equal(asset.statusCode, 200);
+        assert.match(asset.headers['cache-control'] as string, /immutable/);
+        assert.equal((await app.inject({ method: 'GET', url: `${rootPath}/assets/missing.js` })).statusCode, 404);
+        assert.equal((await app.inject({ method: 'GET', url: `${rootPath}/not-a-page` })).statusCode, 404, 'only client routes fall back to index.html');
+      } finally {
+        await app.close();
+      }
+    });
+  }
+
+  it('without a build the server still answers, with a page that says how to build the UI', async () => {
+    const dir = path.join(os.tmpdir(), `sightline-no-ui-${process.pid}`);
+    const app = await appFor('/sightline', dir);
+    try {
+      const response = await app.inject({ method: 'GET', url: '/sightline/' });
+      assert.equal(response.statusCode, 503);
+      assert.match(response.body, /web UI is not built/);
+      assert.match(response.body, /npm run build -w @sightline\/ui/);
+      assert.equal((await app.inject({ method: 'GET', url: '/sightline/login' })).statusCode, 503);
+      assert.equal((await app.inject({ method: 'GET', url: '/sightline/assets/index.js' })).statusCode, 404);
+    } finally {
+      await app.close();
+    }
+  });
+});
