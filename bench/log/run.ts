@@ -1,7 +1,7 @@
 /**
  * bench/log: POST /v1/log throughput against its floor, measured in one run with one load generator.
  *
- *   npm run build && npm run bench:log [-- --rounds 3 --duration 5 --warmup 3 --connections 64]
+ *   npm run build && npm run bench:log [-- --rounds 3 --duration 5 --warmup 3 --connections 128]
  *
  * - The floor: a bare Fastify route answering 200 without work (bench/log/floor-server.ts).
  * - The service: `sightline monitor serve` (built bin) on a fresh SQLite database in a temp
@@ -35,7 +35,7 @@ function option(name: string, fallback: number): number {
 const DURATION_MS = option('duration', 5) * 1000;
 const WARMUP_MS = option('warmup', 3) * 1000;
 const ROUNDS = option('rounds', 3);
-const CONNECTIONS = option('connections', 64);
+const CONNECTIONS = option('connections', 128);
 const MODEL_ID = 'bench-model';
 
 function freePort(): Promise<number> {

@@ -44,7 +44,7 @@ export type NormalizedLabel =
   | { kind: 'numeric'; numeric: number }
   | { kind: 'score_categorical'; category: string; score: number | null };
 
-/** Maps built with a null prototype, so any feature name (even `__proto__`) is plain data. */
+/** Feature and tag maps; every name (even `__proto__`) is an own data property. */
 export type ValueMap<V> = Record<string, V>;
 
 export interface NormalizedPrediction {

@@ -11,13 +11,15 @@
  */
 import { MAX_BACKDATE_MICROS, MAX_FUTURE_SKEW_MICROS, MICROS_PER_MS, parseIsoMicros } from './time.js';
 import type {
+  DoubleValue,
   EmbeddingValue,
+  IntValue,
+  StringValue,
   NormalizedActual,
   NormalizedLabel,
   NormalizedPrediction,
   NormalizedRecord,
   ScalarValue,
-  TypedValue,
   ValueMap,
 } from './types.js';
 
@@ -246,22 +248,31 @@ function scalarValue(value: Json): ScalarValue | null {
     type = key;
   }
   const content = type === undefined ? undefined : value[type];
+  // A value already in canonical form is returned as it is (no copy).
   switch (type) {
     case 'double':
-      return finite(content) ? { double: content } : null;
+      return finite(content) ? (value as DoubleValue) : null;
     case 'string':
-      if (typeof content === 'string') return { string: content };
+      if (typeof content === 'string') return value as StringValue;
       // Booleans are carried as the text of the boolean.
       return typeof content === 'boolean' ? { string: String(content) } : null;
-    case 'int':
-      return intValue(content);
+    case 'int': {
+      const int = intValue(content);
+      return int !== null && int.int === content ? (value as IntValue) : int;
+    }
     default:
       return null;
   }
 }
 
+/** Sets an own data property, even for the name `__proto__`. */
+function setOwn<V>(map: Record<string, V>, name: string, value: V): void {
+  if (name === '__proto__') Object.defineProperty(map, name, { value, enumerable: true, writable: true, configurable: true });
+  else map[name] = value;
+}
+
 /** A 64-bit integer as a canonical string of digits, from a digit string or a safe JSON integer. */
-function intValue(content: Json): ScalarValue | null {
+function intValue(content: Json): IntValue | null {
   if (typeof content === 'number') return Number.isSafeInteger(content) ? { int: String(content === 0 ? 0 : content) } : null;
   if (typeof content !== 'string' || !/^-?\d{1,40}$/.test(content)) return null;
   const parsed = BigInt(content);
@@ -301,35 +312,48 @@ function embeddingValue(value: Json): EmbeddingValue | null {
 
 /** Tags (and scalar-only maps): every value double, string or int, else false. */
 function scalarMap(map: JsonObject): ValueMap<ScalarValue> | false {
-  const out: ValueMap<ScalarValue> = Object.create(null);
-  for (const name of Object.keys(map)) {
-    const value = scalarValue(map[name]);
+  let out: ValueMap<ScalarValue> | null = null; // a copy, made only when a value had to change
+  const names = Object.keys(map);
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i]!;
+    const raw = map[name];
+    const value = scalarValue(raw);
     if (value === null) return false;
-    out[name] = value;
+    if (value !== raw && out === null) {
+      // First changed value: copy what came before it.
+      out = {};
+      for (let j = 0; j < i; j++) setOwn(out, names[j]!, map[names[j]!] as ScalarValue);
+    }
+    if (out !== null) setOwn(out, name, value);
   }
-  return out;
+  return out ?? (map as ValueMap<ScalarValue>);
 }
 
 /** Features: scalars and embeddings kept apart (they are stored apart), else false. */
 function splitFeatures(map: JsonObject): { scalars: ValueMap<ScalarValue>; embeddings: ValueMap<EmbeddingValue> | null } | false {
-  const scalars: ValueMap<ScalarValue> = Object.create(null);
+  const names = Object.keys(map);
+  // Common case: only scalars, all canonical: the input map is stored as it is.
+  let canonical = true;
+  for (const name of names) {
+    const raw = map[name];
+    if (raw !== null && scalarValue(raw) === raw) continue;
+    canonical = false;
+    break;
+  }
+  if (canonical) return { scalars: map as ValueMap<ScalarValue>, embeddings: null };
+  const scalars: ValueMap<ScalarValue> = {};
   let embeddings: ValueMap<EmbeddingValue> | null = null;
-  for (const name of Object.keys(map)) {
+  for (const name of names) {
     const raw = map[name];
     const scalar = scalarValue(raw);
     if (scalar !== null) {
-      scalars[name] = scalar;
+      setOwn(scalars, name, scalar);
       continue;
     }
     const embedding = embeddingValue(raw);
     if (embedding === null) return false;
-    embeddings ??= Object.create(null) as ValueMap<EmbeddingValue>;
-    embeddings[name] = embedding;
+    embeddings ??= {};
+    setOwn(embeddings, name, embedding);
   }
   return { scalars, embeddings };
-}
-
-/** Exported for the SDK's builders: is this a typed value the service accepts (in features)? */
-export function isAcceptedFeatureValue(value: unknown): value is TypedValue {
-  return scalarValue(value) !== null || embeddingValue(value) !== null;
 }
