@@ -5,6 +5,7 @@ import * as traces from './0001-traces.js';
 import * as auth from './0002-auth.js';
 import * as queryIndexes from './0003-query-indexes.js';
 import * as passwordReset from './0004-password-reset.js';
+import * as errorKindIndex from './0005-error-kind-index.js';
 
 export interface MigrationContext {
   dialect: Dialect;
@@ -17,5 +18,6 @@ export function migrations(context: MigrationContext): Record<string, Migration>
     '0002-auth': { up: auth.up(context) },
     '0003-query-indexes': { up: queryIndexes.up(context) },
     '0004-password-reset': { up: passwordReset.up(context) },
+    '0005-error-kind-index': { up: errorKindIndex.up(context) },
   };
 }

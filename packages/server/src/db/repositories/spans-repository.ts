@@ -205,7 +205,8 @@ export function createSpansRepository(db: Kysely<DB>, dialect: Dialect) {
         ])
         .where('trace_rowid', 'in', traceRowids);
       if (options.rootsOnly) query = query.where('parent_id', 'is', null);
-      const rows = await query.orderBy('trace_rowid').orderBy('start_time').orderBy('id').execute();
+      // Order by the BIGINT column, not the text alias of the same name (text sorts 10 digits before 9).
+      const rows = await query.orderBy('spans.trace_rowid').orderBy('spans.start_time').orderBy('spans.id').execute();
       return rows.map((row) => ({
         id: Number(row.id),
         traceRowid: Number(row.trace_rowid),

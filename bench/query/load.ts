@@ -1,0 +1,123 @@
+/**
+ * Loading the corpus: a fresh database migrated with the server's own migrations, then every
+ * batch committed with the server's own insert code (SqliteSpanStore, the store behind the ingest
+ * writer; PostgresSpanWriter for PostgreSQL), in big transactions, with no HTTP in between.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import pg from 'pg';
+import { openDatabase, openSqlite } from '../../packages/server/src/db/database.js';
+import { migrateToLatest } from '../../packages/server/src/db/migrate.js';
+import { PostgresSpanWriter } from '../../packages/server/src/ingest/postgres-span-writer.js';
+import type { SpanRow } from '../../packages/server/src/ingest/span-rows.js';
+import { SqliteSpanStore } from '../../packages/server/src/ingest/sqlite-span-store.js';
+import { SpanCorpus, type DatasetOptions, type DatasetStats } from './dataset.js';
+
+export type Target = { dialect: 'sqlite'; file: string } | { dialect: 'postgres'; url: string };
+
+export interface LoadResult {
+  stats: DatasetStats;
+  seconds: number;
+  /** Time spent generating rows (JavaScript) and committing them (the store), s. */
+  generateSeconds: number;
+  insertSeconds: number;
+  commits: number;
+  spansPerSecond: number;
+  insertSpansPerSecond: number;
+  /** Bytes on disk after loading (SQLite file + WAL, or pg_database_size). */
+  databaseBytes: number;
+  /** CPU cores used by other processes of the machine while loading (filled in by the caller). */
+  otherCpuCores?: number;
+}
+
+interface Sink {
+  write(rows: SpanRow[]): void | Promise<void>;
+  finish(): Promise<number>;
+}
+
+async function openSink(target: Target): Promise<Sink> {
+  const database = openDatabase(target.dialect === 'sqlite' ? { dialect: 'sqlite', url: target.file } : { dialect: 'postgres', url: target.url });
+  await migrateToLatest(database);
+  await database.close();
+  if (target.dialect === 'sqlite') {
+    // The server's connection settings (WAL, synchronous=FULL): commits are few and big, so FULL costs little.
+    // A larger page cache for this loading connection only keeps the seven span indexes' pages in memory.
+    const connection = openSqlite(target.file);
+    connection.pragma('cache_size = -1048576');
+    const store = new SqliteSpanStore(connection);
+    return {
+      write: (rows) => store.write(rows),
+      finish: async () => {
+        connection.pragma('wal_checkpoint(TRUNCATE)');
+        connection.close();
+        return fileBytes(target.file) + fileBytes(`${target.file}-wal`);
+      },
+    };
+  }
+  const writer = new PostgresSpanWriter(target.url);
+  return {
+    write: (rows) => writer.write(rows),
+    finish: async () => {
+      await writer.close();
+      const client = new pg.Client({ connectionString: target.url });
+      await client.connect();
+      try {
+        // autovacuum would analyze a table this size shortly after loading; do it now so that the plans are the steady-state ones.
+        await client.query('VACUUM ANALYZE');
+        return Number((await client.query<{ size: string }>('SELECT pg_database_size(current_database()) AS size')).rows[0]!.size);
+      } finally {
+        await client.end();
+      }
+    },
+  };
+}
+
+function fileBytes(file: string): number {
+  try {
+    return fs.statSync(file).size;
+  } catch {
+    return 0;
+  }
+}
+
+/** Creates the schema in `target` (which must be empty) and loads the corpus into it. */
+export async function loadCorpus(target: Target, options: DatasetOptions, progress: (message: string) => void): Promise<LoadResult> {
+  if (target.dialect === 'sqlite') fs.mkdirSync(path.dirname(target.file), { recursive: true });
+  const sink = await openSink(target);
+  const corpus = new SpanCorpus(options);
+  const started = performance.now();
+  let generateMs = 0;
+  let insertMs = 0;
+  let commits = 0;
+  let nextReport = 0.1;
+  while (true) {
+    const t0 = performance.now();
+    const rows = corpus.nextBatch();
+    const t1 = performance.now();
+    generateMs += t1 - t0;
+    if (rows === null) break;
+    await sink.write(rows);
+    insertMs += performance.now() - t1;
+    commits += 1;
+    const done = corpus.stats.spans / options.spans;
+    if (done >= nextReport) {
+      const elapsed = (performance.now() - started) / 1000;
+      progress(`loaded ${corpus.stats.spans} spans (${Math.round(done * 100)}%) in ${elapsed.toFixed(0)} s, ${Math.round(corpus.stats.spans / elapsed)} spans/s`);
+      nextReport += 0.1;
+    }
+  }
+  const finishStart = performance.now();
+  const databaseBytes = await sink.finish();
+  insertMs += performance.now() - finishStart;
+  const seconds = (performance.now() - started) / 1000;
+  return {
+    stats: corpus.stats,
+    seconds,
+    generateSeconds: generateMs / 1000,
+    insertSeconds: insertMs / 1000,
+    commits,
+    spansPerSecond: corpus.stats.spans / seconds,
+    insertSpansPerSecond: corpus.stats.spans / (insertMs / 1000),
+    databaseBytes,
+  };
+}
