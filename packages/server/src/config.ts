@@ -4,18 +4,21 @@
  */
 import os from 'node:os';
 import path from 'node:path';
+import {
+  ConfigError,
+  envBool,
+  envDatabase,
+  envLogLevel,
+  envPort,
+  envPositiveInt,
+  envReader,
+  expandHome,
+  type DatabaseConfig,
+  type Env,
+  type EnvReader,
+} from '@sightline/common';
 
-export class ConfigError extends Error {
-  override readonly name = 'ConfigError';
-}
-
-export type Dialect = 'sqlite' | 'postgres';
-
-export interface DatabaseConfig {
-  dialect: Dialect;
-  /** SQLite file path, or the PostgreSQL connection URL. */
-  url: string;
-}
+export { ConfigError, type DatabaseConfig, type Dialect } from '@sightline/common';
 
 export interface SmtpConfig {
   hostname: string;
@@ -69,21 +72,13 @@ export interface Config {
   logLevel: string;
 }
 
-type Env = Record<string, string | undefined>;
-
-const TRUE_WORDS = new Set(['true', '1', 'yes']);
-const FALSE_WORDS = new Set(['false', '0', 'no']);
 const ACRONYMS = new Set(['AWS', 'ID', 'IDP', 'SSO', 'OIDC', 'AD', 'IAM', 'GCP', 'SAML', 'API', 'URL', 'IBM', 'SAP']);
-const LOG_LEVELS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
 
 /** Parses the environment into a Config, or throws a ConfigError naming the first bad variable. */
 export function loadConfig(env: Env = process.env): Config {
-  const read = (name: string): string | undefined => {
-    const value = env[name];
-    return value === undefined || value.trim() === '' ? undefined : value.trim();
-  };
+  const read = envReader(env);
   const workingDir = path.resolve(expandHome(read('SERVICE_WORKING_DIR') ?? path.join(os.homedir(), '.sightline')));
-  const enableAuth = bool(read, 'SERVICE_ENABLE_AUTH', false);
+  const enableAuth = envBool(read, 'SERVICE_ENABLE_AUTH', false);
   const secret = read('SERVICE_SECRET') ?? null;
   if (enableAuth && (secret === null || secret.length < 32)) {
     throw new ConfigError(
@@ -95,88 +90,39 @@ export function loadConfig(env: Env = process.env): Config {
   const smtpHost = read('SERVICE_SMTP_HOSTNAME');
   return {
     host: read('SERVICE_HOST') ?? '127.0.0.1',
-    port: port(read, 'SERVICE_PORT', 6006),
-    grpcPort: port(read, 'SERVICE_GRPC_PORT', 4317),
+    port: envPort(read, 'SERVICE_PORT', 6006),
+    grpcPort: envPort(read, 'SERVICE_GRPC_PORT', 4317),
     workingDir,
-    database: databaseConfig(read('SERVICE_SQL_DATABASE_URL'), workingDir),
+    database: envDatabase('SERVICE_SQL_DATABASE_URL', read('SERVICE_SQL_DATABASE_URL'), workingDir, 'sightline.db'),
     enableAuth,
     secret,
-    useSecureCookies: bool(read, 'SERVICE_USE_SECURE_COOKIES', false),
+    useSecureCookies: envBool(read, 'SERVICE_USE_SECURE_COOKIES', false),
     csrfTrustedOrigins: origins(read('SERVICE_CSRF_TRUSTED_ORIGINS')),
     rootUrl: rootUrl(read('SERVICE_ROOT_URL')),
     hostRootPath: rootPath(read('SERVICE_HOST_ROOT_PATH')),
-    accessTokenExpiryMinutes: positiveInt(read, 'SERVICE_ACCESS_TOKEN_EXPIRY_MINUTES', 10),
-    refreshTokenExpiryMinutes: positiveInt(read, 'SERVICE_REFRESH_TOKEN_EXPIRY_MINUTES', 10080),
-    passwordResetTokenExpiryMinutes: positiveInt(read, 'SERVICE_PASSWORD_RESET_TOKEN_EXPIRY_MINUTES', 15),
+    accessTokenExpiryMinutes: envPositiveInt(read, 'SERVICE_ACCESS_TOKEN_EXPIRY_MINUTES', 10),
+    refreshTokenExpiryMinutes: envPositiveInt(read, 'SERVICE_REFRESH_TOKEN_EXPIRY_MINUTES', 10080),
+    passwordResetTokenExpiryMinutes: envPositiveInt(read, 'SERVICE_PASSWORD_RESET_TOKEN_EXPIRY_MINUTES', 15),
     defaultAdminInitialPassword: env.SERVICE_DEFAULT_ADMIN_INITIAL_PASSWORD || 'admin',
-    disableRateLimit: bool(read, 'SERVICE_DISABLE_RATE_LIMIT', false),
+    disableRateLimit: envBool(read, 'SERVICE_DISABLE_RATE_LIMIT', false),
     smtp: smtpHost
       ? {
           hostname: smtpHost,
-          port: port(read, 'SERVICE_SMTP_PORT', 587),
+          port: envPort(read, 'SERVICE_SMTP_PORT', 587),
           username: read('SERVICE_SMTP_USERNAME') ?? null,
           password: env.SERVICE_SMTP_PASSWORD || null,
           mailFrom: read('SERVICE_SMTP_MAIL_FROM') ?? 'noreply@localhost',
-          validateCerts: bool(read, 'SERVICE_SMTP_VALIDATE_CERTS', true),
+          validateCerts: envBool(read, 'SERVICE_SMTP_VALIDATE_CERTS', true),
         }
       : null,
     idps: identityProviders(env, read),
     ingest: {
-      maxBodyBytes: positiveInt(read, 'SERVICE_MAX_REQUEST_BODY_BYTES', 32 * 1024 * 1024),
-      maxQueuedSpans: positiveInt(read, 'SERVICE_INGEST_MAX_QUEUED_SPANS', 50_000),
-      maxBatchSpans: positiveInt(read, 'SERVICE_INGEST_MAX_BATCH_SPANS', 5_000),
+      maxBodyBytes: envPositiveInt(read, 'SERVICE_MAX_REQUEST_BODY_BYTES', 32 * 1024 * 1024),
+      maxQueuedSpans: envPositiveInt(read, 'SERVICE_INGEST_MAX_QUEUED_SPANS', 50_000),
+      maxBatchSpans: envPositiveInt(read, 'SERVICE_INGEST_MAX_BATCH_SPANS', 5_000),
     },
-    logLevel: logLevel(read('SERVICE_LOG_LEVEL')),
+    logLevel: envLogLevel('SERVICE_LOG_LEVEL', read('SERVICE_LOG_LEVEL')),
   };
-}
-
-function expandHome(value: string): string {
-  return value === '~' || value.startsWith('~/') ? path.join(os.homedir(), value.slice(1)) : value;
-}
-
-function bool(read: (name: string) => string | undefined, name: string, fallback: boolean): boolean {
-  const value = read(name);
-  if (value === undefined) return fallback;
-  const word = value.toLowerCase();
-  if (TRUE_WORDS.has(word)) return true;
-  if (FALSE_WORDS.has(word)) return false;
-  throw new ConfigError(`${name}: expected True/False (or true, false, 1, 0, yes, no), got "${value}"`);
-}
-
-function positiveInt(read: (name: string) => string | undefined, name: string, fallback: number): number {
-  const value = read(name);
-  if (value === undefined) return fallback;
-  if (!/^\d+$/.test(value) || Number(value) <= 0 || !Number.isSafeInteger(Number(value))) {
-    throw new ConfigError(`${name}: expected a positive whole number, got "${value}"`);
-  }
-  return Number(value);
-}
-
-function port(read: (name: string) => string | undefined, name: string, fallback: number): number {
-  const value = read(name);
-  if (value === undefined) return fallback;
-  if (!/^\d+$/.test(value) || Number(value) > 65535) {
-    throw new ConfigError(`${name}: expected a port number from 0 to 65535, got "${value}"`);
-  }
-  return Number(value);
-}
-
-function databaseConfig(url: string | undefined, workingDir: string): DatabaseConfig {
-  if (url === undefined) return { dialect: 'sqlite', url: path.join(workingDir, 'sightline.db') };
-  if (/^postgres(ql)?:\/\//i.test(url)) {
-    try {
-      new URL(url);
-    } catch {
-      throw new ConfigError('SERVICE_SQL_DATABASE_URL: malformed PostgreSQL URL');
-    }
-    return { dialect: 'postgres', url };
-  }
-  if (/^sqlite:/i.test(url)) {
-    const file = url.replace(/^sqlite:(\/\/)?/i, '');
-    if (file === '') throw new ConfigError('SERVICE_SQL_DATABASE_URL: sqlite: URL needs a file path, e.g. sqlite:///var/lib/sightline.db');
-    return { dialect: 'sqlite', url: path.resolve(workingDir, file) };
-  }
-  throw new ConfigError('SERVICE_SQL_DATABASE_URL: expected a postgresql://… or sqlite:… URL');
 }
 
 function origin(value: string, name: string): string {
@@ -214,13 +160,6 @@ function rootPath(value: string | undefined): string {
   return trimmed;
 }
 
-function logLevel(value: string | undefined): string {
-  if (value === undefined) return 'info';
-  const level = value.toLowerCase();
-  if (!LOG_LEVELS.has(level)) throw new ConfigError(`SERVICE_LOG_LEVEL: expected one of ${[...LOG_LEVELS].join(', ')}, got "${value}"`);
-  return level;
-}
-
 /** Readable IDP name from its identifier: words capitalised, common acronyms upper case. */
 export function idpDisplayName(name: string): string {
   return name
@@ -232,7 +171,7 @@ export function idpDisplayName(name: string): string {
 
 const IDP_VARIABLE = /^SERVICE_OAUTH2_([A-Z0-9_]+?)_(CLIENT_ID|CLIENT_SECRET|OIDC_CONFIG_URL|DISPLAY_NAME)$/;
 
-function identityProviders(env: Env, read: (name: string) => string | undefined): IdpConfig[] {
+function identityProviders(env: Env, read: EnvReader): IdpConfig[] {
   const names = new Set<string>();
   for (const key of Object.keys(env)) {
     const match = IDP_VARIABLE.exec(key);

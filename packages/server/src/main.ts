@@ -4,6 +4,7 @@ import { ConfigError, loadConfig, type Config } from './config.js';
 import { startServer } from './server.js';
 import { createUserCommand, resetPasswordCommand } from './admin-commands.js';
 import { SIGHTLINE_VERSION } from './version.js';
+import { redactUrl } from '@sightline/common';
 import { registerMonitorCommands } from '@sightline/monitor';
 
 /** Builds the command tree; exported so tests can drive it without spawning. */
@@ -56,7 +57,7 @@ export function buildCli(): Command {
 
 function printBanner(config: Config, url: string, grpcPort: number): void {
   const database =
-    config.database.dialect === 'sqlite' ? `SQLite ${config.database.url}` : `PostgreSQL ${redact(config.database.url)}`;
+    config.database.dialect === 'sqlite' ? `SQLite ${config.database.url}` : `PostgreSQL ${redactUrl(config.database.url)}`;
   process.stdout.write(
     [
       `Sightline ${SIGHTLINE_VERSION}`,
@@ -68,17 +69,6 @@ function printBanner(config: Config, url: string, grpcPort: number): void {
       '',
     ].join('\n'),
   );
-}
-
-/** A connection URL without its password, for logs. */
-function redact(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return 'postgresql://…';
-  }
 }
 
 /** Runs the CLI and turns every failure into a one-line reason and a non-zero exit code. */

@@ -1,8 +1,8 @@
 /** Spaces and their keys: issue, rotate, list, and resolve an API key on the request path. */
+import { TtlCache } from '@sightline/common';
 import type { MonitorDatabase } from '../db/database.js';
 import { formatIsoMicros, nowMicros } from '../log/time.js';
 import { generateApiKey, generateSpaceKey, hashKey } from './keys.js';
-import { TtlCache } from './ttl-cache.js';
 
 /** A refusal an operator or admin client caused (bad name, unknown space): 4xx, or a one-line CLI error. */
 export class SpaceError extends Error {

@@ -4,7 +4,7 @@
  * same record twice is split into rounds in which every key appears at most once, in order.
  */
 import type pg from 'pg';
-import { createPgPool } from '../db/database.js';
+import { createPgPool } from '@sightline/common';
 import { RECORD_COLUMNS, UPSERT_CONFLICT_CLAUSE, rowValues, type RecordRow } from './record-rows.js';
 import type { RecordWriter } from './record-writer.js';
 

@@ -4,7 +4,7 @@
  * (group commit): one fsync for all of them.
  */
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
-import { openSqlite } from '../db/database.js';
+import { openSqlite } from '@sightline/common';
 import type { RowValues } from './record-rows.js';
 import { SqliteRecordStore } from './sqlite-record-store.js';
 

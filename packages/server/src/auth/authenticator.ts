@@ -3,13 +3,13 @@
  * Principal. Results are cached for at most 5 seconds, so ingest pays a hash and a map lookup;
  * `invalidate()` makes revocations on this replica take effect at once.
  */
+import { TtlCache } from '@sightline/common';
 import type { ApiKeysRepository } from '../db/repositories/api-keys-repository.js';
 import type { SessionsRepository } from '../db/repositories/sessions-repository.js';
 import type { UserRecord, UsersRepository } from '../db/repositories/users-repository.js';
 import { hashApiKey, looksLikeApiKey } from './api-key-secrets.js';
 import type { JwtCodec } from './jwt.js';
 import type { AuthUser, Principal } from './principal.js';
-import { TtlCache } from './ttl-cache.js';
 
 export const CREDENTIAL_CACHE_MS = 5_000;
 const LAST_USED_RESOLUTION_MS = 60_000;

@@ -4,7 +4,7 @@
  * conflicts resolve by unique keys and traces are locked in trace-id order.
  */
 import type pg from 'pg';
-import { createPgPool } from '../db/database.js';
+import { createPgPool } from '@sightline/common';
 import type { SpanRow } from './span-rows.js';
 import { tracesOf, type SpanWriter } from './span-writer.js';
 

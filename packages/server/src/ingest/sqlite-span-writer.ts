@@ -1,59 +1,27 @@
 /** SpanWriter for SQLite: forwards batches to the writer worker thread and awaits its commit. */
-import { Worker } from 'node:worker_threads';
+import { siblingModuleUrl, startWorker, WorkerRequests } from '@sightline/common';
 import type { SpanRow } from './span-rows.js';
 import type { SpanWriter } from './span-writer.js';
-import type { WorkerReply, WorkerRequest } from './sqlite-writer-worker.js';
+import type { WorkerRequest } from './sqlite-writer-worker.js';
 
-const fromSources = import.meta.url.endsWith('.ts');
-const workerUrl = new URL(`./sqlite-writer-worker${fromSources ? '.ts' : '.js'}`, import.meta.url);
-
-/** The writer thread; when running from TypeScript sources (tests) it registers tsx first, as Node 20 workers do not inherit loader hooks. */
-function startWorker(file: string): Worker {
-  if (!fromSources) return new Worker(workerUrl, { workerData: { file } });
-  const bootstrap = `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(workerUrl.href)}); })`;
-  return new Worker(bootstrap, { eval: true, workerData: { file } });
-}
+const workerUrl = siblingModuleUrl(import.meta.url, 'sqlite-writer-worker');
 
 export class SqliteSpanWriter implements SpanWriter {
-  private readonly worker: Worker;
-  private readonly waiting = new Map<number, { resolve: () => void; reject: (error: Error) => void }>();
-  private nextId = 1;
-  private failure: Error | null = null;
+  private readonly requests: WorkerRequests;
 
   constructor(file: string) {
-    this.worker = startWorker(file);
-    this.worker.on('message', (reply: WorkerReply) => {
-      const waiter = this.waiting.get(reply.id);
-      this.waiting.delete(reply.id);
-      if (reply.error === undefined) waiter?.resolve();
-      else waiter?.reject(new Error(reply.error));
-    });
-    const fail = (error: Error) => {
-      this.failure = error;
-      for (const waiter of this.waiting.values()) waiter.reject(error);
-      this.waiting.clear();
-    };
-    this.worker.on('error', fail);
-    this.worker.on('exit', () => fail(new Error('the SQLite writer thread stopped')));
+    this.requests = new WorkerRequests(startWorker(workerUrl, { file }), 'the SQLite writer thread stopped');
   }
 
   write(rows: SpanRow[]): Promise<void> {
-    if (this.failure) return Promise.reject(this.failure);
-    const id = this.nextId++;
-    return new Promise((resolve, reject) => {
-      this.waiting.set(id, { resolve, reject });
-      this.worker.postMessage({ type: 'write', id, rows } satisfies WorkerRequest);
-    });
+    return this.requests.request((id) => ({ type: 'write', id, rows }) satisfies WorkerRequest);
   }
 
   forgetProjects(): void {
-    if (!this.failure) this.worker.postMessage({ type: 'forget' } satisfies WorkerRequest);
+    this.requests.post({ type: 'forget' } satisfies WorkerRequest);
   }
 
-  async close(): Promise<void> {
-    if (this.failure) return;
-    const exited = new Promise((resolve) => this.worker.once('exit', resolve));
-    this.worker.postMessage({ type: 'close' } satisfies WorkerRequest);
-    await exited;
+  close(): Promise<void> {
+    return this.requests.close({ type: 'close' } satisfies WorkerRequest);
   }
 }

@@ -1,6 +1,6 @@
 /** Worker thread that owns the SQLite write connection, so commits never block request handling. */
 import { parentPort, workerData } from 'node:worker_threads';
-import { openSqlite } from '../db/database.js';
+import { openSqlite } from '@sightline/common';
 import { SqliteSpanStore } from './sqlite-span-store.js';
 import type { SpanRow } from './span-rows.js';
 

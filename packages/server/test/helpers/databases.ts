@@ -1,52 +1,9 @@
 /** Throwaway databases for tests: a temp SQLite file, or a fresh PostgreSQL database. */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import pg from 'pg';
+import { createTestDatabase as createDatabase, type TestDatabase, type TestDialect } from '@sightline/common/testing';
 
-export type TestDialect = 'sqlite' | 'postgres';
-export const DIALECTS: readonly TestDialect[] = ['sqlite', 'postgres'];
+export { DIALECTS, postgresAdminUrl, type TestDatabase, type TestDialect } from '@sightline/common/testing';
 
-export interface TestDatabase {
-  dialect: TestDialect;
-  /** Value for SERVICE_SQL_DATABASE_URL (undefined = default SQLite in the working dir). */
-  url: string | undefined;
-  workingDir: string;
-  drop(): Promise<void>;
-}
-
-let counter = 0;
-
-/** PostgreSQL admin URL from the environment (set by scripts/run-tests.mjs or CI). */
-export function postgresAdminUrl(): string {
-  const url = process.env.SIGHTLINE_TEST_DATABASE_URL;
-  if (!url) throw new Error('PostgreSQL is required for the tests: set SIGHTLINE_TEST_DATABASE_URL or install the postgresql package');
-  return url;
-}
-
-/** Creates an empty database of the dialect plus a temp working directory. */
-export async function createTestDatabase(dialect: TestDialect): Promise<TestDatabase> {
-  const workingDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sightline-test-'));
-  const removeDir = () => fs.rmSync(workingDir, { recursive: true, force: true });
-  if (dialect === 'sqlite') return { dialect, url: undefined, workingDir, drop: async () => removeDir() };
-  const admin = new URL(postgresAdminUrl());
-  const name = `sl_test_${process.pid}_${Date.now().toString(36)}_${counter++}`;
-  const client = new pg.Client({ connectionString: admin.toString() });
-  await client.connect();
-  await client.query(`CREATE DATABASE ${name}`);
-  await client.end();
-  const url = new URL(admin);
-  url.pathname = `/${name}`;
-  return {
-    dialect,
-    url: url.toString(),
-    workingDir,
-    drop: async () => {
-      const dropper = new pg.Client({ connectionString: admin.toString() });
-      await dropper.connect();
-      await dropper.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await dropper.end();
-      removeDir();
-    },
-  };
+/** Creates an empty database of the dialect (url: value for SERVICE_SQL_DATABASE_URL) plus a temp working directory. */
+export function createTestDatabase(dialect: TestDialect): Promise<TestDatabase> {
+  return createDatabase(dialect, { dirPrefix: 'sightline-test-', databasePrefix: 'sl_test' });
 }

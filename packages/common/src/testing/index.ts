@@ -1,0 +1,2 @@
+/** Test helpers shared by the server and monitor suites. */
+export { createTestDatabase, postgresAdminUrl, DIALECTS, type TestDatabase, type TestDatabaseNames, type TestDialect } from './databases.js';

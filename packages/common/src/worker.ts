@@ -1,0 +1,75 @@
+/** Worker threads: starting them whether the code runs built (.js) or from TypeScript sources under tsx (.ts), and awaiting their replies. */
+import { Worker } from 'node:worker_threads';
+
+/** URL of the module `name` next to `base` (an import.meta.url), with the extension `base` has (.ts from sources, else .js). */
+export function siblingModuleUrl(base: string, name: string): URL {
+  return new URL(`./${name}${base.endsWith('.ts') ? '.ts' : '.js'}`, base);
+}
+
+/** Starts a worker on `url`; a .ts module gets tsx registered first, as Node 20 workers do not inherit loader hooks. */
+export function startWorker(url: URL, workerData: unknown): Worker {
+  if (!url.pathname.endsWith('.ts')) return new Worker(url, { workerData });
+  const bootstrap = `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(url.href)}); })`;
+  return new Worker(bootstrap, { eval: true, workerData });
+}
+
+/** A worker's answer to the request with the same id; `error` is the failure message. */
+export interface WorkerReply {
+  id: number;
+  error?: string;
+}
+
+/**
+ * Requests to a worker thread, each settled by the WorkerReply with its id (the worker may post
+ * replies alone or in arrays). Once the thread errors or exits, waiting and later requests reject.
+ */
+export class WorkerRequests {
+  private readonly waiting = new Map<number, { resolve: () => void; reject: (error: Error) => void }>();
+  private nextId = 1;
+  private failure: Error | null = null;
+
+  /** Takes over `worker`'s replies; `exitMessage` is the error requests get once the thread has stopped. */
+  constructor(
+    private readonly worker: Worker,
+    exitMessage: string,
+  ) {
+    worker.on('message', (message: WorkerReply | WorkerReply[]) => {
+      for (const reply of Array.isArray(message) ? message : [message]) {
+        const waiter = this.waiting.get(reply.id);
+        this.waiting.delete(reply.id);
+        if (reply.error === undefined) waiter?.resolve();
+        else waiter?.reject(new Error(reply.error));
+      }
+    });
+    const fail = (error: Error) => {
+      this.failure = error;
+      for (const waiter of this.waiting.values()) waiter.reject(error);
+      this.waiting.clear();
+    };
+    worker.on('error', fail);
+    worker.on('exit', () => fail(new Error(exitMessage)));
+  }
+
+  /** Posts the request `message(id)` builds and resolves when the worker replies to that id. */
+  request(message: (id: number) => unknown): Promise<void> {
+    if (this.failure) return Promise.reject(this.failure);
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.waiting.set(id, { resolve, reject });
+      this.worker.postMessage(message(id));
+    });
+  }
+
+  /** Posts a message that gets no reply; dropped once the thread has failed. */
+  post(message: unknown): void {
+    if (!this.failure) this.worker.postMessage(message);
+  }
+
+  /** Posts `message`, which must make the worker finish, and resolves when the thread exits (at once if it already failed). */
+  async close(message: unknown): Promise<void> {
+    if (this.failure) return;
+    const exited = new Promise((resolve) => this.worker.once('exit', resolve));
+    this.worker.postMessage(message);
+    await exited;
+  }
+}
