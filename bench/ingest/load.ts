@@ -15,6 +15,8 @@ export interface LoadOptions {
   warmupMs: number;
   durationMs: number;
   requestTimeoutMs: number;
+  /** Extra request headers (e.g. authorization). */
+  headers?: Record<string, string>;
   /** Called when the measured window opens and when it closes (for CPU/RSS samples). */
   onWindow?: (edge: 'start' | 'end') => void;
 }
@@ -123,7 +125,7 @@ function send(agent: http.Agent, options: LoadOptions, body: Buffer, onNewConnec
         path: options.path,
         method: 'POST',
         agent,
-        headers: { 'content-type': 'application/x-protobuf', 'content-length': body.length },
+        headers: { ...options.headers, 'content-type': 'application/x-protobuf', 'content-length': body.length },
       },
       (response) => {
         const status = String(response.statusCode ?? 0);
