@@ -19,7 +19,15 @@ import { measureFloor, type FloorResult, type FloorTarget } from './floor.js';
 import { runLoad, type LoadResult } from './load.js';
 import { countSpans, createScratchDatabase, describeServer, listIndexes, type ScratchDatabase } from './postgres.js';
 import { formatProfile } from './profile-summary.js';
-import { freePort, readMachineBusySeconds, readProcCpuSeconds, startServerProcess, type ServerProcess } from './server-process.js';
+import {
+  cpuBetween,
+  freePort,
+  readCpuByCommand,
+  readMachineBusySeconds,
+  readProcCpuSeconds,
+  startServerProcess,
+  type ServerProcess,
+} from './server-process.js';
 import { buildBodyPool, IdPatcher, type BodyTemplate } from './spans.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -232,16 +240,21 @@ async function main(): Promise<number> {
   const cleanup = async () => {
     while (cleanups.length > 0) await Promise.resolve(cleanups.pop()!()).catch((error) => log(`cleanup: ${(error as Error).message}`));
   };
-  const watchdog = setTimeout(() => {
-    log(`time budget of ${budgetMs / 1000} s exceeded: stopping`);
-    if (server) process.kill(server.pid, 'SIGKILL');
-    process.exit(2);
-  }, budgetMs);
-  const onSignal = (signal: NodeJS.Signals) => {
-    log(`${signal}: stopping`);
-    if (server) process.kill(server.pid, 'SIGKILL');
-    void cleanup().finally(() => process.exit(130));
+  const abort = (reason: string, code: number) => {
+    log(`${reason}: stopping`);
+    try {
+      if (server) process.kill(server.pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+    const force = setTimeout(() => process.exit(code), 20_000);
+    void cleanup().finally(() => {
+      clearTimeout(force);
+      process.exit(code);
+    });
   };
+  const watchdog = setTimeout(() => abort(`time budget of ${budgetMs / 1000} s exceeded`, 2), budgetMs);
+  const onSignal = (signal: NodeJS.Signals) => abort(signal, 130);
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
 
@@ -322,6 +335,10 @@ async function main(): Promise<number> {
     let loadCpu = { user: 0, system: 0 };
     let machineStart = 0;
     let machineSeconds = NaN;
+    // PostgreSQL's own processes (when local): their CPU is part of the system under test, not noise.
+    const postgresCpu = () => (dialect === 'postgres' ? readCpuByCommand('postgres') : new Map<number, number>());
+    let postgresStart = new Map<number, number>();
+    let postgresSeconds = 0;
     const load: LoadResult = await runLoad({
       host: '127.0.0.1',
       port,
@@ -337,10 +354,12 @@ async function main(): Promise<number> {
           serverCpuStart = readProcCpuSeconds(running.pid) ?? NaN;
           loadCpuStart = process.cpuUsage();
           machineStart = readMachineBusySeconds();
+          postgresStart = postgresCpu();
         } else {
           serverCpuSeconds = (readProcCpuSeconds(running.pid) ?? NaN) - serverCpuStart;
           loadCpu = process.cpuUsage(loadCpuStart);
           machineSeconds = readMachineBusySeconds() - machineStart;
+          postgresSeconds = cpuBetween(postgresStart, postgresCpu());
         }
       },
     });
@@ -394,8 +413,13 @@ async function main(): Promise<number> {
       serverIdleRssMB: round(mb(idle?.rssKb ?? NaN), 0),
       serverCpuCores: round(serverCpuSeconds / windowSeconds, 2),
       loadGeneratorCpuCores: round((loadCpu.user + loadCpu.system) / 1e6 / windowSeconds, 2),
+      /** CPU of local PostgreSQL processes during the window (postgres dialect only). */
+      postgresCpuCores: dialect === 'postgres' ? round(postgresSeconds / windowSeconds, 2) : null,
       /** CPU used by everything else on the machine during the window: should be near 0. */
-      otherCpuCores: round(Math.max(0, machineSeconds - serverCpuSeconds - (loadCpu.user + loadCpu.system) / 1e6) / windowSeconds, 2),
+      otherCpuCores: round(
+        Math.max(0, machineSeconds - serverCpuSeconds - postgresSeconds - (loadCpu.user + loadCpu.system) / 1e6) / windowSeconds,
+        2,
+      ),
       connectionsOpened: load.connections,
       totalRequests: load.totalRequests,
       acknowledgedSpans: load.acknowledgedSpans,
@@ -410,11 +434,13 @@ async function main(): Promise<number> {
     // ---- floor phase (server stopped: the floor has the machine to itself)
     let floor: FloorResult | null = null;
     let floorOtherCpuCores = NaN;
+    let floorPostgresCpuCores: number | null = null;
     if (!options.skipFloor) {
       const target: FloorTarget = floorDb ? { dialect: 'postgres', url: floorDb.url } : { dialect: 'sqlite', file: path.join(workDir, 'floor', 'floor.db') };
       log(`floor: decode + insert in one thread, batches of ${options.floorBatch}, ${options.warmup} s warm-up + ${options.floorSeconds} s`);
       const floorCpuStart = process.cpuUsage();
       const floorMachineStart = readMachineBusySeconds();
+      const floorPostgresStart = postgresCpu();
       const floorStarted = performance.now();
       floor = await measureFloor({
         target,
@@ -426,8 +452,10 @@ async function main(): Promise<number> {
       });
       const floorWallSeconds = (performance.now() - floorStarted) / 1000;
       const ownCpu = process.cpuUsage(floorCpuStart);
+      const floorPostgresSeconds = cpuBetween(floorPostgresStart, postgresCpu());
+      floorPostgresCpuCores = dialect === 'postgres' ? round(floorPostgresSeconds / floorWallSeconds, 2) : null;
       floorOtherCpuCores = round(
-        Math.max(0, readMachineBusySeconds() - floorMachineStart - (ownCpu.user + ownCpu.system) / 1e6) / floorWallSeconds,
+        Math.max(0, readMachineBusySeconds() - floorMachineStart - floorPostgresSeconds - (ownCpu.user + ownCpu.system) / 1e6) / floorWallSeconds,
         2,
       );
       if (floor.storedSpans !== floor.committedSpans) log(`floor: stored ${floor.storedSpans} spans but committed ${floor.committedSpans}`);
@@ -451,7 +479,9 @@ async function main(): Promise<number> {
         `${(bodyBytes / 1024).toFixed(0)} KiB bodies, ~${attributeBytes.toFixed(0)} B attributes/span`,
       `  requests ${ingest.okRequests} ok (${ingest.requestsPerSecond}/s), latency p90 ${ingest.latencyMs.p90} ms, max ${ingest.latencyMs.max} ms; ` +
         `${ingest.connectionsOpened} connections opened`,
-      `  server CPU ${ingest.serverCpuCores} cores, load generator ${ingest.loadGeneratorCpuCores}, other processes${dialect === 'postgres' ? ' (PostgreSQL included)' : ''} ${ingest.otherCpuCores} (machine: ${os.cpus().length} cores); ` +
+      `  server CPU ${ingest.serverCpuCores} cores, load generator ${ingest.loadGeneratorCpuCores}, ` +
+        (ingest.postgresCpuCores !== null ? `PostgreSQL ${ingest.postgresCpuCores}, ` : '') +
+        `other processes ${ingest.otherCpuCores} (machine: ${os.cpus().length} cores); ` +
         `server RSS idle ${ingest.serverIdleRssMB} MB, peak ${ingest.serverPeakRssMB} MB`,
       `  stored ${storedSpans} spans for ${load.acknowledgedSpans} acknowledged: ${ingest.storedMatchesAcknowledged ? 'OK' : 'MISMATCH'}` +
         (ingest.databaseBytesPerSpan ? `; ${ingest.databaseBytesPerSpan} B on disk per span` : ''),
@@ -459,14 +489,15 @@ async function main(): Promise<number> {
     if (floor) {
       lines.push(
         `  floor: ${floor.spans} spans in ${floor.commits} commits; decode ${((floor.decodeMs * 1000) / floor.spans).toFixed(1)} µs/span, ` +
-          `insert ${((floor.insertMs * 1000) / floor.spans).toFixed(1)} µs/span`,
+          `insert ${((floor.insertMs * 1000) / floor.spans).toFixed(1)} µs/span` +
+          (floorPostgresCpuCores !== null ? `; PostgreSQL CPU ${floorPostgresCpuCores} cores` : '') +
+          `; other processes ${floorOtherCpuCores} cores`,
       );
     }
     lines.push(`  ${indexes.length} indexes on spans/traces: ${indexes.map((name) => name.replace(/^(spans|traces)\./, '')).join(', ')}`);
     if (postgresSettings) lines.push(`  PostgreSQL ${JSON.stringify(postgresSettings)}`);
     const busy = Math.max(ingest.otherCpuCores, floor ? floorOtherCpuCores : 0);
-    // With PostgreSQL, "other processes" includes the database server itself.
-    if (busy > 0.15 && dialect === 'sqlite') {
+    if (busy > 0.15) {
       lines.push(`  WARNING: other processes used up to ${busy} cores during the measurement; the figures are disturbed, run again on a quiet machine`);
     }
     if (serverErrors > 0) lines.push(`  the server logged ${serverErrors} error lines (see --keep and server.log)`);
@@ -508,6 +539,7 @@ async function main(): Promise<number> {
             storedSpans: floor.storedSpans,
             committedSpans: floor.committedSpans,
             otherCpuCores: floorOtherCpuCores,
+            postgresCpuCores: floorPostgresCpuCores,
           }
         : null,
       ratio: ratio === null ? null : round(ratio, 3),

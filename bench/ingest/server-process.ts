@@ -54,6 +54,34 @@ export function readProcCpuSeconds(pid: number): number | null {
   return ticks / CLOCK_TICKS;
 }
 
+/** CPU seconds used so far by every process whose command is `name` (e.g. the PostgreSQL processes), by pid. */
+export function readCpuByCommand(name: string): Map<number, number> {
+  const result = new Map<number, number>();
+  let entries: string[];
+  try {
+    entries = fs.readdirSync('/proc').filter((entry) => /^\d+$/.test(entry));
+  } catch {
+    return result;
+  }
+  for (const entry of entries) {
+    try {
+      if (fs.readFileSync(`/proc/${entry}/comm`, 'utf8').trim() !== name) continue;
+    } catch {
+      continue;
+    }
+    const seconds = readProcCpuSeconds(Number(entry));
+    if (seconds !== null) result.set(Number(entry), seconds);
+  }
+  return result;
+}
+
+/** CPU seconds used between two readCpuByCommand samples (processes started in between count from zero). */
+export function cpuBetween(before: Map<number, number>, after: Map<number, number>): number {
+  let total = 0;
+  for (const [pid, seconds] of after) total += seconds - (before.get(pid) ?? 0);
+  return total;
+}
+
 /** CPU time used by the whole machine (all processes, all cores) since boot, in seconds. */
 export function readMachineBusySeconds(): number {
   try {
