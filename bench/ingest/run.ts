@@ -6,11 +6,9 @@
  *
  * See docs/performance.md ("Ingest (bench/ingest)") and `--help`.
  */
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import SQLite from 'better-sqlite3';
 import { decodeProtobufExport } from '../../packages/server/src/ingest/decode-protobuf.js';
@@ -29,8 +27,8 @@ import {
   type ServerProcess,
 } from './server-process.js';
 import { buildBodyPool, IdPatcher, type BodyTemplate } from './spans.js';
+import { ROOT, buildServer, log, machine, percentile, redact, round, sourceState, type Machine } from '../shared.js';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const TARGET_RATIO = 0.6;
 
 const HELP = `Usage: npm run bench:ingest -- [options]
@@ -150,21 +148,7 @@ function parseOptions(argv: string[]): Options {
 
 // ---------------------------------------------------------------------------------------------
 
-const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
 const mb = (kb: number) => kb / 1024;
-const round = (value: number, digits = 1) => Number(value.toFixed(digits));
-
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))]!;
-}
-
-function buildServer(): void {
-  log('building packages/server (tsc -b)');
-  const tsc = path.join(ROOT, 'node_modules/typescript/bin/tsc');
-  const result = spawnSync(process.execPath, [tsc, '-b', 'packages/server'], { cwd: ROOT, encoding: 'utf8', timeout: 300_000 });
-  if (result.status !== 0) throw new Error(`tsc -b packages/server failed:\n${result.stdout}${result.stderr}`);
-}
 
 /** Decodes patched bodies with the server's code and checks ids are fresh and the shape is right. */
 function checkBodies(pool: BodyTemplate[]): void {
@@ -183,36 +167,6 @@ function checkBodies(pool: BodyTemplate[]): void {
       }
     }
   }
-}
-
-interface Machine {
-  cpus: number;
-  cpuModel: string;
-  memoryGiB: number;
-  node: string;
-  kernel: string;
-}
-
-function machine(): Machine {
-  const cpus = os.cpus();
-  return {
-    cpus: cpus.length,
-    cpuModel: cpus[0]?.model ?? 'unknown',
-    memoryGiB: round(os.totalmem() / 2 ** 30, 1),
-    node: process.version,
-    kernel: `${os.type()} ${os.release()}`,
-  };
-}
-
-/** The commit benchmarked, and whether the server's sources had uncommitted changes. */
-function sourceState(): { commit: string | null; uncommittedServerFiles: number | null } {
-  const git = (args: string[]) => spawnSync('git', args, { cwd: ROOT, encoding: 'utf8', timeout: 10_000 });
-  const head = git(['rev-parse', '--short', 'HEAD']);
-  const status = git(['status', '--porcelain', '--', 'packages/server/src']);
-  return {
-    commit: head.status === 0 ? head.stdout.trim() : null,
-    uncommittedServerFiles: status.status === 0 ? status.stdout.split('\n').filter((line) => line.trim() !== '').length : null,
-  };
 }
 
 function fileSize(file: string): number {
@@ -555,16 +509,6 @@ async function main(): Promise<number> {
     await cleanup();
     process.removeListener('SIGINT', onSignal);
     process.removeListener('SIGTERM', onSignal);
-  }
-}
-
-function redact(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return 'postgresql://…';
   }
 }
 

@@ -7,11 +7,9 @@
  *
  * See docs/performance.md ("Query (bench/query)") and `--help`.
  */
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import SQLite from 'better-sqlite3';
@@ -25,8 +23,8 @@ import { breakdown, type Scenario, type ScenarioBreakdown } from './breakdown.js
 import { BIG_TRACE_ROOT_NAME, BIG_TRACE_SPANS, MAIN_PROJECT, MODELS } from './dataset.js';
 import { HttpClient, distribution, measure, type Distribution, type Measurement, type Reply } from './http-client.js';
 import { loadCorpus, type LoadResult, type Target } from './load.js';
+import { ROOT, buildServer, log, machine as baseMachine, redact, round, sourceState } from '../shared.js';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 /** Targets of issue 5 (SQLite, 1M spans), on the p50. */
 const TARGETS_MS: Record<string, number | null> = {
@@ -178,27 +176,10 @@ function parseOptions(argv: string[]): Options {
 
 // ---------------------------------------------------------------------------------------------
 
-const log = (message: string): void => void process.stderr.write(`[bench] ${message}\n`);
-const round = (value: number, digits = 1) => Number(value.toFixed(digits));
 const loadAverage = () => os.loadavg().map((value) => round(value, 2));
 
-function buildServer(): void {
-  log('building packages/server (tsc -b)');
-  const tsc = path.join(ROOT, 'node_modules/typescript/bin/tsc');
-  const result = spawnSync(process.execPath, [tsc, '-b', 'packages/server'], { cwd: ROOT, encoding: 'utf8', timeout: 300_000 });
-  if (result.status !== 0) throw new Error(`tsc -b packages/server failed:\n${result.stdout}${result.stderr}`);
-}
-
 function machine() {
-  const cpus = os.cpus();
-  return {
-    cpus: cpus.length,
-    cpuModel: cpus[0]?.model ?? 'unknown',
-    memoryGiB: round(os.totalmem() / 2 ** 30, 1),
-    node: process.version,
-    kernel: `${os.type()} ${os.release()}`,
-    sqlite: sqliteVersion(),
-  };
+  return { ...baseMachine(), sqlite: sqliteVersion() };
 }
 
 function sqliteVersion(): string {
@@ -207,26 +188,6 @@ function sqliteVersion(): string {
     return String(memory.prepare('select sqlite_version()').pluck().get());
   } finally {
     memory.close();
-  }
-}
-
-function sourceState(): { commit: string | null; uncommittedServerFiles: number | null } {
-  const git = (args: string[]) => spawnSync('git', args, { cwd: ROOT, encoding: 'utf8', timeout: 10_000 });
-  const head = git(['rev-parse', '--short', 'HEAD']);
-  const status = git(['status', '--porcelain', '--', 'packages/server/src']);
-  return {
-    commit: head.status === 0 ? head.stdout.trim() : null,
-    uncommittedServerFiles: status.status === 0 ? status.stdout.split('\n').filter((line) => line.trim() !== '').length : null,
-  };
-}
-
-function redact(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return 'postgresql://…';
   }
 }
 
