@@ -5,10 +5,12 @@
  * service would refuse fails locally with the same status and message.
  */
 import { checkLogBody } from '../log/validate.js';
-import type { Label, TypedValue } from '../log/types.js';
+import type { DriftResult, ModelMetrics, ModelSummary, RecordView } from '../read/record-reader.js';
 import { buildLogBody, type ActualInput, type PredictionInput, type RecordInput } from './builders.js';
 
 export const DEFAULT_ENDPOINT = 'http://127.0.0.1:6007';
+
+export type { ModelSummary, RecordView };
 
 export interface MonitorClientOptions {
   apiKey?: string;
@@ -39,31 +41,6 @@ export class MonitorApiError extends Error {
   }
 }
 
-export interface RecordView {
-  model_id: string;
-  prediction_id: string;
-  environment: string;
-  record_time: string;
-  prediction: {
-    timestamp: string;
-    model_version: string | null;
-    label: Label;
-    features: Record<string, TypedValue>;
-    tags: Record<string, TypedValue>;
-  } | null;
-  actual: { received_at: string; label: Label; tags: Record<string, TypedValue> } | null;
-}
-
-export interface ModelSummary {
-  model_id: string;
-  records: number;
-  predictions: number;
-  actuals: number;
-  model_versions: string[];
-  first_record_time: string;
-  last_record_time: string;
-}
-
 export interface RecordFilters {
   startTime?: Date | string;
   endTime?: Date | string;
@@ -86,13 +63,18 @@ export interface DriftOptions extends WindowOptions {
   bins?: number;
 }
 
-/** Metrics and drift responses are documented in docs/monitor.md; typed loosely here. */
-export type Metrics = Record<string, unknown> & {
-  counts: Record<string, number>;
-  score_categorical: { count: number; accuracy: number | null; classes: { class: string; precision: number | null; recall: number | null; f1: number | null; support: number }[] } & Record<string, unknown>;
-  numeric: { count: number; mae: number | null; rmse: number | null; mape: number | null } & Record<string, unknown>;
-};
-export type Drift = Record<string, unknown> & { features: { name: string; kind: string; psi: number | null }[] };
+/** The window a metrics or drift answer covers. */
+interface WindowView {
+  model_id: string;
+  start_time: string | null;
+  end_time: string | null;
+  model_version: string | null;
+}
+
+/** GET /v1/models/{id}/metrics: the reader's metrics plus the window they cover. */
+export type Metrics = WindowView & ModelMetrics;
+/** GET /v1/models/{id}/drift: the reader's drift plus both windows and the bin count. */
+export type Drift = WindowView & { baseline_start_time: string; baseline_end_time: string; bins: number } & DriftResult;
 
 function iso(time: Date | string): string {
   return time instanceof Date ? time.toISOString() : time;
