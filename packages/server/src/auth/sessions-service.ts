@@ -74,9 +74,12 @@ export function createSessionsService({ config, users, sessions, loginFailures, 
       }
       const user = email ? await users.findByEmail(email) : undefined;
       const usable = user && user.deletedAt === null && user.authMethod === 'LOCAL' && user.passwordHash && user.passwordSalt;
-      const ok = usable && secret !== ''
-        ? await verifyPassword(secret, { hash: user.passwordHash!, salt: user.passwordSalt! })
-        : (await verifyNothing(secret || 'x'), false);
+      let ok = false;
+      if (usable && secret !== '') {
+        ok = await verifyPassword(secret, { hash: user.passwordHash!, salt: user.passwordSalt! });
+      } else {
+        await verifyNothing(secret || 'x'); // same time as a real check, so the answer reveals nothing
+      }
       if (!ok || !user) {
         if (email) await recordFailure(email, now);
         throw new HttpError(401, INVALID_CREDENTIALS);
