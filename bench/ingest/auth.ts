@@ -34,9 +34,16 @@ const batch = option('batch', 100);
 async function systemKey(base: string): Promise<string> {
   const json = { 'content-type': 'application/json' };
   const login = async (password: string) => {
-    const response = await fetch(`${base}/auth/login`, { method: 'POST', headers: json, body: JSON.stringify({ email: 'admin@localhost', password }) });
+    const response = await fetch(`${base}/auth/login`, {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ email: 'admin@localhost', password }),
+    });
     if (response.status !== 204) throw new Error(`login failed: ${response.status}`);
-    return response.headers.getSetCookie().map((cookie) => cookie.split(';')[0]).join('; ');
+    return response.headers
+      .getSetCookie()
+      .map((cookie) => cookie.split(';')[0])
+      .join('; ');
   };
   const first = await login('admin');
   const changed = await fetch(`${base}/v1/user`, {
@@ -46,7 +53,11 @@ async function systemKey(base: string): Promise<string> {
   });
   if (changed.status !== 200) throw new Error(`password change failed: ${changed.status}`);
   const cookie = await login('bench-password-1');
-  const created = await fetch(`${base}/v1/system/api_keys`, { method: 'POST', headers: { ...json, cookie }, body: JSON.stringify({ data: { name: 'bench' } }) });
+  const created = await fetch(`${base}/v1/system/api_keys`, {
+    method: 'POST',
+    headers: { ...json, cookie },
+    body: JSON.stringify({ data: { name: 'bench' } }),
+  });
   if (created.status !== 201) throw new Error(`key creation failed: ${created.status}`);
   return ((await created.json()) as { data: { key: string } }).data.key;
 }
@@ -85,7 +96,9 @@ try {
   const on = await start('auth-on', workDir, true);
   servers.push(on);
   const key = await systemKey(on.url);
-  console.log(`bench/ingest auth: ${rounds} rounds × (auth off, auth on), ${seconds} s each, ${concurrency} clients × ${batch} spans/request; ${os.cpus().length} × ${os.cpus()[0]?.model}`);
+  console.log(
+    `bench/ingest auth: ${rounds} rounds × (auth off, auth on), ${seconds} s each, ${concurrency} clients × ${batch} spans/request; ${os.cpus().length} × ${os.cpus()[0]?.model}`,
+  );
   const totals = { off: { spans: 0, ms: 0, non200: 0 }, on: { spans: 0, ms: 0, non200: 0 } };
   const patcher = new IdPatcher();
   for (let round = 1; round <= rounds; round++) {
@@ -95,7 +108,18 @@ try {
       ['on', on, { authorization: `Bearer ${key}` }],
     ] as const) {
       const port = Number(new URL(server.url).port);
-      const result = await runLoad({ host: '127.0.0.1', port, path: '/v1/traces', concurrency, pool, patcher, warmupMs: 2000, durationMs: seconds * 1000, requestTimeoutMs: 60_000, headers });
+      const result = await runLoad({
+        host: '127.0.0.1',
+        port,
+        path: '/v1/traces',
+        concurrency,
+        pool,
+        patcher,
+        warmupMs: 2000,
+        durationMs: seconds * 1000,
+        requestTimeoutMs: 60_000,
+        headers,
+      });
       const non200 = Object.values(result.non200).reduce((sum, count) => sum + count, 0);
       totals[label].spans += result.okSpans;
       totals[label].ms += result.windowMs;
@@ -106,13 +130,34 @@ try {
   }
   const rate = (t: { spans: number; ms: number }) => t.spans / (t.ms / 1000);
   const ratio = rate(totals.on) / rate(totals.off);
-  console.log(`auth off ${Math.round(rate(totals.off))} spans/s, auth on ${Math.round(rate(totals.on))} spans/s, non-200: off ${totals.off.non200}, on ${totals.on.non200}`);
-  console.log(`ratio on/off = ${ratio.toFixed(3)} (target ≥ 0.95) ${ratio >= 0.95 ? 'PASS' : 'FAIL'}; load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  console.log(
+    `auth off ${Math.round(rate(totals.off))} spans/s, auth on ${Math.round(rate(totals.on))} spans/s, non-200: off ${totals.off.non200}, on ${totals.on.non200}`,
+  );
+  console.log(
+    `ratio on/off = ${ratio.toFixed(3)} (target ≥ 0.95) ${ratio >= 0.95 ? 'PASS' : 'FAIL'}; load average ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
   const resultsDir = path.join(ROOT, 'bench', 'results');
   fs.mkdirSync(resultsDir, { recursive: true });
   fs.writeFileSync(
     path.join(resultsDir, `ingest-auth-${new Date().toISOString().replace(/[:.]/g, '-')}.json`),
-    JSON.stringify({ benchmark: 'ingest-auth', rounds, seconds, concurrency, batch, off: rate(totals.off), on: rate(totals.on), ratio, loadavg: os.loadavg() }, null, 2),
+    JSON.stringify(
+      {
+        benchmark: 'ingest-auth',
+        rounds,
+        seconds,
+        concurrency,
+        batch,
+        off: rate(totals.off),
+        on: rate(totals.on),
+        ratio,
+        loadavg: os.loadavg(),
+      },
+      null,
+      2,
+    ),
   );
   if (totals.on.non200 > 0 || totals.off.non200 > 0) process.exitCode = 1;
 } finally {

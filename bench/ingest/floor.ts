@@ -68,7 +68,10 @@ async function openStore(target: FloorTarget): Promise<Store> {
     count: async () => {
       const counter = openDatabase({ dialect: 'postgres', url: target.url });
       try {
-        const row = await counter.db.selectFrom('spans').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
+        const row = await counter.db
+          .selectFrom('spans')
+          .select((eb) => eb.fn.countAll<string>().as('n'))
+          .executeTakeFirstOrThrow();
         return Number(row.n);
       } finally {
         await counter.close();

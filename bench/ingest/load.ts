@@ -3,7 +3,7 @@
  * time (the next as soon as the previous is answered), for a warm-up plus a measured window.
  */
 import http from 'node:http';
-import { IdPatcher, type BodyTemplate } from './spans.js';
+import type { IdPatcher, BodyTemplate } from './spans.js';
 
 export interface LoadOptions {
   host: string;

@@ -27,7 +27,7 @@ import {
   type ServerProcess,
 } from './server-process.js';
 import { buildBodyPool, IdPatcher, type BodyTemplate } from './spans.js';
-import { ROOT, buildServer, log, machine, percentile, redact, round, sourceState, type Machine } from '../shared.js';
+import { ROOT, buildServer, log, machine, percentile, redact, round, sourceState } from '../shared.js';
 
 const TARGET_RATIO = 0.6;
 
@@ -162,7 +162,8 @@ function checkBodies(pool: BodyTemplate[]): void {
       for (const row of rows) {
         if (seen.has(row.spanId)) throw new Error(`span id ${row.spanId} repeats across requests`);
         seen.add(row.spanId);
-        if (row.parentId !== null && byId.get(row.parentId)?.traceId !== row.traceId) throw new Error('child span points outside its trace');
+        if (row.parentId !== null && byId.get(row.parentId)?.traceId !== row.traceId)
+          throw new Error('child span points outside its trace');
         if (row.spanKind === 'LLM' && row.tokenCountTotal === null) throw new Error('LLM span without token counts');
       }
     }
@@ -221,7 +222,9 @@ async function main(): Promise<number> {
     const bodyBytes = pool.reduce((sum, body) => sum + body.bytes.length, 0) / pool.length;
     const attributeBytes = pool.reduce((sum, body) => sum + body.attributeBytesPerSpan, 0) / pool.length;
     const llmShare = pool.reduce((sum, body) => sum + body.llmSpans / body.spans, 0) / pool.length;
-    log(`body ${(bodyBytes / 1024).toFixed(0)} KiB, ${attributeBytes.toFixed(0)} B of attribute JSON per span, ${(llmShare * 100).toFixed(0)}% LLM spans`);
+    log(
+      `body ${(bodyBytes / 1024).toFixed(0)} KiB, ${attributeBytes.toFixed(0)} B of attribute JSON per span, ${(llmShare * 100).toFixed(0)}% LLM spans`,
+    );
 
     const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sightline-bench-'));
     cleanups.push(() => {
@@ -282,7 +285,9 @@ async function main(): Promise<number> {
     const idle = running.sample();
     const poll = setInterval(() => running.sample(), 100);
 
-    log(`load: ${options.concurrency} clients, ${options.batch} spans/request, ${options.warmup} s warm-up + ${options.seconds} s measured`);
+    log(
+      `load: ${options.concurrency} clients, ${options.batch} spans/request, ${options.warmup} s warm-up + ${options.seconds} s measured`,
+    );
     let serverCpuStart = 0;
     let serverCpuSeconds = NaN;
     let loadCpuStart = process.cpuUsage();
@@ -324,7 +329,10 @@ async function main(): Promise<number> {
     const exit = await running.stop(60_000);
     server = null;
     if (exit.killed || exit.code !== 0) log(`server exit: ${JSON.stringify(exit)}\n${running.logTail()}`);
-    const serverErrors = running.logTail(1000).split('\n').filter((line) => /"level":(50|60)/.test(line)).length;
+    const serverErrors = running
+      .logTail(1000)
+      .split('\n')
+      .filter((line) => /"level":(50|60)/.test(line)).length;
 
     let storedSpans: number;
     let databaseBytes = 0;
@@ -390,8 +398,12 @@ async function main(): Promise<number> {
     let floorOtherCpuCores = NaN;
     let floorPostgresCpuCores: number | null = null;
     if (!options.skipFloor) {
-      const target: FloorTarget = floorDb ? { dialect: 'postgres', url: floorDb.url } : { dialect: 'sqlite', file: path.join(workDir, 'floor', 'floor.db') };
-      log(`floor: decode + insert in one thread, batches of ${options.floorBatch}, ${options.warmup} s warm-up + ${options.floorSeconds} s`);
+      const target: FloorTarget = floorDb
+        ? { dialect: 'postgres', url: floorDb.url }
+        : { dialect: 'sqlite', file: path.join(workDir, 'floor', 'floor.db') };
+      log(
+        `floor: decode + insert in one thread, batches of ${options.floorBatch}, ${options.warmup} s warm-up + ${options.floorSeconds} s`,
+      );
       const floorCpuStart = process.cpuUsage();
       const floorMachineStart = readMachineBusySeconds();
       const floorPostgresStart = postgresCpu();
@@ -409,7 +421,8 @@ async function main(): Promise<number> {
       const floorPostgresSeconds = cpuBetween(floorPostgresStart, postgresCpu());
       floorPostgresCpuCores = dialect === 'postgres' ? round(floorPostgresSeconds / floorWallSeconds, 2) : null;
       floorOtherCpuCores = round(
-        Math.max(0, readMachineBusySeconds() - floorMachineStart - floorPostgresSeconds - (ownCpu.user + ownCpu.system) / 1e6) / floorWallSeconds,
+        Math.max(0, readMachineBusySeconds() - floorMachineStart - floorPostgresSeconds - (ownCpu.user + ownCpu.system) / 1e6) /
+          floorWallSeconds,
         2,
       );
       if (floor.storedSpans !== floor.committedSpans) log(`floor: stored ${floor.storedSpans} spans but committed ${floor.committedSpans}`);
@@ -418,7 +431,11 @@ async function main(): Promise<number> {
 
     // ---- report
     const errorsText =
-      non200Total === 0 ? 'errors 0' : `errors ${non200Total} (${Object.entries(load.non200).map(([status, count]) => `${status}×${count}`).join(', ')})`;
+      non200Total === 0
+        ? 'errors 0'
+        : `errors ${non200Total} (${Object.entries(load.non200)
+            .map(([status, count]) => `${status}×${count}`)
+            .join(', ')})`;
     const lines = [
       '',
       `ingest  spans/s ${ingest.spansPerSecond}  p50 ${ingest.latencyMs.p50.toFixed(1)} ms  p99 ${ingest.latencyMs.p99.toFixed(1)} ms  ${errorsText}  server peak RSS ${ingest.serverPeakRssMB} MB`,
@@ -452,14 +469,19 @@ async function main(): Promise<number> {
     if (postgresSettings) lines.push(`  PostgreSQL ${JSON.stringify(postgresSettings)}`);
     const busy = Math.max(ingest.otherCpuCores, floor ? floorOtherCpuCores : 0);
     if (busy > 0.15) {
-      lines.push(`  WARNING: other processes used up to ${busy} cores during the measurement; the figures are disturbed, run again on a quiet machine`);
+      lines.push(
+        `  WARNING: other processes used up to ${busy} cores during the measurement; the figures are disturbed, run again on a quiet machine`,
+      );
     }
     if (serverErrors > 0) lines.push(`  the server logged ${serverErrors} error lines (see --keep and server.log)`);
     process.stdout.write(`${lines.join('\n')}\n`);
 
     const profiles: string[] = [];
     if (profileDir) {
-      for (const name of fs.readdirSync(profileDir).filter((file) => file.endsWith('.cpuprofile')).sort()) {
+      for (const name of fs
+        .readdirSync(profileDir)
+        .filter((file) => file.endsWith('.cpuprofile'))
+        .sort()) {
         const file = path.join(profileDir, name);
         profiles.push(path.relative(ROOT, file));
         process.stdout.write(`\n${formatProfile(file, 20, ROOT)}\n`);
@@ -515,7 +537,9 @@ async function main(): Promise<number> {
 main().then(
   (code) => process.exit(code),
   (error: unknown) => {
-    const usage = error instanceof Error && (String((error as NodeJS.ErrnoException).code).startsWith('ERR_PARSE_ARGS') || error.message.startsWith('--'));
+    const usage =
+      error instanceof Error &&
+      (String((error as NodeJS.ErrnoException).code).startsWith('ERR_PARSE_ARGS') || error.message.startsWith('--'));
     const text = error instanceof Error ? (usage ? `${error.message} (see --help)` : (error.stack ?? error.message)) : String(error);
     process.stderr.write(`bench:ingest failed: ${text}\n`);
     process.exit(1);

@@ -297,7 +297,12 @@ function readVarint(bytes: Uint8Array, position: number): [value: number, next: 
 }
 
 /** Calls `visit` for each field of the message in bytes[start, end). */
-function eachField(bytes: Uint8Array, start: number, end: number, visit: (field: number, valueStart: number, valueEnd: number) => void): void {
+function eachField(
+  bytes: Uint8Array,
+  start: number,
+  end: number,
+  visit: (field: number, valueStart: number, valueEnd: number) => void,
+): void {
   let position = start;
   while (position < end) {
     const [key, afterKey] = readVarint(bytes, position);
@@ -375,7 +380,8 @@ export class IdPatcher {
       body.writeUInt32BE(this.counter++ >>> 0, slot.spanOffset + 4);
     }
     for (const slot of template.slots) {
-      if (slot.parent >= 0) body.copy(body, slot.parentOffset, template.slots[slot.parent]!.spanOffset, template.slots[slot.parent]!.spanOffset + 8);
+      if (slot.parent >= 0)
+        body.copy(body, slot.parentOffset, template.slots[slot.parent]!.spanOffset, template.slots[slot.parent]!.spanOffset + 8);
     }
   }
 }

@@ -102,7 +102,12 @@ function summary(result: LoadResult) {
   };
 }
 
-async function countStored(base: string, apiKey: string, spaceKey: string, expected: Set<string>): Promise<{ stored: number; missing: number }> {
+async function countStored(
+  base: string,
+  apiKey: string,
+  spaceKey: string,
+  expected: Set<string>,
+): Promise<{ stored: number; missing: number }> {
   const seen = new Set<string>();
   let cursor: string | null = null;
   do {
@@ -121,7 +126,16 @@ async function countStored(base: string, apiKey: string, spaceKey: string, expec
 
 /** Sums the rounds of one target into one result (latencies merged and sorted). */
 function merge(results: LoadResult[]): LoadResult {
-  const merged: LoadResult = { windowMs: 0, okInWindow: 0, latenciesMs: [], non200: {}, acknowledged: [], unknown: 0, sent: 0, connectionsOpened: 0 };
+  const merged: LoadResult = {
+    windowMs: 0,
+    okInWindow: 0,
+    latenciesMs: [],
+    non200: {},
+    acknowledged: [],
+    unknown: 0,
+    sent: 0,
+    connectionsOpened: 0,
+  };
   for (const result of results) {
     merged.windowMs += result.windowMs;
     merged.okInWindow += result.okInWindow;
@@ -140,7 +154,11 @@ async function main(): Promise<void> {
   if (!fs.existsSync(path.join(root, 'packages/monitor/dist/index.js'))) throw new Error('build first: npm run build');
   const workingDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sightline-bench-log-'));
   const databaseUrl = process.env.MONITOR_BENCH_DATABASE_URL;
-  const env: Record<string, string> = { SERVICE_WORKING_DIR: workingDir, MONITOR_LOG_LEVEL: 'warn', ...(databaseUrl && { MONITOR_DATABASE_URL: databaseUrl }) };
+  const env: Record<string, string> = {
+    SERVICE_WORKING_DIR: workingDir,
+    MONITOR_LOG_LEVEL: 'warn',
+    ...(databaseUrl && { MONITOR_DATABASE_URL: databaseUrl }),
+  };
   const cpus = os.cpus();
   process.stdout.write(
     `bench/log: ${CONNECTIONS} keep-alive connections; floor and service alternate, ${ROUNDS} rounds of ${DURATION_MS / 1000} s each ` +
@@ -149,14 +167,19 @@ async function main(): Promise<void> {
   );
   const children: ChildProcess[] = [];
   try {
-    const created = spawnSync(process.execPath, [bin, 'monitor', 'create-space', '--name', 'bench', '--json'], { env: { ...process.env, ...env }, encoding: 'utf8' });
+    const created = spawnSync(process.execPath, [bin, 'monitor', 'create-space', '--name', 'bench', '--json'], {
+      env: { ...process.env, ...env },
+      encoding: 'utf8',
+    });
     if (created.status !== 0) throw new Error(`create-space failed: ${created.stderr}`);
     const { api_key: apiKey, space_key: spaceKey } = JSON.parse(created.stdout) as { api_key: string; space_key: string };
 
     // Both servers run for the whole bench; the load alternates between them, so a change in
     // the machine's other load hits both alike.
     const floorPort = await freePort();
-    children.push(await startChild(process.execPath, ['--import', 'tsx', 'bench/log/floor-server.ts'], { PORT: String(floorPort) }, 'listening'));
+    children.push(
+      await startChild(process.execPath, ['--import', 'tsx', 'bench/log/floor-server.ts'], { PORT: String(floorPort) }, 'listening'),
+    );
     const port = await freePort();
     children.push(await startChild(process.execPath, [bin, 'monitor', 'serve'], { ...env, MONITOR_PORT: String(port) }, 'Log API'));
 
@@ -201,8 +224,12 @@ async function main(): Promise<void> {
     const floorFigures = summary(floorResult);
     const serviceFigures = summary(serviceResult);
     const ratio = serviceFigures.requests_per_second / floorFigures.requests_per_second;
-    process.stdout.write(`floor   (bare Fastify route)   ${floorFigures.requests_per_second} req/s  p50 ${floorFigures.p50_ms} ms  p99 ${floorFigures.p99_ms} ms\n`);
-    process.stdout.write(`service (POST /v1/log, stored) ${serviceFigures.requests_per_second} req/s  p50 ${serviceFigures.p50_ms} ms  p99 ${serviceFigures.p99_ms} ms\n`);
+    process.stdout.write(
+      `floor   (bare Fastify route)   ${floorFigures.requests_per_second} req/s  p50 ${floorFigures.p50_ms} ms  p99 ${floorFigures.p99_ms} ms\n`,
+    );
+    process.stdout.write(
+      `service (POST /v1/log, stored) ${serviceFigures.requests_per_second} req/s  p50 ${serviceFigures.p50_ms} ms  p99 ${serviceFigures.p99_ms} ms\n`,
+    );
     process.stdout.write(
       `durability: ${serviceResult.acknowledged.length} acknowledged with 200, ${stored.stored} stored, ${stored.missing} acknowledged but missing, ` +
         `${serviceResult.unknown} unanswered, non-200: ${JSON.stringify(serviceResult.non200)}\n`,
@@ -225,7 +252,10 @@ async function main(): Promise<void> {
           round_s: DURATION_MS / 1000,
           floor: floorFigures,
           service: serviceFigures,
-          rounds_req_per_s: floorRounds.map((round, i) => ({ floor: summary(round).requests_per_second, service: summary(serviceRounds[i]!).requests_per_second })),
+          rounds_req_per_s: floorRounds.map((round, i) => ({
+            floor: summary(round).requests_per_second,
+            service: summary(serviceRounds[i]!).requests_per_second,
+          })),
           ratio: Number(ratio.toFixed(3)),
           acknowledged: serviceResult.acknowledged.length,
           stored: stored.stored,

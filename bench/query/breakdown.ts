@@ -49,7 +49,8 @@ interface Captured {
 export async function breakdown(target: Target, scenarios: Scenario[], iterations: number): Promise<ScenarioBreakdown[]> {
   let capture: Captured[] = [];
   const log = (event: LogEvent) => {
-    if (event.level === 'query') capture.push({ sql: event.query.sql, parameters: [...event.query.parameters], ms: event.queryDurationMillis });
+    if (event.level === 'query')
+      capture.push({ sql: event.query.sql, parameters: [...event.query.parameters], ms: event.queryDurationMillis });
   };
   let sqlite: SQLite.Database | null = null;
   let pgPool: pg.Pool | null = null;
@@ -89,7 +90,13 @@ export async function breakdown(target: Target, scenarios: Scenario[], iteration
       for (const samples of perStatement) {
         const first = samples[0]!;
         const plan = await explain(target, sqlite, first);
-        statements.push({ sql: first.sql, parameters: first.parameters, latencyMs: distribution(samples.map((s) => s.ms)), rows: plan.rows, plan: plan.lines });
+        statements.push({
+          sql: first.sql,
+          parameters: first.parameters,
+          latencyMs: distribution(samples.map((s) => s.ms)),
+          rows: plan.rows,
+          plan: plan.lines,
+        });
       }
       results.push({ name: scenario.name, serviceMs: distribution(service), presentMs: distribution(present), statements });
     }
@@ -99,11 +106,19 @@ export async function breakdown(target: Target, scenarios: Scenario[], iteration
   return results;
 }
 
-async function explain(target: Target, sqlite: SQLite.Database | null, statement: Captured): Promise<{ lines: string[]; rows: number | null }> {
+async function explain(
+  target: Target,
+  sqlite: SQLite.Database | null,
+  statement: Captured,
+): Promise<{ lines: string[]; rows: number | null }> {
   if (target.dialect === 'sqlite') {
     const connection = sqlite!;
     const params = statement.parameters as unknown[];
-    const plan = connection.prepare(`EXPLAIN QUERY PLAN ${statement.sql}`).all(...params) as Array<{ id: number; parent: number; detail: string }>;
+    const plan = connection.prepare(`EXPLAIN QUERY PLAN ${statement.sql}`).all(...params) as Array<{
+      id: number;
+      parent: number;
+      detail: string;
+    }>;
     // Indent children under their parent, as the sqlite3 shell does.
     const depth = new Map<number, number>([[0, -1]]);
     const lines = plan.map((row) => {
@@ -117,7 +132,10 @@ async function explain(target: Target, sqlite: SQLite.Database | null, statement
   const client = new pg.Client({ connectionString: target.url });
   await client.connect();
   try {
-    const result = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS) ${statement.sql}`, statement.parameters as unknown[]);
+    const result = await client.query<{ 'QUERY PLAN': string }>(
+      `EXPLAIN (ANALYZE, BUFFERS) ${statement.sql}`,
+      statement.parameters as unknown[],
+    );
     const lines = result.rows.map((row) => row['QUERY PLAN']);
     const actual = /actual time=[\d.]+\.\.[\d.]+ rows=(\d+)/.exec(lines[0] ?? '');
     return { lines, rows: actual ? Number(actual[1]) : null };

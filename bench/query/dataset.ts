@@ -246,8 +246,15 @@ export class SpanCorpus {
   }
 
   private span(
-    project: string, traceId: string, parentId: string | null, kind: string, name: string,
-    startUs: number, durationUs: number, session: string, user: string,
+    project: string,
+    traceId: string,
+    parentId: string | null,
+    kind: string,
+    name: string,
+    startUs: number,
+    durationUs: number,
+    session: string,
+    user: string,
   ): SpanRow {
     const spanId = `${this.hex(4)}${hex8(mix32(this.spanCounter++ ^ this.salt))}`;
     const roll = this.random();

@@ -26,11 +26,21 @@ export class HttpClient {
     return new Promise((resolve, reject) => {
       const started = performance.now();
       const request = http.request(
-        { host: this.base.hostname, port: this.base.port, path, method: 'GET', agent: this.agent, headers: { accept: 'application/json' }, timeout: timeoutMs },
+        {
+          host: this.base.hostname,
+          port: this.base.port,
+          path,
+          method: 'GET',
+          agent: this.agent,
+          headers: { accept: 'application/json' },
+          timeout: timeoutMs,
+        },
         (response) => {
           const chunks: Buffer[] = [];
           response.on('data', (chunk: Buffer) => chunks.push(chunk));
-          response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks), ms: performance.now() - started }));
+          response.on('end', () =>
+            resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks), ms: performance.now() - started }),
+          );
           response.on('error', reject);
         },
       );
@@ -130,5 +140,10 @@ export async function measure(client: HttpClient, pathFor: (index: number) => st
   };
   await Promise.all(Array.from({ length: options.concurrency }, stream));
   const seconds = (performance.now() - started) / 1000;
-  return { latencyMs: distribution(samples), requestsPerSecond: Number((samples.length / seconds).toFixed(1)), responseBytes: bytes, samples };
+  return {
+    latencyMs: distribution(samples),
+    requestsPerSecond: Number((samples.length / seconds).toFixed(1)),
+    responseBytes: bytes,
+    samples,
+  };
 }

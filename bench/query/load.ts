@@ -36,7 +36,9 @@ interface Sink {
 }
 
 async function openSink(target: Target): Promise<Sink> {
-  const database = openDatabase(target.dialect === 'sqlite' ? { dialect: 'sqlite', url: target.file } : { dialect: 'postgres', url: target.url });
+  const database = openDatabase(
+    target.dialect === 'sqlite' ? { dialect: 'sqlite', url: target.file } : { dialect: 'postgres', url: target.url },
+  );
   await migrateToLatest(database);
   await database.close();
   if (target.dialect === 'sqlite') {
@@ -102,7 +104,9 @@ export async function loadCorpus(target: Target, options: DatasetOptions, progre
     const done = corpus.stats.spans / options.spans;
     if (done >= nextReport) {
       const elapsed = (performance.now() - started) / 1000;
-      progress(`loaded ${corpus.stats.spans} spans (${Math.round(done * 100)}%) in ${elapsed.toFixed(0)} s, ${Math.round(corpus.stats.spans / elapsed)} spans/s`);
+      progress(
+        `loaded ${corpus.stats.spans} spans (${Math.round(done * 100)}%) in ${elapsed.toFixed(0)} s, ${Math.round(corpus.stats.spans / elapsed)} spans/s`,
+      );
       nextReport += 0.1;
     }
   }

@@ -25,7 +25,6 @@ import { HttpClient, distribution, measure, type Distribution, type Measurement,
 import { loadCorpus, type LoadResult, type Target } from './load.js';
 import { ROOT, buildServer, log, machine as baseMachine, redact, round, sourceState } from '../shared.js';
 
-
 /** Targets of issue 5 (SQLite, 1M spans), on the p50. */
 const TARGETS_MS: Record<string, number | null> = {
   'traces first page': 50,
@@ -137,7 +136,8 @@ function parseOptions(argv: string[]): Options {
   const number = (name: string, value: string | undefined, fallback: number, min = 1, max = Number.MAX_SAFE_INTEGER) => {
     if (value === undefined) return fallback;
     const parsed = Number(value.replace(/_/g, ''));
-    if (!Number.isInteger(parsed) || parsed < min || parsed > max) throw new Error(`--${name}: expected a whole number from ${min} to ${max}, got "${value}"`);
+    if (!Number.isInteger(parsed) || parsed < min || parsed > max)
+      throw new Error(`--${name}: expected a whole number from ${min} to ${max}, got "${value}"`);
     return parsed;
   };
   const serverEnv: Record<string, string> = {};
@@ -146,8 +146,10 @@ function parseOptions(argv: string[]): Options {
     if (at <= 0 || !pair.startsWith('SERVICE_')) throw new Error(`--server-env: expected SERVICE_NAME=value, got "${pair}"`);
     serverEnv[pair.slice(0, at)] = pair.slice(at + 1);
   }
-  if (values.postgres !== undefined && !/^postgres(ql)?:\/\//i.test(values.postgres)) throw new Error('--postgres: expected a postgresql://user@host:port/database URL');
-  if (values.postgres !== undefined && values.reuse !== undefined) throw new Error('--reuse: SQLite only (PostgreSQL databases are always fresh)');
+  if (values.postgres !== undefined && !/^postgres(ql)?:\/\//i.test(values.postgres))
+    throw new Error('--postgres: expected a postgresql://user@host:port/database URL');
+  if (values.postgres !== undefined && values.reuse !== undefined)
+    throw new Error('--reuse: SQLite only (PostgreSQL databases are always fresh)');
   const model = values.model ?? 'claude-3-5-sonnet-20241022';
   if (!MODELS.some((entry) => entry.model === model)) throw new Error(`--model: one of ${MODELS.map((entry) => entry.model).join(', ')}`);
   return {
@@ -213,7 +215,13 @@ async function inventory(target: Target): Promise<Inventory> {
     const connection = new SQLite(target.file, { readonly: true });
     try {
       const q = () => '?';
-      const count = (sql: string, ...params: unknown[]) => Number(connection.prepare(sql).pluck().get(...params));
+      const count = (sql: string, ...params: unknown[]) =>
+        Number(
+          connection
+            .prepare(sql)
+            .pluck()
+            .get(...params),
+        );
       return {
         spans: count('SELECT count(*) FROM spans'),
         traces: count('SELECT count(*) FROM traces'),
@@ -239,9 +247,13 @@ async function inventory(target: Target): Promise<Inventory> {
       traces: await count('SELECT count(*) AS n FROM traces'),
       projectSpans: await count(projectCount('spans', q), MAIN_PROJECT),
       projectTraces: await count(projectCount('traces', q), MAIN_PROJECT),
-      bigTraceIds: (await client.query<{ trace_id: string }>(bigSql(q), [MAIN_PROJECT, BIG_TRACE_ROOT_NAME])).rows.map((row) => row.trace_id),
+      bigTraceIds: (await client.query<{ trace_id: string }>(bigSql(q), [MAIN_PROJECT, BIG_TRACE_ROOT_NAME])).rows.map(
+        (row) => row.trace_id,
+      ),
       indexes: (
-        await client.query<{ name: string }>(`SELECT tablename || '.' || indexname AS name FROM pg_indexes WHERE tablename IN ('spans', 'traces') ORDER BY 1`)
+        await client.query<{ name: string }>(
+          `SELECT tablename || '.' || indexname AS name FROM pg_indexes WHERE tablename IN ('spans', 'traces') ORDER BY 1`,
+        )
       ).rows.map((row) => row.name),
     };
   } finally {
@@ -332,13 +344,22 @@ async function main(): Promise<number> {
     } else {
       target = { dialect: 'sqlite', file: options.reuse ?? path.join(workDir, 'data', 'sightline.db') };
     }
-    const datasetOptions = { spans: options.spans, batchSpans: options.batch, days: options.days, endMs: Date.now(), bigTraceShare: 1 / 800, seed: options.seed };
+    const datasetOptions = {
+      spans: options.spans,
+      batchSpans: options.batch,
+      days: options.days,
+      endMs: Date.now(),
+      bigTraceShare: 1 / 800,
+      seed: options.seed,
+    };
     let loaded: LoadResult | null = null;
     const reusing = target.dialect === 'sqlite' && options.reuse !== null && fs.existsSync(options.reuse);
     if (reusing) {
       log(`reusing ${options.reuse} (not loading; --spans and --seed are ignored)`);
     } else {
-      log(`loading ${options.spans} spans into ${dialect === 'sqlite' ? (target as { file: string }).file : scratch!.name} in transactions of ~${options.batch} (load average ${loadAverage().join(' ')})`);
+      log(
+        `loading ${options.spans} spans into ${dialect === 'sqlite' ? (target as { file: string }).file : scratch!.name} in transactions of ~${options.batch} (load average ${loadAverage().join(' ')})`,
+      );
       const cpuStart = process.cpuUsage();
       const busyStart = readMachineBusySeconds();
       // A --reuse file is loaded under another name and renamed once complete, so an interrupted load is never reused.
@@ -361,9 +382,14 @@ async function main(): Promise<number> {
     }
     const stock = await inventory(target);
     expect(stock.bigTraceIds.length > 0, `no ${BIG_TRACE_SPANS}-span trace in ${MAIN_PROJECT}: load more spans`);
-    log(`database: ${stock.spans} spans, ${stock.traces} traces; ${MAIN_PROJECT}: ${stock.projectSpans} spans, ${stock.projectTraces} traces, ${stock.bigTraceIds.length} traces of ${BIG_TRACE_SPANS} spans used`);
+    log(
+      `database: ${stock.spans} spans, ${stock.traces} traces; ${MAIN_PROJECT}: ${stock.projectSpans} spans, ${stock.projectTraces} traces, ${stock.bigTraceIds.length} traces of ${BIG_TRACE_SPANS} spans used`,
+    );
     const deepPageRows = options.deepPage * options.limit;
-    expect(stock.projectTraces > deepPageRows, `--deep-page ${options.deepPage} needs more than ${deepPageRows} traces in ${MAIN_PROJECT} (has ${stock.projectTraces})`);
+    expect(
+      stock.projectTraces > deepPageRows,
+      `--deep-page ${options.deepPage} needs more than ${deepPageRows} traces in ${MAIN_PROJECT} (has ${stock.projectTraces})`,
+    );
 
     // ---- server
     const port = await freePort();
@@ -397,7 +423,8 @@ async function main(): Promise<number> {
     });
 
     const project = encodeURIComponent(MAIN_PROJECT);
-    const tracesPath = (cursor?: string) => `/v1/projects/${project}/traces?limit=${options.limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+    const tracesPath = (cursor?: string) =>
+      `/v1/projects/${project}/traces?limit=${options.limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
     const spansPath =
       `/v1/projects/${project}/spans?limit=${options.limit}&span_kind=LLM&status_code=ERROR` +
       `&attribute=${encodeURIComponent(`llm.model_name:${options.model}`)}`;
@@ -429,7 +456,10 @@ async function main(): Promise<number> {
     const checkTracePage = (what: string) => (reply: Reply) => {
       const body = parse(reply, what);
       const data = body.data as Array<{ trace_id: string; span_count: number }>;
-      expect(data.length === options.limit && typeof body.next_cursor === 'string', `${what}: ${data.length} rows, expected ${options.limit} and a next cursor`);
+      expect(
+        data.length === options.limit && typeof body.next_cursor === 'string',
+        `${what}: ${data.length} rows, expected ${options.limit} and a next cursor`,
+      );
     };
     const checks: Record<string, (reply: Reply) => void> = {
       floor: (reply) => expect(reply.status === 200 && reply.body.toString() === 'OK', `/healthz: HTTP ${reply.status}`),
@@ -451,7 +481,10 @@ async function main(): Promise<number> {
       },
       'trace tree (200 spans)': (reply) => {
         const data = parse(reply, 'trace tree').data as { spans: unknown[]; span_count: number };
-        expect(data.spans.length === BIG_TRACE_SPANS && data.span_count === BIG_TRACE_SPANS, `trace tree: ${data.spans.length} spans, expected ${BIG_TRACE_SPANS}`);
+        expect(
+          data.spans.length === BIG_TRACE_SPANS && data.span_count === BIG_TRACE_SPANS,
+          `trace tree: ${data.spans.length} spans, expected ${BIG_TRACE_SPANS}`,
+        );
       },
     };
     const paths: Record<string, (index: number) => string> = {
@@ -502,7 +535,7 @@ async function main(): Promise<number> {
         concurrency,
         floor,
         scenarios: measured.map(([name, result]) => {
-          const target = concurrency === 1 ? TARGETS_MS[name] ?? null : null;
+          const target = concurrency === 1 ? (TARGETS_MS[name] ?? null) : null;
           return {
             name,
             path: paths[name]!(0),
@@ -564,7 +597,11 @@ async function main(): Promise<number> {
           present: (result) => presentTraceDetail(result as TraceDetail),
         },
       ];
-      breakdowns = await breakdown(target, scenarios.filter((scenario) => names.includes(scenario.name)), options.breakdownIterations);
+      breakdowns = await breakdown(
+        target,
+        scenarios.filter((scenario) => names.includes(scenario.name)),
+        options.breakdownIterations,
+      );
     }
 
     // ---- report
@@ -579,7 +616,12 @@ async function main(): Promise<number> {
         `${'floor (GET /healthz)'.padEnd(24)} ${ms(phase.floor.latencyMs.p50)} ${ms(phase.floor.latencyMs.p99)}  ${'1.0'.padStart(11)} ${'1.0'.padStart(11)}  ${String(phase.floor.requestsPerSecond).padStart(7)}`,
       );
       for (const scenario of phase.scenarios) {
-        const verdict = scenario.targetP50Ms === null ? (phase.concurrency === 1 ? '(none)' : '') : `< ${scenario.targetP50Ms} ms  ${scenario.pass ? 'PASS' : 'FAIL'}`;
+        const verdict =
+          scenario.targetP50Ms === null
+            ? phase.concurrency === 1
+              ? '(none)'
+              : ''
+            : `< ${scenario.targetP50Ms} ms  ${scenario.pass ? 'PASS' : 'FAIL'}`;
         lines.push(
           `${scenario.name.padEnd(24)} ${ms(scenario.latencyMs.p50)} ${ms(scenario.latencyMs.p99)}  ${String(scenario.ratioP50).padStart(11)} ${String(scenario.ratioP99).padStart(11)}  ` +
             `${String(scenario.requestsPerSecond).padStart(7)}  ${verdict}`,
@@ -593,7 +635,9 @@ async function main(): Promise<number> {
       );
     }
     const walkStats = distribution(walk);
-    lines.push(`cursor walk to page ${options.deepPage}: pages 1–${options.deepPage - 1} p50 ${walkStats.p50.toFixed(2)} ms, p99 ${walkStats.p99.toFixed(2)} ms, max ${walkStats.max.toFixed(1)} ms`);
+    lines.push(
+      `cursor walk to page ${options.deepPage}: pages 1–${options.deepPage - 1} p50 ${walkStats.p50.toFixed(2)} ms, p99 ${walkStats.p99.toFixed(2)} ms, max ${walkStats.max.toFixed(1)} ms`,
+    );
     if (loaded) {
       lines.push(
         `load: ${loaded.stats.spans} spans, ${loaded.stats.traces} traces (${loaded.stats.bigTraces} of ${BIG_TRACE_SPANS} spans) in ${loaded.seconds.toFixed(0)} s = ` +
@@ -603,14 +647,19 @@ async function main(): Promise<number> {
     }
     lines.push(`server peak RSS ${serverRssMB} MB; ${serverErrors} error lines in the server log; exit ${JSON.stringify(exit)}`);
     const otherMax = Math.max(...phases.map((phase) => phase.otherCpuCores));
-    if (otherMax > 0.15) lines.push(`WARNING: other processes used up to ${otherMax} cores during the measurement: the machine was busy, figures are disturbed`);
+    if (otherMax > 0.15)
+      lines.push(
+        `WARNING: other processes used up to ${otherMax} cores during the measurement: the machine was busy, figures are disturbed`,
+      );
     for (const item of breakdowns) {
       lines.push(
         '',
         `breakdown: ${item.name} — service call p50 ${item.serviceMs.p50.toFixed(2)} ms (p99 ${item.serviceMs.p99.toFixed(2)}), present + JSON.stringify p50 ${item.presentMs.p50.toFixed(2)} ms`,
       );
       item.statements.forEach((statement, index) => {
-        lines.push(`  [${index + 1}] p50 ${statement.latencyMs.p50.toFixed(2)} ms, p99 ${statement.latencyMs.p99.toFixed(2)} ms, ${statement.rows ?? '?'} rows: ${oneLine(statement.sql, 400)}`);
+        lines.push(
+          `  [${index + 1}] p50 ${statement.latencyMs.p50.toFixed(2)} ms, p99 ${statement.latencyMs.p99.toFixed(2)} ms, ${statement.rows ?? '?'} rows: ${oneLine(statement.sql, 400)}`,
+        );
         for (const planLine of statement.plan.slice(0, 14)) lines.push(`        ${planLine}`);
       });
     }
@@ -618,7 +667,10 @@ async function main(): Promise<number> {
 
     const profiles: string[] = [];
     if (profileDir) {
-      for (const name of fs.readdirSync(profileDir).filter((file) => file.endsWith('.cpuprofile')).sort()) {
+      for (const name of fs
+        .readdirSync(profileDir)
+        .filter((file) => file.endsWith('.cpuprofile'))
+        .sort()) {
         const file = path.join(profileDir, name);
         profiles.push(path.relative(ROOT, file));
         process.stdout.write(`\n${formatProfile(file, 25, ROOT)}\n`);
@@ -626,7 +678,9 @@ async function main(): Promise<number> {
     }
 
     const failed = phases[0]!.scenarios.filter((scenario) => scenario.pass === false).map((scenario) => scenario.name);
-    process.stdout.write(`\ntargets (p50, ${dialect}${dialect === 'postgres' ? ': the targets are set for SQLite' : ''}): ${failed.length === 0 ? 'all PASS' : `FAIL: ${failed.join(', ')}`}\n`);
+    process.stdout.write(
+      `\ntargets (p50, ${dialect}${dialect === 'postgres' ? ': the targets are set for SQLite' : ''}): ${failed.length === 0 ? 'all PASS' : `FAIL: ${failed.join(', ')}`}\n`,
+    );
 
     const result = {
       benchmark: 'query',
@@ -670,7 +724,9 @@ function oneLine(text: string, max: number): string {
 main().then(
   (code) => process.exit(code),
   (error: unknown) => {
-    const usage = error instanceof Error && (String((error as NodeJS.ErrnoException).code).startsWith('ERR_PARSE_ARGS') || error.message.startsWith('--'));
+    const usage =
+      error instanceof Error &&
+      (String((error as NodeJS.ErrnoException).code).startsWith('ERR_PARSE_ARGS') || error.message.startsWith('--'));
     const text = error instanceof Error ? (usage ? `${error.message} (see --help)` : (error.stack ?? error.message)) : String(error);
     process.stderr.write(`bench:query failed: ${text}\n`);
     process.exit(1);

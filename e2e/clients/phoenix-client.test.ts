@@ -40,9 +40,13 @@ describeEachDialect(
       assert.ok(names.includes('phoenix-compat') && names.includes('made-by-phoenix-client'));
       const byName = await phoenix.GET('/v1/projects/{project_identifier}', { params: { path: { project_identifier: 'phoenix-compat' } } });
       assert.equal(byName.data?.data.name, 'phoenix-compat');
-      const byId = await phoenix.GET('/v1/projects/{project_identifier}', { params: { path: { project_identifier: byName.data!.data.id } } });
+      const byId = await phoenix.GET('/v1/projects/{project_identifier}', {
+        params: { path: { project_identifier: byName.data!.data.id } },
+      });
       assert.equal(byId.data?.data.name, 'phoenix-compat');
-      const deleted = await phoenix.DELETE('/v1/projects/{project_identifier}', { params: { path: { project_identifier: 'made-by-phoenix-client' } } });
+      const deleted = await phoenix.DELETE('/v1/projects/{project_identifier}', {
+        params: { path: { project_identifier: 'made-by-phoenix-client' } },
+      });
       assert.equal(deleted.response.status, 204);
     });
 
@@ -67,7 +71,11 @@ describeEachDialect(
       assert.ok(roots.spans.every((span) => span.parent_id === null));
       const errors = await getSpans({ client: phoenix, project: { projectName: 'phoenix-compat' }, statusCode: 'ERROR' });
       assert.deepEqual([...new Set(errors.spans.map((span) => span.name.split(' ')[1]))], ['tool']);
-      const byModel = await getSpans({ client: phoenix, project: { projectName: 'phoenix-compat' }, attributes: { 'llm.model_name': 'gpt-4o-mini' } });
+      const byModel = await getSpans({
+        client: phoenix,
+        project: { projectName: 'phoenix-compat' },
+        attributes: { 'llm.model_name': 'gpt-4o-mini' },
+      });
       assert.equal(byModel.spans.length, 3);
     });
 
@@ -77,7 +85,13 @@ describeEachDialect(
       const logged = await logSpanAnnotations({
         client: phoenix,
         sync: true,
-        spanAnnotations: spanIds.map((spanId, i) => ({ spanId, name: 'helpfulness', label: i === 0 ? 'good' : 'bad', score: i === 0 ? 1 : 0, annotatorKind: 'LLM' as const })),
+        spanAnnotations: spanIds.map((spanId, i) => ({
+          spanId,
+          name: 'helpfulness',
+          label: i === 0 ? 'good' : 'bad',
+          score: i === 0 ? 1 : 0,
+          annotatorKind: 'LLM' as const,
+        })),
       });
       assert.equal(logged.length, 3);
       const read = await getSpanAnnotations({ client: phoenix, project: { projectName: 'phoenix-compat' }, spanIds });

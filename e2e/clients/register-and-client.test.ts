@@ -21,7 +21,14 @@ describeEachDialect(
       const root = tracer.startSpan('answer question', { attributes: { 'openinference.span.kind': 'CHAIN', 'input.value': 'hi' } });
       const child = tracer.startSpan(
         'chat completion',
-        { attributes: { 'openinference.span.kind': 'LLM', 'llm.model_name': 'gpt-4o-mini', 'llm.token_count.prompt': 11, 'llm.token_count.completion': 7 } },
+        {
+          attributes: {
+            'openinference.span.kind': 'LLM',
+            'llm.model_name': 'gpt-4o-mini',
+            'llm.token_count.prompt': 11,
+            'llm.token_count.completion': 7,
+          },
+        },
         trace.setSpan(context.active(), root),
       );
       child.setStatus({ code: SpanStatusCode.OK });
@@ -65,7 +72,10 @@ describeEachDialect(
       provider.getTracer('e2e').startSpan('env span').end();
       await provider.shutdown();
       const page = await createClient({ env }).spans.page('from-env');
-      assert.deepEqual(page.data.map((span) => span.name), ['env span']);
+      assert.deepEqual(
+        page.data.map((span) => span.name),
+        ['env span'],
+      );
 
       await assert.rejects(createClient({ baseUrl: server().url, env: {} }).projects.list(), (error: unknown) => {
         assert.ok(error instanceof SightlineError);
@@ -80,7 +90,13 @@ describeEachDialect(
     });
 
     it('with a wrong key, register() delivers nothing', async () => {
-      const provider = register({ projectName: 'wrong-key', endpoint: server().url, apiKey: 'sk-sl-wrongwrongwrongwrongwrongwrong', batch: false, global: false });
+      const provider = register({
+        projectName: 'wrong-key',
+        endpoint: server().url,
+        apiKey: 'sk-sl-wrongwrongwrongwrongwrongwrong',
+        batch: false,
+        global: false,
+      });
       provider.getTracer('e2e').startSpan('lost').end();
       await provider.shutdown();
       const projects = await createClient({ baseUrl: server().url, apiKey: admin.key }).projects.list();

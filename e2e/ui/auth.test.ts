@@ -11,7 +11,6 @@ import {
   ROOT_PATHS,
   assertAllUnderRoot,
   completePasswordChange,
-  firstAdminLogin,
   launchChromium,
   openPage,
   startAuthServer,
@@ -40,7 +39,12 @@ for (const rootPath of ROOT_PATHS) {
     let server: TestServer;
     let admin: OpenedPage;
     let adminPassword: string;
-    const member = { email: `${unique('member')}@example.com`.toLowerCase(), username: unique('member'), password: 'member-own-password-1', temporary: '' };
+    const member = {
+      email: `${unique('member')}@example.com`.toLowerCase(),
+      username: unique('member'),
+      password: 'member-own-password-1',
+      temporary: '',
+    };
     let memberPage: OpenedPage;
     const test = uiTest(() => [admin, memberPage]);
 
@@ -98,7 +102,9 @@ for (const rootPath of ROOT_PATHS) {
       await page.getByRole('heading', { name: 'Projects', exact: true }).waitFor();
       await page.getByTestId('user-menu').getByText('admin', { exact: true }).first().waitFor();
       // The old password no longer works.
-      const old = await page.request.post(`${server.url}/auth/login`, { data: { email: DEFAULT_ADMIN_EMAIL, password: DEFAULT_ADMIN_PASSWORD } });
+      const old = await page.request.post(`${server.url}/auth/login`, {
+        data: { email: DEFAULT_ADMIN_EMAIL, password: DEFAULT_ADMIN_PASSWORD },
+      });
       assert.equal(old.status(), 401);
     });
 
@@ -181,7 +187,10 @@ for (const rootPath of ROOT_PATHS) {
       await actions().click();
       await page.getByRole('menuitem', { name: 'Change username' }).click();
       const renamed = `${member.username}-by-admin`;
-      await page.getByRole('dialog').getByLabel(/^Username/).fill(renamed);
+      await page
+        .getByRole('dialog')
+        .getByLabel(/^Username/)
+        .fill(renamed);
       await page.getByRole('dialog').getByRole('button', { name: 'Save' }).click();
       member.username = renamed;
       await row.getByText(renamed, { exact: true }).waitFor();

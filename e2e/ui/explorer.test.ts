@@ -10,7 +10,18 @@ import type { Browser, Page } from 'playwright-core';
 import type { TestServer } from '../../packages/server/test/helpers/server.js';
 import { unique } from '../../packages/server/test/helpers/auth.js';
 import { exportSampleTrace, makeExporter } from '../../packages/server/test/helpers/otel.js';
-import { ROOT_PATHS, assertAllUnderRoot, eventually, firstAdminLogin, launchChromium, openPage, startAuthServer, uiTest, waitForPath, type OpenedPage } from './harness.js';
+import {
+  ROOT_PATHS,
+  assertAllUnderRoot,
+  eventually,
+  firstAdminLogin,
+  launchChromium,
+  openPage,
+  startAuthServer,
+  uiTest,
+  waitForPath,
+  type OpenedPage,
+} from './harness.js';
 import { seedTraces } from './seed.js';
 
 let browser: Browser;
@@ -196,7 +207,9 @@ for (const rootPath of ROOT_PATHS) {
       await page.waitForURL((url) => url.searchParams.get('attr') === 'llm.model_name:gpt-4o-mini');
       await settled(page, 'Spans');
       await grid.getByText(`${label} llm`).waitFor();
-      await eventually(async () => assert.equal(await grid.getByTestId('table-row').count(), await llmSpans(server, apiKey, project, 'gpt-4o-mini')));
+      await eventually(async () =>
+        assert.equal(await grid.getByTestId('table-row').count(), await llmSpans(server, apiKey, project, 'gpt-4o-mini')),
+      );
       await page.getByRole('button', { name: 'Clear filters' }).click();
 
       await page.getByRole('search', { name: 'Span filters' }).getByText('Error', { exact: true }).click();
@@ -227,7 +240,11 @@ for (const rootPath of ROOT_PATHS) {
       }
       const models = await page.getByRole('table', { name: 'Tokens by model' }).innerText();
       assert.match(models, /gpt-4o|claude-3-5-sonnet/);
-      assert.equal(await page.getByTestId('stat-Traces').innerText(), '24', 'the sample trace from a year ago is outside the last 24 hours');
+      assert.equal(
+        await page.getByTestId('stat-Traces').innerText(),
+        '24',
+        'the sample trace from a year ago is outside the last 24 hours',
+      );
       assertAllUnderRoot(opened.requests, server);
     });
   });
@@ -235,9 +252,12 @@ for (const rootPath of ROOT_PATHS) {
 
 /** TOOL spans among the seeded traces (each seeded trace has 3 spans, plus a tool call in some). */
 async function toolSpans(server: TestServer, apiKey: string, project: string): Promise<number> {
-  const response = await fetch(`${server.url}/v1/projects/${encodeURIComponent(project)}/spans?span_kind=TOOL&name=lookup_order&limit=1000`, {
-    headers: { authorization: `Bearer ${apiKey}` },
-  });
+  const response = await fetch(
+    `${server.url}/v1/projects/${encodeURIComponent(project)}/spans?span_kind=TOOL&name=lookup_order&limit=1000`,
+    {
+      headers: { authorization: `Bearer ${apiKey}` },
+    },
+  );
   const body = (await response.json()) as { data: unknown[] };
   return body.data.length;
 }

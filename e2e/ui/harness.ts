@@ -27,7 +27,8 @@ export const CHROMIUM_ARGS = [
 export const ROOT_PATHS = ['', '/sightline'] as const;
 
 export async function launchChromium(): Promise<Browser> {
-  if (!fs.existsSync(CHROMIUM_PATH)) throw new Error(`Chromium not found at ${CHROMIUM_PATH}: apt-get install -y chromium (or set SIGHTLINE_CHROMIUM)`);
+  if (!fs.existsSync(CHROMIUM_PATH))
+    throw new Error(`Chromium not found at ${CHROMIUM_PATH}: apt-get install -y chromium (or set SIGHTLINE_CHROMIUM)`);
   return chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
 }
 
@@ -41,7 +42,10 @@ export interface OpenedPage {
   close(): Promise<void>;
 }
 
-export async function openPage(browser: Browser, options: { colorScheme?: 'light' | 'dark'; viewport?: { width: number; height: number } } = {}): Promise<OpenedPage> {
+export async function openPage(
+  browser: Browser,
+  options: { colorScheme?: 'light' | 'dark'; viewport?: { width: number; height: number } } = {},
+): Promise<OpenedPage> {
   const context = await browser.newContext({
     viewport: options.viewport ?? { width: 1440, height: 900 },
     colorScheme: options.colorScheme ?? 'light',

@@ -10,7 +10,16 @@ import type { Browser, Page } from 'playwright-core';
 import type { TestServer } from '../../packages/server/test/helpers/server.js';
 import { unique } from '../../packages/server/test/helpers/auth.js';
 import { freePort, startOidcProvider, type IdpAccount, type OidcTestProvider } from '../../packages/server/test/helpers/oidc-provider.js';
-import { ROOT_PATHS, assertAllUnderRoot, launchChromium, openPage, startAuthServer, uiTest, waitForPath, type OpenedPage } from './harness.js';
+import {
+  ROOT_PATHS,
+  assertAllUnderRoot,
+  launchChromium,
+  openPage,
+  startAuthServer,
+  uiTest,
+  waitForPath,
+  type OpenedPage,
+} from './harness.js';
 
 const CLIENT = { client_id: 'sightline-ui', client_secret: 'ui-client-secret-0123456789' };
 
@@ -60,7 +69,14 @@ for (const rootPath of ROOT_PATHS) {
 
     const newAccount = (): IdpAccount => {
       const name = unique('idp-user');
-      const account = { sub: `sub-${name}`, password: `pw-${name}`, email: `${name}@idp.example`, email_verified: true, name: `Person ${name}`, preferred_username: name };
+      const account = {
+        sub: `sub-${name}`,
+        password: `pw-${name}`,
+        email: `${name}@idp.example`,
+        email_verified: true,
+        name: `Person ${name}`,
+        preferred_username: name,
+      };
       idp.accounts.set(account.sub, account);
       return account;
     };
@@ -81,7 +97,10 @@ for (const rootPath of ROOT_PATHS) {
       assert.equal(new URL(page.url()).searchParams.get('tab'), 'api-keys');
       await page.getByRole('tab', { name: 'My API keys', selected: true }).waitFor();
       await page.getByTestId('user-menu').getByText('member', { exact: true }).waitFor();
-      assert.deepEqual((await page.getByRole('tab').allInnerTexts()).map((text) => text.trim()), ['Account', 'My API keys']);
+      assert.deepEqual(
+        (await page.getByRole('tab').allInnerTexts()).map((text) => text.trim()),
+        ['Account', 'My API keys'],
+      );
       await page.getByRole('tab', { name: 'Account' }).click();
       assert.equal(await page.getByLabel(/^Email/).inputValue(), account.email);
       await page.getByText('You sign in through an identity provider').waitFor();

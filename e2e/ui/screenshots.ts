@@ -45,15 +45,25 @@ try {
   const { page } = opened;
   await firstAdminLogin(page, server.url);
   const api = page.request;
-  const systemKey = (await (await api.post(`${server.url}/v1/system/api_keys`, { data: { data: { name: 'production tracing', description: 'OTLP exporters of the support bot' } } })).json()).data.key as string;
-  await api.post(`${server.url}/v1/system/api_keys`, { data: { data: { name: 'nightly evals', expires_at: new Date(Date.now() + 90 * 86_400_000).toISOString() } } });
+  const systemKey = (
+    await (
+      await api.post(`${server.url}/v1/system/api_keys`, {
+        data: { data: { name: 'production tracing', description: 'OTLP exporters of the support bot' } },
+      })
+    ).json()
+  ).data.key as string;
+  await api.post(`${server.url}/v1/system/api_keys`, {
+    data: { data: { name: 'nightly evals', expires_at: new Date(Date.now() + 90 * 86_400_000).toISOString() } },
+  });
   await api.post(`${server.url}/v1/user/api_keys`, { data: { data: { name: 'notebook', description: 'experiments in Jupyter' } } });
   for (const [email, username, role, auth_method] of [
     ['maria@example.com', 'maria', 'admin', 'LOCAL'],
     ['sam@example.com', 'sam', 'member', 'LOCAL'],
     ['lee@example.com', 'lee', 'member', 'OAUTH2'],
   ] as const) {
-    await api.post(`${server.url}/v1/users`, { data: { user: { email, username, role, auth_method, ...(auth_method === 'LOCAL' ? { password: 'Temporary-password-1' } : {}) } } });
+    await api.post(`${server.url}/v1/users`, {
+      data: { user: { email, username, role, auth_method, ...(auth_method === 'LOCAL' ? { password: 'Temporary-password-1' } : {}) } },
+    });
   }
   await seedTraces({ baseUrl: server.url, apiKey: systemKey, project: 'support-bot', traces: 180, hours: 22 });
   await seedTraces({ baseUrl: server.url, apiKey: systemKey, project: 'rag-pipeline', traces: 60, hours: 20, seed: 3 });
@@ -76,7 +86,8 @@ try {
     error_count: number;
   }[];
   const sample = traces.find((trace) => trace.span_count === 4 && trace.error_count === 0) ?? traces[0]!;
-  const detail = (await (await api.get(`${server.url}/v1/projects/${encodeURIComponent(project.id)}/traces/${sample.trace_id}`)).json()).data as {
+  const detail = (await (await api.get(`${server.url}/v1/projects/${encodeURIComponent(project.id)}/traces/${sample.trace_id}`)).json())
+    .data as {
     spans: { name: string; context: { span_id: string } }[];
   };
   const llm = detail.spans.find((span) => span.name === 'ChatCompletion')!;

@@ -80,7 +80,8 @@ export async function seedTraces({ baseUrl, apiKey, project, traces, hours, seed
           'openinference.span.kind': 'RETRIEVER',
           'input.value': question,
           'retrieval.documents.0.document.id': 'kb-112',
-          'retrieval.documents.0.document.content': 'Orders ship within 2 business days. Tracking links are emailed when a parcel leaves the warehouse.',
+          'retrieval.documents.0.document.content':
+            'Orders ship within 2 business days. Tracking links are emailed when a parcel leaves the warehouse.',
           'retrieval.documents.0.document.score': 0.82 + rand() * 0.1,
           'retrieval.documents.1.document.id': 'kb-078',
           'retrieval.documents.1.document.content': 'Passwords can be reset from the sign-in page with "Forgot your password?".',
@@ -128,7 +129,8 @@ export async function seedTraces({ baseUrl, apiKey, project, traces, hours, seed
           'llm.provider': model.startsWith('claude') ? 'anthropic' : 'openai',
           'llm.invocation_parameters': JSON.stringify({ temperature: 0.2, max_tokens: 800 }),
           'llm.input_messages.0.message.role': 'system',
-          'llm.input_messages.0.message.content': 'You are a friendly support agent for an online shop. Answer briefly and cite the knowledge base.',
+          'llm.input_messages.0.message.content':
+            'You are a friendly support agent for an online shop. Answer briefly and cite the knowledge base.',
           'llm.input_messages.1.message.role': 'user',
           'llm.input_messages.1.message.content': question,
           'llm.output_messages.0.message.role': 'assistant',

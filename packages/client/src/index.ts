@@ -74,12 +74,15 @@ export function createClient(options: ClientOptions = {}) {
     viewer: () => unwrap(raw.GET('/v1/user')).then((body) => body.data),
     projects: {
       list: (query: Query<'getProjects'> = {}) => unwrap(raw.GET('/v1/projects', { params: { query } })),
-      get: (identifier: string) => unwrap(raw.GET('/v1/projects/{project_identifier}', { params: project(identifier) })).then((body) => body.data),
+      get: (identifier: string) =>
+        unwrap(raw.GET('/v1/projects/{project_identifier}', { params: project(identifier) })).then((body) => body.data),
       create: (name: string, description?: string) =>
         unwrap(raw.POST('/v1/projects', { body: { name, description } })).then((body) => body.data),
       delete: (identifier: string) => unwrap(raw.DELETE('/v1/projects/{project_identifier}', { params: project(identifier) })),
       summary: (identifier: string, query: Query<'getProjectSummary'> = {}) =>
-        unwrap(raw.GET('/v1/projects/{project_identifier}/summary', { params: { ...project(identifier), query } })).then((body) => body.data),
+        unwrap(raw.GET('/v1/projects/{project_identifier}/summary', { params: { ...project(identifier), query } })).then(
+          (body) => body.data,
+        ),
     },
     spans: {
       /** One page of a project's spans (newest first). */
@@ -89,12 +92,15 @@ export function createClient(options: ClientOptions = {}) {
       async *all(identifier: string, query: SpanQuery = {}): AsyncGenerator<Span> {
         let cursor: string | undefined;
         do {
-          const page = await unwrap(raw.GET('/v1/projects/{project_identifier}/spans', { params: { ...project(identifier), query: { ...query, cursor } } }));
+          const page = await unwrap(
+            raw.GET('/v1/projects/{project_identifier}/spans', { params: { ...project(identifier), query: { ...query, cursor } } }),
+          );
           yield* page.data;
           cursor = page.next_cursor ?? undefined;
         } while (cursor);
       },
-      get: (identifier: string) => unwrap(raw.GET('/v1/spans/{span_identifier}', { params: { path: { span_identifier: identifier } } })).then((body) => body.data),
+      get: (identifier: string) =>
+        unwrap(raw.GET('/v1/spans/{span_identifier}', { params: { path: { span_identifier: identifier } } })).then((body) => body.data),
     },
     traces: {
       page: (identifier: string, query: TraceQuery = {}) =>
@@ -111,7 +117,11 @@ export function createClient(options: ClientOptions = {}) {
       annotateSpans: (annotations: NonNullable<operations['annotateSpans']['requestBody']>['content']['application/json']['data']) =>
         unwrap(raw.POST('/v1/span_annotations', { body: { data: annotations } })).then((body) => body.data),
       listForSpans: (identifier: string, spanIds: string[], query: Omit<Query<'listSpanAnnotationsBySpanIds'>, 'span_ids'> = {}) =>
-        unwrap(raw.GET('/v1/projects/{project_identifier}/span_annotations', { params: { ...project(identifier), query: { ...query, span_ids: spanIds } } })),
+        unwrap(
+          raw.GET('/v1/projects/{project_identifier}/span_annotations', {
+            params: { ...project(identifier), query: { ...query, span_ids: spanIds } },
+          }),
+        ),
     },
   };
 }

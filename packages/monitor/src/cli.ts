@@ -32,11 +32,14 @@ export function registerMonitorCommands(program: Command): Command {
 
   monitor
     .command('serve')
-    .description('Run the monitoring service on MONITOR_HOST:MONITOR_PORT (127.0.0.1:6007) with MONITOR_DATABASE_URL (default: SQLite monitor.db in SERVICE_WORKING_DIR)')
+    .description(
+      'Run the monitoring service on MONITOR_HOST:MONITOR_PORT (127.0.0.1:6007) with MONITOR_DATABASE_URL (default: SQLite monitor.db in SERVICE_WORKING_DIR)',
+    )
     .action(async () => {
       const config = loadMonitorConfig();
       const server = await startMonitorServer(config);
-      const database = config.database.dialect === 'sqlite' ? `SQLite ${config.database.url}` : `PostgreSQL ${redactUrl(config.database.url)}`;
+      const database =
+        config.database.dialect === 'sqlite' ? `SQLite ${config.database.url}` : `PostgreSQL ${redactUrl(config.database.url)}`;
       print(
         [
           `Sightline monitor ${MONITOR_VERSION}`,
@@ -78,14 +81,24 @@ export function registerMonitorCommands(program: Command): Command {
 
   monitor
     .command('rotate-key')
-    .description("Issue a new API key for a space and revoke its previous keys (within 5 s on running services); --space-key also replaces the space key")
+    .description(
+      'Issue a new API key for a space and revoke its previous keys (within 5 s on running services); --space-key also replaces the space key',
+    )
     .requiredOption('--space <id-or-name>', 'space id, or a name only one space has')
     .option('--space-key', 'also issue a new space key (the old one stops working)')
     .option('--json', 'print exactly one JSON object {"space_id","api_key"[,"space_key"]}')
     .action(async (options: { space: string; spaceKey?: boolean; json?: boolean }) => {
-      const rotated = await operatorAction((config) => withSpaces(config, (spaces) => spaces.rotateKey(options.space, { spaceKey: options.spaceKey ?? false })));
+      const rotated = await operatorAction((config) =>
+        withSpaces(config, (spaces) => spaces.rotateKey(options.space, { spaceKey: options.spaceKey ?? false })),
+      );
       if (options.json) {
-        print(JSON.stringify({ space_id: rotated.space_id, api_key: rotated.api_key, ...(rotated.space_key && { space_key: rotated.space_key }) }));
+        print(
+          JSON.stringify({
+            space_id: rotated.space_id,
+            api_key: rotated.api_key,
+            ...(rotated.space_key && { space_key: rotated.space_key }),
+          }),
+        );
         return;
       }
       print(
@@ -113,7 +126,9 @@ export function registerMonitorCommands(program: Command): Command {
         return;
       }
       for (const space of spaces) {
-        print(`${space.space_id}\t${space.name}\tcreated ${space.created_at}\t${space.active_api_keys} active API key${space.active_api_keys === 1 ? '' : 's'}`);
+        print(
+          `${space.space_id}\t${space.name}\tcreated ${space.created_at}\t${space.active_api_keys} active API key${space.active_api_keys === 1 ? '' : 's'}`,
+        );
       }
     });
 

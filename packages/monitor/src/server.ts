@@ -27,7 +27,10 @@ export interface RunningMonitor {
 }
 
 /** Opens and migrates the database, then listens on MONITOR_HOST:MONITOR_PORT. */
-export async function startMonitorServer(config: MonitorConfig, logger: Logger = pino({ level: config.logLevel })): Promise<RunningMonitor> {
+export async function startMonitorServer(
+  config: MonitorConfig,
+  logger: Logger = pino({ level: config.logLevel }),
+): Promise<RunningMonitor> {
   const database = openMonitorDatabase(config.database);
   let writer: RecordWriter | null = null;
   let queue: WriteQueue | null = null;
@@ -42,7 +45,9 @@ export async function startMonitorServer(config: MonitorConfig, logger: Logger =
     await migrateMonitorDatabase(database);
     const spaces = new SpacesService(database);
     const sqlite = config.database.dialect === 'sqlite';
-    writer = sqlite ? new SqliteRecordWriter(config.database.url) : new PostgresRecordWriter(config.database.url, POSTGRES_WRITE_CONNECTIONS);
+    writer = sqlite
+      ? new SqliteRecordWriter(config.database.url)
+      : new PostgresRecordWriter(config.database.url, POSTGRES_WRITE_CONNECTIONS);
     queue = new WriteQueue(writer, {
       maxQueuedRecords: config.maxQueuedRecords,
       maxBatchRecords: config.maxBatchRecords,

@@ -30,7 +30,12 @@ describeEachDialect(
 
     it('refuses requests without the operator token', async () => {
       const t = current();
-      const variants: Record<string, string>[] = [{}, { authorization: 'Bearer wrong-token-wrong-token-wrong' }, { authorization: ADMIN_TOKEN }, { authorization: `Bearer ${ADMIN_TOKEN}x` }];
+      const variants: Record<string, string>[] = [
+        {},
+        { authorization: 'Bearer wrong-token-wrong-token-wrong' },
+        { authorization: ADMIN_TOKEN },
+        { authorization: `Bearer ${ADMIN_TOKEN}x` },
+      ];
       for (const headers of variants) {
         const response = await request(`${t.url}/v1/admin/spaces`, { headers });
         assert.equal(response.status, 401, JSON.stringify(headers));
@@ -59,12 +64,19 @@ describeEachDialect(
       const space = await db.selectFrom('monitor_spaces').selectAll().where('id', '=', Number(spaceId)).executeTakeFirstOrThrow();
       assert.equal(space.space_key_hash, sha256(spaceKey));
       const keys = await db.selectFrom('monitor_api_keys').selectAll().where('space_id', '=', Number(spaceId)).execute();
-      assert.deepEqual(keys.map((key) => key.key_hash), [sha256(apiKey)]);
+      assert.deepEqual(
+        keys.map((key) => key.key_hash),
+        [sha256(apiKey)],
+      );
     });
 
     it('rotates the API key (and on request the space key); the old ones stop working', async () => {
       const t = current();
-      const { space_id: spaceId, space_key: spaceKey, api_key: apiKey } = (await admin(t, 'POST', '/v1/admin/spaces', { name: 'rotating' })).json.data;
+      const {
+        space_id: spaceId,
+        space_key: spaceKey,
+        api_key: apiKey,
+      } = (await admin(t, 'POST', '/v1/admin/spaces', { name: 'rotating' })).json.data;
       const rotated = await admin(t, 'POST', `/v1/admin/spaces/${spaceId}/rotate-key`);
       assert.equal(rotated.status, 200, rotated.text);
       assert.deepEqual(Object.keys(rotated.json.data).sort(), ['api_key', 'name', 'space_id']);
@@ -85,7 +97,11 @@ describeEachDialect(
         const response = await admin(t, 'POST', '/v1/admin/spaces', body);
         assert.equal(response.status, 400, JSON.stringify(body));
       }
-      const notJson = await request(`${t.url}/v1/admin/spaces`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, body: '{' });
+      const notJson = await request(`${t.url}/v1/admin/spaces`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+        body: '{',
+      });
       assert.deepEqual([notJson.status, notJson.json], [400, { message: MESSAGES.invalidJson }]);
       assert.equal((await admin(t, 'POST', '/v1/admin/spaces/999999/rotate-key')).status, 404);
       assert.equal((await admin(t, 'POST', '/v1/admin/spaces/abc/rotate-key')).status, 404);
@@ -109,7 +125,10 @@ describe('service without MONITOR_ADMIN_TOKEN', () => {
   });
 
   it('refuses a short MONITOR_ADMIN_TOKEN at start-up, naming the variable', () => {
-    assert.throws(() => loadMonitorConfig({ MONITOR_ADMIN_TOKEN: 'short' }), /^ConfigError: MONITOR_ADMIN_TOKEN: must be at least 16 characters long, got 5$/);
+    assert.throws(
+      () => loadMonitorConfig({ MONITOR_ADMIN_TOKEN: 'short' }),
+      /^ConfigError: MONITOR_ADMIN_TOKEN: must be at least 16 characters long, got 5$/,
+    );
   });
 });
 
@@ -126,13 +145,26 @@ describe('500 Internal service error', () => {
     await migrateMonitorDatabase(monitorDb);
     const spaces = new SpacesService(monitorDb);
     const space = await spaces.createSpace('failing');
-    const queue = new WriteQueue({ write: async () => Promise.reject(new Error('disk on fire')), close: async () => {} }, { maxQueuedRecords: 10, maxBatchRecords: 10 });
+    const queue = new WriteQueue(
+      { write: async () => Promise.reject(new Error('disk on fire')), close: async () => {} },
+      { maxQueuedRecords: 10, maxBatchRecords: 10 },
+    );
     const app = await buildMonitorApp({ config, spaces, queue, reader: new RecordReader(monitorDb), logger: pino({ level: 'silent' }) });
     try {
-      const response = await app.inject({ method: 'POST', url: '/v1/log', headers: { authorization: space.api_key }, payload: JSON.stringify(fullRecord(space.space_key)) });
+      const response = await app.inject({
+        method: 'POST',
+        url: '/v1/log',
+        headers: { authorization: space.api_key },
+        payload: JSON.stringify(fullRecord(space.space_key)),
+      });
       assert.deepEqual([response.statusCode, response.json()], [500, { message: 'Internal service error, contact the operator' }]);
       assert.ok(!response.body.includes('disk on fire'));
-      const invalid = await app.inject({ method: 'POST', url: '/v1/log', headers: { authorization: space.api_key }, payload: '{"space_key": 1}' });
+      const invalid = await app.inject({
+        method: 'POST',
+        url: '/v1/log',
+        headers: { authorization: space.api_key },
+        payload: '{"space_key": 1}',
+      });
       assert.equal(invalid.statusCode, 403, 'bad input is never a 500');
     } finally {
       await app.close();

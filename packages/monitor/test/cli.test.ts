@@ -80,7 +80,10 @@ for (const dialect of DIALECTS) {
       const listed = run(['monitor', 'list-spaces', '--json'], database.env);
       assert.equal(listed.status, 0, listed.stderr);
       const spaces = JSON.parse(listed.stdout);
-      assert.deepEqual(spaces.map((space: any) => [space.name, space.active_api_keys]), [['fraud', 1]]);
+      assert.deepEqual(
+        spaces.map((space: any) => [space.name, space.active_api_keys]),
+        [['fraud', 1]],
+      );
       assert.ok(!listed.stdout.includes(issued.api_key));
 
       const rotated = run(['monitor', 'rotate-key', '--space', 'fraud', '--json'], database.env);
@@ -125,7 +128,11 @@ for (const dialect of DIALECTS) {
         assert.match(output, new RegExp(`Log API {6}POST ${base}/v1/log`));
         assert.equal(await (await fetch(`${base}/healthz`)).text(), 'OK');
         const body = fullRecord(issued.space_key);
-        const response = await fetch(`${base}/v1/log`, { method: 'POST', headers: { authorization: issued.api_key }, body: JSON.stringify(body) });
+        const response = await fetch(`${base}/v1/log`, {
+          method: 'POST',
+          headers: { authorization: issued.api_key },
+          body: JSON.stringify(body),
+        });
         assert.deepEqual([response.status, await response.json()], [200, { message: 'OK' }]);
         const read = await fetch(`${base}/v1/models/${body.model_id}/records/${body.prediction_id}`, {
           headers: { authorization: issued.api_key, 'space-key': issued.space_key },

@@ -31,8 +31,51 @@ function prng(seed: number) {
 }
 type Rng = ReturnType<typeof prng>;
 
-const WEIRD_STRINGS = ['', ' ', 'null', 'true', '0', '-1', '1e999', 'NaN', '\u0000', 'a\u0000b', '\ud800', '\udfff\ud800', 'é', '🙂', '\u202e', '<script>', "'; DROP TABLE monitor_records; --", '__proto__', 'constructor', '%00', '\\', '"', 'x'.repeat(300)];
-const WEIRD_VALUES: unknown[] = [null, true, false, 0, -0, 1, -1, 1.5, 2 ** 53 + 2, -(2 ** 63), 1e308, -1e-308, [], [1, 'a'], {}, { a: 1 }, { double: 1, int: '1' }, ...WEIRD_STRINGS];
+const WEIRD_STRINGS = [
+  '',
+  ' ',
+  'null',
+  'true',
+  '0',
+  '-1',
+  '1e999',
+  'NaN',
+  '\u0000',
+  'a\u0000b',
+  '\ud800',
+  '\udfff\ud800',
+  'é',
+  '🙂',
+  '\u202e',
+  '<script>',
+  "'; DROP TABLE monitor_records; --",
+  '__proto__',
+  'constructor',
+  '%00',
+  '\\',
+  '"',
+  'x'.repeat(300),
+];
+const WEIRD_VALUES: unknown[] = [
+  null,
+  true,
+  false,
+  0,
+  -0,
+  1,
+  -1,
+  1.5,
+  2 ** 53 + 2,
+  -(2 ** 63),
+  1e308,
+  -1e-308,
+  [],
+  [1, 'a'],
+  {},
+  { a: 1 },
+  { double: 1, int: '1' },
+  ...WEIRD_STRINGS,
+];
 const MODELS = ['fraud', 'churn', 'price', 'ranker', 'model with spaces/and/slashes'];
 
 function word(rng: Rng): string {
@@ -68,15 +111,23 @@ function typedValue(rng: Rng, allowEmbedding: boolean): unknown {
     case 1:
       return { string: rng.chance(0.2) ? rng.chance(0.5) : word(rng) };
     case 2:
-      return { int: rng.chance(0.5) ? String(BigInt(rng.int(2 ** 31)) * BigInt(rng.int(2 ** 31)) * (rng.chance(0.5) ? -1n : 1n)) : rng.int(1e6) };
+      return {
+        int: rng.chance(0.5) ? String(BigInt(rng.int(2 ** 31)) * BigInt(rng.int(2 ** 31)) * (rng.chance(0.5) ? -1n : 1n)) : rng.int(1e6),
+      };
     case 3:
       return { int: rng.pick(['9223372036854775807', '-9223372036854775808', '0', '-0', '00042']) };
     case 4:
       return { string: rng.pick(WEIRD_STRINGS) };
     default: {
       const vector = Array.from({ length: 1 + rng.int(8) }, () => rng.next() * 2 - 1);
-      const content: Record<string, unknown> = { vector, [rng.chance(0.8) ? 'link_to_data' : 'linkToData']: rng.chance(0.5) ? '' : `https://x/${word(rng)}` };
-      if (rng.chance(0.5)) content[rng.chance(0.8) ? 'raw_data' : 'rawData'] = { tokenArray: { tokens: Array.from({ length: 1 + rng.int(4) }, () => word(rng)) } };
+      const content: Record<string, unknown> = {
+        vector,
+        [rng.chance(0.8) ? 'link_to_data' : 'linkToData']: rng.chance(0.5) ? '' : `https://x/${word(rng)}`,
+      };
+      if (rng.chance(0.5))
+        content[rng.chance(0.8) ? 'raw_data' : 'rawData'] = {
+          tokenArray: { tokens: Array.from({ length: 1 + rng.int(4) }, () => word(rng)) },
+        };
       return { embedding: content };
     }
   }
@@ -135,7 +186,8 @@ function mutate(rng: Rng, root: Record<string, unknown>): void {
     }
     node = node[key];
   }
-  node[rng.pick(['label', 'timestamp', 'features', 'double', 'category', 'vector', 'tokens', 'production', word(rng)])] = rng.pick(WEIRD_VALUES);
+  node[rng.pick(['label', 'timestamp', 'features', 'double', 'category', 'vector', 'tokens', 'production', word(rng)])] =
+    rng.pick(WEIRD_VALUES);
 }
 
 /** Text-level damage: truncation, stray bytes, deep nesting, numbers JSON cannot hold. */
@@ -154,7 +206,12 @@ function damage(rng: Rng, text: string): Buffer {
     case 4:
       return Buffer.from(rng.pick(['', 'null', '[]', '"x"', '42', 'true', '{}', '{"a":', '\ufeff{}']));
     case 5:
-      return Buffer.from(text.replace(/"timestamp":"[^"]*"/, `"timestamp":"${rng.pick(['2020-01-01T00:00:00Z', new Date(Date.now() + 3_600_000).toISOString(), 'x', '2024-13-01T00:00:00Z'])}"`));
+      return Buffer.from(
+        text.replace(
+          /"timestamp":"[^"]*"/,
+          `"timestamp":"${rng.pick(['2020-01-01T00:00:00Z', new Date(Date.now() + 3_600_000).toISOString(), 'x', '2024-13-01T00:00:00Z'])}"`,
+        ),
+      );
     case 6:
       return Buffer.from(text.replace(/"int":"[^"]*"/, `"int":"${rng.pick(['99999999999999999999', '1.5', '-', ' 1'])}"`));
     default:
@@ -170,7 +227,14 @@ interface Outcome {
 function post(agent: http.Agent, url: URL, headers: Record<string, string | string[]>, body: Buffer): Promise<Outcome> {
   return new Promise((resolve, reject) => {
     const request = http.request(
-      { host: url.hostname, port: url.port, path: '/v1/log', method: 'POST', agent, headers: { ...headers, 'content-length': String(body.length) } },
+      {
+        host: url.hostname,
+        port: url.port,
+        path: '/v1/log',
+        method: 'POST',
+        agent,
+        headers: { ...headers, 'content-length': String(body.length) },
+      },
       (response) => {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -191,7 +255,8 @@ async function readAll(t: TestMonitor): Promise<Map<string, { prediction: boolea
     do {
       const page = await t.get(`/v1/models/${encodeURIComponent(modelId)}/records?limit=1000${cursor ? `&cursor=${cursor}` : ''}`);
       assert.equal(page.status, 200, page.text);
-      for (const item of page.json.data) stored.set(`${modelId}\u0000${item.prediction_id}`, { prediction: item.prediction !== null, actual: item.actual !== null });
+      for (const item of page.json.data)
+        stored.set(`${modelId}\u0000${item.prediction_id}`, { prediction: item.prediction !== null, actual: item.actual !== null });
       cursor = page.json.next_cursor;
     } while (cursor !== null);
   }
@@ -225,7 +290,13 @@ describeEachDialect('fuzz POST /v1/log', (current) => {
         bytes = Buffer.alloc(4 * 1024 * 1024 + 1, 0x20);
       }
       const headers: Record<string, string | string[]> = { authorization: t.apiKey };
-      if (rng.chance(0.7)) headers['content-type'] = rng.pick(['application/json', 'text/plain', 'application/x-www-form-urlencoded', 'application/json; charset=utf-8']);
+      if (rng.chance(0.7))
+        headers['content-type'] = rng.pick([
+          'application/json',
+          'text/plain',
+          'application/x-www-form-urlencoded',
+          'application/json; charset=utf-8',
+        ]);
       if (rng.chance(0.03)) {
         const variant = rng.int(5);
         if (variant === 0) delete headers.authorization;
@@ -282,7 +353,8 @@ describeEachDialect('fuzz POST /v1/log', (current) => {
     for (const [key, halves] of acknowledged) {
       const found = stored.get(key);
       if (!found || (halves.prediction && !found.prediction) || (halves.actual && !found.actual)) {
-        if (missing++ < 5) failures.push(`not stored as acknowledged: ${JSON.stringify(key)} ${JSON.stringify(halves)} → ${JSON.stringify(found)}`);
+        if (missing++ < 5)
+          failures.push(`not stored as acknowledged: ${JSON.stringify(key)} ${JSON.stringify(halves)} → ${JSON.stringify(found)}`);
       }
     }
     assert.deepEqual(failures, [], `${missing} of ${acknowledged.size} acknowledged records are missing; ${summary}`);
@@ -292,9 +364,11 @@ describeEachDialect('fuzz POST /v1/log', (current) => {
   it('answers random read API requests without a 500', async () => {
     const t = current();
     const rng = prng(SEED + 1);
-    const junk = () => encodeURIComponent(rng.pick([...WEIRD_STRINGS, word(rng), 'fraud', '2024-01-01T00:00:00Z', '-1', '1e9']).toWellFormed());
+    const junk = () =>
+      encodeURIComponent(rng.pick([...WEIRD_STRINGS, word(rng), 'fraud', '2024-01-01T00:00:00Z', '-1', '1e9']).toWellFormed());
     const paths = [
-      () => `/v1/models/${junk()}/records?${rng.pick(['limit', 'cursor', 'start_time', 'end_time', 'has_actual', 'model_version'])}=${junk()}`,
+      () =>
+        `/v1/models/${junk()}/records?${rng.pick(['limit', 'cursor', 'start_time', 'end_time', 'has_actual', 'model_version'])}=${junk()}`,
       () => `/v1/models/${junk()}/records/${junk()}`,
       () => `/v1/models/${junk()}/metrics?start_time=${junk()}&end_time=${junk()}&model_version=${junk()}`,
       () => `/v1/models/${junk()}/drift?bins=${junk()}&feature=${junk()}&baseline_start_time=${junk()}`,
@@ -305,7 +379,10 @@ describeEachDialect('fuzz POST /v1/log', (current) => {
     for (let i = 0; i < 600; i++) {
       const response = await t.get(rng.pick(paths)());
       statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
-      assert.ok([200, 400, 404].includes(response.status) && typeof response.json?.message === (response.status === 200 ? 'undefined' : 'string'), `${response.status} ${response.text.slice(0, 200)}`);
+      assert.ok(
+        [200, 400, 404].includes(response.status) && typeof response.json?.message === (response.status === 200 ? 'undefined' : 'string'),
+        `${response.status} ${response.text.slice(0, 200)}`,
+      );
     }
     assert.ok((statuses.get(200) ?? 0) > 0 && (statuses.get(400) ?? 0) > 0, JSON.stringify(Object.fromEntries(statuses)));
   });

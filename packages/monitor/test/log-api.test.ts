@@ -20,7 +20,16 @@ async function readRecord(t: TestMonitor, modelId: string, predictionId: string)
 
 function head(t: TestMonitor, lines: string[], bodyLength: number): string {
   const { host } = new URL(t.url);
-  return [`POST /v1/log HTTP/1.1`, `Host: ${host}`, 'Content-Type: application/json', `Content-Length: ${bodyLength}`, 'Connection: close', ...lines, '', ''].join('\r\n');
+  return [
+    `POST /v1/log HTTP/1.1`,
+    `Host: ${host}`,
+    'Content-Type: application/json',
+    `Content-Length: ${bodyLength}`,
+    'Connection: close',
+    ...lines,
+    '',
+    '',
+  ].join('\r\n');
 }
 
 describeEachDialect('POST /v1/log error table', (current) => {
@@ -31,14 +40,20 @@ describeEachDialect('POST /v1/log error table', (current) => {
     assert.deepEqual([repeated.status, JSON.parse(repeated.text)], [403, { message: MESSAGES.headersUnreadable }]);
     const differentCase = await rawRequest(t.url, head(t, [`authorization: ${t.apiKey}`, `AUTHORIZATION: x`], body.length), body);
     assert.deepEqual([differentCase.status, JSON.parse(differentCase.text)], [403, { message: MESSAGES.headersUnreadable }]);
-    const bytes = Buffer.concat([Buffer.from(head(t, [], body.length).slice(0, -2), 'latin1'), Buffer.from('Authorization: \xff\xfe\xfd\r\n\r\n', 'latin1')]);
+    const bytes = Buffer.concat([
+      Buffer.from(head(t, [], body.length).slice(0, -2), 'latin1'),
+      Buffer.from('Authorization: \xff\xfe\xfd\r\n\r\n', 'latin1'),
+    ]);
     const undecodable = await rawRequest(t.url, bytes, body);
     assert.deepEqual([undecodable.status, JSON.parse(undecodable.text)], [403, { message: MESSAGES.headersUnreadable }]);
     // A header the HTTP parser itself cannot read gets the same answer.
     const broken = await rawRequest(t.url, head(t, [`Authorization: ${t.apiKey}`, 'Bad Header: x'], body.length), body);
     assert.deepEqual([broken.status, JSON.parse(broken.text)], [403, { message: MESSAGES.headersUnreadable }]);
     // Valid UTF-8 that is not a key is just an unknown key.
-    const utf8 = Buffer.concat([Buffer.from(head(t, [], body.length).slice(0, -2), 'latin1'), Buffer.from('Authorization: clé\r\n\r\n', 'utf8')]);
+    const utf8 = Buffer.concat([
+      Buffer.from(head(t, [], body.length).slice(0, -2), 'latin1'),
+      Buffer.from('Authorization: clé\r\n\r\n', 'utf8'),
+    ]);
     const unknown = await rawRequest(t.url, utf8, body);
     assert.deepEqual([unknown.status, JSON.parse(unknown.text)], [403, { message: MESSAGES.invalidApiKey }]);
   });
@@ -60,7 +75,12 @@ describeEachDialect('POST /v1/log error table', (current) => {
     const body = fullRecord(t.spaceKey);
     expectMessage(await t.log(body, { authorization: 'slm-ak-not-a-real-key' }), 403, MESSAGES.invalidApiKey);
     expectMessage(await t.log(body, { authorization: t.spaceKey }), 403, MESSAGES.invalidApiKey, 'the space key is not an API key');
-    expectMessage(await t.log('x'.repeat(FOUR_MIB + 10), { authorization: 'unknown' }), 403, MESSAGES.invalidApiKey, 'before the size check');
+    expectMessage(
+      await t.log('x'.repeat(FOUR_MIB + 10), { authorization: 'unknown' }),
+      403,
+      MESSAGES.invalidApiKey,
+      'before the size check',
+    );
     // A key rotated away stops working at once on this service.
     const other = await t.monitor.spaces.createSpace('rotating');
     const ok = await t.log(fullRecord(other.space_key), { authorization: other.api_key });
@@ -122,7 +142,11 @@ describeEachDialect('POST /v1/log error table', (current) => {
     const tag = fullRecord(t.spaceKey);
     tag.prediction.tags.bad = { embedding: { vector: [1], link_to_data: '' } };
     expectMessage(await t.log(tag), 400, MESSAGES.invalidFeatureType);
-    expectMessage(await t.log(actualRecord(t.spaceKey, 'm', 'p', numericLabel(1), { tags: { x: { list: [] } } })), 400, MESSAGES.invalidFeatureType);
+    expectMessage(
+      await t.log(actualRecord(t.spaceKey, 'm', 'p', numericLabel(1), { tags: { x: { list: [] } } })),
+      400,
+      MESSAGES.invalidFeatureType,
+    );
   });
 
   it('400 timestamp must range from now back to T-90 days: both sides of the window, 60 s of skew', async () => {
@@ -151,10 +175,22 @@ describeEachDialect('POST /v1/log error table', (current) => {
       [fullRecord(t.spaceKey, { prediction_id: 17 }), 'prediction_id must be a string'],
       [fullRecord(t.spaceKey, { prediction: { model_version: 'v1' } }), 'prediction.label is required'],
       [fullRecord(t.spaceKey, { prediction: { label: { numeric: 'x' } } }), 'prediction.label.numeric must be a finite number'],
-      [fullRecord(t.spaceKey, { prediction: { label: { categorical: 'x' } } }), 'prediction.label must hold exactly one of numeric or score_categorical'],
-      [fullRecord(t.spaceKey, { prediction: { label: numericLabel(1), timestamp: 'now' } }), 'prediction.timestamp must be an ISO 8601 UTC time with fractional seconds, e.g. 2024-05-01T12:30:00.123Z'],
-      [{ ...actualRecord(t.spaceKey, 'm', 'p', numericLabel(1)), environment_params: undefined }, 'environment_params is required for an actual-only record: {"production": {}}'],
-      [actualRecord(t.spaceKey, 'm', 'p', { score_categorical: {} }), 'actual.label.score_categorical must hold score_category: {category, score} (or category alone)'],
+      [
+        fullRecord(t.spaceKey, { prediction: { label: { categorical: 'x' } } }),
+        'prediction.label must hold exactly one of numeric or score_categorical',
+      ],
+      [
+        fullRecord(t.spaceKey, { prediction: { label: numericLabel(1), timestamp: 'now' } }),
+        'prediction.timestamp must be an ISO 8601 UTC time with fractional seconds, e.g. 2024-05-01T12:30:00.123Z',
+      ],
+      [
+        { ...actualRecord(t.spaceKey, 'm', 'p', numericLabel(1)), environment_params: undefined },
+        'environment_params is required for an actual-only record: {"production": {}}',
+      ],
+      [
+        actualRecord(t.spaceKey, 'm', 'p', { score_categorical: {} }),
+        'actual.label.score_categorical must hold score_category: {category, score} (or category alone)',
+      ],
     ];
     for (const [body, message] of cases) expectMessage(await t.log(body), 400, message);
   });
@@ -268,7 +304,14 @@ describeEachDialect('POST /v1/log records', (current) => {
     const body = fullRecord(t.spaceKey);
     assert.equal((await t.log(body)).status, 200);
     assert.equal((await readRecord(t, body.model_id, body.prediction_id)).actual, null);
-    assert.equal((await t.log(actualRecord(t.spaceKey, body.model_id, body.prediction_id, scoreLabel('not_fraud'), { tags: { reviewer: { string: 'ann' } } }))).status, 200);
+    assert.equal(
+      (
+        await t.log(
+          actualRecord(t.spaceKey, body.model_id, body.prediction_id, scoreLabel('not_fraud'), { tags: { reviewer: { string: 'ann' } } }),
+        )
+      ).status,
+      200,
+    );
     const stored = await readRecord(t, body.model_id, body.prediction_id);
     assert.deepEqual(stored.prediction.label, scoreLabel('fraud', 0.87));
     assert.deepEqual(stored.actual.label, scoreLabel('not_fraud'));
@@ -284,7 +327,12 @@ describeEachDialect('POST /v1/log records', (current) => {
     assert.equal(actualOnly.prediction, null);
     assert.deepEqual(actualOnly.actual.label, { numeric: 10 });
     assert.equal(actualOnly.record_time, actualOnly.actual.received_at);
-    const prediction = { space_key: t.spaceKey, model_id: 'late', prediction_id: id, prediction: { timestamp: isoAgo(DAY_MS), label: numericLabel(12) } };
+    const prediction = {
+      space_key: t.spaceKey,
+      model_id: 'late',
+      prediction_id: id,
+      prediction: { timestamp: isoAgo(DAY_MS), label: numericLabel(12) },
+    };
     assert.equal((await t.log(prediction)).status, 200);
     const joined = await readRecord(t, 'late', id);
     assert.deepEqual(joined.prediction.label, { numeric: 12 });
@@ -296,7 +344,10 @@ describeEachDialect('POST /v1/log records', (current) => {
 
   it('stores a full record with prediction and actual in one row', async () => {
     const t = current();
-    const body = fullRecord(t.spaceKey, { model_id: 'both', actual: { label: scoreLabel('fraud'), tags: { source: { string: 'chargeback' } } } });
+    const body = fullRecord(t.spaceKey, {
+      model_id: 'both',
+      actual: { label: scoreLabel('fraud'), tags: { source: { string: 'chargeback' } } },
+    });
     assert.equal((await t.log(body)).status, 200);
     const stored = await readRecord(t, 'both', body.prediction_id);
     assert.deepEqual(stored.prediction.label, scoreLabel('fraud', 0.87));
@@ -341,6 +392,9 @@ describeEachDialect('POST /v1/log records', (current) => {
     assert.equal((await t.log(body)).status, 200);
     assert.equal((await t.log({ ...body, space_key: other.space_key }, { authorization: other.api_key })).status, 200);
     const theirs = await t.get('/v1/models', { authorization: other.api_key, 'space-key': other.space_key });
-    assert.deepEqual(theirs.json.data.map((model: any) => [model.model_id, model.records]), [['shared', 1]]);
+    assert.deepEqual(
+      theirs.json.data.map((model: any) => [model.model_id, model.records]),
+      [['shared', 1]],
+    );
   });
 });

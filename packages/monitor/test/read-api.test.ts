@@ -15,7 +15,12 @@ async function ok(t: TestMonitor, body: unknown): Promise<void> {
 }
 
 function prediction(t: TestMonitor, modelId: string, id: string, agoMs: number, label: unknown, extra: Record<string, unknown> = {}) {
-  return { space_key: t.spaceKey, model_id: modelId, prediction_id: id, prediction: { timestamp: isoAgo(agoMs), model_version: 'v1', label, ...extra } };
+  return {
+    space_key: t.spaceKey,
+    model_id: modelId,
+    prediction_id: id,
+    prediction: { timestamp: isoAgo(agoMs), model_version: 'v1', label, ...extra },
+  };
 }
 
 describeEachDialect('read API', (current) => {
@@ -38,7 +43,10 @@ describeEachDialect('read API', (current) => {
     const t = current();
     await ok(t, prediction(t, 'list-a', 'p1', 60_000, numericLabel(1)));
     await ok(t, { ...prediction(t, 'list-a', 'p2', 30_000, numericLabel(2)), actual: { label: numericLabel(2) } });
-    await ok(t, { ...prediction(t, 'list-a', 'p3', 10_000, numericLabel(3)), prediction: { ...prediction(t, 'list-a', 'p3', 10_000, numericLabel(3)).prediction, model_version: 'v2' } });
+    await ok(t, {
+      ...prediction(t, 'list-a', 'p3', 10_000, numericLabel(3)),
+      prediction: { ...prediction(t, 'list-a', 'p3', 10_000, numericLabel(3)).prediction, model_version: 'v2' },
+    });
     await ok(t, actualRecord(t.spaceKey, 'list-b', 'q1', numericLabel(5)));
     const models = (await t.get('/v1/models')).json.data.filter((model: any) => model.model_id.startsWith('list-'));
     assert.deepEqual(
@@ -71,7 +79,8 @@ describeEachDialect('read API', (current) => {
     } while (cursor !== null);
     assert.deepEqual(seen, ['r6', 'r5', 'r4', 'r3', 'r2', 'r1', 'r0']);
     assert.equal(pages, 3);
-    const ids = async (query: string) => (await t.get(`/v1/models/pages/records?${query}`)).json.data.map((record: any) => record.prediction_id);
+    const ids = async (query: string) =>
+      (await t.get(`/v1/models/pages/records?${query}`)).json.data.map((record: any) => record.prediction_id);
     assert.deepEqual(await ids('has_actual=true'), ['r6', 'r4', 'r2', 'r0']);
     assert.deepEqual(await ids('has_actual=false'), ['r5', 'r3', 'r1']);
     assert.deepEqual(await ids('model_version=v2'), ['r6', 'r5']);
@@ -117,7 +126,14 @@ describeEachDialect('read API', (current) => {
   it('computes classification metrics: accuracy and per-class precision, recall, F1', async () => {
     const t = current();
     const pairs = [
-      ['a', 'a'], ['a', 'b'], ['b', 'b'], ['b', 'b'], ['c', 'a'], ['a', 'a'], ['c', 'c'], ['b', 'a'],
+      ['a', 'a'],
+      ['a', 'b'],
+      ['b', 'b'],
+      ['b', 'b'],
+      ['c', 'a'],
+      ['a', 'a'],
+      ['c', 'c'],
+      ['b', 'a'],
     ];
     for (const [i, [predicted, actual]] of pairs.entries()) {
       await ok(t, { ...prediction(t, 'clf', `c${i}`, 3_600_000, scoreLabel(predicted!, 0.5)), actual: { label: scoreLabel(actual!) } });
@@ -175,7 +191,13 @@ describeEachDialect('read API', (current) => {
 
   it('computes regression metrics: MAE, RMSE, MAPE', async () => {
     const t = current();
-    const pairs = [[3, 2.5], [0, -1], [5, 5], [2, 0], [10, 8]];
+    const pairs = [
+      [3, 2.5],
+      [0, -1],
+      [5, 5],
+      [2, 0],
+      [10, 8],
+    ];
     for (const [i, [predicted, actual]] of pairs.entries()) {
       await ok(t, prediction(t, 'reg', `n${i}`, 7_200_000, numericLabel(predicted!)));
       await ok(t, actualRecord(t.spaceKey, 'reg', `n${i}`, numericLabel(actual!)));
@@ -204,7 +226,12 @@ describeEachDialect('read API', (current) => {
     const currentX = [1, 1, 2, 7, 9, 9, 9, 12];
     const currentC = ['a', 'a', 'b', 'b', 'c', 'c', 'c', 'c'];
     for (let i = 0; i < 8; i++) {
-      await ok(t, prediction(t, 'drift', `w${i}`, 2 * DAY_MS, numericLabel(0), { features: { x: { double: currentX[i] }, c: { string: currentC[i] } } }));
+      await ok(
+        t,
+        prediction(t, 'drift', `w${i}`, 2 * DAY_MS, numericLabel(0), {
+          features: { x: { double: currentX[i] }, c: { string: currentC[i] } },
+        }),
+      );
     }
     const query = [
       `start_time=${isoAgo(5 * DAY_MS)}`,
@@ -221,22 +248,39 @@ describeEachDialect('read API', (current) => {
     // x: baseline quartile edges are b[2], b[5], b[7] of the sorted baseline = 3, 6, 8.
     assert.equal(x.name, 'x');
     assert.equal(x.kind, 'numeric');
-    assert.deepEqual(x.bins.map((bin: any) => [bin.lower, bin.upper, bin.baseline_count, bin.count]), [
-      [null, 3, 2, 3],
-      [3, 6, 3, 0],
-      [6, 8, 2, 1],
-      [8, null, 3, 4],
-    ]);
+    assert.deepEqual(
+      x.bins.map((bin: any) => [bin.lower, bin.upper, bin.baseline_count, bin.count]),
+      [
+        [null, 3, 2, 3],
+        [3, 6, 3, 0],
+        [6, 8, 2, 1],
+        [8, null, 3, 4],
+      ],
+    );
     const term = (p: number, q: number) => (p - q) * Math.log(p / q);
     close(x.psi, term(3 / 8, 0.2) + term(0.0001, 0.3) + term(1 / 8, 0.2) + term(4 / 8, 0.3), 'PSI of x');
     // c: categories a, b, c; c is new, its baseline share 0 becomes 0.0001.
     assert.equal(c.kind, 'categorical');
-    assert.deepEqual(c.bins.map((bin: any) => [bin.category, bin.baseline_count, bin.count]), [['a', 5, 2], ['b', 5, 2], ['c', 0, 4]]);
+    assert.deepEqual(
+      c.bins.map((bin: any) => [bin.category, bin.baseline_count, bin.count]),
+      [
+        ['a', 5, 2],
+        ['b', 5, 2],
+        ['c', 0, 4],
+      ],
+    );
     close(c.psi, term(0.25, 0.5) + term(0.25, 0.5) + term(0.5, 0.0001), 'PSI of c');
     const only = (await t.get(`/v1/models/drift/drift?${query}&feature=x`)).json.data;
-    assert.deepEqual(only.features.map((feature: any) => feature.name), ['x']);
+    assert.deepEqual(
+      only.features.map((feature: any) => feature.name),
+      ['x'],
+    );
     // Without a baseline in range there is nothing to compare.
-    const empty = (await t.get(`/v1/models/drift/drift?start_time=${isoAgo(5 * DAY_MS)}&baseline_start_time=${isoAgo(60 * DAY_MS)}&baseline_end_time=${isoAgo(50 * DAY_MS)}`)).json.data;
+    const empty = (
+      await t.get(
+        `/v1/models/drift/drift?start_time=${isoAgo(5 * DAY_MS)}&baseline_start_time=${isoAgo(60 * DAY_MS)}&baseline_end_time=${isoAgo(50 * DAY_MS)}`,
+      )
+    ).json.data;
     assert.equal(empty.features[0].psi, null);
   });
 });

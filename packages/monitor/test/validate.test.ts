@@ -31,7 +31,10 @@ describe('check order', () => {
     assert.equal(failure(check(everythingWrong)), `403 ${MESSAGES.invalidSpaceKey}`);
     assert.equal(failure(check({ space_key: SPACE_KEY })), `400 ${MESSAGES.noPredictionOrActual}`);
     assert.equal(failure(check({ ...everythingWrong, space_key: SPACE_KEY })), `400 ${MESSAGES.invalidFeatureType}`);
-    assert.equal(failure(check({ space_key: SPACE_KEY, prediction: { timestamp: '2001-01-01T00:00:00Z' } })), `400 ${MESSAGES.timestampOutOfRange}`);
+    assert.equal(
+      failure(check({ space_key: SPACE_KEY, prediction: { timestamp: '2001-01-01T00:00:00Z' } })),
+      `400 ${MESSAGES.timestampOutOfRange}`,
+    );
     assert.equal(failure(check({ space_key: SPACE_KEY, prediction: {} })), '400 model_id is required');
   });
 
@@ -63,26 +66,34 @@ describe('typed values', () => {
           padded: { int: '007' },
           json: { int: 42 },
           e1: { embedding: { vector: [0.1, -2, 3e10], link_to_data: '' } },
-          e2: { embedding: { vector: [1], link_to_data: 's3://bucket/x.png', raw_data: { tokenArray: { tokens: ['one sentence here'] } } } },
+          e2: {
+            embedding: { vector: [1], link_to_data: 's3://bucket/x.png', raw_data: { tokenArray: { tokens: ['one sentence here'] } } },
+          },
           e3: { embedding: { vector: [1, 2], linkToData: 'x', rawData: { tokenArray: { tokens: ['a', 'b', 'c'] } } } },
         },
       }),
     ).prediction!;
-    assert.deepEqual({ ...features.features }, {
-      d: { double: -1.25e-7 },
-      s: { string: 'DE' },
-      t: { string: 'true' },
-      f: { string: 'false' },
-      big: { int: '9223372036854775807' },
-      small: { int: '-9223372036854775808' },
-      padded: { int: '7' },
-      json: { int: '42' },
-    });
-    assert.deepEqual({ ...features.embeddings }, {
-      e1: { embedding: { vector: [0.1, -2, 3e10], link_to_data: '' } },
-      e2: { embedding: { vector: [1], link_to_data: 's3://bucket/x.png', raw_data: { tokenArray: { tokens: ['one sentence here'] } } } },
-      e3: { embedding: { vector: [1, 2], link_to_data: 'x', raw_data: { tokenArray: { tokens: ['a', 'b', 'c'] } } } },
-    });
+    assert.deepEqual(
+      { ...features.features },
+      {
+        d: { double: -1.25e-7 },
+        s: { string: 'DE' },
+        t: { string: 'true' },
+        f: { string: 'false' },
+        big: { int: '9223372036854775807' },
+        small: { int: '-9223372036854775808' },
+        padded: { int: '7' },
+        json: { int: '42' },
+      },
+    );
+    assert.deepEqual(
+      { ...features.embeddings },
+      {
+        e1: { embedding: { vector: [0.1, -2, 3e10], link_to_data: '' } },
+        e2: { embedding: { vector: [1], link_to_data: 's3://bucket/x.png', raw_data: { tokenArray: { tokens: ['one sentence here'] } } } },
+        e3: { embedding: { vector: [1, 2], link_to_data: 'x', raw_data: { tokenArray: { tokens: ['a', 'b', 'c'] } } } },
+      },
+    );
   });
 
   it('refuses every other value with 400 invalid feature type', () => {
@@ -117,19 +128,28 @@ describe('typed values', () => {
     }
     // JSON numbers beyond double range parse as Infinity.
     const overflow = JSON.stringify(withFeature({ double: 1 })).replace('"double":1', '"double":1e999');
-    assert.equal(failure(checkLogBody(JSON.parse(overflow), { nowMs: NOW, spaceKeyMatches: () => true })), `400 ${MESSAGES.invalidFeatureType}`);
+    assert.equal(
+      failure(checkLogBody(JSON.parse(overflow), { nowMs: NOW, spaceKeyMatches: () => true })),
+      `400 ${MESSAGES.invalidFeatureType}`,
+    );
   });
 
   it('allows only double, string and int in tags, of the prediction and of the actual', () => {
     const embedding = { embedding: { vector: [1], link_to_data: '' } };
     assert.equal(failure(check(withPrediction({ tags: { t: embedding } }))), `400 ${MESSAGES.invalidFeatureType}`);
-    assert.equal(failure(check(base({ actual: { label: { numeric: 1 }, tags: { t: { float: 1 } } } }))), `400 ${MESSAGES.invalidFeatureType}`);
-    const tags = record(base({ actual: { label: { numeric: 1 }, tags: { a: { double: 1 }, b: { int: '2' }, c: { string: 'x' } } } })).actual!.tags;
+    assert.equal(
+      failure(check(base({ actual: { label: { numeric: 1 }, tags: { t: { float: 1 } } } }))),
+      `400 ${MESSAGES.invalidFeatureType}`,
+    );
+    const tags = record(base({ actual: { label: { numeric: 1 }, tags: { a: { double: 1 }, b: { int: '2' }, c: { string: 'x' } } } }))
+      .actual!.tags;
     assert.deepEqual({ ...tags }, { a: { double: 1 }, b: { int: '2' }, c: { string: 'x' } });
   });
 
   it('keeps feature names that collide with Object.prototype as plain data', () => {
-    const body = JSON.parse(`{"space_key":"${SPACE_KEY}","model_id":"m","prediction_id":"p","prediction":{"label":{"numeric":1},"features":{"__proto__":{"double":1},"constructor":{"string":"x"}}}}`);
+    const body = JSON.parse(
+      `{"space_key":"${SPACE_KEY}","model_id":"m","prediction_id":"p","prediction":{"label":{"numeric":1},"features":{"__proto__":{"double":1},"constructor":{"string":"x"}}}}`,
+    );
     const result = checkLogBody(body, { nowMs: NOW, spaceKeyMatches: () => true });
     assert.ok(result.ok);
     assert.equal(JSON.stringify(result.record.prediction!.features), '{"__proto__":{"double":1},"constructor":{"string":"x"}}');
@@ -140,12 +160,32 @@ describe('labels', () => {
   const labelOf = (label: unknown) => record(withPrediction({ label })).prediction!.label;
   it('accepts numeric and every score_categorical shape', () => {
     assert.deepEqual(labelOf({ numeric: -3.5 }), { kind: 'numeric', numeric: -3.5 });
-    assert.deepEqual(labelOf({ score_categorical: { score_category: { category: 'a', score: 0.25 } } }), { kind: 'score_categorical', category: 'a', score: 0.25 });
-    assert.deepEqual(labelOf({ score_categorical: { score_category: { category: 'a' } } }), { kind: 'score_categorical', category: 'a', score: null });
-    assert.deepEqual(labelOf({ score_categorical: { score_category: ['a', 0.5] } }), { kind: 'score_categorical', category: 'a', score: 0.5 });
+    assert.deepEqual(labelOf({ score_categorical: { score_category: { category: 'a', score: 0.25 } } }), {
+      kind: 'score_categorical',
+      category: 'a',
+      score: 0.25,
+    });
+    assert.deepEqual(labelOf({ score_categorical: { score_category: { category: 'a' } } }), {
+      kind: 'score_categorical',
+      category: 'a',
+      score: null,
+    });
+    assert.deepEqual(labelOf({ score_categorical: { score_category: ['a', 0.5] } }), {
+      kind: 'score_categorical',
+      category: 'a',
+      score: 0.5,
+    });
     assert.deepEqual(labelOf({ score_categorical: { category: 'b' } }), { kind: 'score_categorical', category: 'b', score: null });
-    assert.deepEqual(labelOf({ score_categorical: { category: { category: 'b' } } }), { kind: 'score_categorical', category: 'b', score: null });
-    assert.deepEqual(labelOf({ scoreCategorical: { scoreCategory: { category: 'c', score: 1 } } }), { kind: 'score_categorical', category: 'c', score: 1 });
+    assert.deepEqual(labelOf({ score_categorical: { category: { category: 'b' } } }), {
+      kind: 'score_categorical',
+      category: 'b',
+      score: null,
+    });
+    assert.deepEqual(labelOf({ scoreCategorical: { scoreCategory: { category: 'c', score: 1 } } }), {
+      kind: 'score_categorical',
+      category: 'c',
+      score: 1,
+    });
   });
 
   it('accepts prediction_label and actual_label as aliases of label', () => {
@@ -167,8 +207,14 @@ describe('labels', () => {
       [{ numeric: '1' }, 'prediction.label.numeric must be a finite number'],
       [{ score_categorical: {} }, 'prediction.label.score_categorical must hold score_category: {category, score} (or category alone)'],
       [{ score_categorical: { score_category: { score: 0.5 } } }, 'prediction.label.score_categorical.score_category.category is required'],
-      [{ score_categorical: { score_category: { category: 'a', score: 'high' } } }, 'prediction.label.score_categorical.score_category.score must be a finite number'],
-      [{ score_categorical: { score_category: ['a'] } }, 'prediction.label.score_categorical.score_category must be {category, score} or [category, score]'],
+      [
+        { score_categorical: { score_category: { category: 'a', score: 'high' } } },
+        'prediction.label.score_categorical.score_category.score must be a finite number',
+      ],
+      [
+        { score_categorical: { score_category: ['a'] } },
+        'prediction.label.score_categorical.score_category must be {category, score} or [category, score]',
+      ],
       [{ score_categorical: { category: '' } }, 'prediction.label.score_categorical.category must not be empty'],
       ['fraud', 'prediction.label must hold exactly one of numeric or score_categorical'],
     ];
@@ -191,17 +237,41 @@ describe('shape rules', () => {
       [base({ prediction_id: 'x'.repeat(129) }), 'prediction_id must be at most 128 characters long'],
       [base({ prediction: 'yes' }), 'prediction must be an object'],
       [base({ prediction: undefined, actual: [] }), 'actual must be an object'],
-      [withPrediction({ timestamp: 'yesterday' }), 'prediction.timestamp must be an ISO 8601 UTC time with fractional seconds, e.g. 2024-05-01T12:30:00.123Z'],
-      [withPrediction({ timestamp: 1718000000 }), 'prediction.timestamp must be an ISO 8601 UTC time with fractional seconds, e.g. 2024-05-01T12:30:00.123Z'],
-      [withPrediction({ timestamp: `${DAY}T11:00:00` }), 'prediction.timestamp must be an ISO 8601 UTC time with fractional seconds, e.g. 2024-05-01T12:30:00.123Z'],
-      [withPrediction({ timestamp: `${DAY.slice(0, 5)}02-30T11:00:00Z` }), 'prediction.timestamp must be an ISO 8601 UTC time with fractional seconds, e.g. 2024-05-01T12:30:00.123Z'],
+      [
+        withPrediction({ timestamp: 'yesterday' }),
+        'prediction.timestamp must be an ISO 8601 UTC time with fractional seconds, e.g. 2024-05-01T12:30:00.123Z',
+      ],
+      [
+        withPrediction({ timestamp: 1718000000 }),
+        'prediction.timestamp must be an ISO 8601 UTC time with fractional seconds, e.g. 2024-05-01T12:30:00.123Z',
+      ],
+      [
+        withPrediction({ timestamp: `${DAY}T11:00:00` }),
+        'prediction.timestamp must be an ISO 8601 UTC time with fractional seconds, e.g. 2024-05-01T12:30:00.123Z',
+      ],
+      [
+        withPrediction({ timestamp: `${DAY.slice(0, 5)}02-30T11:00:00Z` }),
+        'prediction.timestamp must be an ISO 8601 UTC time with fractional seconds, e.g. 2024-05-01T12:30:00.123Z',
+      ],
       [withPrediction({ model_version: 3 }), 'prediction.model_version must be a string'],
       [withPrediction({ features: [] }), 'prediction.features must be an object mapping feature names to typed values'],
       [withPrediction({ tags: 'x' }), 'prediction.tags must be an object mapping tag names to typed values'],
-      [base({ prediction: undefined, actual: { label: { numeric: 1 } }, environment_params: undefined }), 'environment_params is required for an actual-only record: {"production": {}}'],
-      [base({ environment_params: { staging: {} } }), 'environment_params must hold exactly one environment key, production, whose value is an object: {"production": {}}'],
-      [base({ environment_params: { production: true } }), 'environment_params must hold exactly one environment key, production, whose value is an object: {"production": {}}'],
-      [base({ environment_params: [] }), 'environment_params must hold exactly one environment key, production, whose value is an object: {"production": {}}'],
+      [
+        base({ prediction: undefined, actual: { label: { numeric: 1 } }, environment_params: undefined }),
+        'environment_params is required for an actual-only record: {"production": {}}',
+      ],
+      [
+        base({ environment_params: { staging: {} } }),
+        'environment_params must hold exactly one environment key, production, whose value is an object: {"production": {}}',
+      ],
+      [
+        base({ environment_params: { production: true } }),
+        'environment_params must hold exactly one environment key, production, whose value is an object: {"production": {}}',
+      ],
+      [
+        base({ environment_params: [] }),
+        'environment_params must hold exactly one environment key, production, whose value is an object: {"production": {}}',
+      ],
     ];
     for (const [body, message] of cases) assert.equal(failure(check(body)), `400 ${message}`, message);
   });

@@ -10,7 +10,11 @@ describe('exportSettings', () => {
 
   it('reads SERVICE_COLLECTOR_ENDPOINT, SERVICE_API_KEY and SERVICE_PROJECT_NAME', () => {
     const settings = exportSettings({
-      env: { SERVICE_COLLECTOR_ENDPOINT: 'https://obs.example.com/sightline/', SERVICE_API_KEY: 'sk-sl-abc', SERVICE_PROJECT_NAME: 'chatbot' },
+      env: {
+        SERVICE_COLLECTOR_ENDPOINT: 'https://obs.example.com/sightline/',
+        SERVICE_API_KEY: 'sk-sl-abc',
+        SERVICE_PROJECT_NAME: 'chatbot',
+      },
     });
     assert.deepEqual(settings, {
       url: 'https://obs.example.com/sightline/v1/traces',

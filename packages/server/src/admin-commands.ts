@@ -33,16 +33,29 @@ export interface CreateUserOptions {
 }
 
 /** Creates a local user; returns the password to hand over when one was generated. */
-export async function createUserCommand(config: Config, options: CreateUserOptions): Promise<{ email: string; generatedPassword?: string }> {
+export async function createUserCommand(
+  config: Config,
+  options: CreateUserOptions,
+): Promise<{ email: string; generatedPassword?: string }> {
   const password = options.password ?? generatePassword();
   return withAuth(config, async (auth) => {
-    const user = await auth.users.create({ email: options.email, username: options.username, role: options.role, authMethod: 'LOCAL', password });
+    const user = await auth.users.create({
+      email: options.email,
+      username: options.username,
+      role: options.role,
+      authMethod: 'LOCAL',
+      password,
+    });
     return { email: user.email, ...(options.password === undefined && { generatedPassword: password }) };
   });
 }
 
 /** Sets a new password (given or generated); the user must change it at next login. */
-export async function resetPasswordCommand(config: Config, email: string, password?: string): Promise<{ email: string; generatedPassword?: string }> {
+export async function resetPasswordCommand(
+  config: Config,
+  email: string,
+  password?: string,
+): Promise<{ email: string; generatedPassword?: string }> {
   const newPassword = password ?? generatePassword();
   return withAuth(config, async (auth) => {
     const user = await auth.users.resetPasswordByEmail(email, newPassword);

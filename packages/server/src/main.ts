@@ -44,20 +44,23 @@ export function buildCli(): Command {
     });
   admin
     .command('reset-password')
-    .description('Set a new password for a local user; without --password one is generated and printed; the user must change it at next login')
+    .description(
+      'Set a new password for a local user; without --password one is generated and printed; the user must change it at next login',
+    )
     .requiredOption('--email <email>', 'email address of the user')
     .option('--password <password>', 'the new password (8 to 256 characters)')
     .action(async (options: { email: string; password?: string }) => {
       const result = await resetPasswordCommand(loadConfig(), options.email, options.password);
-      process.stdout.write(`password reset for ${result.email}${result.generatedPassword ? `; new password: ${result.generatedPassword}` : ''}\n`);
+      process.stdout.write(
+        `password reset for ${result.email}${result.generatedPassword ? `; new password: ${result.generatedPassword}` : ''}\n`,
+      );
     });
   registerMonitorCommands(program);
   return program;
 }
 
 function printBanner(config: Config, url: string, grpcPort: number): void {
-  const database =
-    config.database.dialect === 'sqlite' ? `SQLite ${config.database.url}` : `PostgreSQL ${redactUrl(config.database.url)}`;
+  const database = config.database.dialect === 'sqlite' ? `SQLite ${config.database.url}` : `PostgreSQL ${redactUrl(config.database.url)}`;
   process.stdout.write(
     [
       `Sightline ${SIGHTLINE_VERSION}`,
@@ -77,7 +80,7 @@ export async function main(argv: string[]): Promise<void> {
     await buildCli().parseAsync(argv);
   } catch (error) {
     if (error instanceof CommanderError) process.exit(error.exitCode);
-    const message = error instanceof ConfigError ? error.message : (error as Error).message ?? String(error);
+    const message = error instanceof ConfigError ? error.message : ((error as Error).message ?? String(error));
     process.stderr.write(`sightline: ${message}\n`);
     process.exit(1);
   }

@@ -75,7 +75,14 @@ describe('sightline CLI', () => {
 
     // The operator's password works, and the user must change it first.
     const server = await startServer(
-      loadConfig({ ...env, SERVICE_PORT: '0', SERVICE_GRPC_PORT: '0', SERVICE_LOG_LEVEL: 'warn', SERVICE_ENABLE_AUTH: 'true', SERVICE_SECRET: 'x'.repeat(40) }),
+      loadConfig({
+        ...env,
+        SERVICE_PORT: '0',
+        SERVICE_GRPC_PORT: '0',
+        SERVICE_LOG_LEVEL: 'warn',
+        SERVICE_ENABLE_AUTH: 'true',
+        SERVICE_SECRET: 'x'.repeat(40),
+      }),
     );
     try {
       const login = await fetch(`${server.url}/auth/login`, {
@@ -84,8 +91,13 @@ describe('sightline CLI', () => {
         body: JSON.stringify({ email: 'ops@example.com', password: 'brand-new-password' }),
       });
       assert.equal(login.status, 204);
-      const cookie = login.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
-      const viewer = (await (await fetch(`${server.url}/v1/user`, { headers: { cookie } })).json()) as { data: { role: string; password_needs_reset: boolean } };
+      const cookie = login.headers
+        .getSetCookie()
+        .map((c) => c.split(';')[0])
+        .join('; ');
+      const viewer = (await (await fetch(`${server.url}/v1/user`, { headers: { cookie } })).json()) as {
+        data: { role: string; password_needs_reset: boolean };
+      };
       assert.equal(viewer.data.role, 'admin');
       assert.equal(viewer.data.password_needs_reset, true);
     } finally {

@@ -45,7 +45,11 @@ describeEachDialect(
       const origin = new URL(server().url).origin;
       assert.equal((await fetch(`${origin}/healthz`)).status, 200);
       assert.equal((await fetch(`${origin}/openapi.json`)).status, 404);
-      const ingest = await fetch(`${server().url}/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      const ingest = await fetch(`${server().url}/v1/traces`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      });
       assert.equal(ingest.status, 200);
     });
   },

@@ -11,7 +11,8 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { loadConfig } from '../src/config.js';
 import { UI_PAGES, renderIndexHtml, uiRoutes } from '../src/http/ui-routes.js';
 
-const INDEX = '<!doctype html>\n<html>\n  <head>\n    <link rel="icon" href="./assets/icon.svg" />\n  </head>\n  <body><div id="root"></div></body>\n</html>\n';
+const INDEX =
+  '<!doctype html>\n<html>\n  <head>\n    <link rel="icon" href="./assets/icon.svg" />\n  </head>\n  <body><div id="root"></div></body>\n</html>\n';
 
 function fakeBuild(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sightline-ui-'));
@@ -49,7 +50,10 @@ describe('web UI routes', () => {
       dirs.push(dir);
       const app = await appFor(rootPath, dir);
       try {
-        for (const page of [...UI_PAGES.filter((url) => !url.includes('*')), '/projects/UHJvamVjdDox/traces/0af7651916cd43dd8448eb211c80319c']) {
+        for (const page of [
+          ...UI_PAGES.filter((url) => !url.includes('*')),
+          '/projects/UHJvamVjdDox/traces/0af7651916cd43dd8448eb211c80319c',
+        ]) {
           const response = await app.inject({ method: 'GET', url: `${rootPath}${page === '/' && rootPath ? '' : page}` });
           assert.equal(response.statusCode, 200, page);
           assert.match(response.headers['content-type'] as string, /^text\/html/);
@@ -61,7 +65,11 @@ describe('web UI routes', () => {
         assert.equal(asset.statusCode, 200);
         assert.match(asset.headers['cache-control'] as string, /immutable/);
         assert.equal((await app.inject({ method: 'GET', url: `${rootPath}/assets/missing.js` })).statusCode, 404);
-        assert.equal((await app.inject({ method: 'GET', url: `${rootPath}/not-a-page` })).statusCode, 404, 'only client routes fall back to index.html');
+        assert.equal(
+          (await app.inject({ method: 'GET', url: `${rootPath}/not-a-page` })).statusCode,
+          404,
+          'only client routes fall back to index.html',
+        );
       } finally {
         await app.close();
       }

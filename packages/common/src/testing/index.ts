@@ -1,2 +1,9 @@
 /** Test helpers shared by the server and monitor suites. */
-export { createTestDatabase, postgresAdminUrl, DIALECTS, type TestDatabase, type TestDatabaseNames, type TestDialect } from './databases.js';
+export {
+  createTestDatabase,
+  postgresAdminUrl,
+  DIALECTS,
+  type TestDatabase,
+  type TestDatabaseNames,
+  type TestDialect,
+} from './databases.js';

@@ -28,7 +28,11 @@ export async function adminRoutes(app: FastifyInstance, { spaces, adminToken }: 
     const header = request.headers.authorization;
     const match = typeof header === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
     if (match === null || !secretsEqual(match[1]!, adminToken)) {
-      done(new MonitorHttpError(401, 'a valid admin token is required: Authorization: Bearer <MONITOR_ADMIN_TOKEN>', { 'www-authenticate': 'Bearer' }));
+      done(
+        new MonitorHttpError(401, 'a valid admin token is required: Authorization: Bearer <MONITOR_ADMIN_TOKEN>', {
+          'www-authenticate': 'Bearer',
+        }),
+      );
       return;
     }
     done();

@@ -49,12 +49,20 @@ export function installErrorHandlers(app: FastifyInstance, logger: FastifyBaseLo
     return reply.code(500).send(messageBody(MESSAGES.internal));
   });
   app.setNotFoundHandler((request, reply) =>
-    reply.code(404).type('application/json; charset=utf-8').send(messageBody(`not found: ${request.method} ${request.url.split('?')[0]}`)),
+    reply
+      .code(404)
+      .type('application/json; charset=utf-8')
+      .send(messageBody(`not found: ${request.method} ${request.url.split('?')[0]}`)),
   );
 }
 
 /** llhttp errors that mean the request's headers could not be read. */
-const HEADER_ERRORS = new Set(['HPE_INVALID_HEADER_TOKEN', 'HPE_HEADER_OVERFLOW', 'HPE_INVALID_CONTENT_LENGTH', 'HPE_UNEXPECTED_CONTENT_LENGTH']);
+const HEADER_ERRORS = new Set([
+  'HPE_INVALID_HEADER_TOKEN',
+  'HPE_HEADER_OVERFLOW',
+  'HPE_INVALID_CONTENT_LENGTH',
+  'HPE_UNEXPECTED_CONTENT_LENGTH',
+]);
 
 /**
  * Requests Node's HTTP parser rejects never reach a route: answer them in the same JSON shape

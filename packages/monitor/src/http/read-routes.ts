@@ -23,7 +23,8 @@ export const MAX_LIMIT = 1000;
 
 /** Text no stored identifier can hold (NUL, unpaired surrogates) is refused before it reaches a query. */
 function storableText(value: string, name: string): string {
-  if (value.includes('\u0000') || !value.isWellFormed()) throw new MonitorHttpError(400, `${name} must not contain NUL characters or unpaired surrogates`);
+  if (value.includes('\u0000') || !value.isWellFormed())
+    throw new MonitorHttpError(400, `${name} must not contain NUL characters or unpaired surrogates`);
   return value;
 }
 
@@ -146,10 +147,19 @@ export async function readRoutes(app: FastifyInstance, { spaces, reader }: ReadR
       throw new MonitorHttpError(400, 'each window must start before it ends');
     }
     const rawFeatures = query.feature;
-    const features = rawFeatures === undefined ? null : (Array.isArray(rawFeatures) ? rawFeatures : [rawFeatures]).map((name) => storableText(name, 'feature'));
+    const features =
+      rawFeatures === undefined
+        ? null
+        : (Array.isArray(rawFeatures) ? rawFeatures : [rawFeatures]).map((name) => storableText(name, 'feature'));
     const bins = intParam(query, 'bins', DEFAULT_BINS, 2, MAX_BINS);
     const modelVersion = single(query, 'model_version') ?? null;
-    const drift = await reader.drift(grantOf(request).spaceId, params(request).model_id!, { window, baseline, bins, features, modelVersion });
+    const drift = await reader.drift(grantOf(request).spaceId, params(request).model_id!, {
+      window,
+      baseline,
+      bins,
+      features,
+      modelVersion,
+    });
     return {
       data: {
         model_id: params(request).model_id,

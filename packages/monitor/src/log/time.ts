@@ -41,7 +41,7 @@ export function parseIsoMicros(text: string): number | null {
   date.setUTCFullYear(year, month - 1, day); // unlike Date.UTC, keeps years 0-99 as written
   date.setUTCHours(hour, minute, second, 0);
   const ms = date.getTime() - offsetMinutes * 60_000;
-  const micros = fraction === undefined ? 0 : Number((fraction + '00000').slice(0, 6));
+  const micros = fraction === undefined ? 0 : Number(`${fraction}00000`.slice(0, 6));
   // Far past or future times are not exact here; the 90-day window rejects them anyway.
   return ms * MICROS_PER_MS + micros;
 }

@@ -40,9 +40,7 @@ export interface LogBody {
 }
 
 /** A label as stored: its kind and the columns that hold it. */
-export type NormalizedLabel =
-  | { kind: 'numeric'; numeric: number }
-  | { kind: 'score_categorical'; category: string; score: number | null };
+export type NormalizedLabel = { kind: 'numeric'; numeric: number } | { kind: 'score_categorical'; category: string; score: number | null };
 
 /** Feature and tag maps; every name (even `__proto__`) is an own data property. */
 export type ValueMap<V> = Record<string, V>;
@@ -78,6 +76,8 @@ export interface NormalizedRecord {
 export function labelToWire(label: NormalizedLabel): Label {
   if (label.kind === 'numeric') return { numeric: label.numeric };
   return {
-    score_categorical: { score_category: label.score === null ? { category: label.category } : { category: label.category, score: label.score } },
+    score_categorical: {
+      score_category: label.score === null ? { category: label.category } : { category: label.category, score: label.score },
+    },
   };
 }

@@ -123,7 +123,9 @@ export function checkLogBody(body: JsonObject, options: CheckOptions): LogCheck 
     if (present(environmentParams)) {
       const keys = isObject(environmentParams) ? Object.keys(environmentParams) : [];
       if (keys.length !== 1 || keys[0] !== 'production' || !isObject((environmentParams as JsonObject).production)) {
-        throw new ShapeError('environment_params must hold exactly one environment key, production, whose value is an object: {"production": {}}');
+        throw new ShapeError(
+          'environment_params must hold exactly one environment key, production, whose value is an object: {"production": {}}',
+        );
       }
     } else if (!present(prediction)) {
       throw new ShapeError('environment_params is required for an actual-only record: {"production": {}}');
@@ -137,8 +139,10 @@ export function checkLogBody(body: JsonObject, options: CheckOptions): LogCheck 
       const rawVersion = field(predictionObject, 'model_version', 'modelVersion');
       const modelVersion = present(rawVersion) ? text(rawVersion, 'prediction.model_version', LIMITS.modelVersion, true) : null;
       const label = labelOf(predictionObject, 'prediction', 'prediction_label', 'predictionLabel');
-      if (present(rawFeatures) && features === null) throw new ShapeError('prediction.features must be an object mapping feature names to typed values');
-      if (present(rawPredictionTags) && predictionTags === null) throw new ShapeError('prediction.tags must be an object mapping tag names to typed values');
+      if (present(rawFeatures) && features === null)
+        throw new ShapeError('prediction.features must be an object mapping feature names to typed values');
+      if (present(rawPredictionTags) && predictionTags === null)
+        throw new ShapeError('prediction.tags must be an object mapping tag names to typed values');
       normalizedPrediction = {
         timeMicros: timestamp ?? nowMicros,
         timeDefaulted: timestamp === null,
@@ -153,7 +157,8 @@ export function checkLogBody(body: JsonObject, options: CheckOptions): LogCheck 
     if (present(actual)) {
       if (actualObject === null) throw new ShapeError('actual must be an object');
       const label = labelOf(actualObject, 'actual', 'actual_label', 'actualLabel');
-      if (present(rawActualTags) && actualTags === null) throw new ShapeError('actual.tags must be an object mapping tag names to typed values');
+      if (present(rawActualTags) && actualTags === null)
+        throw new ShapeError('actual.tags must be an object mapping tag names to typed values');
       normalizedActual = { label, tags: actualTags };
     }
     return {
@@ -230,7 +235,11 @@ function label(value: Json, path: string): NormalizedLabel {
   }
   const score = inner.score;
   if (present(score) && !finite(score)) throw new ShapeError(`${innerPath}.score must be a finite number`);
-  return { kind: 'score_categorical', category: categoryText(inner.category, `${innerPath}.category`), score: present(score) ? (score as number) : null };
+  return {
+    kind: 'score_categorical',
+    category: categoryText(inner.category, `${innerPath}.category`),
+    score: present(score) ? (score as number) : null,
+  };
 }
 
 function categoryText(value: Json, path: string): string {

@@ -129,21 +129,54 @@ function parseMap(json: string | null): Record<string, TypedValue> {
 
 function labelOf(kind: string | null, numeric: number | null, category: string | null, score: number | null): NormalizedLabel | null {
   if (kind === 'numeric' && numeric !== null) return { kind: 'numeric', numeric: Number(numeric) };
-  if (kind === 'score_categorical' && category !== null) return { kind: 'score_categorical', category, score: score === null ? null : Number(score) };
+  if (kind === 'score_categorical' && category !== null)
+    return { kind: 'score_categorical', category, score: score === null ? null : Number(score) };
   return null;
 }
 
 type RecordRowOut = Pick<
   RecordsTable,
-  | 'model_id' | 'prediction_id' | 'environment' | 'record_time' | 'model_version' | 'prediction_time' | 'prediction_label_kind'
-  | 'prediction_numeric' | 'prediction_category' | 'prediction_score' | 'features' | 'embeddings' | 'prediction_tags'
-  | 'actual_time' | 'actual_label_kind' | 'actual_numeric' | 'actual_category' | 'actual_score' | 'actual_tags'
+  | 'model_id'
+  | 'prediction_id'
+  | 'environment'
+  | 'record_time'
+  | 'model_version'
+  | 'prediction_time'
+  | 'prediction_label_kind'
+  | 'prediction_numeric'
+  | 'prediction_category'
+  | 'prediction_score'
+  | 'features'
+  | 'embeddings'
+  | 'prediction_tags'
+  | 'actual_time'
+  | 'actual_label_kind'
+  | 'actual_numeric'
+  | 'actual_category'
+  | 'actual_score'
+  | 'actual_tags'
 >;
 
 const VIEW_COLUMNS = [
-  'model_id', 'prediction_id', 'environment', 'record_time', 'model_version', 'prediction_time', 'prediction_label_kind',
-  'prediction_numeric', 'prediction_category', 'prediction_score', 'features', 'embeddings', 'prediction_tags',
-  'actual_time', 'actual_label_kind', 'actual_numeric', 'actual_category', 'actual_score', 'actual_tags',
+  'model_id',
+  'prediction_id',
+  'environment',
+  'record_time',
+  'model_version',
+  'prediction_time',
+  'prediction_label_kind',
+  'prediction_numeric',
+  'prediction_category',
+  'prediction_score',
+  'features',
+  'embeddings',
+  'prediction_tags',
+  'actual_time',
+  'actual_label_kind',
+  'actual_numeric',
+  'actual_category',
+  'actual_score',
+  'actual_tags',
 ] as const;
 
 /** The API shape of a stored row. */
@@ -301,7 +334,9 @@ export class RecordReader {
         eb.fn.countAll<number>().as('n'),
         eb.fn.sum<number>(sql`abs(prediction_numeric - actual_numeric)`).as('abs_sum'),
         eb.fn.sum<number>(sql`(prediction_numeric - actual_numeric) * (prediction_numeric - actual_numeric)`).as('square_sum'),
-        eb.fn.sum<number>(sql`CASE WHEN actual_numeric <> 0 THEN abs(prediction_numeric - actual_numeric) / abs(actual_numeric) ELSE 0 END`).as('ape_sum'),
+        eb.fn
+          .sum<number>(sql`CASE WHEN actual_numeric <> 0 THEN abs(prediction_numeric - actual_numeric) / abs(actual_numeric) ELSE 0 END`)
+          .as('ape_sum'),
         eb.fn.sum<number>(sql`CASE WHEN actual_numeric <> 0 THEN 1 ELSE 0 END`).as('ape_n'),
       ])
       .executeTakeFirstOrThrow();
@@ -336,7 +371,8 @@ export class RecordReader {
       .map(([name, value]) => {
         const precision = ratio(value.tp, value.predicted);
         const recall = ratio(value.tp, value.support);
-        const f1 = precision === null || recall === null ? null : precision + recall === 0 ? 0 : (2 * precision * recall) / (precision + recall);
+        const f1 =
+          precision === null || recall === null ? null : precision + recall === 0 ? 0 : (2 * precision * recall) / (precision + recall);
         return { class: name, precision, recall, f1, support: value.support, predicted: value.predicted };
       });
 
@@ -410,10 +446,24 @@ export class RecordReader {
       const item = seen.get(name)!;
       if (item.text) {
         const result = categoricalDrift(item.baseline.map(String), item.current.map(String));
-        return { name, kind: 'categorical', psi: result.psi, baseline_count: item.baseline.length, count: item.current.length, bins: result.bins };
+        return {
+          name,
+          kind: 'categorical',
+          psi: result.psi,
+          baseline_count: item.baseline.length,
+          count: item.current.length,
+          bins: result.bins,
+        };
       }
       const result = numericDrift(item.baseline as number[], item.current as number[], options.bins);
-      return { name, kind: 'numeric', psi: result.psi, baseline_count: item.baseline.length, count: item.current.length, bins: result.bins };
+      return {
+        name,
+        kind: 'numeric',
+        psi: result.psi,
+        baseline_count: item.baseline.length,
+        count: item.current.length,
+        bins: result.bins,
+      };
     });
     return {
       count: current.maps.length,

@@ -40,7 +40,9 @@ export const value = {
   },
   /** A 64-bit integer, exact: give a bigint or a string of digits for values beyond 2^53. */
   int(integer: bigint | number | string): IntValue {
-    return { int: typeof integer === 'number' ? (Number.isInteger(integer) ? BigInt(integer).toString() : String(integer)) : String(integer) };
+    return {
+      int: typeof integer === 'number' ? (Number.isInteger(integer) ? BigInt(integer).toString() : String(integer)) : String(integer),
+    };
   },
   embedding(input: EmbeddingInput): EmbeddingValue {
     const tokens = input.rawData === undefined ? undefined : Array.isArray(input.rawData) ? input.rawData : [input.rawData];

@@ -136,7 +136,10 @@ export class MonitorClient {
     if (filters.hasActual !== undefined) query.set('has_actual', String(filters.hasActual));
     if (filters.limit !== undefined) query.set('limit', String(filters.limit));
     if (filters.cursor !== undefined) query.set('cursor', filters.cursor);
-    return (await this.request('GET', `/v1/models/${encodeURIComponent(modelId)}/records?${query}`)) as { data: RecordView[]; next_cursor: string | null };
+    return (await this.request('GET', `/v1/models/${encodeURIComponent(modelId)}/records?${query}`)) as {
+      data: RecordView[];
+      next_cursor: string | null;
+    };
   }
 
   /** Every record matching the filters, page by page. */
@@ -186,7 +189,10 @@ export class MonitorClient {
       // A proxy's HTML error page, for instance.
     }
     if (!response.ok) {
-      const message = typeof (parsed as { message?: unknown } | null)?.message === 'string' ? (parsed as { message: string }).message : text.slice(0, 200);
+      const message =
+        typeof (parsed as { message?: unknown } | null)?.message === 'string'
+          ? (parsed as { message: string }).message
+          : text.slice(0, 200);
       throw new MonitorApiError(response.status, message);
     }
     return parsed;

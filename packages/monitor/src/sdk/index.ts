@@ -7,7 +7,16 @@
  *   await client.logActual('fraud', id, { label: label.scoreCategorical('not_fraud') });
  */
 export { MonitorClient, MonitorApiError, MonitorConfigError, DEFAULT_ENDPOINT } from './client.js';
-export type { MonitorClientOptions, RecordView, ModelSummary, RecordFilters, WindowOptions, DriftOptions, Metrics, Drift } from './client.js';
+export type {
+  MonitorClientOptions,
+  RecordView,
+  ModelSummary,
+  RecordFilters,
+  WindowOptions,
+  DriftOptions,
+  Metrics,
+  Drift,
+} from './client.js';
 export { label, value, buildLogBody } from './builders.js';
 export type { PredictionInput, ActualInput, RecordInput, EmbeddingInput } from './builders.js';
 export { checkLogBody, MESSAGES, LIMITS } from '../log/validate.js';

@@ -66,7 +66,10 @@ export class SpacesService {
         .values({ name, space_key_hash: hashKey(spaceKey), created_at: now })
         .returning('id')
         .executeTakeFirstOrThrow();
-      await trx.insertInto('monitor_api_keys').values({ space_id: space.id, key_hash: hashKey(apiKey), created_at: now }).execute();
+      await trx
+        .insertInto('monitor_api_keys')
+        .values({ space_id: space.id, key_hash: hashKey(apiKey), created_at: now })
+        .execute();
       return Number(space.id);
     });
     return { space_id: String(id), name, space_key: spaceKey, api_key: apiKey };
@@ -82,9 +85,22 @@ export class SpacesService {
     const spaceKey = options.spaceKey ? generateSpaceKey() : null;
     const now = nowMicros();
     await this.database.db.transaction().execute(async (trx) => {
-      await trx.updateTable('monitor_api_keys').set({ revoked_at: now }).where('space_id', '=', found.id).where('revoked_at', 'is', null).execute();
-      await trx.insertInto('monitor_api_keys').values({ space_id: found.id, key_hash: hashKey(apiKey), created_at: now }).execute();
-      if (spaceKey !== null) await trx.updateTable('monitor_spaces').set({ space_key_hash: hashKey(spaceKey) }).where('id', '=', found.id).execute();
+      await trx
+        .updateTable('monitor_api_keys')
+        .set({ revoked_at: now })
+        .where('space_id', '=', found.id)
+        .where('revoked_at', 'is', null)
+        .execute();
+      await trx
+        .insertInto('monitor_api_keys')
+        .values({ space_id: found.id, key_hash: hashKey(apiKey), created_at: now })
+        .execute();
+      if (spaceKey !== null)
+        await trx
+          .updateTable('monitor_spaces')
+          .set({ space_key_hash: hashKey(spaceKey) })
+          .where('id', '=', found.id)
+          .execute();
     });
     this.grants.clear();
     return { space_id: String(found.id), name: found.name, api_key: apiKey, ...(spaceKey !== null && { space_key: spaceKey }) };
@@ -126,7 +142,10 @@ export class SpacesService {
       .where('k.key_hash', '=', keyHash)
       .where('k.revoked_at', 'is', null)
       .executeTakeFirst();
-    const grant = row === undefined ? null : { spaceId: Number(row.space_id), spaceKeyHash: Buffer.from(row.space_key_hash, 'hex'), verifiedSpaceKey: null };
+    const grant =
+      row === undefined
+        ? null
+        : { spaceId: Number(row.space_id), spaceKeyHash: Buffer.from(row.space_key_hash, 'hex'), verifiedSpaceKey: null };
     this.grants.set(apiKey, grant);
     return grant;
   }
@@ -150,7 +169,9 @@ export class SpacesService {
 function spaceName(raw: unknown): string {
   if (typeof raw !== 'string' || raw.trim() === '') throw new SpaceError(400, 'the space name must be a non-empty string');
   const name = raw.trim();
-  if (name.length > MAX_SPACE_NAME_LENGTH) throw new SpaceError(400, `the space name must be at most ${MAX_SPACE_NAME_LENGTH} characters long`);
-  if (!name.isWellFormed() || /[\u0000-\u001f\u007f]/.test(name)) throw new SpaceError(400, 'the space name must not contain control characters');
+  if (name.length > MAX_SPACE_NAME_LENGTH)
+    throw new SpaceError(400, `the space name must be at most ${MAX_SPACE_NAME_LENGTH} characters long`);
+  if (!name.isWellFormed() || /[\u0000-\u001f\u007f]/.test(name))
+    throw new SpaceError(400, 'the space name must not contain control characters');
   return name;
 }

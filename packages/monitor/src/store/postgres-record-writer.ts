@@ -9,8 +9,28 @@ import { RECORD_COLUMNS, UPSERT_CONFLICT_CLAUSE, rowValues, type RecordRow } fro
 import type { RecordWriter } from './record-writer.js';
 
 const TYPES = [
-  'bigint', 'text', 'text', 'text', 'bigint', 'bigint', 'text', 'bigint', 'integer', 'text', 'float8', 'text', 'float8',
-  'text', 'text', 'text', 'bigint', 'text', 'float8', 'text', 'float8', 'text',
+  'bigint',
+  'text',
+  'text',
+  'text',
+  'bigint',
+  'bigint',
+  'text',
+  'bigint',
+  'integer',
+  'text',
+  'float8',
+  'text',
+  'float8',
+  'text',
+  'text',
+  'text',
+  'bigint',
+  'text',
+  'float8',
+  'text',
+  'float8',
+  'text',
 ];
 
 const UPSERT = `INSERT INTO monitor_records (${RECORD_COLUMNS.join(', ')})
@@ -29,7 +49,16 @@ export function rounds(rows: RecordRow[]): RecordRow[][] {
   }
   // Key order within a round: concurrent writers (replicas) lock rows in one order.
   const order = (a: RecordRow, b: RecordRow) =>
-    a.spaceId - b.spaceId || (a.modelId < b.modelId ? -1 : a.modelId > b.modelId ? 1 : a.predictionId < b.predictionId ? -1 : a.predictionId > b.predictionId ? 1 : 0);
+    a.spaceId - b.spaceId ||
+    (a.modelId < b.modelId
+      ? -1
+      : a.modelId > b.modelId
+        ? 1
+        : a.predictionId < b.predictionId
+          ? -1
+          : a.predictionId > b.predictionId
+            ? 1
+            : 0);
   for (const round of result) round.sort(order);
   return result;
 }

@@ -125,7 +125,8 @@ export function toRecordRow(spaceId: number, record: NormalizedRecord, receivedM
 }
 
 /** Keeps the stored prediction time when a re-sent prediction carried no timestamp (idempotent re-sends). */
-const KEEP_TIME = 'excluded.prediction_time IS NULL OR (excluded.prediction_time_defaulted = 1 AND monitor_records.prediction_time IS NOT NULL)';
+const KEEP_TIME =
+  'excluded.prediction_time IS NULL OR (excluded.prediction_time_defaulted = 1 AND monitor_records.prediction_time IS NOT NULL)';
 const PREDICTION_COLUMNS = [
   'model_version',
   'prediction_label_kind',

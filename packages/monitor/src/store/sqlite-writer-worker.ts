@@ -31,7 +31,11 @@ function writeAll(writes: { id: number; rows: RowValues[] }[]): WorkerReply[] {
 port.on('message', (first: WorkerRequest) => {
   const writes: { id: number; rows: RowValues[] }[] = [];
   let close = false;
-  for (let message: WorkerRequest | undefined = first; message !== undefined; message = receiveMessageOnPort(port)?.message as WorkerRequest | undefined) {
+  for (
+    let message: WorkerRequest | undefined = first;
+    message !== undefined;
+    message = receiveMessageOnPort(port)?.message as WorkerRequest | undefined
+  ) {
     if (message.type === 'close') close = true;
     else writes.push(message);
   }

@@ -108,6 +108,8 @@ export function rawRequest(url: string, head: Buffer | string, body: Buffer | st
       const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0);
       resolve({ status, text: text.slice(text.indexOf('\r\n\r\n') + 4) });
     });
-    socket.write(Buffer.concat([Buffer.isBuffer(head) ? head : Buffer.from(head, 'latin1'), Buffer.isBuffer(body) ? body : Buffer.from(body)]));
+    socket.write(
+      Buffer.concat([Buffer.isBuffer(head) ? head : Buffer.from(head, 'latin1'), Buffer.isBuffer(body) ? body : Buffer.from(body)]),
+    );
   });
 }

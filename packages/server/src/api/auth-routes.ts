@@ -24,18 +24,29 @@ export async function authRoutes(instance: FastifyInstance, { config, sessions }
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
   const tags = ['auth'];
 
-  app.get('/auth/config', { schema: { tags, summary: 'What the login page offers', operationId: 'getAuthConfig', response: { 200: Type.Object({ data: AuthConfig }) } } }, async () => ({
-    data: {
-      auth_enabled: config.enableAuth,
-      basic_auth_enabled: config.enableAuth,
-      smtp_configured: config.smtp !== null,
-      idps: config.idps.map((idp) => ({
-        slug: idp.slug,
-        display_name: idp.displayName,
-        login_url: `${config.hostRootPath}/oauth2/${idp.slug}/login`,
-      })),
+  app.get(
+    '/auth/config',
+    {
+      schema: {
+        tags,
+        summary: 'What the login page offers',
+        operationId: 'getAuthConfig',
+        response: { 200: Type.Object({ data: AuthConfig }) },
+      },
     },
-  }));
+    async () => ({
+      data: {
+        auth_enabled: config.enableAuth,
+        basic_auth_enabled: config.enableAuth,
+        smtp_configured: config.smtp !== null,
+        idps: config.idps.map((idp) => ({
+          slug: idp.slug,
+          display_name: idp.displayName,
+          login_url: `${config.hostRootPath}/oauth2/${idp.slug}/login`,
+        })),
+      },
+    }),
+  );
 
   app.post(
     '/auth/login',
@@ -61,25 +72,58 @@ export async function authRoutes(instance: FastifyInstance, { config, sessions }
     const bearer = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1];
     await sessions.logout(bearer ?? request.cookies[ACCESS_COOKIE], request.cookies[REFRESH_COOKIE]);
   };
-  app.post('/auth/logout', { schema: { tags, summary: 'Log out: revoke the session and clear cookies', operationId: 'logout', response: { 204: NoContent('Logged out') } } }, async (request, reply) => {
-    await logout(request);
-    clearAuthCookies(reply, config);
-    return reply.code(204).send(null);
-  });
-  app.get('/auth/logout', { schema: { tags, summary: 'Log out and go to the login page', operationId: 'logoutRedirect', response: { 302: Redirect('To the login page') } } }, async (request, reply) => {
-    await logout(request);
-    clearAuthCookies(reply, config);
-    return reply.redirect(`${config.hostRootPath}/login`, 302);
-  });
-
-  app.post('/auth/refresh', { schema: { tags, summary: 'Rotate the session tokens', operationId: 'refreshTokens', response: { 204: NoContent('New session cookies set'), ...errors() } } }, async (request, reply) => {
-    try {
-      const tokens = await sessions.refresh(request.cookies[REFRESH_COOKIE]);
-      setSessionCookies(reply, config, tokens);
+  app.post(
+    '/auth/logout',
+    {
+      schema: {
+        tags,
+        summary: 'Log out: revoke the session and clear cookies',
+        operationId: 'logout',
+        response: { 204: NoContent('Logged out') },
+      },
+    },
+    async (request, reply) => {
+      await logout(request);
+      clearAuthCookies(reply, config);
       return reply.code(204).send(null);
-    } catch (error) {
-      if (error instanceof HttpError && error.statusCode === 401) clearAuthCookies(reply, config);
-      throw error;
-    }
-  });
+    },
+  );
+  app.get(
+    '/auth/logout',
+    {
+      schema: {
+        tags,
+        summary: 'Log out and go to the login page',
+        operationId: 'logoutRedirect',
+        response: { 302: Redirect('To the login page') },
+      },
+    },
+    async (request, reply) => {
+      await logout(request);
+      clearAuthCookies(reply, config);
+      return reply.redirect(`${config.hostRootPath}/login`, 302);
+    },
+  );
+
+  app.post(
+    '/auth/refresh',
+    {
+      schema: {
+        tags,
+        summary: 'Rotate the session tokens',
+        operationId: 'refreshTokens',
+        response: { 204: NoContent('New session cookies set'), ...errors() },
+      },
+    },
+    async (request, reply) => {
+      try {
+        const tokens = await sessions.refresh(request.cookies[REFRESH_COOKIE]);
+        setSessionCookies(reply, config, tokens);
+        return reply.code(204).send(null);
+      } catch (error) {
+        if (error instanceof HttpError && error.statusCode === 401) clearAuthCookies(reply, config);
+        throw error;
+      }
+    },
+  );
 }

@@ -32,7 +32,10 @@ export async function oauth2Routes(instance: FastifyInstance, { config, oidc, se
         tags,
         summary: 'Start a login through an identity provider',
         operationId: 'oauth2Login',
-        response: { 302: Type.Null({ description: "To the identity provider's authorization endpoint" }), 307: Type.Null({ description: 'To <root>/login?error=<code>' }) },
+        response: {
+          302: Type.Null({ description: "To the identity provider's authorization endpoint" }),
+          307: Type.Null({ description: 'To <root>/login?error=<code>' }),
+        },
         params: Type.Object({ idp: Type.String() }),
         querystring: Type.Object({ returnUrl: Type.Optional(Type.String()) }),
       },
@@ -59,7 +62,10 @@ export async function oauth2Routes(instance: FastifyInstance, { config, oidc, se
         tags,
         summary: 'Redirect URI registered with the identity provider',
         operationId: 'oauth2Callback',
-        response: { 302: Type.Null({ description: 'To returnUrl, with session cookies' }), 307: Type.Null({ description: 'To <root>/login?error=<code>' }) },
+        response: {
+          302: Type.Null({ description: 'To returnUrl, with session cookies' }),
+          307: Type.Null({ description: 'To <root>/login?error=<code>' }),
+        },
         params: Type.Object({ idp: Type.String() }),
       },
     },

@@ -19,7 +19,11 @@ export async function passwordResetRoutes(instance: FastifyInstance, { config, r
         tags,
         summary: 'Mail a password reset link (204 whether or not the email is known)',
         operationId: 'requestPasswordReset',
-        response: { 204: NoContent('Accepted (a mail is sent only to an existing local user)'), 503: Type.Object({ detail: Type.String() }, { description: 'SMTP is not configured' }), ...errors(422, 429) },
+        response: {
+          204: NoContent('Accepted (a mail is sent only to an existing local user)'),
+          503: Type.Object({ detail: Type.String() }, { description: 'SMTP is not configured' }),
+          ...errors(422, 429),
+        },
         body: Type.Object({ email: Type.Unknown() }),
       },
     },

@@ -43,7 +43,10 @@ export async function projectMetricsRoutes(instance: FastifyInstance, { metrics 
           start_time: startTimeParam,
           end_time: endTimeParam,
           interval: Type.Optional(
-            Type.String({ description: 'Bucket width: seconds (`300`) or a duration (`30s`, `5m`, `1h`, `1d`); by default the smallest standard width giving at most 120 buckets.' }),
+            Type.String({
+              description:
+                'Bucket width: seconds (`300`) or a duration (`30s`, `5m`, `1h`, `1d`); by default the smallest standard width giving at most 120 buckets.',
+            }),
           ),
         }),
         response: { 200: Type.Object({ data: ProjectTimeseries }), ...errors(404, 422) },

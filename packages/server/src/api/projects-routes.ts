@@ -20,17 +20,27 @@ export async function projectsRoutes(instance: FastifyInstance, { projects }: { 
         description: 'Projects newest first (by id), keyset-paginated.',
         querystring: Type.Object({
           limit: limitParam,
-          cursor: Type.Optional(Type.String({ description: 'The next_cursor of the previous page (a Project id); an invalid cursor answers 422.' })),
+          cursor: Type.Optional(
+            Type.String({ description: 'The next_cursor of the previous page (a Project id); an invalid cursor answers 422.' }),
+          ),
           name_contains: Type.Optional(Type.String({ description: 'Only projects whose name contains this text (case-insensitive).' })),
-          include_experiment_projects: Type.Optional(Type.Boolean({ default: false, description: 'Accepted for Phoenix compatibility; no effect yet.' })),
-          include_dataset_evaluator_projects: Type.Optional(Type.Boolean({ default: false, description: 'Accepted for Phoenix compatibility; no effect yet.' })),
+          include_experiment_projects: Type.Optional(
+            Type.Boolean({ default: false, description: 'Accepted for Phoenix compatibility; no effect yet.' }),
+          ),
+          include_dataset_evaluator_projects: Type.Optional(
+            Type.Boolean({ default: false, description: 'Accepted for Phoenix compatibility; no effect yet.' }),
+          ),
         }),
         response: { 200: Type.Object({ data: Type.Array(Project), next_cursor: Nullable(Type.String()) }), ...errors(422) },
       },
     },
     async (request) => {
       const limit = request.query.limit ?? DEFAULT_LIMIT;
-      const rows = await projects.list({ limit, fromId: cursorId('Project', request.query.cursor), nameContains: request.query.name_contains });
+      const rows = await projects.list({
+        limit,
+        fromId: cursorId('Project', request.query.cursor),
+        nameContains: request.query.name_contains,
+      });
       const result = page('Project', rows, limit);
       return { data: result.rows.map(presentProject), next_cursor: result.nextCursor };
     },

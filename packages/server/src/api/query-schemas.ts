@@ -51,16 +51,26 @@ export function errors(...statuses: number[]): Record<number, ErrorSchema> {
     409: 'Conflict',
     422: 'Invalid request parameters or body',
   };
-  return Object.fromEntries([401, 403, ...statuses].map((status) => [status, { ...ErrorBody, description: descriptions[status] ?? 'Error' }]));
+  return Object.fromEntries(
+    [401, 403, ...statuses].map((status) => [status, { ...ErrorBody, description: descriptions[status] ?? 'Error' }]),
+  );
 }
 
 export const limitParam = Type.Optional(
   Type.Integer({ minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT, description: `Page size, 1 to ${MAX_LIMIT} (more answers 422).` }),
 );
-export const cursorParam = Type.Optional(Type.String({ description: 'The next_cursor of the previous page (opaque); an invalid cursor answers 422.' }));
-export const startTimeParam = Type.Optional(Type.String({ description: 'Inclusive lower bound on start time (ISO 8601; UTC when no offset is given).' }));
-export const endTimeParam = Type.Optional(Type.String({ description: 'Exclusive upper bound on start time (ISO 8601; UTC when no offset is given).' }));
-export const orderParam = Type.Optional(StringEnum(['desc', 'asc'] as const, { description: 'Sort direction (default desc: newest first).' }));
+export const cursorParam = Type.Optional(
+  Type.String({ description: 'The next_cursor of the previous page (opaque); an invalid cursor answers 422.' }),
+);
+export const startTimeParam = Type.Optional(
+  Type.String({ description: 'Inclusive lower bound on start time (ISO 8601; UTC when no offset is given).' }),
+);
+export const endTimeParam = Type.Optional(
+  Type.String({ description: 'Exclusive upper bound on start time (ISO 8601; UTC when no offset is given).' }),
+);
+export const orderParam = Type.Optional(
+  StringEnum(['desc', 'asc'] as const, { description: 'Sort direction (default desc: newest first).' }),
+);
 
 export const ProjectPath = Type.Object({
   project_identifier: Type.String({ description: 'Project id (base64 "Project:<id>") or project name.' }),
@@ -91,7 +101,10 @@ export const Span = Type.Object(
     id: Id('Span'),
     name: Type.String(),
     context: Type.Object(
-      { trace_id: Type.String({ description: 'OpenTelemetry trace id, 32 lower-case hex digits.' }), span_id: Type.String({ description: 'OpenTelemetry span id, 16 lower-case hex digits.' }) },
+      {
+        trace_id: Type.String({ description: 'OpenTelemetry trace id, 32 lower-case hex digits.' }),
+        span_id: Type.String({ description: 'OpenTelemetry span id, 16 lower-case hex digits.' }),
+      },
       { title: 'SpanContext' },
     ),
     parent_id: Nullable(Type.String({ description: 'OpenTelemetry span id of the parent; null for a root span.' })),
@@ -100,12 +113,18 @@ export const Span = Type.Object(
     end_time: Time('End.'),
     status_code: StringEnum(STATUS_CODES),
     status_message: Type.String(),
-    attributes: JsonObject('Attributes under their dotted OpenTelemetry keys (`llm.model_name`); `openinference.span.kind` is given as span_kind instead.'),
+    attributes: JsonObject(
+      'Attributes under their dotted OpenTelemetry keys (`llm.model_name`); `openinference.span.kind` is given as span_kind instead.',
+    ),
     events: Type.Array(SpanEvent),
     latency_ms: Type.Number({ description: 'end_time − start_time in milliseconds (Sightline addition).' }),
-    token_count_prompt: Nullable(Type.Integer({ description: 'llm.token_count.prompt of an LLM span; null for other kinds (Sightline addition).' })),
+    token_count_prompt: Nullable(
+      Type.Integer({ description: 'llm.token_count.prompt of an LLM span; null for other kinds (Sightline addition).' }),
+    ),
     token_count_completion: Nullable(Type.Integer({ description: 'llm.token_count.completion of an LLM span (Sightline addition).' })),
-    token_count_total: Nullable(Type.Integer({ description: 'llm.token_count.total (else prompt + completion) of an LLM span (Sightline addition).' })),
+    token_count_total: Nullable(
+      Type.Integer({ description: 'llm.token_count.total (else prompt + completion) of an LLM span (Sightline addition).' }),
+    ),
   },
   { title: 'Span' },
 );
@@ -149,7 +168,10 @@ const traceProperties = {
 };
 
 export const Trace = Type.Object(
-  { ...traceProperties, spans: Type.Optional(Nullable(Type.Array(TraceSpan, { description: 'Only with include_spans=true, in start order.' }))) },
+  {
+    ...traceProperties,
+    spans: Type.Optional(Nullable(Type.Array(TraceSpan, { description: 'Only with include_spans=true, in start order.' }))),
+  },
   { title: 'TraceData', description: "Phoenix's TraceData plus latency_ms, span_count, error_count and root_span (the first root span)." },
 );
 
@@ -184,10 +206,9 @@ export const ProjectSummary = Type.Object(
     span_kinds: Type.Array(Type.Object({ span_kind: Type.String(), span_count: Type.Integer(), error_count: Type.Integer() }), {
       description: 'Spans per kind, most frequent first.',
     }),
-    models: Type.Array(
-      Type.Object({ model_name: Nullable(Type.String()), span_count: Type.Integer(), ...tokenTotals }),
-      { description: 'LLM spans per llm.model_name (null: spans without one), most tokens first.' },
-    ),
+    models: Type.Array(Type.Object({ model_name: Nullable(Type.String()), span_count: Type.Integer(), ...tokenTotals }), {
+      description: 'LLM spans per llm.model_name (null: spans without one), most tokens first.',
+    }),
   },
   { title: 'ProjectSummary' },
 );
@@ -247,9 +268,7 @@ export const SpanAnnotation = Type.Object(
     span_id: Type.String(),
     name: Type.String(),
     annotator_kind: StringEnum(ANNOTATOR_KINDS),
-    result: Nullable(
-      Type.Object({ label: Nullable(Type.String()), score: Nullable(Type.Number()), explanation: Nullable(Type.String()) }),
-    ),
+    result: Nullable(Type.Object({ label: Nullable(Type.String()), score: Nullable(Type.Number()), explanation: Nullable(Type.String()) })),
     metadata: JsonObject('Free-form metadata.'),
     identifier: Type.String(),
     source: StringEnum(['API', 'APP'] as const),

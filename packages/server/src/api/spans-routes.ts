@@ -5,7 +5,18 @@ import type { SpansService } from '../query/spans-service.js';
 import { DEFAULT_LIMIT } from './pagination.js';
 import { presentSpan, presentSpanDetail } from './query-presenters.js';
 import {
-  Nullable, ProjectPath, Span, SpanDetail, SpanKindParam, StatusCodeParam, cursorParam, endTimeParam, errors, limitParam, orderParam, startTimeParam,
+  Nullable,
+  ProjectPath,
+  Span,
+  SpanDetail,
+  SpanKindParam,
+  StatusCodeParam,
+  cursorParam,
+  endTimeParam,
+  errors,
+  limitParam,
+  orderParam,
+  startTimeParam,
 } from './query-schemas.js';
 
 const repeated = <T extends TSchema>(item: T, description: string) => Type.Optional(Type.Array(item, { description }));
@@ -18,7 +29,9 @@ export const SpanListQuery = Type.Object({
   end_time: endTimeParam,
   trace_id: repeated(Type.String(), 'Only spans of these traces (OpenTelemetry trace ids; repeat the parameter).'),
   span_id: repeated(Type.String(), 'Only these spans (OpenTelemetry span ids; repeat the parameter).'),
-  parent_id: Type.Optional(Type.String({ description: 'Only children of this span (OpenTelemetry span id); the literal `null` selects root spans.' })),
+  parent_id: Type.Optional(
+    Type.String({ description: 'Only children of this span (OpenTelemetry span id); the literal `null` selects root spans.' }),
+  ),
   name: repeated(Type.String(), 'Only spans with one of these names.'),
   span_kind: repeated(SpanKindParam, 'Only spans of these OpenInference kinds.'),
   status_code: repeated(StatusCodeParam, 'Only spans with these status codes.'),
@@ -42,7 +55,7 @@ export async function spansRoutes(instance: FastifyInstance, { spans }: { spans:
         operationId: 'getSpans',
         summary: 'List spans with simple filters (no DSL)',
         description:
-          "Spans of a project, newest first (start_time, then id; `order=asc` for oldest first), keyset-paginated. " +
+          'Spans of a project, newest first (start_time, then id; `order=asc` for oldest first), keyset-paginated. ' +
           'Filters combine with AND; repeated values of one filter combine with OR.',
         params: ProjectPath,
         querystring: SpanListQuery,
@@ -62,8 +75,11 @@ export async function spansRoutes(instance: FastifyInstance, { spans }: { spans:
         tags,
         operationId: 'getSpan',
         summary: 'Get a span by ID or OpenTelemetry span id',
-        description: 'One span with all its attributes and events, and the id of its project (Sightline route; Phoenix has only DELETE here).',
-        params: Type.Object({ span_identifier: Type.String({ description: 'Span id (base64 "Span:<id>") or OpenTelemetry span id (16 hex digits).' }) }),
+        description:
+          'One span with all its attributes and events, and the id of its project (Sightline route; Phoenix has only DELETE here).',
+        params: Type.Object({
+          span_identifier: Type.String({ description: 'Span id (base64 "Span:<id>") or OpenTelemetry span id (16 hex digits).' }),
+        }),
         response: { 200: Type.Object({ data: SpanDetail }), ...errors(404, 422) },
       },
     },

@@ -3,8 +3,10 @@ import type { FastifyInstance } from 'fastify';
 import { PHOENIX_COMPATIBLE_VERSION } from '../version.js';
 
 export async function systemRoutes(app: FastifyInstance) {
-  app.get('/healthz', { schema: { summary: 'Liveness probe', tags: ['system'], response: { 200: { type: 'string' } } } }, async (_request, reply) =>
-    reply.type('text/plain').send('OK'),
+  app.get(
+    '/healthz',
+    { schema: { summary: 'Liveness probe', tags: ['system'], response: { 200: { type: 'string' } } } },
+    async (_request, reply) => reply.type('text/plain').send('OK'),
   );
   app.get(
     '/arize_phoenix_version',

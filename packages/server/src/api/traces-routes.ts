@@ -5,7 +5,17 @@ import type { TracesService } from '../query/traces-service.js';
 import { DEFAULT_LIMIT } from './pagination.js';
 import { presentTrace, presentTraceDetail } from './query-presenters.js';
 import {
-  Nullable, ProjectPath, StringEnum, Trace, TraceDetail, cursorParam, endTimeParam, errors, limitParam, orderParam, startTimeParam,
+  Nullable,
+  ProjectPath,
+  StringEnum,
+  Trace,
+  TraceDetail,
+  cursorParam,
+  endTimeParam,
+  errors,
+  limitParam,
+  orderParam,
+  startTimeParam,
 } from './query-schemas.js';
 
 export async function tracesRoutes(instance: FastifyInstance, { traces }: { traces: TracesService }) {
@@ -39,7 +49,10 @@ export async function tracesRoutes(instance: FastifyInstance, { traces }: { trac
       },
     },
     async (request) => {
-      const result = await traces.list(request.params.project_identifier, { ...request.query, limit: request.query.limit ?? DEFAULT_LIMIT });
+      const result = await traces.list(request.params.project_identifier, {
+        ...request.query,
+        limit: request.query.limit ?? DEFAULT_LIMIT,
+      });
       return { data: result.traces.map(presentTrace), next_cursor: result.nextCursor };
     },
   );

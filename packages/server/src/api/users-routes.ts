@@ -22,12 +22,23 @@ export async function usersRoutes(instance: FastifyInstance, { users }: { users:
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
   const tags = ['users'];
 
-  app.get('/v1/user', { schema: { tags, summary: 'The authenticated user (viewer)', operationId: 'getViewer', response: { 200: Type.Object({ data: Viewer }), ...errors() } } }, async (request) => {
-    const principal = request.principal;
-    if (principal.kind === 'anonymous') return { data: { auth_method: 'ANONYMOUS' as const } };
-    if (principal.kind === 'system') return { data: { auth_method: 'SYSTEM' as const, role: 'system' as const } };
-    return { data: presentUser(await users.get(principal.user.id)) };
-  });
+  app.get(
+    '/v1/user',
+    {
+      schema: {
+        tags,
+        summary: 'The authenticated user (viewer)',
+        operationId: 'getViewer',
+        response: { 200: Type.Object({ data: Viewer }), ...errors() },
+      },
+    },
+    async (request) => {
+      const principal = request.principal;
+      if (principal.kind === 'anonymous') return { data: { auth_method: 'ANONYMOUS' as const } };
+      if (principal.kind === 'system') return { data: { auth_method: 'SYSTEM' as const, role: 'system' as const } };
+      return { data: presentUser(await users.get(principal.user.id)) };
+    },
+  );
 
   app.patch(
     '/v1/user',
@@ -38,7 +49,11 @@ export async function usersRoutes(instance: FastifyInstance, { users }: { users:
         operationId: 'updateViewer',
         response: { 200: Type.Object({ data: User }), ...errors(409, 422) },
         body: Type.Object(
-          { username: Type.Optional(Type.String()), password: Type.Optional(Type.String()), current_password: Type.Optional(Type.String()) },
+          {
+            username: Type.Optional(Type.String()),
+            password: Type.Optional(Type.String()),
+            current_password: Type.Optional(Type.String()),
+          },
           { additionalProperties: true },
         ),
       },
@@ -55,11 +70,23 @@ export async function usersRoutes(instance: FastifyInstance, { users }: { users:
     },
   );
 
-  app.get('/v1/users', { schema: { tags, summary: 'List active users', operationId: 'getUsers', querystring: PageQuery, response: { 200: Type.Object({ data: Type.Array(User), next_cursor: Nullable(Type.String()) }), ...errors(422) } } }, async (request) => {
-    const limit = request.query.limit ?? DEFAULT_LIMIT;
-    const result = page('User', await users.list(limit + 1, cursorId('User', request.query.cursor)), limit);
-    return { data: result.rows.map(presentUser), next_cursor: result.nextCursor };
-  });
+  app.get(
+    '/v1/users',
+    {
+      schema: {
+        tags,
+        summary: 'List active users',
+        operationId: 'getUsers',
+        querystring: PageQuery,
+        response: { 200: Type.Object({ data: Type.Array(User), next_cursor: Nullable(Type.String()) }), ...errors(422) },
+      },
+    },
+    async (request) => {
+      const limit = request.query.limit ?? DEFAULT_LIMIT;
+      const result = page('User', await users.list(limit + 1, cursorId('User', request.query.cursor)), limit);
+      return { data: result.rows.map(presentUser), next_cursor: result.nextCursor };
+    },
+  );
 
   app.post(
     '/v1/users',
@@ -94,9 +121,21 @@ export async function usersRoutes(instance: FastifyInstance, { users }: { users:
     },
   );
 
-  app.get('/v1/users/:user_id', { schema: { tags, summary: 'Read a user', operationId: 'getUser', params: UserId, response: { 200: Type.Object({ data: User }), ...errors(404) } } }, async (request) => ({
-    data: presentUser(await users.read(requireUser(request), userIdOf(request.params.user_id))),
-  }));
+  app.get(
+    '/v1/users/:user_id',
+    {
+      schema: {
+        tags,
+        summary: 'Read a user',
+        operationId: 'getUser',
+        params: UserId,
+        response: { 200: Type.Object({ data: User }), ...errors(404) },
+      },
+    },
+    async (request) => ({
+      data: presentUser(await users.read(requireUser(request), userIdOf(request.params.user_id))),
+    }),
+  );
 
   app.patch(
     '/v1/users/:user_id',
@@ -122,7 +161,15 @@ export async function usersRoutes(instance: FastifyInstance, { users }: { users:
 
   app.delete(
     '/v1/users/:user_id',
-    { schema: { tags, summary: 'Delete a user for good', operationId: 'deleteUser', params: UserId, response: { 204: NoContent('Deleted'), ...errors(404, 409) } } },
+    {
+      schema: {
+        tags,
+        summary: 'Delete a user for good',
+        operationId: 'deleteUser',
+        params: UserId,
+        response: { 204: NoContent('Deleted'), ...errors(404, 409) },
+      },
+    },
     async (request, reply) => {
       await users.delete(requireUser(request), userIdOf(request.params.user_id));
       return reply.code(204).send(null);

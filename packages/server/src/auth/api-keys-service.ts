@@ -66,7 +66,7 @@ export function createApiKeysService({ apiKeys, authenticator }: Dependencies) {
 
     async deleteSystemKey(id: number): Promise<void> {
       const key = await apiKeys.findById(id);
-      if (!key || key.kind !== 'system') throw new HttpError(404, 'API key not found');
+      if (key?.kind !== 'system') throw new HttpError(404, 'API key not found');
       await apiKeys.delete(id);
       authenticator.invalidate();
     },

@@ -69,7 +69,7 @@ export function createAuthenticator({ users, apiKeys, sessions, jwt, onError }: 
     const claims = await jwt.verify(token, 'access');
     if (!claims) return { principal: null, expiresAt: Infinity };
     const record = await sessions.findToken(claims.jti);
-    if (!record || record.kind !== 'access' || record.sessionRevokedAt !== null || String(record.userId) !== claims.sub) {
+    if (record?.kind !== 'access' || record.sessionRevokedAt !== null || String(record.userId) !== claims.sub) {
       return { principal: null, expiresAt: Infinity };
     }
     const user = await users.findActiveById(record.userId);

@@ -19,8 +19,14 @@ const base = (config: CookieConfig) => ({
 
 /** Sets both session cookies, each living as long as its token. */
 export function setSessionCookies(reply: FastifyReply, config: CookieConfig, tokens: IssuedTokens, now = Date.now()): void {
-  reply.setCookie(ACCESS_COOKIE, tokens.accessToken, { ...base(config), maxAge: Math.floor((tokens.accessExpiresAt.getTime() - now) / 1000) });
-  reply.setCookie(REFRESH_COOKIE, tokens.refreshToken, { ...base(config), maxAge: Math.floor((tokens.refreshExpiresAt.getTime() - now) / 1000) });
+  reply.setCookie(ACCESS_COOKIE, tokens.accessToken, {
+    ...base(config),
+    maxAge: Math.floor((tokens.accessExpiresAt.getTime() - now) / 1000),
+  });
+  reply.setCookie(REFRESH_COOKIE, tokens.refreshToken, {
+    ...base(config),
+    maxAge: Math.floor((tokens.refreshExpiresAt.getTime() - now) / 1000),
+  });
 }
 
 /** Clears every auth cookie (session and OAuth2 flow). */

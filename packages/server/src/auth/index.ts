@@ -37,7 +37,13 @@ export function createAuthLayer(config: Config, database: Database, report?: Aut
   const sessionsRepository = createSessionsRepository(db);
   // With auth off no token is ever issued, so an unguessable throwaway key is as good as none.
   const jwt = createJwtCodec(config.secret ?? randomBytes(48).toString('base64'));
-  const authenticator = createAuthenticator({ users: usersRepository, apiKeys: apiKeysRepository, sessions: sessionsRepository, jwt, onError: onError('recording API key use') });
+  const authenticator = createAuthenticator({
+    users: usersRepository,
+    apiKeys: apiKeysRepository,
+    sessions: sessionsRepository,
+    jwt,
+    onError: onError('recording API key use'),
+  });
   const sessions = createSessionsService({
     config,
     users: usersRepository,
@@ -57,7 +63,11 @@ export function createAuthLayer(config: Config, database: Database, report?: Aut
       mailer: config.smtp ? createMailer(config.smtp) : null,
       onError: onError('sending a password reset mail'),
     }),
-    oidc: createOidcService({ config, users: usersRepository, onError: (error, idp) => report?.(error, `OpenID Connect login through ${idp}`) }),
+    oidc: createOidcService({
+      config,
+      users: usersRepository,
+      onError: (error, idp) => report?.(error, `OpenID Connect login through ${idp}`),
+    }),
     users: createUsersService({ db, users: usersRepository, sessions, authenticator }),
     apiKeys: createApiKeysService({ apiKeys: apiKeysRepository, authenticator }),
   };

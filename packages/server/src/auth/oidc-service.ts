@@ -70,14 +70,20 @@ export function createOidcService({ config, users, onError }: Dependencies) {
     }
     const methods = configuration.serverMetadata().token_endpoint_auth_methods_supported;
     if (methods && !methods.includes('client_secret_basic') && methods.includes('client_secret_post')) {
-      configuration = new oidc.Configuration(configuration.serverMetadata(), idp.clientId, idp.clientSecret, oidc.ClientSecretPost(idp.clientSecret));
+      configuration = new oidc.Configuration(
+        configuration.serverMetadata(),
+        idp.clientId,
+        idp.clientSecret,
+        oidc.ClientSecretPost(idp.clientSecret),
+      );
       if (insecure) oidc.allowInsecureRequests(configuration);
     }
     discovered.set(idp.slug, { configuration, at: Date.now() });
     return configuration;
   };
 
-  const redirectUri = (idp: IdpConfig, requestOrigin: string) => `${config.rootUrl ?? requestOrigin}${config.hostRootPath}/oauth2/${idp.slug}/tokens`;
+  const redirectUri = (idp: IdpConfig, requestOrigin: string) =>
+    `${config.rootUrl ?? requestOrigin}${config.hostRootPath}/oauth2/${idp.slug}/tokens`;
 
   const uniqueUsername = async (wanted: string): Promise<string> => {
     const base = wanted.trim().slice(0, 80) || 'user';
@@ -100,7 +106,8 @@ export function createOidcService({ config, users, onError }: Dependencies) {
     if (holder) {
       // An OAUTH2 user an admin created (no IDP identity yet) is linked on its first login with a
       // verified email; an email of a local, deleted or already linked user is refused.
-      const linkable = holder.deletedAt === null && holder.authMethod === 'OAUTH2' && holder.oauth2Idp === null && claims.email_verified !== false;
+      const linkable =
+        holder.deletedAt === null && holder.authMethod === 'OAUTH2' && holder.oauth2Idp === null && claims.email_verified !== false;
       const linked = linkable
         ? await users.linkOauth2Identity(holder.id, idp.slug, claims.sub, new Date().toISOString()).catch((error: unknown) => {
             if (isUniqueViolation(error)) return undefined;
@@ -110,7 +117,9 @@ export function createOidcService({ config, users, onError }: Dependencies) {
       if (linked) return linked;
       throw new OidcError('email_in_use', `the email ${rawEmail} belongs to another account (or a deleted one)`);
     }
-    const name = [claims.preferred_username, claims.name, rawEmail.split('@')[0]].find((value) => typeof value === 'string' && value.trim() !== '');
+    const name = [claims.preferred_username, claims.name, rawEmail.split('@')[0]].find(
+      (value) => typeof value === 'string' && value.trim() !== '',
+    );
     try {
       return await users.insert(
         {
@@ -136,7 +145,12 @@ export function createOidcService({ config, users, onError }: Dependencies) {
       const target = returnUrl ?? `${config.hostRootPath}/`;
       if (!isSafeReturnUrl(target)) throw new OidcError('unsafe_return_url', 'returnUrl must be a relative path on this server');
       const configuration = await configurationOf(idp);
-      const flow: FlowState = { state: oidc.randomState(), nonce: oidc.randomNonce(), codeVerifier: oidc.randomPKCECodeVerifier(), returnUrl: target };
+      const flow: FlowState = {
+        state: oidc.randomState(),
+        nonce: oidc.randomNonce(),
+        codeVerifier: oidc.randomPKCECodeVerifier(),
+        returnUrl: target,
+      };
       const url = oidc.buildAuthorizationUrl(configuration, {
         redirect_uri: redirectUri(idp, requestOrigin),
         scope: 'openid email profile',
@@ -149,11 +163,18 @@ export function createOidcService({ config, users, onError }: Dependencies) {
     },
 
     /** Exchanges the code, checks state, nonce and PKCE, and finds or creates the user. */
-    async finish(slug: string, query: URLSearchParams, flow: FlowState | null, requestOrigin: string): Promise<{ user: UserRecord; returnUrl: string }> {
+    async finish(
+      slug: string,
+      query: URLSearchParams,
+      flow: FlowState | null,
+      requestOrigin: string,
+    ): Promise<{ user: UserRecord; returnUrl: string }> {
       const idp = idpOf(slug);
-      if (query.get('error')) throw new OidcError('idp_error', `${idp.displayName} refused the login: ${query.get('error_description') ?? query.get('error')}`);
+      if (query.get('error'))
+        throw new OidcError('idp_error', `${idp.displayName} refused the login: ${query.get('error_description') ?? query.get('error')}`);
       if (!flow) throw new OidcError('missing_flow', 'the login took too long or cookies are blocked; start again');
-      if (query.get('state') !== flow.state) throw new OidcError('state_mismatch', 'the login response does not belong to this browser; start again');
+      if (query.get('state') !== flow.state)
+        throw new OidcError('state_mismatch', 'the login response does not belong to this browser; start again');
       if (!isSafeReturnUrl(flow.returnUrl)) throw new OidcError('unsafe_return_url', 'returnUrl must be a relative path on this server');
       const configuration = await configurationOf(idp);
       const callback = new URL(redirectUri(idp, requestOrigin));
@@ -171,7 +192,8 @@ export function createOidcService({ config, users, onError }: Dependencies) {
         accessToken = tokens.access_token;
       } catch (error) {
         onError?.(error, idp.slug);
-        if (error instanceof oidc.ResponseBodyError) throw new OidcError('token_exchange_failed', `${idp.displayName} did not accept the login code`);
+        if (error instanceof oidc.ResponseBodyError)
+          throw new OidcError('token_exchange_failed', `${idp.displayName} did not accept the login code`);
         throw new OidcError('invalid_id_token', `the identity token from ${idp.displayName} did not pass verification`);
       }
       if (!claims) throw new OidcError('invalid_id_token', `${idp.displayName} sent no identity token`);

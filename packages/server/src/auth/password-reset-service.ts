@@ -62,7 +62,7 @@ export function createPasswordResetService({ config, users, resets, sessions, ma
       if (!record || record.usedAt !== null || Date.parse(record.expiresAt) <= now.getTime()) throw invalid();
       if (problem) throw new HttpError(422, problem);
       const user = await users.findActiveById(record.userId);
-      if (!user || user.authMethod !== 'LOCAL') throw invalid();
+      if (user?.authMethod !== 'LOCAL') throw invalid();
       if (!(await resets.markUsed(hashToken(token), now.toISOString()))) throw invalid();
       const hashed = await hashPassword(password as string);
       await users.update(user.id, { passwordHash: hashed.hash, passwordSalt: hashed.salt, passwordNeedsReset: false }, now.toISOString());

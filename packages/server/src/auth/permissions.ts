@@ -92,7 +92,10 @@ export const PERMISSIONS: Readonly<Record<RouteKey, RouteRule>> = {
   'POST /v1/projects': { access: 'any', rule: 'project data' },
   'GET /v1/projects/:project_identifier': { access: 'any', rule: 'project data' },
   'PUT /v1/projects/:project_identifier': { access: 'any', rule: 'project data' },
-  'DELETE /v1/projects/:project_identifier': { access: 'any', rule: 'project data (the default project cannot be deleted: projects-service)' },
+  'DELETE /v1/projects/:project_identifier': {
+    access: 'any',
+    rule: 'project data (the default project cannot be deleted: projects-service)',
+  },
   'GET /v1/projects/:project_identifier/summary': { access: 'any', rule: 'project data' },
   'GET /v1/projects/:project_identifier/timeseries': { access: 'any', rule: 'project data' },
   'GET /v1/projects/:project_identifier/spans': { access: 'any', rule: 'project data' },

@@ -70,7 +70,9 @@ export function createSessionsService({ config, users, sessions, loginFailures, 
       const failures = email ? await loginFailures.find(email) : undefined;
       if (failures?.lockedUntil && Date.parse(failures.lockedUntil) > now.getTime()) {
         const seconds = Math.ceil((Date.parse(failures.lockedUntil) - now.getTime()) / 1000);
-        throw new HttpError(429, `too many failed logins for this email; try again in ${seconds} seconds`, { 'retry-after': String(seconds) });
+        throw new HttpError(429, `too many failed logins for this email; try again in ${seconds} seconds`, {
+          'retry-after': String(seconds),
+        });
       }
       const user = email ? await users.findByEmail(email) : undefined;
       const usable = user && user.deletedAt === null && user.authMethod === 'LOCAL' && user.passwordHash && user.passwordSalt;
@@ -106,7 +108,7 @@ export function createSessionsService({ config, users, sessions, loginFailures, 
       const claims = await jwt.verify(refreshToken, 'refresh');
       if (!claims) throw invalid();
       const record = await sessions.findToken(claims.jti);
-      if (!record || record.kind !== 'refresh' || record.sessionRevokedAt !== null) throw invalid();
+      if (record?.kind !== 'refresh' || record.sessionRevokedAt !== null) throw invalid();
       if (Date.parse(record.expiresAt) <= now.getTime()) throw invalid();
       const user = await users.findActiveById(record.userId);
       if (!user) throw invalid();
@@ -121,7 +123,8 @@ export function createSessionsService({ config, users, sessions, loginFailures, 
 
     /** Revokes the session the given access or refresh token belongs to (if any). */
     async logout(accessToken: string | undefined, refreshToken: string | undefined, now = new Date()): Promise<void> {
-      const claims = (accessToken && (await jwt.verify(accessToken, 'access'))) || (refreshToken && (await jwt.verify(refreshToken, 'refresh')));
+      const claims =
+        (accessToken && (await jwt.verify(accessToken, 'access'))) || (refreshToken && (await jwt.verify(refreshToken, 'refresh')));
       if (!claims) return;
       const record = await sessions.findToken(claims.jti);
       if (!record) return;

@@ -3,7 +3,13 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.js';
 import { isUniqueViolation } from '../db/errors.js';
 import { createApiKeysRepository } from '../db/repositories/api-keys-repository.js';
-import { createUsersRepository, type AuthMethod, type Role, type UserRecord, type UsersRepository } from '../db/repositories/users-repository.js';
+import {
+  createUsersRepository,
+  type AuthMethod,
+  type Role,
+  type UserRecord,
+  type UsersRepository,
+} from '../db/repositories/users-repository.js';
 import { HttpError } from '../http/errors.js';
 import type { Authenticator } from './authenticator.js';
 import { isPlausibleEmail, normalizeEmail } from './emails.js';
@@ -201,9 +207,10 @@ export function createUsersService({ db, users, sessions, authenticator }: Depen
       if (input.password !== undefined) {
         if (user.authMethod !== 'LOCAL') throw invalid('users who sign in through an identity provider have no password here');
         if (input.currentPassword === undefined) throw invalid('current_password is required to change the password');
-        const matches = user.passwordHash && user.passwordSalt
-          ? await verifyPassword(input.currentPassword, { hash: user.passwordHash, salt: user.passwordSalt })
-          : false;
+        const matches =
+          user.passwordHash && user.passwordSalt
+            ? await verifyPassword(input.currentPassword, { hash: user.passwordHash, salt: user.passwordSalt })
+            : false;
         if (!matches) throw new HttpError(403, 'current password is incorrect');
       }
       const username = input.username !== undefined ? parseUsername(input.username) : undefined;
@@ -220,7 +227,8 @@ export function createUsersService({ db, users, sessions, authenticator }: Depen
       const role = input.role !== undefined ? parseRole(input.role) : undefined;
       const roleChanges = role !== undefined && role !== user.role;
       if (roleChanges && user.id === actor.user.id) throw new HttpError(409, 'you cannot change your own role');
-      if (input.password !== undefined && user.authMethod !== 'LOCAL') throw invalid('users who sign in through an identity provider have no password here');
+      if (input.password !== undefined && user.authMethod !== 'LOCAL')
+        throw invalid('users who sign in through an identity provider have no password here');
       const username = input.username !== undefined ? parseUsername(input.username) : undefined;
       const password = input.password !== undefined ? await hashedPassword(input.password) : undefined;
       const changes = {

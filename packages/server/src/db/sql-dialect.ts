@@ -32,7 +32,9 @@ export function sqlDialect(dialect: Dialect) {
 
     /** The attribute `key` of the JSON column as text (numbers and booleans as their JSON text in PostgreSQL). */
     attributeText(column: string, key: string): RawBuilder<string | null> {
-      return pg ? sql<string | null>`(${sql.ref(column)} ->> cast(${key} as text))` : sql<string | null>`json_extract(${sql.ref(column)}, ${sqlitePath(key)})`;
+      return pg
+        ? sql<string | null>`(${sql.ref(column)} ->> cast(${key} as text))`
+        : sql<string | null>`json_extract(${sql.ref(column)}, ${sqlitePath(key)})`;
     },
 
     /** True when the attribute `key` holds one of the given scalars (same JSON type, numbers by value). */
@@ -55,7 +57,9 @@ export function sqlDialect(dialect: Dialect) {
 
     /** Case-insensitive substring test on a text column; `needle` must already be lower case. */
     containsLowerCase(column: string, needle: string): RawBuilder<SqlBool> {
-      return pg ? sql<SqlBool>`strpos(lower(${sql.ref(column)}), ${needle}) > 0` : sql<SqlBool>`instr(lower(${sql.ref(column)}), ${needle}) > 0`;
+      return pg
+        ? sql<SqlBool>`strpos(lower(${sql.ref(column)}), ${needle}) > 0`
+        : sql<SqlBool>`instr(lower(${sql.ref(column)}), ${needle}) > 0`;
     },
 
     /** A JSON document bound for insertion into a JSON column (text in SQLite, jsonb in PostgreSQL). */

@@ -26,7 +26,9 @@ export function installErrorHandlers(app: FastifyInstance): void {
     }
     if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
       const type = request.headers['content-type'];
-      return reply.code(415).send({ detail: type ? `unsupported content type "${type}"` : 'the request has a body but no Content-Type header' });
+      return reply
+        .code(415)
+        .send({ detail: type ? `unsupported content type "${type}"` : 'the request has a body but no Content-Type header' });
     }
     const known = error.code ? CLIENT_ERRORS[error.code] : undefined;
     if (known) return reply.code(known[0]).send({ detail: known[1](error) });

@@ -15,7 +15,12 @@ export function storableDeep(value: unknown): unknown {
   if (value !== null && typeof value === 'object') {
     const result: Record<string, unknown> = {};
     for (const [key, item] of Object.entries(value)) {
-      Object.defineProperty(result, storableString(key), { value: storableDeep(item), enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(result, storableString(key), {
+        value: storableDeep(item),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     }
     return result;
   }

@@ -1,11 +1,5 @@
 /** Decodes OTLP protobuf trace exports (HTTP body or gRPC message) into the shared model. */
-import {
-  ExportTraceServiceRequest,
-  type PbAnyValue,
-  type PbKeyValue,
-  type PbLong,
-  type PbExportRequest,
-} from './otlp-schema.js';
+import { ExportTraceServiceRequest, type PbAnyValue, type PbKeyValue, type PbLong, type PbExportRequest } from './otlp-schema.js';
 import {
   OtlpDecodeError,
   int64Value,

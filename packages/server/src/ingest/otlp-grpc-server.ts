@@ -48,7 +48,8 @@ export async function startOtlpGrpcServer(options: GrpcServerOptions): Promise<G
     if (options.authorize) {
       const header = call.metadata.get('authorization')[0];
       options.authorize(typeof header === 'string' ? header : undefined).then(
-        (verdict) => (verdict === 'ok' ? exportSpans(call, callback, fail) : fail(grpc.status.UNAUTHENTICATED, 'a valid API key is required')),
+        (verdict) =>
+          verdict === 'ok' ? exportSpans(call, callback, fail) : fail(grpc.status.UNAUTHENTICATED, 'a valid API key is required'),
         (error: unknown) => {
           if (error instanceof HttpError && error.statusCode === 403) return fail(grpc.status.PERMISSION_DENIED, error.detail);
           options.onError?.(error);

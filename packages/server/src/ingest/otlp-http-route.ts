@@ -18,12 +18,17 @@ const EMPTY_PROTOBUF_RESPONSE = Buffer.from(ExportTraceServiceResponse.encode({}
 /** Registers the OTLP/HTTP trace route in its own scope, with its own body parsers. */
 export async function otlpHttpRoutes(app: FastifyInstance, options: { ingest: IngestService; maxBodyBytes: number }) {
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser([...PROTOBUF_TYPES, 'application/json'], { parseAs: 'buffer', bodyLimit: options.maxBodyBytes }, (_request, body, done) =>
-    done(null, body),
+  app.addContentTypeParser(
+    [...PROTOBUF_TYPES, 'application/json'],
+    { parseAs: 'buffer', bodyLimit: options.maxBodyBytes },
+    (_request, body, done) => done(null, body),
   );
   app.addContentTypeParser('*', (request, _payload, done) =>
     done(
-      new HttpError(415, `unsupported content type "${request.headers['content-type'] ?? ''}": OTLP/HTTP accepts application/x-protobuf or application/json`),
+      new HttpError(
+        415,
+        `unsupported content type "${request.headers['content-type'] ?? ''}": OTLP/HTTP accepts application/x-protobuf or application/json`,
+      ),
       undefined,
     ),
   );

@@ -99,7 +99,11 @@ export const ExportTraceServiceRequest = root.lookupType('opentelemetry.proto.Ex
 export const ExportTraceServiceResponse = root.lookupType('opentelemetry.proto.ExportTraceServiceResponse');
 
 /** Decoded shapes, as protobufjs produces them (camelCase, 64-bit values as Long). */
-export interface PbLong { low: number; high: number; unsigned?: boolean }
+export interface PbLong {
+  low: number;
+  high: number;
+  unsigned?: boolean;
+}
 export interface PbAnyValue {
   value?: 'stringValue' | 'boolValue' | 'intValue' | 'doubleValue' | 'arrayValue' | 'kvlistValue' | 'bytesValue';
   stringValue?: string;
@@ -110,8 +114,15 @@ export interface PbAnyValue {
   kvlistValue?: { values: PbKeyValue[] };
   bytesValue?: Uint8Array;
 }
-export interface PbKeyValue { key: string; value?: PbAnyValue | null }
-export interface PbEvent { timeUnixNano: PbLong | number; name: string; attributes: PbKeyValue[] }
+export interface PbKeyValue {
+  key: string;
+  value?: PbAnyValue | null;
+}
+export interface PbEvent {
+  timeUnixNano: PbLong | number;
+  name: string;
+  attributes: PbKeyValue[];
+}
 export interface PbSpan {
   traceId: Uint8Array;
   spanId: Uint8Array;
@@ -128,4 +139,6 @@ export interface PbResourceSpans {
   resource?: { attributes: PbKeyValue[] } | null;
   scopeSpans: { spans: PbSpan[] }[];
 }
-export interface PbExportRequest { resourceSpans: PbResourceSpans[] }
+export interface PbExportRequest {
+  resourceSpans: PbResourceSpans[];
+}

@@ -67,7 +67,11 @@ export class PostgresSpanWriter implements SpanWriter {
   private async projectId(client: pg.PoolClient, name: string): Promise<number> {
     let id = this.projectIds.get(name);
     if (id === undefined) {
-      const result = await client.query<{ id: number }>({ name: 'upsert-project', text: UPSERT_PROJECT, values: [name, new Date().toISOString()] });
+      const result = await client.query<{ id: number }>({
+        name: 'upsert-project',
+        text: UPSERT_PROJECT,
+        values: [name, new Date().toISOString()],
+      });
       id = Number(result.rows[0]!.id);
       this.projectIds.set(name, id);
     }

@@ -26,7 +26,17 @@ export const DEFAULT_PROJECT_NAME = 'default';
 
 /** The OpenInference span kinds, plus UNKNOWN for spans that carry none. */
 export const SPAN_KINDS = [
-  'LLM', 'CHAIN', 'TOOL', 'RETRIEVER', 'RERANKER', 'EMBEDDING', 'AGENT', 'GUARDRAIL', 'EVALUATOR', 'PROMPT', 'UNKNOWN',
+  'LLM',
+  'CHAIN',
+  'TOOL',
+  'RETRIEVER',
+  'RERANKER',
+  'EMBEDDING',
+  'AGENT',
+  'GUARDRAIL',
+  'EVALUATOR',
+  'PROMPT',
+  'UNKNOWN',
 ] as const;
 const KNOWN_KINDS: ReadonlySet<string> = new Set(SPAN_KINDS);
 
@@ -55,7 +65,7 @@ export function toSpanRows(resources: DecodedResourceSpans[], headerProject?: st
       const isLlm = spanKind === 'LLM';
       const prompt = isLlm ? tokenCount(span.attributes['llm.token_count.prompt']) : null;
       const completion = isLlm ? tokenCount(span.attributes['llm.token_count.completion']) : null;
-      const total = isLlm ? tokenCount(span.attributes['llm.token_count.total']) ?? sumOrNull(prompt, completion) : null;
+      const total = isLlm ? (tokenCount(span.attributes['llm.token_count.total']) ?? sumOrNull(prompt, completion)) : null;
       rows.push({
         projectName,
         traceId: span.traceId,

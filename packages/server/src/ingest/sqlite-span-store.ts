@@ -66,9 +66,21 @@ export class SqliteSpanStore {
     for (const row of rows) {
       const trace = traceRows.get(row.traceId)!;
       this.insertSpan.run(
-        trace.id, trace.project_id, row.spanId, row.parentId, row.name, row.spanKind, row.startTime, row.endTime,
-        row.statusCode, row.statusMessage, row.attributes, row.events,
-        row.tokenCountPrompt, row.tokenCountCompletion, row.tokenCountTotal,
+        trace.id,
+        trace.project_id,
+        row.spanId,
+        row.parentId,
+        row.name,
+        row.spanKind,
+        row.startTime,
+        row.endTime,
+        row.statusCode,
+        row.statusMessage,
+        row.attributes,
+        row.events,
+        row.tokenCountPrompt,
+        row.tokenCountCompletion,
+        row.tokenCountTotal,
       );
     }
   }

@@ -21,7 +21,8 @@ export function parseAttributeFilter(text: string): AttributeFilter {
   const key = text.slice(0, colon);
   const raw = text.slice(colon + 1);
   if (key === '') throw new HttpError(422, 'invalid attribute filter: the key must not be empty');
-  if (raw === '') throw new HttpError(422, `invalid attribute filter "${key}:": the value must not be empty (send "" for the empty string)`);
+  if (raw === '')
+    throw new HttpError(422, `invalid attribute filter "${key}:": the value must not be empty (send "" for the empty string)`);
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw);

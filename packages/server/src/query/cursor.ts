@@ -18,7 +18,8 @@ export function encodeCursor(kind: string, position: KeysetPosition): string {
 /** The position a cursor names, or undefined for the first page; 422 for anything else. */
 export function decodeCursor(kind: string, cursor: string | undefined): KeysetPosition | undefined {
   if (cursor === undefined || cursor === '') return undefined;
-  const invalid = () => new HttpError(422, `invalid cursor "${cursor.slice(0, 60)}": pass the next_cursor of a previous page of the same list`);
+  const invalid = () =>
+    new HttpError(422, `invalid cursor "${cursor.slice(0, 60)}": pass the next_cursor of a previous page of the same list`);
   if (cursor.length > 200 || !BASE64URL.test(cursor)) throw invalid();
   const text = Buffer.from(cursor, 'base64url').toString('utf8');
   const prefix = `${kind}:`;
@@ -31,7 +32,12 @@ export function decodeCursor(kind: string, cursor: string | undefined): KeysetPo
 }
 
 /** Splits rows fetched with limit + 1 into the page and the cursor of the row after it. */
-export function keysetPage<T>(kind: string, rows: T[], limit: number, positionOf: (row: T) => KeysetPosition): { rows: T[]; nextCursor: string | null } {
+export function keysetPage<T>(
+  kind: string,
+  rows: T[],
+  limit: number,
+  positionOf: (row: T) => KeysetPosition,
+): { rows: T[]; nextCursor: string | null } {
   if (rows.length <= limit) return { rows, nextCursor: null };
   return { rows: rows.slice(0, limit), nextCursor: encodeCursor(kind, positionOf(rows[limit]!)) };
 }

@@ -57,7 +57,11 @@ const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400 }
 export function parseInterval(text: string): number {
   const match = /^(\d{1,9})([smhd]?)$/.exec(text.trim());
   const seconds = match ? Number(match[1]) * UNIT_SECONDS[match[2] || 's']! : 0;
-  if (!match || seconds < 1) throw new HttpError(422, `interval must be a whole number of seconds or a duration such as 30s, 5m, 1h, 1d (got "${text.slice(0, 40)}")`);
+  if (!match || seconds < 1)
+    throw new HttpError(
+      422,
+      `interval must be a whole number of seconds or a duration such as 30s, 5m, 1h, 1d (got "${text.slice(0, 40)}")`,
+    );
   return seconds;
 }
 
@@ -69,10 +73,21 @@ function ratio(part: number, whole: number): number {
 
 export type MetricsService = ReturnType<typeof createMetricsService>;
 
-export function createMetricsService({ metrics, projects, now = nowNanos }: { metrics: ProjectMetricsRepository; projects: ProjectsService; now?: () => bigint }) {
+export function createMetricsService({
+  metrics,
+  projects,
+  now = nowNanos,
+}: {
+  metrics: ProjectMetricsRepository;
+  projects: ProjectsService;
+  now?: () => bigint;
+}) {
   return {
     /** Totals of the spans and traces that start in [start_time, end_time) (all time when absent). */
-    async summary(projectIdentifier: string, params: { start_time?: string | undefined; end_time?: string | undefined }): Promise<ProjectSummary> {
+    async summary(
+      projectIdentifier: string,
+      params: { start_time?: string | undefined; end_time?: string | undefined },
+    ): Promise<ProjectSummary> {
       const { start, end } = parseTimeRange(params);
       const project = await projects.resolve(projectIdentifier);
       const range = { projectId: project.id, startTime: start, endTime: end };
@@ -110,7 +125,10 @@ export function createMetricsService({ metrics, projects, now = nowNanos }: { me
             tokenCountCompletion: row.tokenCountCompletion,
             tokenCountTotal: row.tokenCountTotal,
           }))
-          .sort((a, b) => b.tokenCountTotal - a.tokenCountTotal || b.spanCount - a.spanCount || String(a.modelName).localeCompare(String(b.modelName))),
+          .sort(
+            (a, b) =>
+              b.tokenCountTotal - a.tokenCountTotal || b.spanCount - a.spanCount || String(a.modelName).localeCompare(String(b.modelName)),
+          ),
       };
     },
 
@@ -131,13 +149,18 @@ export function createMetricsService({ metrics, projects, now = nowNanos }: { me
       if (params.interval !== undefined && params.interval !== '') {
         seconds = parseInterval(params.interval);
       } else {
-        seconds = AUTO_INTERVALS_SECONDS.find((candidate) => (end - start) / (BigInt(candidate) * NANOS_PER_SECOND) < 120n) ?? AUTO_INTERVALS_SECONDS.at(-1)!;
+        seconds =
+          AUTO_INTERVALS_SECONDS.find((candidate) => (end - start) / (BigInt(candidate) * NANOS_PER_SECOND) < 120n) ??
+          AUTO_INTERVALS_SECONDS.at(-1)!;
       }
       const width = BigInt(seconds) * NANOS_PER_SECOND;
       const origin = start - (start % width);
       const bucketCount = Number((end - origin + width - 1n) / width);
       if (bucketCount > MAX_BUCKETS) {
-        throw new HttpError(422, `the range holds ${bucketCount} buckets of ${seconds} s; at most ${MAX_BUCKETS} are allowed: use a larger interval`);
+        throw new HttpError(
+          422,
+          `the range holds ${bucketCount} buckets of ${seconds} s; at most ${MAX_BUCKETS} are allowed: use a larger interval`,
+        );
       }
       const project = await projects.resolve(projectIdentifier);
       const range = { projectId: project.id, startTime: origin, endTime: end };

@@ -1,7 +1,11 @@
 /** Span annotations: upsert a batch (all or nothing), list those of a project's spans. */
 import type { Kysely } from 'kysely';
 import type { Dialect } from '../config.js';
-import { createSpanAnnotationsRepository, type AnnotatorKind, type SpanAnnotationRecord } from '../db/repositories/span-annotations-repository.js';
+import {
+  createSpanAnnotationsRepository,
+  type AnnotatorKind,
+  type SpanAnnotationRecord,
+} from '../db/repositories/span-annotations-repository.js';
 import { createSpansRepository } from '../db/repositories/spans-repository.js';
 import type { DB } from '../db/schema.js';
 import { HttpError } from '../http/errors.js';
@@ -11,7 +15,10 @@ export interface SpanAnnotationData {
   span_id: string;
   name: string;
   annotator_kind: AnnotatorKind;
-  result?: { label?: string | null | undefined; score?: number | null | undefined; explanation?: string | null | undefined } | null | undefined;
+  result?:
+    | { label?: string | null | undefined; score?: number | null | undefined; explanation?: string | null | undefined }
+    | null
+    | undefined;
   metadata?: Record<string, unknown> | null | undefined;
   identifier?: string | undefined;
 }
@@ -92,8 +99,10 @@ export function createSpanAnnotationsService(deps: { db: Kysely<DB>; dialect: Di
     async list(projectIdentifier: string, params: SpanAnnotationListParams): Promise<SpanAnnotationRecord[]> {
       const spanIds = [...new Set((params.span_ids ?? []).map((id) => id.trim().toLowerCase()).filter((id) => id !== ''))];
       const identifiers = [...new Set(params.identifier ?? [])];
-      if (spanIds.length > MAX_FILTER_VALUES) throw new HttpError(422, `too many span_ids: ${spanIds.length} (at most ${MAX_FILTER_VALUES})`);
-      if (identifiers.length > MAX_FILTER_VALUES) throw new HttpError(422, `too many identifiers: ${identifiers.length} (at most ${MAX_FILTER_VALUES})`);
+      if (spanIds.length > MAX_FILTER_VALUES)
+        throw new HttpError(422, `too many span_ids: ${spanIds.length} (at most ${MAX_FILTER_VALUES})`);
+      if (identifiers.length > MAX_FILTER_VALUES)
+        throw new HttpError(422, `too many identifiers: ${identifiers.length} (at most ${MAX_FILTER_VALUES})`);
       if (spanIds.length === 0 && identifiers.length === 0) throw new HttpError(422, 'at least one of span_ids or identifier is required');
       const project = await projects.resolve(projectIdentifier);
       const rows = await annotations.list({

@@ -43,7 +43,8 @@ export function createSpansService({ spans, projects }: { spans: SpansRepository
       const from = decodeCursor(kind, params.cursor);
       const range = parseTimeRange(params);
       const attributes = (params.attribute ?? []).map(parseAttributeFilter);
-      const parentId = params.parent_id === undefined ? undefined : params.parent_id === 'null' ? null : params.parent_id.trim().toLowerCase();
+      const parentId =
+        params.parent_id === undefined ? undefined : params.parent_id === 'null' ? null : params.parent_id.trim().toLowerCase();
       const project = await projects.resolve(projectIdentifier);
       const rows = await spans.list(
         {

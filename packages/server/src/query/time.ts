@@ -4,8 +4,7 @@ import { nanosToIso } from '../ingest/otlp-model.js';
 
 export { nanosToIso };
 
-const ISO =
-  /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?)?(?:([Zz])|([+\- ])(\d{2}):?(\d{2}))?$/;
+const ISO = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?)?(?:([Zz])|([+\- ])(\d{2}):?(\d{2}))?$/;
 
 /**
  * Nanoseconds since the epoch of an ISO 8601 date or date-time, or null when the text is not one.

@@ -107,7 +107,8 @@ export function createTracesService(deps: { traces: TracesRepository; spans: Spa
       const id = fromGlobalId('Trace', traceIdentifier);
       let trace: TraceRecord | undefined;
       if (id !== null) trace = await traces.findInProject(project.id, { id });
-      else if (HEX_TRACE_ID.test(traceIdentifier)) trace = await traces.findInProject(project.id, { traceId: traceIdentifier.toLowerCase() });
+      else if (HEX_TRACE_ID.test(traceIdentifier))
+        trace = await traces.findInProject(project.id, { traceId: traceIdentifier.toLowerCase() });
       if (!trace) throw new HttpError(404, `trace ${JSON.stringify(traceIdentifier)} not found in project ${JSON.stringify(project.name)}`);
       // Aggregates come from the same rows as the span list, so the two always agree.
       const traceSpans = await spans.listOfTrace(trace.id);

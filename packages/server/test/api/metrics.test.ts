@@ -22,9 +22,21 @@ describeEachDialect('project metrics API', (server) => {
     for (let i = 0; i < 10; i++) {
       const traceId = newTraceId();
       const rootId = newSpanId();
-      spans.push({ traceId, spanId: rootId, name: 'root', kind: 'CHAIN', start: at(i * MINUTE), duration: BigInt((i + 1) * 10) * 1_000_000n });
       spans.push({
-        traceId, parentSpanId: rootId, name: 'llm', kind: 'LLM', start: at(i * MINUTE + 1), status: i === 2 || i === 5 ? 'ERROR' : 'OK',
+        traceId,
+        spanId: rootId,
+        name: 'root',
+        kind: 'CHAIN',
+        start: at(i * MINUTE),
+        duration: BigInt((i + 1) * 10) * 1_000_000n,
+      });
+      spans.push({
+        traceId,
+        parentSpanId: rootId,
+        name: 'llm',
+        kind: 'LLM',
+        start: at(i * MINUTE + 1),
+        status: i === 2 || i === 5 ? 'ERROR' : 'OK',
         attributes: {
           ...(i < 9 ? { 'llm.model_name': i % 2 === 0 ? 'gpt' : 'claude' } : {}),
           'llm.token_count.prompt': (i + 1) * 10,
@@ -85,7 +97,15 @@ describeEachDialect('project metrics API', (server) => {
   it('summarises an empty range with zeros and null percentiles', async () => {
     const { data } = await getOk(url(), `${base()}/summary?start_time=2030-01-01T00:00:00Z`);
     assert.deepEqual(
-      [data.span_count, data.trace_count, data.error_count, data.error_rate, data.latency_ms_p50, data.latency_ms_p99, data.token_count_total],
+      [
+        data.span_count,
+        data.trace_count,
+        data.error_count,
+        data.error_rate,
+        data.latency_ms_p50,
+        data.latency_ms_p99,
+        data.token_count_total,
+      ],
       [0, 0, 0, 0, null, null, 0],
     );
     assert.deepEqual([data.span_kinds, data.models], [[], []]);
@@ -98,7 +118,9 @@ describeEachDialect('project metrics API', (server) => {
     assert.deepEqual([data.span_count, data.trace_count, data.error_count, data.token_count_total], [3, 1, 1, 150]);
     close(data.latency_ms_p50, 2876.543211, 'p50');
     close(data.latency_ms_p99, 2876.543211, 'p99');
-    assert.deepEqual(data.models, [{ model_name: 'gpt-4o-mini', span_count: 1, token_count_prompt: 120, token_count_completion: 30, token_count_total: 150 }]);
+    assert.deepEqual(data.models, [
+      { model_name: 'gpt-4o-mini', span_count: 1, token_count_prompt: 120, token_count_completion: 30, token_count_total: 150 },
+    ]);
   });
 
   it('buckets the figures by interval, listing empty buckets', async () => {
@@ -109,10 +131,20 @@ describeEachDialect('project metrics API', (server) => {
     assert.equal(data.buckets.length, 6);
     assert.deepEqual(
       data.buckets.map((bucket: { start_time: string; end_time: string }) => [bucket.start_time, bucket.end_time]),
-      [0, 2, 4, 6, 8, 10].map((m) => [`2025-11-22T00:${String(m).padStart(2, '0')}:00.000000000Z`, `2025-11-22T00:${String(m + 2).padStart(2, '0')}:00.000000000Z`]),
+      [0, 2, 4, 6, 8, 10].map((m) => [
+        `2025-11-22T00:${String(m).padStart(2, '0')}:00.000000000Z`,
+        `2025-11-22T00:${String(m + 2).padStart(2, '0')}:00.000000000Z`,
+      ]),
     );
     assert.deepEqual(
-      data.buckets.map((bucket: Record<string, number>) => [bucket.span_count, bucket.trace_count, bucket.error_count, bucket.token_count_prompt, bucket.token_count_completion, bucket.token_count_total]),
+      data.buckets.map((bucket: Record<string, number>) => [
+        bucket.span_count,
+        bucket.trace_count,
+        bucket.error_count,
+        bucket.token_count_prompt,
+        bucket.token_count_completion,
+        bucket.token_count_total,
+      ]),
       [
         [5, 2, 0, 30, 3, 33],
         [4, 2, 1, 70, 7, 77],
@@ -151,7 +183,10 @@ describeEachDialect('project metrics API', (server) => {
     const auto = await getOk(url(), `${base()}/timeseries?start_time=2025-11-22T00:00:00Z&end_time=2025-11-22T00:10:00Z`);
     assert.equal(auto.data.interval_seconds, 10);
     assert.equal(auto.data.buckets.length, 60);
-    assert.equal(auto.data.buckets.reduce((sum: number, bucket: { span_count: number }) => sum + bucket.span_count, 0), 21);
+    assert.equal(
+      auto.data.buckets.reduce((sum: number, bucket: { span_count: number }) => sum + bucket.span_count, 0),
+      21,
+    );
     const before = Date.now();
     const recent = await getOk(url(), `${base()}/timeseries?interval=1h`);
     const end = Date.parse(recent.data.end_time);

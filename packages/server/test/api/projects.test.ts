@@ -56,7 +56,15 @@ describeEachDialect('projects API', (server) => {
     assert.equal((await getOk(url(), `/v1/projects/${encodeURIComponent(`${name}\u0000x`)}`)).data.id, created.body.data.id);
     expectError(await request(url(), 'GET', '/v1/projects/%00'), 404);
     assert.equal((await getOk(url(), '/v1/projects?name_contains=%00')).next_cursor, null);
-    assert.deepEqual((await getOk(url(), `/v1/projects/${created.body.data.id}/spans?name=%00&trace_id=%00&attribute=${encodeURIComponent('k\u0000:v\u0000')}`)).data, []);
+    assert.deepEqual(
+      (
+        await getOk(
+          url(),
+          `/v1/projects/${created.body.data.id}/spans?name=%00&trace_id=%00&attribute=${encodeURIComponent('k\u0000:v\u0000')}`,
+        )
+      ).data,
+      [],
+    );
   });
 
   it('answers 404 for unknown projects, by name or id', async () => {

@@ -3,7 +3,16 @@ import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
 import { describeEachDialect } from '../helpers/server.js';
 import {
-  AUTH_ENV, anonymous, bearerClient, createActiveUser, createSystemKey, expectStatus, sessionOf, setupDefaultAdmin, unique, type TestUser,
+  AUTH_ENV,
+  anonymous,
+  bearerClient,
+  createActiveUser,
+  createSystemKey,
+  expectStatus,
+  sessionOf,
+  setupDefaultAdmin,
+  unique,
+  type TestUser,
 } from '../helpers/auth.js';
 import { at, newTraceId, otlpJson } from '../helpers/query.js';
 
@@ -35,7 +44,9 @@ interface Operation {
 describeEachDialect('query API documentation', (server) => {
   it('lists every query route in the OpenAPI document with its operationId, parameters and response schema', async () => {
     const document = (await (await fetch(`${server().url}/openapi.json`)).json()) as { paths: Record<string, Record<string, Operation>> };
-    const operationIds = Object.values(document.paths).flatMap((methods) => Object.values(methods).map((operation) => operation.operationId));
+    const operationIds = Object.values(document.paths).flatMap((methods) =>
+      Object.values(methods).map((operation) => operation.operationId),
+    );
     for (const [method, path, operationId] of ROUTES) {
       const operation = document.paths[path]?.[method];
       assert.ok(operation, `${method.toUpperCase()} ${path} is documented`);
@@ -52,12 +63,36 @@ describeEachDialect('query API documentation', (server) => {
       }
     }
     const spans = document.paths['/v1/projects/{project_identifier}/spans']!.get!;
-    const queryNames = spans.parameters!.filter((parameter) => parameter.in === 'query').map((parameter) => parameter.name).sort();
-    assert.deepEqual(queryNames, ['attribute', 'cursor', 'end_time', 'limit', 'name', 'order', 'parent_id', 'span_id', 'span_kind', 'start_time', 'status_code', 'trace_id']);
+    const queryNames = spans
+      .parameters!.filter((parameter) => parameter.in === 'query')
+      .map((parameter) => parameter.name)
+      .sort();
+    assert.deepEqual(queryNames, [
+      'attribute',
+      'cursor',
+      'end_time',
+      'limit',
+      'name',
+      'order',
+      'parent_id',
+      'span_id',
+      'span_kind',
+      'start_time',
+      'status_code',
+      'trace_id',
+    ]);
     const limit = spans.parameters!.find((parameter) => parameter.name === 'limit')!.schema!;
     assert.deepEqual([limit.minimum, limit.maximum, limit.default], [1, 1000, 100]);
     const spanSchema = JSON.stringify(spans.responses!['200']!.content!['application/json']!.schema);
-    for (const field of ['context', 'trace_id', 'latency_ms', 'token_count_prompt', 'token_count_completion', 'token_count_total', 'events']) {
+    for (const field of [
+      'context',
+      'trace_id',
+      'latency_ms',
+      'token_count_prompt',
+      'token_count_completion',
+      'token_count_total',
+      'events',
+    ]) {
       assert.ok(spanSchema.includes(`"${field}"`), `the Span schema documents ${field}`);
     }
     const annotate = document.paths['/v1/span_annotations']!.post!;
@@ -91,19 +126,35 @@ describeEachDialect(
     it('answers 401 on every query route without a credential', async () => {
       const client = anonymous(server().url);
       for (const [method, path] of ROUTES) {
-        const concrete = path.replace('{project_identifier}', encodeURIComponent(project)).replace('{span_identifier}', spanId).replace('{trace_identifier}', newTraceId());
-        const response = await client.request(method.toUpperCase(), concrete, method === 'get' || method === 'delete' ? {} : { body: { data: [], name: 'x' } });
+        const concrete = path
+          .replace('{project_identifier}', encodeURIComponent(project))
+          .replace('{span_identifier}', spanId)
+          .replace('{trace_identifier}', newTraceId());
+        const response = await client.request(
+          method.toUpperCase(),
+          concrete,
+          method === 'get' || method === 'delete' ? {} : { body: { data: [], name: 'x' } },
+        );
         expectStatus(response, 401, `${method.toUpperCase()} ${path}`);
       }
       expectStatus(await bearerClient(server().url, 'sk-sl-not-a-key').get('/v1/projects'), 401);
     });
 
     it('lets a system key, a member key and an admin session read and write project data', async () => {
-      for (const client of [bearerClient(server().url, systemKey), bearerClient(server().url, member.key), sessionOf(server().url, admin)]) {
+      for (const client of [
+        bearerClient(server().url, systemKey),
+        bearerClient(server().url, member.key),
+        sessionOf(server().url, admin),
+      ]) {
         const projects = expectStatus(await client.get('/v1/projects'), 200).body.data as { name: string }[];
         assert.ok(projects.some((candidate) => candidate.name === project));
-        const spans = expectStatus(await client.get(`/v1/projects/${encodeURIComponent(project)}/spans`), 200).body.data as { name: string }[];
-        assert.deepEqual(spans.map((span) => span.name), ['secured']);
+        const spans = expectStatus(await client.get(`/v1/projects/${encodeURIComponent(project)}/spans`), 200).body.data as {
+          name: string;
+        }[];
+        assert.deepEqual(
+          spans.map((span) => span.name),
+          ['secured'],
+        );
         expectStatus(await client.get(`/v1/spans/${spanId}`), 200);
         expectStatus(await client.get(`/v1/projects/${encodeURIComponent(project)}/summary`), 200);
         const created = expectStatus(await client.post('/v1/projects', { name: unique('made-with-auth') }), 200);
@@ -113,11 +164,18 @@ describeEachDialect(
 
     it('records the annotating user: null for a system key, the key owner for a user key', async () => {
       const annotate = async (token: string, name: string) =>
-        expectStatus(await bearerClient(server().url, token).post('/v1/span_annotations', { data: [{ span_id: spanId, name, annotator_kind: 'HUMAN', result: { score: 1 } }] }), 200);
+        expectStatus(
+          await bearerClient(server().url, token).post('/v1/span_annotations', {
+            data: [{ span_id: spanId, name, annotator_kind: 'HUMAN', result: { score: 1 } }],
+          }),
+          200,
+        );
       await annotate(systemKey, 'by-system');
       await annotate(member.key, 'by-member');
-      const rows = expectStatus(await bearerClient(server().url, systemKey).get(`/v1/projects/${encodeURIComponent(project)}/span_annotations?span_ids=${spanId}`), 200)
-        .body.data as { name: string; user_id: string | null }[];
+      const rows = expectStatus(
+        await bearerClient(server().url, systemKey).get(`/v1/projects/${encodeURIComponent(project)}/span_annotations?span_ids=${spanId}`),
+        200,
+      ).body.data as { name: string; user_id: string | null }[];
       assert.deepEqual(
         rows.map((row) => [row.name, row.user_id]),
         [

@@ -29,7 +29,11 @@ describeEachDialect('span annotations API', (server) => {
   before(async () => {
     state.project = unique('annotated');
     const traceId = newTraceId();
-    const spans = await sendSpans(url(), state.project, Array.from({ length: 5 }, (_, i) => ({ traceId, name: `s${i}`, start: at(i) })));
+    const spans = await sendSpans(
+      url(),
+      state.project,
+      Array.from({ length: 5 }, (_, i) => ({ traceId, name: `s${i}`, start: at(i) })),
+    );
     state.spanIds = spans.map((span) => span.spanId!);
     state.otherProject = unique('other');
     state.otherSpan = (await sendSpans(url(), state.otherProject, [{ traceId: newTraceId(), start: at(0) }]))[0]!.spanId!;
@@ -41,7 +45,13 @@ describeEachDialect('span annotations API', (server) => {
     const { spans } = await exportSampleTrace(makeExporter('http-json', url(), server().grpcUrl), { 'service.name': project }, 'an');
     const spanId = spans.find((span) => span.name === 'an llm')!.spanContext().spanId;
     const created = await post([
-      { span_id: spanId, name: 'correctness', annotator_kind: 'LLM', result: { label: 'correct', score: 0.75, explanation: 'matches' }, metadata: { model: 'judge', n: 2 } },
+      {
+        span_id: spanId,
+        name: 'correctness',
+        annotator_kind: 'LLM',
+        result: { label: 'correct', score: 0.75, explanation: 'matches' },
+        metadata: { model: 'judge', n: 2 },
+      },
     ]);
     assert.equal(created.status, 200, created.text);
     assert.equal(created.body.data.length, 1);
@@ -70,7 +80,16 @@ describeEachDialect('span annotations API', (server) => {
     const first = await post([{ span_id: spanId, name: 'tone', annotator_kind: 'HUMAN', result: { label: 'rude' }, identifier: 'rev-1' }]);
     const original = (await list(`span_ids=${spanId}&identifier=rev-1`)).data[0] as Annotation;
     await new Promise((resolve) => setTimeout(resolve, 5));
-    const again = await post([{ span_id: spanId, name: 'tone', annotator_kind: 'CODE', result: { label: 'polite', score: 1 }, identifier: 'rev-1', metadata: { v: 2 } }]);
+    const again = await post([
+      {
+        span_id: spanId,
+        name: 'tone',
+        annotator_kind: 'CODE',
+        result: { label: 'polite', score: 1 },
+        identifier: 'rev-1',
+        metadata: { v: 2 },
+      },
+    ]);
     assert.deepEqual(again.body.data, first.body.data, 'same id');
     const updated = (await list(`span_ids=${spanId}&identifier=rev-1`)).data as Annotation[];
     assert.equal(updated.length, 1);
@@ -85,7 +104,9 @@ describeEachDialect('span annotations API', (server) => {
       { span_id: spanId, name: 'length', annotator_kind: 'HUMAN', result: { score: 3 }, identifier: 'rev-1' },
     ]);
     assert.equal(new Set([first.body.data[0].id, ...other.body.data.map((row: { id: string }) => row.id)]).size, 4);
-    const names = (await list(`span_ids=${spanId}&include_annotation_names=tone`)).data.map((row: Annotation) => `${row.name}/${row.identifier}`);
+    const names = (await list(`span_ids=${spanId}&include_annotation_names=tone`)).data.map(
+      (row: Annotation) => `${row.name}/${row.identifier}`,
+    );
     assert.deepEqual(names, ['tone/', 'tone/rev-2', 'tone/rev-1']);
   });
 
@@ -101,7 +122,10 @@ describeEachDialect('span annotations API', (server) => {
     assert.equal(ids[0], ids[2]);
     assert.notEqual(ids[0], ids[1]);
     const rows = (await list(`span_ids=${spanId}&include_annotation_names=dup`)).data as Annotation[];
-    assert.deepEqual(rows.map((row) => row.result?.score), [3]);
+    assert.deepEqual(
+      rows.map((row) => row.result?.score),
+      [3],
+    );
     assert.deepEqual((await post([], '?sync=true')).body, { data: [] });
   });
 
@@ -109,7 +133,13 @@ describeEachDialect('span annotations API', (server) => {
     const spanId = state.spanIds[4];
     const name = unique('odd\u0000chars');
     const response = await post([
-      { span_id: spanId, name, annotator_kind: 'HUMAN', result: { label: 'a\u0000b', explanation: 'x\ud800y' }, metadata: { 'k\u0000': 'v\u0000' } },
+      {
+        span_id: spanId,
+        name,
+        annotator_kind: 'HUMAN',
+        result: { label: 'a\u0000b', explanation: 'x\ud800y' },
+        metadata: { 'k\u0000': 'v\u0000' },
+      },
     ]);
     assert.equal(response.status, 200, response.text);
     const stored = name.replace('\u0000', '\uFFFD');
@@ -160,20 +190,46 @@ describeEachDialect('span annotations API', (server) => {
     }
     assert.equal(new Set(created).size, 7);
     const identifiers = Array.from({ length: 7 }, (_, i) => `identifier=${encodeURIComponent(`${label}/${i}`)}`).join('&');
-    const everything = await collectPages<Annotation>(url(), `/v1/projects/${encodeURIComponent(state.project)}/span_annotations?${identifiers}`, 3);
+    const everything = await collectPages<Annotation>(
+      url(),
+      `/v1/projects/${encodeURIComponent(state.project)}/span_annotations?${identifiers}`,
+      3,
+    );
     assert.equal(everything.pages, 3);
-    assert.deepEqual(everything.items.map((row) => row.id), [...created].reverse());
+    assert.deepEqual(
+      everything.items.map((row) => row.id),
+      [...created].reverse(),
+    );
     const onA = (await list(`${identifiers}&span_ids=${a}`)).data as Annotation[];
-    assert.deepEqual(onA.map((row) => row.result?.score), [6, 3, 0]);
+    assert.deepEqual(
+      onA.map((row) => row.result?.score),
+      [6, 3, 0],
+    );
     const twoSpans = (await list(`${identifiers}&span_ids=${a}&span_ids=${b}`)).data as Annotation[];
-    assert.deepEqual(twoSpans.map((row) => row.result?.score), [6, 4, 3, 1, 0]);
-    const someIds = (await list(`identifier=${encodeURIComponent(`${label}/2`)}&identifier=${encodeURIComponent(`${label}/5`)}`)).data as Annotation[];
-    assert.deepEqual(someIds.map((row) => row.result?.score), [5, 2]);
+    assert.deepEqual(
+      twoSpans.map((row) => row.result?.score),
+      [6, 4, 3, 1, 0],
+    );
+    const someIds = (await list(`identifier=${encodeURIComponent(`${label}/2`)}&identifier=${encodeURIComponent(`${label}/5`)}`))
+      .data as Annotation[];
+    assert.deepEqual(
+      someIds.map((row) => row.result?.score),
+      [5, 2],
+    );
     const odd = (await list(`${identifiers}&include_annotation_names=${label}-1`)).data as Annotation[];
-    assert.deepEqual(odd.map((row) => row.result?.score), [5, 3, 1]);
+    assert.deepEqual(
+      odd.map((row) => row.result?.score),
+      [5, 3, 1],
+    );
     const notOdd = (await list(`${identifiers}&exclude_annotation_names=${label}-1`)).data as Annotation[];
-    assert.deepEqual(notOdd.map((row) => row.result?.score), [6, 4, 2, 0]);
-    assert.equal(onA.every((row) => row.span_id === a), true);
+    assert.deepEqual(
+      notOdd.map((row) => row.result?.score),
+      [6, 4, 2, 0],
+    );
+    assert.equal(
+      onA.every((row) => row.span_id === a),
+      true,
+    );
   });
 
   it('keeps other projects apart, and answers 404 and 422 like Phoenix', async () => {
@@ -193,6 +249,9 @@ describeEachDialect('span annotations API', (server) => {
     expectError(await request(url(), 'GET', `${path}?${tooMany}`), 422, /too many/);
     expectError(await request(url(), 'GET', `/v1/projects/${unique('none')}/span_annotations?span_ids=${state.spanIds[0]}`), 404);
     const other = await getOk(url(), `/v1/projects/${encodeURIComponent(state.otherProject)}/span_annotations?span_ids=${state.otherSpan}`);
-    assert.deepEqual(other.data.map((row: Annotation) => row.name), ['elsewhere']);
+    assert.deepEqual(
+      other.data.map((row: Annotation) => row.name),
+      ['elsewhere'],
+    );
   });
 });

@@ -45,7 +45,11 @@ function expectedFromSdk(sent: ReadableSpan) {
     status_code: (['UNSET', 'OK', 'ERROR'] as const)[sent.status.code],
     status_message: sent.status.message ?? '',
     attributes,
-    events: sent.events.map((event) => ({ name: event.name, timestamp: nanosToIso(hrToNanos(event.time)), attributes: event.attributes ?? {} })),
+    events: sent.events.map((event) => ({
+      name: event.name,
+      timestamp: nanosToIso(hrToNanos(event.time)),
+      attributes: event.attributes ?? {},
+    })),
     latency_ms: Number(end - start) / 1e6,
   };
 }
@@ -104,31 +108,54 @@ describeEachDialect('spans API', (server) => {
     const missingParent = newSpanId();
     const sent = await sendSpans(url(), data.project, [
       {
-        traceId: data.traceA, spanId: rootA, name: 'agent', kind: 'CHAIN', start: at(0), duration: 100_000_000n, status: 'OK',
+        traceId: data.traceA,
+        spanId: rootA,
+        name: 'agent',
+        kind: 'CHAIN',
+        start: at(0),
+        duration: 100_000_000n,
+        status: 'OK',
         attributes: { 'user.id': '12345', 'metadata.tier': 'gold', 'session.id': 's:1', 'we"ird\\key': 'odd' },
       },
       {
-        traceId: data.traceA, spanId: llmA, parentSpanId: rootA, name: 'chat', kind: 'LLM', start: at(10, 123n), duration: 50_000_000n,
+        traceId: data.traceA,
+        spanId: llmA,
+        parentSpanId: rootA,
+        name: 'chat',
+        kind: 'LLM',
+        start: at(10, 123n),
+        duration: 50_000_000n,
         attributes: {
-          'llm.model_name': 'gpt-4o', 'llm.token_count.prompt': 100, 'llm.token_count.completion': 20, 'llm.temperature': 0.5,
-          'llm.streaming': true, retries: { int: 3 }, flag: 'true', 'tag.tags': ['x', 'y'],
+          'llm.model_name': 'gpt-4o',
+          'llm.token_count.prompt': 100,
+          'llm.token_count.completion': 20,
+          'llm.temperature': 0.5,
+          'llm.streaming': true,
+          retries: { int: 3 },
+          flag: 'true',
+          'tag.tags': ['x', 'y'],
         },
         events: [{ name: 'first token', time: at(12, 7n), attributes: { index: 0 } }],
       },
       { traceId: data.traceA, parentSpanId: rootA, name: 'search', kind: 'TOOL', start: at(70), status: 'ERROR', statusMessage: 'timeout' },
       { traceId: data.traceB, spanId: rootB, name: 'agent', kind: 'AGENT', start: at(1000), attributes: { 'user.id': 12345 } },
       {
-        traceId: data.traceB, parentSpanId: rootB, name: 'chat', kind: 'LLM', start: at(1010),
+        traceId: data.traceB,
+        parentSpanId: rootB,
+        name: 'chat',
+        kind: 'LLM',
+        start: at(1010),
         attributes: { 'llm.model_name': 'claude', 'llm.streaming': false, flag: true, retries: { double: 3.5 } },
       },
       { traceId: data.traceB, parentSpanId: missingParent, name: 'orphan', start: at(1020) },
     ]);
     for (const span of sent) data.spans[`${span.traceId === data.traceA ? 'A' : 'B'}:${span.name}`] = span;
-    data.spans['missingParent'] = { traceId: data.traceB, spanId: missingParent, start: 0n };
+    data.spans.missingParent = { traceId: data.traceB, spanId: missingParent, start: 0n };
   });
 
   const list = (query: string) => getOk(url(), `/v1/projects/${encodeURIComponent(data.project)}/spans${query}`);
-  const namesOf = async (query: string) => (await list(query)).data.map((span: ApiSpan) => `${span.context.trace_id === data.traceA ? 'A' : 'B'}:${span.name}`);
+  const namesOf = async (query: string) =>
+    (await list(query)).data.map((span: ApiSpan) => `${span.context.trace_id === data.traceA ? 'A' : 'B'}:${span.name}`);
 
   it('lists newest first by default and oldest first with order=asc', async () => {
     const all = ['B:orphan', 'B:chat', 'B:agent', 'A:search', 'A:chat', 'A:agent'];
@@ -143,10 +170,13 @@ describeEachDialect('spans API', (server) => {
   });
 
   it('filters by span id and by parent id, including parent_id=null for roots and orphans of a missing parent', async () => {
-    assert.deepEqual(await namesOf(`?span_id=${data.spans['A:chat']!.spanId}&span_id=${data.spans['B:agent']!.spanId}`), ['B:agent', 'A:chat']);
+    assert.deepEqual(await namesOf(`?span_id=${data.spans['A:chat']!.spanId}&span_id=${data.spans['B:agent']!.spanId}`), [
+      'B:agent',
+      'A:chat',
+    ]);
     assert.deepEqual(await namesOf('?parent_id=null'), ['B:agent', 'A:agent']);
     assert.deepEqual(await namesOf(`?parent_id=${data.spans['A:agent']!.spanId}`), ['A:search', 'A:chat']);
-    assert.deepEqual(await namesOf(`?parent_id=${data.spans['missingParent']!.spanId}`), ['B:orphan']);
+    assert.deepEqual(await namesOf(`?parent_id=${data.spans.missingParent!.spanId}`), ['B:orphan']);
     assert.deepEqual(await namesOf(`?parent_id=${newSpanId()}`), []);
   });
 
@@ -158,7 +188,7 @@ describeEachDialect('spans API', (server) => {
     assert.deepEqual(await namesOf('?span_kind=UNKNOWN'), ['B:orphan']);
     assert.deepEqual(await namesOf('?status_code=ERROR'), ['A:search']);
     assert.deepEqual(await namesOf('?status_code=OK&status_code=ERROR'), ['A:search', 'A:agent']);
-    assert.deepEqual(await namesOf('?status_code=UNSET&span_kind=LLM&trace_id=' + data.traceB), ['B:chat']);
+    assert.deepEqual(await namesOf(`?status_code=UNSET&span_kind=LLM&trace_id=${data.traceB}`), ['B:chat']);
     expectError(await request(url(), 'GET', `/v1/projects/${data.project}/spans?span_kind=llm`), 422);
     expectError(await request(url(), 'GET', `/v1/projects/${data.project}/spans?status_code=FAILED`), 422);
   });
@@ -167,7 +197,10 @@ describeEachDialect('spans API', (server) => {
     const chatStart = nanosToIso(at(10, 123n));
     assert.equal(chatStart, '2025-11-22T00:00:00.010000123Z');
     assert.deepEqual(await namesOf(`?start_time=${chatStart}&end_time=${nanosToIso(at(1000))}`), ['A:search', 'A:chat']);
-    assert.deepEqual(await namesOf(`?start_time=${nanosToIso(at(10, 124n))}&end_time=${nanosToIso(at(1000, 1n))}`), ['B:agent', 'A:search']);
+    assert.deepEqual(await namesOf(`?start_time=${nanosToIso(at(10, 124n))}&end_time=${nanosToIso(at(1000, 1n))}`), [
+      'B:agent',
+      'A:search',
+    ]);
     assert.deepEqual(await namesOf(`?end_time=${chatStart}`), ['A:agent']);
     // Offsets convert to UTC; an unencoded "+" arrives as a space and still means "+".
     assert.deepEqual(await namesOf('?start_time=2025-11-22T01:00:01%2B01:00'), ['B:orphan', 'B:chat', 'B:agent']);
@@ -202,15 +235,25 @@ describeEachDialect('spans API', (server) => {
 
   it('rejects malformed attribute filters with 422', async () => {
     for (const filter of ['nocolon', ':value', 'key:', 'key:null', 'key:[1]', 'key:{"a":1}']) {
-      expectError(await request(url(), 'GET', `/v1/projects/${data.project}/spans?attribute=${encodeURIComponent(filter)}`), 422, /attribute/);
+      expectError(
+        await request(url(), 'GET', `/v1/projects/${data.project}/spans?attribute=${encodeURIComponent(filter)}`),
+        422,
+        /attribute/,
+      );
     }
   });
 
   it('keeps attributes, events and token counts as stored, without openinference.span.kind', async () => {
     const [chat] = (await list(`?span_id=${data.spans['A:chat']!.spanId}`)).data as ApiSpan[];
     assert.deepEqual(chat!.attributes, {
-      'llm.model_name': 'gpt-4o', 'llm.token_count.prompt': 100, 'llm.token_count.completion': 20, 'llm.temperature': 0.5,
-      'llm.streaming': true, retries: 3, flag: 'true', 'tag.tags': ['x', 'y'],
+      'llm.model_name': 'gpt-4o',
+      'llm.token_count.prompt': 100,
+      'llm.token_count.completion': 20,
+      'llm.temperature': 0.5,
+      'llm.streaming': true,
+      retries: 3,
+      flag: 'true',
+      'tag.tags': ['x', 'y'],
     });
     assert.deepEqual(chat!.events, [{ name: 'first token', timestamp: '2025-11-22T00:00:00.012000007Z', attributes: { index: 0 } }]);
     assert.equal(chat!.parent_id, data.spans['A:agent']!.spanId);
@@ -225,24 +268,42 @@ describeEachDialect('spans API', (server) => {
     const project = unique('paging');
     const traceId = newTraceId();
     // 23 spans, three per start time: the id breaks the ties.
-    await sendSpans(url(), project, Array.from({ length: 23 }, (_, i) => ({ traceId, name: `s${i}`, start: at(Math.floor(i / 3) * 10) })));
+    await sendSpans(
+      url(),
+      project,
+      Array.from({ length: 23 }, (_, i) => ({ traceId, name: `s${i}`, start: at(Math.floor(i / 3) * 10) })),
+    );
     const path = `/v1/projects/${encodeURIComponent(project)}/spans`;
     const whole = (await getOk(url(), `${path}?limit=1000`)).data as ApiSpan[];
     assert.equal(whole.length, 23);
     for (let i = 1; i < whole.length; i++) {
       const [a, b] = [whole[i - 1]!, whole[i]!];
-      assert.ok(a.start_time > b.start_time || (a.start_time === b.start_time && rowid(a.id) > rowid(b.id)), 'sorted by (start_time, id) descending');
+      assert.ok(
+        a.start_time > b.start_time || (a.start_time === b.start_time && rowid(a.id) > rowid(b.id)),
+        'sorted by (start_time, id) descending',
+      );
     }
     for (const limit of [1, 4, 5, 23]) {
       const { items, pages } = await collectPages<ApiSpan>(url(), path, limit);
-      assert.deepEqual(items.map((span) => span.id), whole.map((span) => span.id), `limit ${limit}`);
+      assert.deepEqual(
+        items.map((span) => span.id),
+        whole.map((span) => span.id),
+        `limit ${limit}`,
+      );
       assert.equal(pages, Math.ceil(23 / limit));
       const ascending = await collectPages<ApiSpan>(url(), `${path}?order=asc`, limit);
-      assert.deepEqual(ascending.items.map((span) => span.id), whole.map((span) => span.id).reverse(), `asc, limit ${limit}`);
+      assert.deepEqual(
+        ascending.items.map((span) => span.id),
+        whole.map((span) => span.id).reverse(),
+        `asc, limit ${limit}`,
+      );
     }
     // Filters keep applying on later pages.
     const roots = await collectPages<ApiSpan>(url(), `${path}?name=s1&name=s2&name=s22`, 1);
-    assert.deepEqual(roots.items.map((span) => span.name), ['s22', 's2', 's1']);
+    assert.deepEqual(
+      roots.items.map((span) => span.name),
+      ['s22', 's2', 's1'],
+    );
   });
 
   it('answers 422 for bad limits, cursors and times, and 404 for an unknown project', async () => {
@@ -258,7 +319,14 @@ describeEachDialect('spans API', (server) => {
     expectError(await request(url(), 'GET', `${path}?cursor=${tampered}`), 422, /invalid cursor/);
     const traces = await getOk(url(), `/v1/projects/${encodeURIComponent(data.project)}/traces?limit=1`);
     expectError(await request(url(), 'GET', `${path}?cursor=${traces.next_cursor}`), 422, /invalid cursor/);
-    for (const time of ['yesterday', '2025-13-01T00:00:00Z', '2025-02-30', '2025-11-22T24:00:00Z', '1969-12-31T23:59:59Z', '2300-01-01T00:00:00Z']) {
+    for (const time of [
+      'yesterday',
+      '2025-13-01T00:00:00Z',
+      '2025-02-30',
+      '2025-11-22T24:00:00Z',
+      '1969-12-31T23:59:59Z',
+      '2300-01-01T00:00:00Z',
+    ]) {
       expectError(await request(url(), 'GET', `${path}?start_time=${encodeURIComponent(time)}`), 422, /start_time/);
     }
     expectError(await request(url(), 'GET', `${path}?start_time=2025-11-22T00:00:01Z&end_time=2025-11-22T00:00:01Z`), 422, /after/);

@@ -107,7 +107,13 @@ describeEachDialect('traces API', (server) => {
       await sendSpans(url(), data.project, [
         { traceId, spanId: rootId, name: `root${i}`, kind: 'AGENT', start, duration: BigInt(latencyMs) * 1_000_000n },
         {
-          traceId, parentSpanId: rootId, name: 'llm', kind: 'LLM', start: start + 1000n, duration: 500_000n, status: i % 4 === 0 ? 'ERROR' : 'OK',
+          traceId,
+          parentSpanId: rootId,
+          name: 'llm',
+          kind: 'LLM',
+          start: start + 1000n,
+          duration: 500_000n,
+          status: i % 4 === 0 ? 'ERROR' : 'OK',
           attributes: { 'llm.token_count.prompt': i, 'llm.token_count.completion': 2 * i },
         },
       ]);
@@ -123,13 +129,26 @@ describeEachDialect('traces API', (server) => {
       .map((trace, i) => ({ ...trace, i }))
       .sort((a, b) => (a.start === b.start ? b.i - a.i : a.start > b.start ? -1 : 1))
       .map((trace) => trace.traceId);
-    assert.deepEqual(all.map((trace) => trace.trace_id), expected, 'ties in start time: later-inserted first');
+    assert.deepEqual(
+      all.map((trace) => trace.trace_id),
+      expected,
+      'ties in start time: later-inserted first',
+    );
     const asc = (await getOk(url(), `${path()}?order=asc`)).data as ApiTrace[];
-    assert.deepEqual(asc.map((trace) => trace.trace_id), [...expected].reverse());
+    assert.deepEqual(
+      asc.map((trace) => trace.trace_id),
+      [...expected].reverse(),
+    );
     const byLatency = (await getOk(url(), `${path()}?sort=latency_ms`)).data as ApiTrace[];
-    assert.deepEqual(byLatency.map((trace) => trace.latency_ms), [31, 29, 23, 19, 17, 13, 11, 7, 5, 3, 2, 1]);
+    assert.deepEqual(
+      byLatency.map((trace) => trace.latency_ms),
+      [31, 29, 23, 19, 17, 13, 11, 7, 5, 3, 2, 1],
+    );
     const byLatencyAsc = (await getOk(url(), `${path()}?sort=latency_ms&order=asc`)).data as ApiTrace[];
-    assert.deepEqual(byLatencyAsc.map((trace) => trace.latency_ms), [1, 2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31]);
+    assert.deepEqual(
+      byLatencyAsc.map((trace) => trace.latency_ms),
+      [1, 2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31],
+    );
     for (const trace of all) {
       const i = data.traces.findIndex((candidate) => candidate.traceId === trace.trace_id);
       assert.equal(trace.token_count_prompt, i);
@@ -146,7 +165,11 @@ describeEachDialect('traces API', (server) => {
       const whole = (await getOk(url(), `${path()}?${query}`)).data as ApiTrace[];
       for (const limit of [1, 5, 12]) {
         const { items, pages } = await collectPages<ApiTrace>(url(), `${path()}?${query}`, limit);
-        assert.deepEqual(items.map((trace) => trace.id), whole.map((trace) => trace.id), `${query} limit ${limit}`);
+        assert.deepEqual(
+          items.map((trace) => trace.id),
+          whole.map((trace) => trace.id),
+          `${query} limit ${limit}`,
+        );
         assert.equal(pages, Math.ceil(12 / limit));
       }
     }
@@ -156,9 +179,13 @@ describeEachDialect('traces API', (server) => {
   });
 
   it('filters on trace start time (start inclusive, end exclusive)', async () => {
-    const ids = async (query: string) => ((await getOk(url(), `${path()}?${query}`)).data as ApiTrace[]).map((trace) => trace.trace_id).sort();
+    const ids = async (query: string) =>
+      ((await getOk(url(), `${path()}?${query}`)).data as ApiTrace[]).map((trace) => trace.trace_id).sort();
     const expected = (from: number, to: number) =>
-      data.traces.filter((trace) => trace.start >= at(from) && trace.start < at(to)).map((trace) => trace.traceId).sort();
+      data.traces
+        .filter((trace) => trace.start >= at(from) && trace.start < at(to))
+        .map((trace) => trace.traceId)
+        .sort();
     assert.equal(expected(100, 300).length, 6);
     assert.deepEqual(await ids('start_time=2025-11-22T00:00:00.100Z&end_time=2025-11-22T00:00:00.300Z'), expected(100, 300));
     assert.deepEqual(await ids('start_time=2025-11-22T00:00:00.100000001Z'), expected(101, 10_000));
@@ -180,7 +207,14 @@ describeEachDialect('traces API', (server) => {
     const rootId = newSpanId();
     await sendSpans(url(), project, [
       { traceId, spanId: rootId, name: 'root', kind: 'CHAIN', start: at(0, 5n), duration: 9_000_000n },
-      { traceId, parentSpanId: rootId, name: 'second', kind: 'LLM', start: at(2), attributes: { 'llm.token_count.prompt': 4, 'llm.token_count.completion': 6 } },
+      {
+        traceId,
+        parentSpanId: rootId,
+        name: 'second',
+        kind: 'LLM',
+        start: at(2),
+        attributes: { 'llm.token_count.prompt': 4, 'llm.token_count.completion': 6 },
+      },
       { traceId, parentSpanId: rootId, name: 'first', kind: 'TOOL', start: at(1), status: 'ERROR', attributes: { 'tool.name': 'grep' } },
     ]);
     const detail = await getOk(url(), `/v1/projects/${encodeURIComponent(project)}/traces/${traceId}`);
@@ -188,9 +222,15 @@ describeEachDialect('traces API', (server) => {
     assert.equal(trace.trace_id, traceId);
     assert.equal(trace.start_time, '2025-11-22T00:00:00.000000005Z');
     assert.equal(trace.end_time, '2025-11-22T00:00:00.009000005Z');
-    assert.deepEqual([trace.span_count, trace.error_count, trace.token_count_prompt, trace.token_count_completion, trace.token_count_total], [3, 1, 4, 6, 10]);
+    assert.deepEqual(
+      [trace.span_count, trace.error_count, trace.token_count_prompt, trace.token_count_completion, trace.token_count_total],
+      [3, 1, 4, 6, 10],
+    );
     assert.equal(trace.root_span.span_id, rootId);
-    assert.deepEqual(trace.spans.map((span: { name: string }) => span.name), ['root', 'first', 'second']);
+    assert.deepEqual(
+      trace.spans.map((span: { name: string }) => span.name),
+      ['root', 'first', 'second'],
+    );
     const spans = await getOk(url(), `/v1/projects/${encodeURIComponent(project)}/spans?trace_id=${traceId}&order=asc`);
     assert.deepEqual(trace.spans, spans.data, 'the same full span shape as the span list');
     assert.deepEqual(trace.spans[1].attributes, { 'tool.name': 'grep' });
@@ -204,7 +244,10 @@ describeEachDialect('traces API', (server) => {
     expectError(await request(url(), 'GET', `/v1/projects/${encodeURIComponent(data.project)}/traces/${traceId}`), 404, /not found/);
     expectError(await request(url(), 'GET', `/v1/projects/${encodeURIComponent(project)}/traces/${newTraceId()}`), 404);
     expectError(await request(url(), 'GET', `/v1/projects/${encodeURIComponent(project)}/traces/${toGlobalId('Trace', 999999)}`), 404);
-    expectError(await request(url(), 'GET', `/v1/projects/${encodeURIComponent(project)}/traces/${toGlobalId('Span', rowidOf(listed.id))}`), 404);
+    expectError(
+      await request(url(), 'GET', `/v1/projects/${encodeURIComponent(project)}/traces/${toGlobalId('Span', rowidOf(listed.id))}`),
+      404,
+    );
     expectError(await request(url(), 'GET', `/v1/projects/${encodeURIComponent(project)}/traces/abc`), 404);
     expectError(await request(url(), 'GET', `/v1/projects/${unique('none')}/traces/${traceId}`), 404);
   });

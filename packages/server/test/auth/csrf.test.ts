@@ -33,7 +33,8 @@ describeEachDialect(
       const response = await sessionOf(server().url, admin).patch('/v1/user', { username }, headers);
       return { response, username };
     };
-    const currentUsername = async () => expectStatus(await sessionOf(server().url, admin).get('/v1/user'), 200).body.data.username as string;
+    const currentUsername = async () =>
+      expectStatus(await sessionOf(server().url, admin).get('/v1/user'), 200).body.data.username as string;
 
     const passes = async (headers: Record<string, string>, label: string) => {
       const { response, username } = await rename(headers);
@@ -89,8 +90,16 @@ describeEachDialect(
       const read = await sessionOf(url, admin).get('/v1/user', { origin: 'https://evil.example' });
       expectStatus(read, 403);
       assert.deepEqual(read.body, UNTRUSTED);
-      expectStatus(await bearerClient(url, admin.key).get('/v1/user', { origin: 'https://evil.example' }), 403, 'API key with a foreign origin');
-      expectStatus(await bearerClient(url, admin.key).get('/v1/user', { origin: 'https://trusted.example' }), 200, 'API key with a trusted origin');
+      expectStatus(
+        await bearerClient(url, admin.key).get('/v1/user', { origin: 'https://evil.example' }),
+        403,
+        'API key with a foreign origin',
+      );
+      expectStatus(
+        await bearerClient(url, admin.key).get('/v1/user', { origin: 'https://trusted.example' }),
+        200,
+        'API key with a trusted origin',
+      );
       const jar = new CookieJar();
       const loginCsrf = await call(url, { jar }, 'POST', '/auth/login', {
         body: { email: DEFAULT_ADMIN_EMAIL, password: admin.password },
@@ -119,7 +128,10 @@ for (const [label, value] of [
           headers: { origin: 'https://evil.example' },
         });
         expectStatus(response, 204, 'login with a foreign origin');
-        for (const headers of [{ origin: 'https://evil.example' }, { origin: 'null' }, { referer: 'https://evil.example/x' }] as Record<string, string>[]) {
+        for (const headers of [{ origin: 'https://evil.example' }, { origin: 'null' }, { referer: 'https://evil.example/x' }] as Record<
+          string,
+          string
+        >[]) {
           expectStatus(await sessionOf(url, { jar }).get('/v1/user', headers), 200, JSON.stringify(headers));
         }
       });

@@ -17,7 +17,9 @@ describeEachDialect(
       const renamed = expectStatus(await client.patch('/v1/user', { username: 'ad\u0000min \ud800' }), 200);
       assert.equal(renamed.body.data.username, 'ad\uFFFDmin \uFFFD');
       const created = expectStatus(
-        await client.post('/v1/users', { user: { email: 'nul\u0000@example.com', username: 'n\u0000', role: 'member', auth_method: 'LOCAL' } }),
+        await client.post('/v1/users', {
+          user: { email: 'nul\u0000@example.com', username: 'n\u0000', role: 'member', auth_method: 'LOCAL' },
+        }),
         422,
       );
       assert.match(JSON.stringify(created.body), /email/);

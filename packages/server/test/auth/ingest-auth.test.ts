@@ -9,7 +9,13 @@ import { before, describe, it } from 'node:test';
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import { context, trace } from '@opentelemetry/api';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-base';
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+  type ReadableSpan,
+  type SpanExporter,
+} from '@opentelemetry/sdk-trace-base';
 import { describeEachDialect } from '../helpers/server.js';
 import { EXPORTER_KINDS, makeExporter, type ExporterKind } from '../helpers/otel.js';
 import { jsonExport, protobufExport, newSpanId, newTraceId } from '../helpers/otlp-bodies.js';
@@ -143,10 +149,15 @@ describeEachDialect(
         const send = async (key: string | undefined, contentType: 'json' | 'protobuf', headerName = 'authorization') => {
           const traceId = newTraceId();
           const spanId = newSpanId();
-          const headers: Record<string, string> = { 'content-type': contentType === 'json' ? 'application/json' : 'application/x-protobuf' };
+          const headers: Record<string, string> = {
+            'content-type': contentType === 'json' ? 'application/json' : 'application/x-protobuf',
+          };
           if (key !== undefined) headers[headerName] = `Bearer ${key}`;
           const spans = [{ traceId, spanId }];
-          const body = contentType === 'json' ? JSON.stringify(jsonExport(spans, { 'service.name': 'raw' })) : protobufExport(spans, { 'service.name': 'raw' });
+          const body =
+            contentType === 'json'
+              ? JSON.stringify(jsonExport(spans, { 'service.name': 'raw' }))
+              : protobufExport(spans, { 'service.name': 'raw' });
           const response = await fetch(`${url}/v1/traces`, { method: 'POST', headers, body });
           const stored = (await storedSpans(running.database, [traceId])).has(spanId);
           return { status: response.status, stored, response };

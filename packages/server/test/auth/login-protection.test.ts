@@ -67,9 +67,7 @@ describeEachDialect(
 
     it('with SERVICE_DISABLE_RATE_LIMIT=true, 31 logins a minute from one address are not limited', async () => {
       const { url } = server();
-      const responses = await Promise.all(
-        Array.from({ length: 31 }, () => loginRequest(url, `${unique('nobody')}@example.com`, WRONG)),
-      );
+      const responses = await Promise.all(Array.from({ length: 31 }, () => loginRequest(url, `${unique('nobody')}@example.com`, WRONG)));
       assert.deepEqual([...new Set(responses.map((response) => response.status))], [401]);
       expectStatus(await loginRequest(url, first.email, first.password), 204);
     });

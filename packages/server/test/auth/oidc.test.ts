@@ -11,7 +11,15 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, it } from 'node:test';
 import { describeEachDialect, startTestServer, type TestServer } from '../helpers/server.js';
-import { Browser, freePort, signInAtIdp, startOidcProvider, type BrowserResponse, type IdpAccount, type OidcTestProvider } from '../helpers/oidc-provider.js';
+import {
+  Browser,
+  freePort,
+  signInAtIdp,
+  startOidcProvider,
+  type BrowserResponse,
+  type IdpAccount,
+  type OidcTestProvider,
+} from '../helpers/oidc-provider.js';
 import {
   ACCESS_COOKIE,
   AUTH_ENV,
@@ -74,7 +82,13 @@ const startEntra = (port: number, sightlineUrl: string) =>
   startOidcProvider({
     port,
     issuerPath: REALM_PATH,
-    clients: [{ ...ENTRA_CLIENT, redirect_uris: [`${sightlineUrl}/oauth2/microsoft_entra_id/tokens`], token_endpoint_auth_method: 'client_secret_post' }],
+    clients: [
+      {
+        ...ENTRA_CLIENT,
+        redirect_uris: [`${sightlineUrl}/oauth2/microsoft_entra_id/tokens`],
+        token_endpoint_auth_method: 'client_secret_post',
+      },
+    ],
     clientAuthMethods: ['client_secret_post'],
     conformIdTokenClaims: false,
   });
@@ -105,7 +119,14 @@ function startLogin(browser: Browser, base: string, slug: string, returnUrl?: st
 }
 
 /** Starts a login, signs in at the IDP and returns the callback URL the IDP sends the browser to (not followed yet). */
-async function toCallback(browser: Browser, base: string, slug: string, idp: OidcTestProvider, account: IdpAccount, returnUrl?: string): Promise<URL> {
+async function toCallback(
+  browser: Browser,
+  base: string,
+  slug: string,
+  idp: OidcTestProvider,
+  account: IdpAccount,
+  returnUrl?: string,
+): Promise<URL> {
   const start = await startLogin(browser, base, slug, returnUrl);
   assert.equal(start.status, 302, `login start → 302 to the IDP, got ${start.status} ${start.location?.href}`);
   assert.equal(start.location?.origin, idp.origin, 'the login start redirects to the IDP');
@@ -113,7 +134,14 @@ async function toCallback(browser: Browser, base: string, slug: string, idp: Oid
 }
 
 /** The whole flow; returns Sightline's answer to the callback. */
-async function loginThrough(base: string, slug: string, idp: OidcTestProvider, account: IdpAccount, returnUrl?: string, browser = new Browser()) {
+async function loginThrough(
+  base: string,
+  slug: string,
+  idp: OidcTestProvider,
+  account: IdpAccount,
+  returnUrl?: string,
+  browser = new Browser(),
+) {
   const callback = await toCallback(browser, base, slug, idp, account, returnUrl);
   assert.equal(callback.origin, originOf(base), `the IDP sends the browser back to Sightline: ${callback.href}`);
   const response = await browser.request(callback);
@@ -149,14 +177,21 @@ function assertFlowCookiesCleared(response: BrowserResponse, rootPath = '') {
     const cookie = response.setCookies.get(name);
     assert.ok(cookie, `${name} is cleared by the answer`);
     const expires = cookie.attributes.get('expires');
-    assert.ok(cookie.value === '' || cookie.attributes.get('max-age') === '0' || (expires !== undefined && Date.parse(expires) <= Date.now()), `${name} is expired`);
+    assert.ok(
+      cookie.value === '' || cookie.attributes.get('max-age') === '0' || (expires !== undefined && Date.parse(expires) <= Date.now()),
+      `${name} is expired`,
+    );
     assert.equal(cookie.attributes.get('path'), rootPath || '/', `${name} is cleared on the path it was set on`);
   }
 }
 
 /** Asserts the answer sends the browser to the login page with this error code, without a session. */
 function assertLoginError(response: BrowserResponse, code: string, rootPath = '') {
-  assert.equal(response.status, 307, `expected 307 to the login page (${code}), got ${response.status} ${response.headers.get('location')}: ${response.text.slice(0, 300)}`);
+  assert.equal(
+    response.status,
+    307,
+    `expected 307 to the login page (${code}), got ${response.status} ${response.headers.get('location')}: ${response.text.slice(0, 300)}`,
+  );
   assert.equal(response.headers.get('location'), `${rootPath}/login?error=${code}`);
   assert.ok(!response.setCookies.get(ACCESS_COOKIE)?.value, 'no access cookie');
   assert.ok(!response.setCookies.get(REFRESH_COOKIE)?.value, 'no refresh cookie');
@@ -228,7 +263,11 @@ describeEachDialect(
       assert.equal(browser.cookie(origin, NONCE_COOKIE)!.value, nonce);
       const verifier = browser.cookie(origin, VERIFIER_COOKIE)!.value;
       assert.ok(verifier.length >= 43, 'a PKCE code verifier of at least 43 characters');
-      assert.equal(params.get('code_challenge'), createHash('sha256').update(verifier).digest('base64url'), 'code_challenge = S256(verifier)');
+      assert.equal(
+        params.get('code_challenge'),
+        createHash('sha256').update(verifier).digest('base64url'),
+        'code_challenge = S256(verifier)',
+      );
       // A second start in another browser gets fresh values.
       const other = await startLogin(new Browser(), base, 'acme');
       assert.notEqual(other.location!.searchParams.get('state'), state);
@@ -250,7 +289,10 @@ describeEachDialect(
       expectStatus(await apiOf(browser, base).get('/v1/users'), 403, 'a member');
       expectStatus(await loginRequest(base, account.email!, account.password), 401, 'an IDP user has no local password');
       assert.ok(acme.requests.includes('POST /token'), 'the code was exchanged at the token endpoint');
-      assert.ok(acme.requests.includes('GET /me'), 'email and profile came from the userinfo endpoint (they are not in this IDP\'s ID token)');
+      assert.ok(
+        acme.requests.includes('GET /me'),
+        "email and profile came from the userinfo endpoint (they are not in this IDP's ID token)",
+      );
       // A browser that already has a session at the IDP goes straight back (no login form, no consent).
       const again = await loginThrough(base, 'acme', acme, account, undefined, browser);
       assertSignedIn(again.response, '/');
@@ -305,7 +347,7 @@ describeEachDialect(
       expectStatus(await apiOf(second.browser, base).get('/v1/users'), 200, 'and acts as one');
     });
 
-    it("an email held by a local user is refused (email_in_use), whatever its case", async () => {
+    it('an email held by a local user is refused (email_in_use), whatever its case', async () => {
       const local = await createPlainUser(adminClient, { password: `local-${unique('pw')}` });
       const account = newAccount(acme, { email: local.email.toUpperCase() });
       const { browser, response } = await loginThrough(base, 'acme', acme, account);
@@ -334,7 +376,10 @@ describeEachDialect(
     });
 
     it('an IDP account without an email, in the ID token or from userinfo, is refused (missing_email)', async () => {
-      for (const [slug, idp] of [['acme', acme], ['microsoft_entra_id', entra]] as const) {
+      for (const [slug, idp] of [
+        ['acme', acme],
+        ['microsoft_entra_id', entra],
+      ] as const) {
         const account = newAccount(idp);
         delete account.email;
         delete account.email_verified;
@@ -417,11 +462,20 @@ describeEachDialect(
     });
 
     it('an unsafe returnUrl is refused before anything else happens (unsafe_return_url)', async () => {
-      for (const returnUrl of ['https://evil.example', '//evil.example', '/\\evil.example', '\\\\evil.example', '/\t/evil.example', 'javascript:alert(1)', 'evil']) {
+      for (const returnUrl of [
+        'https://evil.example',
+        '//evil.example',
+        '/\\evil.example',
+        '\\\\evil.example',
+        '/\t/evil.example',
+        'javascript:alert(1)',
+        'evil',
+      ]) {
         const browser = new Browser();
         const response = await startLogin(browser, base, 'acme', returnUrl);
         assertLoginError(response, 'unsafe_return_url');
-        for (const name of FLOW_COOKIES) assert.equal(browser.cookie(originOf(base), name), undefined, `no ${name} for ${JSON.stringify(returnUrl)}`);
+        for (const name of FLOW_COOKIES)
+          assert.equal(browser.cookie(originOf(base), name), undefined, `no ${name} for ${JSON.stringify(returnUrl)}`);
       }
       // A returnUrl slipped into the state cookie is checked again at the callback.
       const browser = new Browser();
@@ -503,7 +557,11 @@ describeEachDialect(
       assert.equal(me.auth_method, 'OAUTH2');
 
       assertLoginError(await new Browser().request(`${rooted.url}/oauth2/nope/login`), 'unknown_idp', '/sightline');
-      assertLoginError(await new Browser().request(`${rooted.url}/oauth2/acme/login?returnUrl=//evil.example`), 'unsafe_return_url', '/sightline');
+      assertLoginError(
+        await new Browser().request(`${rooted.url}/oauth2/acme/login?returnUrl=//evil.example`),
+        'unsafe_return_url',
+        '/sightline',
+      );
     });
   },
   MAIN_ENV,

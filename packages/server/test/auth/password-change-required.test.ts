@@ -9,8 +9,8 @@ import { describeEachDialect } from '../helpers/server.js';
 import {
   ACCESS_COOKIE,
   AUTH_ENV,
-  ApiClient,
-  CookieJar,
+  type ApiClient,
+  type CookieJar,
   DEFAULT_ADMIN_EMAIL,
   DEFAULT_ADMIN_PASSWORD,
   bearerClient,

@@ -101,7 +101,11 @@ function postWithForgedHost(baseUrl: string, path: string, body: unknown): Promi
           const text = Buffer.concat(chunks).toString('utf8');
           const headers = new Headers();
           for (const [name, value] of Object.entries(response.headers)) if (typeof value === 'string') headers.set(name, value);
-          resolve({ status: response.statusCode ?? 0, headers, body: text && headers.get('content-type')?.includes('json') ? JSON.parse(text) : text });
+          resolve({
+            status: response.statusCode ?? 0,
+            headers,
+            body: text && headers.get('content-type')?.includes('json') ? JSON.parse(text) : text,
+          });
         });
       },
     );
@@ -178,7 +182,11 @@ describeEachDialect(
       const oldSession = await login(server.url, created.email, temporary);
       const secondSession = await login(server.url, created.email, temporary);
       expectStatus(await sessionOf(server.url, { jar: oldSession }).get('/v1/user'), 200, 'the session works before the reset');
-      expectStatus(await sessionOf(server.url, { jar: oldSession }).get('/v1/user/api_keys'), 403, 'held back until the password is changed');
+      expectStatus(
+        await sessionOf(server.url, { jar: oldSession }).get('/v1/user/api_keys'),
+        403,
+        'held back until the password is changed',
+      );
 
       await requestLink(anon(), created.email);
       const { token } = linkOf(await tlsSmtp.nextMail(created.email));
@@ -224,14 +232,21 @@ describeEachDialect(
 
       // Just past the default lifetime of 15 minutes the service refuses it (and does not consume it)...
       const later = new Date(Date.now() + 15 * 60_000 + 1_000);
-      await assert.rejects(server.server.auth.passwordResets.resetPassword(token, `late-${unique('pw')}`, later), (error: { statusCode?: number }) => {
-        assert.equal(error.statusCode, 401);
-        return true;
-      });
+      await assert.rejects(
+        server.server.auth.passwordResets.resetPassword(token, `late-${unique('pw')}`, later),
+        (error: { statusCode?: number }) => {
+          assert.equal(error.statusCode, 401);
+          return true;
+        },
+      );
       // ...and once the stored expiry has passed, the route does too.
       const db = server.server.database.db;
       const userIds = db.selectFrom('users').select('id').where('email', '=', user.email);
-      const updated = await db.updateTable('password_reset_tokens').set({ expires_at: new Date(Date.now() - 1_000).toISOString() }).where('user_id', 'in', userIds).executeTakeFirst();
+      const updated = await db
+        .updateTable('password_reset_tokens')
+        .set({ expires_at: new Date(Date.now() - 1_000).toISOString() })
+        .where('user_id', 'in', userIds)
+        .executeTakeFirst();
       assert.equal(Number(updated.numUpdatedRows), 1, 'exactly one token is stored for the user');
       expectStatus(await resetWith(anon(), token, `late-${unique('pw')}`), 401, 'expired token');
       expectStatus(await loginRequest(server.url, user.email, user.password), 204, 'the old password still works');
@@ -289,7 +304,7 @@ describeEachDialect(
       expectStatus(await anon().post('/auth/password-reset-email', { email: 42 }), 422);
     });
 
-    it("a reset ends the sessions of that user only", async () => {
+    it('a reset ends the sessions of that user only', async () => {
       const other = await localUser();
       const otherSession = await login(server.url, other.email, other.password);
       const user = await localUser();
@@ -305,7 +320,11 @@ describeEachDialect(
       const response = expectStatus(await client.post('/auth/password-reset-email', { email: DEFAULT_ADMIN_EMAIL }), 503);
       assert.equal(response.headers.get('retry-after'), null);
       assert.equal(typeof response.body.detail, 'string');
-      expectStatus(await client.post('/auth/password-reset-email', { email: `${unique('x')}@example.com` }), 503, 'unknown email: same answer');
+      expectStatus(
+        await client.post('/auth/password-reset-email', { email: `${unique('x')}@example.com` }),
+        503,
+        'unknown email: same answer',
+      );
       assert.equal(expectStatus(await client.get('/auth/config'), 200).body.data.smtp_configured, false);
     });
 
@@ -329,8 +348,14 @@ describeEachDialect(
       expectStatus(await loginRequest(other.url, DEFAULT_ADMIN_EMAIL, password), 204, 'the default admin logs in with the new password');
     });
 
-    it('with certificate validation on, a self-signed SMTP certificate stops the mail (and the answer is still 204)', { skip: certificate === null && 'openssl is not installed' }, async () => {
-      const strict = await startExtra({ ...AUTH_ENV, ...smtpEnv(tlsSmtp, { SERVICE_SMTP_USERNAME: SMTP_USER, SERVICE_SMTP_PASSWORD: SMTP_PASSWORD }), SERVICE_LOG_LEVEL: 'silent' });
+    it('with certificate validation on, a self-signed SMTP certificate stops the mail (and the answer is still 204)', {
+      skip: certificate === null && 'openssl is not installed',
+    }, async () => {
+      const strict = await startExtra({
+        ...AUTH_ENV,
+        ...smtpEnv(tlsSmtp, { SERVICE_SMTP_USERNAME: SMTP_USER, SERVICE_SMTP_PASSWORD: SMTP_PASSWORD }),
+        SERVICE_LOG_LEVEL: 'silent',
+      });
       const messages = tlsSmtp.messages.length;
       const connections = tlsSmtp.connections;
       expectStatus(await anonymous(strict.url).post('/auth/password-reset-email', { email: DEFAULT_ADMIN_EMAIL }), 204);

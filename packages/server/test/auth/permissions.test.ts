@@ -9,7 +9,7 @@ import { describeEachDialect } from '../helpers/server.js';
 import { storedSpans } from '../helpers/stored.js';
 import {
   AUTH_ENV,
-  ApiClient,
+  type ApiClient,
   anonymous,
   bearerClient,
   concretePath,
@@ -132,7 +132,11 @@ const MUTATIONS: Row[] = [
         assert.equal(response.body.data.password_needs_reset, true, 'a password set by an admin is temporary');
       } else {
         expectStatus(response, 403);
-        assert.equal(expectStatus(await root.get(`/v1/users/${target.id}`), 200).body.data.password_needs_reset, false, 'password untouched');
+        assert.equal(
+          expectStatus(await root.get(`/v1/users/${target.id}`), 200).body.data.password_needs_reset,
+          false,
+          'password untouched',
+        );
       }
     },
   },
@@ -283,7 +287,10 @@ const QUERIES: Row[] = [
       if (!allowed) return void expectStatus(response, 403);
       expectStatus(response, 200);
       const keys = response.body.data as Record<string, unknown>[];
-      assert.ok(keys.some((key) => key.id === known.id), 'the system key is listed');
+      assert.ok(
+        keys.some((key) => key.id === known.id),
+        'the system key is listed',
+      );
       for (const key of keys) assert.ok(!('key' in key), 'secrets are never listed');
     },
   },
@@ -422,7 +429,9 @@ describeEachDialect(
         const { url } = server();
         const { body } = oneSpanExport('system-key-readable');
         expectStatus(await bearerClient(url, systemKey.key).post('/v1/traces', body), 200);
-        const projects = expectStatus(await bearerClient(url, systemKey.key).get('/v1/projects?limit=1000'), 200).body.data as { name: string }[];
+        const projects = expectStatus(await bearerClient(url, systemKey.key).get('/v1/projects?limit=1000'), 200).body.data as {
+          name: string;
+        }[];
         assert.ok(projects.some((project) => project.name === 'system-key-readable'));
       });
 
@@ -433,8 +442,15 @@ describeEachDialect(
         for (const [method, pattern] of rows) {
           // Unknown ids and empty bodies: the answer may be 404 or 422, but never 401 or 403.
           for (const key of [systemKey.key, users.member.key]) {
-            const response = await bearerClient(url, key).request(method, concretePath(pattern, 'no-such-id-0'), method === 'GET' ? {} : { body: {} });
-            assert.ok(response.status !== 401 && response.status !== 403, `${method} ${pattern}: ${response.status} ${JSON.stringify(response.body)}`);
+            const response = await bearerClient(url, key).request(
+              method,
+              concretePath(pattern, 'no-such-id-0'),
+              method === 'GET' ? {} : { body: {} },
+            );
+            assert.ok(
+              response.status !== 401 && response.status !== 403,
+              `${method} ${pattern}: ${response.status} ${JSON.stringify(response.body)}`,
+            );
           }
         }
       });

@@ -10,7 +10,7 @@ import { storedSpans } from '../helpers/stored.js';
 import {
   ACCESS_COOKIE,
   AUTH_ENV,
-  ApiClient,
+  type ApiClient,
   CookieJar,
   DEFAULT_ADMIN_EMAIL,
   DEFAULT_ADMIN_PASSWORD,
@@ -141,7 +141,8 @@ describeEachDialect(
         const response = await sessionOf(url, { jar }).post('/auth/logout');
         expectStatus(response, 204);
         const cookies = setCookiesOf(response);
-        for (const name of [ACCESS_COOKIE, REFRESH_COOKIE]) assert.ok(cookies.get(name) && isClearing(cookies.get(name)!), `${name} cleared`);
+        for (const name of [ACCESS_COOKIE, REFRESH_COOKIE])
+          assert.ok(cookies.get(name) && isClearing(cookies.get(name)!), `${name} cleared`);
         expectStatus(await viewer(url, stale), 401, 'old access cookie');
         expectStatus(await bearerClient(url, stale.get(ACCESS_COOKIE)!).get('/v1/user'), 401, 'old access token as Bearer');
         expectStatus(await refresh(url, stale), 401, 'old refresh cookie');
@@ -219,7 +220,12 @@ describeEachDialect(
         const second = await login(url, user.email, user.password);
         const systemKey = await createSystemKey(sessionOf(url, user));
         // Warm every credential up, so a cached answer would show.
-        for (const client of [sessionOf(url, user), sessionOf(url, { jar: second }), bearerClient(url, user.key), bearerClient(url, systemKey.key)]) {
+        for (const client of [
+          sessionOf(url, user),
+          sessionOf(url, { jar: second }),
+          bearerClient(url, user.key),
+          bearerClient(url, systemKey.key),
+        ]) {
           expectStatus(await client.get('/v1/user'), 200);
         }
         const stale = [user.jar.clone(), second.clone()];
@@ -242,7 +248,10 @@ describeEachDialect(
         expectStatus(await bearerClient(url, systemKey.key).post('/v1/traces', accepted.body), 200, 'ingest with the surviving system key');
         assert.ok((await storedSpans(running.database, [accepted.traceId])).has(accepted.spanId));
         const systemKeys = expectStatus(await root.get('/v1/system/api_keys'), 200).body.data as { id: string }[];
-        assert.ok(systemKeys.some((key) => key.id === systemKey.id), 'the system key is still listed');
+        assert.ok(
+          systemKeys.some((key) => key.id === systemKey.id),
+          'the system key is still listed',
+        );
         const userKeys = expectStatus(await root.get('/v1/users/api_keys'), 200).body.data as { id: string }[];
         assert.ok(!userKeys.some((key) => key.id === user.keyId), 'the user key is gone');
 

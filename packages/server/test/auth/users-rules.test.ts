@@ -8,7 +8,7 @@ import { before, describe, it } from 'node:test';
 import { describeEachDialect } from '../helpers/server.js';
 import {
   AUTH_ENV,
-  ApiClient,
+  type ApiClient,
   anonymous,
   bearerClient,
   concretePath,
@@ -99,7 +99,11 @@ describeEachDialect(
         }
         assert.equal(expectStatus(await root.get(`/v1/users/${target.id}`), 200).body.data.email, target.email);
         assert.equal(expectStatus(await root.get(`/v1/users/${member.id}`), 200).body.data.email, member.email);
-        assert.equal(expectStatus(await root.get(`/v1/users/${target.id}`), 200).body.data.username, target.username, 'nothing else changed either');
+        assert.equal(
+          expectStatus(await root.get(`/v1/users/${target.id}`), 200).body.data.username,
+          target.username,
+          'nothing else changed either',
+        );
       });
 
       it('roles are accepted in any case and returned in lower case; unknown roles → 422', async () => {
@@ -139,7 +143,11 @@ describeEachDialect(
           assert.match(detailText(create), rule);
           const byAdmin = expectStatus(await root.patch(`/v1/users/${target.id}`, { password }), 422, 'admin change');
           assert.match(detailText(byAdmin), rule);
-          const own = expectStatus(await sessionOf(url, member).patch('/v1/user', { password, current_password: member.password }), 422, 'own change');
+          const own = expectStatus(
+            await sessionOf(url, member).patch('/v1/user', { password, current_password: member.password }),
+            422,
+            'own change',
+          );
           assert.match(detailText(own), rule);
         }
         // The member's password did not change.
@@ -154,7 +162,10 @@ describeEachDialect(
         const missing = await sessionOf(url, member).patch('/v1/user', { password: 'another-good-password' });
         expectStatus(missing, 422);
         assert.match(detailText(missing), /current_password/);
-        const wrong = await sessionOf(url, member).patch('/v1/user', { password: 'another-good-password', current_password: 'not-my-password' });
+        const wrong = await sessionOf(url, member).patch('/v1/user', {
+          password: 'another-good-password',
+          current_password: 'not-my-password',
+        });
         expectStatus(wrong, 403);
         assert.deepEqual(wrong.body, { detail: 'current password is incorrect' });
         // Neither attempt changed anything: the session lives and the old password still works.
@@ -173,7 +184,9 @@ describeEachDialect(
       const { url } = server();
       let current = await setupDefaultAdmin(url);
       const activeAdmins = async (client: ApiClient) =>
-        (expectStatus(await client.get('/v1/users'), 200).body.data as { id: string; role: string }[]).filter((user) => user.role === 'admin');
+        (expectStatus(await client.get('/v1/users'), 200).body.data as { id: string; role: string }[]).filter(
+          (user) => user.role === 'admin',
+        );
       for (let round = 1; round <= 4; round++) {
         const other = await createActiveUser(url, sessionOf(url, current), 'admin');
         const mine = bearerClient(url, current.key);
@@ -216,8 +229,21 @@ describeEachDialect('with authentication off', (server) => {
   it('every auth-only route of the permission table (login, logout, refresh, users, keys) → 403 "authentication is not enabled"', async () => {
     const { url } = server();
     const rows = permissionRows().filter(([, , rule]) => rule.authOnly);
-    for (const required of ['POST /auth/login', 'POST /auth/logout', 'POST /auth/refresh', 'GET /v1/users', 'POST /v1/users', 'PATCH /v1/user', 'POST /v1/user/api_keys', 'GET /v1/system/api_keys', 'DELETE /v1/users/:user_id']) {
-      assert.ok(rows.some(([method, pattern]) => `${method} ${pattern}` === required), `${required} is auth-only`);
+    for (const required of [
+      'POST /auth/login',
+      'POST /auth/logout',
+      'POST /auth/refresh',
+      'GET /v1/users',
+      'POST /v1/users',
+      'PATCH /v1/user',
+      'POST /v1/user/api_keys',
+      'GET /v1/system/api_keys',
+      'DELETE /v1/users/:user_id',
+    ]) {
+      assert.ok(
+        rows.some(([method, pattern]) => `${method} ${pattern}` === required),
+        `${required} is auth-only`,
+      );
     }
     for (const [method, pattern] of rows) {
       const response = await anonymous(url).request(method, concretePath(pattern, 'MQ=='), method === 'GET' ? {} : { body: {} });
@@ -229,7 +255,9 @@ describeEachDialect('with authentication off', (server) => {
   it('GET /v1/user → {data: {auth_method: "ANONYMOUS"}}, even with a made-up key', async () => {
     const { url } = server();
     assert.deepEqual(expectStatus(await anonymous(url).get('/v1/user'), 200).body, { data: { auth_method: 'ANONYMOUS' } });
-    assert.deepEqual(expectStatus(await bearerClient(url, `sk-sl-${'z'.repeat(43)}`).get('/v1/user'), 200).body, { data: { auth_method: 'ANONYMOUS' } });
+    assert.deepEqual(expectStatus(await bearerClient(url, `sk-sl-${'z'.repeat(43)}`).get('/v1/user'), 200).body, {
+      data: { auth_method: 'ANONYMOUS' },
+    });
   });
 
   it('everything else is open: ingest needs no key, and the login page learns auth is off', async () => {

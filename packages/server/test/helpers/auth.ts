@@ -44,7 +44,12 @@ export function parseSetCookie(line: string): SetCookie {
 
 /** The `Set-Cookie` lines of a response, by cookie name. */
 export function setCookiesOf(response: { headers: Headers }): Map<string, SetCookie> {
-  return new Map(response.headers.getSetCookie().map((line) => parseSetCookie(line)).map((cookie) => [cookie.name, cookie]));
+  return new Map(
+    response.headers
+      .getSetCookie()
+      .map((line) => parseSetCookie(line))
+      .map((cookie) => [cookie.name, cookie]),
+  );
 }
 
 /** True when a Set-Cookie line deletes its cookie. */
@@ -101,7 +106,13 @@ export interface RequestOptions {
 }
 
 /** Sends one request; JSON bodies are encoded and decoded; a jar is updated from the answer. */
-export async function call(baseUrl: string, credential: Credential, method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse> {
+export async function call(
+  baseUrl: string,
+  credential: Credential,
+  method: string,
+  path: string,
+  options: RequestOptions = {},
+): Promise<ApiResponse> {
   const headers: Record<string, string> = { ...options.headers };
   if (credential && 'jar' in credential) {
     const cookie = credential.jar.header();
@@ -194,14 +205,28 @@ export async function changeOwnPassword(client: ApiClient, current: string, next
 }
 
 /** Creates a user API key through `client` (a session) and returns its id and secret. */
-export async function createUserKey(client: ApiClient, data: { name?: string; expires_at?: string } = {}): Promise<{ id: string; key: string }> {
-  const response = expectStatus(await client.post('/v1/user/api_keys', { data: { name: unique('user-key'), ...data } }), 201, 'create user key');
+export async function createUserKey(
+  client: ApiClient,
+  data: { name?: string; expires_at?: string } = {},
+): Promise<{ id: string; key: string }> {
+  const response = expectStatus(
+    await client.post('/v1/user/api_keys', { data: { name: unique('user-key'), ...data } }),
+    201,
+    'create user key',
+  );
   return { id: response.body.data.id, key: response.body.data.key };
 }
 
 /** Creates a system API key through an admin session and returns its id and secret. */
-export async function createSystemKey(admin: ApiClient, data: { name?: string; expires_at?: string } = {}): Promise<{ id: string; key: string }> {
-  const response = expectStatus(await admin.post('/v1/system/api_keys', { data: { name: unique('system-key'), ...data } }), 201, 'create system key');
+export async function createSystemKey(
+  admin: ApiClient,
+  data: { name?: string; expires_at?: string } = {},
+): Promise<{ id: string; key: string }> {
+  const response = expectStatus(
+    await admin.post('/v1/system/api_keys', { data: { name: unique('system-key'), ...data } }),
+    201,
+    'create system key',
+  );
   return { id: response.body.data.id, key: response.body.data.key };
 }
 

@@ -197,7 +197,11 @@ export async function startOidcProvider(options: OidcProviderOptions): Promise<O
         details.prompt.name === 'login'
           ? '<input name="login" placeholder="login"><input type="password" name="password" placeholder="password">'
           : `<p>Allow ${escapeHtml(details.params.client_id)} to read your ${escapeHtml(String(details.params.scope))}?</p>`;
-      return page(res, 200, `<form method="post" action="${action}"><input type="hidden" name="prompt" value="${details.prompt.name}">${fields}<button>Continue</button></form>`);
+      return page(
+        res,
+        200,
+        `<form method="post" action="${action}"><input type="hidden" name="prompt" value="${details.prompt.name}">${fields}<button>Continue</button></form>`,
+      );
     }
     const form = await readForm(req);
     if (form.get('prompt') !== details.prompt.name) return page(res, 400, '<p>prompt mismatch</p>');
@@ -205,18 +209,29 @@ export async function startOidcProvider(options: OidcProviderOptions): Promise<O
       const account = accounts.get(form.get('login') ?? '');
       if (!account || account.password !== form.get('password')) {
         // Like a user who gives up after a failed sign-in: the client gets access_denied.
-        return provider.interactionFinished(req, res, { error: 'access_denied', error_description: 'sign-in failed' }, { mergeWithLastSubmission: false });
+        return provider.interactionFinished(
+          req,
+          res,
+          { error: 'access_denied', error_description: 'sign-in failed' },
+          { mergeWithLastSubmission: false },
+        );
       }
       return provider.interactionFinished(req, res, { login: { accountId: account.sub } }, { mergeWithLastSubmission: false });
     }
     if (details.prompt.name === 'consent') {
       const grant = details.grantId
-        ? ((await provider.Grant.find(details.grantId)) ?? new provider.Grant({ accountId: details.session!.accountId!, clientId: details.params.client_id }))
+        ? ((await provider.Grant.find(details.grantId)) ??
+          new provider.Grant({ accountId: details.session!.accountId!, clientId: details.params.client_id }))
         : new provider.Grant({ accountId: details.session!.accountId!, clientId: details.params.client_id });
-      const missing = details.prompt.details as { missingOIDCScope?: string[]; missingOIDCClaims?: string[]; missingResourceScopes?: Record<string, string[]> };
+      const missing = details.prompt.details as {
+        missingOIDCScope?: string[];
+        missingOIDCClaims?: string[];
+        missingResourceScopes?: Record<string, string[]>;
+      };
       if (missing.missingOIDCScope) grant.addOIDCScope(missing.missingOIDCScope.join(' '));
       if (missing.missingOIDCClaims) grant.addOIDCClaims(missing.missingOIDCClaims);
-      for (const [indicator, scopes] of Object.entries(missing.missingResourceScopes ?? {})) grant.addResourceScope(indicator, scopes.join(' '));
+      for (const [indicator, scopes] of Object.entries(missing.missingResourceScopes ?? {}))
+        grant.addResourceScope(indicator, scopes.join(' '));
       return provider.interactionFinished(req, res, { consent: { grantId: await grant.save() } }, { mergeWithLastSubmission: true });
     }
     return page(res, 501, `<p>prompt ${escapeHtml(details.prompt.name)} is not implemented</p>`);
@@ -285,7 +300,8 @@ export function parseSetCookieLine(line: string): { name: string; value: string;
 }
 
 const pathMatches = (cookiePath: string, requestPath: string) =>
-  requestPath === cookiePath || (requestPath.startsWith(cookiePath) && (cookiePath.endsWith('/') || requestPath[cookiePath.length] === '/'));
+  requestPath === cookiePath ||
+  (requestPath.startsWith(cookiePath) && (cookiePath.endsWith('/') || requestPath[cookiePath.length] === '/'));
 
 const defaultPath = (requestPath: string) => {
   const slash = requestPath.lastIndexOf('/');
@@ -338,7 +354,10 @@ export class Browser {
     return copy;
   }
 
-  async request(target: string | URL, init: { method?: string; form?: Record<string, string>; headers?: Record<string, string> } = {}): Promise<BrowserResponse> {
+  async request(
+    target: string | URL,
+    init: { method?: string; form?: Record<string, string>; headers?: Record<string, string> } = {},
+  ): Promise<BrowserResponse> {
     const url = new URL(target);
     const headers: Record<string, string> = { ...init.headers };
     const sent = this.cookies.filter((cookie) => cookie.origin === url.origin && pathMatches(cookie.path, url.pathname));
@@ -373,7 +392,8 @@ export class Browser {
       setCookies,
     };
     this.history.push(result);
-    if (!this.allow5xx && response.status >= 500) throw new Error(`${init.method ?? 'GET'} ${url.href} answered ${response.status}: ${text.slice(0, 500)}`);
+    if (!this.allow5xx && response.status >= 500)
+      throw new Error(`${init.method ?? 'GET'} ${url.href} answered ${response.status}: ${text.slice(0, 500)}`);
     return result;
   }
 }
@@ -383,7 +403,12 @@ export class Browser {
  * in the login form (sub and password) and the consent form, and stops at the first redirect that
  * leaves the IDP, which it returns without following (the client's redirect URI with code and state).
  */
-export async function signInAtIdp(browser: Browser, idp: Pick<OidcTestProvider, 'origin'>, authorizationUrl: URL, login: { sub: string; password: string }): Promise<URL> {
+export async function signInAtIdp(
+  browser: Browser,
+  idp: Pick<OidcTestProvider, 'origin'>,
+  authorizationUrl: URL,
+  login: { sub: string; password: string },
+): Promise<URL> {
   let next: URL = authorizationUrl;
   for (let step = 0; step < 20; step++) {
     if (next.origin !== idp.origin) return next;

@@ -1,7 +1,13 @@
 /** Real OpenTelemetry SDK set-ups that export to a test server. */
 import { context, trace, SpanStatusCode, type Span } from '@opentelemetry/api';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-base';
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+  type ReadableSpan,
+  type SpanExporter,
+} from '@opentelemetry/sdk-trace-base';
 import { OTLPTraceExporter as ProtoExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { OTLPTraceExporter as JsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { OTLPTraceExporter as GrpcExporter } from '@opentelemetry/exporter-trace-otlp-grpc';
@@ -64,7 +70,11 @@ export async function exportSampleTrace(exporter: SpanExporter, resource: Record
   );
   llm.addEvent('first token', { 'token.index': 0 }, [base, 323_456_789]);
   llm.end([base + 1, 999_999_999]);
-  const tool = tracer.startSpan(`${label} tool`, { startTime: [base + 2, 1], attributes: { 'openinference.span.kind': 'tool' } }, rootContext);
+  const tool = tracer.startSpan(
+    `${label} tool`,
+    { startTime: [base + 2, 1], attributes: { 'openinference.span.kind': 'tool' } },
+    rootContext,
+  );
   tool.setStatus({ code: SpanStatusCode.ERROR, message: 'tool failed' });
   tool.recordException(new Error('boom'), [base + 2, 5]);
   tool.end([base + 2, 7]);

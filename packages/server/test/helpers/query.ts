@@ -32,7 +32,8 @@ function anyValue(value: OtlpValue): Record<string, unknown> {
   return { doubleValue: value.double };
 }
 
-const keyValues = (attributes: Record<string, OtlpValue> = {}) => Object.entries(attributes).map(([key, value]) => ({ key, value: anyValue(value) }));
+const keyValues = (attributes: Record<string, OtlpValue> = {}) =>
+  Object.entries(attributes).map(([key, value]) => ({ key, value: anyValue(value) }));
 const STATUS = { UNSET: 0, OK: 1, ERROR: 2 } as const;
 
 /** An OTLP/JSON export with one resource (service.name = project) holding the spans. */
@@ -52,7 +53,11 @@ export function otlpJson(project: string, spans: QuerySpan[]) {
               startTimeUnixNano: span.start.toString(),
               endTimeUnixNano: (span.start + (span.duration ?? 1_000_000n)).toString(),
               attributes: keyValues({ ...(span.kind ? { 'openinference.span.kind': span.kind } : {}), ...span.attributes }),
-              events: (span.events ?? []).map((event) => ({ name: event.name, timeUnixNano: event.time.toString(), attributes: keyValues(event.attributes) })),
+              events: (span.events ?? []).map((event) => ({
+                name: event.name,
+                timeUnixNano: event.time.toString(),
+                attributes: keyValues(event.attributes),
+              })),
               status: { code: STATUS[span.status ?? 'UNSET'], message: span.statusMessage ?? '' },
             })),
           },
@@ -84,7 +89,13 @@ export interface JsonResponse {
 }
 
 /** One request with an optional JSON body; the answer's JSON is parsed when there is one. */
-export async function request(baseUrl: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<JsonResponse> {
+export async function request(
+  baseUrl: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<JsonResponse> {
   const init: RequestInit = { method, headers: { ...headers } };
   if (body !== undefined) {
     init.body = JSON.stringify(body);

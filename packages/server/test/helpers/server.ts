@@ -44,11 +44,7 @@ export async function startTestServer(dialect: TestDialect, env: Record<string, 
  * Declares the same suite once per database dialect, each with its own server;
  * `body` receives a getter for the running server.
  */
-export function describeEachDialect(
-  name: string,
-  body: (current: () => TestServer) => void,
-  env: Record<string, string> = {},
-): void {
+export function describeEachDialect(name: string, body: (current: () => TestServer) => void, env: Record<string, string> = {}): void {
   for (const dialect of DIALECTS) {
     describe(`${name} [${dialect}]`, () => {
       let testServer: TestServer | undefined;

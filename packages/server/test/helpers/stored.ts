@@ -29,11 +29,21 @@ export async function storedSpans(database: Database, traceIds?: string[]): Prom
     .innerJoin('traces', 'traces.id', 'spans.trace_rowid')
     .innerJoin('projects', 'projects.id', 'spans.project_id')
     .select([
-      'spans.span_id', 'traces.trace_id', 'spans.parent_id', 'projects.name as project', 'spans.name', 'spans.span_kind',
+      'spans.span_id',
+      'traces.trace_id',
+      'spans.parent_id',
+      'projects.name as project',
+      'spans.name',
+      'spans.span_kind',
       sql<string>`cast(spans.start_time as text)`.as('start_time'),
       sql<string>`cast(spans.end_time as text)`.as('end_time'),
-      'spans.status_code', 'spans.status_message', 'spans.attributes', 'spans.events',
-      'spans.llm_token_count_prompt', 'spans.llm_token_count_completion', 'spans.llm_token_count_total',
+      'spans.status_code',
+      'spans.status_message',
+      'spans.attributes',
+      'spans.events',
+      'spans.llm_token_count_prompt',
+      'spans.llm_token_count_completion',
+      'spans.llm_token_count_total',
     ]);
   if (traceIds) query = query.where('traces.trace_id', 'in', traceIds);
   const rows = await query.execute();
@@ -57,7 +67,11 @@ export async function storedTrace(database: Database, traceId: string) {
   return database.db
     .selectFrom('traces')
     .innerJoin('projects', 'projects.id', 'traces.project_id')
-    .select(['projects.name as project', sql<string>`cast(traces.start_time as text)`.as('start_time'), sql<string>`cast(traces.end_time as text)`.as('end_time')])
+    .select([
+      'projects.name as project',
+      sql<string>`cast(traces.start_time as text)`.as('start_time'),
+      sql<string>`cast(traces.end_time as text)`.as('end_time'),
+    ])
     .where('traces.trace_id', '=', traceId)
     .executeTakeFirst();
 }

@@ -58,6 +58,9 @@ describeEachDialect('OTLP/gRPC ingest', (server) => {
     assert.equal(error, null);
     assert.equal(value?.length, 0);
     const stored = await storedSpans(server().server.database, [traceId]);
-    assert.deepEqual([...stored.values()].map((row) => row.project), ['grpc-project']);
+    assert.deepEqual(
+      [...stored.values()].map((row) => row.project),
+      ['grpc-project'],
+    );
   });
 });

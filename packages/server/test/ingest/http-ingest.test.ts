@@ -114,13 +114,20 @@ describeEachDialect(
       await post(server().url, protobufExport([{ traceId }], { 'service.name': 'first' }), PROTOBUF);
       await post(server().url, protobufExport([{ traceId }], { 'service.name': 'second' }), PROTOBUF);
       const stored = await storedSpans(server().server.database, [traceId]);
-      assert.deepEqual([...stored.values()].map((row) => row.project), ['first', 'first']);
+      assert.deepEqual(
+        [...stored.values()].map((row) => row.project),
+        ['first', 'first'],
+      );
     });
 
     it('puts spans without any project hint into "default" and stores hostile strings safely', async () => {
       const traceId = newTraceId();
       const name = 'nul\u0000byte and lone \ud800 surrogate';
-      const result = await post(server().url, JSON.stringify(jsonExport([{ traceId, name, attributes: { 'k\u0000': 'v\u0000' } }])), JSON_TYPE);
+      const result = await post(
+        server().url,
+        JSON.stringify(jsonExport([{ traceId, name, attributes: { 'k\u0000': 'v\u0000' } }])),
+        JSON_TYPE,
+      );
       assert.equal(result.status, 200);
       const [row] = [...(await storedSpans(server().server.database, [traceId])).values()];
       assert.equal(row?.project, 'default');

@@ -61,7 +61,13 @@ describe('loadConfig: defaults', () => {
   });
 
   test('blank values count as unset', () => {
-    const config = loadConfig({ SERVICE_HOST: '  ', SERVICE_PORT: '', SERVICE_ENABLE_AUTH: ' ', SERVICE_WORKING_DIR: '', SERVICE_SQL_DATABASE_URL: ' ' });
+    const config = loadConfig({
+      SERVICE_HOST: '  ',
+      SERVICE_PORT: '',
+      SERVICE_ENABLE_AUTH: ' ',
+      SERVICE_WORKING_DIR: '',
+      SERVICE_SQL_DATABASE_URL: ' ',
+    });
     assert.equal(config.host, '127.0.0.1');
     assert.equal(config.port, 6006);
     assert.equal(config.enableAuth, false);
@@ -133,7 +139,11 @@ describe('loadConfig: defaults', () => {
 
 describe('loadConfig: booleans', () => {
   const variables = ['SERVICE_ENABLE_AUTH', 'SERVICE_USE_SECURE_COOKIES', 'SERVICE_DISABLE_RATE_LIMIT'] as const;
-  const field = { SERVICE_ENABLE_AUTH: 'enableAuth', SERVICE_USE_SECURE_COOKIES: 'useSecureCookies', SERVICE_DISABLE_RATE_LIMIT: 'disableRateLimit' } as const;
+  const field = {
+    SERVICE_ENABLE_AUTH: 'enableAuth',
+    SERVICE_USE_SECURE_COOKIES: 'useSecureCookies',
+    SERVICE_DISABLE_RATE_LIMIT: 'disableRateLimit',
+  } as const;
 
   test('true words', () => {
     for (const variable of variables) {
@@ -175,7 +185,11 @@ describe('loadConfig: secret', () => {
   });
 
   test('must have at least 32 characters', () => {
-    assertConfigError({ SERVICE_ENABLE_AUTH: 'true', SERVICE_SECRET: 'x'.repeat(31) }, 'SERVICE_SECRET', 'at least 32 characters long, got 31');
+    assertConfigError(
+      { SERVICE_ENABLE_AUTH: 'true', SERVICE_SECRET: 'x'.repeat(31) },
+      'SERVICE_SECRET',
+      'at least 32 characters long, got 31',
+    );
     const config = loadConfig({ SERVICE_ENABLE_AUTH: 'true', SERVICE_SECRET: SECRET });
     assert.equal(config.enableAuth, true);
     assert.equal(config.secret, SECRET);
@@ -236,7 +250,11 @@ describe('loadConfig: database and working directory', () => {
   });
 
   test('postgresql:// and postgres:// select PostgreSQL and keep the URL', () => {
-    for (const url of ['postgresql://user:pw@db.example.com:5432/sightline', 'postgres://db/sightline', 'POSTGRESQL://db/x?sslmode=require']) {
+    for (const url of [
+      'postgresql://user:pw@db.example.com:5432/sightline',
+      'postgres://db/sightline',
+      'POSTGRESQL://db/x?sslmode=require',
+    ]) {
       assert.deepEqual(loadConfig({ SERVICE_SQL_DATABASE_URL: url }).database, { dialect: 'postgres', url });
     }
   });
@@ -269,8 +287,9 @@ describe('loadConfig: database and working directory', () => {
 describe('loadConfig: URLs and paths', () => {
   test('SERVICE_CSRF_TRUSTED_ORIGINS becomes a list of origins', () => {
     assert.deepEqual(
-      loadConfig({ SERVICE_CSRF_TRUSTED_ORIGINS: 'https://app.example.com/some/path?q=1, http://localhost:3000/ ,,HTTPS://Upper.Example.COM' })
-        .csrfTrustedOrigins,
+      loadConfig({
+        SERVICE_CSRF_TRUSTED_ORIGINS: 'https://app.example.com/some/path?q=1, http://localhost:3000/ ,,HTTPS://Upper.Example.COM',
+      }).csrfTrustedOrigins,
       ['https://app.example.com', 'http://localhost:3000', 'https://upper.example.com'],
     );
     assert.deepEqual(loadConfig({ SERVICE_CSRF_TRUSTED_ORIGINS: 'https://a.example:443' }).csrfTrustedOrigins, ['https://a.example']);
@@ -278,8 +297,16 @@ describe('loadConfig: URLs and paths', () => {
   });
 
   test('bad trusted origins name the variable', () => {
-    assertConfigError({ SERVICE_CSRF_TRUSTED_ORIGINS: 'https://ok.example, not a url' }, 'SERVICE_CSRF_TRUSTED_ORIGINS', '"not a url" is not a URL');
-    assertConfigError({ SERVICE_CSRF_TRUSTED_ORIGINS: 'ftp://files.example' }, 'SERVICE_CSRF_TRUSTED_ORIGINS', 'must start with http:// or https://');
+    assertConfigError(
+      { SERVICE_CSRF_TRUSTED_ORIGINS: 'https://ok.example, not a url' },
+      'SERVICE_CSRF_TRUSTED_ORIGINS',
+      '"not a url" is not a URL',
+    );
+    assertConfigError(
+      { SERVICE_CSRF_TRUSTED_ORIGINS: 'ftp://files.example' },
+      'SERVICE_CSRF_TRUSTED_ORIGINS',
+      'must start with http:// or https://',
+    );
   });
 
   test('SERVICE_ROOT_URL is reduced to its origin', () => {
@@ -345,12 +372,19 @@ describe('loadConfig: OAuth2 identity providers', () => {
   });
 
   test('a missing CLIENT_SECRET names SERVICE_OAUTH2_X_CLIENT_SECRET', () => {
-    assertConfigError(idpEnv('X', { SERVICE_OAUTH2_X_CLIENT_SECRET: undefined }), 'SERVICE_OAUTH2_X_CLIENT_SECRET', 'required for the identity provider X');
+    assertConfigError(
+      idpEnv('X', { SERVICE_OAUTH2_X_CLIENT_SECRET: undefined }),
+      'SERVICE_OAUTH2_X_CLIENT_SECRET',
+      'required for the identity provider X',
+    );
     assertConfigError(idpEnv('X', { SERVICE_OAUTH2_X_CLIENT_SECRET: '  ' }), 'SERVICE_OAUTH2_X_CLIENT_SECRET');
   });
 
   test('a missing CLIENT_ID or OIDC_CONFIG_URL names its variable', () => {
-    assertConfigError(idpEnv('MICROSOFT_ENTRA_ID', { SERVICE_OAUTH2_MICROSOFT_ENTRA_ID_CLIENT_ID: undefined }), 'SERVICE_OAUTH2_MICROSOFT_ENTRA_ID_CLIENT_ID');
+    assertConfigError(
+      idpEnv('MICROSOFT_ENTRA_ID', { SERVICE_OAUTH2_MICROSOFT_ENTRA_ID_CLIENT_ID: undefined }),
+      'SERVICE_OAUTH2_MICROSOFT_ENTRA_ID_CLIENT_ID',
+    );
     assertConfigError(idpEnv('X', { SERVICE_OAUTH2_X_OIDC_CONFIG_URL: undefined }), 'SERVICE_OAUTH2_X_OIDC_CONFIG_URL');
     assertConfigError({ SERVICE_OAUTH2_ONLY_DISPLAY_NAME: 'Only' }, 'SERVICE_OAUTH2_ONLY_OIDC_CONFIG_URL');
   });
@@ -360,13 +394,22 @@ describe('loadConfig: OAuth2 identity providers', () => {
   });
 
   test('the discovery URL must use https, except plain http on loopback hosts', () => {
-    for (const url of ['http://localhost:8080/.well-known/openid-configuration', 'http://127.0.0.1/x', 'http://127.1.2.3:9000/x', 'http://[::1]:8080/x']) {
+    for (const url of [
+      'http://localhost:8080/.well-known/openid-configuration',
+      'http://127.0.0.1/x',
+      'http://127.1.2.3:9000/x',
+      'http://[::1]:8080/x',
+    ]) {
       assert.equal(loadConfig(idpEnv('DEV', { SERVICE_OAUTH2_DEV_OIDC_CONFIG_URL: url })).idps[0]!.oidcConfigUrl, url);
     }
     for (const url of ['http://idp.example.com/x', 'http://10.0.0.1/x', 'http://localhost.example.com/x', 'ftp://idp.example.com/x']) {
       assertConfigError(idpEnv('DEV', { SERVICE_OAUTH2_DEV_OIDC_CONFIG_URL: url }), 'SERVICE_OAUTH2_DEV_OIDC_CONFIG_URL', 'must use https');
     }
-    assertConfigError(idpEnv('DEV', { SERVICE_OAUTH2_DEV_OIDC_CONFIG_URL: 'not a url' }), 'SERVICE_OAUTH2_DEV_OIDC_CONFIG_URL', 'is not a URL');
+    assertConfigError(
+      idpEnv('DEV', { SERVICE_OAUTH2_DEV_OIDC_CONFIG_URL: 'not a url' }),
+      'SERVICE_OAUTH2_DEV_OIDC_CONFIG_URL',
+      'is not a URL',
+    );
   });
 });
 

@@ -94,7 +94,9 @@ describe('decodeJsonExport: documents', () => {
                     { key: 'openinference.span.kind', value: { stringValue: 'LLM' } },
                     { key: 'n', value: { intValue: '3' } },
                   ],
-                  events: [{ timeUnixNano: '1763769600500000001', name: 'first token', attributes: [{ key: 'i', value: { intValue: 1 } }] }],
+                  events: [
+                    { timeUnixNano: '1763769600500000001', name: 'first token', attributes: [{ key: 'i', value: { intValue: 1 } }] },
+                  ],
                   status: { code: 2, message: 'boom' },
                 }),
               ],
@@ -127,7 +129,9 @@ describe('decodeJsonExport: documents', () => {
                     { key: 'openinference.span.kind', value: { string_value: 'LLM' } },
                     { key: 'n', value: { int_value: '3' } },
                   ],
-                  events: [{ time_unix_nano: '1763769600500000001', name: 'first token', attributes: [{ key: 'i', value: { int_value: 1 } }] }],
+                  events: [
+                    { time_unix_nano: '1763769600500000001', name: 'first token', attributes: [{ key: 'i', value: { int_value: 1 } }] },
+                  ],
                   status: { code: 2, message: 'boom' },
                 },
               ],
@@ -159,13 +163,22 @@ describe('decodeJsonExport: documents', () => {
     const decoded = decodeJsonExport(
       JSON.stringify({
         resourceSpans: [
-          { resource: { attributes: [{ key: 'service.name', value: { stringValue: 'a' } }] }, scopeSpans: [{ spans: [span(1), span(2)] }, { spans: [span(3)] }] },
+          {
+            resource: { attributes: [{ key: 'service.name', value: { stringValue: 'a' } }] },
+            scopeSpans: [{ spans: [span(1), span(2)] }, { spans: [span(3)] }],
+          },
           { scopeSpans: [{ spans: [span(4)] }] },
         ],
       }),
     );
-    assert.deepEqual(decoded.map((r) => r.resourceAttributes), [{ 'service.name': 'a' }, {}]);
-    assert.deepEqual(decoded.map((r) => r.spans.map((s) => s.name)), [['s1', 's2', 's3'], ['s4']]);
+    assert.deepEqual(
+      decoded.map((r) => r.resourceAttributes),
+      [{ 'service.name': 'a' }, {}],
+    );
+    assert.deepEqual(
+      decoded.map((r) => r.spans.map((s) => s.name)),
+      [['s1', 's2', 's3'], ['s4']],
+    );
   });
 
   test('missing optional fields take their defaults', () => {
@@ -187,14 +200,24 @@ describe('decodeJsonExport: documents', () => {
 
   test('the path of an error names the resource, scope and span index', () => {
     const good = spanJson();
-    const doc = { resourceSpans: [{ scopeSpans: [{ spans: [good] }] }, { scopeSpans: [{ spans: [good] }, { spans: [good, good, spanJson({ spanId: 'abc' })] }] }] };
-    assertDecodeError(() => decodeJsonExport(JSON.stringify(doc)), 'resourceSpans[1].scopeSpans[1].spans[2].spanId must be 16 hex characters');
+    const doc = {
+      resourceSpans: [
+        { scopeSpans: [{ spans: [good] }] },
+        { scopeSpans: [{ spans: [good] }, { spans: [good, good, spanJson({ spanId: 'abc' })] }] },
+      ],
+    };
+    assertDecodeError(
+      () => decodeJsonExport(JSON.stringify(doc)),
+      'resourceSpans[1].scopeSpans[1].spans[2].spanId must be 16 hex characters',
+    );
   });
 });
 
 describe('decodeJsonExport: ids', () => {
   test('hex ids in any case become lower case', () => {
-    const span = decodeOne(spanJson({ traceId: TRACE_ID.toUpperCase(), spanId: 'AbCdEf0123456789', parentSpanId: PARENT_ID.toUpperCase() }));
+    const span = decodeOne(
+      spanJson({ traceId: TRACE_ID.toUpperCase(), spanId: 'AbCdEf0123456789', parentSpanId: PARENT_ID.toUpperCase() }),
+    );
     assert.equal(span.traceId, TRACE_ID);
     assert.equal(span.spanId, 'abcdef0123456789');
     assert.equal(span.parentSpanId, PARENT_ID);
@@ -293,7 +316,10 @@ describe('decodeJsonExport: times and integers', () => {
       assertDecodeError(() => decodeOne(spanJson({ startTimeUnixNano: value })), message);
     }
     assertDecodeError(() => decodeRawSpan(`{"traceId":"${TRACE_ID}","spanId":"${SPAN_ID}","startTimeUnixNano":1e30}`), message);
-    assertDecodeError(() => decodeRawSpan(`{"traceId":"${TRACE_ID}","spanId":"${SPAN_ID}","startTimeUnixNano":18446744073709551616}`), message);
+    assertDecodeError(
+      () => decodeRawSpan(`{"traceId":"${TRACE_ID}","spanId":"${SPAN_ID}","startTimeUnixNano":18446744073709551616}`),
+      message,
+    );
     assertDecodeError(
       () => decodeOne(spanJson({ events: [{ timeUnixNano: '-5' }] })),
       `${SPAN_PATH}.events[0].timeUnixNano must be a non-negative 64-bit integer`,
@@ -325,7 +351,14 @@ describe('decodeJsonExport: times and integers', () => {
 
 describe('decodeJsonExport: enums', () => {
   test('kind as number or enum name', () => {
-    const names = ['SPAN_KIND_UNSPECIFIED', 'SPAN_KIND_INTERNAL', 'SPAN_KIND_SERVER', 'SPAN_KIND_CLIENT', 'SPAN_KIND_PRODUCER', 'SPAN_KIND_CONSUMER'];
+    const names = [
+      'SPAN_KIND_UNSPECIFIED',
+      'SPAN_KIND_INTERNAL',
+      'SPAN_KIND_SERVER',
+      'SPAN_KIND_CLIENT',
+      'SPAN_KIND_PRODUCER',
+      'SPAN_KIND_CONSUMER',
+    ];
     for (const [number, name] of names.entries()) {
       assert.equal(decodeOne(spanJson({ kind: name })).kind, number);
       assert.equal(decodeOne(spanJson({ kind: number })).kind, number);
@@ -334,7 +367,11 @@ describe('decodeJsonExport: enums', () => {
   });
 
   test('status code as number or enum name', () => {
-    for (const [name, number] of [['STATUS_CODE_UNSET', 0], ['STATUS_CODE_OK', 1], ['STATUS_CODE_ERROR', 2]] as const) {
+    for (const [name, number] of [
+      ['STATUS_CODE_UNSET', 0],
+      ['STATUS_CODE_OK', 1],
+      ['STATUS_CODE_ERROR', 2],
+    ] as const) {
       assert.equal(decodeOne(spanJson({ status: { code: name } })).statusCode, number);
       assert.equal(decodeOne(spanJson({ status: { code: number } })).statusCode, number);
     }
@@ -351,7 +388,10 @@ describe('decodeJsonExport: enums', () => {
 
   test('an unknown status code is rejected, naming its path', () => {
     for (const code of ['ERROR', 'STATUS_CODE_FAILED', 2.5, false]) {
-      assertDecodeError(() => decodeOne(spanJson({ status: { code } })), `${SPAN_PATH}.status.code must be one of STATUS_CODE_UNSET, STATUS_CODE_OK, STATUS_CODE_ERROR`);
+      assertDecodeError(
+        () => decodeOne(spanJson({ status: { code } })),
+        `${SPAN_PATH}.status.code must be one of STATUS_CODE_UNSET, STATUS_CODE_OK, STATUS_CODE_ERROR`,
+      );
     }
   });
 });
@@ -376,7 +416,15 @@ describe('decodeJsonExport: AnyValue', () => {
   test('arrays and nested kvlists', () => {
     assert.deepEqual(
       attributeValue({
-        arrayValue: { values: [{ stringValue: 'a' }, { intValue: '1' }, {}, null, { kvlistValue: { values: [{ key: 'x', value: { boolValue: true } }] } }] },
+        arrayValue: {
+          values: [
+            { stringValue: 'a' },
+            { intValue: '1' },
+            {},
+            null,
+            { kvlistValue: { values: [{ key: 'x', value: { boolValue: true } }] } },
+          ],
+        },
       }),
       ['a', 1, null, null, { x: true }],
     );
@@ -435,7 +483,10 @@ describe('decodeJsonExport: AnyValue', () => {
     assertDecodeError(() => attributeValue({ arrayValue: [] }), `${where}.arrayValue must be a JSON object`);
     assertDecodeError(() => attributeValue({ arrayValue: { values: {} } }), `${where}.arrayValue.values must be an array`);
     assertDecodeError(() => attributeValue({ kvlistValue: 'x' }), `${where}.kvlistValue must be a JSON object`);
-    assertDecodeError(() => attributeValue({ kvlistValue: { values: [{ key: 1 }] } }), `${where}.kvlistValue.values[0].key must be a string`);
+    assertDecodeError(
+      () => attributeValue({ kvlistValue: { values: [{ key: 1 }] } }),
+      `${where}.kvlistValue.values[0].key must be a string`,
+    );
     assertDecodeError(() => attributeValue('plain'), `${where} must be a JSON object`);
     assertDecodeError(
       () => attributeValue({ arrayValue: { values: [{ stringValue: 1 }] } }),
@@ -444,12 +495,13 @@ describe('decodeJsonExport: AnyValue', () => {
   });
 
   test('values nested too deeply are an OtlpDecodeError, not a stack overflow', () => {
-    const nested = (depth: number) => '{"arrayValue":{"values":['.repeat(depth) + '{"intValue":1}' + ']}}'.repeat(depth);
+    const nested = (depth: number) => `${'{"arrayValue":{"values":['.repeat(depth)}{"intValue":1}${']}}'.repeat(depth)}`;
     assert.deepEqual(rawAttributeValue(nested(3)), [[[1]]]);
-    assert.equal(JSON.stringify(rawAttributeValue(nested(60))), '['.repeat(60) + '1' + ']'.repeat(60));
+    assert.equal(JSON.stringify(rawAttributeValue(nested(60))), `${'['.repeat(60)}1${']'.repeat(60)}`);
     assertDecodeError(() => rawAttributeValue(nested(1000)), /nested more than \d+ levels deep/);
     assertDecodeError(() => rawAttributeValue(nested(200_000)), /nested more than \d+ levels deep/);
-    const kvNested = (depth: number) => '{"kvlistValue":{"values":[{"key":"k","value":'.repeat(depth) + '{"intValue":1}' + '}]}}'.repeat(depth);
+    const kvNested = (depth: number) =>
+      `${'{"kvlistValue":{"values":[{"key":"k","value":'.repeat(depth)}{"intValue":1}${'}]}}'.repeat(depth)}`;
     assertDecodeError(() => rawAttributeValue(kvNested(200_000)), /nested more than \d+ levels deep/);
   });
 });
@@ -522,7 +574,10 @@ function richDocument(snake: boolean): Obj {
     { key: 'i', value: { intValue: '9007199254740993' } },
     { key: 'd', value: { doubleValue: 2.5 } },
     { key: 'y', value: { bytesValue: 'aGVsbG8=' } },
-    { key: 'a', value: { arrayValue: { values: [{ intValue: 1 }, { kvlistValue: { values: [{ key: 'n', value: { stringValue: 'x' } }] } }] } } },
+    {
+      key: 'a',
+      value: { arrayValue: { values: [{ intValue: 1 }, { kvlistValue: { values: [{ key: 'n', value: { stringValue: 'x' } }] } }] } },
+    },
   ];
   const doc = {
     resourceSpans: [
@@ -532,7 +587,12 @@ function richDocument(snake: boolean): Obj {
           {
             scope: { name: 's' },
             spans: [
-              spanJson({ attributes, events: [{ timeUnixNano: '1763769600500000001', name: 'e', attributes }], status: { code: 'STATUS_CODE_ERROR', message: 'm' }, kind: 'SPAN_KIND_CLIENT' }),
+              spanJson({
+                attributes,
+                events: [{ timeUnixNano: '1763769600500000001', name: 'e', attributes }],
+                status: { code: 'STATUS_CODE_ERROR', message: 'm' },
+                kind: 'SPAN_KIND_CLIENT',
+              }),
               spanJson({ parentSpanId: '', name: 'root', traceId: Buffer.from(TRACE_ID, 'hex').toString('base64') }),
             ],
           },
@@ -552,8 +612,33 @@ function toSnake(value: unknown): unknown {
 }
 
 const REPLACEMENTS: unknown[] = [
-  null, true, false, 0, -1, 1.5, 1e30, 2 ** 64, Number.MAX_SAFE_INTEGER, '', ' ', 'x', '0x10', 'NaN', '-5', '18446744073709551616',
-  'ZZZZ', TRACE_ID, SPAN_ID, [], [1, 'a'], {}, { stringValue: 1 }, { intValue: 'x' }, [{}], [[]], [null],
+  null,
+  true,
+  false,
+  0,
+  -1,
+  1.5,
+  1e30,
+  2 ** 64,
+  Number.MAX_SAFE_INTEGER,
+  '',
+  ' ',
+  'x',
+  '0x10',
+  'NaN',
+  '-5',
+  '18446744073709551616',
+  'ZZZZ',
+  TRACE_ID,
+  SPAN_ID,
+  [],
+  [1, 'a'],
+  {},
+  { stringValue: 1 },
+  { intValue: 'x' },
+  [{}],
+  [[]],
+  [null],
 ];
 
 /** Every [container, key] pair in a JSON tree. */
@@ -561,7 +646,8 @@ function slots(root: unknown): [Obj | unknown[], string | number][] {
   const found: [Obj | unknown[], string | number][] = [];
   const walk = (node: unknown) => {
     if (Array.isArray(node)) node.forEach((child, i) => (found.push([node, i]), walk(child)));
-    else if (node !== null && typeof node === 'object') for (const [k, child] of Object.entries(node)) found.push([node as Obj, k]), walk(child);
+    else if (node !== null && typeof node === 'object')
+      for (const [k, child] of Object.entries(node)) found.push([node as Obj, k]), walk(child);
   };
   walk(root);
   return found;

@@ -151,20 +151,21 @@ describe('decodeProtobufExport: spans', () => {
     const good = spanObject();
     const bad = spanObject({ spanId: Buffer.alloc(3) });
     const request = {
-      resourceSpans: [
-        { scopeSpans: [{ spans: [good] }] },
-        { scopeSpans: [{ spans: [good] }, { spans: [good, good, bad] }] },
-      ],
+      resourceSpans: [{ scopeSpans: [{ spans: [good] }] }, { scopeSpans: [{ spans: [good] }, { spans: [good, good, bad] }] }],
     };
     assertDecodeError(() => decodeProtobufExport(encode(request)), 'resourceSpans[1].scopeSpans[1].spans[2].spanId must be 8 bytes');
   });
 
   test('keeps several resources, scopes and spans in order', () => {
-    const span = (n: number) => spanObject({ spanId: Buffer.from(`00000000000000${n.toString(16).padStart(2, '0')}`, 'hex'), name: `s${n}` });
+    const span = (n: number) =>
+      spanObject({ spanId: Buffer.from(`00000000000000${n.toString(16).padStart(2, '0')}`, 'hex'), name: `s${n}` });
     const decoded = decodeProtobufExport(
       encode({
         resourceSpans: [
-          { resource: { attributes: [{ key: 'service.name', value: { stringValue: 'a' } }] }, scopeSpans: [{ spans: [span(1), span(2)] }, { spans: [span(3)] }] },
+          {
+            resource: { attributes: [{ key: 'service.name', value: { stringValue: 'a' } }] },
+            scopeSpans: [{ spans: [span(1), span(2)] }, { spans: [span(3)] }],
+          },
           { scopeSpans: [{ spans: [span(4)] }] },
           {},
         ],
@@ -172,10 +173,19 @@ describe('decodeProtobufExport: spans', () => {
     );
     assert.equal(decoded.length, 3);
     assert.deepEqual(decoded[0]!.resourceAttributes, { 'service.name': 'a' });
-    assert.deepEqual(decoded[0]!.spans.map((s) => s.name), ['s1', 's2', 's3']);
-    assert.deepEqual(decoded[0]!.spans.map((s) => s.spanId), ['0000000000000001', '0000000000000002', '0000000000000003']);
+    assert.deepEqual(
+      decoded[0]!.spans.map((s) => s.name),
+      ['s1', 's2', 's3'],
+    );
+    assert.deepEqual(
+      decoded[0]!.spans.map((s) => s.spanId),
+      ['0000000000000001', '0000000000000002', '0000000000000003'],
+    );
     assert.deepEqual(decoded[1]!.resourceAttributes, {});
-    assert.deepEqual(decoded[1]!.spans.map((s) => s.name), ['s4']);
+    assert.deepEqual(
+      decoded[1]!.spans.map((s) => s.name),
+      ['s4'],
+    );
     assert.deepEqual(decoded[2], { resourceAttributes: {}, spans: [] });
   });
 
@@ -309,7 +319,14 @@ describe('decodeProtobufExport: AnyValue', () => {
     assert.deepEqual(
       attributeValue({
         arrayValue: {
-          values: [{ stringValue: 'a' }, { intValue: 1 }, { boolValue: false }, { doubleValue: 1.5 }, {}, { arrayValue: { values: [{ intValue: 2 }] } }],
+          values: [
+            { stringValue: 'a' },
+            { intValue: 1 },
+            { boolValue: false },
+            { doubleValue: 1.5 },
+            {},
+            { arrayValue: { values: [{ intValue: 2 }] } },
+          ],
         },
       }),
       ['a', 1, false, 1.5, null, [2]],
@@ -344,7 +361,14 @@ describe('decodeProtobufExport: AnyValue', () => {
   });
 
   test('the last of duplicate keys wins', () => {
-    const span = decodeOne(spanObject({ attributes: [{ key: 'k', value: { intValue: 1 } }, { key: 'k', value: { intValue: 2 } }] }));
+    const span = decodeOne(
+      spanObject({
+        attributes: [
+          { key: 'k', value: { intValue: 1 } },
+          { key: 'k', value: { intValue: 2 } },
+        ],
+      }),
+    );
     assert.deepEqual(span.attributes, { k: 2 });
   });
 });
@@ -366,7 +390,8 @@ function prng(seed: number): () => number {
 
 function richRequest(): Uint8Array {
   let nested: Obj = { intValue: '-9223372036854775808' };
-  for (let i = 0; i < 4; i++) nested = { arrayValue: { values: [nested, { kvlistValue: { values: [{ key: `d${i}`, value: { doubleValue: i / 3 } }] } }] } };
+  for (let i = 0; i < 4; i++)
+    nested = { arrayValue: { values: [nested, { kvlistValue: { values: [{ key: `d${i}`, value: { doubleValue: i / 3 } }] } }] } };
   const attributes = [
     { key: 's', value: { stringValue: 'text ✓' } },
     { key: 'b', value: { boolValue: true } },
@@ -497,7 +522,11 @@ describe('decodeProtobufExport: malformed input', () => {
             mutated = mutated.slice(0, position);
             break;
           case 3: // insert random bytes
-            mutated = Uint8Array.from([...mutated.subarray(0, position), ...Array.from({ length: 1 + Math.floor(random() * 4) }, () => Math.floor(random() * 256)), ...mutated.subarray(position)]);
+            mutated = Uint8Array.from([
+              ...mutated.subarray(0, position),
+              ...Array.from({ length: 1 + Math.floor(random() * 4) }, () => Math.floor(random() * 256)),
+              ...mutated.subarray(position),
+            ]);
             break;
           default: // delete a run of bytes
             mutated = Uint8Array.from([...mutated.subarray(0, position), ...mutated.subarray(position + 1 + Math.floor(random() * 8))]);

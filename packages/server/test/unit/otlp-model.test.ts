@@ -1,13 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import {
-  OtlpDecodeError,
-  int64Value,
-  nanosToIso,
-  setAttribute,
-  storableString,
-  type Attributes,
-} from '../../src/ingest/otlp-model.js';
+import { OtlpDecodeError, int64Value, nanosToIso, setAttribute, storableString, type Attributes } from '../../src/ingest/otlp-model.js';
 
 describe('nanosToIso', () => {
   test('the epoch has nine zero fractional digits', () => {

@@ -123,7 +123,12 @@ describe('toSpanRows', () => {
     ];
     assert.deepEqual(
       toSpanRows(resources).map((r) => [r.name, r.projectName]),
-      [['1', 'a'], ['2', 'a'], ['3', 'b'], ['4', 'default']],
+      [
+        ['1', 'a'],
+        ['2', 'a'],
+        ['3', 'b'],
+        ['4', 'default'],
+      ],
     );
     assert.deepEqual(
       toSpanRows(resources, 'hdr').map((r) => r.projectName),
@@ -181,7 +186,10 @@ describe('toSpanRows', () => {
     });
 
     test('an invalid total is derived like a missing one', () => {
-      assert.equal(rowOf(llm({ 'llm.token_count.prompt': 2, 'llm.token_count.completion': 3, 'llm.token_count.total': 'many' })).tokenCountTotal, 5);
+      assert.equal(
+        rowOf(llm({ 'llm.token_count.prompt': 2, 'llm.token_count.completion': 3, 'llm.token_count.total': 'many' })).tokenCountTotal,
+        5,
+      );
     });
 
     test('LLM spans without counts have none', () => {
@@ -249,13 +257,16 @@ describe('toSpanRows', () => {
   });
 
   test('events are stored as JSON with ISO timestamps of nine fractional digits', () => {
-    const row = rowOf({}, {
-      events: [
-        { name: 'first token', timeUnixNano: 1763769600123456789n, attributes: { n: 1, s: 'x' } },
-        { name: 'exception', timeUnixNano: 0n, attributes: {} },
-        { name: 'micro', timeUnixNano: 1_700_000_000_000_001_000n, attributes: { nested: { a: [true] } } },
-      ],
-    });
+    const row = rowOf(
+      {},
+      {
+        events: [
+          { name: 'first token', timeUnixNano: 1763769600123456789n, attributes: { n: 1, s: 'x' } },
+          { name: 'exception', timeUnixNano: 0n, attributes: {} },
+          { name: 'micro', timeUnixNano: 1_700_000_000_000_001_000n, attributes: { nested: { a: [true] } } },
+        ],
+      },
+    );
     assert.deepEqual(JSON.parse(row.events), [
       { name: 'first token', timestamp: '2025-11-22T00:00:00.123456789Z', attributes: { n: 1, s: 'x' } },
       { name: 'exception', timestamp: '1970-01-01T00:00:00.000000000Z', attributes: {} },
@@ -271,6 +282,9 @@ describe('toSpanRows', () => {
       { resourceAttributes: {}, spans: [span({ spanId: '0000000000000003' }), span({ spanId: '0000000000000001' })] },
       { resourceAttributes: {}, spans: [span({ spanId: '0000000000000002' })] },
     ]);
-    assert.deepEqual(rows.map((r) => r.spanId), ['0000000000000003', '0000000000000001', '0000000000000002']);
+    assert.deepEqual(
+      rows.map((r) => r.spanId),
+      ['0000000000000003', '0000000000000001', '0000000000000002'],
+    );
   });
 });

@@ -282,7 +282,10 @@ describe('WriteQueue', () => {
         await turn();
       }
       const written = writer.calls.flatMap((call) => [...new Set(call.rows.map((row) => row.name))]);
-      assert.deepEqual(written, sizes.map((_, i) => `r${i}`));
+      assert.deepEqual(
+        written,
+        sizes.map((_, i) => `r${i}`),
+      );
     });
   });
 
@@ -391,7 +394,10 @@ describe('WriteQueue', () => {
       await turn();
       assert.ok(b.state instanceof StorageError);
       assert.ok(c.state instanceof StorageError);
-      assert.deepEqual(errors.map((error) => (error as Error).message), ['b', 'c']);
+      assert.deepEqual(
+        errors.map((error) => (error as Error).message),
+        ['b', 'c'],
+      );
       assert.equal(queue.depth, 0);
     });
   });
@@ -423,7 +429,10 @@ describe('WriteQueue', () => {
     test('rejects new requests with StorageError once closing', async () => {
       const { writer, queue } = setup();
       await queue.close();
-      await assert.rejects(queue.enqueue(rows('late', 1)), (error: unknown) => error instanceof StorageError && /shutting down/.test(error.message));
+      await assert.rejects(
+        queue.enqueue(rows('late', 1)),
+        (error: unknown) => error instanceof StorageError && /shutting down/.test(error.message),
+      );
       assert.equal(writer.calls.length, 0);
       assert.equal(queue.depth, 0);
     });

@@ -56,7 +56,8 @@ export const OAUTH2_ERRORS: Record<string, string> = {
   login_failed: 'The sign-in could not be completed. Try again or ask an administrator.',
   user_deleted: 'This account was deleted by an administrator.',
   missing_email: 'The identity provider did not share an email address, which Sightline needs.',
-  email_in_use: 'The email address of that account already belongs to another Sightline user (or a deleted one). Sign in with that account instead, or ask an administrator.',
+  email_in_use:
+    'The email address of that account already belongs to another Sightline user (or a deleted one). Sign in with that account instead, or ask an administrator.',
   unsafe_return_url: 'The sign-in link was not valid. Start again from this page.',
   missing_flow: 'The sign-in took too long or cookies are blocked. Start again.',
   state_mismatch: 'The sign-in response did not belong to this browser. Start again.',

@@ -67,7 +67,9 @@ async function errorOf(response: Response): Promise<ApiError> {
     if (typeof body.detail === 'string') message = body.detail;
     else if (Array.isArray(body.detail)) {
       message = body.detail
-        .map((item: { loc?: unknown[]; msg?: string }) => [item.loc?.filter((part) => part !== 'body').join('.'), item.msg].filter(Boolean).join(': '))
+        .map((item: { loc?: unknown[]; msg?: string }) =>
+          [item.loc?.filter((part) => part !== 'body').join('.'), item.msg].filter(Boolean).join(': '),
+        )
         .join('; ');
     }
   } catch {

@@ -69,7 +69,9 @@ export function useTimeseries(projectId: string, range: RangeOption, refetchInte
       if (!start_time) {
         const first = await get<Page<Trace>>(`${p(projectId)}/traces`, { limit: 1, order: 'asc' }, signal);
         const earliest = first.data[0]?.start_time;
-        start_time = earliest ? new Date(Math.min(Date.parse(earliest), now - 60 * 60_000)).toISOString() : new Date(now - 24 * 3_600_000).toISOString();
+        start_time = earliest
+          ? new Date(Math.min(Date.parse(earliest), now - 60 * 60_000)).toISOString()
+          : new Date(now - 24 * 3_600_000).toISOString();
       }
       const end_time = new Date(now).toISOString();
       return (await get<Envelope<ProjectTimeseries>>(`${p(projectId)}/timeseries`, { start_time, end_time }, signal)).data;
@@ -81,7 +83,13 @@ export function useTimeseries(projectId: string, range: RangeOption, refetchInte
 
 export type TraceSortKey = 'start_time' | 'latency_ms';
 
-export function useTraces(projectId: string, range: RangeOption, sort: TraceSortKey, order: 'asc' | 'desc', refetchInterval: number | false) {
+export function useTraces(
+  projectId: string,
+  range: RangeOption,
+  sort: TraceSortKey,
+  order: 'asc' | 'desc',
+  refetchInterval: number | false,
+) {
   return useInfiniteQuery({
     queryKey: ['traces', projectId, range.value, sort, order],
     queryFn: ({ pageParam, signal }) =>
@@ -101,7 +109,13 @@ export interface SpanFilters {
   rootsOnly: boolean;
 }
 
-export function useSpans(projectId: string, range: RangeOption, filters: SpanFilters, order: 'asc' | 'desc', refetchInterval: number | false) {
+export function useSpans(
+  projectId: string,
+  range: RangeOption,
+  filters: SpanFilters,
+  order: 'asc' | 'desc',
+  refetchInterval: number | false,
+) {
   return useInfiniteQuery({
     queryKey: ['spans', projectId, range.value, filters, order],
     queryFn: ({ pageParam, signal }) =>
@@ -130,7 +144,8 @@ export function useSpans(projectId: string, range: RangeOption, filters: SpanFil
 export function useTrace(projectId: string, traceId: string, refetchInterval: number | false = false) {
   return useQuery({
     queryKey: ['trace', projectId, traceId],
-    queryFn: async ({ signal }) => (await get<Envelope<TraceDetail>>(`${p(projectId)}/traces/${encodeURIComponent(traceId)}`, undefined, signal)).data,
+    queryFn: async ({ signal }) =>
+      (await get<Envelope<TraceDetail>>(`${p(projectId)}/traces/${encodeURIComponent(traceId)}`, undefined, signal)).data,
     refetchInterval,
   });
 }
@@ -154,11 +169,19 @@ export const allUserKeysKey = ['api-keys', 'all-users'] as const;
 export const usersKey = ['users'] as const;
 
 export function useOwnKeys(enabled = true) {
-  return useQuery({ queryKey: ownKeysKey, queryFn: async ({ signal }) => (await get<Envelope<ApiKey[]>>('/v1/user/api_keys', undefined, signal)).data, enabled });
+  return useQuery({
+    queryKey: ownKeysKey,
+    queryFn: async ({ signal }) => (await get<Envelope<ApiKey[]>>('/v1/user/api_keys', undefined, signal)).data,
+    enabled,
+  });
 }
 
 export function useSystemKeys(enabled: boolean) {
-  return useQuery({ queryKey: systemKeysKey, queryFn: async ({ signal }) => (await get<Envelope<ApiKey[]>>('/v1/system/api_keys', undefined, signal)).data, enabled });
+  return useQuery({
+    queryKey: systemKeysKey,
+    queryFn: async ({ signal }) => (await get<Envelope<ApiKey[]>>('/v1/system/api_keys', undefined, signal)).data,
+    enabled,
+  });
 }
 
 export function useAllUserKeys(enabled: boolean) {

@@ -65,7 +65,19 @@ export interface Project {
 
 export type StatusCode = 'OK' | 'ERROR' | 'UNSET';
 
-export const SPAN_KINDS = ['LLM', 'CHAIN', 'AGENT', 'TOOL', 'RETRIEVER', 'RERANKER', 'EMBEDDING', 'GUARDRAIL', 'EVALUATOR', 'PROMPT', 'UNKNOWN'] as const;
+export const SPAN_KINDS = [
+  'LLM',
+  'CHAIN',
+  'AGENT',
+  'TOOL',
+  'RETRIEVER',
+  'RERANKER',
+  'EMBEDDING',
+  'GUARDRAIL',
+  'EVALUATOR',
+  'PROMPT',
+  'UNKNOWN',
+] as const;
 
 export interface SpanEvent {
   name: string;

@@ -40,8 +40,20 @@ export function AppLayout() {
   };
 
   const actions: SpotlightActionData[] = [
-    { id: 'projects', label: 'Projects', description: 'All projects with their totals', leftSection: <IconFolder size={18} />, onClick: () => navigate('/projects') },
-    { id: 'settings', label: 'Settings', description: 'Profile, password, API keys and users', leftSection: <IconSettings size={18} />, onClick: () => navigate('/settings') },
+    {
+      id: 'projects',
+      label: 'Projects',
+      description: 'All projects with their totals',
+      leftSection: <IconFolder size={18} />,
+      onClick: () => navigate('/projects'),
+    },
+    {
+      id: 'settings',
+      label: 'Settings',
+      description: 'Profile, password, API keys and users',
+      leftSection: <IconSettings size={18} />,
+      onClick: () => navigate('/settings'),
+    },
     { id: 'theme', label: 'Toggle light / dark theme', leftSection: <IconSunMoon size={18} />, onClick: theme.toggle },
     ...(projects.data ?? []).flatMap((project) => [
       {
@@ -52,7 +64,9 @@ export function AppLayout() {
         onClick: () => navigate(`/projects/${encodeURIComponent(project.id)}/traces`),
       },
     ]),
-    ...(viewer.kind === 'user' ? [{ id: 'logout', label: 'Sign out', leftSection: <IconLogout size={18} />, onClick: () => void signOut() }] : []),
+    ...(viewer.kind === 'user'
+      ? [{ id: 'logout', label: 'Sign out', leftSection: <IconLogout size={18} />, onClick: () => void signOut() }]
+      : []),
   ];
 
   return (

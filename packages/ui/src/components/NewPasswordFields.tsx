@@ -12,7 +12,15 @@ export function newPasswordProblem(value: NewPasswordValue): string | null {
 }
 
 /** "New password" and "Confirm new password", with the policy shown as the user types. */
-export function NewPasswordFields({ value, onChange, autoFocus }: { value: NewPasswordValue; onChange: (value: NewPasswordValue) => void; autoFocus?: boolean }) {
+export function NewPasswordFields({
+  value,
+  onChange,
+  autoFocus,
+}: {
+  value: NewPasswordValue;
+  onChange: (value: NewPasswordValue) => void;
+  autoFocus?: boolean;
+}) {
   const problem = value.password ? passwordProblem(value.password) : null;
   const mismatch = value.confirm && value.password !== value.confirm ? 'The two passwords differ' : null;
   return (

@@ -132,7 +132,15 @@ export function VirtualTable<T>({
     const content = (
       <span style={{ display: 'inline-flex', alignItems: 'center', gap: 4 }}>
         {column.title}
-        {column.sortable ? sorted === 'asc' ? <IconArrowUp size={12} /> : sorted === 'desc' ? <IconArrowDown size={12} /> : <IconArrowsSort size={12} opacity={0.4} /> : null}
+        {column.sortable ? (
+          sorted === 'asc' ? (
+            <IconArrowUp size={12} />
+          ) : sorted === 'desc' ? (
+            <IconArrowDown size={12} />
+          ) : (
+            <IconArrowsSort size={12} opacity={0.4} />
+          )
+        ) : null}
       </span>
     );
     return (
@@ -141,7 +149,12 @@ export function VirtualTable<T>({
         role="columnheader"
         aria-sort={sorted === 'asc' ? 'ascending' : sorted === 'desc' ? 'descending' : column.sortable ? 'none' : undefined}
         className="sl-grid-cell"
-        style={{ textAlign: column.align ?? 'left', display: 'flex', alignItems: 'center', justifyContent: column.align === 'right' ? 'flex-end' : 'flex-start' }}
+        style={{
+          textAlign: column.align ?? 'left',
+          display: 'flex',
+          alignItems: 'center',
+          justifyContent: column.align === 'right' ? 'flex-end' : 'flex-start',
+        }}
       >
         {column.sortable && onSortChange ? (
           <UnstyledButton

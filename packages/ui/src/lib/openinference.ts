@@ -35,7 +35,8 @@ export interface ChatMessage {
   toolCallId?: string;
 }
 
-const str = (value: unknown) => (value === undefined || value === null ? undefined : typeof value === 'string' ? value : JSON.stringify(value));
+const str = (value: unknown) =>
+  value === undefined || value === null ? undefined : typeof value === 'string' ? value : JSON.stringify(value);
 
 /** Messages under `llm.input_messages` / `llm.output_messages`. */
 export function chatMessages(attributes: Attributes, prefix: string): ChatMessage[] {
@@ -43,7 +44,11 @@ export function chatMessages(attributes: Attributes, prefix: string): ChatMessag
     let content = str(group['message.content']);
     if (content === undefined) {
       const parts = indexedGroups(group, 'message.contents')
-        .map((part) => str(part['message_content.text']) ?? (part['message_content.image.image.url'] ? `[image] ${str(part['message_content.image.image.url'])}` : undefined))
+        .map(
+          (part) =>
+            str(part['message_content.text']) ??
+            (part['message_content.image.image.url'] ? `[image] ${str(part['message_content.image.image.url'])}` : undefined),
+        )
         .filter((part): part is string => part !== undefined);
       if (parts.length > 0) content = parts.join('\n\n');
     }

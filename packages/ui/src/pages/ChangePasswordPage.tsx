@@ -66,7 +66,14 @@ export function ChangePasswordPage() {
               {error}
             </Alert>
           ) : null}
-          <PasswordInput label="Current password" autoComplete="current-password" value={current} onChange={(event) => setCurrent(event.currentTarget.value)} required autoFocus />
+          <PasswordInput
+            label="Current password"
+            autoComplete="current-password"
+            value={current}
+            onChange={(event) => setCurrent(event.currentTarget.value)}
+            required
+            autoFocus
+          />
           <NewPasswordFields value={value} onChange={setValue} />
           <Button type="submit" loading={submitting} fullWidth>
             Save password and continue

@@ -20,7 +20,8 @@ export function ForgotPasswordPage() {
       await post('/auth/password-reset-email', { email: email.trim() }, { noRefresh: true });
       setSent(true);
     } catch (caught) {
-      if (caught instanceof ApiError && caught.status === 503) setError('This server cannot send email. Ask an administrator to set a new password for you.');
+      if (caught instanceof ApiError && caught.status === 503)
+        setError('This server cannot send email. Ask an administrator to set a new password for you.');
       else if (caught instanceof ApiError && caught.status === 429) setError('Too many requests. Wait a minute and try again.');
       else setError(caught instanceof Error ? caught.message : String(caught));
     } finally {
@@ -47,7 +48,15 @@ export function ForgotPasswordPage() {
                 {error}
               </Alert>
             ) : null}
-            <TextInput label="Email" type="email" autoComplete="username" value={email} onChange={(event) => setEmail(event.currentTarget.value)} required autoFocus />
+            <TextInput
+              label="Email"
+              type="email"
+              autoComplete="username"
+              value={email}
+              onChange={(event) => setEmail(event.currentTarget.value)}
+              required
+              autoFocus
+            />
             <Button type="submit" loading={submitting} fullWidth>
               Send reset link
             </Button>

@@ -12,7 +12,7 @@ import { formatWait } from '../lib/passwords';
 
 /** Only paths inside the app: never another site. */
 export function safeReturnTo(value: string | null): string {
-  if (!value || !value.startsWith('/') || value.startsWith('//') || value.startsWith('/\\') || value.startsWith('/login')) return '/projects';
+  if (!value?.startsWith('/') || value.startsWith('//') || value.startsWith('/\\') || value.startsWith('/login')) return '/projects';
   return value;
 }
 
@@ -56,7 +56,10 @@ export function LoginPage() {
       navigate(returnTo, { replace: true });
     } catch (error) {
       if (error instanceof ApiError && error.status === 401) {
-        setFailure({ title: 'Wrong email or password', message: 'The email and password do not match an account. Check both and try again.' });
+        setFailure({
+          title: 'Wrong email or password',
+          message: 'The email and password do not match an account. Check both and try again.',
+        });
       } else if (error instanceof ApiError && error.status === 429) {
         const wait = error.retryAfterSeconds ? ` Try again in ${formatWait(error.retryAfterSeconds)}.` : ' Try again later.';
         setFailure({ title: 'Too many attempts', message: `Sign-in for this account is locked after repeated failures.${wait}` });

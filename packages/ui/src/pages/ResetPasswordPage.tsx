@@ -25,7 +25,8 @@ export function ResetPasswordPage() {
       await post('/auth/password-reset', { token, password: value.password }, { noRefresh: true });
       setDone(true);
     } catch (caught) {
-      if (caught instanceof ApiError && caught.status === 401) setError('This link is invalid, already used or expired. Ask for a new one.');
+      if (caught instanceof ApiError && caught.status === 401)
+        setError('This link is invalid, already used or expired. Ask for a new one.');
       else setError(caught instanceof Error ? caught.message : String(caught));
     } finally {
       setSubmitting(false);

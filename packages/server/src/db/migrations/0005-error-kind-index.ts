@@ -7,6 +7,8 @@ import type { MigrationContext } from './index.js';
 
 export function up(_context: MigrationContext) {
   return async (db: Kysely<unknown>): Promise<void> => {
-    await sql`CREATE INDEX spans_project_kind_errors ON spans (project_id, span_kind, start_time DESC, id DESC) WHERE status_code = 'ERROR'`.execute(db);
+    await sql`CREATE INDEX spans_project_kind_errors ON spans (project_id, span_kind, start_time DESC, id DESC) WHERE status_code = 'ERROR'`.execute(
+      db,
+    );
   };
 }

@@ -52,7 +52,12 @@ export function createApiKeysRepository(db: Kysely<DB>) {
       .selectFrom('api_keys')
       .leftJoin('users', 'users.id', 'api_keys.user_id')
       .selectAll('api_keys')
-      .select(['users.username as owner_username', 'users.email as owner_email', 'users.role as owner_role', 'users.deleted_at as owner_deleted_at']);
+      .select([
+        'users.username as owner_username',
+        'users.email as owner_email',
+        'users.role as owner_role',
+        'users.deleted_at as owner_deleted_at',
+      ]);
   type Row = Awaited<ReturnType<ReturnType<typeof withOwner>['executeTakeFirstOrThrow']>>;
   const toOwned = (row: Row): ApiKeyWithOwner => ({
     ...toRecord(row),
@@ -113,7 +118,10 @@ export function createApiKeysRepository(db: Kysely<DB>) {
       await db.deleteFrom('api_keys').where('user_id', '=', userId).execute();
     },
     async countAll(): Promise<number> {
-      const row = await db.selectFrom('api_keys').select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirst();
+      const row = await db
+        .selectFrom('api_keys')
+        .select((eb) => eb.fn.countAll<number>().as('count'))
+        .executeTakeFirst();
       return Number(row?.count ?? 0);
     },
     async touch(id: number, now: string): Promise<void> {

@@ -17,7 +17,10 @@ export function createPasswordResetRepository(db: Kysely<DB>) {
     async replace(userId: number, tokenHash: string, now: string, expiresAt: string): Promise<void> {
       await db.transaction().execute(async (trx) => {
         await trx.deleteFrom('password_reset_tokens').where('user_id', '=', userId).execute();
-        await trx.insertInto('password_reset_tokens').values({ token_hash: tokenHash, user_id: userId, created_at: now, expires_at: expiresAt }).execute();
+        await trx
+          .insertInto('password_reset_tokens')
+          .values({ token_hash: tokenHash, user_id: userId, created_at: now, expires_at: expiresAt })
+          .execute();
       });
     },
     async find(tokenHash: string): Promise<ResetTokenRecord | undefined> {
@@ -26,7 +29,12 @@ export function createPasswordResetRepository(db: Kysely<DB>) {
     },
     /** Marks the token used; false when it already was (two resets racing). */
     async markUsed(tokenHash: string, now: string): Promise<boolean> {
-      const result = await db.updateTable('password_reset_tokens').set({ used_at: now }).where('token_hash', '=', tokenHash).where('used_at', 'is', null).executeTakeFirst();
+      const result = await db
+        .updateTable('password_reset_tokens')
+        .set({ used_at: now })
+        .where('token_hash', '=', tokenHash)
+        .where('used_at', 'is', null)
+        .executeTakeFirst();
       return Number(result.numUpdatedRows) > 0;
     },
   };

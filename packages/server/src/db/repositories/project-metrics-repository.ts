@@ -55,7 +55,8 @@ export function createProjectMetricsRepository(db: Kysely<DB>, dialect: Dialect)
 
   const spansIn = (range: MetricsRange) => {
     let query = db.selectFrom('spans').where('spans.project_id', '=', range.projectId);
-    if (range.startTime !== undefined) query = query.where(sql<boolean>`${sql.ref('spans.start_time')} >= ${nanosLiteral(range.startTime)}`);
+    if (range.startTime !== undefined)
+      query = query.where(sql<boolean>`${sql.ref('spans.start_time')} >= ${nanosLiteral(range.startTime)}`);
     if (range.endTime !== undefined) query = query.where(sql<boolean>`${sql.ref('spans.start_time')} < ${nanosLiteral(range.endTime)}`);
     return query;
   };
@@ -75,7 +76,14 @@ export function createProjectMetricsRepository(db: Kysely<DB>, dialect: Dialect)
     ]);
     if (onlyLlm) query = query.where('spans.span_kind', '=', 'LLM');
     // Grouping by position keeps the select and group expressions one (a bound JSON key would otherwise be two parameters).
-    const rows = (await query.groupBy(sql`1`).execute()) as unknown as { grp: string | number | null; span_count: Num; error_count: Num; prompt: Num; completion: Num; total: Num }[];
+    const rows = (await query.groupBy(sql`1`).execute()) as unknown as {
+      grp: string | number | null;
+      span_count: Num;
+      error_count: Num;
+      prompt: Num;
+      completion: Num;
+      total: Num;
+    }[];
     return rows.map((row) => ({
       group: row.grp,
       spanCount: num(row.span_count),
@@ -116,8 +124,7 @@ export function createProjectMetricsRepository(db: Kysely<DB>, dialect: Dialect)
       sql<number>`row_number() over (partition by ${group} order by ${latency})`.as('rn'),
       sql<number>`count(*) over (partition by ${group})`.as('n'),
     ]);
-    const near = (p: number) =>
-      sql`(r.rn = cast(${p} * (r.n - 1) as integer) + 1 or r.rn = cast(${p} * (r.n - 1) as integer) + 2)`;
+    const near = (p: number) => sql`(r.rn = cast(${p} * (r.n - 1) as integer) + 1 or r.rn = cast(${p} * (r.n - 1) as integer) + 2)`;
     const rows = (await db
       .selectFrom(ranked.as('r'))
       .select(['r.grp', 'r.d', 'r.rn', 'r.n'])
@@ -156,10 +163,14 @@ export function createProjectMetricsRepository(db: Kysely<DB>, dialect: Dialect)
     /** Traces that start in the range, in total (bucket 0) or per bucket index. */
     async traceCounts(range: MetricsRange, bucketing?: Bucketing): Promise<Map<number, number>> {
       let query = db.selectFrom('traces').where('traces.project_id', '=', range.projectId);
-      if (range.startTime !== undefined) query = query.where(sql<boolean>`${sql.ref('traces.start_time')} >= ${nanosLiteral(range.startTime)}`);
+      if (range.startTime !== undefined)
+        query = query.where(sql<boolean>`${sql.ref('traces.start_time')} >= ${nanosLiteral(range.startTime)}`);
       if (range.endTime !== undefined) query = query.where(sql<boolean>`${sql.ref('traces.start_time')} < ${nanosLiteral(range.endTime)}`);
       const group: RawBuilder<number | string> = bucketing ? bucketOf('traces.start_time', bucketing) : sql<number>`0`;
-      const rows = await query.select((eb) => [group.as('grp'), eb.fn.countAll<number | string>().as('n')]).groupBy(sql`1`).execute();
+      const rows = await query
+        .select((eb) => [group.as('grp'), eb.fn.countAll<number | string>().as('n')])
+        .groupBy(sql`1`)
+        .execute();
       return new Map(rows.map((row) => [Number(row.grp), num(row.n)]));
     },
 

@@ -29,8 +29,14 @@ export function createSessionsRepository(db: Kysely<DB>) {
         .selectFrom('auth_tokens')
         .innerJoin('sessions', 'sessions.id', 'auth_tokens.session_id')
         .select([
-          'auth_tokens.jti', 'auth_tokens.kind', 'auth_tokens.session_id', 'sessions.user_id', 'auth_tokens.expires_at',
-          'auth_tokens.used_at', 'sessions.expires_at as session_expires_at', 'sessions.revoked_at',
+          'auth_tokens.jti',
+          'auth_tokens.kind',
+          'auth_tokens.session_id',
+          'sessions.user_id',
+          'auth_tokens.expires_at',
+          'auth_tokens.used_at',
+          'sessions.expires_at as session_expires_at',
+          'sessions.revoked_at',
         ])
         .where('auth_tokens.jti', '=', jti)
         .executeTakeFirst();
@@ -49,7 +55,12 @@ export function createSessionsRepository(db: Kysely<DB>) {
     },
     /** Marks a refresh token used; false when it already was (a replay). */
     async markUsed(jti: string, now: string): Promise<boolean> {
-      const result = await db.updateTable('auth_tokens').set({ used_at: now }).where('jti', '=', jti).where('used_at', 'is', null).executeTakeFirst();
+      const result = await db
+        .updateTable('auth_tokens')
+        .set({ used_at: now })
+        .where('jti', '=', jti)
+        .where('used_at', 'is', null)
+        .executeTakeFirst();
       return Number(result.numUpdatedRows) > 0;
     },
     async revokeSession(id: string, now: string): Promise<void> {

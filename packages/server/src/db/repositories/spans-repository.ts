@@ -128,10 +128,23 @@ export function createSpansRepository(db: Kysely<DB>, dialect: Dialect) {
       .selectFrom('spans')
       .innerJoin('traces', 'traces.id', 'spans.trace_rowid')
       .select([
-        'spans.id', 'spans.trace_rowid', 'spans.project_id', 'traces.trace_id', 'spans.span_id', 'spans.parent_id', 'spans.name',
-        'spans.span_kind', bigintText('spans.start_time').as('start_time'), bigintText('spans.end_time').as('end_time'),
-        'spans.status_code', 'spans.status_message', 'spans.attributes', 'spans.events',
-        'spans.llm_token_count_prompt', 'spans.llm_token_count_completion', 'spans.llm_token_count_total',
+        'spans.id',
+        'spans.trace_rowid',
+        'spans.project_id',
+        'traces.trace_id',
+        'spans.span_id',
+        'spans.parent_id',
+        'spans.name',
+        'spans.span_kind',
+        bigintText('spans.start_time').as('start_time'),
+        bigintText('spans.end_time').as('end_time'),
+        'spans.status_code',
+        'spans.status_message',
+        'spans.attributes',
+        'spans.events',
+        'spans.llm_token_count_prompt',
+        'spans.llm_token_count_completion',
+        'spans.llm_token_count_total',
       ]);
 
   const execute = async (query: ReturnType<typeof fullSpans>) => (await query.execute()).map((row) => toRecord(row as SpanRow));
@@ -169,8 +182,10 @@ export function createSpansRepository(db: Kysely<DB>, dialect: Dialect) {
       } else if (filters.statusCodes?.length) {
         query = query.where('spans.status_code', 'in', filters.statusCodes);
       }
-      if (filters.startTime !== undefined) query = query.where(sql<boolean>`${sql.ref('spans.start_time')} >= ${nanosLiteral(filters.startTime)}`);
-      if (filters.endTime !== undefined) query = query.where(sql<boolean>`${sql.ref('spans.start_time')} < ${nanosLiteral(filters.endTime)}`);
+      if (filters.startTime !== undefined)
+        query = query.where(sql<boolean>`${sql.ref('spans.start_time')} >= ${nanosLiteral(filters.startTime)}`);
+      if (filters.endTime !== undefined)
+        query = query.where(sql<boolean>`${sql.ref('spans.start_time')} < ${nanosLiteral(filters.endTime)}`);
       for (const attribute of filters.attributes ?? []) {
         query = query.where(sqlFor.attributeEquals('spans.attributes', attribute.key, attribute.candidates));
       }
@@ -200,8 +215,15 @@ export function createSpansRepository(db: Kysely<DB>, dialect: Dialect) {
       let query = db
         .selectFrom('spans')
         .select([
-          'id', 'trace_rowid', 'span_id', 'parent_id', 'name', 'span_kind', 'status_code',
-          bigintText('start_time').as('start_time'), bigintText('end_time').as('end_time'),
+          'id',
+          'trace_rowid',
+          'span_id',
+          'parent_id',
+          'name',
+          'span_kind',
+          'status_code',
+          bigintText('start_time').as('start_time'),
+          bigintText('end_time').as('end_time'),
         ])
         .where('trace_rowid', 'in', traceRowids);
       if (options.rootsOnly) query = query.where('parent_id', 'is', null);

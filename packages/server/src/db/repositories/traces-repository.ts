@@ -54,15 +54,23 @@ export function createTracesRepository(db: Kysely<DB>) {
   const traces = () =>
     db
       .selectFrom('traces')
-      .select(['traces.id', 'traces.project_id', 'traces.trace_id', bigintText('traces.start_time').as('start_time'), bigintText('traces.end_time').as('end_time')]);
+      .select([
+        'traces.id',
+        'traces.project_id',
+        'traces.trace_id',
+        bigintText('traces.start_time').as('start_time'),
+        bigintText('traces.end_time').as('end_time'),
+      ]);
 
   return {
     /** A project's traces in (sort key, id) order from `from` on. */
     async list(query: TraceListQuery): Promise<TraceRecord[]> {
       const key = traceSortKey(query.sort);
       let select = traces().where('traces.project_id', '=', query.projectId);
-      if (query.startTime !== undefined) select = select.where(sql<boolean>`${sql.ref('traces.start_time')} >= ${nanosLiteral(query.startTime)}`);
-      if (query.endTime !== undefined) select = select.where(sql<boolean>`${sql.ref('traces.start_time')} < ${nanosLiteral(query.endTime)}`);
+      if (query.startTime !== undefined)
+        select = select.where(sql<boolean>`${sql.ref('traces.start_time')} >= ${nanosLiteral(query.startTime)}`);
+      if (query.endTime !== undefined)
+        select = select.where(sql<boolean>`${sql.ref('traces.start_time')} < ${nanosLiteral(query.endTime)}`);
       if (query.from) select = select.where(fromPosition(key, 'traces.id', query.from, query.order));
       select = select.orderBy(key, query.order).orderBy('traces.id', query.order).limit(query.limit);
       return (await select.execute()).map(toRecord);

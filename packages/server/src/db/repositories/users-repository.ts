@@ -93,7 +93,11 @@ export function createUsersRepository(db: Kysely<DB>) {
       return (await db.selectFrom('users').select('id').limit(1).executeTakeFirst()) === undefined;
     },
     async countActiveAdmins(): Promise<number> {
-      const row = await active().clearSelect().select((eb) => eb.fn.countAll<number>().as('count')).where('role', '=', 'admin').executeTakeFirst();
+      const row = await active()
+        .clearSelect()
+        .select((eb) => eb.fn.countAll<number>().as('count'))
+        .where('role', '=', 'admin')
+        .executeTakeFirst();
       return Number(row?.count ?? 0);
     },
     /** Inserts a user; a taken email or username throws a unique violation. */

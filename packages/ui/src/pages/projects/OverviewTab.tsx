@@ -33,7 +33,11 @@ function ChartCard({ title, subtitle, children, testId }: { title: string; subti
 function bucketLabel(bucket: TimeseriesBucket, intervalSeconds: number, spanMs: number): string {
   const date = new Date(bucket.start_time);
   if (intervalSeconds >= 86_400) return date.toLocaleDateString(undefined, { month: 'short', day: 'numeric' });
-  const time = date.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit', ...(intervalSeconds < 60 ? { second: '2-digit' } : {}) });
+  const time = date.toLocaleTimeString(undefined, {
+    hour: '2-digit',
+    minute: '2-digit',
+    ...(intervalSeconds < 60 ? { second: '2-digit' } : {}),
+  });
   if (spanMs <= 86_400_000) return time;
   return `${date.toLocaleDateString(undefined, { month: 'short', day: 'numeric' })} ${time}`;
 }
@@ -82,7 +86,11 @@ export function OverviewTab() {
     Prompt: model.token_count_prompt,
     Completion: model.token_count_completion,
   }));
-  const kinds = summary.data.span_kinds.map((kind) => ({ kind: kind.span_kind, Spans: kind.span_count - kind.error_count, Errors: kind.error_count }));
+  const kinds = summary.data.span_kinds.map((kind) => ({
+    kind: kind.span_kind,
+    Spans: kind.span_count - kind.error_count,
+    Errors: kind.error_count,
+  }));
   const per = `per ${intervalLabel(ts.interval_seconds)}`;
 
   return (
@@ -104,7 +112,11 @@ export function OverviewTab() {
             tickLine="none"
           />
         </ChartCard>
-        <ChartCard title="Error rate" subtitle={`Spans with status ERROR, ${per} · ${formatPercent(summary.data.error_rate)} overall`} testId="chart-errors">
+        <ChartCard
+          title="Error rate"
+          subtitle={`Spans with status ERROR, ${per} · ${formatPercent(summary.data.error_rate)} overall`}
+          testId="chart-errors"
+        >
           <AreaChart
             h={CHART_HEIGHT}
             data={data}
@@ -154,7 +166,11 @@ export function OverviewTab() {
         </ChartCard>
       </SimpleGrid>
       <SimpleGrid cols={{ base: 1, md: 2 }} spacing="md">
-        <ChartCard title="Tokens by model" subtitle={`${option.label} · ${formatInt(summary.data.token_count_total)} tokens in all`} testId="chart-models">
+        <ChartCard
+          title="Tokens by model"
+          subtitle={`${option.label} · ${formatInt(summary.data.token_count_total)} tokens in all`}
+          testId="chart-models"
+        >
           {modelData.length === 0 ? (
             <Text c="dimmed" size="sm">
               No LLM spans with token counts in this range.
@@ -189,7 +205,13 @@ export function OverviewTab() {
                 <Table.Tbody>
                   {models.map((model) => (
                     <Table.Tr key={model.model_name ?? ''}>
-                      <Table.Td>{model.model_name ?? <Text span c="dimmed">(no model name)</Text>}</Table.Td>
+                      <Table.Td>
+                        {model.model_name ?? (
+                          <Text span c="dimmed">
+                            (no model name)
+                          </Text>
+                        )}
+                      </Table.Td>
                       <Table.Td ta="right">{formatInt(model.span_count)}</Table.Td>
                       <Table.Td ta="right">{formatInt(model.token_count_prompt)}</Table.Td>
                       <Table.Td ta="right">{formatInt(model.token_count_completion)}</Table.Td>

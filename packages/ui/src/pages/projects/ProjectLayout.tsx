@@ -76,7 +76,12 @@ export function ProjectLayout() {
         stats={[
           { label: 'Traces', value: formatInt(s?.trace_count) },
           { label: 'Spans', value: formatInt(s?.span_count) },
-          { label: 'Error rate', value: formatPercent(s?.error_rate), color: s && s.error_rate > 0 ? 'red' : undefined, hint: s ? `${formatInt(s.error_count)} spans with status ERROR` : undefined },
+          {
+            label: 'Error rate',
+            value: formatPercent(s?.error_rate),
+            color: s && s.error_rate > 0 ? 'red' : undefined,
+            hint: s ? `${formatInt(s.error_count)} spans with status ERROR` : undefined,
+          },
           { label: 'Latency p50', value: formatDuration(s?.latency_ms_p50), hint: 'Median duration of root spans' },
           { label: 'Latency p99', value: formatDuration(s?.latency_ms_p99), hint: '99th percentile duration of root spans' },
           { label: 'Tokens', value: formatCompact(s?.token_count_total), hint: tokensHint },

@@ -87,7 +87,15 @@ export function ProjectsPage() {
         >
           <Group gap={4} wrap="nowrap" justify={align === 'right' ? 'flex-end' : 'flex-start'}>
             {label}
-            {active ? sort.direction === 'asc' ? <IconArrowUp size={12} /> : <IconArrowDown size={12} /> : <IconArrowsSort size={12} opacity={0.4} />}
+            {active ? (
+              sort.direction === 'asc' ? (
+                <IconArrowUp size={12} />
+              ) : (
+                <IconArrowDown size={12} />
+              )
+            ) : (
+              <IconArrowsSort size={12} opacity={0.4} />
+            )}
           </Group>
         </UnstyledButton>
       </Table.Th>
@@ -157,7 +165,12 @@ export function ProjectsPage() {
                     return (
                       <Table.Tr key={project.id} onClick={open} style={{ cursor: 'pointer' }} data-testid={`project-row-${project.name}`}>
                         <Table.Td>
-                          <Anchor component={Link} to={projectPath(project.id, 'traces', search)} fw={600} onClick={(event) => event.stopPropagation()}>
+                          <Anchor
+                            component={Link}
+                            to={projectPath(project.id, 'traces', search)}
+                            fw={600}
+                            onClick={(event) => event.stopPropagation()}
+                          >
                             {project.name}
                           </Anchor>
                           {project.description ? (

@@ -8,7 +8,15 @@ import { CopyIcon, CopyableId } from '../../components/Copy';
 import { formatDateTime, formatDuration, formatInt, isoToMs } from '../../lib/format';
 import { attributeSections, chatMessages, documents, prettyJson, type ChatMessage } from '../../lib/openinference';
 
-const ROLE_COLORS: Record<string, string> = { system: 'gray', user: 'blue', human: 'blue', assistant: 'violet', ai: 'violet', tool: 'orange', function: 'orange' };
+const ROLE_COLORS: Record<string, string> = {
+  system: 'gray',
+  user: 'blue',
+  human: 'blue',
+  assistant: 'violet',
+  ai: 'violet',
+  tool: 'orange',
+  function: 'orange',
+};
 
 function Block({ title, children, copy }: { title: string; children: ReactNode; copy?: string }) {
   return (
@@ -29,7 +37,13 @@ function TextValue({ value }: { value: unknown }) {
   return (
     <Paper withBorder p="sm" radius="sm" bg="var(--sl-muted-bg)">
       <ScrollArea.Autosize mah={420} type="auto">
-        {json ? <pre className="sl-pre">{text}</pre> : <Text size="sm" style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word' }}>{text}</Text>}
+        {json ? (
+          <pre className="sl-pre">{text}</pre>
+        ) : (
+          <Text size="sm" style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word' }}>
+            {text}
+          </Text>
+        )}
       </ScrollArea.Autosize>
     </Paper>
   );
@@ -87,7 +101,13 @@ function EventItem({ event, spanStartMs }: { event: SpanEvent; spanStartMs: numb
   const exception = isException(event);
   const rest = Object.entries(event.attributes).filter(([key]) => !(exception && key.startsWith('exception.')));
   return (
-    <Paper withBorder p="sm" radius="sm" style={exception ? { borderColor: 'var(--mantine-color-red-6)' } : undefined} data-testid="span-event">
+    <Paper
+      withBorder
+      p="sm"
+      radius="sm"
+      style={exception ? { borderColor: 'var(--mantine-color-red-6)' } : undefined}
+      data-testid="span-event"
+    >
       <Group justify="space-between" mb={4}>
         <Group gap={6}>
           {exception ? <IconAlertTriangle size={16} color="var(--mantine-color-red-6)" /> : <IconBolt size={16} />}
@@ -141,7 +161,11 @@ function AttributeTable({ entries }: { entries: [string, unknown][] }) {
 }
 
 function TokenCounts({ span }: { span: Span }) {
-  const details = Object.entries(span.attributes).filter(([key]) => key.startsWith('llm.token_count.') && !['llm.token_count.prompt', 'llm.token_count.completion', 'llm.token_count.total'].includes(key));
+  const details = Object.entries(span.attributes).filter(
+    ([key]) =>
+      key.startsWith('llm.token_count.') &&
+      !['llm.token_count.prompt', 'llm.token_count.completion', 'llm.token_count.total'].includes(key),
+  );
   return (
     <Block title="Token counts">
       <SimpleGrid cols={3} spacing="xs">

@@ -44,7 +44,15 @@ export function buildTree(spans: Span[]): TreeNode[] {
 
 const ROW_HEIGHT = 36;
 
-export function SpanTree({ spans, selectedId, onSelect }: { spans: Span[]; selectedId: string | null; onSelect: (spanId: string) => void }) {
+export function SpanTree({
+  spans,
+  selectedId,
+  onSelect,
+}: {
+  spans: Span[];
+  selectedId: string | null;
+  onSelect: (spanId: string) => void;
+}) {
   const roots = useMemo(() => buildTree(spans), [spans]);
   const [collapsed, setCollapsed] = useState<Set<string>>(() => new Set());
   const rows = useMemo(() => {
@@ -70,7 +78,12 @@ export function SpanTree({ spans, selectedId, onSelect }: { spans: Span[]; selec
   const total = Math.max(traceEnd - traceStart, 0.001);
 
   const scrollRef = useRef<HTMLDivElement>(null);
-  const virtualizer = useVirtualizer({ count: rows.length, getScrollElement: () => scrollRef.current, estimateSize: () => ROW_HEIGHT, overscan: 15 });
+  const virtualizer = useVirtualizer({
+    count: rows.length,
+    getScrollElement: () => scrollRef.current,
+    estimateSize: () => ROW_HEIGHT,
+    overscan: 15,
+  });
   const selectedIndex = rows.findIndex((node) => node.span.context.span_id === selectedId);
 
   useEffect(() => {
@@ -128,7 +141,10 @@ export function SpanTree({ spans, selectedId, onSelect }: { spans: Span[]; selec
 
   return (
     <Paper withBorder radius="md" p={0} style={{ overflow: 'hidden' }}>
-      <div className="sl-tree-row" style={{ cursor: 'default', borderBottom: '1px solid var(--sl-border)', borderRadius: 0, minHeight: 30 }}>
+      <div
+        className="sl-tree-row"
+        style={{ cursor: 'default', borderBottom: '1px solid var(--sl-border)', borderRadius: 0, minHeight: 30 }}
+      >
         <Text size="xs" fw={600} c="dimmed" tt="uppercase" px="sm">
           Span tree ({spans.length})
         </Text>
@@ -138,7 +154,13 @@ export function SpanTree({ spans, selectedId, onSelect }: { spans: Span[]; selec
               key={tick}
               size="10px"
               c="dimmed"
-              style={{ position: 'absolute', top: 8, whiteSpace: 'nowrap', left: `${tick * 100}%`, transform: tick === 1 ? 'translateX(-100%)' : tick === 0 ? undefined : 'translateX(-50%)' }}
+              style={{
+                position: 'absolute',
+                top: 8,
+                whiteSpace: 'nowrap',
+                left: `${tick * 100}%`,
+                transform: tick === 1 ? 'translateX(-100%)' : tick === 0 ? undefined : 'translateX(-50%)',
+              }}
             >
               {formatDuration(total * tick)}
             </Text>
@@ -163,7 +185,8 @@ export function SpanTree({ spans, selectedId, onSelect }: { spans: Span[]; selec
             const width = Math.max(((isoToMs(span.end_time) - isoToMs(span.start_time)) / total) * 100, 0.4);
             const hasChildren = node.children.length > 0;
             const isCollapsed = collapsed.has(id);
-            const color = span.status_code === 'ERROR' ? 'var(--mantine-color-red-6)' : `var(--mantine-color-${kindColor(span.span_kind)}-5)`;
+            const color =
+              span.status_code === 'ERROR' ? 'var(--mantine-color-red-6)' : `var(--mantine-color-${kindColor(span.span_kind)}-5)`;
             return (
               <div
                 key={id}
@@ -199,14 +222,19 @@ export function SpanTree({ spans, selectedId, onSelect }: { spans: Span[]; selec
                   <Text size="sm" truncate fw={id === selectedId ? 600 : 400} style={{ minWidth: 0 }}>
                     {span.name}
                   </Text>
-                  {span.status_code === 'ERROR' ? <IconAlertTriangleFilled size={14} color="var(--mantine-color-red-6)" style={{ flexShrink: 0 }} aria-label="error" /> : null}
+                  {span.status_code === 'ERROR' ? (
+                    <IconAlertTriangleFilled size={14} color="var(--mantine-color-red-6)" style={{ flexShrink: 0 }} aria-label="error" />
+                  ) : null}
                   {span.token_count_total !== null ? (
                     <Text size="xs" c="dimmed" style={{ flexShrink: 0 }}>
                       {formatCompact(span.token_count_total)} tok
                     </Text>
                   ) : null}
                 </Group>
-                <Tooltip label={`${span.name}: ${formatDuration(span.latency_ms)} (starts at +${formatDuration(isoToMs(span.start_time) - traceStart)})`} openDelay={300}>
+                <Tooltip
+                  label={`${span.name}: ${formatDuration(span.latency_ms)} (starts at +${formatDuration(isoToMs(span.start_time) - traceStart)})`}
+                  openDelay={300}
+                >
                   <div style={{ position: 'relative', height: 18, marginRight: 12 }}>
                     <div style={{ position: 'absolute', inset: '8px 0 auto 0', height: 1, background: 'var(--sl-border)' }} />
                     <div
@@ -224,7 +252,12 @@ export function SpanTree({ spans, selectedId, onSelect }: { spans: Span[]; selec
                     <Text
                       size="10px"
                       c="dimmed"
-                      style={{ position: 'absolute', top: 2, whiteSpace: 'nowrap', ...(left + width > 75 ? { right: `${100 - left + 1}%` } : { left: `calc(${left + width}% + 4px)` }) }}
+                      style={{
+                        position: 'absolute',
+                        top: 2,
+                        whiteSpace: 'nowrap',
+                        ...(left + width > 75 ? { right: `${100 - left + 1}%` } : { left: `calc(${left + width}% + 4px)` }),
+                      }}
                     >
                       {formatDuration(span.latency_ms)}
                     </Text>

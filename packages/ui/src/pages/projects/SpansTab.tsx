@@ -58,10 +58,14 @@ export function SpansTab() {
       next.delete(key);
       for (const value of values) next.append(key, value);
     });
-  const hasFilters = filters.name.length + filters.span_kind.length + filters.status_code.length + filters.attribute.length > 0 || filters.rootsOnly;
+  const hasFilters =
+    filters.name.length + filters.span_kind.length + filters.status_code.length + filters.attribute.length > 0 || filters.rootsOnly;
 
   const open = useCallback(
-    (span: Span) => navigate(`/projects/${encodeURIComponent(projectId)}/traces/${span.context.trace_id}${search}${search ? '&' : '?'}span=${span.context.span_id}`),
+    (span: Span) =>
+      navigate(
+        `/projects/${encodeURIComponent(projectId)}/traces/${span.context.trace_id}${search}${search ? '&' : '?'}span=${span.context.span_id}`,
+      ),
     [navigate, projectId, search],
   );
 
@@ -110,7 +114,14 @@ export function SpansTab() {
         </Text>
       ),
     },
-    { key: 'latency_ms', title: 'Latency', width: '100px', sortable: true, align: 'right', render: (span) => formatDuration(span.latency_ms) },
+    {
+      key: 'latency_ms',
+      title: 'Latency',
+      width: '100px',
+      sortable: true,
+      align: 'right',
+      render: (span) => formatDuration(span.latency_ms),
+    },
     {
       key: 'tokens',
       title: 'Tokens',
@@ -128,7 +139,12 @@ export function SpansTab() {
           </Text>
         ),
     },
-    { key: 'trace_id', title: 'Trace id', width: '150px', render: (span) => <CopyableId value={span.context.trace_id} display={shortId(span.context.trace_id, 10)} label="Copy trace id" /> },
+    {
+      key: 'trace_id',
+      title: 'Trace id',
+      width: '150px',
+      render: (span) => <CopyableId value={span.context.trace_id} display={shortId(span.context.trace_id, 10)} label="Copy trace id" />,
+    },
   ];
 
   return (
@@ -144,7 +160,15 @@ export function SpansTab() {
             w={240}
             clearable
           />
-          <MultiSelect label="Span kind" placeholder="Any kind" data={[...SPAN_KINDS]} value={filters.span_kind} onChange={(values) => setList('kind', values)} w={220} clearable />
+          <MultiSelect
+            label="Span kind"
+            placeholder="Any kind"
+            data={[...SPAN_KINDS]}
+            value={filters.span_kind}
+            onChange={(values) => setList('kind', values)}
+            w={220}
+            clearable
+          />
           <TagsInput
             label="Attribute"
             placeholder="key:value, Enter"
@@ -196,7 +220,8 @@ export function SpansTab() {
       </Paper>
       <Text size="sm" c="dimmed">
         {loaded.length > 0 ? `${formatInt(loaded.length)}${spans.hasNextPage ? '+' : ''} spans` : ' '}
-        {sortKey !== 'start_time' && spans.hasNextPage ? ' · sorted among the spans loaded so far' : ''} · ↑/↓ to move, Enter to open the trace
+        {sortKey !== 'start_time' && spans.hasNextPage ? ' · sorted among the spans loaded so far' : ''} · ↑/↓ to move, Enter to open the
+        trace
       </Text>
       {spans.error ? <Alert color="red">{spans.error.message}</Alert> : null}
       <VirtualTable

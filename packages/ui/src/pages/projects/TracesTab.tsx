@@ -52,7 +52,11 @@ export function TracesTab() {
         <Group gap={8} wrap="nowrap">
           {trace.root_span ? <KindBadge kind={trace.root_span.span_kind} size="xs" /> : null}
           <Text size="sm" fw={500} truncate>
-            {trace.root_span?.name ?? <Text span c="dimmed">(root span not received)</Text>}
+            {trace.root_span?.name ?? (
+              <Text span c="dimmed">
+                (root span not received)
+              </Text>
+            )}
           </Text>
         </Group>
       ),
@@ -68,7 +72,14 @@ export function TracesTab() {
         </Text>
       ),
     },
-    { key: 'latency_ms', title: 'Latency', width: '110px', sortable: true, align: 'right', render: (trace) => formatDuration(trace.latency_ms) },
+    {
+      key: 'latency_ms',
+      title: 'Latency',
+      width: '110px',
+      sortable: true,
+      align: 'right',
+      render: (trace) => formatDuration(trace.latency_ms),
+    },
     {
       key: 'spans',
       title: 'Spans',
@@ -101,14 +112,20 @@ export function TracesTab() {
           </Text>
         ),
     },
-    { key: 'trace_id', title: 'Trace id', width: '170px', render: (trace) => <CopyableId value={trace.trace_id} display={shortId(trace.trace_id, 12)} label="Copy trace id" /> },
+    {
+      key: 'trace_id',
+      title: 'Trace id',
+      width: '170px',
+      render: (trace) => <CopyableId value={trace.trace_id} display={shortId(trace.trace_id, 12)} label="Copy trace id" />,
+    },
   ];
 
   return (
     <>
       <Group justify="space-between">
         <Text size="sm" c="dimmed">
-          {rows.length > 0 ? `${formatInt(rows.length)}${traces.hasNextPage ? '+' : ''} traces · ${option.label.toLowerCase()}` : ' '} · ↑/↓ to move, Enter to open
+          {rows.length > 0 ? `${formatInt(rows.length)}${traces.hasNextPage ? '+' : ''} traces · ${option.label.toLowerCase()}` : ' '} · ↑/↓
+          to move, Enter to open
         </Text>
         <Anchor component={Link} to={`/projects/${encodeURIComponent(projectId)}/spans${search}${search ? '&' : '?'}roots=1`} size="sm">
           <Group gap={4}>

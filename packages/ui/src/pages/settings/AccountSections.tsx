@@ -101,7 +101,13 @@ export function PasswordSection({ user }: { user: User }) {
     setProblem(issue);
     if (!issue) change.mutate();
   };
-  const error = problem ?? (change.error ? (change.error.message === 'current password is incorrect' ? 'The current password is not correct.' : change.error.message) : null);
+  const error =
+    problem ??
+    (change.error
+      ? change.error.message === 'current password is incorrect'
+        ? 'The current password is not correct.'
+        : change.error.message
+      : null);
 
   return (
     <form onSubmit={submit}>
@@ -111,7 +117,13 @@ export function PasswordSection({ user }: { user: User }) {
             {error}
           </Alert>
         ) : null}
-        <PasswordInput label="Current password" autoComplete="current-password" value={current} onChange={(event) => setCurrent(event.currentTarget.value)} required />
+        <PasswordInput
+          label="Current password"
+          autoComplete="current-password"
+          value={current}
+          onChange={(event) => setCurrent(event.currentTarget.value)}
+          required
+        />
         <NewPasswordFields value={value} onChange={setValue} />
         <Text size="xs" c="dimmed">
           Changing your password signs out every other session of your account.

@@ -45,7 +45,11 @@ function CreateKeyModal({
       let expires_at: string | null = null;
       if (expiry === 'date') expires_at = date ? new Date(`${date}T23:59:59`).toISOString() : null;
       else if (expiry !== 'never') expires_at = new Date(Date.now() + Number(expiry) * 86_400_000).toISOString();
-      return (await post<Envelope<CreatedApiKey>>(createPath, { data: { name: name.trim(), description: description.trim() || null, expires_at } })).data;
+      return (
+        await post<Envelope<CreatedApiKey>>(createPath, {
+          data: { name: name.trim(), description: description.trim() || null, expires_at },
+        })
+      ).data;
     },
     onSuccess: (key) => {
       setCreated(key);
@@ -69,7 +73,13 @@ function CreateKeyModal({
   };
 
   return (
-    <Modal opened={opened} onClose={close} title={<Text fw={600}>{created ? 'Copy your new key' : `New ${kindLabel}`}</Text>} centered size="lg">
+    <Modal
+      opened={opened}
+      onClose={close}
+      title={<Text fw={600}>{created ? 'Copy your new key' : `New ${kindLabel}`}</Text>}
+      centered
+      size="lg"
+    >
       {created ? (
         <Stack>
           <Alert color="yellow" icon={<IconAlertTriangle size={18} />} title="This is the only time the key is shown">
@@ -81,7 +91,8 @@ function CreateKeyModal({
           </Text>
           <SecretBox value={created.key} label="Copy API key" />
           <Text size="sm" c="dimmed">
-            Send it as <code>Authorization: Bearer &lt;key&gt;</code>, or set <code>SERVICE_API_KEY</code> for the client library and tracing helpers.
+            Send it as <code>Authorization: Bearer &lt;key&gt;</code>, or set <code>SERVICE_API_KEY</code> for the client library and
+            tracing helpers.
           </Text>
           <Group justify="flex-end">
             <Button onClick={close}>Done</Button>
@@ -95,12 +106,39 @@ function CreateKeyModal({
                 {create.error.message}
               </Alert>
             ) : null}
-            <TextInput label="Name" placeholder="e.g. production tracing" value={name} onChange={(event) => setName(event.currentTarget.value)} required data-autofocus />
-            <Textarea label="Description" placeholder="What uses this key (optional)" value={description} onChange={(event) => setDescription(event.currentTarget.value)} autosize minRows={2} />
+            <TextInput
+              label="Name"
+              placeholder="e.g. production tracing"
+              value={name}
+              onChange={(event) => setName(event.currentTarget.value)}
+              required
+              data-autofocus
+            />
+            <Textarea
+              label="Description"
+              placeholder="What uses this key (optional)"
+              value={description}
+              onChange={(event) => setDescription(event.currentTarget.value)}
+              autosize
+              minRows={2}
+            />
             <Group grow align="flex-start">
-              <Select label="Expires" data={EXPIRY_OPTIONS} value={expiry} onChange={(value) => setExpiry(value ?? 'never')} allowDeselect={false} />
+              <Select
+                label="Expires"
+                data={EXPIRY_OPTIONS}
+                value={expiry}
+                onChange={(value) => setExpiry(value ?? 'never')}
+                allowDeselect={false}
+              />
               {expiry === 'date' ? (
-                <TextInput label="Expiry date" type="date" value={date} onChange={(event) => setDate(event.currentTarget.value)} required min={new Date().toISOString().slice(0, 10)} />
+                <TextInput
+                  label="Expiry date"
+                  type="date"
+                  value={date}
+                  onChange={(event) => setDate(event.currentTarget.value)}
+                  required
+                  min={new Date().toISOString().slice(0, 10)}
+                />
               ) : (
                 <div />
               )}
@@ -134,7 +172,17 @@ export interface ApiKeysSectionProps {
   emptyText: string;
 }
 
-export function ApiKeysSection({ keys, loading, error, createPath, deletePath, kindLabel, showOwner, invalidate, emptyText }: ApiKeysSectionProps) {
+export function ApiKeysSection({
+  keys,
+  loading,
+  error,
+  createPath,
+  deletePath,
+  kindLabel,
+  showOwner,
+  invalidate,
+  emptyText,
+}: ApiKeysSectionProps) {
   const queryClient = useQueryClient();
   const [creating, setCreating] = useState(false);
   const [deleting, setDeleting] = useState<ApiKey | null>(null);
@@ -229,7 +277,15 @@ export function ApiKeysSection({ keys, loading, error, createPath, deletePath, k
           {emptyText}
         </Text>
       ) : null}
-      {createPath ? <CreateKeyModal opened={creating} onClose={() => setCreating(false)} createPath={createPath} kindLabel={kindLabel} invalidate={invalidate} /> : null}
+      {createPath ? (
+        <CreateKeyModal
+          opened={creating}
+          onClose={() => setCreating(false)}
+          createPath={createPath}
+          kindLabel={kindLabel}
+          invalidate={invalidate}
+        />
+      ) : null}
       <ConfirmModal
         opened={deleting !== null}
         title={`Delete API key “${deleting?.name ?? ''}”?`}

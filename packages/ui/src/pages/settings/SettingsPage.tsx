@@ -54,8 +54,9 @@ export function SettingsPage() {
           <Title order={2}>Settings</Title>
           <Alert color="blue" icon={<IconInfoCircle size={18} />} title="Authentication is off">
             <Text size="sm">
-              Everyone who can reach this server has full access, and there are no users or API keys to manage. To turn sign-in on, start the server with{' '}
-              <Code>SERVICE_ENABLE_AUTH=true</Code> and a <Code>SERVICE_SECRET</Code> of at least 32 characters; then sign in as <Code>admin@localhost</Code>.
+              Everyone who can reach this server has full access, and there are no users or API keys to manage. To turn sign-in on, start
+              the server with <Code>SERVICE_ENABLE_AUTH=true</Code> and a <Code>SERVICE_SECRET</Code> of at least 32 characters; then sign
+              in as <Code>admin@localhost</Code>.
             </Text>
           </Alert>
         </Stack>
@@ -113,7 +114,10 @@ export function SettingsPage() {
           </Tabs.Panel>
 
           <Tabs.Panel value="api-keys">
-            <Section title="My API keys" description="User keys act as you, with your role: for notebooks, experiments and scripts. The key is shown once, when you create it.">
+            <Section
+              title="My API keys"
+              description="User keys act as you, with your role: for notebooks, experiments and scripts. The key is shown once, when you create it."
+            >
               <ApiKeysSection
                 keys={ownKeys.data}
                 loading={ownKeys.isPending}

@@ -103,7 +103,14 @@ function CreateUserModal({ opened, onClose }: { opened: boolean; onClose: () => 
                 {create.error.message}
               </Alert>
             ) : null}
-            <TextInput label="Email" type="email" value={email} onChange={(event) => setEmail(event.currentTarget.value)} required data-autofocus />
+            <TextInput
+              label="Email"
+              type="email"
+              value={email}
+              onChange={(event) => setEmail(event.currentTarget.value)}
+              required
+              data-autofocus
+            />
             <TextInput label="Username" value={username} onChange={(event) => setUsername(event.currentTarget.value)} required />
             <Stack gap={4}>
               <Text size="sm" fw={500}>
@@ -173,7 +180,13 @@ function RenameModal({ user, onClose }: { user: User; onClose: () => void }) {
       >
         <Stack>
           {rename.error ? <Alert color="red">{rename.error.message}</Alert> : null}
-          <TextInput label="Username" value={username} onChange={(event) => setUsername(event.currentTarget.value)} required data-autofocus />
+          <TextInput
+            label="Username"
+            value={username}
+            onChange={(event) => setUsername(event.currentTarget.value)}
+            required
+            data-autofocus
+          />
           <Group justify="flex-end">
             <Button variant="default" onClick={onClose}>
               Cancel
@@ -242,7 +255,11 @@ export function UsersSection({ self }: { self: User }) {
   const changeRole = useMutation({
     mutationFn: ({ user, role }: { user: User; role: Role }) => patch(`/v1/users/${encodeURIComponent(user.id)}`, { role }),
     onSuccess: (_result, { user, role }) => {
-      notifications.show({ color: 'teal', title: 'Role changed', message: `${user.username} is now ${role === 'admin' ? 'an admin' : 'a member'}.` });
+      notifications.show({
+        color: 'teal',
+        title: 'Role changed',
+        message: `${user.username} is now ${role === 'admin' ? 'an admin' : 'a member'}.`,
+      });
       void queryClient.invalidateQueries({ queryKey: usersKey });
     },
     onError: (error) => notifications.show({ color: 'red', title: 'Role not changed', message: error.message }),
@@ -341,7 +358,12 @@ export function UsersSection({ self }: { self: User }) {
                           {user.role === 'admin' ? 'Make member' : 'Make admin'}
                         </Menu.Item>
                         <Menu.Divider />
-                        <Menu.Item leftSection={<IconTrash size={14} />} color="red" disabled={isSelf} onClick={() => setDialog({ kind: 'delete', user })}>
+                        <Menu.Item
+                          leftSection={<IconTrash size={14} />}
+                          color="red"
+                          disabled={isSelf}
+                          onClick={() => setDialog({ kind: 'delete', user })}
+                        >
                           Delete user
                         </Menu.Item>
                       </Menu.Dropdown>
@@ -369,8 +391,9 @@ export function UsersSection({ self }: { self: User }) {
         error={remove.error?.message}
       >
         <Text size="sm">
-          Deleting a user is <b>permanent</b> and cannot be undone. {dialog?.user.email} loses access at once: their sessions end and their user API keys stop
-          working. The email address and username stay reserved and cannot be used for a new account. System keys they created keep working.
+          Deleting a user is <b>permanent</b> and cannot be undone. {dialog?.user.email} loses access at once: their sessions end and their
+          user API keys stop working. The email address and username stay reserved and cannot be used for a new account. System keys they
+          created keep working.
         </Text>
       </ConfirmModal>
     </Stack>
