@@ -84,7 +84,10 @@ export async function breakdown(target: Target, scenarios: Scenario[], iteration
         JSON.stringify(scenario.present(result));
         present.push(performance.now() - t1);
         service.push(t1 - t0);
-        capture.forEach((statement, index) => (perStatement[index] ??= []).push(statement));
+        for (const [index, statement] of capture.entries()) {
+          perStatement[index] ??= [];
+          perStatement[index].push(statement);
+        }
       }
       const statements: StatementBreakdown[] = [];
       for (const samples of perStatement) {

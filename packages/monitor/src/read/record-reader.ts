@@ -349,7 +349,10 @@ export class RecordReader {
     const classes = new Map<string, { tp: number; predicted: number; support: number }>();
     const entry = (name: string) => {
       let value = classes.get(name);
-      if (value === undefined) classes.set(name, (value = { tp: 0, predicted: 0, support: 0 }));
+      if (value === undefined) {
+        value = { tp: 0, predicted: 0, support: 0 };
+        classes.set(name, value);
+      }
       return value;
     };
     let pairCount = 0;
@@ -430,7 +433,10 @@ export class RecordReader {
           if (wanted !== null && !wanted.has(name)) continue;
           const value = map[name]!;
           let item = seen.get(name);
-          if (item === undefined) seen.set(name, (item = { baseline: [], current: [], text: false }));
+          if (item === undefined) {
+            item = { baseline: [], current: [], text: false };
+            seen.set(name, item);
+          }
           if ('double' in value) item[side].push(value.double);
           else if ('int' in value) item[side].push(Number(value.int));
           else if ('string' in value) {

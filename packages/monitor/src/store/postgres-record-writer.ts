@@ -45,7 +45,8 @@ export function rounds(rows: RecordRow[]): RecordRow[][] {
     const key = `${row.spaceId}\u0000${row.modelId}\u0000${row.predictionId}`;
     const round = seen.get(key) ?? 0;
     seen.set(key, round + 1);
-    (result[round] ??= []).push(row);
+    result[round] ??= [];
+    result[round].push(row);
   }
   // Key order within a round: concurrent writers (replicas) lock rows in one order.
   const order = (a: RecordRow, b: RecordRow) =>

@@ -2,7 +2,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { decodeProtobufExport } from './decode-protobuf.js';
 import type { IngestService } from './ingest-service.js';
-import { OtlpDecodeError } from './otlp-model.js';
+import { type DecodedResourceSpans, OtlpDecodeError } from './otlp-model.js';
 import { ExportTraceServiceResponse } from './otlp-schema.js';
 import { QueueFullError, StorageError } from './write-queue.js';
 import { HttpError } from '../http/errors.js';
@@ -65,7 +65,7 @@ export async function startOtlpGrpcServer(options: GrpcServerOptions): Promise<G
     callback: grpc.sendUnaryData<Buffer>,
     fail: (code: grpc.status, details: string) => void,
   ) => {
-    let resources;
+    let resources: DecodedResourceSpans[];
     try {
       resources = decodeProtobufExport(call.request);
     } catch (error) {

@@ -74,6 +74,7 @@ export function toSpanRows(resources: DecodedResourceSpans[], headerProject?: st
         name: span.name,
         spanKind,
         startTime: span.startTimeUnixNano,
+        // biome-ignore lint/complexity/useMathMinMax: the times are bigint nanoseconds, which Math.max does not take
         endTime: span.endTimeUnixNano < span.startTimeUnixNano ? span.startTimeUnixNano : span.endTimeUnixNano,
         statusCode: STATUS_CODES[span.statusCode] ?? 'UNSET',
         statusMessage: span.statusMessage,

@@ -11,7 +11,7 @@ export class SqliteSpanStore {
   private readonly insertSpan: SQLite.Statement;
   private readonly writeBatch: (rows: SpanRow[]) => void;
 
-  constructor(private readonly connection: SQLite.Database) {
+  constructor(connection: SQLite.Database) {
     this.insertProject = connection.prepare(
       'INSERT INTO projects (name, description, created_at, updated_at) VALUES (?, NULL, ?, ?) ON CONFLICT (name) DO NOTHING',
     );

@@ -61,7 +61,10 @@ export function createTracesService(deps: { traces: TracesRepository; spans: Spa
     const byTrace = new Map<number, SpanSummaryRecord[]>();
     for (const summary of summaries) {
       let list = byTrace.get(summary.traceRowid);
-      if (!list) byTrace.set(summary.traceRowid, (list = []));
+      if (!list) {
+        list = [];
+        byTrace.set(summary.traceRowid, list);
+      }
       list.push(summary);
     }
     return records.map((trace) => {

@@ -645,9 +645,17 @@ const REPLACEMENTS: unknown[] = [
 function slots(root: unknown): [Obj | unknown[], string | number][] {
   const found: [Obj | unknown[], string | number][] = [];
   const walk = (node: unknown) => {
-    if (Array.isArray(node)) node.forEach((child, i) => (found.push([node, i]), walk(child)));
-    else if (node !== null && typeof node === 'object')
-      for (const [k, child] of Object.entries(node)) found.push([node as Obj, k]), walk(child);
+    if (Array.isArray(node)) {
+      for (const [i, child] of node.entries()) {
+        found.push([node, i]);
+        walk(child);
+      }
+    } else if (node !== null && typeof node === 'object') {
+      for (const [k, child] of Object.entries(node)) {
+        found.push([node as Obj, k]);
+        walk(child);
+      }
+    }
   };
   walk(root);
   return found;

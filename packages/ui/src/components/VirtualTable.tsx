@@ -144,6 +144,7 @@ export function VirtualTable<T>({
       </span>
     );
     return (
+      // biome-ignore lint/a11y/useFocusableInteractive: the grid keeps focus and moves aria-activedescendant with the arrow keys (onKeyDown on role=grid), so rows and cells are not tab stops
       <div
         key={column.key}
         role="columnheader"
@@ -189,6 +190,7 @@ export function VirtualTable<T>({
         style={{ height, overflow: 'auto', position: 'relative' }}
       >
         <div style={{ minWidth: 'max-content', width: '100%', opacity: stale ? 0.55 : 1, transition: 'opacity 120ms' }}>
+          {/* biome-ignore lint/a11y/useFocusableInteractive: the grid keeps focus and moves aria-activedescendant with the arrow keys (onKeyDown on role=grid), so rows and cells are not tab stops */}
           <div className="sl-grid-header" role="row" aria-rowindex={1} style={{ gridTemplateColumns: template, height: HEADER_HEIGHT }}>
             {columns.map(headerCell)}
           </div>
@@ -197,6 +199,8 @@ export function VirtualTable<T>({
               const row = rows[item.index]!;
               const key = rowKey(row);
               return (
+                // biome-ignore lint/a11y/useFocusableInteractive: the grid keeps focus and moves aria-activedescendant with the arrow keys (onKeyDown on role=grid), so rows and cells are not tab stops
+                // biome-ignore lint/a11y/useKeyWithClickEvents: Enter on the focused grid opens the active row (onKeyDown)
                 <div
                   key={key}
                   id={`row-${key}`}
@@ -220,6 +224,7 @@ export function VirtualTable<T>({
                   }}
                 >
                   {columns.map((column) => (
+                    // biome-ignore lint/a11y/useFocusableInteractive: the grid keeps focus and moves aria-activedescendant with the arrow keys (onKeyDown on role=grid), so rows and cells are not tab stops
                     <div key={column.key} role="gridcell" className="sl-grid-cell" style={{ textAlign: column.align ?? 'left' }}>
                       {column.render(row)}
                     </div>

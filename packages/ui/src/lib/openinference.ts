@@ -15,8 +15,8 @@ export function indexedGroups(attributes: Attributes, prefix: string): Attribute
     const dot = rest.indexOf('.');
     const index = Number(dot === -1 ? rest : rest.slice(0, dot));
     if (!Number.isInteger(index) || index < 0 || index > 10_000) continue;
-    const group = (groups[index] ??= {});
-    group[dot === -1 ? '' : rest.slice(dot + 1)] = value;
+    groups[index] ??= {};
+    groups[index][dot === -1 ? '' : rest.slice(dot + 1)] = value;
   }
   return groups.filter(Boolean);
 }
@@ -103,7 +103,10 @@ export function attributeSections(attributes: Attributes): [string, [string, unk
   for (const [key, value] of Object.entries(attributes)) {
     const head = key.includes('.') ? key.slice(0, key.indexOf('.')) : 'other';
     let list = sections.get(head);
-    if (!list) sections.set(head, (list = []));
+    if (!list) {
+      list = [];
+      sections.set(head, list);
+    }
     list.push([key, value]);
   }
   const natural = new Intl.Collator(undefined, { numeric: true });

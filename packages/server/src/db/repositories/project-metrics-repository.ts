@@ -134,7 +134,10 @@ export function createProjectMetricsRepository(db: Kysely<DB>, dialect: Dialect)
     for (const row of rows) {
       const key = Number(row.grp);
       let entry = byGroup.get(key);
-      if (!entry) byGroup.set(key, (entry = { n: Number(row.n), values: new Map() }));
+      if (!entry) {
+        entry = { n: Number(row.n), values: new Map() };
+        byGroup.set(key, entry);
+      }
       entry.values.set(Number(row.rn), Number(row.d));
     }
     for (const [key, { n, values }] of byGroup) {

@@ -64,6 +64,9 @@ export function ProjectsPage() {
   const [params] = useSearchParams();
   const search = explorerSearch(params);
 
+  // Summaries arrive one by one: re-sort when any of them changes (their update times), not on every render.
+  const summariesVersion = summaries.map((result) => result.dataUpdatedAt).join();
+  // biome-ignore lint/correctness/useExhaustiveDependencies: summariesVersion stands for byId, which is rebuilt on every render
   const sorted = useMemo(() => {
     const list = [...(projects.data ?? [])];
     list.sort((a, b) => {
@@ -73,7 +76,7 @@ export function ProjectsPage() {
       return sort.direction === 'asc' ? order : -order;
     });
     return list;
-  }, [projects.data, sort, summaries.map((result) => result.dataUpdatedAt).join()]);
+  }, [projects.data, sort, summariesVersion]);
 
   const header = (key: SortKey, label: string, align: 'left' | 'right' = 'right') => {
     const active = sort.key === key;

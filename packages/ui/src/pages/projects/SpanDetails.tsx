@@ -223,6 +223,7 @@ function InfoTab({ span }: { span: Span }) {
     sections.push(
       <Block key="errors" title="Errors">
         {exceptions.map((event, index) => (
+          // biome-ignore lint/suspicious/noArrayIndexKey: a stored span never changes, so its lists never reorder
           <EventItem key={index} event={event} spanStartMs={isoToMs(span.start_time)} />
         ))}
       </Block>,
@@ -232,6 +233,7 @@ function InfoTab({ span }: { span: Span }) {
     sections.push(
       <Block key="in-messages" title="Input messages">
         {input.map((message, index) => (
+          // biome-ignore lint/suspicious/noArrayIndexKey: a stored span never changes, so its lists never reorder
           <Message key={index} message={message} />
         ))}
       </Block>,
@@ -241,6 +243,7 @@ function InfoTab({ span }: { span: Span }) {
     sections.push(
       <Block key="out-messages" title="Output messages">
         {output.map((message, index) => (
+          // biome-ignore lint/suspicious/noArrayIndexKey: a stored span never changes, so its lists never reorder
           <Message key={index} message={message} />
         ))}
       </Block>,
@@ -268,6 +271,7 @@ function InfoTab({ span }: { span: Span }) {
     sections.push(
       <Block key={title} title={title}>
         {list.map((doc, index) => (
+          // biome-ignore lint/suspicious/noArrayIndexKey: a stored span never changes, so its lists never reorder
           <Paper key={index} withBorder p="sm" radius="sm">
             <Group justify="space-between" mb={4}>
               <Text size="xs" ff="monospace" c="dimmed">
@@ -432,6 +436,7 @@ export function SpanDetails({ span }: { span: Span }) {
           ) : (
             <Stack gap="xs">
               {span.events.map((event, index) => (
+                // biome-ignore lint/suspicious/noArrayIndexKey: a stored span never changes, so its lists never reorder
                 <EventItem key={index} event={event} spanStartMs={isoToMs(span.start_time)} />
               ))}
             </Stack>

@@ -188,6 +188,8 @@ export function SpanTree({
             const color =
               span.status_code === 'ERROR' ? 'var(--mantine-color-red-6)' : `var(--mantine-color-${kindColor(span.span_kind)}-5)`;
             return (
+              // biome-ignore lint/a11y/useFocusableInteractive: the tree keeps focus and moves aria-activedescendant with the arrow keys, so items are not tab stops
+              // biome-ignore lint/a11y/useKeyWithClickEvents: the focused tree handles the keys for the active item
               <div
                 key={id}
                 role="treeitem"

@@ -19,8 +19,6 @@ const preview = (value: unknown) => {
   return text.length > 200 ? `${text.slice(0, 200)}…` : text;
 };
 
-type ClientSortKey = 'name' | 'latency_ms' | 'tokens';
-
 export function SpansTab() {
   const { projectId } = useProjectContext();
   const { option } = useTimeRange();
@@ -210,7 +208,11 @@ export function SpansTab() {
               variant="subtle"
               color="gray"
               leftSection={<IconFilterOff size={16} />}
-              onClick={() => update((next) => ['name', 'kind', 'status', 'attr', 'roots'].forEach((key) => next.delete(key)))}
+              onClick={() =>
+                update((next) => {
+                  for (const key of ['name', 'kind', 'status', 'attr', 'roots']) next.delete(key);
+                })
+              }
               mb={2}
             >
               Clear filters
