@@ -4,7 +4,7 @@ import type { Config } from './config.js';
 import { createAuthLayer, type AuthLayer } from './auth/index.js';
 import { openDatabase } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
-import { HttpError } from './http/errors.js';
+import { DomainError } from '@sightline/common';
 
 /** A strong random password an operator can hand over (the user must change it). */
 export function generatePassword(): string {
@@ -17,8 +17,8 @@ async function withAuth<T>(config: Config, action: (auth: AuthLayer) => Promise<
     await migrateToLatest(database);
     return await action(createAuthLayer(config, database));
   } catch (error) {
-    // Service refusals read as sentences already; show them without the HTTP status.
-    if (error instanceof HttpError) throw new Error(error.detail);
+    // Service refusals read as sentences already; show them as the command's one-line reason.
+    if (error instanceof DomainError) throw new Error(error.message);
     throw error;
   } finally {
     await database.close();

@@ -6,7 +6,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { Config } from './config.js';
 import { installErrorHandlers } from './http/error-handler.js';
-import { HttpError } from './http/errors.js';
+import { TooManyRequestsError } from '@sightline/common';
 import { storableInput } from './http/storable-input.js';
 import type { IngestService } from './ingest/ingest-service.js';
 import { otlpHttpRoutes } from './ingest/otlp-http-route.js';
@@ -53,9 +53,7 @@ export async function buildApp({ config, ingest, auth, query, logger }: AppDepen
   await app.register(rateLimit, {
     global: false,
     errorResponseBuilder: (_request, context) =>
-      new HttpError(429, `too many requests; retry in ${Math.ceil(context.ttl / 1000)} seconds`, {
-        'retry-after': String(Math.ceil(context.ttl / 1000)),
-      }),
+      new TooManyRequestsError(`too many requests; retry in ${Math.ceil(context.ttl / 1000)} seconds`, Math.ceil(context.ttl / 1000)),
   });
   await app.register(authPlugin, { config, authenticator: auth.authenticator });
   await app.register(swagger, {

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { loadConfig } from '../src/config.js';
+import { installErrorHandlers } from '../src/http/error-handler.js';
 import { UI_PAGES, renderIndexHtml, uiRoutes } from '../src/http/ui-routes.js';
 
 const INDEX =
@@ -25,6 +26,7 @@ function fakeBuild(): string {
 async function appFor(rootPath: string, uiDir: string): Promise<FastifyInstance> {
   const config = loadConfig({ SERVICE_WORKING_DIR: os.tmpdir(), ...(rootPath ? { SERVICE_HOST_ROOT_PATH: rootPath } : {}) });
   const app = Fastify({ logger: false });
+  installErrorHandlers(app);
   await app.register(uiRoutes, { config, uiDir, prefix: config.hostRootPath });
   await app.ready();
   return app;

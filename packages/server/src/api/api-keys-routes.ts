@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { ApiKeysService, CreatedApiKey } from '../auth/api-keys-service.js';
-import { HttpError } from '../http/errors.js';
+import { NotFoundError } from '@sightline/common';
 import { fromGlobalId } from './global-id.js';
 import { DEFAULT_LIMIT, PageQuery, cursorId, page } from './pagination.js';
 import { presentApiKey, presentUserApiKey } from './presenters.js';
@@ -22,7 +22,7 @@ const CreateKeyBody = Type.Object({
 
 function keyIdOf(value: string): number {
   const id = fromGlobalId('ApiKey', value);
-  if (id === null) throw new HttpError(404, 'API key not found');
+  if (id === null) throw new NotFoundError('API key not found');
   return id;
 }
 

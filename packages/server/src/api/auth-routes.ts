@@ -6,7 +6,7 @@ import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from '../config.js';
 import { ACCESS_COOKIE, REFRESH_COOKIE, clearAuthCookies, setSessionCookies } from '../auth/cookies.js';
 import type { SessionsService } from '../auth/sessions-service.js';
-import { HttpError } from '../http/errors.js';
+import { UnauthenticatedError } from '@sightline/common';
 import { AuthConfig, NoContent, Redirect } from './auth-schemas.js';
 import { errors } from './query-schemas.js';
 
@@ -121,7 +121,7 @@ export async function authRoutes(instance: FastifyInstance, { config, sessions }
         setSessionCookies(reply, config, tokens);
         return reply.code(204).send(null);
       } catch (error) {
-        if (error instanceof HttpError && error.statusCode === 401) clearAuthCookies(reply, config);
+        if (error instanceof UnauthenticatedError) clearAuthCookies(reply, config);
         throw error;
       }
     },

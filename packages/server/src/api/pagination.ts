@@ -1,6 +1,6 @@
 /** Keyset pagination shared by list routes: `limit` (1..1000, default 100) and an opaque `cursor`. */
 import { Type } from '@sinclair/typebox';
-import { HttpError } from '../http/errors.js';
+import { InvalidInputError } from '@sightline/common';
 import { fromGlobalId, toGlobalId, type GlobalType } from './global-id.js';
 
 export const DEFAULT_LIMIT = 100;
@@ -16,7 +16,7 @@ export const PageQuery = Type.Object({
 export function cursorId(type: GlobalType, cursor: string | undefined): number | undefined {
   if (cursor === undefined || cursor === '') return undefined;
   const id = fromGlobalId(type, cursor);
-  if (id === null) throw new HttpError(422, `invalid cursor "${cursor.slice(0, 60)}"`);
+  if (id === null) throw new InvalidInputError(`invalid cursor "${cursor.slice(0, 60)}"`);
   return id;
 }
 

@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { UsersService } from '../auth/users-service.js';
-import { HttpError } from '../http/errors.js';
+import { InvalidInputError, NotFoundError } from '@sightline/common';
 import { fromGlobalId } from './global-id.js';
 import { PageQuery, DEFAULT_LIMIT, cursorId, page } from './pagination.js';
 import { presentUser } from './presenters.js';
@@ -14,7 +14,7 @@ const UserId = Type.Object({ user_id: Type.String() });
 
 function userIdOf(value: string): number {
   const id = fromGlobalId('User', value);
-  if (id === null) throw new HttpError(404, 'user not found');
+  if (id === null) throw new NotFoundError('user not found');
   return id;
 }
 
@@ -60,7 +60,7 @@ export async function usersRoutes(instance: FastifyInstance, { users }: { users:
     },
     async (request) => {
       const body = request.body as { username?: string; password?: string; current_password?: string; email?: unknown };
-      if (body.email !== undefined) throw new HttpError(422, 'email cannot be changed');
+      if (body.email !== undefined) throw new InvalidInputError('email cannot be changed');
       const user = await users.updateSelf(requireUser(request), {
         username: body.username,
         password: body.password,

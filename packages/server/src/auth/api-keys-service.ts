@@ -1,6 +1,6 @@
 /** System and user API keys: creation (key shown once), listing, deletion with the spec's ownership rules. */
 import type { ApiKeyRecord, ApiKeysRepository, ApiKeyWithOwner } from '../db/repositories/api-keys-repository.js';
-import { HttpError } from '../http/errors.js';
+import { InvalidInputError, NotFoundError } from '@sightline/common';
 import { generateApiKey, hashApiKey } from './api-key-secrets.js';
 import type { Authenticator } from './authenticator.js';
 import type { UserPrincipal } from './principal.js';
@@ -26,12 +26,12 @@ export type ApiKeysService = ReturnType<typeof createApiKeysService>;
 export function createApiKeysService({ apiKeys, authenticator }: Dependencies) {
   const validated = (input: ApiKeyInput, now: Date) => {
     const name = input.name.trim();
-    if (name === '' || name.length > 200) throw new HttpError(422, 'name must be 1 to 200 characters');
+    if (name === '' || name.length > 200) throw new InvalidInputError('name must be 1 to 200 characters');
     let expiresAt: string | null = null;
     if (input.expiresAt !== undefined && input.expiresAt !== null) {
       const time = Date.parse(input.expiresAt);
-      if (Number.isNaN(time)) throw new HttpError(422, 'expires_at must be an ISO 8601 date-time');
-      if (time <= now.getTime()) throw new HttpError(422, 'expires_at must be in the future');
+      if (Number.isNaN(time)) throw new InvalidInputError('expires_at must be an ISO 8601 date-time');
+      if (time <= now.getTime()) throw new InvalidInputError('expires_at must be in the future');
       expiresAt = new Date(time).toISOString();
     }
     return { name, description: input.description?.trim() || null, expiresAt };
@@ -59,14 +59,14 @@ export function createApiKeysService({ apiKeys, authenticator }: Dependencies) {
     async deleteUserKey(actor: UserPrincipal, id: number): Promise<void> {
       const key = await apiKeys.findById(id);
       const visible = key && key.kind === 'user' && (key.userId === actor.user.id || actor.user.role === 'admin');
-      if (!visible) throw new HttpError(404, 'API key not found');
+      if (!visible) throw new NotFoundError('API key not found');
       await apiKeys.delete(id);
       authenticator.invalidate();
     },
 
     async deleteSystemKey(id: number): Promise<void> {
       const key = await apiKeys.findById(id);
-      if (key?.kind !== 'system') throw new HttpError(404, 'API key not found');
+      if (key?.kind !== 'system') throw new NotFoundError('API key not found');
       await apiKeys.delete(id);
       authenticator.invalidate();
     },

@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type {} from '@fastify/cookie';
 import type { Config } from '../config.js';
-import { HttpError } from '../http/errors.js';
+import { ForbiddenError, UnauthenticatedError } from '@sightline/common';
 import type { Authenticator } from './authenticator.js';
 import { ACCESS_COOKIE } from './cookies.js';
 import { isTrustedRequest } from './csrf.js';
@@ -54,17 +54,17 @@ async function authPlugin(app: FastifyInstance, { config, authenticator }: AuthP
   app.addHook('onRequest', async (request) => {
     request.principal = ANONYMOUS;
     if (!isTrustedRequest(config.csrfTrustedOrigins, ownOrigin(request), request.headers.origin, request.headers.referer)) {
-      throw new HttpError(403, 'untrusted origin');
+      throw new ForbiddenError('untrusted origin');
     }
     const rule = request.routeOptions.config.permission;
     if (!rule) return; // unknown route: the not-found handler answers
     if (!config.enableAuth) {
-      if (rule.authOnly) throw new HttpError(403, 'authentication is not enabled');
+      if (rule.authOnly) throw new ForbiddenError('authentication is not enabled');
       return;
     }
     if (rule.access === 'public') return;
     const principal = await authenticator.authenticate(request.headers.authorization, request.cookies[ACCESS_COOKIE]);
-    if (!principal) throw new HttpError(401, 'a valid API key or session is required', { 'www-authenticate': 'Bearer' });
+    if (!principal) throw new UnauthenticatedError('a valid API key or session is required');
     request.principal = principal;
     enforce(rule, principal);
   });
@@ -74,14 +74,14 @@ async function authPlugin(app: FastifyInstance, { config, authenticator }: AuthP
 export function enforce(rule: RouteRule, principal: Principal): void {
   if (principal.kind === 'anonymous') return;
   if (rule.access === 'user' || rule.access === 'admin') {
-    if (principal.kind !== 'user') throw new HttpError(403, 'a system API key cannot do this; use a user session or user API key');
-    if (rule.access === 'admin' && principal.user.role !== 'admin') throw new HttpError(403, 'only admins can do this');
+    if (principal.kind !== 'user') throw new ForbiddenError('a system API key cannot do this; use a user session or user API key');
+    if (rule.access === 'admin' && principal.user.role !== 'admin') throw new ForbiddenError('only admins can do this');
   }
   if (rule.sessionOnly && !(principal.kind === 'user' && principal.via === 'session')) {
-    throw new HttpError(403, 'an API key cannot create API keys; sign in to do this');
+    throw new ForbiddenError('an API key cannot create API keys; sign in to do this');
   }
   if (principal.kind === 'user' && principal.via === 'session' && principal.user.passwordNeedsReset && !rule.duringPasswordReset) {
-    throw new HttpError(403, 'password change required');
+    throw new ForbiddenError('password change required');
   }
 }
 

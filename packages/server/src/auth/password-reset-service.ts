@@ -3,7 +3,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Config } from '../config.js';
 import type { PasswordResetRepository } from '../db/repositories/password-reset-repository.js';
 import type { UsersRepository } from '../db/repositories/users-repository.js';
-import { HttpError } from '../http/errors.js';
+import { InvalidInputError, UnauthenticatedError, UnavailableError } from '@sightline/common';
 import { normalizeEmail } from './emails.js';
 import type { Mailer } from './mailer.js';
 import { hashPassword, passwordProblem } from './passwords.js';
@@ -48,19 +48,19 @@ export function createPasswordResetService({ config, users, resets, sessions, ma
      * not such a user exists: the work happens after the response, so timing reveals nothing either.
      */
     requestReset(rawEmail: unknown, now = new Date()): void {
-      if (mailer === null) throw new HttpError(503, 'password recovery by email is not available: SMTP is not configured');
-      if (typeof rawEmail !== 'string' || rawEmail.trim() === '') throw new HttpError(422, 'email is required');
+      if (mailer === null) throw new UnavailableError('password recovery by email is not available: SMTP is not configured');
+      if (typeof rawEmail !== 'string' || rawEmail.trim() === '') throw new InvalidInputError('email is required');
       sendLink(normalizeEmail(rawEmail), now).catch((error: unknown) => onError?.(error));
     },
 
     /** Sets a new password from a mailed token; every session of the user ends. */
     async resetPassword(token: unknown, password: unknown, now = new Date()): Promise<void> {
-      const invalid = () => new HttpError(401, 'this reset link is invalid, already used, replaced by a newer one, or expired');
+      const invalid = () => new UnauthenticatedError('this reset link is invalid, already used, replaced by a newer one, or expired');
       if (typeof token !== 'string' || token === '') throw invalid();
       const problem = passwordProblem(password);
       const record = await resets.find(hashToken(token));
       if (!record || record.usedAt !== null || Date.parse(record.expiresAt) <= now.getTime()) throw invalid();
-      if (problem) throw new HttpError(422, problem);
+      if (problem) throw new InvalidInputError(problem);
       const user = await users.findActiveById(record.userId);
       if (user?.authMethod !== 'LOCAL') throw invalid();
       if (!(await resets.markUsed(hashToken(token), now.toISOString()))) throw invalid();

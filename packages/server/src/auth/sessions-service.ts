@@ -4,7 +4,7 @@ import type { Config } from '../config.js';
 import type { LoginFailuresRepository } from '../db/repositories/login-failures-repository.js';
 import type { SessionsRepository } from '../db/repositories/sessions-repository.js';
 import type { UsersRepository } from '../db/repositories/users-repository.js';
-import { HttpError } from '../http/errors.js';
+import { TooManyRequestsError, UnauthenticatedError } from '@sightline/common';
 import type { Authenticator } from './authenticator.js';
 import type { JwtCodec } from './jwt.js';
 import { verifyNothing, verifyPassword } from './passwords.js';
@@ -70,9 +70,7 @@ export function createSessionsService({ config, users, sessions, loginFailures, 
       const failures = email ? await loginFailures.find(email) : undefined;
       if (failures?.lockedUntil && Date.parse(failures.lockedUntil) > now.getTime()) {
         const seconds = Math.ceil((Date.parse(failures.lockedUntil) - now.getTime()) / 1000);
-        throw new HttpError(429, `too many failed logins for this email; try again in ${seconds} seconds`, {
-          'retry-after': String(seconds),
-        });
+        throw new TooManyRequestsError(`too many failed logins for this email; try again in ${seconds} seconds`, seconds);
       }
       const user = email ? await users.findByEmail(email) : undefined;
       const usable = user && user.deletedAt === null && user.authMethod === 'LOCAL' && user.passwordHash && user.passwordSalt;
@@ -84,7 +82,7 @@ export function createSessionsService({ config, users, sessions, loginFailures, 
       }
       if (!ok || !user) {
         if (email) await recordFailure(email, now);
-        throw new HttpError(401, INVALID_CREDENTIALS);
+        throw new UnauthenticatedError(INVALID_CREDENTIALS);
       }
       await loginFailures.clear(email);
       const sessionId = randomUUID();
@@ -103,7 +101,7 @@ export function createSessionsService({ config, users, sessions, loginFailures, 
 
     /** Rotates a refresh token; a token presented twice revokes its whole session. */
     async refresh(refreshToken: string | undefined, now = new Date()): Promise<IssuedTokens> {
-      const invalid = () => new HttpError(401, 'the refresh token is missing, expired or revoked; log in again');
+      const invalid = () => new UnauthenticatedError('the refresh token is missing, expired or revoked; log in again');
       if (!refreshToken) throw invalid();
       const claims = await jwt.verify(refreshToken, 'refresh');
       if (!claims) throw invalid();
@@ -116,7 +114,7 @@ export function createSessionsService({ config, users, sessions, loginFailures, 
       if (!firstUse) {
         await sessions.revokeSession(record.sessionId, now.toISOString());
         authenticator.invalidate();
-        throw new HttpError(401, 'this refresh token was already used; the session has been revoked for safety');
+        throw new UnauthenticatedError('this refresh token was already used; the session has been revoked for safety');
       }
       return issue(user.id, record.sessionId, now);
     },

@@ -10,7 +10,7 @@ import {
   type UserRecord,
   type UsersRepository,
 } from '../db/repositories/users-repository.js';
-import { HttpError } from '../http/errors.js';
+import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError } from '@sightline/common';
 import type { Authenticator } from './authenticator.js';
 import { isPlausibleEmail, normalizeEmail } from './emails.js';
 import { hashPassword, passwordProblem, verifyPassword } from './passwords.js';
@@ -42,7 +42,7 @@ interface Dependencies {
   authenticator: Authenticator;
 }
 
-const invalid = (message: string) => new HttpError(422, message);
+const invalid = (message: string) => new InvalidInputError(message);
 
 /** Parses a role written in any case. */
 export function parseRole(value: string): Role {
@@ -81,7 +81,7 @@ async function lockActiveAdmins(trx: Kysely<DB>): Promise<void> {
 /** 409 unless another active admin remains besides `user` (call after lockActiveAdmins). */
 async function assertNotLastAdmin(trx: Kysely<DB>, user: UserRecord): Promise<void> {
   if (user.role === 'admin' && (await createUsersRepository(trx).countActiveAdmins()) <= 1) {
-    throw new HttpError(409, 'the server must keep at least one active admin');
+    throw new ConflictError('the server must keep at least one active admin');
   }
 }
 
@@ -91,16 +91,16 @@ export type UsersService = ReturnType<typeof createUsersService>;
 export function createUsersService({ db, users, sessions, authenticator }: Dependencies) {
   const now = () => new Date().toISOString();
 
-  const conflictFor = async (email: string, username: string): Promise<HttpError | null> => {
-    if (await users.findByEmail(email)) return new HttpError(409, `the email ${email} is already in use (or belonged to a deleted user)`);
+  const conflictFor = async (email: string, username: string): Promise<ConflictError | null> => {
+    if (await users.findByEmail(email)) return new ConflictError(`the email ${email} is already in use (or belonged to a deleted user)`);
     const byName = await db.selectFrom('users').select('id').where('username', '=', username).executeTakeFirst();
-    if (byName) return new HttpError(409, `the username ${username} is already in use (or belonged to a deleted user)`);
+    if (byName) return new ConflictError(`the username ${username} is already in use (or belonged to a deleted user)`);
     return null;
   };
 
   const requireActive = async (id: number): Promise<UserRecord> => {
     const user = await users.findActiveById(id);
-    if (!user) throw new HttpError(404, 'user not found');
+    if (!user) throw new NotFoundError('user not found');
     return user;
   };
 
@@ -112,7 +112,7 @@ export function createUsersService({ db, users, sessions, authenticator }: Depen
   ): Promise<UserRecord> => {
     if (changes.username !== undefined && changes.username !== user.username) {
       const taken = await conn.selectFrom('users').select('id').where('username', '=', changes.username).executeTakeFirst();
-      if (taken) throw new HttpError(409, `the username ${changes.username} is already in use (or belonged to a deleted user)`);
+      if (taken) throw new ConflictError(`the username ${changes.username} is already in use (or belonged to a deleted user)`);
     }
     try {
       const updated = await (conn === db ? users : createUsersRepository(conn)).update(
@@ -126,11 +126,11 @@ export function createUsersService({ db, users, sessions, authenticator }: Depen
         },
         now(),
       );
-      if (!updated) throw new HttpError(404, 'user not found');
+      if (!updated) throw new NotFoundError('user not found');
       authenticator.invalidate();
       return updated;
     } catch (error) {
-      if (isUniqueViolation(error)) throw new HttpError(409, 'the username is already in use');
+      if (isUniqueViolation(error)) throw new ConflictError('the username is already in use');
       throw error;
     }
   };
@@ -162,7 +162,7 @@ export function createUsersService({ db, users, sessions, authenticator }: Depen
 
     /** Reads a user: admins read anyone, members only themselves. */
     async read(actor: UserPrincipal, id: number): Promise<UserRecord> {
-      if (actor.user.role !== 'admin' && actor.user.id !== id) throw new HttpError(403, "only admins can read other users' information");
+      if (actor.user.role !== 'admin' && actor.user.id !== id) throw new ForbiddenError("only admins can read other users' information");
       return requireActive(id);
     },
 
@@ -193,7 +193,7 @@ export function createUsersService({ db, users, sessions, authenticator }: Depen
           now(),
         );
       } catch (error) {
-        if (isUniqueViolation(error)) throw new HttpError(409, 'the email or username is already in use');
+        if (isUniqueViolation(error)) throw new ConflictError('the email or username is already in use');
         throw error;
       }
     },
@@ -202,7 +202,7 @@ export function createUsersService({ db, users, sessions, authenticator }: Depen
     async updateSelf(actor: UserPrincipal, input: { username?: string; password?: string; currentPassword?: string }): Promise<UserRecord> {
       const user = await requireActive(actor.user.id);
       if (input.username !== undefined && user.passwordNeedsReset && actor.via === 'session') {
-        throw new HttpError(403, 'password change required');
+        throw new ForbiddenError('password change required');
       }
       if (input.password !== undefined) {
         if (user.authMethod !== 'LOCAL') throw invalid('users who sign in through an identity provider have no password here');
@@ -211,7 +211,7 @@ export function createUsersService({ db, users, sessions, authenticator }: Depen
           user.passwordHash && user.passwordSalt
             ? await verifyPassword(input.currentPassword, { hash: user.passwordHash, salt: user.passwordSalt })
             : false;
-        if (!matches) throw new HttpError(403, 'current password is incorrect');
+        if (!matches) throw new ForbiddenError('current password is incorrect');
       }
       const username = input.username !== undefined ? parseUsername(input.username) : undefined;
       const password = input.password !== undefined ? await hashedPassword(input.password) : undefined;
@@ -226,7 +226,7 @@ export function createUsersService({ db, users, sessions, authenticator }: Depen
       const user = await requireActive(id);
       const role = input.role !== undefined ? parseRole(input.role) : undefined;
       const roleChanges = role !== undefined && role !== user.role;
-      if (roleChanges && user.id === actor.user.id) throw new HttpError(409, 'you cannot change your own role');
+      if (roleChanges && user.id === actor.user.id) throw new ConflictError('you cannot change your own role');
       if (input.password !== undefined && user.authMethod !== 'LOCAL')
         throw invalid('users who sign in through an identity provider have no password here');
       const username = input.username !== undefined ? parseUsername(input.username) : undefined;
@@ -244,7 +244,7 @@ export function createUsersService({ db, users, sessions, authenticator }: Depen
             await db.transaction().execute(async (trx) => {
               await lockActiveAdmins(trx);
               const current = await createUsersRepository(trx).findActiveById(id);
-              if (!current) throw new HttpError(404, 'user not found');
+              if (!current) throw new NotFoundError('user not found');
               await assertNotLastAdmin(trx, current);
               return applyChanges(current, changes, trx);
             })
@@ -255,11 +255,11 @@ export function createUsersService({ db, users, sessions, authenticator }: Depen
 
     /** Deletes a user for good: sessions and user keys die at once; email and username stay reserved. */
     async delete(actor: UserPrincipal, id: number): Promise<void> {
-      if (id === actor.user.id) throw new HttpError(409, 'you cannot delete yourself');
+      if (id === actor.user.id) throw new ConflictError('you cannot delete yourself');
       await db.transaction().execute(async (trx) => {
         await lockActiveAdmins(trx);
         const user = await createUsersRepository(trx).findActiveById(id);
-        if (!user) throw new HttpError(404, 'user not found');
+        if (!user) throw new NotFoundError('user not found');
         await assertNotLastAdmin(trx, user);
         const stamp = now();
         await createUsersRepository(trx).markDeleted(id, stamp);
@@ -272,7 +272,7 @@ export function createUsersService({ db, users, sessions, authenticator }: Depen
     /** Sets a new password from the host (CLI); the user must change it at next login. */
     async resetPasswordByEmail(rawEmail: string, password: string): Promise<UserRecord> {
       const user = await users.findByEmail(normalizeEmail(rawEmail));
-      if (!user || user.deletedAt !== null) throw new HttpError(404, `no active user has the email ${normalizeEmail(rawEmail)}`);
+      if (!user || user.deletedAt !== null) throw new NotFoundError(`no active user has the email ${normalizeEmail(rawEmail)}`);
       if (user.authMethod !== 'LOCAL') throw invalid('this user signs in through an identity provider and has no password here');
       const hashed = await hashedPassword(password);
       const updated = await applyChanges(user, { password: hashed, passwordNeedsReset: true });

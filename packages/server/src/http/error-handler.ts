@@ -1,45 +1,50 @@
-/** One error handler for every route: `{"detail": ...}` bodies, 4xx for client faults, no leaked internals. */
-import type { FastifyError, FastifyInstance } from 'fastify';
-import { HttpError } from './errors.js';
+/**
+ * The server's error answers: `{"detail": "<sentence>"}` for every failure (docs/api.md, "Errors"),
+ * with `errors: [{loc, msg}]` added when a request failed schema validation (422).
+ */
+import { installErrorHandlers as install } from '@sightline/common';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
-const CLIENT_ERRORS: Record<string, [number, (error: FastifyError) => string]> = {
-  FST_ERR_CTP_BODY_TOO_LARGE: [413, () => 'request body is too large'],
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: [400, () => 'Content-Length does not match the body'],
-  FST_ERR_CTP_EMPTY_JSON_BODY: [400, () => 'the JSON body is empty'],
-  FST_ERR_CTP_INVALID_JSON_BODY: [400, () => 'the body is not valid JSON'],
-  FST_ERR_CTP_EMPTY_TYPE: [415, () => 'Content-Type header is empty'],
-  FST_ERR_CTP_INVALID_TYPE: [415, () => 'Content-Type header is invalid'],
-};
+/** One entry per schema violation: where (`["body", "user", "email"]`) and what. */
+export interface ValidationIssue {
+  loc: string[];
+  msg: string;
+}
 
-/** Installs the error and not-found handlers on the root instance. */
-export function installErrorHandlers(app: FastifyInstance): void {
-  app.setErrorHandler((error: FastifyError, request, reply) => {
-    if (error instanceof HttpError) {
-      return reply.code(error.statusCode).headers(error.headers).send({ detail: error.detail });
-    }
-    if (error.validation) {
-      const detail = error.validation.map((issue) => ({
-        loc: [error.validationContext ?? 'body', ...issue.instancePath.split('/').filter(Boolean)],
-        msg: issue.message ?? 'invalid value',
-      }));
-      return reply.code(422).send({ detail });
-    }
-    if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
-      const type = request.headers['content-type'];
-      return reply
-        .code(415)
-        .send({ detail: type ? `unsupported content type "${type}"` : 'the request has a body but no Content-Type header' });
-    }
-    const known = error.code ? CLIENT_ERRORS[error.code] : undefined;
-    if (known) return reply.code(known[0]).send({ detail: known[1](error) });
-    if (error instanceof SyntaxError && error.statusCode === 400) {
-      return reply.code(400).send({ detail: 'the body is not valid JSON' });
-    }
-    if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
-      return reply.code(error.statusCode).send({ detail: error.message });
-    }
-    request.log.error({ err: error }, 'unhandled error');
-    return reply.code(500).send({ detail: 'internal server error' });
+/** The 422 answer to a schema validation failure: one sentence naming every field, and the list. */
+export function validationAnswer(error: FastifyError): { detail: string; errors: ValidationIssue[] } {
+  const errors = (error.validation ?? []).map((issue) => {
+    const path = issue.instancePath.split('/').filter(Boolean);
+    const missing = (issue.params as { missingProperty?: unknown } | undefined)?.missingProperty;
+    if (typeof missing === 'string') path.push(missing);
+    return { loc: [error.validationContext ?? 'body', ...path], msg: issue.message ?? 'invalid value' };
   });
-  app.setNotFoundHandler((request, reply) => reply.code(404).send({ detail: `not found: ${request.method} ${request.url.split('?')[0]}` }));
+  const detail = errors.map((issue) => `${issue.loc.join('.')}: ${issue.msg}`).join('; ') || 'the request is not valid';
+  return { detail, errors };
+}
+
+/** Installs the error and not-found handlers on the root instance; `notFound` may answer first (the UI's pages). */
+export function installErrorHandlers(
+  app: FastifyInstance,
+  notFound?: (request: FastifyRequest, reply: FastifyReply) => FastifyReply | undefined,
+): void {
+  install(app, {
+    body: (detail) => ({ detail }),
+    clientErrors: {
+      FST_ERR_CTP_BODY_TOO_LARGE: [413, 'request body is too large'],
+      FST_ERR_CTP_INVALID_CONTENT_LENGTH: [400, 'Content-Length does not match the body'],
+      FST_ERR_CTP_EMPTY_JSON_BODY: [400, 'the JSON body is empty'],
+      FST_ERR_CTP_INVALID_JSON_BODY: [400, 'the body is not valid JSON'],
+      FST_ERR_CTP_EMPTY_TYPE: [415, 'Content-Type header is empty'],
+      FST_ERR_CTP_INVALID_TYPE: [415, 'Content-Type header is invalid'],
+      FST_ERR_CTP_INVALID_MEDIA_TYPE: (request) => {
+        const type = request.headers['content-type'];
+        return [415, type ? `unsupported content type "${type}"` : 'the request has a body but no Content-Type header'];
+      },
+    },
+    validation: (error) => ({ status: 422, body: validationAnswer(error) }),
+    malformedJson: [400, 'the body is not valid JSON'],
+    internalMessage: 'internal server error',
+    notFound,
+  });
 }

@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import fastifyStatic from '@fastify/static';
 import type { Config } from '../config.js';
-import { HttpError } from './errors.js';
+import { NotFoundError } from '@sightline/common';
 
 /** Client routes of the UI (packages/ui/src/App.tsx): each answers index.html. */
 export const UI_PAGES = [
@@ -98,7 +98,7 @@ export async function uiRoutes(app: FastifyInstance, { config, uiDir = DEFAULT_U
     });
   } else {
     app.get('/assets/*', { schema }, async () => {
-      throw new HttpError(404, 'the web UI is not built');
+      throw new NotFoundError('the web UI is not built');
     });
   }
 

@@ -4,8 +4,8 @@ import { decodeProtobufExport } from './decode-protobuf.js';
 import type { IngestService } from './ingest-service.js';
 import { type DecodedResourceSpans, OtlpDecodeError } from './otlp-model.js';
 import { ExportTraceServiceResponse } from './otlp-schema.js';
-import { QueueFullError, StorageError } from './write-queue.js';
-import { HttpError } from '../http/errors.js';
+import { DomainError } from '@sightline/common';
+import { grpcStatusOf } from './grpc-status.js';
 
 const EMPTY_RESPONSE = Buffer.from(ExportTraceServiceResponse.encode({}).finish());
 
@@ -32,7 +32,7 @@ export interface GrpcServerOptions {
   port: number;
   maxMessageBytes: number;
   ingest: IngestService;
-  /** With auth on: checks the `authorization` metadata; throws HttpError(403) when not allowed. */
+  /** With auth on: checks the `authorization` metadata; throws a DomainError (ForbiddenError) when not allowed. */
   authorize?: (authorization: string | undefined) => Promise<'ok' | 'unauthenticated'>;
   onError?: (error: unknown) => void;
 }
@@ -51,7 +51,7 @@ export async function startOtlpGrpcServer(options: GrpcServerOptions): Promise<G
         (verdict) =>
           verdict === 'ok' ? exportSpans(call, callback, fail) : fail(grpc.status.UNAUTHENTICATED, 'a valid API key is required'),
         (error: unknown) => {
-          if (error instanceof HttpError && error.statusCode === 403) return fail(grpc.status.PERMISSION_DENIED, error.detail);
+          if (error instanceof DomainError) return fail(grpcStatusOf(error), error.message);
           options.onError?.(error);
           fail(grpc.status.UNAVAILABLE, 'could not check the credential; retry later');
         },
@@ -77,8 +77,7 @@ export async function startOtlpGrpcServer(options: GrpcServerOptions): Promise<G
     options.ingest.ingest(resources, typeof header === 'string' ? header : undefined).then(
       () => callback(null, EMPTY_RESPONSE),
       (error: unknown) => {
-        if (error instanceof QueueFullError) return fail(grpc.status.RESOURCE_EXHAUSTED, error.message);
-        if (error instanceof StorageError) return fail(grpc.status.UNAVAILABLE, error.message);
+        if (error instanceof DomainError) return fail(grpcStatusOf(error), error.message);
         options.onError?.(error);
         fail(grpc.status.INTERNAL, 'internal error');
       },

@@ -2,13 +2,12 @@
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
-import { HttpError } from '../http/errors.js';
+import { InvalidInputError, TooLargeError, UnsupportedError } from '@sightline/common';
 import { decodeJsonExport } from './decode-json.js';
 import { decodeProtobufExport } from './decode-protobuf.js';
 import type { IngestService } from './ingest-service.js';
 import { OtlpDecodeError, type DecodedResourceSpans } from './otlp-model.js';
 import { ExportTraceServiceResponse } from './otlp-schema.js';
-import { QueueFullError, StorageError } from './write-queue.js';
 
 const gunzip = promisify(zlib.gunzip);
 const inflate = promisify(zlib.inflate);
@@ -25,8 +24,7 @@ export async function otlpHttpRoutes(app: FastifyInstance, options: { ingest: In
   );
   app.addContentTypeParser('*', (request, _payload, done) =>
     done(
-      new HttpError(
-        415,
+      new UnsupportedError(
         `unsupported content type "${request.headers['content-type'] ?? ''}": OTLP/HTTP accepts application/x-protobuf or application/json`,
       ),
       undefined,
@@ -56,19 +54,12 @@ export async function otlpHttpRoutes(app: FastifyInstance, options: { ingest: In
       try {
         resources = isJson ? decodeJsonExport(raw.toString('utf8')) : decodeProtobufExport(raw);
       } catch (error) {
-        if (error instanceof OtlpDecodeError) throw new HttpError(400, error.message);
+        if (error instanceof OtlpDecodeError) throw new InvalidInputError(error.message, true);
         throw error;
       }
       const header = request.headers['x-project-name'];
-      try {
-        await options.ingest.ingest(resources, Array.isArray(header) ? header[0] : header);
-      } catch (error) {
-        if (error instanceof QueueFullError) {
-          throw new HttpError(503, error.message, { 'retry-after': String(error.retryAfterSeconds) });
-        }
-        if (error instanceof StorageError) throw new HttpError(503, error.message, { 'retry-after': '5' });
-        throw error;
-      }
+      // A full queue or unavailable storage throws UnavailableError: 503 with Retry-After (docs/ingest.md).
+      await options.ingest.ingest(resources, Array.isArray(header) ? header[0] : header);
       if (isJson) return reply.type('application/json').send('{}');
       return reply.type('application/x-protobuf').send(EMPTY_PROTOBUF_RESPONSE);
     },
@@ -79,13 +70,13 @@ async function decompress(body: Buffer, encodingHeader: string | undefined, limi
   const encoding = (encodingHeader ?? 'identity').trim().toLowerCase();
   if (encoding === 'identity' || encoding === '') return body;
   const inflater = encoding === 'gzip' || encoding === 'x-gzip' ? gunzip : encoding === 'deflate' ? inflate : null;
-  if (inflater === null) throw new HttpError(415, `unsupported Content-Encoding "${encoding}": use gzip, deflate or none`);
+  if (inflater === null) throw new UnsupportedError(`unsupported Content-Encoding "${encoding}": use gzip, deflate or none`);
   try {
     return await inflater(body, { maxOutputLength: limit });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') {
-      throw new HttpError(413, `decompressed body is larger than the limit of ${limit} bytes`);
+      throw new TooLargeError(`decompressed body is larger than the limit of ${limit} bytes`);
     }
-    throw new HttpError(400, `body is not valid ${encoding} data: ${(error as Error).message}`);
+    throw new InvalidInputError(`body is not valid ${encoding} data: ${(error as Error).message}`, true);
   }
 }

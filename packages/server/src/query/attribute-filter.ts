@@ -6,7 +6,7 @@
  * strings that look like numbers) matches only the string.
  */
 import type { AttributeScalar } from '../db/sql-dialect.js';
-import { HttpError } from '../http/errors.js';
+import { InvalidInputError } from '@sightline/common';
 
 export interface AttributeFilter {
   key: string;
@@ -17,12 +17,12 @@ export interface AttributeFilter {
 /** Parses one `key:value` parameter; 422 for a missing colon, an empty key or value, or a null, list or object value. */
 export function parseAttributeFilter(text: string): AttributeFilter {
   const colon = text.indexOf(':');
-  if (colon < 0) throw new HttpError(422, `invalid attribute filter "${text.slice(0, 100)}": expected key:value`);
+  if (colon < 0) throw new InvalidInputError(`invalid attribute filter "${text.slice(0, 100)}": expected key:value`);
   const key = text.slice(0, colon);
   const raw = text.slice(colon + 1);
-  if (key === '') throw new HttpError(422, 'invalid attribute filter: the key must not be empty');
+  if (key === '') throw new InvalidInputError('invalid attribute filter: the key must not be empty');
   if (raw === '')
-    throw new HttpError(422, `invalid attribute filter "${key}:": the value must not be empty (send "" for the empty string)`);
+    throw new InvalidInputError(`invalid attribute filter "${key}:": the value must not be empty (send "" for the empty string)`);
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw);
@@ -31,8 +31,7 @@ export function parseAttributeFilter(text: string): AttributeFilter {
   }
   if (typeof parsed === 'string') return { key, candidates: [parsed] };
   if (typeof parsed === 'number' || typeof parsed === 'boolean') return { key, candidates: [raw, parsed] };
-  throw new HttpError(
-    422,
+  throw new InvalidInputError(
     `invalid attribute filter value "${raw.slice(0, 100)}": must be a string, number or boolean (JSON-quote a string that looks like something else, e.g. key:"null")`,
   );
 }

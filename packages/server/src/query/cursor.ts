@@ -4,7 +4,7 @@
  * Phoenix does) and the order it belongs to, so a cursor of another list or order is refused.
  */
 import type { KeysetPosition } from '../db/keyset.js';
-import { HttpError } from '../http/errors.js';
+import { InvalidInputError } from '@sightline/common';
 
 export type { KeysetPosition, SortOrder } from '../db/keyset.js';
 
@@ -19,7 +19,7 @@ export function encodeCursor(kind: string, position: KeysetPosition): string {
 export function decodeCursor(kind: string, cursor: string | undefined): KeysetPosition | undefined {
   if (cursor === undefined || cursor === '') return undefined;
   const invalid = () =>
-    new HttpError(422, `invalid cursor "${cursor.slice(0, 60)}": pass the next_cursor of a previous page of the same list`);
+    new InvalidInputError(`invalid cursor "${cursor.slice(0, 60)}": pass the next_cursor of a previous page of the same list`);
   if (cursor.length > 200 || !BASE64URL.test(cursor)) throw invalid();
   const text = Buffer.from(cursor, 'base64url').toString('utf8');
   const prefix = `${kind}:`;

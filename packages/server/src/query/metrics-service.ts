@@ -1,7 +1,7 @@
 /** Project metrics: a summary of a time range, and the same figures per time bucket. */
 import type { LatencyPercentiles, ProjectMetricsRepository, SpanAggregate } from '../db/repositories/project-metrics-repository.js';
 import type { ProjectRecord } from '../db/repositories/projects-repository.js';
-import { HttpError } from '../http/errors.js';
+import { InvalidInputError } from '@sightline/common';
 import type { ProjectsService } from './projects-service.js';
 import { parseTimeRange } from './time.js';
 
@@ -58,8 +58,7 @@ export function parseInterval(text: string): number {
   const match = /^(\d{1,9})([smhd]?)$/.exec(text.trim());
   const seconds = match ? Number(match[1]) * UNIT_SECONDS[match[2] || 's']! : 0;
   if (!match || seconds < 1)
-    throw new HttpError(
-      422,
+    throw new InvalidInputError(
       `interval must be a whole number of seconds or a duration such as 30s, 5m, 1h, 1d (got "${text.slice(0, 40)}")`,
     );
   return seconds;
@@ -144,7 +143,7 @@ export function createMetricsService({
       const parsed = parseTimeRange(params);
       const end = parsed.end ?? now();
       const start = parsed.start ?? end - DAY;
-      if (end <= start) throw new HttpError(422, 'end_time must be after start_time');
+      if (end <= start) throw new InvalidInputError('end_time must be after start_time');
       let seconds: number;
       if (params.interval !== undefined && params.interval !== '') {
         seconds = parseInterval(params.interval);
@@ -157,8 +156,7 @@ export function createMetricsService({
       const origin = start - (start % width);
       const bucketCount = Number((end - origin + width - 1n) / width);
       if (bucketCount > MAX_BUCKETS) {
-        throw new HttpError(
-          422,
+        throw new InvalidInputError(
           `the range holds ${bucketCount} buckets of ${seconds} s; at most ${MAX_BUCKETS} are allowed: use a larger interval`,
         );
       }

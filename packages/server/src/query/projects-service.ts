@@ -2,7 +2,7 @@
 import { fromGlobalId } from '../api/global-id.js';
 import { isUniqueViolation } from '../db/errors.js';
 import type { ProjectRecord, ProjectsRepository } from '../db/repositories/projects-repository.js';
-import { HttpError } from '../http/errors.js';
+import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError } from '@sightline/common';
 import { DEFAULT_PROJECT_NAME } from '../ingest/span-rows.js';
 
 export interface ProjectsServiceDependencies {
@@ -19,7 +19,7 @@ export function createProjectsService({ projects, onProjectsDeleted, now = () =>
   const resolve = async (identifier: string): Promise<ProjectRecord> => {
     const id = fromGlobalId('Project', identifier);
     const project = (id !== null ? await projects.findById(id) : undefined) ?? (await projects.findByName(identifier));
-    if (!project) throw new HttpError(404, `project ${JSON.stringify(identifier)} not found`);
+    if (!project) throw new NotFoundError(`project ${JSON.stringify(identifier)} not found`);
     return project;
   };
 
@@ -36,11 +36,11 @@ export function createProjectsService({ projects, onProjectsDeleted, now = () =>
     async create(input: { name: string; description?: string | null | undefined }): Promise<ProjectRecord> {
       // Ingest trims project names, so a name with surrounding spaces could never receive spans.
       const name = input.name.trim();
-      if (name === '') throw new HttpError(422, 'name must not be blank');
+      if (name === '') throw new InvalidInputError('name must not be blank');
       try {
         return await projects.insert(name, input.description ?? null, now());
       } catch (error) {
-        if (isUniqueViolation(error)) throw new HttpError(409, `a project named ${JSON.stringify(name)} already exists`);
+        if (isUniqueViolation(error)) throw new ConflictError(`a project named ${JSON.stringify(name)} already exists`);
         throw error;
       }
     },
@@ -50,17 +50,17 @@ export function createProjectsService({ projects, onProjectsDeleted, now = () =>
       const project = await resolve(identifier);
       if (input.description === undefined) return project;
       const updated = await projects.updateDescription(project.id, input.description, now());
-      if (!updated) throw new HttpError(404, `project ${JSON.stringify(identifier)} not found`);
+      if (!updated) throw new NotFoundError(`project ${JSON.stringify(identifier)} not found`);
       return updated;
     },
 
     /** Deletes the project with its traces, spans and annotations; the default project cannot be deleted (403). */
     async delete(identifier: string): Promise<void> {
       const project = await resolve(identifier);
-      if (project.name === DEFAULT_PROJECT_NAME) throw new HttpError(403, 'the default project cannot be deleted');
+      if (project.name === DEFAULT_PROJECT_NAME) throw new ForbiddenError('the default project cannot be deleted');
       const deleted = await projects.delete(project.id);
       onProjectsDeleted();
-      if (!deleted) throw new HttpError(404, `project ${JSON.stringify(identifier)} not found`);
+      if (!deleted) throw new NotFoundError(`project ${JSON.stringify(identifier)} not found`);
     },
   };
 }

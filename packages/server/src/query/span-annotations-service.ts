@@ -8,7 +8,7 @@ import {
 } from '../db/repositories/span-annotations-repository.js';
 import { createSpansRepository } from '../db/repositories/spans-repository.js';
 import type { DB } from '../db/schema.js';
-import { HttpError } from '../http/errors.js';
+import { InvalidInputError, NotFoundError } from '@sightline/common';
 import type { ProjectsService } from './projects-service.js';
 
 export interface SpanAnnotationData {
@@ -53,8 +53,8 @@ export function createSpanAnnotationsService(deps: { db: Kysely<DB>; dialect: Di
       if (items.length === 0) return [];
       const normalized = items.map((item, index) => {
         const name = item.name.trim();
-        if (name === '') throw new HttpError(422, `data[${index}].name must not be blank`);
-        if (name === RESERVED_NAME) throw new HttpError(422, `data[${index}].name: the name "note" is reserved for span notes`);
+        if (name === '') throw new InvalidInputError(`data[${index}].name must not be blank`);
+        if (name === RESERVED_NAME) throw new InvalidInputError(`data[${index}].name: the name "note" is reserved for span notes`);
         return { ...item, name, spanId: item.span_id.trim().toLowerCase() };
       });
       const wanted = [...new Set(normalized.map((item) => item.spanId))];
@@ -62,7 +62,7 @@ export function createSpanAnnotationsService(deps: { db: Kysely<DB>; dialect: Di
       const missing = wanted.filter((spanId) => !rowids.has(spanId));
       if (missing.length > 0) {
         const shown = missing.slice(0, 10).join(', ') + (missing.length > 10 ? `, and ${missing.length - 10} more` : '');
-        throw new HttpError(404, `spans not found: ${shown}`);
+        throw new NotFoundError(`spans not found: ${shown}`);
       }
       const timestamp = now();
       return db.transaction().execute(async (trx) => {
@@ -100,10 +100,11 @@ export function createSpanAnnotationsService(deps: { db: Kysely<DB>; dialect: Di
       const spanIds = [...new Set((params.span_ids ?? []).map((id) => id.trim().toLowerCase()).filter((id) => id !== ''))];
       const identifiers = [...new Set(params.identifier ?? [])];
       if (spanIds.length > MAX_FILTER_VALUES)
-        throw new HttpError(422, `too many span_ids: ${spanIds.length} (at most ${MAX_FILTER_VALUES})`);
+        throw new InvalidInputError(`too many span_ids: ${spanIds.length} (at most ${MAX_FILTER_VALUES})`);
       if (identifiers.length > MAX_FILTER_VALUES)
-        throw new HttpError(422, `too many identifiers: ${identifiers.length} (at most ${MAX_FILTER_VALUES})`);
-      if (spanIds.length === 0 && identifiers.length === 0) throw new HttpError(422, 'at least one of span_ids or identifier is required');
+        throw new InvalidInputError(`too many identifiers: ${identifiers.length} (at most ${MAX_FILTER_VALUES})`);
+      if (spanIds.length === 0 && identifiers.length === 0)
+        throw new InvalidInputError('at least one of span_ids or identifier is required');
       const project = await projects.resolve(projectIdentifier);
       const rows = await annotations.list({
         projectId: project.id,
@@ -115,7 +116,7 @@ export function createSpanAnnotationsService(deps: { db: Kysely<DB>; dialect: Di
         limit: params.limit + 1,
       });
       if (rows.length === 0 && spanIds.length > 0 && identifiers.length === 0 && !(await spans.anyInProject(project.id, spanIds))) {
-        throw new HttpError(404, 'none of the span_ids is a span of this project');
+        throw new NotFoundError('none of the span_ids is a span of this project');
       }
       return rows;
     },

@@ -1,7 +1,7 @@
 /** Spans: the filtered, keyset-paginated list of a project, and one span by id. */
 import { fromGlobalId } from '../api/global-id.js';
 import type { SpanRecord, SpansRepository } from '../db/repositories/spans-repository.js';
-import { HttpError } from '../http/errors.js';
+import { NotFoundError } from '@sightline/common';
 import { parseAttributeFilter } from './attribute-filter.js';
 import { decodeCursor, keysetPage, type SortOrder } from './cursor.js';
 import type { ProjectsService } from './projects-service.js';
@@ -71,7 +71,7 @@ export function createSpansService({ spans, projects }: { spans: SpansRepository
       let span: SpanRecord | undefined;
       if (id !== null) span = await spans.findById(id);
       else if (HEX_SPAN_ID.test(spanIdentifier)) span = await spans.findBySpanId(spanIdentifier.toLowerCase());
-      if (!span) throw new HttpError(404, `span ${JSON.stringify(spanIdentifier)} not found`);
+      if (!span) throw new NotFoundError(`span ${JSON.stringify(spanIdentifier)} not found`);
       return span;
     },
   };

@@ -1,5 +1,5 @@
 /** Times in the query API: ISO 8601 text in, exact nanoseconds since the epoch (bigint) inside. */
-import { HttpError } from '../http/errors.js';
+import { InvalidInputError } from '@sightline/common';
 import { nanosToIso } from '../ingest/otlp-model.js';
 
 export { nanosToIso };
@@ -38,10 +38,10 @@ export function parseTimeParam(name: string, value: string | undefined): bigint 
   if (value === undefined || value === '') return undefined;
   const nanos = isoToNanos(value);
   if (nanos === null) {
-    throw new HttpError(422, `${name} must be an ISO 8601 date or date-time, e.g. 2026-01-31T12:00:00Z (got "${value.slice(0, 60)}")`);
+    throw new InvalidInputError(`${name} must be an ISO 8601 date or date-time, e.g. 2026-01-31T12:00:00Z (got "${value.slice(0, 60)}")`);
   }
   if (nanos < 0n || nanos > MAX_NANOS) {
-    throw new HttpError(422, `${name} must lie between 1970-01-01T00:00:00Z and 2262-04-11T23:47:16Z (64-bit nanoseconds)`);
+    throw new InvalidInputError(`${name} must lie between 1970-01-01T00:00:00Z and 2262-04-11T23:47:16Z (64-bit nanoseconds)`);
   }
   return nanos;
 }
@@ -50,7 +50,7 @@ export function parseTimeParam(name: string, value: string | undefined): bigint 
 export function parseTimeRange(query: { start_time?: string; end_time?: string }): TimeRange {
   const start = parseTimeParam('start_time', query.start_time);
   const end = parseTimeParam('end_time', query.end_time);
-  if (start !== undefined && end !== undefined && end <= start) throw new HttpError(422, 'end_time must be after start_time');
+  if (start !== undefined && end !== undefined && end <= start) throw new InvalidInputError('end_time must be after start_time');
   return { start, end };
 }
 

@@ -2,7 +2,7 @@
 import { fromGlobalId } from '../api/global-id.js';
 import type { SpanRecord, SpanSummaryRecord, SpansRepository } from '../db/repositories/spans-repository.js';
 import type { TraceRecord, TraceSort, TraceStats, TracesRepository } from '../db/repositories/traces-repository.js';
-import { HttpError } from '../http/errors.js';
+import { InvalidInputError, NotFoundError } from '@sightline/common';
 import { decodeCursor, keysetPage, type SortOrder } from './cursor.js';
 import type { ProjectsService } from './projects-service.js';
 import { parseTimeRange } from './time.js';
@@ -81,7 +81,8 @@ export function createTracesService(deps: { traces: TracesRepository; spans: Spa
   return {
     /** Traces of the project, newest first by start time (or by latency with sort=latency_ms). */
     async list(projectIdentifier: string, params: TraceListParams): Promise<{ traces: TraceListItem[]; nextCursor: string | null }> {
-      if (params.session_identifier?.length) throw new HttpError(422, 'session_identifier is not supported yet: sessions are not recorded');
+      if (params.session_identifier?.length)
+        throw new InvalidInputError('session_identifier is not supported yet: sessions are not recorded');
       const sort = params.sort ?? 'start_time';
       const order = params.order ?? 'desc';
       const kind = `traces.${sort}.${order}`;
@@ -112,7 +113,7 @@ export function createTracesService(deps: { traces: TracesRepository; spans: Spa
       if (id !== null) trace = await traces.findInProject(project.id, { id });
       else if (HEX_TRACE_ID.test(traceIdentifier))
         trace = await traces.findInProject(project.id, { traceId: traceIdentifier.toLowerCase() });
-      if (!trace) throw new HttpError(404, `trace ${JSON.stringify(traceIdentifier)} not found in project ${JSON.stringify(project.name)}`);
+      if (!trace) throw new NotFoundError(`trace ${JSON.stringify(traceIdentifier)} not found in project ${JSON.stringify(project.name)}`);
       // Aggregates come from the same rows as the span list, so the two always agree.
       const traceSpans = await spans.listOfTrace(trace.id);
       const stats = { ...EMPTY_STATS };

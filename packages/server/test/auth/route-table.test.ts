@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import diagnostics from 'node:diagnostics_channel';
 import { after, describe, it } from 'node:test';
+import { installErrorHandlers } from '../../src/http/error-handler.js';
 import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify';
 import cookie from '@fastify/cookie';
 import { loadConfig } from '../../src/config.js';
@@ -121,6 +122,7 @@ describe('auth plugin start-up check (unit)', () => {
     const config = loadConfig({ SERVICE_ENABLE_AUTH: 'true', SERVICE_SECRET: TEST_SECRET, SERVICE_HOST_ROOT_PATH: rootPath });
     const app = Fastify();
     apps.push(app);
+    installErrorHandlers(app);
     await app.register(cookie);
     await app.register(authPlugin, { config, authenticator: fakeAuthenticator });
     await app.register(async (scope) => register(scope), { prefix: config.hostRootPath });
