@@ -10,9 +10,9 @@ import path from 'node:path';
 import { openDatabase, openSqlite } from '../../packages/server/src/db/database.js';
 import { migrateToLatest } from '../../packages/server/src/db/migrate.js';
 import { decodeProtobufExport } from '../../packages/server/src/ingest/decode-protobuf.js';
-import { PostgresSpanWriter } from '../../packages/server/src/ingest/postgres-span-writer.js';
+import { PostgresSpanWriter } from '../../packages/server/src/db/repositories/span-writes-postgres.js';
 import { toSpanRows, type SpanRow } from '../../packages/server/src/ingest/span-rows.js';
-import { SqliteSpanStore } from '../../packages/server/src/ingest/sqlite-span-store.js';
+import { SqliteSpanStore } from '../../packages/server/src/db/repositories/span-writes-sqlite.js';
 import type { BodyTemplate, IdPatcher } from './spans.js';
 
 export type FloorTarget = { dialect: 'sqlite'; file: string } | { dialect: 'postgres'; url: string };

@@ -1,6 +1,6 @@
 /** Public entry of @sightline/common: plumbing shared by @sightline/server and @sightline/monitor. Test helpers are `@sightline/common/testing`. */
 export { openSqlite } from './sqlite.js';
-export { createPgPool, redactUrl } from './postgres.js';
+export { createPgPool, inPgTransaction, redactUrl } from './postgres.js';
 export { TtlCache } from './ttl-cache.js';
 export {
   ConfigError,
@@ -17,3 +17,33 @@ export {
   type DatabaseConfig,
 } from './env.js';
 export { siblingModuleUrl, startWorker, WorkerRequests, type WorkerReply } from './worker.js';
+export {
+  DomainError,
+  InvalidInputError,
+  UnauthenticatedError,
+  ForbiddenError,
+  NotFoundError,
+  ConflictError,
+  TooLargeError,
+  UnsupportedError,
+  TooManyRequestsError,
+  UnavailableError,
+  HTTP_STATUS,
+  httpAnswer,
+  type DomainErrorKind,
+} from './errors.js';
+export { installErrorHandlers, type ErrorHandlerOptions, type ClientErrorAnswer } from './http/error-handlers.js';
+export {
+  GroupCommitQueue,
+  QueueFullError,
+  StorageError,
+  ThreadBatchWriter,
+  serveWriterThread,
+  type BatchWriter,
+  type GroupCommitOptions,
+  type GroupCommitMessages,
+  type WriterThreadHandlers,
+  type WriterThreadMessage,
+} from './group-commit/index.js';
+export { openKysely, runMigrations, type OpenDatabase, type MigrationOptions } from './db/kysely.js';
+export { isDatabaseUnavailable } from './db/unavailable.js';

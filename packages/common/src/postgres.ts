@@ -35,3 +35,22 @@ export function redactUrl(url: string): string {
     return 'postgresql://…';
   }
 }
+
+/**
+ * Runs `work` in one transaction on a client of the pool: COMMIT when it resolves, ROLLBACK when
+ * it throws (the error is rethrown), and the client goes back to the pool either way.
+ */
+export async function inPgTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const result = await work(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw error;
+  } finally {
+    client.release();
+  }
+}

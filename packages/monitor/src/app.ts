@@ -7,12 +7,12 @@ import { logRoute } from './http/log-route.js';
 import { readRoutes } from './http/read-routes.js';
 import type { RecordReader } from './read/record-reader.js';
 import type { SpacesService } from './spaces/spaces-service.js';
-import type { WriteQueue } from './store/write-queue.js';
+import type { RecordQueue } from './store/record-queue.js';
 
 export interface MonitorAppDependencies {
   config: MonitorConfig;
   spaces: SpacesService;
-  queue: WriteQueue;
+  queue: RecordQueue;
   reader: RecordReader;
   logger: FastifyBaseLogger;
 }

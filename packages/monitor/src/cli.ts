@@ -6,7 +6,7 @@
 import type { Command } from 'commander';
 import { loadMonitorConfig, redactUrl, type MonitorConfig } from './config.js';
 import { startMonitorServer, withSpaces } from './server.js';
-import { SpaceError } from './spaces/spaces-service.js';
+import { DomainError } from '@sightline/common';
 import { MONITOR_VERSION } from './version.js';
 
 function print(text: string): void {
@@ -19,7 +19,7 @@ async function operatorAction<T>(action: (config: MonitorConfig) => Promise<T>):
     return await action(config);
   } catch (error) {
     // Refusals read as sentences already.
-    if (error instanceof SpaceError) throw new Error(error.message);
+    if (error instanceof DomainError) throw new Error(error.message);
     throw error;
   }
 }

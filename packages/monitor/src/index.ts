@@ -3,7 +3,7 @@ export { registerMonitorCommands } from './cli.js';
 export { startMonitorServer, withSpaces, type RunningMonitor } from './server.js';
 export { buildMonitorApp } from './app.js';
 export { loadMonitorConfig, ConfigError, MAX_BODY_BYTES, type MonitorConfig, type MonitorDatabaseConfig } from './config.js';
-export { SpacesService, SpaceError, type IssuedSpace, type RotatedKeys, type SpaceSummary } from './spaces/spaces-service.js';
+export { SpacesService, type IssuedSpace, type RotatedKeys, type SpaceSummary } from './spaces/spaces-service.js';
 export { checkLogBody, MESSAGES, type LogCheck } from './log/validate.js';
 export type { LogBody, Label, TypedValue, ScalarValue, EmbeddingValue } from './log/types.js';
 export { MONITOR_VERSION } from './version.js';

@@ -7,13 +7,7 @@ import { openMonitorDatabase, type MonitorDatabase } from './db/database.js';
 import { migrateMonitorDatabase } from './db/migrate.js';
 import { RecordReader } from './read/record-reader.js';
 import { SpacesService } from './spaces/spaces-service.js';
-import { PostgresRecordWriter } from './store/postgres-record-writer.js';
-import type { RecordWriter } from './store/record-writer.js';
-import { SqliteRecordWriter } from './store/sqlite-record-writer.js';
-import { WriteQueue } from './store/write-queue.js';
-
-/** Connections the PostgreSQL writer commits on concurrently. */
-const POSTGRES_WRITE_CONNECTIONS = 4;
+import { createRecordWritePath, type RecordQueue, type RecordWriter } from './store/record-queue.js';
 
 export interface RunningMonitor {
   /** Base URL, e.g. http://127.0.0.1:6007 */
@@ -22,7 +16,7 @@ export interface RunningMonitor {
   app: FastifyInstance;
   database: MonitorDatabase;
   spaces: SpacesService;
-  queue: WriteQueue;
+  queue: RecordQueue;
   close(): Promise<void>;
 }
 
@@ -33,7 +27,7 @@ export async function startMonitorServer(
 ): Promise<RunningMonitor> {
   const database = openMonitorDatabase(config.database);
   let writer: RecordWriter | null = null;
-  let queue: WriteQueue | null = null;
+  let queue: RecordQueue | null = null;
   let app: FastifyInstance | null = null;
   const close = async () => {
     await app?.close();
@@ -44,17 +38,11 @@ export async function startMonitorServer(
   try {
     await migrateMonitorDatabase(database);
     const spaces = new SpacesService(database);
-    const sqlite = config.database.dialect === 'sqlite';
-    writer = sqlite
-      ? new SqliteRecordWriter(config.database.url)
-      : new PostgresRecordWriter(config.database.url, POSTGRES_WRITE_CONNECTIONS);
-    queue = new WriteQueue(writer, {
+    ({ writer, queue } = createRecordWritePath(config.database, {
       maxQueuedRecords: config.maxQueuedRecords,
       maxBatchRecords: config.maxBatchRecords,
-      // The SQLite writer thread folds queued batches into one transaction; PostgreSQL commits on several connections.
-      maxInFlight: sqlite ? 64 : POSTGRES_WRITE_CONNECTIONS,
       onError: (error) => logger.error({ err: error }, 'record write failed'),
-    });
+    }));
     app = await buildMonitorApp({ config, spaces, queue, reader: new RecordReader(database), logger });
     await app.listen({ host: config.host, port: config.port });
     const address = app.server.address();

@@ -1,4 +1,5 @@
 /** Admin REST routes, keys hashed at rest, and the 500 row of the error table. */
+import { GroupCommitQueue } from '@sightline/common';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
@@ -10,7 +11,8 @@ import { migrateMonitorDatabase } from '../src/db/migrate.js';
 import { MESSAGES } from '../src/log/validate.js';
 import { RecordReader } from '../src/read/record-reader.js';
 import { SpacesService } from '../src/spaces/spaces-service.js';
-import { WriteQueue } from '../src/store/write-queue.js';
+import { createRecordWritePath } from '../src/store/record-queue.js';
+import type { RecordRow } from '../src/store/record-rows.js';
 import { fullRecord } from './helpers/bodies.js';
 import { createTestDatabase, type TestDatabase } from './helpers/databases.js';
 import { describeEachDialect, request, startTestMonitor, type TestMonitor } from './helpers/server.js';
@@ -132,24 +134,33 @@ describe('service without MONITOR_ADMIN_TOKEN', () => {
   });
 });
 
-describe('500 Internal service error', () => {
+describe('storage failures and unexpected errors', () => {
   let database: TestDatabase;
   before(async () => {
     database = await createTestDatabase('sqlite');
   });
   after(async () => database.drop());
 
-  it('is the answer when storage fails, and only then', async () => {
+  it('a failed write is 503 with Retry-After; an unexpected error is 500 Internal service error, without details', async () => {
     const config = loadMonitorConfig({ ...database.env, MONITOR_LOG_LEVEL: 'silent' });
     const monitorDb = openMonitorDatabase(config.database);
     await migrateMonitorDatabase(monitorDb);
     const spaces = new SpacesService(monitorDb);
     const space = await spaces.createSpace('failing');
-    const queue = new WriteQueue(
-      { write: async () => Promise.reject(new Error('disk on fire')), close: async () => {} },
-      { maxQueuedRecords: 10, maxBatchRecords: 10 },
+    const { queue } = createRecordWritePath(config.database, { maxQueuedRecords: 10, maxBatchRecords: 10 });
+    const failing = new GroupCommitQueue<RecordRow>(
+      { write: async () => Promise.reject(new Error('disk on fire')) },
+      {
+        maxQueuedWeight: 10,
+        maxBatchWeight: 10,
+        messages: { full: 'full', failed: 'the service cannot store records right now; retry later', closing: 'closing' },
+      },
     );
-    const app = await buildMonitorApp({ config, spaces, queue, reader: new RecordReader(monitorDb), logger: pino({ level: 'silent' }) });
+    const reader = new RecordReader(monitorDb);
+    reader.listModels = async () => {
+      throw new Error('a bug with secret details');
+    };
+    const app = await buildMonitorApp({ config, spaces, queue: failing, reader, logger: pino({ level: 'silent' }) });
     try {
       const response = await app.inject({
         method: 'POST',
@@ -157,8 +168,19 @@ describe('500 Internal service error', () => {
         headers: { authorization: space.api_key },
         payload: JSON.stringify(fullRecord(space.space_key)),
       });
-      assert.deepEqual([response.statusCode, response.json()], [500, { message: 'Internal service error, contact the operator' }]);
+      assert.deepEqual(
+        [response.statusCode, response.json()],
+        [503, { message: 'the service cannot store records right now; retry later' }],
+      );
+      assert.equal(response.headers['retry-after'], '5');
       assert.ok(!response.body.includes('disk on fire'));
+      const bug = await app.inject({
+        method: 'GET',
+        url: '/v1/models',
+        headers: { authorization: space.api_key, 'space-key': space.space_key },
+      });
+      assert.deepEqual([bug.statusCode, bug.json()], [500, { message: 'Internal service error, contact the operator' }]);
+      assert.ok(!bug.body.includes('secret details'));
       const invalid = await app.inject({
         method: 'POST',
         url: '/v1/log',
@@ -168,6 +190,7 @@ describe('500 Internal service error', () => {
       assert.equal(invalid.statusCode, 403, 'bad input is never a 500');
     } finally {
       await app.close();
+      await queue.close();
       await monitorDb.close();
     }
   });

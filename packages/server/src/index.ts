@@ -7,5 +7,5 @@ export { migrateToLatest } from './db/migrate.js';
 export { decodeProtobufExport } from './ingest/decode-protobuf.js';
 export { decodeJsonExport } from './ingest/decode-json.js';
 export { toSpanRows, type SpanRow } from './ingest/span-rows.js';
-export { SqliteSpanStore } from './ingest/sqlite-span-store.js';
+export { SqliteSpanStore } from './db/repositories/span-writes-sqlite.js';
 export { ExportTraceServiceRequest } from './ingest/otlp-schema.js';

@@ -9,12 +9,9 @@ import type { Config } from './config.js';
 import { openDatabase, type Database } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { createQueryLayer } from './query/index.js';
-import { createIngestService } from './ingest/ingest-service.js';
+import { createIngestService, createSpanQueue, type SpanQueue } from './ingest/ingest-service.js';
 import { startOtlpGrpcServer, type GrpcServerHandle } from './ingest/otlp-grpc-server.js';
-import { PostgresSpanWriter } from './ingest/postgres-span-writer.js';
-import { SqliteSpanWriter } from './ingest/sqlite-span-writer.js';
-import type { SpanWriter } from './ingest/span-writer.js';
-import { WriteQueue } from './ingest/write-queue.js';
+import { createSpanWriter, type SpanWriter } from './ingest/span-writer.js';
 
 export interface RunningServer {
   /** Base URL of the HTTP server including the root path, e.g. http://127.0.0.1:6006/sightline */
@@ -22,7 +19,7 @@ export interface RunningServer {
   grpcPort: number;
   app: FastifyInstance;
   database: Database;
-  queue: WriteQueue;
+  queue: SpanQueue;
   auth: AuthLayer;
   close(): Promise<void>;
 }
@@ -31,7 +28,7 @@ export interface RunningServer {
 export async function startServer(config: Config, logger: Logger = pino({ level: config.logLevel })): Promise<RunningServer> {
   const database = openDatabase(config.database);
   let writer: SpanWriter | null = null;
-  let queue: WriteQueue | null = null;
+  let queue: SpanQueue | null = null;
   let grpc: GrpcServerHandle | null = null;
   let app: FastifyInstance | null = null;
   const close = async () => {
@@ -45,8 +42,8 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
     await migrateToLatest(database);
     const auth = createAuthLayer(config, database, (error, context) => logger.error({ err: error }, `${context} failed`));
     if (config.enableAuth) await auth.users.ensureDefaultAdmin(config.defaultAdminInitialPassword);
-    writer = config.database.dialect === 'sqlite' ? new SqliteSpanWriter(config.database.url) : new PostgresSpanWriter(config.database.url);
-    queue = new WriteQueue(writer, {
+    writer = createSpanWriter(config.database);
+    queue = createSpanQueue(writer, {
       maxQueuedSpans: config.ingest.maxQueuedSpans,
       maxBatchSpans: config.ingest.maxBatchSpans,
       onError: (error) => logger.error({ err: error }, 'span write failed'),

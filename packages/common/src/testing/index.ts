@@ -7,3 +7,4 @@ export {
   type TestDatabaseNames,
   type TestDialect,
 } from './databases.js';
+export { startTcpProxy, type TcpProxy } from './tcp-proxy.js';

@@ -1,24 +1,11 @@
-/** Opens the monitor database (embedded SQLite or PostgreSQL) behind one Kysely instance. */
-import { createPgPool, openSqlite } from '@sightline/common';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
-import type { Dialect, MonitorDatabaseConfig } from '../config.js';
+/** The monitor's database: the shared opener (@sightline/common) typed with the monitor's schema. */
+import { type OpenDatabase, openKysely } from '@sightline/common';
+import type { MonitorDatabaseConfig } from '../config.js';
 import type { MonitorDB } from './schema.js';
 
-export interface MonitorDatabase {
-  dialect: Dialect;
-  db: Kysely<MonitorDB>;
-  config: MonitorDatabaseConfig;
-  close(): Promise<void>;
-}
+export type MonitorDatabase = OpenDatabase<MonitorDB>;
 
 /** Opens the database named by the config. */
 export function openMonitorDatabase(config: MonitorDatabaseConfig): MonitorDatabase {
-  if (config.dialect === 'postgres') {
-    const pool = createPgPool(config.url);
-    const db = new Kysely<MonitorDB>({ dialect: new PostgresDialect({ pool }) });
-    return { dialect: 'postgres', db, config, close: () => db.destroy() };
-  }
-  const connection = openSqlite(config.url);
-  const db = new Kysely<MonitorDB>({ dialect: new SqliteDialect({ database: connection }) });
-  return { dialect: 'sqlite', db, config, close: () => db.destroy() };
+  return openKysely<MonitorDB>(config);
 }

@@ -4,11 +4,11 @@
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import { ForbiddenError } from '@sightline/common';
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { matchesHash } from '../spaces/keys.js';
 import type { KeyGrant, SpacesService } from '../spaces/spaces-service.js';
 import { MESSAGES } from '../log/validate.js';
-import { MonitorHttpError } from './errors.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -30,10 +30,10 @@ export function apiKeyOf(raw: IncomingMessage): string {
   for (let i = 0; i < headers.length; i += 2) {
     const name = headers[i]!;
     if (name.length !== 13 || name.toLowerCase() !== 'authorization') continue;
-    if (value !== undefined) throw new MonitorHttpError(403, MESSAGES.headersUnreadable);
+    if (value !== undefined) throw new ForbiddenError(MESSAGES.headersUnreadable);
     value = headers[i + 1]!;
   }
-  if (value === undefined) throw new MonitorHttpError(403, MESSAGES.noAuthorization);
+  if (value === undefined) throw new ForbiddenError(MESSAGES.noAuthorization);
   let printable = true;
   for (let i = 0; i < value.length; i++) {
     const code = value.charCodeAt(i);
@@ -44,17 +44,17 @@ export function apiKeyOf(raw: IncomingMessage): string {
   }
   if (!printable) {
     // Node hands header bytes over as latin1 characters: decode them as UTF-8, strictly.
-    if (/[\u0000-\u0008\u000a-\u001f\u007f]/.test(value)) throw new MonitorHttpError(403, MESSAGES.headersUnreadable);
+    if (/[\u0000-\u0008\u000a-\u001f\u007f]/.test(value)) throw new ForbiddenError(MESSAGES.headersUnreadable);
     try {
       value = utf8.decode(Buffer.from(value, 'latin1'));
     } catch {
-      throw new MonitorHttpError(403, MESSAGES.headersUnreadable);
+      throw new ForbiddenError(MESSAGES.headersUnreadable);
     }
   }
   let key = value.trim();
   // The contract's form is the bare key; a `Bearer ` scheme is tolerated.
   if (/^bearer\s/i.test(key)) key = key.slice(7).trim();
-  if (key === '') throw new MonitorHttpError(403, MESSAGES.noAuthorization);
+  if (key === '') throw new ForbiddenError(MESSAGES.noAuthorization);
   return key;
 }
 
@@ -70,7 +70,7 @@ export function authenticateHook(spaces: SpacesService) {
     }
     const settle = (grant: KeyGrant | null) => {
       if (grant === null) {
-        done(new MonitorHttpError(403, MESSAGES.invalidApiKey));
+        done(new ForbiddenError(MESSAGES.invalidApiKey));
         return;
       }
       request.monitorGrant = grant;

@@ -1,19 +1,9 @@
 /** The one error shape of the monitor's HTTP API: a status and `{"message": "..."}`. */
 import type { Socket } from 'node:net';
 import { STATUS_CODES } from 'node:http';
-import type { FastifyBaseLogger, FastifyError, FastifyInstance } from 'fastify';
+import { type ClientErrorAnswer, installErrorHandlers as install } from '@sightline/common';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { MESSAGES } from '../log/validate.js';
-
-export class MonitorHttpError extends Error {
-  override readonly name = 'MonitorHttpError';
-  constructor(
-    readonly statusCode: number,
-    message: string,
-    readonly headers: Record<string, string> = {},
-  ) {
-    super(message);
-  }
-}
 
 /** Pre-serialized bodies of the hot path. */
 export const OK_BODY = JSON.stringify({ message: MESSAGES.ok });
@@ -22,7 +12,7 @@ export function messageBody(message: string): string {
   return JSON.stringify({ message });
 }
 
-const CLIENT_ERRORS: Record<string, [number, string]> = {
+const CLIENT_ERRORS: Record<string, ClientErrorAnswer> = {
   FST_ERR_CTP_BODY_TOO_LARGE: [413, MESSAGES.bodyTooLarge],
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: [400, MESSAGES.invalidJson],
   FST_ERR_CTP_EMPTY_JSON_BODY: [400, MESSAGES.invalidJson],
@@ -32,28 +22,19 @@ const CLIENT_ERRORS: Record<string, [number, string]> = {
   FST_ERR_CTP_INVALID_TYPE: [400, MESSAGES.invalidJson],
 };
 
-/** Installs the error and not-found handlers: every failure is `{"message": ...}`, a 500 never leaks details. */
+/**
+ * Installs the shared error handlers with the monitor's contract: every failure is
+ * `{"message": ...}`, bad input is 400 (docs/monitor.md), a 500 never leaks details.
+ */
 export function installErrorHandlers(app: FastifyInstance, logger: FastifyBaseLogger): void {
-  app.setErrorHandler((error: FastifyError, request, reply) => {
-    reply.type('application/json; charset=utf-8');
-    if (error instanceof MonitorHttpError) {
-      return reply.code(error.statusCode).headers(error.headers).send(messageBody(error.message));
-    }
-    const known = error.code ? CLIENT_ERRORS[error.code] : undefined;
-    if (known) return reply.code(known[0]).send(messageBody(known[1]));
-    if (error instanceof SyntaxError && error.statusCode === 400) return reply.code(400).send(messageBody(MESSAGES.invalidJson));
-    if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
-      return reply.code(error.statusCode).send(messageBody(error.message));
-    }
-    logger.error({ err: error, method: request.method, url: request.url.split('?')[0] }, 'unhandled error');
-    return reply.code(500).send(messageBody(MESSAGES.internal));
+  install(app, {
+    body: messageBody,
+    clientErrors: CLIENT_ERRORS,
+    malformedJson: [400, MESSAGES.invalidJson],
+    invalidStatus: 400,
+    internalMessage: MESSAGES.internal,
+    logger,
   });
-  app.setNotFoundHandler((request, reply) =>
-    reply
-      .code(404)
-      .type('application/json; charset=utf-8')
-      .send(messageBody(`not found: ${request.method} ${request.url.split('?')[0]}`)),
-  );
 }
 
 /** llhttp errors that mean the request's headers could not be read. */

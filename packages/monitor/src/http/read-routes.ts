@@ -2,6 +2,7 @@
  * The read API, with the same credentials as /v1/log: `Authorization: <API_KEY>` plus the space
  * key in the `Space-Key` header (or the `space_key` query parameter).
  */
+import { ForbiddenError, InvalidInputError, NotFoundError } from '@sightline/common';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { formatIsoMicros, MICROS_PER_DAY, nowMicros, parseIsoMicros } from '../log/time.js';
 import { MESSAGES } from '../log/validate.js';
@@ -9,7 +10,6 @@ import { DEFAULT_BINS, MAX_BINS } from '../read/psi.js';
 import type { RecordCursor, RecordReader, TimeWindow } from '../read/record-reader.js';
 import type { SpacesService } from '../spaces/spaces-service.js';
 import { authenticateHook, grantOf, spaceKeyMatches } from './auth.js';
-import { MonitorHttpError } from './errors.js';
 
 export interface ReadRoutesOptions {
   spaces: SpacesService;
@@ -24,14 +24,14 @@ export const MAX_LIMIT = 1000;
 /** Text no stored identifier can hold (NUL, unpaired surrogates) is refused before it reaches a query. */
 function storableText(value: string, name: string): string {
   if (value.includes('\u0000') || !value.isWellFormed())
-    throw new MonitorHttpError(400, `${name} must not contain NUL characters or unpaired surrogates`);
+    throw new InvalidInputError(`${name} must not contain NUL characters or unpaired surrogates`, true);
   return value;
 }
 
 /** A single-valued query parameter (given once), or undefined. */
 function single(query: Query, name: string): string | undefined {
   const value = query[name];
-  if (Array.isArray(value)) throw new MonitorHttpError(400, `${name} must be given at most once`);
+  if (Array.isArray(value)) throw new InvalidInputError(`${name} must be given at most once`, true);
   return value === undefined || value === '' ? undefined : storableText(value, name);
 }
 
@@ -39,14 +39,14 @@ function timeParam(query: Query, name: string): number | null {
   const value = single(query, name);
   if (value === undefined) return null;
   const micros = parseIsoMicros(value);
-  if (micros === null) throw new MonitorHttpError(400, `${name} must be an ISO 8601 time with a zone, e.g. 2024-05-01T00:00:00Z`);
+  if (micros === null) throw new InvalidInputError(`${name} must be an ISO 8601 time with a zone, e.g. 2024-05-01T00:00:00Z`, true);
   return micros;
 }
 
 function windowParams(query: Query, startName: string, endName: string): TimeWindow {
   const window = { start: timeParam(query, startName), end: timeParam(query, endName) };
   if (window.start !== null && window.end !== null && window.start >= window.end) {
-    throw new MonitorHttpError(400, `${startName} must be before ${endName}`);
+    throw new InvalidInputError(`${startName} must be before ${endName}`, true);
   }
   return window;
 }
@@ -55,7 +55,7 @@ function intParam(query: Query, name: string, fallback: number, min: number, max
   const value = single(query, name);
   if (value === undefined) return fallback;
   if (!/^\d{1,6}$/.test(value) || Number(value) < min || Number(value) > max) {
-    throw new MonitorHttpError(400, `${name} must be a whole number from ${min} to ${max}`);
+    throw new InvalidInputError(`${name} must be a whole number from ${min} to ${max}`, true);
   }
   return Number(value);
 }
@@ -65,7 +65,7 @@ function boolParam(query: Query, name: string): boolean | null {
   if (value === undefined) return null;
   if (value === 'true' || value === '1') return true;
   if (value === 'false' || value === '0') return false;
-  throw new MonitorHttpError(400, `${name} must be true or false`);
+  throw new InvalidInputError(`${name} must be true or false`, true);
 }
 
 export function encodeCursor(cursor: RecordCursor): string {
@@ -77,7 +77,7 @@ function cursorParam(query: Query): RecordCursor | null {
   if (value === undefined) return null;
   const match = /^(\d{1,16})\.(\d{1,16})$/.exec(Buffer.from(value, 'base64url').toString('latin1'));
   if (match === null || !Number.isSafeInteger(Number(match[1])) || !Number.isSafeInteger(Number(match[2]))) {
-    throw new MonitorHttpError(400, 'cursor is not a cursor returned by this API');
+    throw new InvalidInputError('cursor is not a cursor returned by this API', true);
   }
   return { time: Number(match[1]), id: Number(match[2]) };
 }
@@ -89,7 +89,7 @@ function spaceKeyHook(request: FastifyRequest, _reply: FastifyReply, done: HookH
   const fromQuery = query.space_key;
   const spaceKey = typeof header === 'string' ? header.trim() : typeof fromQuery === 'string' ? fromQuery : undefined;
   if (spaceKey === undefined || spaceKey === '' || !spaceKeyMatches(grantOf(request), spaceKey)) {
-    done(new MonitorHttpError(403, MESSAGES.invalidSpaceKey));
+    done(new ForbiddenError(MESSAGES.invalidSpaceKey));
     return;
   }
   done();
@@ -122,7 +122,7 @@ export async function readRoutes(app: FastifyInstance, { spaces, reader }: ReadR
   app.get('/v1/models/:model_id/records/:prediction_id', { onRequest }, async (request) => {
     const { model_id: modelId, prediction_id: predictionId } = params(request);
     const record = await reader.getRecord(grantOf(request).spaceId, modelId!, predictionId!);
-    if (record === null) throw new MonitorHttpError(404, 'no record has this model_id and prediction_id in the space');
+    if (record === null) throw new NotFoundError('no record has this model_id and prediction_id in the space');
     return { data: record };
   });
 
@@ -144,7 +144,7 @@ export async function readRoutes(app: FastifyInstance, { spaces, reader }: ReadR
     const baselineEnd = givenBaseline.end ?? window.start;
     const baseline = { start: givenBaseline.start ?? baselineEnd - 7 * MICROS_PER_DAY, end: baselineEnd };
     if (window.start >= window.end || baseline.start >= baseline.end) {
-      throw new MonitorHttpError(400, 'each window must start before it ends');
+      throw new InvalidInputError('each window must start before it ends', true);
     }
     const rawFeatures = query.feature;
     const features =

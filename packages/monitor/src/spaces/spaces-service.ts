@@ -1,19 +1,8 @@
 /** Spaces and their keys: issue, rotate, list, and resolve an API key on the request path. */
-import { TtlCache } from '@sightline/common';
+import { ConflictError, InvalidInputError, NotFoundError, TtlCache } from '@sightline/common';
 import type { MonitorDatabase } from '../db/database.js';
 import { formatIsoMicros, nowMicros } from '../log/time.js';
 import { generateApiKey, generateSpaceKey, hashKey } from './keys.js';
-
-/** A refusal an operator or admin client caused (bad name, unknown space): 4xx, or a one-line CLI error. */
-export class SpaceError extends Error {
-  override readonly name = 'SpaceError';
-  constructor(
-    readonly statusCode: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
 
 /** What a valid API key grants: its space, and the digest its space key must match. */
 export interface KeyGrant {
@@ -152,7 +141,7 @@ export class SpacesService {
 
   private async findSpace(space: string | number): Promise<{ id: number; name: string }> {
     const text = String(space).trim();
-    if (text === '') throw new SpaceError(400, 'give the space id or name');
+    if (text === '') throw new InvalidInputError('give the space id or name');
     const byId = /^\d{1,15}$/.test(text);
     const rows = await this.database.db
       .selectFrom('monitor_spaces')
@@ -160,18 +149,18 @@ export class SpacesService {
       .$call((query) => (byId ? query.where('id', '=', Number(text)) : query.where('name', '=', text)))
       .limit(2)
       .execute();
-    if (rows.length === 0) throw new SpaceError(404, byId ? `no space has the id ${text}` : `no space is named "${text}"`);
-    if (rows.length > 1) throw new SpaceError(409, `several spaces are named "${text}"; give the space id instead`);
+    if (rows.length === 0) throw new NotFoundError(byId ? `no space has the id ${text}` : `no space is named "${text}"`);
+    if (rows.length > 1) throw new ConflictError(`several spaces are named "${text}"; give the space id instead`);
     return { id: Number(rows[0]!.id), name: rows[0]!.name };
   }
 }
 
 function spaceName(raw: unknown): string {
-  if (typeof raw !== 'string' || raw.trim() === '') throw new SpaceError(400, 'the space name must be a non-empty string');
+  if (typeof raw !== 'string' || raw.trim() === '') throw new InvalidInputError('the space name must be a non-empty string');
   const name = raw.trim();
   if (name.length > MAX_SPACE_NAME_LENGTH)
-    throw new SpaceError(400, `the space name must be at most ${MAX_SPACE_NAME_LENGTH} characters long`);
+    throw new InvalidInputError(`the space name must be at most ${MAX_SPACE_NAME_LENGTH} characters long`);
   if (!name.isWellFormed() || /[\u0000-\u001f\u007f]/.test(name))
-    throw new SpaceError(400, 'the space name must not contain control characters');
+    throw new InvalidInputError('the space name must not contain control characters');
   return name;
 }

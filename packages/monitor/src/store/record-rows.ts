@@ -1,4 +1,4 @@
-/** A validated record as the flat column values of one monitor_records upsert. */
+/** A validated record as the flat column values of one monitor_records upsert (db/repositories/record-writes.ts). */
 import type { NormalizedLabel, NormalizedRecord } from '../log/types.js';
 
 export interface RecordRow {
@@ -25,32 +25,6 @@ export interface RecordRow {
   actualScore: number | null;
   actualTags: string | null;
 }
-
-/** Column order of the upsert statements (both dialects). */
-export const RECORD_COLUMNS = [
-  'space_id',
-  'model_id',
-  'prediction_id',
-  'environment',
-  'record_time',
-  'created_at',
-  'model_version',
-  'prediction_time',
-  'prediction_time_defaulted',
-  'prediction_label_kind',
-  'prediction_numeric',
-  'prediction_category',
-  'prediction_score',
-  'features',
-  'embeddings',
-  'prediction_tags',
-  'actual_time',
-  'actual_label_kind',
-  'actual_numeric',
-  'actual_category',
-  'actual_score',
-  'actual_tags',
-] as const;
 
 /** A row's values in RECORD_COLUMNS order (what statements bind, and what crosses to the writer thread: arrays clone faster than objects). */
 export type RowValues = (string | number | null)[];
@@ -123,33 +97,3 @@ export function toRecordRow(spaceId: number, record: NormalizedRecord, receivedM
     actualTags: actual ? json(actual.tags) : null,
   };
 }
-
-/** Keeps the stored prediction time when a re-sent prediction carried no timestamp (idempotent re-sends). */
-const KEEP_TIME =
-  'excluded.prediction_time IS NULL OR (excluded.prediction_time_defaulted = 1 AND monitor_records.prediction_time IS NOT NULL)';
-const PREDICTION_COLUMNS = [
-  'model_version',
-  'prediction_label_kind',
-  'prediction_numeric',
-  'prediction_category',
-  'prediction_score',
-  'features',
-  'embeddings',
-  'prediction_tags',
-];
-const ACTUAL_COLUMNS = ['actual_label_kind', 'actual_numeric', 'actual_category', 'actual_score', 'actual_tags'];
-
-/**
- * The ON CONFLICT clause shared by both dialects: a prediction replaces the prediction columns,
- * an actual replaces the actual columns, and the other half of the row is left as it was, so an
- * actual joins its prediction whichever arrives first, and a re-send changes nothing.
- */
-export const UPSERT_CONFLICT_CLAUSE = `
-  ON CONFLICT (space_id, model_id, prediction_id) DO UPDATE SET
-    environment = excluded.environment,
-    record_time = CASE WHEN ${KEEP_TIME} THEN monitor_records.record_time ELSE excluded.prediction_time END,
-    prediction_time = CASE WHEN ${KEEP_TIME} THEN monitor_records.prediction_time ELSE excluded.prediction_time END,
-    prediction_time_defaulted = CASE WHEN ${KEEP_TIME} THEN monitor_records.prediction_time_defaulted ELSE excluded.prediction_time_defaulted END,
-    ${PREDICTION_COLUMNS.map((column) => `${column} = CASE WHEN excluded.prediction_time IS NULL THEN monitor_records.${column} ELSE excluded.${column} END`).join(',\n    ')},
-    actual_time = COALESCE(monitor_records.actual_time, excluded.actual_time),
-    ${ACTUAL_COLUMNS.map((column) => `${column} = CASE WHEN excluded.actual_time IS NULL THEN monitor_records.${column} ELSE excluded.${column} END`).join(',\n    ')}`;

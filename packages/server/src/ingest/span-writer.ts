@@ -1,33 +1,30 @@
-/** What the write queue needs from storage: commit a batch of spans atomically. */
+/** The span writer behind the ingest queue: the SQLite writer thread, or PostgreSQL on one connection. */
+import { siblingModuleUrl, ThreadBatchWriter, type BatchWriter, type DatabaseConfig } from '@sightline/common';
+import { PostgresSpanWriter } from '../db/repositories/span-writes-postgres.js';
 import type { SpanRow } from './span-rows.js';
 
-export interface SpanWriter {
-  /** Commits every row in one transaction; resolves only once the commit is durable. */
-  write(rows: SpanRow[]): Promise<void>;
-  /** Forgets cached project ids (call after a project is deleted). */
+/** What the ingest queue writes to: each item is one request's rows. */
+export interface SpanWriter extends BatchWriter<SpanRow[]> {
+  /** Forgets cached project ids (after a project is deleted, or a failed batch). */
   forgetProjects(): void;
   close(): Promise<void>;
 }
 
-/** Per-trace aggregate of a batch: a trace's time range and the project of its first span. */
-export interface TraceInBatch {
-  traceId: string;
-  projectName: string;
-  startTime: bigint;
-  endTime: bigint;
-}
+const workerUrl = siblingModuleUrl(import.meta.url, 'sqlite-writer-worker');
 
-/** Groups a batch's spans by trace, sorted by trace id so concurrent writers lock in one order. */
-export function tracesOf(rows: SpanRow[]): TraceInBatch[] {
-  const traces = new Map<string, TraceInBatch>();
-  for (const row of rows) {
-    const trace = traces.get(row.traceId);
-    if (trace === undefined) {
-      traces.set(row.traceId, { traceId: row.traceId, projectName: row.projectName, startTime: row.startTime, endTime: row.endTime });
-    } else {
-      if (row.startTime < trace.startTime) trace.startTime = row.startTime;
-      if (row.endTime > trace.endTime) trace.endTime = row.endTime;
-    }
+/** A batch of requests as one list of rows (no copy for the common single-request batch). */
+const flatten = (requests: SpanRow[][]): SpanRow[] => (requests.length === 1 ? requests[0]! : requests.flat());
+
+/** The span writer for the configured database. */
+export function createSpanWriter(database: DatabaseConfig): SpanWriter {
+  if (database.dialect === 'sqlite') {
+    const thread = new ThreadBatchWriter<SpanRow[], SpanRow[]>(workerUrl, { file: database.url }, flatten);
+    return { write: (requests) => thread.write(requests), forgetProjects: () => thread.reset(), close: () => thread.close() };
   }
-  return [...traces.values()].sort((a, b) => (a.traceId < b.traceId ? -1 : a.traceId > b.traceId ? 1 : 0));
+  const postgres = new PostgresSpanWriter(database.url);
+  return {
+    write: (requests) => postgres.write(flatten(requests)),
+    forgetProjects: () => postgres.forgetProjects(),
+    close: () => postgres.close(),
+  };
 }

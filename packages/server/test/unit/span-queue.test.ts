@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { QueueFullError, StorageError } from '@sightline/common';
+import { createSpanQueue, type SpanQueueOptions } from '../../src/ingest/ingest-service.js';
 import type { SpanRow } from '../../src/ingest/span-rows.js';
 import type { SpanWriter } from '../../src/ingest/span-writer.js';
-import { QueueFullError, StorageError, WriteQueue, type WriteQueueOptions } from '../../src/ingest/write-queue.js';
 
 interface WriteCall {
   rows: SpanRow[];
@@ -16,8 +17,8 @@ class ControlledWriter implements SpanWriter {
   forgotten = 0;
   closed = false;
 
-  write(rows: SpanRow[]): Promise<void> {
-    return new Promise((resolve, reject) => this.calls.push({ rows: [...rows], resolve, reject }));
+  write(requests: SpanRow[][]): Promise<void> {
+    return new Promise((resolve, reject) => this.calls.push({ rows: requests.flat(), resolve, reject }));
   }
 
   forgetProjects(): void {
@@ -76,14 +77,14 @@ function track(promise: Promise<void>): { readonly state: State } {
   return tracker;
 }
 
-function setup(options: Partial<WriteQueueOptions> = {}) {
+function setup(options: Partial<SpanQueueOptions> = {}) {
   const writer = new ControlledWriter();
   const errors: unknown[] = [];
-  const queue = new WriteQueue(writer, { maxQueuedSpans: 1000, maxBatchSpans: 1000, onError: (error) => errors.push(error), ...options });
+  const queue = createSpanQueue(writer, { maxQueuedSpans: 1000, maxBatchSpans: 1000, onError: (error) => errors.push(error), ...options });
   return { writer, queue, errors };
 }
 
-describe('WriteQueue', () => {
+describe('span queue (the group-commit engine as ingest configures it)', () => {
   test('the first request is written at once, alone', async () => {
     const { writer, queue } = setup();
     const a = track(queue.enqueue(rows('a', 2)));
@@ -375,7 +376,7 @@ describe('WriteQueue', () => {
         forgetProjects: () => {},
         close: async () => {},
       };
-      const queue = new WriteQueue(writer, { maxQueuedSpans: 10, maxBatchSpans: 10, onError: (error) => errors.push(error) });
+      const queue = createSpanQueue(writer, { maxQueuedSpans: 10, maxBatchSpans: 10, onError: (error) => errors.push(error) });
       await assert.rejects(queue.enqueue(rows('a', 1)), StorageError);
       assert.deepEqual(errors, [failure]);
       assert.equal(queue.depth, 0);

@@ -1,12 +1,12 @@
 /**
- * RecordWriter for PostgreSQL: a few dedicated connections; each batch is one transaction of
+ * Record upsert SQL for PostgreSQL: a few dedicated connections; each batch is one transaction of
  * set-based upserts (unnest). A statement may touch a row only once, so a batch that holds the
  * same record twice is split into rounds in which every key appears at most once, in order.
  */
 import type pg from 'pg';
-import { createPgPool } from '@sightline/common';
-import { RECORD_COLUMNS, UPSERT_CONFLICT_CLAUSE, rowValues, type RecordRow } from './record-rows.js';
-import type { RecordWriter } from './record-writer.js';
+import { type BatchWriter, createPgPool, inPgTransaction } from '@sightline/common';
+import { type RecordRow, rowValues } from '../../store/record-rows.js';
+import { RECORD_COLUMNS, UPSERT_CONFLICT_CLAUSE } from './record-writes.js';
 
 const TYPES = [
   'bigint',
@@ -64,7 +64,8 @@ export function rounds(rows: RecordRow[]): RecordRow[][] {
   return result;
 }
 
-export class PostgresRecordWriter implements RecordWriter {
+/** Upserts record batches on a few dedicated connections. */
+export class PostgresRecordWriter implements BatchWriter<RecordRow> {
   private readonly pool: pg.Pool;
 
   /** `connections`: batches committed concurrently (each on its own connection). */
@@ -72,10 +73,9 @@ export class PostgresRecordWriter implements RecordWriter {
     this.pool = createPgPool(url, connections);
   }
 
+  /** Upserts every row, in order, in one transaction; resolves once the commit is durable. */
   async write(rows: RecordRow[]): Promise<void> {
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
+    await inPgTransaction(this.pool, async (client) => {
       for (const round of rounds(rows)) {
         const columns: (string | number | null)[][] = RECORD_COLUMNS.map(() => []);
         for (const row of round) {
@@ -84,13 +84,7 @@ export class PostgresRecordWriter implements RecordWriter {
         }
         await client.query({ name: 'monitor-upsert-records', text: UPSERT, values: columns });
       }
-      await client.query('COMMIT');
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => {});
-      throw error;
-    } finally {
-      client.release();
-    }
+    });
   }
 
   close(): Promise<void> {

@@ -1,11 +1,13 @@
-/** Synchronous upserts on one SQLite connection (used by the writer thread). */
+/** Record upsert SQL for SQLite: synchronous upserts on one connection (used by the writer thread). */
 import type SQLite from 'better-sqlite3';
-import { RECORD_COLUMNS, UPSERT_CONFLICT_CLAUSE, rowValues, type RecordRow, type RowValues } from './record-rows.js';
+import type { RowValues } from '../../store/record-rows.js';
+import { RECORD_COLUMNS, UPSERT_CONFLICT_CLAUSE } from './record-writes.js';
 
 const UPSERT = `INSERT INTO monitor_records (${RECORD_COLUMNS.join(', ')})
   VALUES (${RECORD_COLUMNS.map(() => '?').join(', ')})
   ${UPSERT_CONFLICT_CLAUSE}`;
 
+/** Upserts record batches on the writer thread's connection. */
 export class SqliteRecordStore {
   private readonly upsert: SQLite.Statement;
   private readonly writeAll: (batches: RowValues[][]) => void;
@@ -20,9 +22,5 @@ export class SqliteRecordStore {
   /** Upserts every row (as RowValues) of every batch, in order, in one transaction (durable on return: synchronous=FULL). */
   writeBatches(batches: RowValues[][]): void {
     this.writeAll(batches);
-  }
-
-  write(rows: RecordRow[]): void {
-    this.writeAll([rows.map(rowValues)]);
   }
 }

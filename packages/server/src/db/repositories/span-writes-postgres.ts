@@ -1,19 +1,22 @@
 /**
- * SpanWriter for PostgreSQL: one dedicated connection, each batch a transaction of three
+ * Span ingest SQL for PostgreSQL: one dedicated connection, each batch a transaction of three
  * set-based statements (projects, traces via unnest, spans via unnest). Safe across replicas:
  * conflicts resolve by unique keys and traces are locked in trace-id order.
  */
 import type pg from 'pg';
-import { createPgPool } from '@sightline/common';
-import type { SpanRow } from './span-rows.js';
-import { tracesOf, type SpanWriter } from './span-writer.js';
+import { createPgPool, inPgTransaction } from '@sightline/common';
+import type { SpanRow } from '../../ingest/span-rows.js';
+import { tracesOf } from './span-writes.js';
 
+/**
+ * DO UPDATE (not DO NOTHING) so the statement returns the id even when another replica created
+ * the project a moment before: DO NOTHING returns no row then, and a separate SELECT in the same
+ * statement does not see the other transaction's row either.
+ */
 const UPSERT_PROJECT = `
-  WITH inserted AS (
-    INSERT INTO projects (name, description, created_at, updated_at) VALUES ($1, NULL, $2, $2)
-    ON CONFLICT (name) DO NOTHING RETURNING id
-  )
-  SELECT id FROM inserted UNION ALL SELECT id FROM projects WHERE name = $1 LIMIT 1`;
+  INSERT INTO projects (name, description, created_at, updated_at) VALUES ($1, NULL, $2, $2)
+  ON CONFLICT (name) DO UPDATE SET name = excluded.name
+  RETURNING id`;
 
 const UPSERT_TRACES = `
   INSERT INTO traces (project_id, trace_id, start_time, end_time)
@@ -33,7 +36,8 @@ const INSERT_SPANS = `
     AS u(t, p, s, pa, n, k, st, et, sc, sm, a, e, tp, tc, tt)
   ON CONFLICT (span_id) DO NOTHING`;
 
-export class PostgresSpanWriter implements SpanWriter {
+/** Writes span batches to PostgreSQL on one dedicated connection. */
+export class PostgresSpanWriter {
   private readonly pool: pg.Pool;
   private readonly projectIds = new Map<string, number>();
 
@@ -41,18 +45,14 @@ export class PostgresSpanWriter implements SpanWriter {
     this.pool = createPgPool(url, 1);
   }
 
+  /** Inserts the rows in one transaction; resolves once the commit is durable. */
   async write(rows: SpanRow[]): Promise<void> {
-    const client = await this.pool.connect();
     try {
-      await client.query('BEGIN');
-      await this.insert(client, rows);
-      await client.query('COMMIT');
+      await inPgTransaction(this.pool, (client) => this.insert(client, rows));
     } catch (error) {
-      await client.query('ROLLBACK').catch(() => {});
+      // A rolled-back transaction may have cached ids of projects it created.
       this.projectIds.clear();
       throw error;
-    } finally {
-      client.release();
     }
   }
 

@@ -1,7 +1,7 @@
-/** Synchronous batch insert of spans into SQLite with cached prepared statements. */
+/** Span ingest SQL for SQLite: synchronous batch inserts with cached prepared statements (run by the writer thread). */
 import type SQLite from 'better-sqlite3';
-import type { SpanRow } from './span-rows.js';
-import { tracesOf } from './span-writer.js';
+import type { SpanRow } from '../../ingest/span-rows.js';
+import { tracesOf } from './span-writes.js';
 
 export class SqliteSpanStore {
   private readonly projectIds = new Map<string, number>();
@@ -9,7 +9,7 @@ export class SqliteSpanStore {
   private readonly selectProject: SQLite.Statement;
   private readonly upsertTrace: SQLite.Statement;
   private readonly insertSpan: SQLite.Statement;
-  private readonly writeBatch: (rows: SpanRow[]) => void;
+  private readonly writeBatches: (batches: SpanRow[][]) => void;
 
   constructor(connection: SQLite.Database) {
     this.insertProject = connection.prepare(
@@ -30,12 +30,19 @@ export class SqliteSpanStore {
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (span_id) DO NOTHING`,
     );
-    this.writeBatch = connection.transaction((rows: SpanRow[]) => this.insert(rows));
+    this.writeBatches = connection.transaction((batches: SpanRow[][]) => {
+      for (const rows of batches) this.insert(rows);
+    });
   }
 
   /** Inserts the rows in one transaction (durable when this returns, given synchronous=FULL). */
   write(rows: SpanRow[]): void {
-    this.writeBatch(rows);
+    this.writeBatches([rows]);
+  }
+
+  /** Inserts every batch's rows in one transaction: the writer thread folds what queued up (group commit). */
+  writeAll(batches: SpanRow[][]): void {
+    this.writeBatches(batches);
   }
 
   /** Drops cached project ids, e.g. after a project was deleted. */

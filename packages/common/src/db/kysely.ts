@@ -1,0 +1,52 @@
+/** The one database opener and migration runner of both services: Kysely over SQLite or PostgreSQL. */
+import { Kysely, type Migration, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
+import type { DatabaseConfig, Dialect } from '../env.js';
+import { createPgPool } from '../postgres.js';
+import { openSqlite } from '../sqlite.js';
+
+export interface OpenDatabase<DB> {
+  dialect: Dialect;
+  db: Kysely<DB>;
+  config: DatabaseConfig;
+  close(): Promise<void>;
+}
+
+/** Opens the database named by the config behind one Kysely instance. */
+export function openKysely<DB>(config: DatabaseConfig): OpenDatabase<DB> {
+  const dialect =
+    config.dialect === 'postgres'
+      ? new PostgresDialect({ pool: createPgPool(config.url) })
+      : new SqliteDialect({ database: openSqlite(config.url) });
+  const db = new Kysely<DB>({ dialect });
+  return { dialect: config.dialect, db, config, close: () => db.destroy() };
+}
+
+export interface MigrationOptions {
+  /** Names the failing migration in the error ("database", "monitor database"). */
+  label: string;
+  /** Own bookkeeping tables, so two services may share one PostgreSQL database. */
+  tableName?: string;
+  lockTableName?: string;
+}
+
+/**
+ * Applies every pending migration, or throws naming the one that failed. Safe when several
+ * replicas start together: on PostgreSQL Kysely holds an advisory lock while it migrates.
+ */
+export async function runMigrations(
+  db: Kysely<unknown>,
+  migrations: Record<string, Migration>,
+  { label, tableName, lockTableName }: MigrationOptions,
+): Promise<void> {
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: async () => migrations },
+    ...(tableName ? { migrationTableName: tableName } : {}),
+    ...(lockTableName ? { migrationLockTableName: lockTableName } : {}),
+  });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((result) => result.status === 'Error')?.migrationName ?? 'unknown';
+    throw new Error(`${label} migration ${failed} failed: ${(error as Error).message ?? String(error)}`);
+  }
+}

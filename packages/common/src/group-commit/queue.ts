@@ -1,0 +1,165 @@
+/**
+ * The group-commit engine of both services (docs/architecture.md, "Write path"): requests
+ * enqueue items; whatever arrived in one turn of the event loop goes to the writer as one batch,
+ * up to `maxInFlight` batches at once; each request resolves only after the transaction holding
+ * its item committed. The queue is bounded by weight (a span export weighs its span count, a log
+ * record 1), and a failing batch is split: every item is retried alone, so one bad request never
+ * fails the others.
+ */
+import { QueueFullError, StorageError } from './errors.js';
+
+/** What the queue needs from storage: commit a batch atomically and durably. */
+export interface BatchWriter<T> {
+  /** Commits every item in one transaction; resolves only once the commit is durable. */
+  write(items: T[]): Promise<void>;
+}
+
+/** The texts of the queue's refusals (each service speaks of its own items). */
+export interface GroupCommitMessages {
+  /** The queue is full. */
+  full: string;
+  /** The write failed. */
+  failed: string;
+  /** The queue is closing. */
+  closing: string;
+}
+
+export interface GroupCommitOptions<T> {
+  /** Weight accepted and not yet committed beyond which enqueue refuses. */
+  maxQueuedWeight: number;
+  /** Most weight handed to the writer in one batch (a single heavier item still goes alone). */
+  maxBatchWeight: number;
+  /** Most batches at the writer at once (default 1). */
+  maxInFlight?: number;
+  /** An item's weight (default 1); weight 0 resolves at once without a write. */
+  weigh?: (item: T) => number;
+  messages: GroupCommitMessages;
+  /** Retry-After of a refusal for a full queue (default 1 s) and for a failed write (default 5 s). */
+  retryAfterSeconds?: { full?: number; failed?: number };
+  /** Called with every write failure that fails a request. */
+  onError?: (error: unknown) => void;
+  /** Called before the items of a failed batch are retried alone (e.g. to drop cached ids). */
+  beforeRetry?: () => void;
+}
+
+interface Pending<T> {
+  item: T;
+  weight: number;
+  resolve: () => void;
+  reject: (error: Error) => void;
+}
+
+/** A bounded group-commit queue in front of one BatchWriter. */
+export class GroupCommitQueue<T> {
+  private pending: Pending<T>[] = [];
+  /** Weight accepted and not yet settled (pending and at the writer). */
+  private open = 0;
+  private inFlight = 0;
+  private scheduled = false;
+  private closed = false;
+  private readonly drained: (() => void)[] = [];
+  private readonly maxInFlight: number;
+  private readonly weigh: (item: T) => number;
+
+  constructor(
+    private readonly writer: BatchWriter<T>,
+    private readonly options: GroupCommitOptions<T>,
+  ) {
+    this.maxInFlight = options.maxInFlight ?? 1;
+    this.weigh = options.weigh ?? (() => 1);
+  }
+
+  /** Weight accepted but not yet committed. */
+  get depth(): number {
+    return this.open;
+  }
+
+  /** Queues an item for the next commit; throws QueueFullError at once when there is no room. */
+  enqueue(item: T): Promise<void> {
+    if (this.closed) return Promise.reject(this.storageError(this.options.messages.closing));
+    const weight = this.weigh(item);
+    if (weight === 0) return Promise.resolve();
+    // A single item heavier than the whole queue is still admitted when the queue is empty.
+    if (this.open > 0 && this.open + weight > this.options.maxQueuedWeight) {
+      throw new QueueFullError(this.options.messages.full, this.options.retryAfterSeconds?.full ?? 1);
+    }
+    this.open += weight;
+    const promise = new Promise<void>((resolve, reject) => this.pending.push({ item, weight, resolve, reject }));
+    this.schedule();
+    return promise;
+  }
+
+  /** Stops accepting items and waits until everything accepted is committed (or failed). */
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.open === 0) return;
+    await new Promise<void>((resolve) => this.drained.push(resolve));
+  }
+
+  private storageError(message: string): StorageError {
+    return new StorageError(message, this.options.retryAfterSeconds?.failed ?? 5);
+  }
+
+  private schedule(): void {
+    if (this.scheduled || this.inFlight >= this.maxInFlight) return;
+    this.scheduled = true;
+    // Let every request that arrives in this turn of the event loop join the batch.
+    setImmediate(() => {
+      this.scheduled = false;
+      this.flush();
+    });
+  }
+
+  private flush(): void {
+    while (this.pending.length > 0 && this.inFlight < this.maxInFlight) {
+      const batch = this.takeBatch();
+      this.inFlight++;
+      void this.commit(batch).finally(() => {
+        this.inFlight--;
+        if (this.pending.length > 0) this.schedule();
+      });
+    }
+  }
+
+  /** The oldest items up to maxBatchWeight; an item is never split, and the first is always taken. */
+  private takeBatch(): Pending<T>[] {
+    let weight = this.pending[0]!.weight;
+    let count = 1;
+    while (count < this.pending.length && weight + this.pending[count]!.weight <= this.options.maxBatchWeight) {
+      weight += this.pending[count]!.weight;
+      count++;
+    }
+    return this.pending.splice(0, count);
+  }
+
+  private settle(entry: Pending<T>, error?: Error): void {
+    this.open -= entry.weight;
+    if (error) entry.reject(error);
+    else entry.resolve();
+    if (this.open === 0) for (const resolve of this.drained.splice(0)) resolve();
+  }
+
+  private async commit(batch: Pending<T>[]): Promise<void> {
+    try {
+      await this.writer.write(batch.map((entry) => entry.item));
+      for (const entry of batch) this.settle(entry);
+      return;
+    } catch (error) {
+      if (batch.length === 1) {
+        this.options.onError?.(error);
+        this.settle(batch[0]!, this.storageError(this.options.messages.failed));
+        return;
+      }
+    }
+    this.options.beforeRetry?.();
+    for (const entry of batch) {
+      try {
+        await this.writer.write([entry.item]);
+        this.settle(entry);
+      } catch (error) {
+        this.options.onError?.(error);
+        this.settle(entry, this.storageError(this.options.messages.failed));
+      }
+    }
+  }
+}

@@ -1,0 +1,76 @@
+/**
+ * PostgreSQL going away under OTLP/HTTP ingest: exports answer 503 with Retry-After (which OTLP
+ * exporters retry) while the database is unreachable, the process stays up, and ingest works
+ * again by itself once the database is back. The database is cut with a TCP proxy.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { startTcpProxy, type TcpProxy } from '@sightline/common/testing';
+import { loadConfig } from '../../src/config.js';
+import { type RunningServer, startServer } from '../../src/server.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/databases.js';
+import { jsonExport, newSpanId } from '../helpers/otlp-bodies.js';
+
+describe('OTLP ingest while PostgreSQL is away', () => {
+  let database: TestDatabase;
+  let proxy: TcpProxy;
+  let server: RunningServer;
+
+  before(async () => {
+    database = await createTestDatabase('postgres');
+    const direct = new URL(database.url!);
+    proxy = await startTcpProxy({ host: direct.hostname, port: Number(direct.port || 5432) });
+    const viaProxy = new URL(direct);
+    viaProxy.port = String(proxy.port);
+    server = await startServer(
+      loadConfig({
+        SERVICE_WORKING_DIR: database.workingDir,
+        SERVICE_PORT: '0',
+        SERVICE_GRPC_PORT: '0',
+        SERVICE_LOG_LEVEL: 'silent',
+        SERVICE_SQL_DATABASE_URL: viaProxy.toString(),
+      }),
+    );
+  });
+  after(async () => {
+    await server?.close().catch(() => {});
+    await proxy?.close();
+    await database?.drop();
+  });
+
+  const exportSpan = (spanId: string) =>
+    fetch(`${server.url}/v1/traces`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-project-name': 'outage' },
+      body: JSON.stringify(jsonExport([{ spanId, name: spanId }])),
+    });
+
+  it('answers 503 with Retry-After while the database is cut, then 200 again without a restart', async () => {
+    const before = newSpanId();
+    assert.equal((await exportSpan(before)).status, 200);
+
+    await proxy.cut();
+    for (const spanId of [newSpanId(), newSpanId()]) {
+      const response = await exportSpan(spanId);
+      assert.equal(response.status, 503, `expected 503 while the database is away, got ${response.status}: ${await response.text()}`);
+      assert.ok(Number(response.headers.get('retry-after')) > 0, 'a 503 carries Retry-After');
+    }
+    const read = await fetch(`${server.url}/v1/projects`);
+    assert.equal(read.status, 503, 'a query while the database is away is 503 too');
+
+    await proxy.restore();
+    const later = newSpanId();
+    let status = 0;
+    for (let attempt = 0; attempt < 50 && status !== 200; attempt++) {
+      status = (await exportSpan(later)).status;
+      if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    assert.equal(status, 200, 'ingest recovers by itself once the database is back');
+    const stored = await server.database.db.selectFrom('spans').select('span_id').orderBy('span_id').execute();
+    assert.deepEqual(
+      stored.map((row) => row.span_id).sort(),
+      [before, later].sort(),
+      'acknowledged spans are stored, refused ones are not',
+    );
+  });
+});
