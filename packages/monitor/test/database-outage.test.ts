@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startTcpProxy, type TcpProxy } from '@sightline/common/testing';
+import { proxyDatabaseUrl, type TcpProxy } from '@sightline/common/testing';
 import { loadMonitorConfig } from '../src/config.js';
 import { type RunningMonitor, startMonitorServer } from '../src/server.js';
 import { fullRecord } from './helpers/bodies.js';
@@ -20,13 +20,11 @@ describe('log API while PostgreSQL is away', () => {
 
   before(async () => {
     database = await createTestDatabase('postgres');
-    const direct = new URL(database.url!);
-    proxy = await startTcpProxy({ host: direct.hostname, port: Number(direct.port || 5432) });
-    const viaProxy = new URL(direct);
-    viaProxy.port = String(proxy.port);
+    const proxied = await proxyDatabaseUrl(database.url!);
+    proxy = proxied.proxy;
     const config = loadMonitorConfig({
       ...database.env,
-      MONITOR_DATABASE_URL: viaProxy.toString(),
+      MONITOR_DATABASE_URL: proxied.url,
       MONITOR_PORT: '0',
       MONITOR_LOG_LEVEL: 'silent',
     });

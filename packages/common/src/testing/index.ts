@@ -7,4 +7,4 @@ export {
   type TestDatabaseNames,
   type TestDialect,
 } from './databases.js';
-export { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
+export { proxyDatabaseUrl, startTcpProxy, type TcpProxy } from './tcp-proxy.js';

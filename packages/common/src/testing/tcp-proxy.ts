@@ -47,3 +47,12 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
   const port = await listen(0);
   return { port, cut: stop, restore: async () => void (await listen(port)), close: stop };
 }
+
+/** A proxy in front of the PostgreSQL server of `databaseUrl`, and the same URL pointing through it. */
+export async function proxyDatabaseUrl(databaseUrl: string): Promise<{ proxy: TcpProxy; url: string }> {
+  const direct = new URL(databaseUrl);
+  const proxy = await startTcpProxy({ host: direct.hostname, port: Number(direct.port || 5432) });
+  const viaProxy = new URL(direct);
+  viaProxy.port = String(proxy.port);
+  return { proxy, url: viaProxy.toString() };
+}

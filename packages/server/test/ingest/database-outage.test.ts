@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startTcpProxy, type TcpProxy } from '@sightline/common/testing';
+import { proxyDatabaseUrl, type TcpProxy } from '@sightline/common/testing';
 import { loadConfig } from '../../src/config.js';
 import { type RunningServer, startServer } from '../../src/server.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/databases.js';
@@ -18,17 +18,15 @@ describe('OTLP ingest while PostgreSQL is away', () => {
 
   before(async () => {
     database = await createTestDatabase('postgres');
-    const direct = new URL(database.url!);
-    proxy = await startTcpProxy({ host: direct.hostname, port: Number(direct.port || 5432) });
-    const viaProxy = new URL(direct);
-    viaProxy.port = String(proxy.port);
+    const proxied = await proxyDatabaseUrl(database.url!);
+    proxy = proxied.proxy;
     server = await startServer(
       loadConfig({
         SERVICE_WORKING_DIR: database.workingDir,
         SERVICE_PORT: '0',
         SERVICE_GRPC_PORT: '0',
         SERVICE_LOG_LEVEL: 'silent',
-        SERVICE_SQL_DATABASE_URL: viaProxy.toString(),
+        SERVICE_SQL_DATABASE_URL: proxied.url,
       }),
     );
   });
