@@ -2,6 +2,9 @@
 // Runs every test file in one `node --test` process tree, so one summary counts them all.
 // Tests need PostgreSQL: SIGHTLINE_TEST_DATABASE_URL names an admin connection; without it
 // a throwaway cluster is started from the Debian postgresql binaries and removed afterwards.
+// The browser tests need Debian's chromium: when it is missing and this runs as root with
+// apt-get, it is installed first (as CI does), so `npm ci && npm test` needs nothing by hand.
+// `--unit` runs only the tests under */test/unit/ (no database, no browser).
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -9,8 +12,9 @@ import os from 'node:os';
 import path from 'node:path';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
-const args = process.argv.slice(2);
-const files = args.length > 0 ? args : findTests(root);
+const unitOnly = process.argv.includes('--unit');
+const args = process.argv.slice(2).filter((arg) => arg !== '--unit');
+const files = args.length > 0 ? args : findTests(root).filter((file) => !unitOnly || file.split(path.sep).includes('unit'));
 
 function findTests(_dir) {
   const found = [];
@@ -69,9 +73,26 @@ async function startThrowawayPostgres() {
   return { url: `postgresql://postgres@127.0.0.1:${port}/postgres`, stop };
 }
 
+/** Installs Debian's chromium when a browser test will run and it is missing (root with apt-get only). */
+function ensureChromium() {
+  const chromium = process.env.SIGHTLINE_CHROMIUM ?? '/usr/bin/chromium';
+  if (!files.some((file) => file.startsWith(`e2e${path.sep}ui`)) || fs.existsSync(chromium)) return;
+  const canInstall = process.getuid?.() === 0 && spawnSync('sh', ['-c', 'command -v apt-get'], { stdio: 'ignore' }).status === 0;
+  if (!canInstall || process.env.SIGHTLINE_CHROMIUM) {
+    console.log(`# Chromium not found at ${chromium}: install Debian's chromium package (apt-get install -y chromium); the browser tests will fail`);
+    return;
+  }
+  console.log('# Chromium not found: installing Debian\'s chromium package (apt-get install -y chromium)');
+  const aptEnv = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  spawnSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env: aptEnv });
+  const install = spawnSync('apt-get', ['install', '-y', '-qq', 'chromium'], { stdio: 'inherit', env: aptEnv });
+  if (install.status !== 0) console.log('# installing chromium failed; the browser tests will fail');
+}
+
 let cleanup = () => {};
 const env = { ...process.env };
-if (!env.SIGHTLINE_TEST_DATABASE_URL) {
+ensureChromium();
+if (!env.SIGHTLINE_TEST_DATABASE_URL && !unitOnly) {
   const pg = await startThrowawayPostgres();
   if (pg) {
     env.SIGHTLINE_TEST_DATABASE_URL = pg.url;

@@ -5,7 +5,21 @@ import path from 'node:path';
 import pg from 'pg';
 
 export type TestDialect = 'sqlite' | 'postgres';
-export const DIALECTS: readonly TestDialect[] = ['sqlite', 'postgres'];
+const ALL_DIALECTS: readonly TestDialect[] = ['sqlite', 'postgres'];
+
+/** The dialects the suites run on: all, or those SIGHTLINE_TEST_DIALECTS names (comma-separated), e.g. `sqlite`. */
+function selectedDialects(value: string | undefined): readonly TestDialect[] {
+  if (value === undefined || value.trim() === '') return ALL_DIALECTS;
+  const names = value.split(',').map((name) => name.trim().toLowerCase());
+  for (const name of names) {
+    if (!ALL_DIALECTS.includes(name as TestDialect)) {
+      throw new Error(`SIGHTLINE_TEST_DIALECTS: unknown dialect "${name}"; use sqlite, postgres or both, comma-separated`);
+    }
+  }
+  return ALL_DIALECTS.filter((dialect) => names.includes(dialect));
+}
+
+export const DIALECTS: readonly TestDialect[] = selectedDialects(process.env.SIGHTLINE_TEST_DIALECTS);
 
 export interface TestDatabase {
   dialect: TestDialect;

@@ -1,9 +1,9 @@
 /** The body checks in isolation: check order, every value type, every label shape, timestamps. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { checkLogBody, MESSAGES, type LogCheck } from '../src/log/validate.js';
-import { formatIsoMicros, parseIsoMicros } from '../src/log/time.js';
-import { fullRecord, DAY_MS } from './helpers/bodies.js';
+import { checkLogBody, MESSAGES, type LogCheck } from '../../src/log/validate.js';
+import { formatIsoMicros, parseIsoMicros } from '../../src/log/time.js';
+import { fullRecord, DAY_MS } from '../helpers/bodies.js';
 
 const NOW = Date.now();
 /** Yesterday's date (YYYY-MM-DD), inside the 90-day window. */

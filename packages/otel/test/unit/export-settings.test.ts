@@ -1,7 +1,7 @@
 /** How register() resolves its endpoint, project and headers from options and environment. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { exportSettings, tracesUrl } from '../src/index.js';
+import { exportSettings, tracesUrl } from '../../src/index.js';
 
 describe('exportSettings', () => {
   it('defaults to the local server, project "default" and no credentials', () => {
