@@ -21,12 +21,12 @@ export function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))]!;
 }
 
-/** Builds the server (and the packages it references) so the benchmark runs the code as shipped. */
+/** Builds the command line (and the server and monitor it references) so the benchmark runs the code as shipped. */
 export function buildServer(): void {
-  log('building packages/server (tsc -b)');
+  log('building packages/cli (tsc -b)');
   const tsc = path.join(ROOT, 'node_modules/typescript/bin/tsc');
-  const result = spawnSync(process.execPath, [tsc, '-b', 'packages/server'], { cwd: ROOT, encoding: 'utf8', timeout: 300_000 });
-  if (result.status !== 0) throw new Error(`tsc -b packages/server failed:\n${result.stdout}${result.stderr}`);
+  const result = spawnSync(process.execPath, [tsc, '-b', 'packages/cli'], { cwd: ROOT, encoding: 'utf8', timeout: 300_000 });
+  if (result.status !== 0) throw new Error(`tsc -b packages/cli failed:\n${result.stdout}${result.stderr}`);
 }
 
 export interface Machine {

@@ -33,7 +33,7 @@ const TARGET_RATIO = 0.6;
 
 const HELP = `Usage: npm run bench:ingest -- [options]
 
-Starts the built server (node packages/server/bin/sightline.js serve) in a child process on
+Starts the built server (node packages/cli/bin/sightline.js serve) in a child process on
 127.0.0.1, sends OTLP/HTTP protobuf batches of OpenInference LLM spans from N keep-alive clients
 for a fixed time, then measures the floor (same bodies decoded and inserted in one thread of
 this process, no HTTP) and prints spans/s, latency, errors, server peak RSS and the ratio.
@@ -52,7 +52,7 @@ Options:
   --server-env K=V     extra environment for the server (repeatable), e.g.
                        --server-env SERVICE_INGEST_MAX_BATCH_SPANS=2000
   --cpu-prof           write V8 CPU profiles of the server to bench/results/ and summarise them
-  --skip-build         do not run tsc -b packages/server first
+  --skip-build         do not run tsc -b packages/cli first
   --skip-floor         measure only the server
   --keep               keep the temp directory / PostgreSQL databases
   --out FILE           JSON result path (default bench/results/ingest-<timestamp>.json)

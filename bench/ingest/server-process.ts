@@ -1,6 +1,6 @@
 /**
  * The server under test, in its own process (so its memory and CPU can be read from /proc):
- * `node packages/server/bin/sightline.js serve` on 127.0.0.1 and free ports.
+ * `node packages/cli/bin/sightline.js serve` on 127.0.0.1 and free ports.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -130,7 +130,7 @@ export async function startServerProcess(options: ServerProcessOptions): Promise
   for (const [key, value] of Object.entries(process.env)) {
     if (value !== undefined && !key.startsWith('SERVICE_') && key !== 'NODE_OPTIONS') env[key] = value;
   }
-  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, path.join(options.root, 'packages/server/bin/sightline.js'), 'serve'], {
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, path.join(options.root, 'packages/cli/bin/sightline.js'), 'serve'], {
     cwd: options.root,
     env: { ...env, ...options.env },
     stdio: ['ignore', log, log],

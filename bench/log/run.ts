@@ -23,7 +23,7 @@ import path from 'node:path';
 import { percentile, runLoad, type LoadResult } from './load.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
-const bin = path.join(root, 'packages/server/bin/sightline.js');
+const bin = path.join(root, 'packages/cli/bin/sightline.js');
 
 function option(name: string, fallback: number): number {
   const index = process.argv.indexOf(`--${name}`);

@@ -36,7 +36,7 @@ const TARGETS_MS: Record<string, number | null> = {
 const HELP = `Usage: npm run bench:query -- [options]
 
 Loads N spans into a fresh database with the server's own insert code (SqliteSpanStore, in big
-transactions), starts the built server (node packages/server/bin/sightline.js serve) on it in a
+transactions), starts the built server (node packages/cli/bin/sightline.js serve) on it in a
 child process, and times with one keep-alive HTTP client, sequentially, after a warm-up:
   floor                   GET /healthz (same server, same client: the cost of a round trip)
   traces first page       GET /v1/projects/bench-main/traces?limit=50
@@ -69,7 +69,7 @@ Options:
   --only TEXT          measure only the scenarios whose name contains TEXT (repeatable; the
                        floor is always measured), e.g. --only tree --cpu-prof
   --cpu-prof           write a V8 CPU profile of the server to bench/results/ and summarise it
-  --skip-build         do not run tsc -b packages/server first
+  --skip-build         do not run tsc -b packages/cli first
   --keep               keep the temp directory / PostgreSQL database
   --out FILE           JSON result path (default bench/results/query-<timestamp>.json)
   --note TEXT          free text stored in the JSON result

@@ -1,5 +1,4 @@
-/** Public entry of @sightline/monitor: the CLI group, the service, its config. The SDK is `@sightline/monitor/sdk`. */
-export { registerMonitorCommands } from './cli.js';
+/** Public entry of @sightline/monitor: the service and its config (the `sightline monitor` commands live in @sightline/cli). The SDK is `@sightline/monitor/sdk`. */
 export { startMonitorServer, withSpaces, type RunningMonitor } from './server.js';
 export { buildMonitorApp } from './app.js';
 export { loadMonitorConfig, ConfigError, MAX_BODY_BYTES, type MonitorConfig, type MonitorDatabaseConfig } from './config.js';

@@ -9,3 +9,5 @@ export { decodeJsonExport } from './ingest/decode-json.js';
 export { toSpanRows, type SpanRow } from './ingest/span-rows.js';
 export { SqliteSpanStore } from './db/repositories/span-writes-sqlite.js';
 export { ExportTraceServiceRequest } from './ingest/otlp-schema.js';
+export { createUserCommand, resetPasswordCommand, generatePassword } from './admin-commands.js';
+export { SIGHTLINE_VERSION, PHOENIX_COMPATIBLE_VERSION } from './version.js';

@@ -3,11 +3,9 @@
  * `registerMonitorCommands(program)`. Failures are thrown as Errors with a one-line message; the
  * host prints it and exits non-zero.
  */
+import { DomainError, redactUrl } from '@sightline/common';
+import { loadMonitorConfig, MONITOR_VERSION, type MonitorConfig, startMonitorServer, withSpaces } from '@sightline/monitor';
 import type { Command } from 'commander';
-import { loadMonitorConfig, redactUrl, type MonitorConfig } from './config.js';
-import { startMonitorServer, withSpaces } from './server.js';
-import { DomainError } from '@sightline/common';
-import { MONITOR_VERSION } from './version.js';
 
 function print(text: string): void {
   process.stdout.write(`${text}\n`);

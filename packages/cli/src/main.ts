@@ -1,11 +1,8 @@
-/** The `sightline` command line. */
-import { Command, CommanderError } from 'commander';
-import { ConfigError, loadConfig, type Config } from './config.js';
-import { startServer } from './server.js';
-import { createUserCommand, resetPasswordCommand } from './admin-commands.js';
-import { SIGHTLINE_VERSION } from './version.js';
+/** The `sightline` command line: wires the server's and the monitor's functions into commands. */
 import { redactUrl } from '@sightline/common';
-import { registerMonitorCommands } from '@sightline/monitor';
+import { type Config, ConfigError, createUserCommand, loadConfig, resetPasswordCommand, SIGHTLINE_VERSION, startServer } from '@sightline/server';
+import { Command, CommanderError } from 'commander';
+import { registerMonitorCommands } from './monitor-commands.js';
 
 /** Builds the command tree; exported so tests can drive it without spawning. */
 export function buildCli(): Command {

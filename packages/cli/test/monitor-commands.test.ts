@@ -5,10 +5,10 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { fullRecord } from './helpers/bodies.js';
-import { createTestDatabase, DIALECTS, type TestDatabase } from './helpers/databases.js';
+import { fullRecord } from '../../monitor/test/helpers/bodies.js';
+import { createTestDatabase, DIALECTS, type TestDatabase } from '../../monitor/test/helpers/databases.js';
 
-const bin = path.resolve(import.meta.dirname, '../../server/bin/sightline.js');
+const bin = path.resolve(import.meta.dirname, '../bin/sightline.js');
 
 function run(args: string[], env: Record<string, string> = {}) {
   return spawnSync(process.execPath, [bin, ...args], {

@@ -5,8 +5,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { loadConfig } from '../src/config.js';
-import { startServer } from '../src/server.js';
+import { loadConfig } from '@sightline/server';
+import { startServer } from '@sightline/server';
 
 const bin = path.resolve(import.meta.dirname, '../bin/sightline.js');
 
