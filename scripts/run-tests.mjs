@@ -79,10 +79,12 @@ function ensureChromium() {
   if (!files.some((file) => file.startsWith(`e2e${path.sep}ui`)) || fs.existsSync(chromium)) return;
   const canInstall = process.getuid?.() === 0 && spawnSync('sh', ['-c', 'command -v apt-get'], { stdio: 'ignore' }).status === 0;
   if (!canInstall || process.env.SIGHTLINE_CHROMIUM) {
-    console.log(`# Chromium not found at ${chromium}: install Debian's chromium package (apt-get install -y chromium); the browser tests will fail`);
+    console.log(
+      `# Chromium not found at ${chromium}: install Debian's chromium package (apt-get install -y chromium); the browser tests will fail`,
+    );
     return;
   }
-  console.log('# Chromium not found: installing Debian\'s chromium package (apt-get install -y chromium)');
+  console.log("# Chromium not found: installing Debian's chromium package (apt-get install -y chromium)");
   const aptEnv = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   spawnSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env: aptEnv });
   const install = spawnSync('apt-get', ['install', '-y', '-qq', 'chromium'], { stdio: 'inherit', env: aptEnv });

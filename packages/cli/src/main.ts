@@ -1,6 +1,14 @@
 /** The `sightline` command line: wires the server's and the monitor's functions into commands. */
 import { redactUrl } from '@sightline/common';
-import { type Config, ConfigError, createUserCommand, loadConfig, resetPasswordCommand, SIGHTLINE_VERSION, startServer } from '@sightline/server';
+import {
+  type Config,
+  ConfigError,
+  createUserCommand,
+  loadConfig,
+  resetPasswordCommand,
+  SIGHTLINE_VERSION,
+  startServer,
+} from '@sightline/server';
 import { Command, CommanderError } from 'commander';
 import { registerMonitorCommands } from './monitor-commands.js';
 
