@@ -7,6 +7,7 @@
  *
  * See docs/performance.md ("Query (bench/query)") and `--help`.
  */
+import { identifier } from '../../packages/server/src/api/global-id.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -572,18 +573,18 @@ async function main(): Promise<number> {
       const scenarios: Scenario[] = [
         {
           name: 'traces first page',
-          run: (layer) => layer.traces.list(MAIN_PROJECT, { limit: options.limit }),
+          run: (layer) => layer.traces.list(identifier('Project', MAIN_PROJECT), { limit: options.limit }),
           present: (result) => (result as { traces: TraceListItem[] }).traces.map(presentTrace),
         },
         {
           name: 'traces deep page',
-          run: (layer) => layer.traces.list(MAIN_PROJECT, { limit: options.limit, cursor: deepCursor }),
+          run: (layer) => layer.traces.list(identifier('Project', MAIN_PROJECT), { limit: options.limit, cursor: deepCursor }),
           present: (result) => (result as { traces: TraceListItem[] }).traces.map(presentTrace),
         },
         {
           name: 'spans filtered',
           run: (layer) =>
-            layer.spans.list(MAIN_PROJECT, {
+            layer.spans.list(identifier('Project', MAIN_PROJECT), {
               limit: options.limit,
               span_kind: ['LLM'],
               status_code: ['ERROR'],
@@ -593,7 +594,7 @@ async function main(): Promise<number> {
         },
         {
           name: 'trace tree (200 spans)',
-          run: (layer) => layer.traces.get(MAIN_PROJECT, bigIds[tree++ % bigIds.length]!),
+          run: (layer) => layer.traces.get(identifier('Project', MAIN_PROJECT), identifier('Trace', bigIds[tree++ % bigIds.length]!)),
           present: (result) => presentTraceDetail(result as TraceDetail),
         },
       ];

@@ -16,7 +16,7 @@ import { usersRoutes } from './api/users-routes.js';
 import { apiKeysRoutes } from './api/api-keys-routes.js';
 import { passwordResetRoutes } from './api/password-reset-routes.js';
 import { oauth2Routes } from './api/oauth2-routes.js';
-import authPlugin from './auth/auth-plugin.js';
+import authPlugin from './http/auth-plugin.js';
 import type { AuthLayer } from './auth/index.js';
 import { queryRoutes } from './api/query-routes.js';
 import { uiRoutes } from './http/ui-routes.js';

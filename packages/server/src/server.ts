@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
 import { buildApp } from './app.js';
 import { createAuthLayer, type AuthLayer } from './auth/index.js';
-import { enforce } from './auth/auth-plugin.js';
+import { enforce } from './http/auth-plugin.js';
 import { ruleFor } from './auth/permissions.js';
 import type { Config } from './config.js';
 import { openDatabase, type Database } from './db/database.js';

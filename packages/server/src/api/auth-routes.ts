@@ -4,7 +4,7 @@ import type {} from '@fastify/cookie';
 import type {} from '@fastify/rate-limit';
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from '../config.js';
-import { ACCESS_COOKIE, REFRESH_COOKIE, clearAuthCookies, setSessionCookies } from '../auth/cookies.js';
+import { ACCESS_COOKIE, REFRESH_COOKIE, clearAuthCookies, setSessionCookies } from '../http/cookies.js';
 import type { SessionsService } from '../auth/sessions-service.js';
 import { UnauthenticatedError } from '@sightline/common';
 import { AuthConfig, NoContent, Redirect } from './auth-schemas.js';

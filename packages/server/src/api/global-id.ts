@@ -1,4 +1,5 @@
-/** Opaque ids in responses, Phoenix style: base64("Type:rowid"). */
+/** Opaque ids in responses, Phoenix style: base64("Type:rowid"); decoded here, in the routes, never in services. */
+import type { Identifier } from '../query/identifier.js';
 
 export type GlobalType = 'Project' | 'Trace' | 'Span' | 'User' | 'ApiKey' | 'SpanAnnotation';
 
@@ -13,4 +14,9 @@ export function fromGlobalId(type: GlobalType, value: string): number | null {
   const decoded = Buffer.from(value, 'base64').toString('utf8');
   const match = /^([A-Za-z]+):(\d{1,15})$/.exec(decoded);
   return match && match[1] === type ? Number(match[2]) : null;
+}
+
+/** A path parameter as services take it: the text, and the row id when it is a GlobalID of `type`. */
+export function identifier(type: GlobalType, value: string): Identifier {
+  return { text: value, rowId: fromGlobalId(type, value) };
 }

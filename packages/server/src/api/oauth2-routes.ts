@@ -2,7 +2,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from '../config.js';
-import { OAUTH2_COOKIES, setSessionCookies } from '../auth/cookies.js';
+import { OAUTH2_COOKIES, setSessionCookies } from '../http/cookies.js';
 import { OidcError, type FlowState, type OidcService } from '../auth/oidc-service.js';
 import type { SessionsService } from '../auth/sessions-service.js';
 

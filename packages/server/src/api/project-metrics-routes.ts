@@ -1,4 +1,5 @@
 /** `/v1/projects/{p}/summary` and `/v1/projects/{p}/timeseries`: aggregate metrics for dashboards (Sightline routes). */
+import { identifier } from './global-id.js';
 import type { FastifyInstance } from 'fastify';
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { MetricsService } from '../query/metrics-service.js';
@@ -24,7 +25,9 @@ export async function projectMetricsRoutes(instance: FastifyInstance, { metrics 
         response: { 200: Type.Object({ data: ProjectSummary }), ...errors(404, 422) },
       },
     },
-    async (request) => ({ data: presentSummary(await metrics.summary(request.params.project_identifier, request.query)) }),
+    async (request) => ({
+      data: presentSummary(await metrics.summary(identifier('Project', request.params.project_identifier), request.query)),
+    }),
   );
 
   app.get(
@@ -52,6 +55,8 @@ export async function projectMetricsRoutes(instance: FastifyInstance, { metrics 
         response: { 200: Type.Object({ data: ProjectTimeseries }), ...errors(404, 422) },
       },
     },
-    async (request) => ({ data: presentTimeseries(await metrics.timeseries(request.params.project_identifier, request.query)) }),
+    async (request) => ({
+      data: presentTimeseries(await metrics.timeseries(identifier('Project', request.params.project_identifier), request.query)),
+    }),
   );
 }

@@ -1,4 +1,5 @@
 /** `/v1/projects`: list, create, read, update and delete projects (Phoenix-compatible). */
+import { identifier } from './global-id.js';
 import type { FastifyInstance } from 'fastify';
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { ProjectsService } from '../query/projects-service.js';
@@ -72,7 +73,7 @@ export async function projectsRoutes(instance: FastifyInstance, { projects }: { 
         response: { 200: Type.Object({ data: Project }), ...errors(404, 422) },
       },
     },
-    async (request) => ({ data: presentProject(await projects.resolve(request.params.project_identifier)) }),
+    async (request) => ({ data: presentProject(await projects.resolve(identifier('Project', request.params.project_identifier))) }),
   );
 
   app.put(
@@ -88,7 +89,9 @@ export async function projectsRoutes(instance: FastifyInstance, { projects }: { 
         response: { 200: Type.Object({ data: Project }), ...errors(404, 422) },
       },
     },
-    async (request) => ({ data: presentProject(await projects.update(request.params.project_identifier, request.body)) }),
+    async (request) => ({
+      data: presentProject(await projects.update(identifier('Project', request.params.project_identifier), request.body)),
+    }),
   );
 
   app.delete(
@@ -104,7 +107,7 @@ export async function projectsRoutes(instance: FastifyInstance, { projects }: { 
       },
     },
     async (request, reply) => {
-      await projects.delete(request.params.project_identifier);
+      await projects.delete(identifier('Project', request.params.project_identifier));
       return reply.code(204).send(null);
     },
   );

@@ -5,7 +5,7 @@ import type { SpanAnnotationsService } from '../query/span-annotations-service.j
 import { DEFAULT_LIMIT, cursorId, page } from './pagination.js';
 import { presentSpanAnnotation } from './query-presenters.js';
 import { Nullable, ProjectPath, SpanAnnotation, SpanAnnotationData, errors, limitParam } from './query-schemas.js';
-import { toGlobalId } from './global-id.js';
+import { toGlobalId, identifier } from './global-id.js';
 
 export async function spanAnnotationsRoutes(instance: FastifyInstance, { spanAnnotations }: { spanAnnotations: SpanAnnotationsService }) {
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
@@ -69,7 +69,7 @@ export async function spanAnnotationsRoutes(instance: FastifyInstance, { spanAnn
     },
     async (request) => {
       const limit = request.query.limit ?? DEFAULT_LIMIT;
-      const rows = await spanAnnotations.list(request.params.project_identifier, {
+      const rows = await spanAnnotations.list(identifier('Project', request.params.project_identifier), {
         ...request.query,
         limit,
         fromId: cursorId('SpanAnnotation', request.query.cursor),

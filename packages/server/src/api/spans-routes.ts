@@ -1,4 +1,5 @@
 /** `/v1/projects/{p}/spans` (Phoenix's getSpans) and `/v1/spans/{span_identifier}` (one span). */
+import { identifier } from './global-id.js';
 import type { FastifyInstance } from 'fastify';
 import { Type, type TSchema, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { SpansService } from '../query/spans-service.js';
@@ -63,7 +64,10 @@ export async function spansRoutes(instance: FastifyInstance, { spans }: { spans:
       },
     },
     async (request) => {
-      const result = await spans.list(request.params.project_identifier, { ...request.query, limit: request.query.limit ?? DEFAULT_LIMIT });
+      const result = await spans.list(identifier('Project', request.params.project_identifier), {
+        ...request.query,
+        limit: request.query.limit ?? DEFAULT_LIMIT,
+      });
       return { data: result.spans.map(presentSpan), next_cursor: result.nextCursor };
     },
   );
@@ -83,6 +87,6 @@ export async function spansRoutes(instance: FastifyInstance, { spans }: { spans:
         response: { 200: Type.Object({ data: SpanDetail }), ...errors(404, 422) },
       },
     },
-    async (request) => ({ data: presentSpanDetail(await spans.get(request.params.span_identifier)) }),
+    async (request) => ({ data: presentSpanDetail(await spans.get(identifier('Span', request.params.span_identifier))) }),
   );
 }

@@ -1,4 +1,5 @@
 /** `/v1/projects/{p}/traces` (Phoenix's listProjectTraces) and one trace with its span tree. */
+import { identifier } from './global-id.js';
 import type { FastifyInstance } from 'fastify';
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { TracesService } from '../query/traces-service.js';
@@ -49,7 +50,7 @@ export async function tracesRoutes(instance: FastifyInstance, { traces }: { trac
       },
     },
     async (request) => {
-      const result = await traces.list(request.params.project_identifier, {
+      const result = await traces.list(identifier('Project', request.params.project_identifier), {
         ...request.query,
         limit: request.query.limit ?? DEFAULT_LIMIT,
       });
@@ -72,6 +73,10 @@ export async function tracesRoutes(instance: FastifyInstance, { traces }: { trac
         response: { 200: Type.Object({ data: TraceDetail }), ...errors(404, 422) },
       },
     },
-    async (request) => ({ data: presentTraceDetail(await traces.get(request.params.project_identifier, request.params.trace_identifier)) }),
+    async (request) => ({
+      data: presentTraceDetail(
+        await traces.get(identifier('Project', request.params.project_identifier), identifier('Trace', request.params.trace_identifier)),
+      ),
+    }),
   );
 }

@@ -1,4 +1,5 @@
 /** Project metrics: a summary of a time range, and the same figures per time bucket. */
+import type { Identifier } from './identifier.js';
 import type { LatencyPercentiles, ProjectMetricsRepository, SpanAggregate } from '../db/repositories/project-metrics-repository.js';
 import type { ProjectRecord } from '../db/repositories/projects-repository.js';
 import { InvalidInputError } from '@sightline/common';
@@ -84,7 +85,7 @@ export function createMetricsService({
   return {
     /** Totals of the spans and traces that start in [start_time, end_time) (all time when absent). */
     async summary(
-      projectIdentifier: string,
+      projectIdentifier: Identifier,
       params: { start_time?: string | undefined; end_time?: string | undefined },
     ): Promise<ProjectSummary> {
       const { start, end } = parseTimeRange(params);
@@ -137,7 +138,7 @@ export function createMetricsService({
      * starts at or before start_time; every bucket is returned, empty ones with zeros.
      */
     async timeseries(
-      projectIdentifier: string,
+      projectIdentifier: Identifier,
       params: { start_time?: string | undefined; end_time?: string | undefined; interval?: string | undefined },
     ): Promise<ProjectTimeseries> {
       const parsed = parseTimeRange(params);

@@ -1,6 +1,6 @@
 /** Projects: resolve by id or name, list, create, update the description, delete with all their data. */
-import { fromGlobalId } from '../api/global-id.js';
 import { isUniqueViolation } from '../db/errors.js';
+import type { Identifier } from './identifier.js';
 import type { ProjectRecord, ProjectsRepository } from '../db/repositories/projects-repository.js';
 import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError } from '@sightline/common';
 import { DEFAULT_PROJECT_NAME } from '../ingest/span-rows.js';
@@ -16,10 +16,10 @@ export type ProjectsService = ReturnType<typeof createProjectsService>;
 
 export function createProjectsService({ projects, onProjectsDeleted, now = () => new Date().toISOString() }: ProjectsServiceDependencies) {
   /** The project named by a Project GlobalID or by its name; 404 otherwise. */
-  const resolve = async (identifier: string): Promise<ProjectRecord> => {
-    const id = fromGlobalId('Project', identifier);
-    const project = (id !== null ? await projects.findById(id) : undefined) ?? (await projects.findByName(identifier));
-    if (!project) throw new NotFoundError(`project ${JSON.stringify(identifier)} not found`);
+  const resolve = async (identifier: Identifier): Promise<ProjectRecord> => {
+    const id = identifier.rowId;
+    const project = (id !== null ? await projects.findById(id) : undefined) ?? (await projects.findByName(identifier.text));
+    if (!project) throw new NotFoundError(`project ${JSON.stringify(identifier.text)} not found`);
     return project;
   };
 
@@ -46,21 +46,21 @@ export function createProjectsService({ projects, onProjectsDeleted, now = () =>
     },
 
     /** Sets the description (the name never changes: spans find their project by name). */
-    async update(identifier: string, input: { description?: string | null | undefined }): Promise<ProjectRecord> {
+    async update(identifier: Identifier, input: { description?: string | null | undefined }): Promise<ProjectRecord> {
       const project = await resolve(identifier);
       if (input.description === undefined) return project;
       const updated = await projects.updateDescription(project.id, input.description, now());
-      if (!updated) throw new NotFoundError(`project ${JSON.stringify(identifier)} not found`);
+      if (!updated) throw new NotFoundError(`project ${JSON.stringify(identifier.text)} not found`);
       return updated;
     },
 
     /** Deletes the project with its traces, spans and annotations; the default project cannot be deleted (403). */
-    async delete(identifier: string): Promise<void> {
+    async delete(identifier: Identifier): Promise<void> {
       const project = await resolve(identifier);
       if (project.name === DEFAULT_PROJECT_NAME) throw new ForbiddenError('the default project cannot be deleted');
       const deleted = await projects.delete(project.id);
       onProjectsDeleted();
-      if (!deleted) throw new NotFoundError(`project ${JSON.stringify(identifier)} not found`);
+      if (!deleted) throw new NotFoundError(`project ${JSON.stringify(identifier.text)} not found`);
     },
   };
 }

@@ -1,4 +1,5 @@
 /** Span annotations: upsert a batch (all or nothing), list those of a project's spans. */
+import type { Identifier } from './identifier.js';
 import type { Kysely } from 'kysely';
 import type { Dialect } from '../config.js';
 import {
@@ -96,7 +97,7 @@ export function createSpanAnnotationsService(deps: { db: Kysely<DB>; dialect: Di
      * (at least one is required, as in Phoenix). 404 when only span ids are given and none of
      * them is a span of the project. Fetches limit + 1 rows.
      */
-    async list(projectIdentifier: string, params: SpanAnnotationListParams): Promise<SpanAnnotationRecord[]> {
+    async list(projectIdentifier: Identifier, params: SpanAnnotationListParams): Promise<SpanAnnotationRecord[]> {
       const spanIds = [...new Set((params.span_ids ?? []).map((id) => id.trim().toLowerCase()).filter((id) => id !== ''))];
       const identifiers = [...new Set(params.identifier ?? [])];
       if (spanIds.length > MAX_FILTER_VALUES)

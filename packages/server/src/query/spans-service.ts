@@ -1,5 +1,5 @@
 /** Spans: the filtered, keyset-paginated list of a project, and one span by id. */
-import { fromGlobalId } from '../api/global-id.js';
+import type { Identifier } from './identifier.js';
 import type { SpanRecord, SpansRepository } from '../db/repositories/spans-repository.js';
 import { NotFoundError } from '@sightline/common';
 import { parseAttributeFilter } from './attribute-filter.js';
@@ -37,7 +37,7 @@ export type SpansService = ReturnType<typeof createSpansService>;
 export function createSpansService({ spans, projects }: { spans: SpansRepository; projects: ProjectsService }) {
   return {
     /** Spans of the project matching every filter, newest first (start_time, then id) unless `order=asc`. */
-    async list(projectIdentifier: string, params: SpanListParams): Promise<SpanPage> {
+    async list(projectIdentifier: Identifier, params: SpanListParams): Promise<SpanPage> {
       const order = params.order ?? 'desc';
       const kind = `spans.start_time.${order}`;
       const from = decodeCursor(kind, params.cursor);
@@ -66,12 +66,12 @@ export function createSpansService({ spans, projects }: { spans: SpansRepository
     },
 
     /** One span by Span GlobalID or OpenTelemetry span id (16 hex digits); 404 otherwise. */
-    async get(spanIdentifier: string): Promise<SpanRecord> {
-      const id = fromGlobalId('Span', spanIdentifier);
+    async get(spanIdentifier: Identifier): Promise<SpanRecord> {
+      const id = spanIdentifier.rowId;
       let span: SpanRecord | undefined;
       if (id !== null) span = await spans.findById(id);
-      else if (HEX_SPAN_ID.test(spanIdentifier)) span = await spans.findBySpanId(spanIdentifier.toLowerCase());
-      if (!span) throw new NotFoundError(`span ${JSON.stringify(spanIdentifier)} not found`);
+      else if (HEX_SPAN_ID.test(spanIdentifier.text)) span = await spans.findBySpanId(spanIdentifier.text.toLowerCase());
+      if (!span) throw new NotFoundError(`span ${JSON.stringify(spanIdentifier.text)} not found`);
       return span;
     },
   };

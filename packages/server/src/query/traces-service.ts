@@ -1,5 +1,5 @@
 /** Traces: the keyset-paginated list of a project (optionally with their spans), and one trace with its span tree. */
-import { fromGlobalId } from '../api/global-id.js';
+import type { Identifier } from './identifier.js';
 import type { SpanRecord, SpanSummaryRecord, SpansRepository } from '../db/repositories/spans-repository.js';
 import type { TraceRecord, TraceSort, TraceStats, TracesRepository } from '../db/repositories/traces-repository.js';
 import { InvalidInputError, NotFoundError } from '@sightline/common';
@@ -80,7 +80,7 @@ export function createTracesService(deps: { traces: TracesRepository; spans: Spa
 
   return {
     /** Traces of the project, newest first by start time (or by latency with sort=latency_ms). */
-    async list(projectIdentifier: string, params: TraceListParams): Promise<{ traces: TraceListItem[]; nextCursor: string | null }> {
+    async list(projectIdentifier: Identifier, params: TraceListParams): Promise<{ traces: TraceListItem[]; nextCursor: string | null }> {
       if (params.session_identifier?.length)
         throw new InvalidInputError('session_identifier is not supported yet: sessions are not recorded');
       const sort = params.sort ?? 'start_time';
@@ -106,14 +106,15 @@ export function createTracesService(deps: { traces: TracesRepository; spans: Spa
     },
 
     /** One trace of the project by Trace GlobalID or OpenTelemetry trace id, with all its spans; 404 otherwise. */
-    async get(projectIdentifier: string, traceIdentifier: string): Promise<TraceDetail> {
+    async get(projectIdentifier: Identifier, traceIdentifier: Identifier): Promise<TraceDetail> {
       const project = await projects.resolve(projectIdentifier);
-      const id = fromGlobalId('Trace', traceIdentifier);
+      const id = traceIdentifier.rowId;
       let trace: TraceRecord | undefined;
       if (id !== null) trace = await traces.findInProject(project.id, { id });
-      else if (HEX_TRACE_ID.test(traceIdentifier))
-        trace = await traces.findInProject(project.id, { traceId: traceIdentifier.toLowerCase() });
-      if (!trace) throw new NotFoundError(`trace ${JSON.stringify(traceIdentifier)} not found in project ${JSON.stringify(project.name)}`);
+      else if (HEX_TRACE_ID.test(traceIdentifier.text))
+        trace = await traces.findInProject(project.id, { traceId: traceIdentifier.text.toLowerCase() });
+      if (!trace)
+        throw new NotFoundError(`trace ${JSON.stringify(traceIdentifier.text)} not found in project ${JSON.stringify(project.name)}`);
       // Aggregates come from the same rows as the span list, so the two always agree.
       const traceSpans = await spans.listOfTrace(trace.id);
       const stats = { ...EMPTY_STATS };

@@ -10,7 +10,7 @@ import { installErrorHandlers } from '../../src/http/error-handler.js';
 import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify';
 import cookie from '@fastify/cookie';
 import { loadConfig } from '../../src/config.js';
-import authPlugin from '../../src/auth/auth-plugin.js';
+import authPlugin from '../../src/http/auth-plugin.js';
 import type { Authenticator } from '../../src/auth/authenticator.js';
 import { PERMISSIONS, type RouteKey, type RouteRule } from '../../src/auth/permissions.js';
 import { startServer } from '../../src/server.js';

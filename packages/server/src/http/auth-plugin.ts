@@ -7,11 +7,11 @@ import fp from 'fastify-plugin';
 import type {} from '@fastify/cookie';
 import type { Config } from '../config.js';
 import { ForbiddenError, UnauthenticatedError } from '@sightline/common';
-import type { Authenticator } from './authenticator.js';
+import type { Authenticator } from '../auth/authenticator.js';
 import { ACCESS_COOKIE } from './cookies.js';
-import { isTrustedRequest } from './csrf.js';
-import { ruleFor, type RouteRule } from './permissions.js';
-import type { Principal } from './principal.js';
+import { isTrustedRequest } from '../auth/csrf.js';
+import { ruleFor, type RouteRule } from '../auth/permissions.js';
+import type { Principal } from '../auth/principal.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
