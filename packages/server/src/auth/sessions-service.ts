@@ -1,4 +1,5 @@
 /** Login, token refresh with rotation and reuse detection, logout, and login lockout. */
+import type { WithTransaction } from '../db/repositories/index.js';
 import { randomUUID } from 'node:crypto';
 import type { Config } from '../config.js';
 import type { LoginFailuresRepository } from '../db/repositories/login-failures-repository.js';
@@ -27,6 +28,7 @@ interface Dependencies {
   users: UsersRepository;
   sessions: SessionsRepository;
   loginFailures: LoginFailuresRepository;
+  withTransaction: WithTransaction;
   jwt: JwtCodec;
   authenticator: Authenticator;
 }
@@ -34,32 +36,52 @@ interface Dependencies {
 export type SessionsService = ReturnType<typeof createSessionsService>;
 
 /** The session service. */
-export function createSessionsService({ config, users, sessions, loginFailures, jwt, authenticator }: Dependencies) {
-  const issue = async (userId: number, sessionId: string, now: Date): Promise<IssuedTokens> => {
+export function createSessionsService({ config, users, sessions, loginFailures, withTransaction, jwt, authenticator }: Dependencies) {
+  /** Signs a new access and refresh token for the session (no database work). */
+  const sign = async (userId: number, sessionId: string, now: Date) => {
     const accessExpiresAt = new Date(now.getTime() + config.accessTokenExpiryMinutes * 60_000);
     const refreshExpiresAt = new Date(now.getTime() + config.refreshTokenExpiryMinutes * 60_000);
     const accessJti = randomUUID();
     const refreshJti = randomUUID();
-    await sessions.insertToken(accessJti, sessionId, 'access', now.toISOString(), accessExpiresAt.toISOString());
-    await sessions.insertToken(refreshJti, sessionId, 'refresh', now.toISOString(), refreshExpiresAt.toISOString());
     const sub = String(userId);
-    return {
+    const tokens: IssuedTokens = {
       accessToken: await jwt.sign({ jti: accessJti, sub, sid: sessionId, typ: 'access' }, accessExpiresAt),
       refreshToken: await jwt.sign({ jti: refreshJti, sub, sid: sessionId, typ: 'refresh' }, refreshExpiresAt),
       accessExpiresAt,
       refreshExpiresAt,
     };
+    /** Writes the records behind both tokens (inside the caller's transaction). */
+    const record = async (repository: SessionsRepository) => {
+      await repository.insertToken(accessJti, sessionId, 'access', now.toISOString(), accessExpiresAt.toISOString());
+      await repository.insertToken(refreshJti, sessionId, 'refresh', now.toISOString(), refreshExpiresAt.toISOString());
+    };
+    return { tokens, record };
   };
 
-  const recordFailure = async (email: string, now: Date) => {
-    const current = await loginFailures.find(email);
-    const windowOpen = current && now.getTime() - Date.parse(current.windowStartedAt) < LOCKOUT_WINDOW_MS;
-    const failures = windowOpen ? current.failures + 1 : 1;
-    await loginFailures.save(email, {
-      failures,
-      windowStartedAt: windowOpen ? current.windowStartedAt : now.toISOString(),
-      lockedUntil: failures >= LOCKOUT_FAILURES ? new Date(now.getTime() + LOCKOUT_DURATION_MS).toISOString() : null,
+  /** A new session and its two tokens, written in one transaction: never a session without tokens, or the reverse. */
+  const openSession = async (userId: number, now: Date): Promise<IssuedTokens> => {
+    const sessionId = randomUUID();
+    const { tokens, record } = await sign(userId, sessionId, now);
+    await withTransaction(async (trx) => {
+      await trx.sessions.createSession(sessionId, userId, now.toISOString(), tokens.refreshExpiresAt.toISOString());
+      await record(trx.sessions);
     });
+    return tokens;
+  };
+
+  /** Counts the attempt first (one atomic statement), so parallel guesses share the limit; throws 429 past it. */
+  const admitAttempt = async (email: string, now: Date): Promise<void> => {
+    const state = await loginFailures.recordAttempt(email, {
+      now: now.toISOString(),
+      windowStart: new Date(now.getTime() - LOCKOUT_WINDOW_MS).toISOString(),
+      lockUntil: new Date(now.getTime() + LOCKOUT_DURATION_MS).toISOString(),
+      lockAt: LOCKOUT_FAILURES,
+    });
+    if (state.attempts <= LOCKOUT_FAILURES) return;
+    const until = state.lockedUntil ? Date.parse(state.lockedUntil) : now.getTime() + LOCKOUT_DURATION_MS;
+    // A parallel attempt may have taken the lock a moment after this one's clock: never say more than the lock's length.
+    const seconds = Math.min(LOCKOUT_DURATION_MS / 1000, Math.max(1, Math.ceil((until - now.getTime()) / 1000)));
+    throw new TooManyRequestsError(`too many failed logins for this email; try again in ${seconds} seconds`, seconds);
   };
 
   return {
@@ -67,11 +89,9 @@ export function createSessionsService({ config, users, sessions, loginFailures, 
     async login(rawEmail: unknown, password: unknown, now = new Date()): Promise<IssuedTokens> {
       const email = typeof rawEmail === 'string' ? normalizeEmail(rawEmail) : '';
       const secret = typeof password === 'string' ? password : '';
-      const failures = email ? await loginFailures.find(email) : undefined;
-      if (failures?.lockedUntil && Date.parse(failures.lockedUntil) > now.getTime()) {
-        const seconds = Math.ceil((Date.parse(failures.lockedUntil) - now.getTime()) / 1000);
-        throw new TooManyRequestsError(`too many failed logins for this email; try again in ${seconds} seconds`, seconds);
-      }
+      // The attempt counts before the password is checked: N parallel wrong guesses get at most
+      // LOCKOUT_FAILURES checks, and a success forgets the count.
+      if (email) await admitAttempt(email, now);
       const user = email ? await users.findByEmail(email) : undefined;
       const usable = user && user.deletedAt === null && user.authMethod === 'LOCAL' && user.passwordHash && user.passwordSalt;
       let ok = false;
@@ -80,23 +100,14 @@ export function createSessionsService({ config, users, sessions, loginFailures, 
       } else {
         await verifyNothing(secret || 'x'); // same time as a real check, so the answer reveals nothing
       }
-      if (!ok || !user) {
-        if (email) await recordFailure(email, now);
-        throw new UnauthenticatedError(INVALID_CREDENTIALS);
-      }
+      if (!ok || !user) throw new UnauthenticatedError(INVALID_CREDENTIALS);
       await loginFailures.clear(email);
-      const sessionId = randomUUID();
-      const refreshExpiresAt = new Date(now.getTime() + config.refreshTokenExpiryMinutes * 60_000);
-      await sessions.createSession(sessionId, user.id, now.toISOString(), refreshExpiresAt.toISOString());
-      return issue(user.id, sessionId, now);
+      return openSession(user.id, now);
     },
 
     /** Opens a session for a user already authenticated elsewhere (an identity provider). */
-    async openSession(userId: number, now = new Date()): Promise<IssuedTokens> {
-      const sessionId = randomUUID();
-      const refreshExpiresAt = new Date(now.getTime() + config.refreshTokenExpiryMinutes * 60_000);
-      await sessions.createSession(sessionId, userId, now.toISOString(), refreshExpiresAt.toISOString());
-      return issue(userId, sessionId, now);
+    openSession(userId: number, now = new Date()): Promise<IssuedTokens> {
+      return openSession(userId, now);
     },
 
     /** Rotates a refresh token; a token presented twice revokes its whole session. */
@@ -110,13 +121,21 @@ export function createSessionsService({ config, users, sessions, loginFailures, 
       if (Date.parse(record.expiresAt) <= now.getTime()) throw invalid();
       const user = await users.findActiveById(record.userId);
       if (!user) throw invalid();
-      const firstUse = record.usedAt === null && (await sessions.markUsed(claims.jti, now.toISOString()));
+      // Marking the old token used and recording the new ones is one transaction: a failure leaves the old one usable.
+      const next = await sign(user.id, record.sessionId, now);
+      const firstUse =
+        record.usedAt === null &&
+        (await withTransaction(async (trx) => {
+          if (!(await trx.sessions.markUsed(claims.jti, now.toISOString()))) return false;
+          await next.record(trx.sessions);
+          return true;
+        }));
       if (!firstUse) {
         await sessions.revokeSession(record.sessionId, now.toISOString());
         authenticator.invalidate();
         throw new UnauthenticatedError('this refresh token was already used; the session has been revoked for safety');
       }
-      return issue(user.id, record.sessionId, now);
+      return next.tokens;
     },
 
     /** Revokes the session the given access or refresh token belongs to (if any). */

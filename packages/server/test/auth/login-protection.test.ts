@@ -65,6 +65,17 @@ describeEachDialect(
       expectStatus(await sessionOf(url, second).get('/v1/user'), 200);
     });
 
+    it('20 wrong guesses sent at once get at most 5 password checks: the rest are 429, and then the right password is too', async () => {
+      const { url } = server();
+      const target = await createActiveUser(url, sessionOf(url, admin), 'member');
+      const guesses = await Promise.all(Array.from({ length: 20 }, () => loginRequest(url, target.email, WRONG)));
+      const statuses = guesses.map((response) => response.status);
+      assert.deepEqual([...new Set(statuses)].sort(), [401, 429], `only 401 and 429: ${statuses.join(' ')}`);
+      assert.equal(statuses.filter((status) => status === 401).length, 5, `exactly 5 guesses were checked: ${statuses.join(' ')}`);
+      for (const response of guesses.filter((guess) => guess.status === 429)) assertRetryAfter(response, 300);
+      expectStatus(await loginRequest(url, target.email, target.password), 429, 'the right password after the parallel guesses');
+    });
+
     it('with SERVICE_DISABLE_RATE_LIMIT=true, 31 logins a minute from one address are not limited', async () => {
       const { url } = server();
       const responses = await Promise.all(Array.from({ length: 31 }, () => loginRequest(url, `${unique('nobody')}@example.com`, WRONG)));
