@@ -2,10 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Config } from '../config.js';
 import type { Database } from '../db/database.js';
-import { createApiKeysRepository } from '../db/repositories/api-keys-repository.js';
-import { createLoginFailuresRepository } from '../db/repositories/login-failures-repository.js';
-import { createSessionsRepository } from '../db/repositories/sessions-repository.js';
-import { createUsersRepository } from '../db/repositories/users-repository.js';
+import { createDataAccess } from '../db/repositories/index.js';
 import { createApiKeysService, type ApiKeysService } from './api-keys-service.js';
 import { createAuthenticator, type Authenticator } from './authenticator.js';
 import { createJwtCodec } from './jwt.js';
@@ -14,7 +11,6 @@ import { createUsersService, type UsersService } from './users-service.js';
 import { createMailer } from './mailer.js';
 import { createOidcService, type OidcService } from './oidc-service.js';
 import { createPasswordResetService, type PasswordResetService } from './password-reset-service.js';
-import { createPasswordResetRepository } from '../db/repositories/password-reset-repository.js';
 
 export interface AuthLayer {
   authenticator: Authenticator;
@@ -25,16 +21,16 @@ export interface AuthLayer {
   oidc: OidcService;
 }
 
-/** Builds the auth layer over the database; with auth off it exists but every route using it is refused. */
 /** Where the auth layer reports failures that do not reach a response (mail delivery, IDP errors, bookkeeping). */
 export type AuthErrorReporter = (error: unknown, context: string) => void;
 
+/** Builds the auth layer over the database; with auth off it exists but every route using it is refused. */
 export function createAuthLayer(config: Config, database: Database, report?: AuthErrorReporter): AuthLayer {
   const onError = (context: string) => (error: unknown) => report?.(error, context);
-  const db = database.db;
-  const usersRepository = createUsersRepository(db);
-  const apiKeysRepository = createApiKeysRepository(db);
-  const sessionsRepository = createSessionsRepository(db);
+  const { repositories, withTransaction } = createDataAccess(database);
+  const usersRepository = repositories.users;
+  const apiKeysRepository = repositories.apiKeys;
+  const sessionsRepository = repositories.sessions;
   // With auth off no token is ever issued, so an unguessable throwaway key is as good as none.
   const jwt = createJwtCodec(config.secret ?? randomBytes(48).toString('base64'));
   const authenticator = createAuthenticator({
@@ -48,7 +44,8 @@ export function createAuthLayer(config: Config, database: Database, report?: Aut
     config,
     users: usersRepository,
     sessions: sessionsRepository,
-    loginFailures: createLoginFailuresRepository(db),
+    loginFailures: repositories.loginFailures,
+    withTransaction,
     jwt,
     authenticator,
   });
@@ -58,7 +55,7 @@ export function createAuthLayer(config: Config, database: Database, report?: Aut
     passwordResets: createPasswordResetService({
       config,
       users: usersRepository,
-      resets: createPasswordResetRepository(db),
+      resets: repositories.passwordResets,
       sessions,
       mailer: config.smtp ? createMailer(config.smtp) : null,
       onError: onError('sending a password reset mail'),
@@ -68,7 +65,7 @@ export function createAuthLayer(config: Config, database: Database, report?: Aut
       users: usersRepository,
       onError: (error, idp) => report?.(error, `OpenID Connect login through ${idp}`),
     }),
-    users: createUsersService({ db, users: usersRepository, sessions, authenticator }),
+    users: createUsersService({ users: usersRepository, withTransaction, sessions, authenticator }),
     apiKeys: createApiKeysService({ apiKeys: apiKeysRepository, authenticator }),
   };
 }

@@ -1,15 +1,7 @@
 /** Users: the default admin, the viewer's own profile, and admin management, with the spec's rules. */
-import type { Kysely } from 'kysely';
-import type { DB } from '../db/schema.js';
 import { isUniqueViolation } from '../db/errors.js';
-import { createApiKeysRepository } from '../db/repositories/api-keys-repository.js';
-import {
-  createUsersRepository,
-  type AuthMethod,
-  type Role,
-  type UserRecord,
-  type UsersRepository,
-} from '../db/repositories/users-repository.js';
+import type { WithTransaction } from '../db/repositories/index.js';
+import type { AuthMethod, Role, UserRecord, UsersRepository } from '../db/repositories/users-repository.js';
 import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError } from '@sightline/common';
 import type { Authenticator } from './authenticator.js';
 import { isPlausibleEmail, normalizeEmail } from './emails.js';
@@ -36,8 +28,8 @@ export interface UserUpdateInput {
 }
 
 interface Dependencies {
-  db: Kysely<DB>;
   users: UsersRepository;
+  withTransaction: WithTransaction;
   sessions: SessionsService;
   authenticator: Authenticator;
 }
@@ -69,18 +61,9 @@ async function hashedPassword(password: string) {
   return hashPassword(password);
 }
 
-/**
- * Locks the rows of every active admin until the end of the transaction (a write that changes
- * nothing), so two requests that each remove an admin (demotion or deletion) cannot both see
- * "another admin remains" and leave the server without one: the second waits, then counts again.
- */
-async function lockActiveAdmins(trx: Kysely<DB>): Promise<void> {
-  await trx.updateTable('users').set({ role: 'admin' }).where('role', '=', 'admin').where('deleted_at', 'is', null).execute();
-}
-
-/** 409 unless another active admin remains besides `user` (call after lockActiveAdmins). */
-async function assertNotLastAdmin(trx: Kysely<DB>, user: UserRecord): Promise<void> {
-  if (user.role === 'admin' && (await createUsersRepository(trx).countActiveAdmins()) <= 1) {
+/** 409 unless another active admin remains besides `user` (call after users.lockActiveAdmins, in the same transaction). */
+async function assertNotLastAdmin(users: UsersRepository, user: UserRecord): Promise<void> {
+  if (user.role === 'admin' && (await users.countActiveAdmins()) <= 1) {
     throw new ConflictError('the server must keep at least one active admin');
   }
 }
@@ -88,13 +71,13 @@ async function assertNotLastAdmin(trx: Kysely<DB>, user: UserRecord): Promise<vo
 export type UsersService = ReturnType<typeof createUsersService>;
 
 /** The users service. */
-export function createUsersService({ db, users, sessions, authenticator }: Dependencies) {
+export function createUsersService({ users, withTransaction, sessions, authenticator }: Dependencies) {
   const now = () => new Date().toISOString();
 
   const conflictFor = async (email: string, username: string): Promise<ConflictError | null> => {
     if (await users.findByEmail(email)) return new ConflictError(`the email ${email} is already in use (or belonged to a deleted user)`);
-    const byName = await db.selectFrom('users').select('id').where('username', '=', username).executeTakeFirst();
-    if (byName) return new ConflictError(`the username ${username} is already in use (or belonged to a deleted user)`);
+    if (await users.findByUsername(username))
+      return new ConflictError(`the username ${username} is already in use (or belonged to a deleted user)`);
     return null;
   };
 
@@ -108,14 +91,14 @@ export function createUsersService({ db, users, sessions, authenticator }: Depen
   const applyChanges = async (
     user: UserRecord,
     changes: { username?: string; role?: Role; password?: { hash: string; salt: string }; passwordNeedsReset?: boolean },
-    conn: Kysely<DB> = db,
+    repository: UsersRepository = users,
   ): Promise<UserRecord> => {
     if (changes.username !== undefined && changes.username !== user.username) {
-      const taken = await conn.selectFrom('users').select('id').where('username', '=', changes.username).executeTakeFirst();
-      if (taken) throw new ConflictError(`the username ${changes.username} is already in use (or belonged to a deleted user)`);
+      if (await repository.findByUsername(changes.username))
+        throw new ConflictError(`the username ${changes.username} is already in use (or belonged to a deleted user)`);
     }
     try {
-      const updated = await (conn === db ? users : createUsersRepository(conn)).update(
+      const updated = await repository.update(
         user.id,
         {
           username: changes.username,
@@ -241,12 +224,12 @@ export function createUsersService({ db, users, sessions, authenticator }: Depen
       const updated =
         roleChanges && user.role === 'admin'
           ? // A demotion: check and write under the admins' lock (see lockActiveAdmins).
-            await db.transaction().execute(async (trx) => {
-              await lockActiveAdmins(trx);
-              const current = await createUsersRepository(trx).findActiveById(id);
+            await withTransaction(async (trx) => {
+              await trx.users.lockActiveAdmins();
+              const current = await trx.users.findActiveById(id);
               if (!current) throw new NotFoundError('user not found');
-              await assertNotLastAdmin(trx, current);
-              return applyChanges(current, changes, trx);
+              await assertNotLastAdmin(trx.users, current);
+              return applyChanges(current, changes, trx.users);
             })
           : await applyChanges(user, changes);
       if (password || roleChanges) await sessions.revokeAll(user.id);
@@ -256,15 +239,15 @@ export function createUsersService({ db, users, sessions, authenticator }: Depen
     /** Deletes a user for good: sessions and user keys die at once; email and username stay reserved. */
     async delete(actor: UserPrincipal, id: number): Promise<void> {
       if (id === actor.user.id) throw new ConflictError('you cannot delete yourself');
-      await db.transaction().execute(async (trx) => {
-        await lockActiveAdmins(trx);
-        const user = await createUsersRepository(trx).findActiveById(id);
+      await withTransaction(async (trx) => {
+        await trx.users.lockActiveAdmins();
+        const user = await trx.users.findActiveById(id);
         if (!user) throw new NotFoundError('user not found');
-        await assertNotLastAdmin(trx, user);
+        await assertNotLastAdmin(trx.users, user);
         const stamp = now();
-        await createUsersRepository(trx).markDeleted(id, stamp);
-        await createApiKeysRepository(trx).deleteForUser(id);
-        await trx.updateTable('sessions').set({ revoked_at: stamp }).where('user_id', '=', id).where('revoked_at', 'is', null).execute();
+        await trx.users.markDeleted(id, stamp);
+        await trx.apiKeys.deleteForUser(id);
+        await trx.sessions.revokeUserSessions(id, stamp);
       });
       authenticator.invalidate();
     },

@@ -1,9 +1,6 @@
 /** Composition of the query layer (projects, spans, traces, metrics, span annotations): repositories → services. */
 import type { Database } from '../db/database.js';
-import { createProjectMetricsRepository } from '../db/repositories/project-metrics-repository.js';
-import { createProjectsRepository } from '../db/repositories/projects-repository.js';
-import { createSpansRepository } from '../db/repositories/spans-repository.js';
-import { createTracesRepository } from '../db/repositories/traces-repository.js';
+import { createDataAccess } from '../db/repositories/index.js';
 import { createMetricsService, type MetricsService } from './metrics-service.js';
 import { createProjectsService, type ProjectsService } from './projects-service.js';
 import { createSpanAnnotationsService, type SpanAnnotationsService } from './span-annotations-service.js';
@@ -25,14 +22,18 @@ export interface QueryLayerOptions {
 
 /** Builds the query layer over the database. */
 export function createQueryLayer(database: Database, { onProjectsDeleted }: QueryLayerOptions): QueryLayer {
-  const { db, dialect } = database;
-  const spansRepository = createSpansRepository(db, dialect);
-  const projects = createProjectsService({ projects: createProjectsRepository(db, dialect), onProjectsDeleted });
+  const { repositories, withTransaction } = createDataAccess(database);
+  const projects = createProjectsService({ projects: repositories.projects, onProjectsDeleted });
   return {
     projects,
-    spans: createSpansService({ spans: spansRepository, projects }),
-    traces: createTracesService({ traces: createTracesRepository(db), spans: spansRepository, projects }),
-    metrics: createMetricsService({ metrics: createProjectMetricsRepository(db, dialect), projects }),
-    spanAnnotations: createSpanAnnotationsService({ db, dialect, projects }),
+    spans: createSpansService({ spans: repositories.spans, projects }),
+    traces: createTracesService({ traces: repositories.traces, spans: repositories.spans, projects }),
+    metrics: createMetricsService({ metrics: repositories.projectMetrics, projects }),
+    spanAnnotations: createSpanAnnotationsService({
+      annotations: repositories.spanAnnotations,
+      spans: repositories.spans,
+      withTransaction,
+      projects,
+    }),
   };
 }

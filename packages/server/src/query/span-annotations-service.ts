@@ -1,14 +1,8 @@
 /** Span annotations: upsert a batch (all or nothing), list those of a project's spans. */
 import type { Identifier } from './identifier.js';
-import type { Kysely } from 'kysely';
-import type { Dialect } from '../config.js';
-import {
-  createSpanAnnotationsRepository,
-  type AnnotatorKind,
-  type SpanAnnotationRecord,
-} from '../db/repositories/span-annotations-repository.js';
-import { createSpansRepository } from '../db/repositories/spans-repository.js';
-import type { DB } from '../db/schema.js';
+import type { WithTransaction } from '../db/repositories/index.js';
+import type { AnnotatorKind, SpanAnnotationRecord, SpanAnnotationsRepository } from '../db/repositories/span-annotations-repository.js';
+import type { SpansRepository } from '../db/repositories/spans-repository.js';
 import { InvalidInputError, NotFoundError } from '@sightline/common';
 import type { ProjectsService } from './projects-service.js';
 
@@ -40,10 +34,16 @@ const RESERVED_NAME = 'note';
 
 export type SpanAnnotationsService = ReturnType<typeof createSpanAnnotationsService>;
 
-export function createSpanAnnotationsService(deps: { db: Kysely<DB>; dialect: Dialect; projects: ProjectsService; now?: () => string }) {
-  const { db, dialect, projects, now = () => new Date().toISOString() } = deps;
-  const annotations = createSpanAnnotationsRepository(db, dialect);
-  const spans = createSpansRepository(db, dialect);
+export interface SpanAnnotationsServiceDependencies {
+  annotations: SpanAnnotationsRepository;
+  spans: SpansRepository;
+  withTransaction: WithTransaction;
+  projects: ProjectsService;
+  now?: () => string;
+}
+
+export function createSpanAnnotationsService(deps: SpanAnnotationsServiceDependencies) {
+  const { annotations, spans, withTransaction, projects, now = () => new Date().toISOString() } = deps;
 
   return {
     /**
@@ -66,8 +66,8 @@ export function createSpanAnnotationsService(deps: { db: Kysely<DB>; dialect: Di
         throw new NotFoundError(`spans not found: ${shown}`);
       }
       const timestamp = now();
-      return db.transaction().execute(async (trx) => {
-        const repository = createSpanAnnotationsRepository(trx, dialect);
+      return withTransaction(async (trx) => {
+        const repository = trx.spanAnnotations;
         const ids: number[] = [];
         for (const item of normalized) {
           ids.push(

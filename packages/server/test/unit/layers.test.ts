@@ -17,8 +17,8 @@ interface Rule {
 }
 
 const RULES: Rule[] = [
-  { folder: 'server/src/auth', forbidden: [/^server\/src\/(api|http)\//, /^fastify$/, /^@fastify\//] },
-  { folder: 'server/src/query', forbidden: [/^server\/src\/(api|http|auth)\//, /^fastify$/, /^@fastify\//] },
+  { folder: 'server/src/auth', forbidden: [/^server\/src\/(api|http)\//, /^fastify$/, /^@fastify\//, /^kysely$/] },
+  { folder: 'server/src/query', forbidden: [/^server\/src\/(api|http|auth)\//, /^fastify$/, /^@fastify\//, /^kysely$/] },
   { folder: 'server/src/db', forbidden: [/^server\/src\/(api|http|auth|query)\//, /^fastify$/] },
   { folder: 'monitor/src/spaces', forbidden: [/^monitor\/src\/http\//, /^fastify$/] },
   { folder: 'monitor/src/read', forbidden: [/^monitor\/src\/http\//, /^fastify$/] },

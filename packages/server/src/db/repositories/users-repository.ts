@@ -92,6 +92,14 @@ export function createUsersRepository(db: Kysely<DB>) {
     async isEmpty(): Promise<boolean> {
       return (await db.selectFrom('users').select('id').limit(1).executeTakeFirst()) === undefined;
     },
+    /**
+     * Locks the rows of every active admin until the end of the transaction (a write that changes
+     * nothing), so two requests that each remove an admin (demotion or deletion) cannot both see
+     * "another admin remains" and leave the server without one: the second waits, then counts again.
+     */
+    async lockActiveAdmins(): Promise<void> {
+      await db.updateTable('users').set({ role: 'admin' }).where('role', '=', 'admin').where('deleted_at', 'is', null).execute();
+    },
     async countActiveAdmins(): Promise<number> {
       const row = await active()
         .clearSelect()

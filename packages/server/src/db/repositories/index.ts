@@ -1,0 +1,49 @@
+/**
+ * One composition point for the repositories: every one bound to the database, or to a
+ * transaction through `withTransaction`, so a service can write several aggregates atomically
+ * without touching Kysely itself (docs/architecture.md, "Where SQL lives").
+ */
+import type { Kysely } from 'kysely';
+import type { Database } from '../database.js';
+import type { DB } from '../schema.js';
+import type { Dialect } from '../../config.js';
+import { createApiKeysRepository } from './api-keys-repository.js';
+import { createLoginFailuresRepository } from './login-failures-repository.js';
+import { createPasswordResetRepository } from './password-reset-repository.js';
+import { createProjectMetricsRepository } from './project-metrics-repository.js';
+import { createProjectsRepository } from './projects-repository.js';
+import { createSessionsRepository } from './sessions-repository.js';
+import { createSpanAnnotationsRepository } from './span-annotations-repository.js';
+import { createSpansRepository } from './spans-repository.js';
+import { createTracesRepository } from './traces-repository.js';
+import { createUsersRepository } from './users-repository.js';
+
+/** Every repository over one connection or transaction. */
+export function createRepositories(db: Kysely<DB>, dialect: Dialect) {
+  return {
+    users: createUsersRepository(db),
+    apiKeys: createApiKeysRepository(db),
+    sessions: createSessionsRepository(db),
+    loginFailures: createLoginFailuresRepository(db),
+    passwordResets: createPasswordResetRepository(db),
+    projects: createProjectsRepository(db, dialect),
+    spans: createSpansRepository(db, dialect),
+    traces: createTracesRepository(db),
+    projectMetrics: createProjectMetricsRepository(db, dialect),
+    spanAnnotations: createSpanAnnotationsRepository(db, dialect),
+  };
+}
+
+export type Repositories = ReturnType<typeof createRepositories>;
+
+/** Runs `work` with repositories bound to one transaction: committed when it resolves, rolled back when it throws. */
+export type WithTransaction = <T>(work: (repositories: Repositories) => Promise<T>) => Promise<T>;
+
+/** The repositories of the database and its transaction runner. */
+export function createDataAccess(database: Database): { repositories: Repositories; withTransaction: WithTransaction } {
+  const { db, dialect } = database;
+  return {
+    repositories: createRepositories(db, dialect),
+    withTransaction: (work) => db.transaction().execute((trx) => work(createRepositories(trx, dialect))),
+  };
+}

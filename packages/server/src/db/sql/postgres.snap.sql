@@ -1,0 +1,176 @@
+-- users.isEmpty
+select "id" from "users" limit $1;
+
+-- users.insert
+insert into "users" ("email", "username", "role", "auth_method", "password_hash", "password_salt", "password_needs_reset", "oauth2_idp", "oauth2_sub", "created_at", "updated_at") values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) returning *;
+
+-- users.findActiveById
+select * from "users" where "deleted_at" is null and "id" = $1;
+
+-- users.findByEmail
+select * from "users" where "email" = $1;
+
+-- users.findByUsername
+select * from "users" where "username" = $1;
+
+-- users.findByOauth2Identity
+select * from "users" where "oauth2_idp" = $1 and "oauth2_sub" = $2;
+
+-- users.listActive
+select * from "users" where "deleted_at" is null and "id" <= $1 order by "id" desc limit $2;
+
+-- users.lockActiveAdmins
+update "users" set "role" = $1 where "role" = $2 and "deleted_at" is null;
+
+-- users.countActiveAdmins
+select count(*) as "count" from "users" where "deleted_at" is null and "role" = $1;
+
+-- users.update
+update "users" set "username" = $1, "password_needs_reset" = $2, "updated_at" = $3 where "id" = $4 and "deleted_at" is null returning *;
+
+-- users.linkOauth2Identity
+update "users" set "oauth2_idp" = $1, "oauth2_sub" = $2, "updated_at" = $3 where "id" = $4 and "deleted_at" is null and "auth_method" = $5 and "oauth2_idp" is null returning *;
+
+-- apiKeys.insert
+insert into "api_keys" ("kind", "user_id", "created_by", "name", "description", "key_hash", "created_at", "expires_at") values ($1, $2, $3, $4, $5, $6, $7, $8) returning *;
+
+-- apiKeys.findByHash
+select "api_keys".*, "users"."username" as "owner_username", "users"."email" as "owner_email", "users"."role" as "owner_role", "users"."deleted_at" as "owner_deleted_at" from "api_keys" left join "users" on "users"."id" = "api_keys"."user_id" where "api_keys"."key_hash" = $1;
+
+-- apiKeys.findById
+select "api_keys".*, "users"."username" as "owner_username", "users"."email" as "owner_email", "users"."role" as "owner_role", "users"."deleted_at" as "owner_deleted_at" from "api_keys" left join "users" on "users"."id" = "api_keys"."user_id" where "api_keys"."id" = $1;
+
+-- apiKeys.listSystem
+select * from "api_keys" where "kind" = $1 order by "id" desc;
+
+-- apiKeys.listForUser
+select * from "api_keys" where "user_id" = $1 order by "id" desc;
+
+-- apiKeys.listUserKeys
+select "api_keys".*, "users"."username" as "owner_username", "users"."email" as "owner_email", "users"."role" as "owner_role", "users"."deleted_at" as "owner_deleted_at" from "api_keys" left join "users" on "users"."id" = "api_keys"."user_id" where "api_keys"."kind" = $1 and "api_keys"."id" <= $2 order by "api_keys"."id" desc limit $3;
+
+-- apiKeys.countAll
+select count(*) as "count" from "api_keys";
+
+-- apiKeys.touch
+update "api_keys" set "last_used_at" = $1 where "id" = $2;
+
+-- sessions.createSession
+insert into "sessions" ("id", "user_id", "created_at", "expires_at") values ($1, $2, $3, $4);
+
+-- sessions.insertToken
+insert into "auth_tokens" ("jti", "session_id", "kind", "created_at", "expires_at") values ($1, $2, $3, $4, $5);
+
+-- sessions.findToken
+select "auth_tokens"."jti", "auth_tokens"."kind", "auth_tokens"."session_id", "sessions"."user_id", "auth_tokens"."expires_at", "auth_tokens"."used_at", "sessions"."expires_at" as "session_expires_at", "sessions"."revoked_at" from "auth_tokens" inner join "sessions" on "sessions"."id" = "auth_tokens"."session_id" where "auth_tokens"."jti" = $1;
+
+-- sessions.markUsed
+update "auth_tokens" set "used_at" = $1 where "jti" = $2 and "used_at" is null;
+
+-- sessions.revokeSession
+update "sessions" set "revoked_at" = $1 where "id" = $2 and "revoked_at" is null;
+
+-- sessions.revokeUserSessions
+update "sessions" set "revoked_at" = $1 where "user_id" = $2 and "revoked_at" is null;
+
+-- loginFailures.recordAttempt
+insert into "login_failures" ("email", "failures", "window_started_at", "locked_until") values ($1, $2, $3, $4) on conflict ("email") do update set "failures" = CASE WHEN (login_failures.window_started_at <= $5 AND (login_failures.locked_until IS NULL OR login_failures.locked_until <= $6)) THEN 1 ELSE login_failures.failures + 1 END, "window_started_at" = CASE WHEN (login_failures.window_started_at <= $7 AND (login_failures.locked_until IS NULL OR login_failures.locked_until <= $8)) THEN $9 ELSE login_failures.window_started_at END, "locked_until" = CASE WHEN (login_failures.window_started_at <= $10 AND (login_failures.locked_until IS NULL OR login_failures.locked_until <= $11)) THEN NULL WHEN CASE WHEN (login_failures.window_started_at <= $12 AND (login_failures.locked_until IS NULL OR login_failures.locked_until <= $13)) THEN 1 ELSE login_failures.failures + 1 END = $14 THEN $15 ELSE login_failures.locked_until END returning "failures", "window_started_at", "locked_until";
+
+-- loginFailures.clear
+delete from "login_failures" where "email" = $1;
+
+-- passwordResets.replace
+begin;
+delete from "password_reset_tokens" where "user_id" = $1;
+insert into "password_reset_tokens" ("token_hash", "user_id", "created_at", "expires_at") values ($1, $2, $3, $4);
+commit;
+
+-- passwordResets.find
+select * from "password_reset_tokens" where "token_hash" = $1;
+
+-- passwordResets.markUsed
+update "password_reset_tokens" set "used_at" = $1 where "token_hash" = $2 and "used_at" is null;
+
+-- projects.insert
+insert into "projects" ("name", "description", "created_at", "updated_at") values ($1, $2, $3, $4) returning *;
+
+-- projects.findById
+select * from "projects" where "id" = $1;
+
+-- projects.findByName
+select * from "projects" where "name" = $1;
+
+-- projects.list
+select * from "projects" where "id" <= $1 and strpos(lower("projects"."name"), $2) > 0 order by "id" desc limit $3;
+
+-- projects.updateDescription
+update "projects" set "description" = $1, "updated_at" = $2 where "id" = $3 returning *;
+
+-- traces.list
+select "traces"."id", "traces"."project_id", "traces"."trace_id", cast("traces"."start_time" as text) as "start_time", cast("traces"."end_time" as text) as "end_time" from "traces" where "traces"."project_id" = $1 and "traces"."start_time" >= cast($2 as bigint) and "traces"."start_time" < cast($3 as bigint) and ("traces"."start_time" <= cast($4 as bigint) and ("traces"."start_time" < cast($5 as bigint) or "traces"."id" <= $6)) order by "traces"."start_time" desc, "traces"."id" desc limit $7;
+
+-- traces.list (latency)
+select "traces"."id", "traces"."project_id", "traces"."trace_id", cast("traces"."start_time" as text) as "start_time", cast("traces"."end_time" as text) as "end_time" from "traces" where "traces"."project_id" = $1 order by ("traces"."end_time" - "traces"."start_time") asc, "traces"."id" asc limit $2;
+
+-- traces.findInProject (id)
+select "traces"."id", "traces"."project_id", "traces"."trace_id", cast("traces"."start_time" as text) as "start_time", cast("traces"."end_time" as text) as "end_time" from "traces" where "traces"."project_id" = $1 and "traces"."id" = $2;
+
+-- traces.findInProject (trace id)
+select "traces"."id", "traces"."project_id", "traces"."trace_id", cast("traces"."start_time" as text) as "start_time", cast("traces"."end_time" as text) as "end_time" from "traces" where "traces"."project_id" = $1 and "traces"."trace_id" = $2;
+
+-- traces.findById
+select "traces"."id", "traces"."project_id", "traces"."trace_id", cast("traces"."start_time" as text) as "start_time", cast("traces"."end_time" as text) as "end_time" from "traces" where "traces"."id" = $1;
+
+-- traces.stats
+select "trace_rowid", count(*) as "span_count", sum(case when "status_code" = 'ERROR' then 1 else 0 end) as "error_count", sum("llm_token_count_prompt") as "prompt", sum("llm_token_count_completion") as "completion", sum("llm_token_count_total") as "total" from "spans" where "trace_rowid" in ($1, $2) group by "trace_rowid";
+
+-- spans.list
+select "spans"."id", "spans"."trace_rowid", "spans"."project_id", "traces"."trace_id", "spans"."span_id", "spans"."parent_id", "spans"."name", "spans"."span_kind", cast("spans"."start_time" as text) as "start_time", cast("spans"."end_time" as text) as "end_time", "spans"."status_code", "spans"."status_message", "spans"."attributes", "spans"."events", "spans"."llm_token_count_prompt", "spans"."llm_token_count_completion", "spans"."llm_token_count_total" from "spans" inner join "traces" on "traces"."id" = "spans"."trace_rowid" where "spans"."project_id" = $1 and "spans"."trace_rowid" in (select "t"."id" from "traces" as "t" where "t"."trace_id" in ($2) and "t"."project_id" = $3) and "spans"."span_id" in ($4) and "spans"."parent_id" is null and "spans"."name" in ($5) and "spans"."span_kind" in ($6) and "spans"."status_code" = 'ERROR' and "spans"."start_time" >= cast($7 as bigint) and "spans"."start_time" < cast($8 as bigint) and (("spans"."attributes" -> cast($9 as text)) = cast($10 as jsonb) or ("spans"."attributes" -> cast($11 as text)) = cast($12 as jsonb) or ("spans"."attributes" -> cast($13 as text)) = cast($14 as jsonb)) and ("spans"."start_time" <= cast($15 as bigint) and ("spans"."start_time" < cast($16 as bigint) or "spans"."id" <= $17)) order by "spans"."start_time" desc, "spans"."id" desc limit $18;
+
+-- spans.findById
+select "spans"."id", "spans"."trace_rowid", "spans"."project_id", "traces"."trace_id", "spans"."span_id", "spans"."parent_id", "spans"."name", "spans"."span_kind", cast("spans"."start_time" as text) as "start_time", cast("spans"."end_time" as text) as "end_time", "spans"."status_code", "spans"."status_message", "spans"."attributes", "spans"."events", "spans"."llm_token_count_prompt", "spans"."llm_token_count_completion", "spans"."llm_token_count_total" from "spans" inner join "traces" on "traces"."id" = "spans"."trace_rowid" where "spans"."id" = $1;
+
+-- spans.findBySpanId
+select "spans"."id", "spans"."trace_rowid", "spans"."project_id", "traces"."trace_id", "spans"."span_id", "spans"."parent_id", "spans"."name", "spans"."span_kind", cast("spans"."start_time" as text) as "start_time", cast("spans"."end_time" as text) as "end_time", "spans"."status_code", "spans"."status_message", "spans"."attributes", "spans"."events", "spans"."llm_token_count_prompt", "spans"."llm_token_count_completion", "spans"."llm_token_count_total" from "spans" inner join "traces" on "traces"."id" = "spans"."trace_rowid" where "spans"."span_id" = $1;
+
+-- spans.listOfTrace
+select "spans"."id", "spans"."trace_rowid", "spans"."project_id", "traces"."trace_id", "spans"."span_id", "spans"."parent_id", "spans"."name", "spans"."span_kind", cast("spans"."start_time" as text) as "start_time", cast("spans"."end_time" as text) as "end_time", "spans"."status_code", "spans"."status_message", "spans"."attributes", "spans"."events", "spans"."llm_token_count_prompt", "spans"."llm_token_count_completion", "spans"."llm_token_count_total" from "spans" inner join "traces" on "traces"."id" = "spans"."trace_rowid" where "spans"."trace_rowid" = $1 order by "spans"."start_time" asc, "spans"."id" asc;
+
+-- spans.summariesOfTraces
+select "id", "trace_rowid", "span_id", "parent_id", "name", "span_kind", "status_code", cast("start_time" as text) as "start_time", cast("end_time" as text) as "end_time" from "spans" where "trace_rowid" in ($1, $2) and "parent_id" is null order by "spans"."trace_rowid", "spans"."start_time", "spans"."id";
+
+-- spans.rowidsBySpanId
+select "id", "span_id" from "spans" where "span_id" in ($1);
+
+-- spans.anyInProject
+select "id" from "spans" where "project_id" = $1 and "span_id" in ($2) limit $3;
+
+-- spanAnnotations.list
+select "span_annotations".*, "spans"."span_id" from "span_annotations" inner join "spans" on "spans"."id" = "span_annotations"."span_rowid" where "spans"."project_id" = $1 and "spans"."span_id" in ($2) and "span_annotations"."identifier" in ($3) and "span_annotations"."name" in ($4) and "span_annotations"."name" not in ($5) and "span_annotations"."id" <= $6 order by "span_annotations"."id" desc limit $7;
+
+-- projectMetrics.byKind
+select "spans"."span_kind" as "grp", count(*) as "span_count", sum(case when "spans"."status_code" = 'ERROR' then 1 else 0 end) as "error_count", sum("spans"."llm_token_count_prompt") as "prompt", sum("spans"."llm_token_count_completion") as "completion", sum("spans"."llm_token_count_total") as "total" from "spans" where "spans"."project_id" = $1 and "spans"."start_time" >= cast($2 as bigint) and "spans"."start_time" < cast($3 as bigint) group by 1;
+
+-- projectMetrics.byModel
+select ("spans"."attributes" ->> cast($1 as text)) as "grp", count(*) as "span_count", sum(case when "spans"."status_code" = 'ERROR' then 1 else 0 end) as "error_count", sum("spans"."llm_token_count_prompt") as "prompt", sum("spans"."llm_token_count_completion") as "completion", sum("spans"."llm_token_count_total") as "total" from "spans" where "spans"."project_id" = $2 and "spans"."span_kind" = $3 group by 1;
+
+-- projectMetrics.byBucket
+select (("spans"."start_time" - cast($1 as bigint)) / cast($2 as bigint)) as "grp", count(*) as "span_count", sum(case when "spans"."status_code" = 'ERROR' then 1 else 0 end) as "error_count", sum("spans"."llm_token_count_prompt") as "prompt", sum("spans"."llm_token_count_completion") as "completion", sum("spans"."llm_token_count_total") as "total" from "spans" where "spans"."project_id" = $3 group by 1;
+
+-- projectMetrics.traceCounts
+select (("traces"."start_time" - cast($1 as bigint)) / cast($2 as bigint)) as "grp", count(*) as "n" from "traces" where "traces"."project_id" = $3 group by 1;
+
+-- projectMetrics.rootLatency
+select 0 as "grp", percentile_cont($1) within group (order by cast(("spans"."end_time" - "spans"."start_time") as double precision)) as "p50", percentile_cont($2) within group (order by cast(("spans"."end_time" - "spans"."start_time") as double precision)) as "p99" from "spans" where "spans"."project_id" = $3 and "spans"."parent_id" is null group by 1;
+
+-- apiKeys.delete
+delete from "api_keys" where "id" = $1;
+
+-- apiKeys.deleteForUser
+delete from "api_keys" where "user_id" = $1;
+
+-- users.markDeleted
+update "users" set "deleted_at" = $1, "updated_at" = $2, "password_hash" = $3, "password_salt" = $4 where "id" = $5 and "deleted_at" is null;
+
+-- projects.delete
+delete from "projects" where "id" = $1;

@@ -1,0 +1,176 @@
+-- users.isEmpty
+select "id" from "users" limit ?;
+
+-- users.insert
+insert into "users" ("email", "username", "role", "auth_method", "password_hash", "password_salt", "password_needs_reset", "oauth2_idp", "oauth2_sub", "created_at", "updated_at") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning *;
+
+-- users.findActiveById
+select * from "users" where "deleted_at" is null and "id" = ?;
+
+-- users.findByEmail
+select * from "users" where "email" = ?;
+
+-- users.findByUsername
+select * from "users" where "username" = ?;
+
+-- users.findByOauth2Identity
+select * from "users" where "oauth2_idp" = ? and "oauth2_sub" = ?;
+
+-- users.listActive
+select * from "users" where "deleted_at" is null and "id" <= ? order by "id" desc limit ?;
+
+-- users.lockActiveAdmins
+update "users" set "role" = ? where "role" = ? and "deleted_at" is null;
+
+-- users.countActiveAdmins
+select count(*) as "count" from "users" where "deleted_at" is null and "role" = ?;
+
+-- users.update
+update "users" set "username" = ?, "password_needs_reset" = ?, "updated_at" = ? where "id" = ? and "deleted_at" is null returning *;
+
+-- users.linkOauth2Identity
+update "users" set "oauth2_idp" = ?, "oauth2_sub" = ?, "updated_at" = ? where "id" = ? and "deleted_at" is null and "auth_method" = ? and "oauth2_idp" is null returning *;
+
+-- apiKeys.insert
+insert into "api_keys" ("kind", "user_id", "created_by", "name", "description", "key_hash", "created_at", "expires_at") values (?, ?, ?, ?, ?, ?, ?, ?) returning *;
+
+-- apiKeys.findByHash
+select "api_keys".*, "users"."username" as "owner_username", "users"."email" as "owner_email", "users"."role" as "owner_role", "users"."deleted_at" as "owner_deleted_at" from "api_keys" left join "users" on "users"."id" = "api_keys"."user_id" where "api_keys"."key_hash" = ?;
+
+-- apiKeys.findById
+select "api_keys".*, "users"."username" as "owner_username", "users"."email" as "owner_email", "users"."role" as "owner_role", "users"."deleted_at" as "owner_deleted_at" from "api_keys" left join "users" on "users"."id" = "api_keys"."user_id" where "api_keys"."id" = ?;
+
+-- apiKeys.listSystem
+select * from "api_keys" where "kind" = ? order by "id" desc;
+
+-- apiKeys.listForUser
+select * from "api_keys" where "user_id" = ? order by "id" desc;
+
+-- apiKeys.listUserKeys
+select "api_keys".*, "users"."username" as "owner_username", "users"."email" as "owner_email", "users"."role" as "owner_role", "users"."deleted_at" as "owner_deleted_at" from "api_keys" left join "users" on "users"."id" = "api_keys"."user_id" where "api_keys"."kind" = ? and "api_keys"."id" <= ? order by "api_keys"."id" desc limit ?;
+
+-- apiKeys.countAll
+select count(*) as "count" from "api_keys";
+
+-- apiKeys.touch
+update "api_keys" set "last_used_at" = ? where "id" = ?;
+
+-- sessions.createSession
+insert into "sessions" ("id", "user_id", "created_at", "expires_at") values (?, ?, ?, ?);
+
+-- sessions.insertToken
+insert into "auth_tokens" ("jti", "session_id", "kind", "created_at", "expires_at") values (?, ?, ?, ?, ?);
+
+-- sessions.findToken
+select "auth_tokens"."jti", "auth_tokens"."kind", "auth_tokens"."session_id", "sessions"."user_id", "auth_tokens"."expires_at", "auth_tokens"."used_at", "sessions"."expires_at" as "session_expires_at", "sessions"."revoked_at" from "auth_tokens" inner join "sessions" on "sessions"."id" = "auth_tokens"."session_id" where "auth_tokens"."jti" = ?;
+
+-- sessions.markUsed
+update "auth_tokens" set "used_at" = ? where "jti" = ? and "used_at" is null;
+
+-- sessions.revokeSession
+update "sessions" set "revoked_at" = ? where "id" = ? and "revoked_at" is null;
+
+-- sessions.revokeUserSessions
+update "sessions" set "revoked_at" = ? where "user_id" = ? and "revoked_at" is null;
+
+-- loginFailures.recordAttempt
+insert into "login_failures" ("email", "failures", "window_started_at", "locked_until") values (?, ?, ?, ?) on conflict ("email") do update set "failures" = CASE WHEN (login_failures.window_started_at <= ? AND (login_failures.locked_until IS NULL OR login_failures.locked_until <= ?)) THEN 1 ELSE login_failures.failures + 1 END, "window_started_at" = CASE WHEN (login_failures.window_started_at <= ? AND (login_failures.locked_until IS NULL OR login_failures.locked_until <= ?)) THEN ? ELSE login_failures.window_started_at END, "locked_until" = CASE WHEN (login_failures.window_started_at <= ? AND (login_failures.locked_until IS NULL OR login_failures.locked_until <= ?)) THEN NULL WHEN CASE WHEN (login_failures.window_started_at <= ? AND (login_failures.locked_until IS NULL OR login_failures.locked_until <= ?)) THEN 1 ELSE login_failures.failures + 1 END = ? THEN ? ELSE login_failures.locked_until END returning "failures", "window_started_at", "locked_until";
+
+-- loginFailures.clear
+delete from "login_failures" where "email" = ?;
+
+-- passwordResets.replace
+begin;
+delete from "password_reset_tokens" where "user_id" = ?;
+insert into "password_reset_tokens" ("token_hash", "user_id", "created_at", "expires_at") values (?, ?, ?, ?);
+commit;
+
+-- passwordResets.find
+select * from "password_reset_tokens" where "token_hash" = ?;
+
+-- passwordResets.markUsed
+update "password_reset_tokens" set "used_at" = ? where "token_hash" = ? and "used_at" is null;
+
+-- projects.insert
+insert into "projects" ("name", "description", "created_at", "updated_at") values (?, ?, ?, ?) returning *;
+
+-- projects.findById
+select * from "projects" where "id" = ?;
+
+-- projects.findByName
+select * from "projects" where "name" = ?;
+
+-- projects.list
+select * from "projects" where "id" <= ? and instr(lower("projects"."name"), ?) > 0 order by "id" desc limit ?;
+
+-- projects.updateDescription
+update "projects" set "description" = ?, "updated_at" = ? where "id" = ? returning *;
+
+-- traces.list
+select "traces"."id", "traces"."project_id", "traces"."trace_id", cast("traces"."start_time" as text) as "start_time", cast("traces"."end_time" as text) as "end_time" from "traces" where "traces"."project_id" = ? and "traces"."start_time" >= cast(? as bigint) and "traces"."start_time" < cast(? as bigint) and ("traces"."start_time" <= cast(? as bigint) and ("traces"."start_time" < cast(? as bigint) or "traces"."id" <= ?)) order by "traces"."start_time" desc, "traces"."id" desc limit ?;
+
+-- traces.list (latency)
+select "traces"."id", "traces"."project_id", "traces"."trace_id", cast("traces"."start_time" as text) as "start_time", cast("traces"."end_time" as text) as "end_time" from "traces" where "traces"."project_id" = ? order by ("traces"."end_time" - "traces"."start_time") asc, "traces"."id" asc limit ?;
+
+-- traces.findInProject (id)
+select "traces"."id", "traces"."project_id", "traces"."trace_id", cast("traces"."start_time" as text) as "start_time", cast("traces"."end_time" as text) as "end_time" from "traces" where "traces"."project_id" = ? and "traces"."id" = ?;
+
+-- traces.findInProject (trace id)
+select "traces"."id", "traces"."project_id", "traces"."trace_id", cast("traces"."start_time" as text) as "start_time", cast("traces"."end_time" as text) as "end_time" from "traces" where "traces"."project_id" = ? and "traces"."trace_id" = ?;
+
+-- traces.findById
+select "traces"."id", "traces"."project_id", "traces"."trace_id", cast("traces"."start_time" as text) as "start_time", cast("traces"."end_time" as text) as "end_time" from "traces" where "traces"."id" = ?;
+
+-- traces.stats
+select "trace_rowid", count(*) as "span_count", sum(case when "status_code" = 'ERROR' then 1 else 0 end) as "error_count", sum("llm_token_count_prompt") as "prompt", sum("llm_token_count_completion") as "completion", sum("llm_token_count_total") as "total" from "spans" where "trace_rowid" in (?, ?) group by "trace_rowid";
+
+-- spans.list
+select "spans"."id", "spans"."trace_rowid", "spans"."project_id", "traces"."trace_id", "spans"."span_id", "spans"."parent_id", "spans"."name", "spans"."span_kind", cast("spans"."start_time" as text) as "start_time", cast("spans"."end_time" as text) as "end_time", "spans"."status_code", "spans"."status_message", "spans"."attributes", "spans"."events", "spans"."llm_token_count_prompt", "spans"."llm_token_count_completion", "spans"."llm_token_count_total" from "spans" inner join "traces" on "traces"."id" = "spans"."trace_rowid" where +"spans"."project_id" = ? and "spans"."trace_rowid" in (select "t"."id" from "traces" as "t" where "t"."trace_id" in (?) and "t"."project_id" = ?) and "spans"."span_id" in (?) and "spans"."parent_id" is null and "spans"."name" in (?) and "spans"."span_kind" in (?) and "spans"."status_code" = 'ERROR' and "spans"."start_time" >= cast(? as bigint) and "spans"."start_time" < cast(? as bigint) and ((json_type("spans"."attributes", ?) = 'text' and json_extract("spans"."attributes", ?) = ?) or (json_type("spans"."attributes", ?) in ('integer', 'real') and json_extract("spans"."attributes", ?) = ?) or json_type("spans"."attributes", ?) = ?) and ("spans"."start_time" <= cast(? as bigint) and ("spans"."start_time" < cast(? as bigint) or "spans"."id" <= ?)) order by "spans"."start_time" desc, "spans"."id" desc limit ?;
+
+-- spans.findById
+select "spans"."id", "spans"."trace_rowid", "spans"."project_id", "traces"."trace_id", "spans"."span_id", "spans"."parent_id", "spans"."name", "spans"."span_kind", cast("spans"."start_time" as text) as "start_time", cast("spans"."end_time" as text) as "end_time", "spans"."status_code", "spans"."status_message", "spans"."attributes", "spans"."events", "spans"."llm_token_count_prompt", "spans"."llm_token_count_completion", "spans"."llm_token_count_total" from "spans" inner join "traces" on "traces"."id" = "spans"."trace_rowid" where "spans"."id" = ?;
+
+-- spans.findBySpanId
+select "spans"."id", "spans"."trace_rowid", "spans"."project_id", "traces"."trace_id", "spans"."span_id", "spans"."parent_id", "spans"."name", "spans"."span_kind", cast("spans"."start_time" as text) as "start_time", cast("spans"."end_time" as text) as "end_time", "spans"."status_code", "spans"."status_message", "spans"."attributes", "spans"."events", "spans"."llm_token_count_prompt", "spans"."llm_token_count_completion", "spans"."llm_token_count_total" from "spans" inner join "traces" on "traces"."id" = "spans"."trace_rowid" where "spans"."span_id" = ?;
+
+-- spans.listOfTrace
+select "spans"."id", "spans"."trace_rowid", "spans"."project_id", "traces"."trace_id", "spans"."span_id", "spans"."parent_id", "spans"."name", "spans"."span_kind", cast("spans"."start_time" as text) as "start_time", cast("spans"."end_time" as text) as "end_time", "spans"."status_code", "spans"."status_message", "spans"."attributes", "spans"."events", "spans"."llm_token_count_prompt", "spans"."llm_token_count_completion", "spans"."llm_token_count_total" from "spans" inner join "traces" on "traces"."id" = "spans"."trace_rowid" where "spans"."trace_rowid" = ? order by "spans"."start_time" asc, "spans"."id" asc;
+
+-- spans.summariesOfTraces
+select "id", "trace_rowid", "span_id", "parent_id", "name", "span_kind", "status_code", cast("start_time" as text) as "start_time", cast("end_time" as text) as "end_time" from "spans" where "trace_rowid" in (?, ?) and "parent_id" is null order by "spans"."trace_rowid", "spans"."start_time", "spans"."id";
+
+-- spans.rowidsBySpanId
+select "id", "span_id" from "spans" where "span_id" in (?);
+
+-- spans.anyInProject
+select "id" from "spans" where "project_id" = ? and "span_id" in (?) limit ?;
+
+-- spanAnnotations.list
+select "span_annotations".*, "spans"."span_id" from "span_annotations" inner join "spans" on "spans"."id" = "span_annotations"."span_rowid" where "spans"."project_id" = ? and "spans"."span_id" in (?) and "span_annotations"."identifier" in (?) and "span_annotations"."name" in (?) and "span_annotations"."name" not in (?) and "span_annotations"."id" <= ? order by "span_annotations"."id" desc limit ?;
+
+-- projectMetrics.byKind
+select "spans"."span_kind" as "grp", count(*) as "span_count", sum(case when "spans"."status_code" = 'ERROR' then 1 else 0 end) as "error_count", sum("spans"."llm_token_count_prompt") as "prompt", sum("spans"."llm_token_count_completion") as "completion", sum("spans"."llm_token_count_total") as "total" from "spans" where "spans"."project_id" = ? and "spans"."start_time" >= cast(? as bigint) and "spans"."start_time" < cast(? as bigint) group by 1;
+
+-- projectMetrics.byModel
+select json_extract("spans"."attributes", ?) as "grp", count(*) as "span_count", sum(case when "spans"."status_code" = 'ERROR' then 1 else 0 end) as "error_count", sum("spans"."llm_token_count_prompt") as "prompt", sum("spans"."llm_token_count_completion") as "completion", sum("spans"."llm_token_count_total") as "total" from "spans" where "spans"."project_id" = ? and "spans"."span_kind" = ? group by 1;
+
+-- projectMetrics.byBucket
+select (("spans"."start_time" - cast(? as bigint)) / cast(? as bigint)) as "grp", count(*) as "span_count", sum(case when "spans"."status_code" = 'ERROR' then 1 else 0 end) as "error_count", sum("spans"."llm_token_count_prompt") as "prompt", sum("spans"."llm_token_count_completion") as "completion", sum("spans"."llm_token_count_total") as "total" from "spans" where "spans"."project_id" = ? group by 1;
+
+-- projectMetrics.traceCounts
+select (("traces"."start_time" - cast(? as bigint)) / cast(? as bigint)) as "grp", count(*) as "n" from "traces" where "traces"."project_id" = ? group by 1;
+
+-- projectMetrics.rootLatency
+select "r"."grp", "r"."d", "r"."rn", "r"."n" from (select 0 as "grp", ("spans"."end_time" - "spans"."start_time") as "d", row_number() over (partition by 0 order by ("spans"."end_time" - "spans"."start_time")) as "rn", count(*) over (partition by 0) as "n" from "spans" where "spans"."project_id" = ? and "spans"."parent_id" is null) as "r" where ((r.rn = cast(? * (r.n - 1) as integer) + 1 or r.rn = cast(? * (r.n - 1) as integer) + 2) or (r.rn = cast(? * (r.n - 1) as integer) + 1 or r.rn = cast(? * (r.n - 1) as integer) + 2));
+
+-- apiKeys.delete
+delete from "api_keys" where "id" = ?;
+
+-- apiKeys.deleteForUser
+delete from "api_keys" where "user_id" = ?;
+
+-- users.markDeleted
+update "users" set "deleted_at" = ?, "updated_at" = ?, "password_hash" = ?, "password_salt" = ? where "id" = ? and "deleted_at" is null;
+
+-- projects.delete
+delete from "projects" where "id" = ?;

@@ -1,0 +1,184 @@
+/**
+ * The SQL every repository method runs, checked in as packages/server/src/db/sql/<dialect>.snap.sql
+ * so that a query change shows in review (docs/architecture.md, "Where SQL lives"). The test
+ * drives each method once on a real, migrated database of each dialect, captures the statements
+ * through Kysely's log hook, and compares them with the file;
+ * `SIGHTLINE_UPDATE_SQL_SNAPSHOTS=1 node scripts/run-tests.mjs packages/server/test/sql-snapshots.test.ts`
+ * rewrites the files.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, describe, it } from 'node:test';
+import { createPgPool, openSqlite } from '@sightline/common';
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import type { Database } from '../src/db/database.js';
+import { migrateToLatest } from '../src/db/migrate.js';
+import { createRepositories, type Repositories } from '../src/db/repositories/index.js';
+import type { DB } from '../src/db/schema.js';
+import { createTestDatabase, DIALECTS, type TestDatabase } from './helpers/databases.js';
+
+const SNAPSHOTS = path.resolve(import.meta.dirname, '../src/db/sql');
+const NOW = '2026-01-01T00:00:00.000Z';
+const LATER = '2026-01-02T00:00:00.000Z';
+
+/** Each repository method with sample arguments, in an order that leaves rows for the next ones. */
+function scenario(r: Repositories): [string, () => Promise<unknown>][] {
+  return [
+    ['users.isEmpty', () => r.users.isEmpty()],
+    [
+      'users.insert',
+      () =>
+        r.users.insert(
+          { email: 'a@example.com', username: 'a', role: 'admin', authMethod: 'LOCAL', passwordHash: 'h', passwordSalt: 's' },
+          NOW,
+        ),
+    ],
+    ['users.findActiveById', () => r.users.findActiveById(1)],
+    ['users.findByEmail', () => r.users.findByEmail('a@example.com')],
+    ['users.findByUsername', () => r.users.findByUsername('a')],
+    ['users.findByOauth2Identity', () => r.users.findByOauth2Identity('idp', 'sub')],
+    ['users.listActive', () => r.users.listActive(10, 5)],
+    ['users.lockActiveAdmins', () => r.users.lockActiveAdmins()],
+    ['users.countActiveAdmins', () => r.users.countActiveAdmins()],
+    ['users.update', () => r.users.update(1, { username: 'b', passwordNeedsReset: false }, NOW)],
+    ['users.linkOauth2Identity', () => r.users.linkOauth2Identity(1, 'idp', 'sub', NOW)],
+    [
+      'apiKeys.insert',
+      () => r.apiKeys.insert({ kind: 'user', userId: 1, createdBy: 1, name: 'k', description: null, keyHash: 'kh', expiresAt: null }, NOW),
+    ],
+    ['apiKeys.findByHash', () => r.apiKeys.findByHash('kh')],
+    ['apiKeys.findById', () => r.apiKeys.findById(1)],
+    ['apiKeys.listSystem', () => r.apiKeys.listSystem()],
+    ['apiKeys.listForUser', () => r.apiKeys.listForUser(1)],
+    ['apiKeys.listUserKeys', () => r.apiKeys.listUserKeys(10, 5)],
+    ['apiKeys.countAll', () => r.apiKeys.countAll()],
+    ['apiKeys.touch', () => r.apiKeys.touch(1, NOW)],
+    ['sessions.createSession', () => r.sessions.createSession('s1', 1, NOW, LATER)],
+    ['sessions.insertToken', () => r.sessions.insertToken('j1', 's1', 'refresh', NOW, LATER)],
+    ['sessions.findToken', () => r.sessions.findToken('j1')],
+    ['sessions.markUsed', () => r.sessions.markUsed('j1', NOW)],
+    ['sessions.revokeSession', () => r.sessions.revokeSession('s1', NOW)],
+    ['sessions.revokeUserSessions', () => r.sessions.revokeUserSessions(1, NOW)],
+    [
+      'loginFailures.recordAttempt',
+      () => r.loginFailures.recordAttempt('a@example.com', { now: NOW, windowStart: NOW, lockUntil: LATER, lockAt: 5 }),
+    ],
+    ['loginFailures.clear', () => r.loginFailures.clear('a@example.com')],
+    ['passwordResets.replace', () => r.passwordResets.replace(1, 'th', NOW, LATER)],
+    ['passwordResets.find', () => r.passwordResets.find('th')],
+    ['passwordResets.markUsed', () => r.passwordResets.markUsed('th', NOW)],
+    ['projects.insert', () => r.projects.insert('p', null, NOW)],
+    ['projects.findById', () => r.projects.findById(1)],
+    ['projects.findByName', () => r.projects.findByName('p')],
+    ['projects.list', () => r.projects.list({ limit: 10, fromId: 5, nameContains: 'p' })],
+    ['projects.updateDescription', () => r.projects.updateDescription(1, 'd', NOW)],
+    [
+      'traces.list',
+      () =>
+        r.traces.list({ projectId: 1, startTime: 1n, endTime: 2n, sort: 'start_time', order: 'desc', from: { key: 3n, id: 4 }, limit: 10 }),
+    ],
+    ['traces.list (latency)', () => r.traces.list({ projectId: 1, sort: 'latency_ms', order: 'asc', limit: 10 })],
+    ['traces.findInProject (id)', () => r.traces.findInProject(1, { id: 1 })],
+    ['traces.findInProject (trace id)', () => r.traces.findInProject(1, { traceId: 'ab' })],
+    ['traces.findById', () => r.traces.findById(1)],
+    ['traces.stats', () => r.traces.stats([1, 2])],
+    [
+      'spans.list',
+      () =>
+        r.spans.list(
+          {
+            projectId: 1,
+            traceIds: ['ab'],
+            spanIds: ['cd'],
+            parentId: null,
+            names: ['n'],
+            spanKinds: ['LLM'],
+            statusCodes: ['ERROR'],
+            startTime: 1n,
+            endTime: 2n,
+            attributes: [{ key: 'user.id', candidates: ['u', 1, true] }],
+          },
+          { limit: 10, order: 'desc', from: { key: 3n, id: 4 } },
+        ),
+    ],
+    ['spans.findById', () => r.spans.findById(1)],
+    ['spans.findBySpanId', () => r.spans.findBySpanId('cd')],
+    ['spans.listOfTrace', () => r.spans.listOfTrace(1)],
+    ['spans.summariesOfTraces', () => r.spans.summariesOfTraces([1, 2], { rootsOnly: true })],
+    ['spans.rowidsBySpanId', () => r.spans.rowidsBySpanId(['cd'])],
+    ['spans.anyInProject', () => r.spans.anyInProject(1, ['cd'])],
+    [
+      'spanAnnotations.list',
+      () =>
+        r.spanAnnotations.list({
+          projectId: 1,
+          spanIds: ['cd'],
+          identifiers: ['i'],
+          includeNames: ['n'],
+          excludeNames: ['x'],
+          fromId: 5,
+          limit: 10,
+        }),
+    ],
+    ['projectMetrics.byKind', () => r.projectMetrics.byKind({ projectId: 1, startTime: 1n, endTime: 2n })],
+    ['projectMetrics.byModel', () => r.projectMetrics.byModel({ projectId: 1 })],
+    ['projectMetrics.byBucket', () => r.projectMetrics.byBucket({ projectId: 1 }, { origin: 0n, width: 60_000_000_000n })],
+    ['projectMetrics.traceCounts', () => r.projectMetrics.traceCounts({ projectId: 1 }, { origin: 0n, width: 60_000_000_000n })],
+    ['projectMetrics.rootLatency', () => r.projectMetrics.rootLatency({ projectId: 1 })],
+    ['apiKeys.delete', () => r.apiKeys.delete(1)],
+    ['apiKeys.deleteForUser', () => r.apiKeys.deleteForUser(1)],
+    ['users.markDeleted', () => r.users.markDeleted(1, NOW)],
+    ['projects.delete', () => r.projects.delete(1)],
+  ];
+}
+
+/** A Kysely on the test database that records the SQL of every statement. */
+function capturing(database: TestDatabase, sqliteFile: string): { db: Kysely<DB>; statements: string[] } {
+  const statements: string[] = [];
+  const dialect =
+    database.url === undefined
+      ? new SqliteDialect({ database: openSqlite(sqliteFile) })
+      : new PostgresDialect({ pool: createPgPool(database.url, 1) });
+  const db = new Kysely<DB>({ dialect, log: (event) => void statements.push(event.query.sql) });
+  return { db, statements };
+}
+
+/** One section per method: a comment with its name, then each statement on its own, whitespace folded. */
+function render(sections: [string, string[]][]): string {
+  return `${sections.map(([name, sqls]) => [`-- ${name}`, ...sqls.map((text) => `${text.replace(/\s+/g, ' ').trim()};`)].join('\n')).join('\n\n')}\n`;
+}
+
+for (const dialect of DIALECTS) {
+  describe(`repository SQL snapshots [${dialect}]`, () => {
+    const opened: { close(): Promise<void> }[] = [];
+    after(async () => {
+      for (const item of opened.reverse()) await item.close();
+    });
+
+    it(`every repository method's SQL matches src/db/sql/${dialect}.snap.sql`, async () => {
+      const database = await createTestDatabase(dialect);
+      opened.push({ close: () => database.drop() });
+      const file = path.join(database.workingDir, 'snapshots.db');
+      const { db, statements } = capturing(database, file);
+      opened.push({ close: () => db.destroy() });
+      await migrateToLatest({ dialect, db, config: { dialect, url: database.url ?? file }, close: async () => {} } satisfies Database);
+      statements.length = 0;
+      const sections: [string, string[]][] = [];
+      for (const [name, run] of scenario(createRepositories(db, dialect))) {
+        await run();
+        sections.push([name, statements.splice(0)]);
+      }
+      for (const [name, sqls] of sections) assert.ok(sqls.length > 0, `${name} ran no statement`);
+      const actual = render(sections);
+      const snapshot = path.join(SNAPSHOTS, `${dialect}.snap.sql`);
+      if (process.env.SIGHTLINE_UPDATE_SQL_SNAPSHOTS === '1') fs.writeFileSync(snapshot, actual);
+      assert.ok(fs.existsSync(snapshot), `missing ${snapshot}: run with SIGHTLINE_UPDATE_SQL_SNAPSHOTS=1`);
+      assert.equal(
+        actual,
+        fs.readFileSync(snapshot, 'utf8'),
+        'a repository query changed: review it, then run with SIGHTLINE_UPDATE_SQL_SNAPSHOTS=1',
+      );
+    });
+  });
+}
