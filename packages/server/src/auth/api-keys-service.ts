@@ -3,6 +3,7 @@ import type { ApiKeyRecord, ApiKeysRepository, ApiKeyWithOwner } from '../db/rep
 import { InvalidInputError, NotFoundError } from '@sightline/common';
 import { generateApiKey, hashApiKey } from './api-key-secrets.js';
 import type { Authenticator } from './authenticator.js';
+import { mayDeleteUserKey } from './policies.js';
 import type { UserPrincipal } from './principal.js';
 
 export interface ApiKeyInput {
@@ -58,7 +59,8 @@ export function createApiKeysService({ apiKeys, authenticator }: Dependencies) {
     /** Deletes a user key: the owner's own, or anyone's for an admin; another member's key is "not found". */
     async deleteUserKey(actor: UserPrincipal, id: number): Promise<void> {
       const key = await apiKeys.findById(id);
-      const visible = key && key.kind === 'user' && (key.userId === actor.user.id || actor.user.role === 'admin');
+      // Another member's key answers 404, as an unknown one: its existence must not leak.
+      const visible = key && key.kind === 'user' && mayDeleteUserKey(actor, key);
       if (!visible) throw new NotFoundError('API key not found');
       await apiKeys.delete(id);
       authenticator.invalidate();

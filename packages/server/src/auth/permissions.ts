@@ -2,7 +2,8 @@
  * Who may call each route: the one permission table of the server. Every registered route
  * must have a row here (start-up fails otherwise), and the auth plugin enforces the row on
  * every request. Finer rules that depend on the target (own key or someone else's, own user
- * record or another's) are noted in `rule` and enforced by the service named there.
+ * record or another's) are noted in `rule`, written as named functions in policies.ts, and
+ * enforced by the service named there.
  */
 
 /**

@@ -6,6 +6,7 @@ import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError } from 
 import type { Authenticator } from './authenticator.js';
 import { isPlausibleEmail, normalizeEmail } from './emails.js';
 import { hashPassword, passwordProblem, verifyPassword } from './passwords.js';
+import { mayChangeRoleOf, mayDeleteUser, mayReadUser, mayRenameDuringPasswordReset } from './policies.js';
 import type { UserPrincipal } from './principal.js';
 import type { SessionsService } from './sessions-service.js';
 
@@ -145,7 +146,7 @@ export function createUsersService({ users, withTransaction, sessions, authentic
 
     /** Reads a user: admins read anyone, members only themselves. */
     async read(actor: UserPrincipal, id: number): Promise<UserRecord> {
-      if (actor.user.role !== 'admin' && actor.user.id !== id) throw new ForbiddenError("only admins can read other users' information");
+      if (!mayReadUser(actor, id)) throw new ForbiddenError("only admins can read other users' information");
       return requireActive(id);
     },
 
@@ -184,7 +185,7 @@ export function createUsersService({ users, withTransaction, sessions, authentic
     /** The viewer changes their own username, or their password given the current one. */
     async updateSelf(actor: UserPrincipal, input: { username?: string; password?: string; currentPassword?: string }): Promise<UserRecord> {
       const user = await requireActive(actor.user.id);
-      if (input.username !== undefined && user.passwordNeedsReset && actor.via === 'session') {
+      if (input.username !== undefined && !mayRenameDuringPasswordReset(actor, user.passwordNeedsReset)) {
         throw new ForbiddenError('password change required');
       }
       if (input.password !== undefined) {
@@ -209,7 +210,7 @@ export function createUsersService({ users, withTransaction, sessions, authentic
       const user = await requireActive(id);
       const role = input.role !== undefined ? parseRole(input.role) : undefined;
       const roleChanges = role !== undefined && role !== user.role;
-      if (roleChanges && user.id === actor.user.id) throw new ConflictError('you cannot change your own role');
+      if (roleChanges && !mayChangeRoleOf(actor, user.id)) throw new ConflictError('you cannot change your own role');
       if (input.password !== undefined && user.authMethod !== 'LOCAL')
         throw invalid('users who sign in through an identity provider have no password here');
       const username = input.username !== undefined ? parseUsername(input.username) : undefined;
@@ -238,7 +239,7 @@ export function createUsersService({ users, withTransaction, sessions, authentic
 
     /** Deletes a user for good: sessions and user keys die at once; email and username stay reserved. */
     async delete(actor: UserPrincipal, id: number): Promise<void> {
-      if (id === actor.user.id) throw new ConflictError('you cannot delete yourself');
+      if (!mayDeleteUser(actor, id)) throw new ConflictError('you cannot delete yourself');
       await withTransaction(async (trx) => {
         await trx.users.lockActiveAdmins();
         const user = await trx.users.findActiveById(id);
