@@ -19,7 +19,7 @@ import { oauth2Routes } from './api/oauth2-routes.js';
 import authPlugin from './http/auth-plugin.js';
 import type { AuthLayer } from './auth/index.js';
 import { queryRoutes } from './api/query-routes.js';
-import { uiRoutes } from './http/ui-routes.js';
+import { loadUiPage, uiFallback, uiRoutes } from './http/ui-routes.js';
 import type { QueryLayer } from './query/index.js';
 import { PHOENIX_COMPATIBLE_VERSION, SIGHTLINE_VERSION } from './version.js';
 
@@ -42,7 +42,9 @@ export async function buildApp({ config, ingest, auth, query, logger }: AppDepen
     forceCloseConnections: 'idle',
     return503OnClosing: true,
   });
-  installErrorHandlers(app);
+  // Unknown GET paths that ask for HTML get the UI's page: its router alone knows its pages.
+  const uiPage = loadUiPage(config);
+  installErrorHandlers(app, uiFallback(config, uiPage));
   app.addHook('onSend', async (_request, reply) => {
     reply.header('x-sightline-version', SIGHTLINE_VERSION);
     reply.header('x-phoenix-server-version', PHOENIX_COMPATIBLE_VERSION);
@@ -80,7 +82,7 @@ export async function buildApp({ config, ingest, auth, query, logger }: AppDepen
       await scope.register(usersRoutes, { users: auth.users });
       await scope.register(apiKeysRoutes, { apiKeys: auth.apiKeys });
       await scope.register(queryRoutes, { query });
-      await scope.register(uiRoutes, { config });
+      await scope.register(uiRoutes, { page: uiPage });
     },
     { prefix },
   );

@@ -10,7 +10,7 @@ import { after, describe, it } from 'node:test';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { loadConfig } from '../src/config.js';
 import { installErrorHandlers } from '../src/http/error-handler.js';
-import { UI_PAGES, renderIndexHtml, uiRoutes } from '../src/http/ui-routes.js';
+import { loadUiPage, renderIndexHtml, uiFallback, uiRoutes } from '../src/http/ui-routes.js';
 
 const INDEX =
   '<!doctype html>\n<html>\n  <head>\n    <link rel="icon" href="./assets/icon.svg" />\n  </head>\n  <body><div id="root"></div></body>\n</html>\n';
@@ -26,8 +26,11 @@ function fakeBuild(): string {
 async function appFor(rootPath: string, uiDir: string): Promise<FastifyInstance> {
   const config = loadConfig({ SERVICE_WORKING_DIR: os.tmpdir(), ...(rootPath ? { SERVICE_HOST_ROOT_PATH: rootPath } : {}) });
   const app = Fastify({ logger: false });
-  installErrorHandlers(app);
-  await app.register(uiRoutes, { config, uiDir, prefix: config.hostRootPath });
+  const page = loadUiPage(config, uiDir);
+  installErrorHandlers(app, uiFallback(config, page));
+  await app.register(uiRoutes, { page, uiDir, prefix: config.hostRootPath });
+  // An API route beside the UI, as in the server: its unknown neighbours must stay JSON.
+  await app.register(async (scope) => void scope.get('/v1/projects', async () => ({ data: [] })), { prefix: config.hostRootPath });
   await app.ready();
   return app;
 }
@@ -52,11 +55,17 @@ describe('web UI routes', () => {
       dirs.push(dir);
       const app = await appFor(rootPath, dir);
       try {
+        const html = { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' };
         for (const page of [
-          ...UI_PAGES.filter((url) => !url.includes('*')),
+          '/',
+          '/login',
+          '/reset-password-with-token?token=abc',
+          '/settings',
+          '/projects',
           '/projects/UHJvamVjdDox/traces/0af7651916cd43dd8448eb211c80319c',
+          '/a-page-only-the-ui-knows',
         ]) {
-          const response = await app.inject({ method: 'GET', url: `${rootPath}${page === '/' && rootPath ? '' : page}` });
+          const response = await app.inject({ method: 'GET', url: `${rootPath}${page === '/' && rootPath ? '' : page}`, headers: html });
           assert.equal(response.statusCode, 200, page);
           assert.match(response.headers['content-type'] as string, /^text\/html/);
           assert.equal(response.headers['cache-control'], 'no-cache');
@@ -67,11 +76,20 @@ describe('web UI routes', () => {
         assert.equal(asset.statusCode, 200);
         assert.match(asset.headers['cache-control'] as string, /immutable/);
         assert.equal((await app.inject({ method: 'GET', url: `${rootPath}/assets/missing.js` })).statusCode, 404);
-        assert.equal(
-          (await app.inject({ method: 'GET', url: `${rootPath}/not-a-page` })).statusCode,
-          404,
-          'only client routes fall back to index.html',
-        );
+        // API paths, other methods and clients that do not ask for HTML keep the JSON 404.
+        for (const [method, url, headers] of [
+          ['GET', `${rootPath}/v1/not-a-route`, html],
+          ['GET', `${rootPath}/auth/nothing`, html],
+          ['GET', `${rootPath}/not-a-page`, { accept: 'application/json' }],
+          ['GET', `${rootPath}/not-a-page`, {}],
+          ['POST', `${rootPath}/not-a-page`, html],
+          ...(rootPath ? [['GET', '/outside-the-root-path', html] as const] : []),
+        ] as const) {
+          const response = await app.inject({ method, url, headers });
+          assert.equal(response.statusCode, 404, `${method} ${url}`);
+          assert.match(response.headers['content-type'] as string, /^application\/json/, `${method} ${url}`);
+          assert.equal(response.json().detail, `not found: ${method} ${url}`);
+        }
       } finally {
         await app.close();
       }
@@ -86,7 +104,7 @@ describe('web UI routes', () => {
       assert.equal(response.statusCode, 503);
       assert.match(response.body, /web UI is not built/);
       assert.match(response.body, /npm run build -w @sightline\/ui/);
-      assert.equal((await app.inject({ method: 'GET', url: '/sightline/login' })).statusCode, 503);
+      assert.equal((await app.inject({ method: 'GET', url: '/sightline/login', headers: { accept: 'text/html' } })).statusCode, 503);
       assert.equal((await app.inject({ method: 'GET', url: '/sightline/assets/index.js' })).statusCode, 404);
     } finally {
       await app.close();

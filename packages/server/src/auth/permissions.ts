@@ -106,16 +106,10 @@ export const PERMISSIONS: Readonly<Record<RouteKey, RouteRule>> = {
   'POST /v1/span_annotations': { access: 'any', rule: 'project data (annotations record the calling user, if any)' },
   'GET /v1/projects/:project_identifier/span_annotations': { access: 'any', rule: 'project data' },
 
-  // Web UI (http/ui-routes.ts): static files and the pages of the single-page app; its data comes from the routes above.
+  // Web UI (http/ui-routes.ts): its index and static files. Every other page of the single-page app is served by the
+  // not-found handler to GETs that accept HTML (no route, no row: the UI's router alone lists its pages).
   'GET /': { access: 'public', rule: "the UI's static files and login pages" },
   'GET /assets/*': { access: 'public', rule: "the UI's static files" },
-  'GET /login': { access: 'public', rule: "the UI's login pages" },
-  'GET /forgot-password': { access: 'public', rule: "the UI's login pages" },
-  'GET /reset-password-with-token': { access: 'public', rule: "the UI's login pages (mailed reset links)" },
-  'GET /change-password': { access: 'public', rule: "the UI's login pages" },
-  'GET /settings': { access: 'public', rule: 'UI page; its data needs a session' },
-  'GET /projects': { access: 'public', rule: 'UI page; its data needs a session' },
-  'GET /projects/*': { access: 'public', rule: 'UI pages; their data needs a session' },
 };
 
 /** The table row for a route, or undefined when the route was never declared. */

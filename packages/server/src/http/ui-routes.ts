@@ -1,7 +1,9 @@
 /**
  * The web UI (packages/ui, a single-page app built into packages/ui/dist): its hashed assets
- * under `<root>/assets/`, and index.html for every client route, so that reloading
- * `/projects/...` or following a mailed `/reset-password-with-token` link works.
+ * under `<root>/assets/`, and index.html for `<root>/` and for every other GET of an unknown
+ * path that asks for HTML (the not-found handler calls uiFallback), so that reloading
+ * `/projects/...` or following a mailed `/reset-password-with-token` link works. The UI's
+ * router alone knows its pages (docs/ui.md); API paths never fall back.
  *
  * One build serves any SERVICE_HOST_ROOT_PATH: the UI is built with relative asset URLs, and
  * index.html gets `<base href="<root>/">` and `window.__SIGHTLINE_ROOT__` here, from which
@@ -11,22 +13,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fastifyStatic from '@fastify/static';
 import type { Config } from '../config.js';
 import { NotFoundError } from '@sightline/common';
 
-/** Client routes of the UI (packages/ui/src/App.tsx): each answers index.html. */
-export const UI_PAGES = [
-  '/',
-  '/login',
-  '/forgot-password',
-  '/reset-password-with-token',
-  '/change-password',
-  '/settings',
-  '/projects',
-  '/projects/*',
-] as const;
+/** First path segments (under the root path) that belong to the API and never answer the UI's page. */
+const NOT_UI = new Set(['v1', 'auth', 'oauth2', 'docs', 'assets', 'healthz', 'openapi.json', 'arize_phoenix_version']);
 
 /** packages/ui/dist, from both src/http (tsx) and dist/http (compiled). */
 export const DEFAULT_UI_DIR = fileURLToPath(new URL('../../../ui/dist/', import.meta.url));
@@ -67,24 +60,57 @@ function sendHtml(reply: FastifyReply, status: number, html: string) {
     .send(html);
 }
 
+/** The page every client route answers: the built index.html (200), or a page saying how to build it (503). */
+export interface UiPage {
+  html: string;
+  status: number;
+  /** False when packages/ui/dist is missing. */
+  built: boolean;
+}
+
+/** Reads and prepares index.html once, at start-up. */
+export function loadUiPage(config: Config, uiDir: string = DEFAULT_UI_DIR): UiPage {
+  const indexFile = path.join(uiDir, 'index.html');
+  try {
+    return { html: renderIndexHtml(fs.readFileSync(indexFile, 'utf8'), config.hostRootPath), status: 200, built: true };
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    return { html: notBuiltPage(config.hostRootPath), status: 503, built: false };
+  }
+}
+
+/**
+ * The not-found handler's first try: a GET or HEAD under the root path that accepts HTML and is
+ * not an API path answers the UI's page; anything else falls through to the JSON 404.
+ */
+export function uiFallback(config: Config, page: UiPage) {
+  const root = config.hostRootPath;
+  return (request: FastifyRequest, reply: FastifyReply): FastifyReply | undefined => {
+    if (request.method !== 'GET' && request.method !== 'HEAD') return undefined;
+    if (!(request.headers.accept ?? '').includes('text/html')) return undefined;
+    const pathname = request.url.split('?')[0]!;
+    if (root !== '' && pathname !== root && !pathname.startsWith(`${root}/`)) return undefined;
+    const first = pathname.slice(root.length).split('/')[1] ?? '';
+    if (NOT_UI.has(first)) return undefined;
+    return sendHtml(reply, page.status, page.html);
+  };
+}
+
 export interface UiRoutesOptions {
-  config: Config;
+  page: UiPage;
   /** The UI build folder (index.html and assets/); tests may point elsewhere. */
   uiDir?: string;
 }
 
-export async function uiRoutes(app: FastifyInstance, { config, uiDir = DEFAULT_UI_DIR }: UiRoutesOptions) {
-  const indexFile = path.join(uiDir, 'index.html');
+/** `<root>/` and the UI's assets (every other page is served by uiFallback). */
+export async function uiRoutes(app: FastifyInstance, { page, uiDir = DEFAULT_UI_DIR }: UiRoutesOptions) {
   const schema = { hide: true };
-  let html: string | null = null;
-  try {
-    html = renderIndexHtml(fs.readFileSync(indexFile, 'utf8'), config.hostRootPath);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    app.log.warn(`the web UI is not built (${indexFile} is missing): run "npm run build -w @sightline/ui"; the API works without it`);
+  if (!page.built) {
+    app.log.warn(
+      `the web UI is not built (${path.join(uiDir, 'index.html')} is missing): run "npm run build -w @sightline/ui"; the API works without it`,
+    );
   }
-
-  if (html !== null && fs.existsSync(path.join(uiDir, 'assets'))) {
+  if (page.built && fs.existsSync(path.join(uiDir, 'assets'))) {
     await app.register(fastifyStatic, {
       root: path.join(uiDir, 'assets'),
       prefix: '/assets/',
@@ -101,10 +127,5 @@ export async function uiRoutes(app: FastifyInstance, { config, uiDir = DEFAULT_U
       throw new NotFoundError('the web UI is not built');
     });
   }
-
-  const page = html ?? notBuiltPage(config.hostRootPath);
-  const status = html === null ? 503 : 200;
-  for (const url of UI_PAGES) {
-    app.get(url, { schema }, async (_request, reply) => sendHtml(reply, status, page));
-  }
+  app.get('/', { schema }, async (_request, reply) => sendHtml(reply, page.status, page.html));
 }
