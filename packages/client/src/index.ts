@@ -5,8 +5,10 @@
  */
 import createFetchClient, { type Client } from 'openapi-fetch';
 import type { components, operations, paths } from './generated/api.js';
+import type { Span } from './types.js';
 
 export type { paths, components, operations };
+export type * from './types.js';
 
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:6006';
 
@@ -38,8 +40,6 @@ type Json<Op extends keyof operations, Status extends number> = operations[Op] e
   ? Body
   : never;
 
-export type Project = Json<'getProjects', 200>['data'][number];
-export type Span = Json<'getSpans', 200>['data'][number];
 export type SpanQuery = Query<'getSpans'>;
 export type TraceQuery = Query<'listProjectTraces'>;
 

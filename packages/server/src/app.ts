@@ -6,6 +6,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { Config } from './config.js';
 import { installErrorHandlers } from './http/error-handler.js';
+import { hoistNamedSchemas } from './http/openapi-components.js';
 import { TooManyRequestsError } from '@sightline/common';
 import { storableInput } from './http/storable-input.js';
 import type { IngestService } from './ingest/ingest-service.js';
@@ -68,6 +69,8 @@ export async function buildApp({ config, ingest, auth, query, logger }: AppDepen
       },
       servers: [{ url: prefix || '/' }],
     },
+    // Titled schemas (User, Span, …) become named components, so clients get their types by name.
+    transformObject: (documents) => ('openapiObject' in documents ? hoistNamedSchemas(documents.openapiObject) : documents.swaggerObject),
   });
   await app.register(swaggerUi, { routePrefix: `${prefix}/docs` });
 

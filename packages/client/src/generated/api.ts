@@ -584,7 +584,470 @@ export interface paths {
 }
 export type webhooks = Record<string, never>;
 export interface components {
-    schemas: never;
+    schemas: {
+        /** AuthConfig */
+        AuthConfig: {
+            auth_enabled: boolean;
+            /** @description Email and password login is offered. */
+            basic_auth_enabled: boolean;
+            /** @description Password recovery by email is available. */
+            smtp_configured: boolean;
+            idps: {
+                slug: string;
+                display_name: string;
+                login_url: string;
+            }[];
+        };
+        /** ValidationIssue */
+        ValidationIssue: {
+            /** @description Where: ["body", "user", "email"], ["query", "limit"]. */
+            loc: (string | number)[];
+            msg: string;
+        };
+        /** ErrorBody */
+        ErrorBody: {
+            /** @description What went wrong, in one sentence naming the field. */
+            detail: string;
+            /** @description Schema validation failures (422 only). */
+            errors?: components["schemas"]["ValidationIssue"][];
+        };
+        /** User */
+        User: {
+            /** @description Opaque user id (base64 of "User:<row id>"). */
+            id: string;
+            email: string;
+            username: string;
+            role: "admin" | "member";
+            auth_method: "LOCAL" | "OAUTH2";
+            /** @description True until the user chooses their own password. */
+            password_needs_reset: boolean;
+            /**
+             * Format: date-time
+             * @description Creation time (UTC).
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description Last change (UTC).
+             */
+            updated_at: string;
+        };
+        /** SystemViewer */
+        SystemViewer: {
+            /** @enum {string} */
+            auth_method: "SYSTEM";
+            /** @enum {string} */
+            role: "system";
+        };
+        /** AnonymousViewer */
+        AnonymousViewer: {
+            /** @enum {string} */
+            auth_method: "ANONYMOUS";
+        };
+        /** Viewer */
+        Viewer: components["schemas"]["User"] | components["schemas"]["SystemViewer"] | components["schemas"]["AnonymousViewer"];
+        /** ApiKey */
+        ApiKey: {
+            /** @description Opaque key id (base64 of "ApiKey:<row id>"). */
+            id: string;
+            name: string;
+            description: string | null;
+            /**
+             * Format: date-time
+             * @description Creation time (UTC).
+             */
+            created_at: string;
+            /** Format: date-time */
+            expires_at: string | null;
+            /**
+             * Format: date-time
+             * @description Last use, to the minute.
+             */
+            last_used_at: string | null;
+        };
+        /** CreatedApiKey */
+        CreatedApiKey: {
+            /** @description Opaque key id (base64 of "ApiKey:<row id>"). */
+            id: string;
+            name: string;
+            description: string | null;
+            /**
+             * Format: date-time
+             * @description Creation time (UTC).
+             */
+            created_at: string;
+            /** Format: date-time */
+            expires_at: string | null;
+            /**
+             * Format: date-time
+             * @description Last use, to the minute.
+             */
+            last_used_at: string | null;
+            /** @description The secret key (sk-sl-…); shown only in this response. */
+            key: string;
+        };
+        /** UserApiKey */
+        UserApiKey: {
+            /** @description Opaque key id (base64 of "ApiKey:<row id>"). */
+            id: string;
+            name: string;
+            description: string | null;
+            /**
+             * Format: date-time
+             * @description Creation time (UTC).
+             */
+            created_at: string;
+            /** Format: date-time */
+            expires_at: string | null;
+            /**
+             * Format: date-time
+             * @description Last use, to the minute.
+             */
+            last_used_at: string | null;
+            user: {
+                id: string;
+                username: string;
+                email: string;
+            } | null;
+        };
+        /** Project */
+        Project: {
+            /** @description Opaque Project id (base64 of "Project:<row id>"). */
+            id: string;
+            name: string;
+            description: string | null;
+            /**
+             * Format: date-time
+             * @description Sightline addition.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description Sightline addition.
+             */
+            updated_at: string;
+        };
+        /** ProjectSummary */
+        ProjectSummary: {
+            /** @description Opaque Project id (base64 of "Project:<row id>"). */
+            project_id: string;
+            /**
+             * Format: date-time
+             * @description Range start as requested (null: unbounded). ISO 8601 UTC with nine fractional digits (nanoseconds).
+             */
+            start_time: string | null;
+            /**
+             * Format: date-time
+             * @description Range end as requested (null: unbounded). ISO 8601 UTC with nine fractional digits (nanoseconds).
+             */
+            end_time: string | null;
+            span_count: number;
+            /** @description Traces whose start time is in the range. */
+            trace_count: number;
+            /** @description Spans with status ERROR. */
+            error_count: number;
+            /** @description error_count / span_count (0 without spans). */
+            error_rate: number;
+            /** @description Median latency of root spans (ms); null without root spans. */
+            latency_ms_p50: number | null;
+            /** @description 99th percentile latency of root spans (ms). */
+            latency_ms_p99: number | null;
+            token_count_prompt: number;
+            token_count_completion: number;
+            token_count_total: number;
+            /** @description Spans per kind, most frequent first. */
+            span_kinds: {
+                span_kind: string;
+                span_count: number;
+                error_count: number;
+            }[];
+            /** @description LLM spans per llm.model_name (null: spans without one), most tokens first. */
+            models: {
+                model_name: string | null;
+                span_count: number;
+                token_count_prompt: number;
+                token_count_completion: number;
+                token_count_total: number;
+            }[];
+        };
+        /** TimeseriesBucket */
+        TimeseriesBucket: {
+            /**
+             * Format: date-time
+             * @description Bucket start (inclusive). ISO 8601 UTC with nine fractional digits (nanoseconds).
+             */
+            start_time: string;
+            /**
+             * Format: date-time
+             * @description Bucket end (exclusive). ISO 8601 UTC with nine fractional digits (nanoseconds).
+             */
+            end_time: string;
+            span_count: number;
+            trace_count: number;
+            error_count: number;
+            /** @description Median latency of root spans (ms); null without root spans. */
+            latency_ms_p50: number | null;
+            /** @description 99th percentile latency of root spans (ms). */
+            latency_ms_p99: number | null;
+            token_count_prompt: number;
+            token_count_completion: number;
+            token_count_total: number;
+        };
+        /** ProjectTimeseries */
+        ProjectTimeseries: {
+            /** @description Opaque Project id (base64 of "Project:<row id>"). */
+            project_id: string;
+            /**
+             * Format: date-time
+             * @description Start of the first bucket. ISO 8601 UTC with nine fractional digits (nanoseconds).
+             */
+            start_time: string;
+            /**
+             * Format: date-time
+             * @description Range end (exclusive). ISO 8601 UTC with nine fractional digits (nanoseconds).
+             */
+            end_time: string;
+            interval_seconds: number;
+            buckets: components["schemas"]["TimeseriesBucket"][];
+        };
+        /** SpanContext */
+        SpanContext: {
+            /** @description OpenTelemetry trace id, 32 lower-case hex digits. */
+            trace_id: string;
+            /** @description OpenTelemetry span id, 16 lower-case hex digits. */
+            span_id: string;
+        };
+        /** SpanEvent */
+        SpanEvent: {
+            name: string;
+            /**
+             * Format: date-time
+             * @description Event time. ISO 8601 UTC with nine fractional digits (nanoseconds).
+             */
+            timestamp: string;
+            /** @description Event attributes under their dotted keys. */
+            attributes: {
+                [key: string]: unknown;
+            };
+        };
+        /** Span */
+        Span: {
+            /** @description Opaque Span id (base64 of "Span:<row id>"). */
+            id: string;
+            name: string;
+            context: components["schemas"]["SpanContext"];
+            /** @description OpenTelemetry span id of the parent; null for a root span. */
+            parent_id: string | null;
+            /** @description OpenInference span kind: LLM, CHAIN, TOOL, RETRIEVER, RERANKER, EMBEDDING, AGENT, GUARDRAIL, EVALUATOR, PROMPT, UNKNOWN. */
+            span_kind: string;
+            /**
+             * Format: date-time
+             * @description Start. ISO 8601 UTC with nine fractional digits (nanoseconds).
+             */
+            start_time: string;
+            /**
+             * Format: date-time
+             * @description End. ISO 8601 UTC with nine fractional digits (nanoseconds).
+             */
+            end_time: string;
+            /** @enum {string} */
+            status_code: "OK" | "ERROR" | "UNSET";
+            status_message: string;
+            /** @description Attributes under their dotted OpenTelemetry keys (`llm.model_name`); `openinference.span.kind` is given as span_kind instead. */
+            attributes: {
+                [key: string]: unknown;
+            };
+            events: components["schemas"]["SpanEvent"][];
+            /** @description end_time − start_time in milliseconds (Sightline addition). */
+            latency_ms: number;
+            /** @description llm.token_count.prompt of an LLM span; null for other kinds (Sightline addition). */
+            token_count_prompt: number | null;
+            /** @description llm.token_count.completion of an LLM span (Sightline addition). */
+            token_count_completion: number | null;
+            /** @description llm.token_count.total (else prompt + completion) of an LLM span (Sightline addition). */
+            token_count_total: number | null;
+        };
+        /** SpanDetail */
+        SpanDetail: {
+            /** @description Opaque Span id (base64 of "Span:<row id>"). */
+            id: string;
+            name: string;
+            context: components["schemas"]["SpanContext"];
+            /** @description OpenTelemetry span id of the parent; null for a root span. */
+            parent_id: string | null;
+            /** @description OpenInference span kind: LLM, CHAIN, TOOL, RETRIEVER, RERANKER, EMBEDDING, AGENT, GUARDRAIL, EVALUATOR, PROMPT, UNKNOWN. */
+            span_kind: string;
+            /**
+             * Format: date-time
+             * @description Start. ISO 8601 UTC with nine fractional digits (nanoseconds).
+             */
+            start_time: string;
+            /**
+             * Format: date-time
+             * @description End. ISO 8601 UTC with nine fractional digits (nanoseconds).
+             */
+            end_time: string;
+            /** @enum {string} */
+            status_code: "OK" | "ERROR" | "UNSET";
+            status_message: string;
+            /** @description Attributes under their dotted OpenTelemetry keys (`llm.model_name`); `openinference.span.kind` is given as span_kind instead. */
+            attributes: {
+                [key: string]: unknown;
+            };
+            events: components["schemas"]["SpanEvent"][];
+            /** @description end_time − start_time in milliseconds (Sightline addition). */
+            latency_ms: number;
+            /** @description llm.token_count.prompt of an LLM span; null for other kinds (Sightline addition). */
+            token_count_prompt: number | null;
+            /** @description llm.token_count.completion of an LLM span (Sightline addition). */
+            token_count_completion: number | null;
+            /** @description llm.token_count.total (else prompt + completion) of an LLM span (Sightline addition). */
+            token_count_total: number | null;
+            /** @description Opaque Project id (base64 of "Project:<row id>"). */
+            project_id: string;
+        };
+        /** TraceSpanData */
+        TraceSpanData: {
+            /** @description Opaque Span id (base64 of "Span:<row id>"). */
+            id: string;
+            span_id: string;
+            parent_id: string | null;
+            name: string;
+            span_kind: string;
+            /** @enum {string} */
+            status_code: "OK" | "ERROR" | "UNSET";
+            /**
+             * Format: date-time
+             * @description Start. ISO 8601 UTC with nine fractional digits (nanoseconds).
+             */
+            start_time: string;
+            /**
+             * Format: date-time
+             * @description End. ISO 8601 UTC with nine fractional digits (nanoseconds).
+             */
+            end_time: string;
+            /** @description Sightline addition. */
+            latency_ms: number;
+        };
+        /** TraceData */
+        TraceData: {
+            /** @description Opaque Trace id (base64 of "Trace:<row id>"). */
+            id: string;
+            /** @description OpenTelemetry trace id, 32 lower-case hex digits. */
+            trace_id: string;
+            /** @description Opaque Project id (base64 of "Project:<row id>"). */
+            project_id: string;
+            /**
+             * Format: date-time
+             * @description Start of the earliest span. ISO 8601 UTC with nine fractional digits (nanoseconds).
+             */
+            start_time: string;
+            /**
+             * Format: date-time
+             * @description End of the latest span. ISO 8601 UTC with nine fractional digits (nanoseconds).
+             */
+            end_time: string;
+            /** @description end_time − start_time in milliseconds (Sightline addition). */
+            latency_ms: number;
+            /** @description Sum over the LLM spans of the trace. */
+            token_count_prompt: number;
+            token_count_completion: number;
+            token_count_total: number;
+            /** @description Sightline addition. */
+            span_count: number;
+            /** @description Spans with status ERROR (Sightline addition). */
+            error_count: number;
+            root_span: components["schemas"]["TraceSpanData"] | null;
+            spans?: components["schemas"]["TraceSpanData"][] | null;
+        };
+        /** TraceDetail */
+        TraceDetail: {
+            /** @description Opaque Trace id (base64 of "Trace:<row id>"). */
+            id: string;
+            /** @description OpenTelemetry trace id, 32 lower-case hex digits. */
+            trace_id: string;
+            /** @description Opaque Project id (base64 of "Project:<row id>"). */
+            project_id: string;
+            /**
+             * Format: date-time
+             * @description Start of the earliest span. ISO 8601 UTC with nine fractional digits (nanoseconds).
+             */
+            start_time: string;
+            /**
+             * Format: date-time
+             * @description End of the latest span. ISO 8601 UTC with nine fractional digits (nanoseconds).
+             */
+            end_time: string;
+            /** @description end_time − start_time in milliseconds (Sightline addition). */
+            latency_ms: number;
+            /** @description Sum over the LLM spans of the trace. */
+            token_count_prompt: number;
+            token_count_completion: number;
+            token_count_total: number;
+            /** @description Sightline addition. */
+            span_count: number;
+            /** @description Spans with status ERROR (Sightline addition). */
+            error_count: number;
+            root_span: components["schemas"]["TraceSpanData"] | null;
+            /** @description Every span of the trace, in start order. */
+            spans: components["schemas"]["Span"][];
+        };
+        /** AnnotationResult */
+        AnnotationResult: {
+            label?: string | null;
+            score?: number | null;
+            explanation?: string | null;
+        };
+        /** SpanAnnotationData */
+        SpanAnnotationData: {
+            /** @description OpenTelemetry span id (16 hex digits). */
+            span_id: string;
+            /** @description Annotation name; "note" is reserved. */
+            name: string;
+            /** @enum {string} */
+            annotator_kind: "LLM" | "CODE" | "HUMAN";
+            result?: components["schemas"]["AnnotationResult"] | null;
+            metadata?: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * @description Annotations with the same name, span and identifier are updated instead of added.
+             * @default
+             */
+            identifier?: string;
+        };
+        /** InsertedSpanAnnotation */
+        InsertedSpanAnnotation: {
+            id: string;
+        };
+        /** SpanAnnotation */
+        SpanAnnotation: {
+            /** @description Opaque SpanAnnotation id (base64 of "SpanAnnotation:<row id>"). */
+            id: string;
+            span_id: string;
+            name: string;
+            /** @enum {string} */
+            annotator_kind: "LLM" | "CODE" | "HUMAN";
+            result: {
+                label: string | null;
+                score: number | null;
+                explanation: string | null;
+            } | null;
+            /** @description Free-form metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            identifier: string;
+            /** @enum {string} */
+            source: "API" | "APP";
+            /** @description Opaque User id (base64 of "User:<row id>"). */
+            user_id: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+    };
     responses: never;
     parameters: never;
     requestBodies: never;
@@ -627,19 +1090,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** AuthConfig */
-                        data: {
-                            auth_enabled: boolean;
-                            /** @description Email and password login is offered. */
-                            basic_auth_enabled: boolean;
-                            /** @description Password recovery by email is available. */
-                            smtp_configured: boolean;
-                            idps: {
-                                slug: string;
-                                display_name: string;
-                                login_url: string;
-                            }[];
-                        };
+                        data: components["schemas"]["AuthConfig"];
                     };
                 };
             };
@@ -674,12 +1125,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not allowed */
@@ -688,12 +1134,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Error */
@@ -702,12 +1143,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -770,12 +1206,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not allowed */
@@ -784,12 +1215,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -822,12 +1248,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not allowed */
@@ -836,12 +1257,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Invalid request parameters or body */
@@ -850,12 +1266,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Error */
@@ -864,12 +1275,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description SMTP is not configured */
@@ -914,12 +1320,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not allowed */
@@ -928,12 +1329,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Invalid request parameters or body */
@@ -942,12 +1338,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Error */
@@ -956,12 +1347,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -1038,35 +1424,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** Viewer */
-                        data: {
-                            /** @description Opaque user id (base64 of "User:<row id>"). */
-                            id: string;
-                            email: string;
-                            username: string;
-                            role: "admin" | "member";
-                            auth_method: "LOCAL" | "OAUTH2";
-                            /** @description True until the user chooses their own password. */
-                            password_needs_reset: boolean;
-                            /**
-                             * Format: date-time
-                             * @description Creation time (UTC).
-                             */
-                            created_at: string;
-                            /**
-                             * Format: date-time
-                             * @description Last change (UTC).
-                             */
-                            updated_at: string;
-                        } | {
-                            /** @enum {string} */
-                            auth_method: "SYSTEM";
-                            /** @enum {string} */
-                            role: "system";
-                        } | {
-                            /** @enum {string} */
-                            auth_method: "ANONYMOUS";
-                        };
+                        data: components["schemas"]["Viewer"];
                     };
                 };
             };
@@ -1076,12 +1434,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not allowed */
@@ -1090,12 +1443,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -1126,27 +1474,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** User */
-                        data: {
-                            /** @description Opaque user id (base64 of "User:<row id>"). */
-                            id: string;
-                            email: string;
-                            username: string;
-                            role: "admin" | "member";
-                            auth_method: "LOCAL" | "OAUTH2";
-                            /** @description True until the user chooses their own password. */
-                            password_needs_reset: boolean;
-                            /**
-                             * Format: date-time
-                             * @description Creation time (UTC).
-                             */
-                            created_at: string;
-                            /**
-                             * Format: date-time
-                             * @description Last change (UTC).
-                             */
-                            updated_at: string;
-                        };
+                        data: components["schemas"]["User"];
                     };
                 };
             };
@@ -1156,12 +1484,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not allowed */
@@ -1170,12 +1493,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Conflict */
@@ -1184,12 +1502,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Invalid request parameters or body */
@@ -1198,12 +1511,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -1227,26 +1535,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            /** @description Opaque user id (base64 of "User:<row id>"). */
-                            id: string;
-                            email: string;
-                            username: string;
-                            role: "admin" | "member";
-                            auth_method: "LOCAL" | "OAUTH2";
-                            /** @description True until the user chooses their own password. */
-                            password_needs_reset: boolean;
-                            /**
-                             * Format: date-time
-                             * @description Creation time (UTC).
-                             */
-                            created_at: string;
-                            /**
-                             * Format: date-time
-                             * @description Last change (UTC).
-                             */
-                            updated_at: string;
-                        }[];
+                        data: components["schemas"]["User"][];
                         next_cursor: string | null;
                     };
                 };
@@ -1257,12 +1546,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not allowed */
@@ -1271,12 +1555,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Invalid request parameters or body */
@@ -1285,12 +1564,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -1324,27 +1598,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** User */
-                        data: {
-                            /** @description Opaque user id (base64 of "User:<row id>"). */
-                            id: string;
-                            email: string;
-                            username: string;
-                            role: "admin" | "member";
-                            auth_method: "LOCAL" | "OAUTH2";
-                            /** @description True until the user chooses their own password. */
-                            password_needs_reset: boolean;
-                            /**
-                             * Format: date-time
-                             * @description Creation time (UTC).
-                             */
-                            created_at: string;
-                            /**
-                             * Format: date-time
-                             * @description Last change (UTC).
-                             */
-                            updated_at: string;
-                        };
+                        data: components["schemas"]["User"];
                     };
                 };
             };
@@ -1354,12 +1608,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not allowed */
@@ -1368,12 +1617,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Conflict */
@@ -1382,12 +1626,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Invalid request parameters or body */
@@ -1396,12 +1635,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -1424,27 +1658,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** User */
-                        data: {
-                            /** @description Opaque user id (base64 of "User:<row id>"). */
-                            id: string;
-                            email: string;
-                            username: string;
-                            role: "admin" | "member";
-                            auth_method: "LOCAL" | "OAUTH2";
-                            /** @description True until the user chooses their own password. */
-                            password_needs_reset: boolean;
-                            /**
-                             * Format: date-time
-                             * @description Creation time (UTC).
-                             */
-                            created_at: string;
-                            /**
-                             * Format: date-time
-                             * @description Last change (UTC).
-                             */
-                            updated_at: string;
-                        };
+                        data: components["schemas"]["User"];
                     };
                 };
             };
@@ -1454,12 +1668,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not allowed */
@@ -1468,12 +1677,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not found */
@@ -1482,12 +1686,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -1516,12 +1715,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not allowed */
@@ -1530,12 +1724,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not found */
@@ -1544,12 +1733,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Conflict */
@@ -1558,12 +1742,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -1596,27 +1775,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** User */
-                        data: {
-                            /** @description Opaque user id (base64 of "User:<row id>"). */
-                            id: string;
-                            email: string;
-                            username: string;
-                            role: "admin" | "member";
-                            auth_method: "LOCAL" | "OAUTH2";
-                            /** @description True until the user chooses their own password. */
-                            password_needs_reset: boolean;
-                            /**
-                             * Format: date-time
-                             * @description Creation time (UTC).
-                             */
-                            created_at: string;
-                            /**
-                             * Format: date-time
-                             * @description Last change (UTC).
-                             */
-                            updated_at: string;
-                        };
+                        data: components["schemas"]["User"];
                     };
                 };
             };
@@ -1626,12 +1785,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not allowed */
@@ -1640,12 +1794,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not found */
@@ -1654,12 +1803,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Conflict */
@@ -1668,12 +1812,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Invalid request parameters or body */
@@ -1682,12 +1821,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -1708,24 +1842,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            /** @description Opaque key id (base64 of "ApiKey:<row id>"). */
-                            id: string;
-                            name: string;
-                            description: string | null;
-                            /**
-                             * Format: date-time
-                             * @description Creation time (UTC).
-                             */
-                            created_at: string;
-                            /** Format: date-time */
-                            expires_at: string | null;
-                            /**
-                             * Format: date-time
-                             * @description Last use, to the minute.
-                             */
-                            last_used_at: string | null;
-                        }[];
+                        data: components["schemas"]["ApiKey"][];
                     };
                 };
             };
@@ -1735,12 +1852,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not allowed */
@@ -1749,12 +1861,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -1785,27 +1892,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** CreatedApiKey */
-                        data: {
-                            /** @description Opaque key id (base64 of "ApiKey:<row id>"). */
-                            id: string;
-                            name: string;
-                            description: string | null;
-                            /**
-                             * Format: date-time
-                             * @description Creation time (UTC).
-                             */
-                            created_at: string;
-                            /** Format: date-time */
-                            expires_at: string | null;
-                            /**
-                             * Format: date-time
-                             * @description Last use, to the minute.
-                             */
-                            last_used_at: string | null;
-                            /** @description The secret key (sk-sl-…); shown only in this response. */
-                            key: string;
-                        };
+                        data: components["schemas"]["CreatedApiKey"];
                     };
                 };
             };
@@ -1815,12 +1902,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not allowed */
@@ -1829,12 +1911,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Invalid request parameters or body */
@@ -1843,12 +1920,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -1877,12 +1949,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not allowed */
@@ -1891,12 +1958,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not found */
@@ -1905,12 +1967,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -1934,29 +1991,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            /** @description Opaque key id (base64 of "ApiKey:<row id>"). */
-                            id: string;
-                            name: string;
-                            description: string | null;
-                            /**
-                             * Format: date-time
-                             * @description Creation time (UTC).
-                             */
-                            created_at: string;
-                            /** Format: date-time */
-                            expires_at: string | null;
-                            /**
-                             * Format: date-time
-                             * @description Last use, to the minute.
-                             */
-                            last_used_at: string | null;
-                            user: {
-                                id: string;
-                                username: string;
-                                email: string;
-                            } | null;
-                        }[];
+                        data: components["schemas"]["UserApiKey"][];
                         next_cursor: string | null;
                     };
                 };
@@ -1967,12 +2002,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not allowed */
@@ -1981,12 +2011,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Invalid request parameters or body */
@@ -1995,12 +2020,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -2021,24 +2041,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            /** @description Opaque key id (base64 of "ApiKey:<row id>"). */
-                            id: string;
-                            name: string;
-                            description: string | null;
-                            /**
-                             * Format: date-time
-                             * @description Creation time (UTC).
-                             */
-                            created_at: string;
-                            /** Format: date-time */
-                            expires_at: string | null;
-                            /**
-                             * Format: date-time
-                             * @description Last use, to the minute.
-                             */
-                            last_used_at: string | null;
-                        }[];
+                        data: components["schemas"]["ApiKey"][];
                     };
                 };
             };
@@ -2048,12 +2051,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not allowed */
@@ -2062,12 +2060,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -2098,27 +2091,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** CreatedApiKey */
-                        data: {
-                            /** @description Opaque key id (base64 of "ApiKey:<row id>"). */
-                            id: string;
-                            name: string;
-                            description: string | null;
-                            /**
-                             * Format: date-time
-                             * @description Creation time (UTC).
-                             */
-                            created_at: string;
-                            /** Format: date-time */
-                            expires_at: string | null;
-                            /**
-                             * Format: date-time
-                             * @description Last use, to the minute.
-                             */
-                            last_used_at: string | null;
-                            /** @description The secret key (sk-sl-…); shown only in this response. */
-                            key: string;
-                        };
+                        data: components["schemas"]["CreatedApiKey"];
                     };
                 };
             };
@@ -2128,12 +2101,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not allowed */
@@ -2142,12 +2110,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Invalid request parameters or body */
@@ -2156,12 +2119,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -2190,12 +2148,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not allowed */
@@ -2204,12 +2157,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not found */
@@ -2218,12 +2166,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -2255,22 +2198,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            /** @description Opaque Project id (base64 of "Project:<row id>"). */
-                            id: string;
-                            name: string;
-                            description: string | null;
-                            /**
-                             * Format: date-time
-                             * @description Sightline addition.
-                             */
-                            created_at: string;
-                            /**
-                             * Format: date-time
-                             * @description Sightline addition.
-                             */
-                            updated_at: string;
-                        }[];
+                        data: components["schemas"]["Project"][];
                         next_cursor: string | null;
                     };
                 };
@@ -2281,12 +2209,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not allowed */
@@ -2295,12 +2218,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Invalid request parameters or body */
@@ -2309,12 +2227,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -2342,23 +2255,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** Project */
-                        data: {
-                            /** @description Opaque Project id (base64 of "Project:<row id>"). */
-                            id: string;
-                            name: string;
-                            description: string | null;
-                            /**
-                             * Format: date-time
-                             * @description Sightline addition.
-                             */
-                            created_at: string;
-                            /**
-                             * Format: date-time
-                             * @description Sightline addition.
-                             */
-                            updated_at: string;
-                        };
+                        data: components["schemas"]["Project"];
                     };
                 };
             };
@@ -2368,12 +2265,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not allowed */
@@ -2382,12 +2274,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Conflict */
@@ -2396,12 +2283,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Invalid request parameters or body */
@@ -2410,12 +2292,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -2439,23 +2316,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** Project */
-                        data: {
-                            /** @description Opaque Project id (base64 of "Project:<row id>"). */
-                            id: string;
-                            name: string;
-                            description: string | null;
-                            /**
-                             * Format: date-time
-                             * @description Sightline addition.
-                             */
-                            created_at: string;
-                            /**
-                             * Format: date-time
-                             * @description Sightline addition.
-                             */
-                            updated_at: string;
-                        };
+                        data: components["schemas"]["Project"];
                     };
                 };
             };
@@ -2465,12 +2326,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not allowed */
@@ -2479,12 +2335,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not found */
@@ -2493,12 +2344,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Invalid request parameters or body */
@@ -2507,12 +2353,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -2542,23 +2383,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** Project */
-                        data: {
-                            /** @description Opaque Project id (base64 of "Project:<row id>"). */
-                            id: string;
-                            name: string;
-                            description: string | null;
-                            /**
-                             * Format: date-time
-                             * @description Sightline addition.
-                             */
-                            created_at: string;
-                            /**
-                             * Format: date-time
-                             * @description Sightline addition.
-                             */
-                            updated_at: string;
-                        };
+                        data: components["schemas"]["Project"];
                     };
                 };
             };
@@ -2568,12 +2393,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not allowed */
@@ -2582,12 +2402,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not found */
@@ -2596,12 +2411,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Invalid request parameters or body */
@@ -2610,12 +2420,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -2645,12 +2450,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not allowed */
@@ -2659,12 +2459,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not found */
@@ -2673,12 +2468,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Invalid request parameters or body */
@@ -2687,12 +2477,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -2721,49 +2506,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** ProjectSummary */
-                        data: {
-                            /** @description Opaque Project id (base64 of "Project:<row id>"). */
-                            project_id: string;
-                            /**
-                             * Format: date-time
-                             * @description Range start as requested (null: unbounded). ISO 8601 UTC with nine fractional digits (nanoseconds).
-                             */
-                            start_time: string | null;
-                            /**
-                             * Format: date-time
-                             * @description Range end as requested (null: unbounded). ISO 8601 UTC with nine fractional digits (nanoseconds).
-                             */
-                            end_time: string | null;
-                            span_count: number;
-                            /** @description Traces whose start time is in the range. */
-                            trace_count: number;
-                            /** @description Spans with status ERROR. */
-                            error_count: number;
-                            /** @description error_count / span_count (0 without spans). */
-                            error_rate: number;
-                            /** @description Median latency of root spans (ms); null without root spans. */
-                            latency_ms_p50: number | null;
-                            /** @description 99th percentile latency of root spans (ms). */
-                            latency_ms_p99: number | null;
-                            token_count_prompt: number;
-                            token_count_completion: number;
-                            token_count_total: number;
-                            /** @description Spans per kind, most frequent first. */
-                            span_kinds: {
-                                span_kind: string;
-                                span_count: number;
-                                error_count: number;
-                            }[];
-                            /** @description LLM spans per llm.model_name (null: spans without one), most tokens first. */
-                            models: {
-                                model_name: string | null;
-                                span_count: number;
-                                token_count_prompt: number;
-                                token_count_completion: number;
-                                token_count_total: number;
-                            }[];
-                        };
+                        data: components["schemas"]["ProjectSummary"];
                     };
                 };
             };
@@ -2773,12 +2516,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not allowed */
@@ -2787,12 +2525,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not found */
@@ -2801,12 +2534,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Invalid request parameters or body */
@@ -2815,12 +2543,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -2851,44 +2574,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** ProjectTimeseries */
-                        data: {
-                            /** @description Opaque Project id (base64 of "Project:<row id>"). */
-                            project_id: string;
-                            /**
-                             * Format: date-time
-                             * @description Start of the first bucket. ISO 8601 UTC with nine fractional digits (nanoseconds).
-                             */
-                            start_time: string;
-                            /**
-                             * Format: date-time
-                             * @description Range end (exclusive). ISO 8601 UTC with nine fractional digits (nanoseconds).
-                             */
-                            end_time: string;
-                            interval_seconds: number;
-                            buckets: {
-                                /**
-                                 * Format: date-time
-                                 * @description Bucket start (inclusive). ISO 8601 UTC with nine fractional digits (nanoseconds).
-                                 */
-                                start_time: string;
-                                /**
-                                 * Format: date-time
-                                 * @description Bucket end (exclusive). ISO 8601 UTC with nine fractional digits (nanoseconds).
-                                 */
-                                end_time: string;
-                                span_count: number;
-                                trace_count: number;
-                                error_count: number;
-                                /** @description Median latency of root spans (ms); null without root spans. */
-                                latency_ms_p50: number | null;
-                                /** @description 99th percentile latency of root spans (ms). */
-                                latency_ms_p99: number | null;
-                                token_count_prompt: number;
-                                token_count_completion: number;
-                                token_count_total: number;
-                            }[];
-                        };
+                        data: components["schemas"]["ProjectTimeseries"];
                     };
                 };
             };
@@ -2898,12 +2584,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not allowed */
@@ -2912,12 +2593,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not found */
@@ -2926,12 +2602,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Invalid request parameters or body */
@@ -2940,12 +2611,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -2994,59 +2660,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            /** @description Opaque Span id (base64 of "Span:<row id>"). */
-                            id: string;
-                            name: string;
-                            /** SpanContext */
-                            context: {
-                                /** @description OpenTelemetry trace id, 32 lower-case hex digits. */
-                                trace_id: string;
-                                /** @description OpenTelemetry span id, 16 lower-case hex digits. */
-                                span_id: string;
-                            };
-                            /** @description OpenTelemetry span id of the parent; null for a root span. */
-                            parent_id: string | null;
-                            /** @description OpenInference span kind: LLM, CHAIN, TOOL, RETRIEVER, RERANKER, EMBEDDING, AGENT, GUARDRAIL, EVALUATOR, PROMPT, UNKNOWN. */
-                            span_kind: string;
-                            /**
-                             * Format: date-time
-                             * @description Start. ISO 8601 UTC with nine fractional digits (nanoseconds).
-                             */
-                            start_time: string;
-                            /**
-                             * Format: date-time
-                             * @description End. ISO 8601 UTC with nine fractional digits (nanoseconds).
-                             */
-                            end_time: string;
-                            /** @enum {string} */
-                            status_code: "OK" | "ERROR" | "UNSET";
-                            status_message: string;
-                            /** @description Attributes under their dotted OpenTelemetry keys (`llm.model_name`); `openinference.span.kind` is given as span_kind instead. */
-                            attributes: {
-                                [key: string]: unknown;
-                            };
-                            events: {
-                                name: string;
-                                /**
-                                 * Format: date-time
-                                 * @description Event time. ISO 8601 UTC with nine fractional digits (nanoseconds).
-                                 */
-                                timestamp: string;
-                                /** @description Event attributes under their dotted keys. */
-                                attributes: {
-                                    [key: string]: unknown;
-                                };
-                            }[];
-                            /** @description end_time − start_time in milliseconds (Sightline addition). */
-                            latency_ms: number;
-                            /** @description llm.token_count.prompt of an LLM span; null for other kinds (Sightline addition). */
-                            token_count_prompt: number | null;
-                            /** @description llm.token_count.completion of an LLM span (Sightline addition). */
-                            token_count_completion: number | null;
-                            /** @description llm.token_count.total (else prompt + completion) of an LLM span (Sightline addition). */
-                            token_count_total: number | null;
-                        }[];
+                        data: components["schemas"]["Span"][];
                         next_cursor: string | null;
                     };
                 };
@@ -3057,12 +2671,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not allowed */
@@ -3071,12 +2680,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not found */
@@ -3085,12 +2689,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Invalid request parameters or body */
@@ -3099,12 +2698,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -3128,65 +2722,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * SpanDetail
-                         * @description A span with the id of its project (Sightline route).
-                         */
-                        data: {
-                            /** @description Opaque Span id (base64 of "Span:<row id>"). */
-                            id: string;
-                            name: string;
-                            /** SpanContext */
-                            context: {
-                                /** @description OpenTelemetry trace id, 32 lower-case hex digits. */
-                                trace_id: string;
-                                /** @description OpenTelemetry span id, 16 lower-case hex digits. */
-                                span_id: string;
-                            };
-                            /** @description OpenTelemetry span id of the parent; null for a root span. */
-                            parent_id: string | null;
-                            /** @description OpenInference span kind: LLM, CHAIN, TOOL, RETRIEVER, RERANKER, EMBEDDING, AGENT, GUARDRAIL, EVALUATOR, PROMPT, UNKNOWN. */
-                            span_kind: string;
-                            /**
-                             * Format: date-time
-                             * @description Start. ISO 8601 UTC with nine fractional digits (nanoseconds).
-                             */
-                            start_time: string;
-                            /**
-                             * Format: date-time
-                             * @description End. ISO 8601 UTC with nine fractional digits (nanoseconds).
-                             */
-                            end_time: string;
-                            /** @enum {string} */
-                            status_code: "OK" | "ERROR" | "UNSET";
-                            status_message: string;
-                            /** @description Attributes under their dotted OpenTelemetry keys (`llm.model_name`); `openinference.span.kind` is given as span_kind instead. */
-                            attributes: {
-                                [key: string]: unknown;
-                            };
-                            events: {
-                                name: string;
-                                /**
-                                 * Format: date-time
-                                 * @description Event time. ISO 8601 UTC with nine fractional digits (nanoseconds).
-                                 */
-                                timestamp: string;
-                                /** @description Event attributes under their dotted keys. */
-                                attributes: {
-                                    [key: string]: unknown;
-                                };
-                            }[];
-                            /** @description end_time − start_time in milliseconds (Sightline addition). */
-                            latency_ms: number;
-                            /** @description llm.token_count.prompt of an LLM span; null for other kinds (Sightline addition). */
-                            token_count_prompt: number | null;
-                            /** @description llm.token_count.completion of an LLM span (Sightline addition). */
-                            token_count_completion: number | null;
-                            /** @description llm.token_count.total (else prompt + completion) of an LLM span (Sightline addition). */
-                            token_count_total: number | null;
-                            /** @description Opaque Project id (base64 of "Project:<row id>"). */
-                            project_id: string;
-                        };
+                        /** @description A span with the id of its project (Sightline route). */
+                        data: components["schemas"]["SpanDetail"];
                     };
                 };
             };
@@ -3196,12 +2733,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not allowed */
@@ -3210,12 +2742,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not found */
@@ -3224,12 +2751,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Invalid request parameters or body */
@@ -3238,12 +2760,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -3284,78 +2801,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            /** @description Opaque Trace id (base64 of "Trace:<row id>"). */
-                            id: string;
-                            /** @description OpenTelemetry trace id, 32 lower-case hex digits. */
-                            trace_id: string;
-                            /** @description Opaque Project id (base64 of "Project:<row id>"). */
-                            project_id: string;
-                            /**
-                             * Format: date-time
-                             * @description Start of the earliest span. ISO 8601 UTC with nine fractional digits (nanoseconds).
-                             */
-                            start_time: string;
-                            /**
-                             * Format: date-time
-                             * @description End of the latest span. ISO 8601 UTC with nine fractional digits (nanoseconds).
-                             */
-                            end_time: string;
-                            /** @description end_time − start_time in milliseconds (Sightline addition). */
-                            latency_ms: number;
-                            /** @description Sum over the LLM spans of the trace. */
-                            token_count_prompt: number;
-                            token_count_completion: number;
-                            token_count_total: number;
-                            /** @description Sightline addition. */
-                            span_count: number;
-                            /** @description Spans with status ERROR (Sightline addition). */
-                            error_count: number;
-                            root_span: {
-                                /** @description Opaque Span id (base64 of "Span:<row id>"). */
-                                id: string;
-                                span_id: string;
-                                parent_id: string | null;
-                                name: string;
-                                span_kind: string;
-                                /** @enum {string} */
-                                status_code: "OK" | "ERROR" | "UNSET";
-                                /**
-                                 * Format: date-time
-                                 * @description Start. ISO 8601 UTC with nine fractional digits (nanoseconds).
-                                 */
-                                start_time: string;
-                                /**
-                                 * Format: date-time
-                                 * @description End. ISO 8601 UTC with nine fractional digits (nanoseconds).
-                                 */
-                                end_time: string;
-                                /** @description Sightline addition. */
-                                latency_ms: number;
-                            } | null;
-                            spans?: {
-                                /** @description Opaque Span id (base64 of "Span:<row id>"). */
-                                id: string;
-                                span_id: string;
-                                parent_id: string | null;
-                                name: string;
-                                span_kind: string;
-                                /** @enum {string} */
-                                status_code: "OK" | "ERROR" | "UNSET";
-                                /**
-                                 * Format: date-time
-                                 * @description Start. ISO 8601 UTC with nine fractional digits (nanoseconds).
-                                 */
-                                start_time: string;
-                                /**
-                                 * Format: date-time
-                                 * @description End. ISO 8601 UTC with nine fractional digits (nanoseconds).
-                                 */
-                                end_time: string;
-                                /** @description Sightline addition. */
-                                latency_ms: number;
-                            }[] | null;
-                        }[];
+                        data: components["schemas"]["TraceData"][];
                         next_cursor: string | null;
                     };
                 };
@@ -3366,12 +2812,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not allowed */
@@ -3380,12 +2821,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not found */
@@ -3394,12 +2830,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Invalid request parameters or body */
@@ -3408,12 +2839,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -3439,111 +2865,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** TraceDetail */
-                        data: {
-                            /** @description Opaque Trace id (base64 of "Trace:<row id>"). */
-                            id: string;
-                            /** @description OpenTelemetry trace id, 32 lower-case hex digits. */
-                            trace_id: string;
-                            /** @description Opaque Project id (base64 of "Project:<row id>"). */
-                            project_id: string;
-                            /**
-                             * Format: date-time
-                             * @description Start of the earliest span. ISO 8601 UTC with nine fractional digits (nanoseconds).
-                             */
-                            start_time: string;
-                            /**
-                             * Format: date-time
-                             * @description End of the latest span. ISO 8601 UTC with nine fractional digits (nanoseconds).
-                             */
-                            end_time: string;
-                            /** @description end_time − start_time in milliseconds (Sightline addition). */
-                            latency_ms: number;
-                            /** @description Sum over the LLM spans of the trace. */
-                            token_count_prompt: number;
-                            token_count_completion: number;
-                            token_count_total: number;
-                            /** @description Sightline addition. */
-                            span_count: number;
-                            /** @description Spans with status ERROR (Sightline addition). */
-                            error_count: number;
-                            root_span: {
-                                /** @description Opaque Span id (base64 of "Span:<row id>"). */
-                                id: string;
-                                span_id: string;
-                                parent_id: string | null;
-                                name: string;
-                                span_kind: string;
-                                /** @enum {string} */
-                                status_code: "OK" | "ERROR" | "UNSET";
-                                /**
-                                 * Format: date-time
-                                 * @description Start. ISO 8601 UTC with nine fractional digits (nanoseconds).
-                                 */
-                                start_time: string;
-                                /**
-                                 * Format: date-time
-                                 * @description End. ISO 8601 UTC with nine fractional digits (nanoseconds).
-                                 */
-                                end_time: string;
-                                /** @description Sightline addition. */
-                                latency_ms: number;
-                            } | null;
-                            /** @description Every span of the trace, in start order. */
-                            spans: {
-                                /** @description Opaque Span id (base64 of "Span:<row id>"). */
-                                id: string;
-                                name: string;
-                                /** SpanContext */
-                                context: {
-                                    /** @description OpenTelemetry trace id, 32 lower-case hex digits. */
-                                    trace_id: string;
-                                    /** @description OpenTelemetry span id, 16 lower-case hex digits. */
-                                    span_id: string;
-                                };
-                                /** @description OpenTelemetry span id of the parent; null for a root span. */
-                                parent_id: string | null;
-                                /** @description OpenInference span kind: LLM, CHAIN, TOOL, RETRIEVER, RERANKER, EMBEDDING, AGENT, GUARDRAIL, EVALUATOR, PROMPT, UNKNOWN. */
-                                span_kind: string;
-                                /**
-                                 * Format: date-time
-                                 * @description Start. ISO 8601 UTC with nine fractional digits (nanoseconds).
-                                 */
-                                start_time: string;
-                                /**
-                                 * Format: date-time
-                                 * @description End. ISO 8601 UTC with nine fractional digits (nanoseconds).
-                                 */
-                                end_time: string;
-                                /** @enum {string} */
-                                status_code: "OK" | "ERROR" | "UNSET";
-                                status_message: string;
-                                /** @description Attributes under their dotted OpenTelemetry keys (`llm.model_name`); `openinference.span.kind` is given as span_kind instead. */
-                                attributes: {
-                                    [key: string]: unknown;
-                                };
-                                events: {
-                                    name: string;
-                                    /**
-                                     * Format: date-time
-                                     * @description Event time. ISO 8601 UTC with nine fractional digits (nanoseconds).
-                                     */
-                                    timestamp: string;
-                                    /** @description Event attributes under their dotted keys. */
-                                    attributes: {
-                                        [key: string]: unknown;
-                                    };
-                                }[];
-                                /** @description end_time − start_time in milliseconds (Sightline addition). */
-                                latency_ms: number;
-                                /** @description llm.token_count.prompt of an LLM span; null for other kinds (Sightline addition). */
-                                token_count_prompt: number | null;
-                                /** @description llm.token_count.completion of an LLM span (Sightline addition). */
-                                token_count_completion: number | null;
-                                /** @description llm.token_count.total (else prompt + completion) of an LLM span (Sightline addition). */
-                                token_count_total: number | null;
-                            }[];
-                        };
+                        data: components["schemas"]["TraceDetail"];
                     };
                 };
             };
@@ -3553,12 +2875,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not allowed */
@@ -3567,12 +2884,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not found */
@@ -3581,12 +2893,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Invalid request parameters or body */
@@ -3595,12 +2902,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -3618,27 +2920,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    data: {
-                        /** @description OpenTelemetry span id (16 hex digits). */
-                        span_id: string;
-                        /** @description Annotation name; "note" is reserved. */
-                        name: string;
-                        /** @enum {string} */
-                        annotator_kind: "LLM" | "CODE" | "HUMAN";
-                        result?: {
-                            label?: string | null;
-                            score?: number | null;
-                            explanation?: string | null;
-                        } | null;
-                        metadata?: {
-                            [key: string]: unknown;
-                        } | null;
-                        /**
-                         * @description Annotations with the same name, span and identifier are updated instead of added.
-                         * @default
-                         */
-                        identifier?: string;
-                    }[];
+                    data: components["schemas"]["SpanAnnotationData"][];
                 };
             };
         };
@@ -3650,9 +2932,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            id: string;
-                        }[];
+                        data: components["schemas"]["InsertedSpanAnnotation"][];
                     };
                 };
             };
@@ -3662,12 +2942,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not allowed */
@@ -3676,12 +2951,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not found */
@@ -3690,12 +2960,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Invalid request parameters or body */
@@ -3704,12 +2969,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -3746,32 +3006,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            /** @description Opaque SpanAnnotation id (base64 of "SpanAnnotation:<row id>"). */
-                            id: string;
-                            span_id: string;
-                            name: string;
-                            /** @enum {string} */
-                            annotator_kind: "LLM" | "CODE" | "HUMAN";
-                            result: {
-                                label: string | null;
-                                score: number | null;
-                                explanation: string | null;
-                            } | null;
-                            /** @description Free-form metadata. */
-                            metadata: {
-                                [key: string]: unknown;
-                            };
-                            identifier: string;
-                            /** @enum {string} */
-                            source: "API" | "APP";
-                            /** @description Opaque User id (base64 of "User:<row id>"). */
-                            user_id: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                        }[];
+                        data: components["schemas"]["SpanAnnotation"][];
                         next_cursor: string | null;
                     };
                 };
@@ -3782,12 +3017,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not allowed */
@@ -3796,12 +3026,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not found */
@@ -3810,12 +3035,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Invalid request parameters or body */
@@ -3824,12 +3044,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };

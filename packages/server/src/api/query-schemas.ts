@@ -30,13 +30,27 @@ const Id = (type: string) => Type.String({ description: `Opaque ${type} id (base
 export const STATUS_CODES = ['OK', 'ERROR', 'UNSET'] as const;
 export const ANNOTATOR_KINDS = ['LLM', 'CODE', 'HUMAN'] as const;
 
-/** Error body of every failure: a message, or for request validation a list of `{loc, msg}`. */
+/**
+ * Error body of every failure: `detail` is always one human-readable sentence; a request that
+ * failed schema validation (422) also lists each problem in `errors` (docs/api.md, "Errors").
+ */
 export const ErrorBody = Type.Object(
   {
-    detail: Type.Union([
-      Type.String(),
-      Type.Array(Type.Object({ loc: Type.Array(Type.Union([Type.String(), Type.Integer()])), msg: Type.String() })),
-    ]),
+    detail: Type.String({ description: 'What went wrong, in one sentence naming the field.' }),
+    errors: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            loc: Type.Array(Type.Union([Type.String(), Type.Integer()]), {
+              description: 'Where: ["body", "user", "email"], ["query", "limit"].',
+            }),
+            msg: Type.String(),
+          },
+          { title: 'ValidationIssue' },
+        ),
+        { description: 'Schema validation failures (422 only).' },
+      ),
+    ),
   },
   { title: 'ErrorBody' },
 );

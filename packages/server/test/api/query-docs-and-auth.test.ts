@@ -83,7 +83,14 @@ describeEachDialect('query API documentation', (server) => {
     ]);
     const limit = spans.parameters!.find((parameter) => parameter.name === 'limit')!.schema!;
     assert.deepEqual([limit.minimum, limit.maximum, limit.default], [1, 1000, 100]);
-    const spanSchema = JSON.stringify(spans.responses!['200']!.content!['application/json']!.schema);
+    // The list names its items' shape: a $ref to the Span component, which holds the fields.
+    const schemas = (document as unknown as { components: { schemas: Record<string, unknown> } }).components.schemas;
+    const listSchema = JSON.stringify(spans.responses!['200']!.content!['application/json']!.schema);
+    assert.ok(listSchema.includes('"#/components/schemas/Span"'), `the span list refers to the Span component: ${listSchema}`);
+    for (const name of ['User', 'Project', 'Span', 'TraceData', 'SpanAnnotation', 'ApiKey', 'ErrorBody']) {
+      assert.ok(schemas[name], `components.schemas names ${name}`);
+    }
+    const spanSchema = JSON.stringify(schemas.Span) + JSON.stringify(schemas.SpanContext);
     for (const field of [
       'context',
       'trace_id',
@@ -96,7 +103,9 @@ describeEachDialect('query API documentation', (server) => {
       assert.ok(spanSchema.includes(`"${field}"`), `the Span schema documents ${field}`);
     }
     const annotate = document.paths['/v1/span_annotations']!.post!;
-    assert.ok(JSON.stringify(annotate.requestBody?.content['application/json']?.schema).includes('annotator_kind'));
+    const annotateBody = JSON.stringify(annotate.requestBody?.content['application/json']?.schema);
+    assert.ok(annotateBody.includes('"#/components/schemas/SpanAnnotationData"'), annotateBody);
+    assert.ok(JSON.stringify(schemas.SpanAnnotationData).includes('annotator_kind'));
   });
 });
 

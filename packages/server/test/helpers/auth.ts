@@ -96,7 +96,6 @@ export interface ApiResponse {
   status: number;
   headers: Headers;
   // Test code inspects bodies freely; each assertion states the shape it expects.
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   body: any;
 }
 

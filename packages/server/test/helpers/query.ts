@@ -1,4 +1,5 @@
 /** Helpers for the query API tests: hand-built OTLP/JSON exports with typed values, and a small JSON client. */
+import type { ErrorBody } from '@sightline/client';
 import assert from 'node:assert/strict';
 import { newSpanId, newTraceId } from './otlp-bodies.js';
 
@@ -83,7 +84,6 @@ export interface JsonResponse {
   status: number;
   headers: Headers;
   // Test code inspects bodies freely; each assertion states the shape it expects.
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   body: any;
   text: string;
 }
@@ -114,14 +114,17 @@ export async function getOk(baseUrl: string, path: string, headers: Record<strin
   return response.body;
 }
 
-/** Asserts the status and, for errors, a `{detail}` body; returns the response. */
+/** Asserts the status and the one error shape of the API (ErrorBody: `detail` a sentence, `errors` only for schema failures); returns the response. */
 export function expectError(response: JsonResponse, status: number, detail?: RegExp): JsonResponse {
   assert.equal(response.status, status, `expected ${status}, got ${response.status}: ${response.text}`);
-  assert.ok(response.body && typeof response.body === 'object' && 'detail' in response.body, `error body has detail: ${response.text}`);
-  if (detail) {
-    const text = typeof response.body.detail === 'string' ? response.body.detail : JSON.stringify(response.body.detail);
-    assert.match(text, detail);
+  const body = response.body as ErrorBody;
+  assert.ok(body && typeof body === 'object' && typeof body.detail === 'string', `error body has a string detail: ${response.text}`);
+  if (body.errors !== undefined) {
+    assert.equal(status, 422, 'only schema validation failures list errors');
+    for (const issue of body.errors)
+      assert.ok(Array.isArray(issue.loc) && typeof issue.msg === 'string', `a {loc, msg} issue: ${response.text}`);
   }
+  if (detail) assert.match(body.detail, detail);
   return response;
 }
 

@@ -1,0 +1,26 @@
+/**
+ * The browser entry of @sightline/client (`@sightline/client/browser`): the API's named types
+ * and a typed fetch client that reads no environment and sends the session cookie, for the web
+ * UI and other front ends.
+ */
+import createFetchClient, { type Client } from 'openapi-fetch';
+import type { components, operations, paths } from './generated/api.js';
+
+export type { paths, components, operations };
+export type * from './types.js';
+
+export interface BrowserClientOptions {
+  /** Base URL of the server, root path included (e.g. `${location.origin}/sightline`). */
+  baseUrl: string;
+  /** The fetch to use (e.g. one that refreshes the session on a 401); default the global fetch. */
+  fetch?: typeof globalThis.fetch;
+}
+
+/** A typed client for every route of the API, with the browser's cookies. */
+export function createBrowserClient({ baseUrl, fetch }: BrowserClientOptions): Client<paths> {
+  return createFetchClient<paths>({
+    baseUrl: baseUrl.replace(/\/+$/, ''),
+    credentials: 'same-origin',
+    ...(fetch ? { fetch } : {}),
+  });
+}

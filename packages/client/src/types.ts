@@ -1,0 +1,46 @@
+/**
+ * The API's named shapes, from the components of the server's OpenAPI document
+ * (src/generated/api.ts): import these instead of declaring the shapes again.
+ */
+import type { components } from './generated/api.js';
+
+type Schemas = components['schemas'];
+
+export type User = Schemas['User'];
+export type Viewer = Schemas['Viewer'];
+export type SystemViewer = Schemas['SystemViewer'];
+export type AnonymousViewer = Schemas['AnonymousViewer'];
+export type AuthConfig = Schemas['AuthConfig'];
+export type ApiKey = Schemas['ApiKey'];
+export type CreatedApiKey = Schemas['CreatedApiKey'];
+export type UserApiKey = Schemas['UserApiKey'];
+export type Project = Schemas['Project'];
+export type ProjectSummary = Schemas['ProjectSummary'];
+export type ProjectTimeseries = Schemas['ProjectTimeseries'];
+export type TimeseriesBucket = Schemas['TimeseriesBucket'];
+export type Span = Schemas['Span'];
+export type SpanDetail = Schemas['SpanDetail'];
+export type SpanContext = Schemas['SpanContext'];
+export type SpanEvent = Schemas['SpanEvent'];
+export type Trace = Schemas['TraceData'];
+export type TraceSpan = Schemas['TraceSpanData'];
+export type TraceDetail = Schemas['TraceDetail'];
+export type SpanAnnotation = Schemas['SpanAnnotation'];
+export type SpanAnnotationData = Schemas['SpanAnnotationData'];
+export type AnnotationResult = Schemas['AnnotationResult'];
+export type ErrorBody = Schemas['ErrorBody'];
+export type ValidationIssue = Schemas['ValidationIssue'];
+export type StatusCode = Span['status_code'];
+export type Role = User['role'];
+export type AuthMethod = User['auth_method'];
+
+/** A success envelope: `{"data": …}`. */
+export interface Envelope<T> {
+  data: T;
+}
+
+/** A page of a list: `{"data": […], "next_cursor": …}`. */
+export interface Page<T> {
+  data: T[];
+  next_cursor: string | null;
+}
