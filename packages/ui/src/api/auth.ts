@@ -1,7 +1,10 @@
 /** The signed-in viewer, the login page's configuration, and the session calls. */
 import { useQuery, type QueryClient } from '@tanstack/react-query';
 import { api, get } from './http';
-import type { AuthConfig, Envelope, User, Viewer } from './types';
+import type { AuthConfig, Envelope, User } from '@sightline/client/browser';
+
+/** Who the UI is showing: a signed-in user, or the anonymous viewer when auth is off (or a system key). */
+export type Viewer = (User & { kind: 'user' }) | { kind: 'anonymous' } | { kind: 'system' };
 
 export const viewerKey = ['viewer'] as const;
 export const authConfigKey = ['auth-config'] as const;

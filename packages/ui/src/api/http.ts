@@ -3,6 +3,7 @@
  * expiry handled here. On a 401 the request is retried once after a silent POST /auth/refresh;
  * when that fails too, the listeners of `onSessionExpired` send the user to the login page.
  */
+import { createBrowserClient } from '@sightline/client/browser';
 import { serverUrl } from '../lib/root';
 
 export class ApiError extends Error {
@@ -60,23 +61,17 @@ export function withQuery(path: string, query: RequestOptions['query']): string 
   return text ? `${path}?${text}` : path;
 }
 
-async function errorOf(response: Response): Promise<ApiError> {
-  let message = `${response.status} ${response.statusText}`;
-  try {
-    const body = (await response.json()) as { detail?: unknown };
-    if (typeof body.detail === 'string') message = body.detail;
-    else if (Array.isArray(body.detail)) {
-      message = body.detail
-        .map((item: { loc?: unknown[]; msg?: string }) =>
-          [item.loc?.filter((part) => part !== 'body').join('.'), item.msg].filter(Boolean).join(': '),
-        )
-        .join('; ');
-    }
-  } catch {
-    // not JSON: keep the status line
-  }
+/** The ApiError of a failed answer whose body was read (`body` undefined when it was not JSON). */
+function apiError(response: Response, body: unknown): ApiError {
+  // Every error body is {"detail": "<sentence>"} (docs/api.md); otherwise keep the status line.
+  const detail = (body as { detail?: unknown } | undefined)?.detail;
+  const message = typeof detail === 'string' ? detail : `${response.status} ${response.statusText}`;
   const retryAfter = Number(response.headers.get('retry-after'));
   return new ApiError(response.status, message, Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : null);
+}
+
+async function errorOf(response: Response): Promise<ApiError> {
+  return apiError(response, await response.json().catch(() => undefined));
 }
 
 function send(path: string, options: RequestOptions): Promise<Response> {
@@ -95,15 +90,40 @@ function send(path: string, options: RequestOptions): Promise<Response> {
   });
 }
 
-/** Sends the request and returns the parsed JSON body (undefined for 204). */
-export async function api<T>(path: string, options: RequestOptions = {}): Promise<T> {
-  let response = await send(path, options);
-  if (response.status === 401 && !options.noRefresh) {
-    if (await refreshSession()) response = await send(path, options);
+/** Sends a request; on a 401 refreshes the session once and sends it again, and reports a session gone for good. */
+async function withSession(send: () => Promise<Response>, noRefresh = false): Promise<Response> {
+  let response = await send();
+  if (response.status === 401 && !noRefresh) {
+    if (await refreshSession()) response = await send();
     if (response.status === 401) {
       for (const listener of expiredListeners) listener();
     }
   }
+  return response;
+}
+
+/**
+ * The typed client of the API (types generated from the server's OpenAPI document), over a
+ * fetch that keeps the session alive; `call` unwraps its answers.
+ */
+export const client = createBrowserClient({
+  baseUrl: `${window.location.origin}${serverUrl('')}`,
+  fetch: (input, init) => {
+    const request = new Request(input, init);
+    return withSession(() => fetch(request.clone()));
+  },
+});
+
+/** The data of a typed client call, or an ApiError for a non-2xx answer. */
+export async function call<T>(pending: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
+  const { data, error, response } = await pending;
+  if (!response.ok) throw apiError(response, error);
+  return data as T;
+}
+
+/** Sends the request and returns the parsed JSON body (undefined for 204). */
+export async function api<T>(path: string, options: RequestOptions = {}): Promise<T> {
+  const response = await withSession(() => send(path, options), options.noRefresh);
   if (!response.ok) throw await errorOf(response);
   if (response.status === 204) return undefined as T;
   const type = response.headers.get('content-type') ?? '';

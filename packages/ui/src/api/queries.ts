@@ -1,22 +1,12 @@
 /** React Query hooks for the query API (projects, traces, spans, metrics) and the admin API. */
 import { keepPreviousData, useInfiniteQuery, useQuery } from '@tanstack/react-query';
-import { get } from './http';
-import type {
-  ApiKey,
-  Envelope,
-  Page,
-  Project,
-  ProjectSummary,
-  ProjectTimeseries,
-  Span,
-  Trace,
-  TraceDetail,
-  User,
-  UserApiKey,
-} from './types';
+import { call, client } from './http';
+import type { SpanKind } from '../lib/openinference';
+import type { Page, Project, Span, User, UserApiKey } from '@sightline/client/browser';
 import { resolveRange, type RangeOption } from '../lib/timeRange';
 
-const p = (projectId: string) => `/v1/projects/${encodeURIComponent(projectId)}`;
+/** Path parameters of a project's routes. */
+const inProject = (projectId: string) => ({ project_identifier: projectId });
 
 /** Every project (follows next_cursor; a server holds few projects). */
 export function useProjects(refetchInterval: number | false = false) {
@@ -26,7 +16,9 @@ export function useProjects(refetchInterval: number | false = false) {
       const all: Project[] = [];
       let cursor: string | null = null;
       do {
-        const page: Page<Project> = await get<Page<Project>>('/v1/projects', { limit: 1000, cursor }, signal);
+        const page: Page<Project> = await call(
+          client.GET('/v1/projects', { params: { query: { limit: 1000, cursor: cursor ?? undefined } }, signal }),
+        );
         all.push(...page.data);
         cursor = page.next_cursor;
       } while (cursor);
@@ -41,7 +33,8 @@ export function useProjects(refetchInterval: number | false = false) {
 export function useProject(projectId: string) {
   return useQuery({
     queryKey: ['project', projectId],
-    queryFn: async ({ signal }) => (await get<Envelope<Project>>(p(projectId), undefined, signal)).data,
+    queryFn: async ({ signal }) =>
+      (await call(client.GET('/v1/projects/{project_identifier}', { params: { path: inProject(projectId) }, signal }))).data,
   });
 }
 
@@ -49,7 +42,14 @@ export function summaryQuery(projectId: string, range: RangeOption, refetchInter
   return {
     queryKey: ['summary', projectId, range.value],
     queryFn: async ({ signal }: { signal: AbortSignal }) =>
-      (await get<Envelope<ProjectSummary>>(`${p(projectId)}/summary`, { ...resolveRange(range) }, signal)).data,
+      (
+        await call(
+          client.GET('/v1/projects/{project_identifier}/summary', {
+            params: { path: inProject(projectId), query: { ...resolveRange(range) } },
+            signal,
+          }),
+        )
+      ).data,
     refetchInterval,
     placeholderData: keepPreviousData,
   };
@@ -67,14 +67,26 @@ export function useTimeseries(projectId: string, range: RangeOption, refetchInte
       const now = Date.now();
       let { start_time } = resolveRange(range, now);
       if (!start_time) {
-        const first = await get<Page<Trace>>(`${p(projectId)}/traces`, { limit: 1, order: 'asc' }, signal);
+        const first = await call(
+          client.GET('/v1/projects/{project_identifier}/traces', {
+            params: { path: inProject(projectId), query: { limit: 1, order: 'asc' } },
+            signal,
+          }),
+        );
         const earliest = first.data[0]?.start_time;
         start_time = earliest
           ? new Date(Math.min(Date.parse(earliest), now - 60 * 60_000)).toISOString()
           : new Date(now - 24 * 3_600_000).toISOString();
       }
       const end_time = new Date(now).toISOString();
-      return (await get<Envelope<ProjectTimeseries>>(`${p(projectId)}/timeseries`, { start_time, end_time }, signal)).data;
+      return (
+        await call(
+          client.GET('/v1/projects/{project_identifier}/timeseries', {
+            params: { path: inProject(projectId), query: { start_time, end_time } },
+            signal,
+          }),
+        )
+      ).data;
     },
     refetchInterval,
     placeholderData: keepPreviousData,
@@ -93,7 +105,15 @@ export function useTraces(
   return useInfiniteQuery({
     queryKey: ['traces', projectId, range.value, sort, order],
     queryFn: ({ pageParam, signal }) =>
-      get<Page<Trace>>(`${p(projectId)}/traces`, { limit: 100, cursor: pageParam, sort, order, ...resolveRange(range) }, signal),
+      call(
+        client.GET('/v1/projects/{project_identifier}/traces', {
+          params: {
+            path: inProject(projectId),
+            query: { limit: 100, cursor: pageParam ?? undefined, sort, order, ...resolveRange(range) },
+          },
+          signal,
+        }),
+      ),
     initialPageParam: null as string | null,
     getNextPageParam: (last) => last.next_cursor,
     refetchInterval,
@@ -119,20 +139,24 @@ export function useSpans(
   return useInfiniteQuery({
     queryKey: ['spans', projectId, range.value, filters, order],
     queryFn: ({ pageParam, signal }) =>
-      get<Page<Span>>(
-        `${p(projectId)}/spans`,
-        {
-          limit: 100,
-          cursor: pageParam,
-          order,
-          name: filters.name,
-          span_kind: filters.span_kind,
-          status_code: filters.status_code,
-          attribute: filters.attribute,
-          parent_id: filters.rootsOnly ? 'null' : undefined,
-          ...resolveRange(range),
-        },
-        signal,
+      call(
+        client.GET('/v1/projects/{project_identifier}/spans', {
+          params: {
+            path: inProject(projectId),
+            query: {
+              limit: 100,
+              cursor: pageParam ?? undefined,
+              order,
+              name: filters.name,
+              span_kind: filters.span_kind as SpanKind[],
+              status_code: filters.status_code as Span['status_code'][],
+              attribute: filters.attribute,
+              parent_id: filters.rootsOnly ? 'null' : undefined,
+              ...resolveRange(range),
+            },
+          },
+          signal,
+        }),
       ),
     initialPageParam: null as string | null,
     getNextPageParam: (last) => last.next_cursor,
@@ -145,20 +169,28 @@ export function useTrace(projectId: string, traceId: string, refetchInterval: nu
   return useQuery({
     queryKey: ['trace', projectId, traceId],
     queryFn: async ({ signal }) =>
-      (await get<Envelope<TraceDetail>>(`${p(projectId)}/traces/${encodeURIComponent(traceId)}`, undefined, signal)).data,
+      (
+        await call(
+          client.GET('/v1/projects/{project_identifier}/traces/{trace_identifier}', {
+            params: { path: { ...inProject(projectId), trace_identifier: traceId } },
+            signal,
+          }),
+        )
+      ).data,
     refetchInterval,
   });
 }
 
 // ---------------------------------------------------------------- settings
 
-async function allPages<T>(path: string, signal: AbortSignal): Promise<T[]> {
+/** Every item of a paged admin list (follows next_cursor). */
+async function allPages<T>(fetchPage: (cursor: string | undefined) => Promise<Page<T>>): Promise<T[]> {
   const all: T[] = [];
-  let cursor: string | null = null;
+  let cursor: string | undefined;
   do {
-    const page: Page<T> = await get<Page<T>>(path, { limit: 1000, cursor }, signal);
+    const page = await fetchPage(cursor);
     all.push(...page.data);
-    cursor = page.next_cursor;
+    cursor = page.next_cursor ?? undefined;
   } while (cursor);
   return all;
 }
@@ -171,7 +203,7 @@ export const usersKey = ['users'] as const;
 export function useOwnKeys(enabled = true) {
   return useQuery({
     queryKey: ownKeysKey,
-    queryFn: async ({ signal }) => (await get<Envelope<ApiKey[]>>('/v1/user/api_keys', undefined, signal)).data,
+    queryFn: async ({ signal }) => (await call(client.GET('/v1/user/api_keys', { signal }))).data,
     enabled,
   });
 }
@@ -179,15 +211,25 @@ export function useOwnKeys(enabled = true) {
 export function useSystemKeys(enabled: boolean) {
   return useQuery({
     queryKey: systemKeysKey,
-    queryFn: async ({ signal }) => (await get<Envelope<ApiKey[]>>('/v1/system/api_keys', undefined, signal)).data,
+    queryFn: async ({ signal }) => (await call(client.GET('/v1/system/api_keys', { signal }))).data,
     enabled,
   });
 }
 
 export function useAllUserKeys(enabled: boolean) {
-  return useQuery({ queryKey: allUserKeysKey, queryFn: ({ signal }) => allPages<UserApiKey>('/v1/users/api_keys', signal), enabled });
+  return useQuery({
+    queryKey: allUserKeysKey,
+    queryFn: ({ signal }) =>
+      allPages<UserApiKey>((cursor) => call(client.GET('/v1/users/api_keys', { params: { query: { limit: 1000, cursor } }, signal }))),
+    enabled,
+  });
 }
 
 export function useUsers(enabled: boolean) {
-  return useQuery({ queryKey: usersKey, queryFn: ({ signal }) => allPages<User>('/v1/users', signal), enabled });
+  return useQuery({
+    queryKey: usersKey,
+    queryFn: ({ signal }) =>
+      allPages<User>((cursor) => call(client.GET('/v1/users', { params: { query: { limit: 1000, cursor } }, signal }))),
+    enabled,
+  });
 }

@@ -9,7 +9,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { Button, Center, Loader, Stack, Text, Title } from '@mantine/core';
 import { viewerKey, useViewer } from '../api/auth';
 import { ApiError, onSessionExpired } from '../api/http';
-import type { Viewer } from '../api/types';
+import type { Viewer } from '../api/auth';
 
 const ViewerContext = createContext<Viewer | null>(null);
 

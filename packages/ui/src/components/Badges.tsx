@@ -1,6 +1,6 @@
 import { Badge, Group, Text, Tooltip } from '@mantine/core';
 import { IconAlertTriangleFilled, IconCircleCheckFilled, IconCircleDashed } from '@tabler/icons-react';
-import type { StatusCode } from '../api/types';
+import type { StatusCode } from '@sightline/client/browser';
 
 const KIND_COLORS: Record<string, string> = {
   LLM: 'violet',

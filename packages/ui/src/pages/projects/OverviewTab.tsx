@@ -4,7 +4,7 @@ import type { ReactNode } from 'react';
 import { AreaChart, BarChart, LineChart } from '@mantine/charts';
 import { Alert, Center, Group, Loader, Paper, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
 import { useSummary, useTimeseries } from '../../api/queries';
-import type { TimeseriesBucket } from '../../api/types';
+import type { TimeseriesBucket } from '@sightline/client/browser';
 import { kindColor } from '../../components/Badges';
 import { formatCompact, formatDuration, formatInt, formatPercent } from '../../lib/format';
 import { useLiveRefresh, useTimeRange } from '../../lib/timeRange';

@@ -4,7 +4,7 @@ import { IconChartBar, IconListTree, IconTimeline } from '@tabler/icons-react';
 import { Link, Outlet, useLocation, useNavigate, useOutletContext, useParams, useSearchParams } from 'react-router';
 import { useIsFetching, useQueryClient } from '@tanstack/react-query';
 import { useProject, useSummary } from '../../api/queries';
-import type { Project } from '../../api/types';
+import type { Project } from '@sightline/client/browser';
 import { RangeControls } from '../../components/RangeControls';
 import { StatStrip } from '../../components/StatStrip';
 import { CopyIcon } from '../../components/Copy';

@@ -5,7 +5,7 @@ import { useQueries } from '@tanstack/react-query';
 import { Alert, Anchor, Code, Group, Paper, Skeleton, Stack, Table, Text, Title, Tooltip, UnstyledButton } from '@mantine/core';
 import { IconArrowDown, IconArrowUp, IconArrowsSort, IconInfoCircle } from '@tabler/icons-react';
 import { summaryQuery, useProjects } from '../../api/queries';
-import type { Project, ProjectSummary } from '../../api/types';
+import type { Project, ProjectSummary } from '@sightline/client/browser';
 import { RangeControls } from '../../components/RangeControls';
 import { formatCompact, formatDuration, formatInt, formatPercent, formatRelative } from '../../lib/format';
 import { ROOT_PATH } from '../../lib/root';

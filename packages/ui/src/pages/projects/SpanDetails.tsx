@@ -2,7 +2,7 @@
 import type { ReactNode } from 'react';
 import { Accordion, Alert, Badge, Code, Group, Paper, ScrollArea, SimpleGrid, Stack, Table, Tabs, Text, Title } from '@mantine/core';
 import { IconAlertTriangle, IconBolt, IconInfoCircle, IconList, IconMessages } from '@tabler/icons-react';
-import type { Span, SpanEvent } from '../../api/types';
+import type { Span, SpanEvent } from '@sightline/client/browser';
 import { KindBadge, StatusBadge } from '../../components/Badges';
 import { CopyIcon, CopyableId } from '../../components/Copy';
 import { formatDateTime, formatDuration, formatInt, isoToMs } from '../../lib/format';

@@ -7,7 +7,7 @@ import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react'
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { ActionIcon, Group, Paper, Text, Tooltip } from '@mantine/core';
 import { IconChevronDown, IconChevronRight, IconAlertTriangleFilled } from '@tabler/icons-react';
-import type { Span } from '../../api/types';
+import type { Span } from '@sightline/client/browser';
 import { KindBadge, kindColor } from '../../components/Badges';
 import { formatCompact, formatDuration, isoToMs } from '../../lib/format';
 

@@ -4,7 +4,7 @@ import { Link, useNavigate, useSearchParams } from 'react-router';
 import { Alert, Anchor, Group, Text, Tooltip } from '@mantine/core';
 import { IconFilter } from '@tabler/icons-react';
 import { useTraces, type TraceSortKey } from '../../api/queries';
-import type { Trace } from '../../api/types';
+import type { Trace } from '@sightline/client/browser';
 import { KindBadge, StatusIcon } from '../../components/Badges';
 import { CopyableId } from '../../components/Copy';
 import { VirtualTable, type Column, type SortState } from '../../components/VirtualTable';

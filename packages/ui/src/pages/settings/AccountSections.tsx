@@ -7,7 +7,7 @@ import { notifications } from '@mantine/notifications';
 import { IconInfoCircle } from '@tabler/icons-react';
 import { patch } from '../../api/http';
 import { login, viewerKey, clearUserData } from '../../api/auth';
-import type { Envelope, User } from '../../api/types';
+import type { Envelope, User } from '@sightline/client/browser';
 import { NewPasswordFields, newPasswordProblem } from '../../components/NewPasswordFields';
 import { formatDateTime } from '../../lib/format';
 

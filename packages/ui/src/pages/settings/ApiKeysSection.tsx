@@ -7,7 +7,7 @@ import { IconAlertTriangle, IconKey, IconPlus, IconTrash } from '@tabler/icons-r
 import { ConfirmModal } from '../../components/ConfirmModal';
 import { SecretBox } from '../../components/Copy';
 import { del, post } from '../../api/http';
-import type { ApiKey, CreatedApiKey, Envelope, UserApiKey } from '../../api/types';
+import type { ApiKey, CreatedApiKey, Envelope, UserApiKey } from '@sightline/client/browser';
 import { formatDateTime, formatRelative } from '../../lib/format';
 
 const EXPIRY_OPTIONS = [

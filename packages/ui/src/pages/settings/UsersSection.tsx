@@ -22,7 +22,7 @@ import { ConfirmModal } from '../../components/ConfirmModal';
 import { SecretBox } from '../../components/Copy';
 import { del, patch, post } from '../../api/http';
 import { usersKey, useUsers, allUserKeysKey } from '../../api/queries';
-import type { Envelope, Role, User } from '../../api/types';
+import type { Envelope, Role, User } from '@sightline/client/browser';
 import { formatRelative, formatDateTime } from '../../lib/format';
 import { generatePassword, passwordProblem } from '../../lib/passwords';
 
