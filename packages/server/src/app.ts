@@ -21,6 +21,8 @@ import authPlugin from './http/auth-plugin.js';
 import type { AuthLayer } from './auth/index.js';
 import { queryRoutes } from './api/query-routes.js';
 import { loadUiPage, uiFallback, uiRoutes } from './http/ui-routes.js';
+import { promptsRoutes } from './api/prompts-routes.js';
+import type { PromptsService } from './prompts/prompts-service.js';
 import type { QueryLayer } from './query/index.js';
 import { PHOENIX_COMPATIBLE_VERSION, SIGHTLINE_VERSION } from './version.js';
 
@@ -29,11 +31,12 @@ export interface AppDependencies {
   ingest: IngestService;
   auth: AuthLayer;
   query: QueryLayer;
+  prompts: PromptsService;
   logger: FastifyBaseLogger;
 }
 
 /** A ready-to-listen Fastify instance serving every HTTP route. */
-export async function buildApp({ config, ingest, auth, query, logger }: AppDependencies): Promise<FastifyInstance> {
+export async function buildApp({ config, ingest, auth, query, prompts, logger }: AppDependencies): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: logger,
     // Per-request lines would dominate the log under ingest load; errors are still logged.
@@ -69,6 +72,10 @@ export async function buildApp({ config, ingest, auth, query, logger }: AppDepen
       },
       servers: [{ url: prefix || '/' }],
     },
+    // Schemas with an `$id` become components under that name (e.g. PromptVersion) rather than def-<n>.
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
+    },
     // Titled schemas (User, Span, …) become named components, so clients get their types by name.
     transformObject: (documents) => ('openapiObject' in documents ? hoistNamedSchemas(documents.openapiObject) : documents.swaggerObject),
   });
@@ -85,6 +92,7 @@ export async function buildApp({ config, ingest, auth, query, logger }: AppDepen
       await scope.register(usersRoutes, { users: auth.users });
       await scope.register(apiKeysRoutes, { apiKeys: auth.apiKeys });
       await scope.register(queryRoutes, { query });
+      await scope.register(promptsRoutes, { prompts });
       await scope.register(uiRoutes, { page: uiPage });
     },
     { prefix },

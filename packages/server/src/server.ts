@@ -9,6 +9,8 @@ import type { Config } from './config.js';
 import { openDatabase, type Database } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { createQueryLayer } from './query/index.js';
+import { createDataAccess } from './db/repositories/index.js';
+import { createPromptsService } from './prompts/prompts-service.js';
 import { createIngestService, createSpanQueue, type SpanQueue } from './ingest/ingest-service.js';
 import { startOtlpGrpcServer, type GrpcServerHandle } from './ingest/otlp-grpc-server.js';
 import { createSpanWriter, type SpanWriter } from './ingest/span-writer.js';
@@ -51,7 +53,9 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
     const ingest = createIngestService(queue);
     // A deleted project's id must not stay cached by the writer, or its next spans would be refused.
     const query = createQueryLayer(database, { onProjectsDeleted: () => writer?.forgetProjects() });
-    app = await buildApp({ config, ingest, auth, query, logger });
+    const data = createDataAccess(database);
+    const prompts = createPromptsService({ prompts: data.repositories.prompts, withTransaction: data.withTransaction });
+    app = await buildApp({ config, ingest, auth, query, prompts, logger });
     await app.listen({ host: config.host, port: config.port });
     grpc = await startOtlpGrpcServer({
       host: config.host,

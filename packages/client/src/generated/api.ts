@@ -581,10 +581,336 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/prompts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List all prompts
+         * @description Prompts newest first (by id), keyset-paginated.
+         */
+        get: operations["getPrompts"];
+        put?: never;
+        /**
+         * Create a prompt, or a new version of it
+         * @description Body `{prompt, version}` (not wrapped in `data`). Creates the prompt when no prompt has that name (with its description and metadata), then stores the version as its newest; an existing prompt keeps its description and metadata. Answers the new version. 422 names what is wrong: the name, the template type, format or a malformed template.
+         */
+        post: operations["postPromptVersion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/prompts/{prompt_identifier}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a prompt
+         * @description Deletes the prompt with all its versions and tags.
+         */
+        delete: operations["deletePrompt"];
+        options?: never;
+        head?: never;
+        /**
+         * Update prompt metadata
+         * @description Sets the description (null clears it) and/or replaces the metadata; at least one is needed. Versions never change.
+         */
+        patch: operations["patchPrompt"];
+        trace?: never;
+    };
+    "/v1/prompts/{prompt_identifier}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List prompt versions
+         * @description Versions of the prompt newest first, keyset-paginated.
+         */
+        get: operations["listPromptVersions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/prompts/{prompt_identifier}/latest": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get latest prompt version */
+        get: operations["getPromptVersionLatest"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/prompts/{prompt_identifier}/tags/{tag_name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get prompt version by tag
+         * @description The version of the prompt that the tag names; 404 when the prompt has no such tag.
+         */
+        get: operations["getPromptVersionByTagName"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/prompt_versions/{prompt_version_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get prompt version by ID */
+        get: operations["getPromptVersionByPromptVersionId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/prompt_versions/{prompt_version_id}/tags": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List prompt version tags
+         * @description Tags naming this version, newest first, keyset-paginated.
+         */
+        get: operations["getPromptVersionTags"];
+        put?: never;
+        /**
+         * Add tag to prompt version
+         * @description A tag names one version of a prompt at a time: setting a tag the prompt already has on another version moves it here.
+         */
+        post: operations["createPromptVersionTag"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/prompt_versions/{prompt_version_id}/tags/{tag_name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a tag from a prompt version
+         * @description The tag is looked up among the tags of the version's prompt.
+         */
+        delete: operations["deletePromptVersionTag"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** Prompt */
+        Prompt: {
+            /** @description Opaque Prompt id (base64 of "Prompt:<row id>"). */
+            id: string;
+            name: string;
+            description: string | null;
+            /** @description Always null (prompts are not cloned here). */
+            source_prompt_id: null;
+            /** @description Free-form metadata of the prompt. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /**
+             * Format: date-time
+             * @description Sightline addition.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description Sightline addition.
+             */
+            updated_at: string;
+        };
+        /** PromptData */
+        PromptData: {
+            /** @description Lower-case letters, digits, '-' and '_', starting and ending with a letter or digit (`^[a-z0-9]([_a-z0-9-]*[a-z0-9])?$`). */
+            name: string;
+            description?: string | null;
+            /** @description Accepted for Phoenix compatibility; not stored. */
+            source_prompt_id?: string | null;
+            metadata?: {
+                [key: string]: unknown;
+            } | null;
+        };
+        /** PromptVersionData */
+        PromptVersionData: {
+            description?: string | null;
+            model_provider: components["schemas"]["ModelProvider"];
+            model_name: string;
+            template: components["schemas"]["PromptChatTemplate"] | components["schemas"]["PromptStringTemplate"];
+            template_type: components["schemas"]["PromptTemplateType"];
+            template_format: components["schemas"]["PromptTemplateFormat"];
+            invocation_parameters: components["schemas"]["PromptInvocationParameters"];
+            tools?: components["schemas"]["PromptTools"] | null;
+            response_format?: components["schemas"]["PromptResponseFormatJSONSchema"] | null;
+        };
+        /**
+         * ModelProvider
+         * @enum {string}
+         */
+        ModelProvider: "OPENAI" | "AZURE_OPENAI" | "ANTHROPIC" | "GOOGLE" | "DEEPSEEK" | "XAI" | "OLLAMA" | "AWS" | "CEREBRAS" | "FIREWORKS" | "GROQ" | "MOONSHOT" | "PERPLEXITY" | "TOGETHER";
+        /** PromptChatTemplate */
+        PromptChatTemplate: {
+            /** @enum {string} */
+            type: "chat";
+            messages: components["schemas"]["PromptMessage"][];
+        } & {
+            [key: string]: unknown;
+        };
+        /** PromptMessage */
+        PromptMessage: {
+            /** @enum {string} */
+            role: "user" | "assistant" | "model" | "ai" | "tool" | "system" | "developer";
+            /** @description The text, or a non-empty list of parts: `{"type": "text", "text"}`, `{"type": "tool_call", "tool_call_id", "tool_call": {"type": "function", "name", "arguments"}}` or `{"type": "tool_result", "tool_call_id", "tool_result"}`. */
+            content: unknown;
+        } & {
+            [key: string]: unknown;
+        };
+        /** PromptStringTemplate */
+        PromptStringTemplate: {
+            /** @enum {string} */
+            type: "string";
+            template: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * PromptTemplateType
+         * @description CHAT goes with a chat template, STR with a string template.
+         * @enum {string}
+         */
+        PromptTemplateType: "CHAT" | "STR";
+        /**
+         * PromptTemplateFormat
+         * @description How variables are written: MUSTACHE `{{name}}`, F_STRING `{name}`, NONE (no variables).
+         * @enum {string}
+         */
+        PromptTemplateFormat: "MUSTACHE" | "F_STRING" | "NONE";
+        /**
+         * PromptInvocationParameters
+         * @description The provider's settings under the key named by `type`, e.g. `{"type": "openai", "openai": {"temperature": 0.2}}`; stored as given.
+         */
+        PromptInvocationParameters: {
+            /** @enum {string} */
+            type: "openai" | "azure_openai" | "anthropic" | "google" | "deepseek" | "xai" | "ollama" | "aws" | "cerebras" | "fireworks" | "groq" | "moonshot" | "perplexity" | "together";
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * PromptTools
+         * @description Tool definitions; stored as given.
+         */
+        PromptTools: {
+            /** @enum {string} */
+            type: "tools";
+            tools: {
+                [key: string]: unknown;
+            }[];
+            /** @description `{"type": "none" | "zero_or_more" | "one_or_more"}` or `{"type": "specific_function", "function_name": ...}`. */
+            tool_choice?: {
+                [key: string]: unknown;
+            };
+            disable_parallel_tool_calls?: boolean;
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * PromptResponseFormatJSONSchema
+         * @description Structured output format; stored as given.
+         */
+        PromptResponseFormatJSONSchema: {
+            /** @enum {string} */
+            type: "json_schema";
+            /** @description {name, description?, schema?, strict?} */
+            json_schema: {
+                name: string;
+            } & {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
+        /** PromptVersion */
+        PromptVersion: {
+            /** @description Opaque PromptVersion id (base64 of "PromptVersion:<row id>"). */
+            id: string;
+            description: string | null;
+            model_provider: components["schemas"]["ModelProvider"];
+            model_name: string;
+            template: components["schemas"]["PromptChatTemplate"] | components["schemas"]["PromptStringTemplate"];
+            template_type: components["schemas"]["PromptTemplateType"];
+            template_format: components["schemas"]["PromptTemplateFormat"];
+            invocation_parameters: components["schemas"]["PromptInvocationParameters"];
+            tools: components["schemas"]["PromptTools"] | null;
+            response_format: components["schemas"]["PromptResponseFormatJSONSchema"] | null;
+            /** @description Sightline addition: the Prompt id. */
+            prompt_id: string;
+            /**
+             * Format: date-time
+             * @description Sightline addition.
+             */
+            created_at: string;
+        };
+        /** PromptVersionTag */
+        PromptVersionTag: {
+            /** @description Opaque PromptVersionTag id. */
+            id: string;
+            name: string;
+            description: string | null;
+        };
         /** AuthConfig */
         AuthConfig: {
             auth_enabled: boolean;
@@ -1046,6 +1372,26 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+        };
+        /** CreatePromptRequestBody */
+        CreatePromptRequestBody: {
+            prompt: components["schemas"]["PromptData"];
+            version: components["schemas"]["PromptVersionData"];
+        };
+        /** PatchPromptRequestBody */
+        PatchPromptRequestBody: {
+            /** @description New description; null clears it. */
+            description?: string | null;
+            /** @description New metadata; replaces the old as a whole. */
+            metadata?: {
+                [key: string]: unknown;
+            };
+        };
+        /** PromptVersionTagData */
+        PromptVersionTagData: {
+            /** @description Lower-case letters, digits, '-' and '_', starting and ending with a letter or digit (`^[a-z0-9]([_a-z0-9-]*[a-z0-9])?$`). */
+            name: string;
+            description?: string | null;
         };
     };
     responses: never;
@@ -3010,6 +3356,675 @@ export interface operations {
                         next_cursor: string | null;
                     };
                 };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getPrompts: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 1000 (more answers 422). */
+                limit?: number;
+                /** @description The next_cursor of the previous page (opaque); an invalid cursor answers 422. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Prompt"][];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postPromptVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreatePromptRequestBody"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["PromptVersion"];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deletePrompt: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Prompt id (base64 "Prompt:<id>") or prompt name. */
+                prompt_identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    patchPrompt: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Prompt id (base64 "Prompt:<id>") or prompt name. */
+                prompt_identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PatchPromptRequestBody"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Prompt"];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listPromptVersions: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 1000 (more answers 422). */
+                limit?: number;
+                /** @description The next_cursor of the previous page (opaque); an invalid cursor answers 422. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Prompt id (base64 "Prompt:<id>") or prompt name. */
+                prompt_identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["PromptVersion"][];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getPromptVersionLatest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Prompt id (base64 "Prompt:<id>") or prompt name. */
+                prompt_identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["PromptVersion"];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getPromptVersionByTagName: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Prompt id (base64 "Prompt:<id>") or prompt name. */
+                prompt_identifier: string;
+                /** @description Tag name (an identifier, e.g. "production"). */
+                tag_name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["PromptVersion"];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getPromptVersionByPromptVersionId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description PromptVersion id (base64 "PromptVersion:<id>"). */
+                prompt_version_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["PromptVersion"];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getPromptVersionTags: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 1000 (more answers 422). */
+                limit?: number;
+                /** @description The next_cursor of the previous page (opaque); an invalid cursor answers 422. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description PromptVersion id (base64 "PromptVersion:<id>"). */
+                prompt_version_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["PromptVersionTag"][];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createPromptVersionTag: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description PromptVersion id (base64 "PromptVersion:<id>"). */
+                prompt_version_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PromptVersionTagData"];
+            };
+        };
+        responses: {
+            /** @description Tag set */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deletePromptVersionTag: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description PromptVersion id (base64 "PromptVersion:<id>"). */
+                prompt_version_id: string;
+                /** @description Tag name (an identifier, e.g. "production"). */
+                tag_name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description No valid credential (auth enabled) */
             401: {

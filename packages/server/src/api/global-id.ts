@@ -1,7 +1,16 @@
 /** Opaque ids in responses, Phoenix style: base64("Type:rowid"); decoded here, in the routes, never in services. */
 import type { Identifier } from '../query/identifier.js';
 
-export type GlobalType = 'Project' | 'Trace' | 'Span' | 'User' | 'ApiKey' | 'SpanAnnotation';
+export type GlobalType =
+  | 'Project'
+  | 'Trace'
+  | 'Span'
+  | 'User'
+  | 'ApiKey'
+  | 'SpanAnnotation'
+  | 'Prompt'
+  | 'PromptVersion'
+  | 'PromptVersionTag';
 
 /** The opaque id of a row. */
 export function toGlobalId(type: GlobalType, id: number): string {

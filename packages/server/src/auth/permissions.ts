@@ -106,6 +106,19 @@ export const PERMISSIONS: Readonly<Record<RouteKey, RouteRule>> = {
   'POST /v1/span_annotations': { access: 'any', rule: 'project data (annotations record the calling user, if any)' },
   'GET /v1/projects/:project_identifier/span_annotations': { access: 'any', rule: 'project data' },
 
+  // Prompts (docs/prompts.md): evaluation data, for admins, members and system keys alike.
+  'GET /v1/prompts': { access: 'any', rule: 'evaluation data' },
+  'POST /v1/prompts': { access: 'any', rule: 'evaluation data (versions record the calling user, if any)' },
+  'PATCH /v1/prompts/:prompt_identifier': { access: 'any', rule: 'evaluation data' },
+  'DELETE /v1/prompts/:prompt_identifier': { access: 'any', rule: 'evaluation data' },
+  'GET /v1/prompts/:prompt_identifier/versions': { access: 'any', rule: 'evaluation data' },
+  'GET /v1/prompts/:prompt_identifier/latest': { access: 'any', rule: 'evaluation data' },
+  'GET /v1/prompts/:prompt_identifier/tags/:tag_name': { access: 'any', rule: 'evaluation data' },
+  'GET /v1/prompt_versions/:prompt_version_id': { access: 'any', rule: 'evaluation data' },
+  'GET /v1/prompt_versions/:prompt_version_id/tags': { access: 'any', rule: 'evaluation data' },
+  'POST /v1/prompt_versions/:prompt_version_id/tags': { access: 'any', rule: 'evaluation data' },
+  'DELETE /v1/prompt_versions/:prompt_version_id/tags/:tag_name': { access: 'any', rule: 'evaluation data' },
+
   // Web UI (http/ui-routes.ts): its index and static files. Every other page of the single-page app is served by the
   // not-found handler to GETs that accept HTML (no route, no row: the UI's router alone lists its pages).
   'GET /': { access: 'public', rule: "the UI's static files and login pages" },

@@ -120,6 +120,43 @@ export interface PasswordResetTokensTable {
   used_at: Timestamp | null;
 }
 
+/** JSON documents in the prompt tables are text in both dialects (docs/prompts.md). */
+export interface PromptsTable {
+  id: Generated<number>;
+  name: string;
+  description: string | null;
+  metadata: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface PromptVersionsTable {
+  id: Generated<number>;
+  prompt_id: number;
+  description: string | null;
+  template_type: string;
+  template_format: string;
+  template: string;
+  invocation_parameters: string;
+  model_provider: string;
+  model_name: string;
+  tools: string | null;
+  response_format: string | null;
+  user_id: number | null;
+  created_at: Timestamp;
+}
+
+export interface PromptVersionTagsTable {
+  id: Generated<number>;
+  prompt_id: number;
+  name: string;
+  description: string | null;
+  version_id: number;
+  user_id: number | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
 export interface DB {
   projects: ProjectsTable;
   traces: TracesTable;
@@ -131,4 +168,7 @@ export interface DB {
   login_failures: LoginFailuresTable;
   span_annotations: SpanAnnotationsTable;
   password_reset_tokens: PasswordResetTokensTable;
+  prompts: PromptsTable;
+  prompt_versions: PromptVersionsTable;
+  prompt_version_tags: PromptVersionTagsTable;
 }

@@ -17,7 +17,13 @@ export function validationAnswer(error: FastifyError): { detail: string; errors:
     const path = issue.instancePath.split('/').filter(Boolean);
     const missing = (issue.params as { missingProperty?: unknown } | undefined)?.missingProperty;
     if (typeof missing === 'string') path.push(missing);
-    return { loc: [error.validationContext ?? 'body', ...path], msg: issue.message ?? 'invalid value' };
+    // An enum failure lists the values allowed, so that the answer says what to send instead.
+    const allowed = (issue.params as { allowedValues?: unknown } | undefined)?.allowedValues;
+    const msg = issue.message ?? 'invalid value';
+    return {
+      loc: [error.validationContext ?? 'body', ...path],
+      msg: issue.keyword === 'enum' && Array.isArray(allowed) ? `${msg}: ${allowed.map((value) => JSON.stringify(value)).join(', ')}` : msg,
+    };
   });
   const detail = errors.map((issue) => `${issue.loc.join('.')}: ${issue.msg}`).join('; ') || 'the request is not valid';
   return { detail, errors };

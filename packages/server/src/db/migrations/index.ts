@@ -6,6 +6,7 @@ import * as auth from './0002-auth.js';
 import * as queryIndexes from './0003-query-indexes.js';
 import * as passwordReset from './0004-password-reset.js';
 import * as errorKindIndex from './0005-error-kind-index.js';
+import * as prompts from './0007-prompts.js';
 
 export interface MigrationContext {
   dialect: Dialect;
@@ -19,5 +20,6 @@ export function migrations(context: MigrationContext): Record<string, Migration>
     '0003-query-indexes': { up: queryIndexes.up(context) },
     '0004-password-reset': { up: passwordReset.up(context) },
     '0005-error-kind-index': { up: errorKindIndex.up(context) },
+    '0007-prompts': { up: prompts.up(context) },
   };
 }

@@ -12,6 +12,7 @@ import { createLoginFailuresRepository } from './login-failures-repository.js';
 import { createPasswordResetRepository } from './password-reset-repository.js';
 import { createProjectMetricsRepository } from './project-metrics-repository.js';
 import { createProjectsRepository } from './projects-repository.js';
+import { createPromptsRepository } from './prompts-repository.js';
 import { createSessionsRepository } from './sessions-repository.js';
 import { createSpanAnnotationsRepository } from './span-annotations-repository.js';
 import { createSpansRepository } from './spans-repository.js';
@@ -31,6 +32,7 @@ export function createRepositories(db: Kysely<DB>, dialect: Dialect) {
     traces: createTracesRepository(db),
     projectMetrics: createProjectMetricsRepository(db, dialect),
     spanAnnotations: createSpanAnnotationsRepository(db, dialect),
+    prompts: createPromptsRepository(db),
   };
 }
 

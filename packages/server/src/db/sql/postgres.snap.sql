@@ -163,6 +163,49 @@ select (("traces"."start_time" - cast($1 as bigint)) / cast($2 as bigint)) as "g
 -- projectMetrics.rootLatency
 select 0 as "grp", percentile_cont($1) within group (order by cast(("spans"."end_time" - "spans"."start_time") as double precision)) as "p50", percentile_cont($2) within group (order by cast(("spans"."end_time" - "spans"."start_time") as double precision)) as "p99" from "spans" where "spans"."project_id" = $3 and "spans"."parent_id" is null group by 1;
 
+-- prompts.ensurePrompt
+insert into "prompts" ("name", "description", "metadata", "created_at", "updated_at") values ($1, $2, $3, $4, $5) on conflict ("name") do nothing;
+select * from "prompts" where "name" = $1;
+
+-- prompts.findPromptById
+select * from "prompts" where "id" = $1;
+
+-- prompts.findPromptByName
+select * from "prompts" where "name" = $1;
+
+-- prompts.listPrompts
+select * from "prompts" where "id" <= $1 order by "id" desc limit $2;
+
+-- prompts.insertVersion
+insert into "prompt_versions" ("prompt_id", "description", "template_type", "template_format", "template", "invocation_parameters", "model_provider", "model_name", "tools", "response_format", "user_id", "created_at") values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) returning *;
+
+-- prompts.listVersions
+select * from "prompt_versions" where "prompt_id" = $1 and "id" <= $2 order by "id" desc limit $3;
+
+-- prompts.findVersion
+select * from "prompt_versions" where "id" = $1;
+
+-- prompts.latestVersion
+select * from "prompt_versions" where "prompt_id" = $1 order by "id" desc limit $2;
+
+-- prompts.setTag
+insert into "prompt_version_tags" ("prompt_id", "name", "description", "version_id", "user_id", "created_at", "updated_at") values ($1, $2, $3, $4, $5, $6, $7) on conflict ("prompt_id", "name") do update set "version_id" = "excluded"."version_id", "description" = "excluded"."description", "user_id" = "excluded"."user_id", "updated_at" = "excluded"."updated_at" returning *;
+
+-- prompts.versionByTag
+select "v".* from "prompt_version_tags" as "t" inner join "prompt_versions" as "v" on "v"."id" = "t"."version_id" where "t"."prompt_id" = $1 and "t"."name" = $2;
+
+-- prompts.listTags
+select * from "prompt_version_tags" where "version_id" = $1 and "id" <= $2 order by "id" desc limit $3;
+
+-- prompts.deleteTag
+delete from "prompt_version_tags" where "prompt_id" = $1 and "name" = $2;
+
+-- prompts.updatePrompt
+update "prompts" set "updated_at" = $1, "description" = $2, "metadata" = $3 where "id" = $4 returning *;
+
+-- prompts.deletePrompt
+delete from "prompts" where "id" = $1;
+
 -- apiKeys.delete
 delete from "api_keys" where "id" = $1;
 

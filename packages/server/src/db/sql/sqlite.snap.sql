@@ -163,6 +163,49 @@ select (("traces"."start_time" - cast(? as bigint)) / cast(? as bigint)) as "grp
 -- projectMetrics.rootLatency
 select "r"."grp", "r"."d", "r"."rn", "r"."n" from (select 0 as "grp", ("spans"."end_time" - "spans"."start_time") as "d", row_number() over (partition by 0 order by ("spans"."end_time" - "spans"."start_time")) as "rn", count(*) over (partition by 0) as "n" from "spans" where "spans"."project_id" = ? and "spans"."parent_id" is null) as "r" where ((r.rn = cast(? * (r.n - 1) as integer) + 1 or r.rn = cast(? * (r.n - 1) as integer) + 2) or (r.rn = cast(? * (r.n - 1) as integer) + 1 or r.rn = cast(? * (r.n - 1) as integer) + 2));
 
+-- prompts.ensurePrompt
+insert into "prompts" ("name", "description", "metadata", "created_at", "updated_at") values (?, ?, ?, ?, ?) on conflict ("name") do nothing;
+select * from "prompts" where "name" = ?;
+
+-- prompts.findPromptById
+select * from "prompts" where "id" = ?;
+
+-- prompts.findPromptByName
+select * from "prompts" where "name" = ?;
+
+-- prompts.listPrompts
+select * from "prompts" where "id" <= ? order by "id" desc limit ?;
+
+-- prompts.insertVersion
+insert into "prompt_versions" ("prompt_id", "description", "template_type", "template_format", "template", "invocation_parameters", "model_provider", "model_name", "tools", "response_format", "user_id", "created_at") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning *;
+
+-- prompts.listVersions
+select * from "prompt_versions" where "prompt_id" = ? and "id" <= ? order by "id" desc limit ?;
+
+-- prompts.findVersion
+select * from "prompt_versions" where "id" = ?;
+
+-- prompts.latestVersion
+select * from "prompt_versions" where "prompt_id" = ? order by "id" desc limit ?;
+
+-- prompts.setTag
+insert into "prompt_version_tags" ("prompt_id", "name", "description", "version_id", "user_id", "created_at", "updated_at") values (?, ?, ?, ?, ?, ?, ?) on conflict ("prompt_id", "name") do update set "version_id" = "excluded"."version_id", "description" = "excluded"."description", "user_id" = "excluded"."user_id", "updated_at" = "excluded"."updated_at" returning *;
+
+-- prompts.versionByTag
+select "v".* from "prompt_version_tags" as "t" inner join "prompt_versions" as "v" on "v"."id" = "t"."version_id" where "t"."prompt_id" = ? and "t"."name" = ?;
+
+-- prompts.listTags
+select * from "prompt_version_tags" where "version_id" = ? and "id" <= ? order by "id" desc limit ?;
+
+-- prompts.deleteTag
+delete from "prompt_version_tags" where "prompt_id" = ? and "name" = ?;
+
+-- prompts.updatePrompt
+update "prompts" set "updated_at" = ?, "description" = ?, "metadata" = ? where "id" = ? returning *;
+
+-- prompts.deletePrompt
+delete from "prompts" where "id" = ?;
+
 -- apiKeys.delete
 delete from "api_keys" where "id" = ?;
 
