@@ -1,5 +1,5 @@
 /**
- * Validation of a POST /v1/log body, in the check order of the contract (API.md §6), shared by
+ * Validation of a POST /v1/log body, in the check order of the contract (docs/monitor.md), shared by
  * the service and the SDK (which runs it before sending). Pure: no I/O, no service imports.
  *
  * Order after the body is known to be a JSON object:

@@ -15,7 +15,7 @@ export interface AuthRoutesOptions {
   sessions: SessionsService;
 }
 
-/** Per-IP limit on credential-guessing routes (API.md §3.4). */
+/** Per-IP limit on credential-guessing routes (docs/auth.md, "Protection against guessing and forgery"). */
 export function authRateLimit(config: Config): FastifyContextConfig {
   return { rateLimit: config.disableRateLimit ? false : { max: 30, timeWindow: 60_000 } };
 }

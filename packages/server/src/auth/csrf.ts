@@ -1,4 +1,4 @@
-/** CSRF trusted-origins check (API.md §3.6). */
+/** CSRF trusted-origins check (docs/auth.md, "Protection against guessing and forgery"). */
 
 /**
  * Whether a request may proceed: with no trusted origins configured everything passes; otherwise

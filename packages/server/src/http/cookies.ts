@@ -1,4 +1,4 @@
-/** The auth cookies and their attributes (API.md §3.2). */
+/** The auth cookies and their attributes (docs/auth.md, "Credentials"). */
 import type { FastifyReply } from 'fastify';
 import type {} from '@fastify/cookie';
 import type { Config } from '../config.js';

@@ -1,4 +1,4 @@
-/** CSRF trusted origins (API.md §3.6): Origin, else Referer, must be trusted or the server's own, when the list is set. */
+/** CSRF trusted origins (docs/auth.md, "Protection against guessing and forgery"): Origin, else Referer, must be trusted or the server's own, when the list is set. */
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
 import { describeEachDialect } from '../helpers/server.js';

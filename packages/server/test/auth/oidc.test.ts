@@ -1,5 +1,5 @@
 /**
- * Login through OpenID Connect identity providers (API.md §3.3), end to end against real IDPs on
+ * Login through OpenID Connect identity providers (docs/oidc.md), end to end against real IDPs on
  * loopback (oidc-provider): two IDPs at once, "Acme" at the root of its origin (client_secret_basic;
  * email and profile claims only from userinfo, as OIDC Core has it) and "Microsoft Entra ID" realm
  * style under /realms/test (client_secret_post only; claims in the ID token). A scripted browser

@@ -1,5 +1,5 @@
 /**
- * Password recovery by email (API.md §3.3), end to end: a real SMTP server on loopback receives the
+ * Password recovery by email (docs/auth.md, "Recovering access"), end to end: a real SMTP server on loopback receives the
  * reset mail (over STARTTLS with a self-signed certificate and SMTP AUTH), the test follows the link's
  * token, sets a new password and logs in with it. Links never take their origin from request headers;
  * tokens are single-use, superseded by newer ones and short-lived; nobody can learn which emails exist.

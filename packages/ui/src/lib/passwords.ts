@@ -1,4 +1,4 @@
-/** The server's password policy (API.md §3.4), checked before sending for a quicker answer. */
+/** The server's password policy (docs/auth.md, "Protection against guessing and forgery"), checked before sending for a quicker answer. */
 export function passwordProblem(password: string): string | null {
   if (password.length < 8) return 'At least 8 characters';
   if (password.length > 256) return 'At most 256 characters';
