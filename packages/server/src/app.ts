@@ -22,6 +22,8 @@ import type { AuthLayer } from './auth/index.js';
 import { queryRoutes } from './api/query-routes.js';
 import { loadUiPage, uiFallback, uiRoutes } from './http/ui-routes.js';
 import { promptsRoutes } from './api/prompts-routes.js';
+import { datasetsRoutes } from './api/datasets-routes.js';
+import type { DatasetsService } from './datasets/datasets-service.js';
 import type { PromptsService } from './prompts/prompts-service.js';
 import type { QueryLayer } from './query/index.js';
 import { PHOENIX_COMPATIBLE_VERSION, SIGHTLINE_VERSION } from './version.js';
@@ -32,11 +34,12 @@ export interface AppDependencies {
   auth: AuthLayer;
   query: QueryLayer;
   prompts: PromptsService;
+  datasets: DatasetsService;
   logger: FastifyBaseLogger;
 }
 
 /** A ready-to-listen Fastify instance serving every HTTP route. */
-export async function buildApp({ config, ingest, auth, query, prompts, logger }: AppDependencies): Promise<FastifyInstance> {
+export async function buildApp({ config, ingest, auth, query, prompts, datasets, logger }: AppDependencies): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: logger,
     // Per-request lines would dominate the log under ingest load; errors are still logged.
@@ -93,6 +96,7 @@ export async function buildApp({ config, ingest, auth, query, prompts, logger }:
       await scope.register(apiKeysRoutes, { apiKeys: auth.apiKeys });
       await scope.register(queryRoutes, { query });
       await scope.register(promptsRoutes, { prompts });
+      await scope.register(datasetsRoutes, { datasets });
       await scope.register(uiRoutes, { page: uiPage });
     },
     { prefix },

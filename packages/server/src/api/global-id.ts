@@ -10,7 +10,10 @@ export type GlobalType =
   | 'SpanAnnotation'
   | 'Prompt'
   | 'PromptVersion'
-  | 'PromptVersionTag';
+  | 'PromptVersionTag'
+  | 'Dataset'
+  | 'DatasetVersion'
+  | 'DatasetExample';
 
 /** The opaque id of a row. */
 export function toGlobalId(type: GlobalType, id: number): string {

@@ -106,6 +106,16 @@ export const PERMISSIONS: Readonly<Record<RouteKey, RouteRule>> = {
   'POST /v1/span_annotations': { access: 'any', rule: 'project data (annotations record the calling user, if any)' },
   'GET /v1/projects/:project_identifier/span_annotations': { access: 'any', rule: 'project data' },
 
+  // Datasets (docs/datasets.md): evaluation data, for admins, members and system keys alike.
+  'POST /v1/datasets/upload': { access: 'any', rule: 'evaluation data' },
+  'GET /v1/datasets': { access: 'any', rule: 'evaluation data' },
+  'GET /v1/datasets/:id': { access: 'any', rule: 'evaluation data' },
+  'DELETE /v1/datasets/:id': { access: 'any', rule: 'evaluation data (members delete datasets too: docs/datasets.md)' },
+  'GET /v1/datasets/:id/versions': { access: 'any', rule: 'evaluation data' },
+  'GET /v1/datasets/:id/examples': { access: 'any', rule: 'evaluation data' },
+  'GET /v1/datasets/:id/jsonl': { access: 'any', rule: 'evaluation data' },
+  'GET /v1/datasets/:id/csv': { access: 'any', rule: 'evaluation data' },
+
   // Prompts (docs/prompts.md): evaluation data, for admins, members and system keys alike.
   'GET /v1/prompts': { access: 'any', rule: 'evaluation data' },
   'POST /v1/prompts': { access: 'any', rule: 'evaluation data (versions record the calling user, if any)' },

@@ -157,6 +157,43 @@ export interface PromptVersionTagsTable {
   updated_at: Timestamp;
 }
 
+/** Datasets versioned by revisions (docs/datasets.md); JSON documents are text in both dialects. */
+export interface DatasetsTable {
+  id: Generated<number>;
+  name: string;
+  description: string | null;
+  metadata: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface DatasetVersionsTable {
+  id: Generated<number>;
+  dataset_id: number;
+  description: string | null;
+  metadata: string;
+  created_at: Timestamp;
+}
+
+export interface DatasetExamplesTable {
+  id: Generated<number>;
+  dataset_id: number;
+  external_id: string | null;
+  source_span_id: string | null;
+  created_at: Timestamp;
+}
+
+export interface DatasetExampleRevisionsTable {
+  id: Generated<number>;
+  example_id: number;
+  version_id: number;
+  kind: 'CREATE' | 'PATCH' | 'DELETE';
+  input: string;
+  output: string;
+  metadata: string;
+  created_at: Timestamp;
+}
+
 export interface DB {
   projects: ProjectsTable;
   traces: TracesTable;
@@ -171,4 +208,8 @@ export interface DB {
   prompts: PromptsTable;
   prompt_versions: PromptVersionsTable;
   prompt_version_tags: PromptVersionTagsTable;
+  datasets: DatasetsTable;
+  dataset_versions: DatasetVersionsTable;
+  dataset_examples: DatasetExamplesTable;
+  dataset_example_revisions: DatasetExampleRevisionsTable;
 }

@@ -7,6 +7,7 @@ import * as queryIndexes from './0003-query-indexes.js';
 import * as passwordReset from './0004-password-reset.js';
 import * as errorKindIndex from './0005-error-kind-index.js';
 import * as prompts from './0007-prompts.js';
+import * as datasets from './0008-datasets.js';
 
 export interface MigrationContext {
   dialect: Dialect;
@@ -21,5 +22,6 @@ export function migrations(context: MigrationContext): Record<string, Migration>
     '0004-password-reset': { up: passwordReset.up(context) },
     '0005-error-kind-index': { up: errorKindIndex.up(context) },
     '0007-prompts': { up: prompts.up(context) },
+    '0008-datasets': { up: datasets.up(context) },
   };
 }

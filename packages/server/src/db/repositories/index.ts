@@ -12,6 +12,7 @@ import { createLoginFailuresRepository } from './login-failures-repository.js';
 import { createPasswordResetRepository } from './password-reset-repository.js';
 import { createProjectMetricsRepository } from './project-metrics-repository.js';
 import { createProjectsRepository } from './projects-repository.js';
+import { createDatasetsRepository } from './datasets-repository.js';
 import { createPromptsRepository } from './prompts-repository.js';
 import { createSessionsRepository } from './sessions-repository.js';
 import { createSpanAnnotationsRepository } from './span-annotations-repository.js';
@@ -33,6 +34,7 @@ export function createRepositories(db: Kysely<DB>, dialect: Dialect) {
     projectMetrics: createProjectMetricsRepository(db, dialect),
     spanAnnotations: createSpanAnnotationsRepository(db, dialect),
     prompts: createPromptsRepository(db),
+    datasets: createDatasetsRepository(db),
   };
 }
 

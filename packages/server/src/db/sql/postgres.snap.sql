@@ -206,6 +206,48 @@ update "prompts" set "updated_at" = $1, "description" = $2, "metadata" = $3 wher
 -- prompts.deletePrompt
 delete from "prompts" where "id" = $1;
 
+-- datasets.insertDataset
+insert into "datasets" ("name", "description", "metadata", "created_at", "updated_at") values ($1, $2, $3, $4, $5) returning *;
+
+-- datasets.findById
+select * from "datasets" where "id" = $1;
+
+-- datasets.findByName
+select * from "datasets" where "name" = $1;
+
+-- datasets.list
+select * from "datasets" where "id" <= $1 and "name" = $2 order by "id" desc limit $3;
+
+-- datasets.insertVersion
+insert into "dataset_versions" ("dataset_id", "description", "metadata", "created_at") values ($1, $2, $3, $4) returning *;
+
+-- datasets.findVersion
+select * from "dataset_versions" where "dataset_id" = $1 and "id" = $2;
+
+-- datasets.latestVersion
+select * from "dataset_versions" where "dataset_id" = $1 order by "id" desc limit $2;
+
+-- datasets.listVersions
+select * from "dataset_versions" where "dataset_id" = $1 and "id" <= $2 order by "id" desc limit $3;
+
+-- datasets.insertExamples
+insert into "dataset_examples" ("dataset_id", "external_id", "source_span_id", "created_at") values ($1, $2, $3, $4) returning "id";
+
+-- datasets.insertRevisions
+insert into "dataset_example_revisions" ("example_id", "version_id", "kind", "input", "output", "metadata", "created_at") values ($1, $2, $3, $4, $5, $6, $7);
+
+-- datasets.examplesAt
+select "e"."id", "e"."external_id", "e"."source_span_id", "r"."input", "r"."output", "r"."metadata", "r"."created_at" from "dataset_example_revisions" as "r" inner join "dataset_examples" as "e" on "e"."id" = "r"."example_id" where "e"."dataset_id" = $1 and "r"."version_id" = (select max("newest"."version_id") as "version_id" from "dataset_example_revisions" as "newest" where "newest"."example_id" = "r"."example_id" and "newest"."version_id" <= $2) and "r"."kind" != $3 order by "e"."id";
+
+-- datasets.exampleCounts
+select "e"."dataset_id", count(*) as "n" from "dataset_example_revisions" as "r" inner join "dataset_examples" as "e" on "e"."id" = "r"."example_id" where "e"."dataset_id" in ($1) and "r"."kind" != $2 and "r"."version_id" = (SELECT max(newest.version_id) FROM dataset_example_revisions AS newest WHERE newest.example_id = r.example_id) group by "e"."dataset_id";
+
+-- datasets.touch
+update "datasets" set "updated_at" = $1 where "id" = $2;
+
+-- datasets.deleteDataset
+delete from "datasets" where "id" = $1;
+
 -- apiKeys.delete
 delete from "api_keys" where "id" = $1;
 

@@ -206,6 +206,48 @@ update "prompts" set "updated_at" = ?, "description" = ?, "metadata" = ? where "
 -- prompts.deletePrompt
 delete from "prompts" where "id" = ?;
 
+-- datasets.insertDataset
+insert into "datasets" ("name", "description", "metadata", "created_at", "updated_at") values (?, ?, ?, ?, ?) returning *;
+
+-- datasets.findById
+select * from "datasets" where "id" = ?;
+
+-- datasets.findByName
+select * from "datasets" where "name" = ?;
+
+-- datasets.list
+select * from "datasets" where "id" <= ? and "name" = ? order by "id" desc limit ?;
+
+-- datasets.insertVersion
+insert into "dataset_versions" ("dataset_id", "description", "metadata", "created_at") values (?, ?, ?, ?) returning *;
+
+-- datasets.findVersion
+select * from "dataset_versions" where "dataset_id" = ? and "id" = ?;
+
+-- datasets.latestVersion
+select * from "dataset_versions" where "dataset_id" = ? order by "id" desc limit ?;
+
+-- datasets.listVersions
+select * from "dataset_versions" where "dataset_id" = ? and "id" <= ? order by "id" desc limit ?;
+
+-- datasets.insertExamples
+insert into "dataset_examples" ("dataset_id", "external_id", "source_span_id", "created_at") values (?, ?, ?, ?) returning "id";
+
+-- datasets.insertRevisions
+insert into "dataset_example_revisions" ("example_id", "version_id", "kind", "input", "output", "metadata", "created_at") values (?, ?, ?, ?, ?, ?, ?);
+
+-- datasets.examplesAt
+select "e"."id", "e"."external_id", "e"."source_span_id", "r"."input", "r"."output", "r"."metadata", "r"."created_at" from "dataset_example_revisions" as "r" inner join "dataset_examples" as "e" on "e"."id" = "r"."example_id" where "e"."dataset_id" = ? and "r"."version_id" = (select max("newest"."version_id") as "version_id" from "dataset_example_revisions" as "newest" where "newest"."example_id" = "r"."example_id" and "newest"."version_id" <= ?) and "r"."kind" != ? order by "e"."id";
+
+-- datasets.exampleCounts
+select "e"."dataset_id", count(*) as "n" from "dataset_example_revisions" as "r" inner join "dataset_examples" as "e" on "e"."id" = "r"."example_id" where "e"."dataset_id" in (?) and "r"."kind" != ? and "r"."version_id" = (SELECT max(newest.version_id) FROM dataset_example_revisions AS newest WHERE newest.example_id = r.example_id) group by "e"."dataset_id";
+
+-- datasets.touch
+update "datasets" set "updated_at" = ? where "id" = ?;
+
+-- datasets.deleteDataset
+delete from "datasets" where "id" = ?;
+
 -- apiKeys.delete
 delete from "api_keys" where "id" = ?;
 

@@ -1,0 +1,277 @@
+/** `/v1/datasets`: upload (create, append, update), read any version, download, delete; Phoenix-compatible (docs/datasets.md). */
+import type { FastifyInstance } from 'fastify';
+import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { InvalidInputError, UnsupportedError } from '@sightline/common';
+import type { DatasetsService, DatasetWithCount, ExampleInput } from '../datasets/datasets-service.js';
+import type { DatasetVersionRecord, ExampleRecord } from '../db/repositories/datasets-repository.js';
+import {
+  Dataset,
+  DatasetListQuery,
+  DatasetPath,
+  DatasetVersion,
+  ExamplesQuery,
+  ListDatasetExamplesData,
+  UploadDatasetBody,
+  UploadDatasetData,
+  UploadQuery,
+  VersionsQuery,
+} from './datasets-schemas.js';
+import { identifier, toGlobalId } from './global-id.js';
+import { DEFAULT_LIMIT, cursorId, page } from './pagination.js';
+import { Nullable, errors } from './query-schemas.js';
+
+const datasetOf = (params: { id: string }) => identifier('Dataset', params.id);
+
+function presentDataset(dataset: DatasetWithCount) {
+  return {
+    id: toGlobalId('Dataset', dataset.id),
+    name: dataset.name,
+    description: dataset.description,
+    metadata: dataset.metadata,
+    created_at: dataset.createdAt,
+    updated_at: dataset.updatedAt,
+    example_count: dataset.exampleCount,
+  };
+}
+
+function presentVersion(version: DatasetVersionRecord) {
+  return {
+    version_id: toGlobalId('DatasetVersion', version.id),
+    description: version.description,
+    metadata: version.metadata,
+    created_at: version.createdAt,
+  };
+}
+
+function presentExample(example: ExampleRecord) {
+  const nodeId = toGlobalId('DatasetExample', example.id);
+  return {
+    id: example.externalId ?? nodeId,
+    node_id: nodeId,
+    input: example.input,
+    output: example.output,
+    metadata: example.metadata,
+    updated_at: example.updatedAt,
+    source: example.sourceSpanId === null ? null : { span_id: example.sourceSpanId, span_node_id: example.sourceSpanId },
+  };
+}
+
+/** One CSV field: quoted when it holds a comma, quote or line break. */
+const csvField = (value: string) => (/[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value);
+
+/** The examples of an upload body, checking that the per-example lists line up. */
+function examplesOf(body: {
+  inputs: Record<string, unknown>[];
+  outputs?: Record<string, unknown>[];
+  metadata?: Record<string, unknown>[];
+  span_ids?: (string | null)[];
+  example_ids?: (string | null)[];
+}): ExampleInput[] {
+  const count = body.inputs.length;
+  for (const [field, list] of Object.entries({
+    outputs: body.outputs,
+    metadata: body.metadata,
+    span_ids: body.span_ids,
+    example_ids: body.example_ids,
+  })) {
+    if (list !== undefined && list.length !== count) {
+      throw new InvalidInputError(`${field} has ${list.length} items but inputs has ${count}: give one per example`);
+    }
+  }
+  return body.inputs.map((input, index) => ({
+    input,
+    output: body.outputs?.[index] ?? {},
+    metadata: body.metadata?.[index] ?? {},
+    externalId: body.example_ids?.[index] ?? null,
+    sourceSpanId: body.span_ids?.[index]?.toLowerCase() ?? null,
+  }));
+}
+
+export async function datasetsRoutes(instance: FastifyInstance, { datasets }: { datasets: DatasetsService }) {
+  const app = instance.withTypeProvider<TypeBoxTypeProvider>();
+  const tags = ['datasets'];
+
+  // Multipart (CSV, JSONL files) is not read yet: a clear 415 rather than Fastify's generic one.
+  app.addContentTypeParser('multipart/form-data', (_request, _payload, done) =>
+    done(
+      new UnsupportedError('file uploads (multipart/form-data: CSV, JSONL) are not supported yet; send the examples as JSON'),
+      undefined,
+    ),
+  );
+
+  app.post(
+    '/v1/datasets/upload',
+    {
+      bodyLimit: 64 * 1024 * 1024,
+      schema: {
+        tags,
+        operationId: 'uploadDataset',
+        summary: 'Create, append to, or update a dataset from JSON examples',
+        description:
+          'Body `{action, name, description?, inputs, outputs?, metadata?, span_ids?, example_ids?}`: one new immutable version ' +
+          'per upload. create answers 409 when the name exists; append adds examples (an unknown name is created); update makes the ' +
+          'dataset hold exactly the examples sent (matched by example_ids, else by content), an unknown name is created.',
+        querystring: UploadQuery,
+        body: UploadDatasetBody,
+        response: { 200: Type.Object({ data: UploadDatasetData }), ...errors(409, 413, 415, 422) },
+      },
+    },
+    async (request) => {
+      const body = request.body;
+      const result = await datasets.upload({
+        action: body.action ?? 'create',
+        name: body.name,
+        description: body.description ?? null,
+        metadata: {},
+        examples: examplesOf(body),
+      });
+      return {
+        data: {
+          dataset_id: toGlobalId('Dataset', result.dataset.id),
+          version_id: toGlobalId('DatasetVersion', result.version.id),
+          num_created_examples: result.created,
+          num_updated_examples: result.updated,
+          num_deleted_examples: result.deleted,
+        },
+      };
+    },
+  );
+
+  app.get(
+    '/v1/datasets',
+    {
+      schema: {
+        tags,
+        operationId: 'listDatasets',
+        summary: 'List datasets',
+        description: 'Newest first, keyset-paginated; `name` filters by exact name.',
+        querystring: DatasetListQuery,
+        response: { 200: Type.Object({ data: Type.Array(Dataset), next_cursor: Nullable(Type.String()) }), ...errors(422) },
+      },
+    },
+    async (request) => {
+      const limit = request.query.limit ?? DEFAULT_LIMIT;
+      const rows = await datasets.list({ limit, fromId: cursorId('Dataset', request.query.cursor), name: request.query.name });
+      const result = page('Dataset', rows, limit);
+      return { data: result.rows.map(presentDataset), next_cursor: result.nextCursor };
+    },
+  );
+
+  app.get(
+    '/v1/datasets/:id',
+    {
+      schema: {
+        tags,
+        operationId: 'getDataset',
+        summary: 'Get a dataset by id or name',
+        params: DatasetPath,
+        response: { 200: Type.Object({ data: Dataset }), ...errors(404, 422) },
+      },
+    },
+    async (request) => ({ data: presentDataset(await datasets.get(datasetOf(request.params))) }),
+  );
+
+  app.delete(
+    '/v1/datasets/:id',
+    {
+      schema: {
+        tags,
+        operationId: 'deleteDatasetById',
+        summary: 'Delete a dataset with all its versions and examples',
+        params: DatasetPath,
+        response: { 204: Type.Null({ description: 'Deleted' }), ...errors(404, 422) },
+      },
+    },
+    async (request, reply) => {
+      await datasets.delete(datasetOf(request.params));
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.get(
+    '/v1/datasets/:id/versions',
+    {
+      schema: {
+        tags,
+        operationId: 'listDatasetVersionsByDatasetId',
+        summary: "List a dataset's versions",
+        params: DatasetPath,
+        querystring: VersionsQuery,
+        response: { 200: Type.Object({ data: Type.Array(DatasetVersion), next_cursor: Nullable(Type.String()) }), ...errors(404, 422) },
+      },
+    },
+    async (request) => {
+      const limit = request.query.limit ?? DEFAULT_LIMIT;
+      const rows = await datasets.versions(datasetOf(request.params), { limit, fromId: cursorId('DatasetVersion', request.query.cursor) });
+      const result = page('DatasetVersion', rows, limit);
+      return { data: result.rows.map(presentVersion), next_cursor: result.nextCursor };
+    },
+  );
+
+  app.get(
+    '/v1/datasets/:id/examples',
+    {
+      schema: {
+        tags,
+        operationId: 'getDatasetExamples',
+        summary: 'The examples of a dataset at a version',
+        description: 'At `version_id` (default the latest), exactly as that version held them.',
+        params: DatasetPath,
+        querystring: ExamplesQuery,
+        response: { 200: Type.Object({ data: ListDatasetExamplesData }), ...errors(404, 422) },
+      },
+    },
+    async (request) => {
+      const version = request.query.version_id === undefined ? undefined : identifier('DatasetVersion', request.query.version_id);
+      const result = await datasets.examples(datasetOf(request.params), version);
+      return {
+        data: {
+          dataset_id: toGlobalId('Dataset', result.dataset.id),
+          version_id: toGlobalId('DatasetVersion', result.version.id),
+          examples: result.examples.map(presentExample),
+        },
+      };
+    },
+  );
+
+  const downloadSchema = (operationId: string, summary: string) => ({
+    tags,
+    operationId,
+    summary,
+    params: DatasetPath,
+    querystring: Type.Object({ version_id: Type.Optional(Type.String()) }),
+    response: { 200: Type.String(), ...errors(404, 422) },
+  });
+  const download = async (params: { id: string }, versionId: string | undefined) =>
+    datasets.examples(datasetOf(params), versionId === undefined ? undefined : identifier('DatasetVersion', versionId));
+
+  app.get(
+    '/v1/datasets/:id/jsonl',
+    { schema: downloadSchema('getDatasetJSONL', 'Download the examples as JSONL') },
+    async (request, reply) => {
+      const { dataset, examples } = await download(request.params, request.query.version_id);
+      const lines = examples.map((example) => JSON.stringify({ input: example.input, output: example.output, metadata: example.metadata }));
+      return reply
+        .type('application/jsonl; charset=utf-8')
+        .header('content-disposition', `attachment; filename="${encodeURIComponent(dataset.name)}.jsonl"`)
+        .send(lines.length ? `${lines.join('\n')}\n` : '');
+    },
+  );
+
+  app.get('/v1/datasets/:id/csv', { schema: downloadSchema('getDatasetCsv', 'Download the examples as CSV') }, async (request, reply) => {
+    const { dataset, examples } = await download(request.params, request.query.version_id);
+    const rows = [['example_id', 'input', 'output', 'metadata']];
+    for (const example of examples) {
+      rows.push([
+        example.externalId ?? toGlobalId('DatasetExample', example.id),
+        JSON.stringify(example.input),
+        JSON.stringify(example.output),
+        JSON.stringify(example.metadata),
+      ]);
+    }
+    return reply
+      .type('text/csv; charset=utf-8')
+      .header('content-disposition', `attachment; filename="${encodeURIComponent(dataset.name)}.csv"`)
+      .send(`${rows.map((row) => row.map(csvField).join(',')).join('\r\n')}\r\n`);
+  });
+}
