@@ -11,6 +11,9 @@ export interface ValidationIssue {
   msg: string;
 }
 
+/** Where a value was, in the words of Phoenix's (FastAPI's) 422 bodies. */
+const LOCATIONS: Record<string, string> = { body: 'body', querystring: 'query', params: 'path', headers: 'header' };
+
 /** The 422 answer to a schema validation failure: one sentence naming every field, and the list. */
 export function validationAnswer(error: FastifyError): { detail: string; errors: ValidationIssue[] } {
   const errors = (error.validation ?? []).map((issue) => {
@@ -21,7 +24,7 @@ export function validationAnswer(error: FastifyError): { detail: string; errors:
     const allowed = (issue.params as { allowedValues?: unknown } | undefined)?.allowedValues;
     const msg = issue.message ?? 'invalid value';
     return {
-      loc: [error.validationContext ?? 'body', ...path],
+      loc: [LOCATIONS[error.validationContext ?? 'body'] ?? 'body', ...path],
       msg: issue.keyword === 'enum' && Array.isArray(allowed) ? `${msg}: ${allowed.map((value) => JSON.stringify(value)).join(', ')}` : msg,
     };
   });

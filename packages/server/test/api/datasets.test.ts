@@ -231,7 +231,7 @@ describeEachDialect('datasets API', (server) => {
       /version/,
     );
     expectError(await request(url(), 'GET', `/v1/datasets/${toGlobalId('Dataset', 999999)}`), 404);
-    expectError(await request(url(), 'GET', '/v1/datasets?limit=0'), 422, /limit/);
+    expectError(await request(url(), 'GET', '/v1/datasets?limit=0'), 422, /^query\.limit: must be >= 1$/);
   });
 });
 
