@@ -757,7 +757,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Create, append to, or update a dataset from JSON examples
+         * Create, append to, or update a dataset from JSON examples or a CSV / JSONL file
          * @description Body `{action, name, description?, inputs, outputs?, metadata?, span_ids?, example_ids?}`: one new immutable version per upload. create answers 409 when the name exists; append adds examples (an unknown name is created); update makes the dataset hold exactly the examples sent (matched by example_ids, else by content), an unknown name is created.
          */
         post: operations["uploadDataset"];

@@ -1,8 +1,16 @@
 /** `/v1/datasets`: upload (create, append, update), read any version, download, delete; Phoenix-compatible (docs/datasets.md). */
-import type { FastifyInstance } from 'fastify';
-import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { InvalidInputError, UnsupportedError } from '@sightline/common';
-import type { DatasetsService, DatasetWithCount, ExampleInput } from '../datasets/datasets-service.js';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import multipart from '@fastify/multipart';
+import { type Static, Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { InvalidInputError, TooLargeError } from '@sightline/common';
+import {
+  type DatasetsService,
+  type DatasetWithCount,
+  type ExampleInput,
+  UPLOAD_ACTIONS,
+  type UploadInput,
+} from '../datasets/datasets-service.js';
+import { fileFormat, readFileExamples } from '../datasets/file-examples.js';
 import type { DatasetVersionRecord, ExampleRecord } from '../db/repositories/datasets-repository.js';
 import {
   Dataset,
@@ -21,6 +29,9 @@ import { DEFAULT_LIMIT, cursorId, page } from './pagination.js';
 import { Nullable, errors } from './query-schemas.js';
 
 const datasetOf = (params: { id: string }) => identifier('Dataset', params.id);
+
+/** Largest uploaded file (413 beyond). */
+const MAX_FILE_BYTES = 256 * 1024 * 1024;
 
 function presentDataset(dataset: DatasetWithCount) {
   return {
@@ -87,17 +98,71 @@ function examplesOf(body: {
   }));
 }
 
+/** The upload of a JSON body (validated by the route's schema). */
+function fromJson(body: Static<typeof UploadDatasetBody>): UploadInput {
+  return {
+    action: body.action ?? 'create',
+    name: body.name,
+    description: body.description ?? null,
+    metadata: {},
+    examples: examplesOf(body),
+  };
+}
+
+/**
+ * The upload of a multipart form: fields `name`, `description`, `action`, `input_keys[]`,
+ * `output_keys[]`, `metadata_keys[]`, `span_id_key`, `example_id_key`, then `file` (CSV or
+ * JSONL). The fields must come before the file, as browsers and Phoenix's clients send them.
+ */
+async function fromForm(request: FastifyRequest): Promise<UploadInput> {
+  const fields = new Map<string, string[]>();
+  let examples: ExampleInput[] | null = null;
+  try {
+    for await (const part of request.parts()) {
+      if (part.type === 'field') {
+        const name = part.fieldname.replace(/\[\]$/, '');
+        fields.set(name, [...(fields.get(name) ?? []), String(part.value)]);
+        continue;
+      }
+      if (examples !== null) throw new InvalidInputError('send one file');
+      const keys = (name: string) =>
+        (fields.get(name) ?? [])
+          .flatMap((value) => value.split(','))
+          .map((key) => key.trim())
+          .filter(Boolean);
+      examples = await readFileExamples(part.file, fileFormat(part.filename, part.mimetype), {
+        inputKeys: keys('input_keys'),
+        outputKeys: keys('output_keys'),
+        metadataKeys: keys('metadata_keys'),
+        spanIdKey: fields.get('span_id_key')?.[0],
+        exampleIdKey: fields.get('example_id_key')?.[0],
+      });
+    }
+  } catch (error) {
+    if ((error as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') {
+      throw new TooLargeError(`the file is larger than ${MAX_FILE_BYTES / (1024 * 1024)} MiB`);
+    }
+    throw error;
+  }
+  if (examples === null) throw new InvalidInputError('the form has no file: send a CSV or JSONL file in the field "file"');
+  const action = fields.get('action')?.[0] ?? 'create';
+  if (!(UPLOAD_ACTIONS as readonly string[]).includes(action)) {
+    throw new InvalidInputError(`action must be one of ${UPLOAD_ACTIONS.map((value) => JSON.stringify(value)).join(', ')}`);
+  }
+  const name = fields.get('name')?.[0];
+  if (name === undefined) throw new InvalidInputError('the form has no name field');
+  return { action: action as UploadInput['action'], name, description: fields.get('description')?.[0] ?? null, metadata: {}, examples };
+}
+
 export async function datasetsRoutes(instance: FastifyInstance, { datasets }: { datasets: DatasetsService }) {
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
   const tags = ['datasets'];
 
-  // Multipart (CSV, JSONL files) is not read yet: a clear 415 rather than Fastify's generic one.
-  app.addContentTypeParser('multipart/form-data', (_request, _payload, done) =>
-    done(
-      new UnsupportedError('file uploads (multipart/form-data: CSV, JSONL) are not supported yet; send the examples as JSON'),
-      undefined,
-    ),
-  );
+  // CSV and JSONL files arrive as multipart/form-data: the file streams into the parser, never held whole.
+  await app.register(multipart, {
+    limits: { fileSize: MAX_FILE_BYTES, files: 1, fields: 200, fieldSize: 64 * 1024, parts: 220 },
+    throwFileSizeLimit: true,
+  });
 
   app.post(
     '/v1/datasets/upload',
@@ -106,25 +171,20 @@ export async function datasetsRoutes(instance: FastifyInstance, { datasets }: { 
       schema: {
         tags,
         operationId: 'uploadDataset',
-        summary: 'Create, append to, or update a dataset from JSON examples',
+        summary: 'Create, append to, or update a dataset from JSON examples or a CSV / JSONL file',
         description:
           'Body `{action, name, description?, inputs, outputs?, metadata?, span_ids?, example_ids?}`: one new immutable version ' +
           'per upload. create answers 409 when the name exists; append adds examples (an unknown name is created); update makes the ' +
           'dataset hold exactly the examples sent (matched by example_ids, else by content), an unknown name is created.',
         querystring: UploadQuery,
-        body: UploadDatasetBody,
+        // JSON is validated here; a multipart body (a CSV or JSONL file and its form fields) is read by the handler.
+        body: { content: { 'application/json': { schema: UploadDatasetBody } } },
         response: { 200: Type.Object({ data: UploadDatasetData }), ...errors(409, 413, 415, 422) },
       },
     },
     async (request) => {
-      const body = request.body;
-      const result = await datasets.upload({
-        action: body.action ?? 'create',
-        name: body.name,
-        description: body.description ?? null,
-        metadata: {},
-        examples: examplesOf(body),
-      });
+      const upload = request.isMultipart() ? await fromForm(request) : fromJson(request.body as Static<typeof UploadDatasetBody>);
+      const result = await datasets.upload(upload);
       return {
         data: {
           dataset_id: toGlobalId('Dataset', result.dataset.id),

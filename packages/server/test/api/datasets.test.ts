@@ -151,6 +151,126 @@ describeEachDialect('datasets API', (server) => {
     );
   });
 
+  /** POST a multipart form with the fields (in order) and then the file, as browsers and Phoenix's clients send it. */
+  const uploadFile = (fields: [string, string][], file: { name: string; type: string; content: string }) => {
+    const form = new FormData();
+    for (const [key, value] of fields) form.append(key, value);
+    form.append('file', new Blob([file.content], { type: file.type }), file.name);
+    return fetch(`${url()}/v1/datasets/upload`, { method: 'POST', body: form }).then(async (response) => ({
+      status: response.status,
+      body: (await response.json()) as { data?: { dataset_id: string; num_created_examples: number }; detail?: string },
+    }));
+  };
+
+  it('uploads CSV and JSONL files: the key lists pick input, output and metadata; 1 MB fields and 5,000 rows pass', async () => {
+    const big = 'x'.repeat(1024 * 1024);
+    const rows = Array.from({ length: 5000 }, (_, index) => `q${index},"a, ${index}",t${index % 3}`);
+    const csv = `question,answer,topic\n"${big}","long, quoted ""answer""",long\n${rows.join('\n')}\n`;
+    const name = unique('csv');
+    const fields: [string, string][] = [
+      ['name', name],
+      ['action', 'create'],
+      ['input_keys[]', 'question'],
+      ['output_keys[]', 'answer'],
+      ['metadata_keys[]', 'topic'],
+    ];
+    const created = await uploadFile(fields, { name: 'qa.csv', type: 'text/csv', content: csv });
+    assert.equal(created.status, 200, JSON.stringify(created.body).slice(0, 300));
+    assert.equal(created.body.data?.num_created_examples, 5001);
+    const read = await examplesAt(created.body.data!.dataset_id);
+    assert.equal(read.examples.length, 5001);
+    assert.equal((read.examples[0]!.input.question as string).length, 1024 * 1024, 'a 1 MB field is kept whole');
+    assert.deepEqual(read.examples[0]!.output, { answer: 'long, quoted "answer"' });
+    assert.deepEqual(
+      [read.examples[5000]!.input, read.examples[5000]!.output, read.examples[5000]!.metadata],
+      [{ question: 'q4999' }, { answer: 'a, 4999' }, { topic: 't1' }],
+    );
+
+    const jsonl = `${JSON.stringify({ q: { nested: true }, a: 1, id: 'first' })}\n\n${JSON.stringify({ q: 'plain', a: [2], id: 'second' })}\n`;
+    const fromJsonl = await uploadFile(
+      [
+        ['name', unique('jsonl')],
+        ['input_keys[]', 'q'],
+        ['output_keys[]', 'a'],
+        ['example_id_key', 'id'],
+      ],
+      { name: 'rows.jsonl', type: 'application/octet-stream', content: jsonl },
+    );
+    assert.equal(fromJsonl.status, 200, JSON.stringify(fromJsonl.body));
+    const jsonlExamples = (await examplesAt(fromJsonl.body.data!.dataset_id)).examples;
+    assert.deepEqual(
+      jsonlExamples.map((example) => [example.id, example.input, example.output]),
+      [
+        ['first', { q: { nested: true } }, { a: 1 }],
+        ['second', { q: 'plain' }, { a: [2] }],
+      ],
+    );
+  });
+
+  it('refuses bad files with a 4xx naming the problem, and stores nothing of them', async () => {
+    const csv = { name: 'qa.csv', type: 'text/csv', content: 'question,answer\nq,a\n' };
+    const cases: [[string, string][], { name: string; type: string; content: string }, RegExp][] = [
+      [
+        [
+          ['name', unique('unknown')],
+          ['input_keys[]', 'nope'],
+        ],
+        csv,
+        /unknown columns: "nope"/,
+      ],
+      [[['name', unique('no-keys')]], csv, /input_keys/],
+      [
+        [
+          ['name', unique('quote')],
+          ['input_keys[]', 'a'],
+        ],
+        { ...csv, content: 'a,b\n"open,1\n' },
+        /malformed at line 2/,
+      ],
+      [
+        [
+          ['name', unique('ragged')],
+          ['input_keys[]', 'a'],
+        ],
+        { ...csv, content: 'a,b\n1,2,3\n' },
+        /malformed at line 2/,
+      ],
+      [
+        [
+          ['name', unique('json')],
+          ['input_keys[]', 'q'],
+        ],
+        { name: 'r.jsonl', type: 'text/plain', content: '{"q":1}\nnope\n' },
+        /line 2 of the JSONL file is not valid JSON/,
+      ],
+      [
+        [
+          ['name', unique('kind')],
+          ['input_keys[]', 'q'],
+        ],
+        { name: 'r.xlsx', type: 'application/octet-stream', content: 'x' },
+        /neither CSV/,
+      ],
+      [[['input_keys[]', 'question']], csv, /no name/],
+      [
+        [
+          ['name', unique('act')],
+          ['action', 'merge'],
+          ['input_keys[]', 'question'],
+        ],
+        csv,
+        /action must be one of/,
+      ],
+    ];
+    for (const [fields, file, detail] of cases) {
+      const response = await uploadFile(fields, file);
+      assert.equal(response.status, 422, `${detail}: ${JSON.stringify(response.body)}`);
+      assert.match(response.body.detail ?? '', detail);
+      const name = fields.find(([key]) => key === 'name')?.[1];
+      if (name) assert.deepEqual((await getOk(url(), `/v1/datasets?name=${encodeURIComponent(name)}`)).data, [], 'nothing stored');
+    }
+  });
+
   it('records the source span of an example', async () => {
     const name = unique('from-spans');
     const spanId = 'ABCDEF0123456789';
@@ -216,13 +336,13 @@ describeEachDialect('datasets API', (server) => {
     expectError(await upload({ name: unique('repeat'), inputs: [{}, {}], example_ids: ['x', 'x'] }), 422, /repeat/);
     expectStatus(await upload({ action: 'append', name, inputs: [{}], example_ids: ['dup'] }), 200);
     expectError(await upload({ action: 'append', name, inputs: [{}], example_ids: ['dup'] }), 409, /already holds/);
-    const multipart = await fetch(`${url()}/v1/datasets/upload`, {
+    const noFile = await fetch(`${url()}/v1/datasets/upload`, {
       method: 'POST',
       headers: { 'content-type': 'multipart/form-data; boundary=x' },
       body: '--x--\r\n',
     });
-    assert.equal(multipart.status, 415);
-    assert.match(((await multipart.json()) as { detail: string }).detail, /send the examples as JSON/);
+    assert.equal(noFile.status, 422);
+    assert.match(((await noFile.json()) as { detail: string }).detail, /no file/);
     const dataset = (await getOk(url(), `/v1/datasets/${encodeURIComponent(name)}`)).data;
     expectError(await request(url(), 'GET', `/v1/datasets/${dataset.id}/examples?version_id=nonsense`), 422, /version_id/);
     expectError(

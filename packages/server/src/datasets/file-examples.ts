@@ -1,0 +1,116 @@
+/**
+ * Examples from an uploaded file (docs/datasets.md): a CSV with a header row, or JSONL with one
+ * object per line, read as a stream; the caller's key lists pick each example's input, output
+ * and metadata from the columns (or keys). The file is never held whole in memory.
+ */
+import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
+import { InvalidInputError } from '@sightline/common';
+import { parse } from 'csv-parse';
+import type { ExampleInput } from './datasets-service.js';
+
+export interface FileKeys {
+  inputKeys: string[];
+  outputKeys: string[];
+  metadataKeys: string[];
+  /** Column holding the span id an example came from. */
+  spanIdKey?: string | undefined;
+  /** Column holding the caller's example id. */
+  exampleIdKey?: string | undefined;
+}
+
+export type FileFormat = 'csv' | 'jsonl';
+
+/** Largest CSV row accepted (16 MiB: several 1 MB documents fit), so that a runaway quote cannot eat the memory. */
+const MAX_RECORD_BYTES = 16 * 1024 * 1024;
+
+/** The format of an upload by its file name or media type; 422 for anything else. */
+export function fileFormat(filename: string, mimetype: string): FileFormat {
+  const name = filename.toLowerCase();
+  if (name.endsWith('.csv') || mimetype === 'text/csv') return 'csv';
+  if (name.endsWith('.jsonl') || name.endsWith('.ndjson') || mimetype === 'application/jsonl' || mimetype === 'application/x-ndjson') {
+    return 'jsonl';
+  }
+  throw new InvalidInputError(`the file ${JSON.stringify(filename)} is neither CSV (.csv) nor JSONL (.jsonl)`);
+}
+
+function pick(row: Record<string, unknown>, keys: string[]): Record<string, unknown> {
+  const result: Record<string, unknown> = {};
+  for (const key of keys) if (key in row) result[key] = row[key];
+  return result;
+}
+
+/** Checks that every named key is a column of the header. */
+function checkKeys(columns: string[], keys: FileKeys): void {
+  const known = new Set(columns);
+  const named = [...keys.inputKeys, ...keys.outputKeys, ...keys.metadataKeys, keys.spanIdKey, keys.exampleIdKey].filter(
+    (key): key is string => key !== undefined,
+  );
+  const unknown = named.filter((key) => !known.has(key));
+  if (unknown.length > 0) {
+    throw new InvalidInputError(
+      `unknown columns: ${unknown.map((key) => JSON.stringify(key)).join(', ')} (the file has ${columns.map((c) => JSON.stringify(c)).join(', ')})`,
+    );
+  }
+}
+
+function toExample(row: Record<string, unknown>, keys: FileKeys): ExampleInput {
+  const text = (key: string | undefined) => {
+    const value = key === undefined ? undefined : row[key];
+    return value === undefined || value === null || value === '' ? null : String(value);
+  };
+  return {
+    input: pick(row, keys.inputKeys),
+    output: pick(row, keys.outputKeys),
+    metadata: pick(row, keys.metadataKeys),
+    externalId: text(keys.exampleIdKey),
+    sourceSpanId: text(keys.spanIdKey)?.toLowerCase() ?? null,
+  };
+}
+
+/** Reads the examples of a CSV (header row first) or JSONL stream; 422 naming the line for malformed input. */
+export async function readFileExamples(stream: Readable, format: FileFormat, keys: FileKeys): Promise<ExampleInput[]> {
+  if (keys.inputKeys.length === 0) throw new InvalidInputError('input_keys[] must name at least one column');
+  const examples: ExampleInput[] = [];
+  if (format === 'csv') {
+    let checked = false;
+    const parser = stream.pipe(
+      parse({ columns: true, bom: true, max_record_size: MAX_RECORD_BYTES, skip_empty_lines: true, relax_column_count: false }),
+    );
+    try {
+      for await (const record of parser as AsyncIterable<Record<string, string>>) {
+        if (!checked) {
+          checkKeys(Object.keys(record), keys);
+          checked = true;
+        }
+        examples.push(toExample(record, keys));
+      }
+    } catch (error) {
+      if (error instanceof InvalidInputError) throw error;
+      const { lines, message } = error as { lines?: number; message?: string };
+      throw new InvalidInputError(`the CSV file is malformed${lines ? ` at line ${lines}` : ''}: ${message ?? 'unreadable'}`);
+    }
+    return examples;
+  }
+  let line = 0;
+  let columns: string[] | null = null;
+  for await (const text of createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY })) {
+    line++;
+    if (text.trim() === '') continue;
+    let row: unknown;
+    try {
+      row = JSON.parse(text);
+    } catch {
+      throw new InvalidInputError(`line ${line} of the JSONL file is not valid JSON`);
+    }
+    if (row === null || typeof row !== 'object' || Array.isArray(row))
+      throw new InvalidInputError(`line ${line} of the JSONL file is not a JSON object`);
+    // The first object plays the CSV header's part: the keys named must be among its keys.
+    if (columns === null) {
+      columns = Object.keys(row);
+      checkKeys(columns, keys);
+    }
+    examples.push(toExample(row as Record<string, unknown>, keys));
+  }
+  return examples;
+}
