@@ -22,6 +22,10 @@ export function createPgPool(url: string, max = 10): pg.Pool {
   const pool = new pg.Pool({ connectionString: url, max, types: pgTypes });
   // An idle client's error (server restart) must not crash the process; the next query reconnects.
   pool.on('error', () => {});
+  // Nor may a checked-out client's: pg-pool listens for errors only while a client is idle, and a
+  // connection cut mid-transaction emits 'error' on the client, an uncaught exception without a
+  // listener. Its query still fails (and the caller answers 503); the pool drops the broken client.
+  pool.on('connect', (client) => client.on('error', () => {}));
   return pool;
 }
 

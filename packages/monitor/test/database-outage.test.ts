@@ -75,5 +75,49 @@ for (const _ of DIALECTS.filter((dialect) => dialect === 'postgres')) {
         'every acknowledged record is stored, and nothing refused is',
       );
     });
+
+    it('a cut in the middle of sustained logging: no crash, only 200s and 503s, every acknowledged record stored', async () => {
+      const acknowledged: string[] = [];
+      const statuses = new Set<number>();
+      let running = true;
+      let next = 0;
+      const loop = async () => {
+        while (running) {
+          const predictionId = `sustained-${next++}`;
+          const response = await log(predictionId);
+          statuses.add(response.status);
+          if (response.status === 200) acknowledged.push(predictionId);
+        }
+      };
+      const loops = Array.from({ length: 16 }, loop);
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      await proxy.cut();
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      await proxy.restore();
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      running = false;
+      await Promise.all(loops);
+      assert.deepEqual(
+        [...statuses].filter((status) => status !== 200 && status !== 503),
+        [],
+        `only 200 and 503: ${[...statuses]}`,
+      );
+      assert.ok(statuses.has(503), 'the cut was seen');
+      assert.equal((await request(`${monitor.url}/healthz`, {})).status, 200, 'the service is still up');
+      const stored = new Set(
+        (
+          await monitor.database.db
+            .selectFrom('monitor_records')
+            .select('prediction_id')
+            .where('prediction_id', 'like', 'sustained-%')
+            .execute()
+        ).map((row) => row.prediction_id),
+      );
+      assert.deepEqual(
+        acknowledged.filter((id) => !stored.has(id)),
+        [],
+        'every acknowledged record is stored',
+      );
+    });
   });
 }

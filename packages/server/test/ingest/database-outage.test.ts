@@ -73,5 +73,46 @@ for (const _ of DIALECTS.filter((dialect) => dialect === 'postgres')) {
         'acknowledged spans are stored, refused ones are not',
       );
     });
+
+    it('a cut in the middle of sustained ingest: no crash, only 200s and 503s, every acknowledged span stored', async () => {
+      const acknowledged: string[] = [];
+      const statuses = new Set<number>();
+      let running = true;
+      const loop = async () => {
+        while (running) {
+          const spanId = newSpanId();
+          const response = await exportSpan(spanId);
+          statuses.add(response.status);
+          if (response.status === 200) acknowledged.push(spanId);
+          else await response.arrayBuffer();
+        }
+      };
+      const loops = Array.from({ length: 8 }, loop);
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      await proxy.cut();
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      await proxy.restore();
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      running = false;
+      await Promise.all(loops);
+      assert.deepEqual(
+        [...statuses].filter((status) => status !== 200 && status !== 503),
+        [],
+        `only 200 and 503: ${[...statuses]}`,
+      );
+      assert.ok(statuses.has(503), 'the cut was seen');
+      assert.ok(statuses.has(200), 'ingest worked around the cut');
+      assert.equal((await fetch(`${server.url.replace(/\/$/, '')}/healthz`)).status, 200, 'the server is still up');
+      const stored = new Set(
+        (await server.database.db.selectFrom('spans').select('span_id').where('span_id', 'in', acknowledged).execute()).map(
+          (row) => row.span_id,
+        ),
+      );
+      assert.deepEqual(
+        acknowledged.filter((spanId) => !stored.has(spanId)),
+        [],
+        'every acknowledged span is stored',
+      );
+    });
   });
 }
