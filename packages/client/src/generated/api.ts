@@ -2138,10 +2138,23 @@ export interface operations {
             content: {
                 "application/json": {
                     user: {
+                        /** @description Trimmed and lower-cased; unique; never changes. */
                         email: string;
+                        /** @description 1 to 100 characters after trimming; unique. */
                         username: string;
+                        /**
+                         * @description `admin` or `member`, in any case.
+                         * @example admin
+                         * @example member
+                         */
                         role: string;
+                        /**
+                         * @description `LOCAL` (default) or `OAUTH2`, in any case.
+                         * @example LOCAL
+                         * @example OAUTH2
+                         */
                         auth_method?: string;
+                        /** @description 8 to 256 characters, not all whitespace (LOCAL users only). */
                         password?: string;
                     };
                     send_welcome_email?: boolean;
@@ -2317,8 +2330,15 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description 1 to 100 characters after trimming; unique. */
                     username?: string;
+                    /** @description 8 to 256 characters, not all whitespace; the user must change it at next login. */
                     password?: string;
+                    /**
+                     * @description `admin` or `member`, in any case.
+                     * @example admin
+                     * @example member
+                     */
                     role?: string;
                 } & {
                     [key: string]: unknown;

@@ -98,11 +98,13 @@ export async function usersRoutes(instance: FastifyInstance, { users }: { users:
         response: { 201: Type.Object({ data: User }), ...errors(409, 422) },
         body: Type.Object({
           user: Type.Object({
-            email: Type.String(),
-            username: Type.String(),
-            role: Type.String(),
-            auth_method: Type.Optional(Type.String()),
-            password: Type.Optional(Type.String()),
+            email: Type.String({ description: 'Trimmed and lower-cased; unique; never changes.' }),
+            username: Type.String({ description: '1 to 100 characters after trimming; unique.' }),
+            role: Type.String({ description: '`admin` or `member`, in any case.', examples: ['admin', 'member'] }),
+            auth_method: Type.Optional(
+              Type.String({ description: '`LOCAL` (default) or `OAUTH2`, in any case.', examples: ['LOCAL', 'OAUTH2'] }),
+            ),
+            password: Type.Optional(Type.String({ description: '8 to 256 characters, not all whitespace (LOCAL users only).' })),
           }),
           send_welcome_email: Type.Optional(Type.Boolean()),
         }),
@@ -147,7 +149,13 @@ export async function usersRoutes(instance: FastifyInstance, { users }: { users:
         response: { 200: Type.Object({ data: User }), ...errors(404, 409, 422) },
         params: UserId,
         body: Type.Object(
-          { username: Type.Optional(Type.String()), password: Type.Optional(Type.String()), role: Type.Optional(Type.String()) },
+          {
+            username: Type.Optional(Type.String({ description: '1 to 100 characters after trimming; unique.' })),
+            password: Type.Optional(
+              Type.String({ description: '8 to 256 characters, not all whitespace; the user must change it at next login.' }),
+            ),
+            role: Type.Optional(Type.String({ description: '`admin` or `member`, in any case.', examples: ['admin', 'member'] })),
+          },
           { additionalProperties: true },
         ),
       },
