@@ -23,6 +23,8 @@ import { queryRoutes } from './api/query-routes.js';
 import { loadUiPage, uiFallback, uiRoutes } from './http/ui-routes.js';
 import { promptsRoutes } from './api/prompts-routes.js';
 import { datasetsRoutes } from './api/datasets-routes.js';
+import { experimentsRoutes } from './api/experiments-routes.js';
+import type { ExperimentsService } from './experiments/experiments-service.js';
 import type { DatasetsService } from './datasets/datasets-service.js';
 import type { PromptsService } from './prompts/prompts-service.js';
 import type { QueryLayer } from './query/index.js';
@@ -35,11 +37,21 @@ export interface AppDependencies {
   query: QueryLayer;
   prompts: PromptsService;
   datasets: DatasetsService;
+  experiments: ExperimentsService;
   logger: FastifyBaseLogger;
 }
 
 /** A ready-to-listen Fastify instance serving every HTTP route. */
-export async function buildApp({ config, ingest, auth, query, prompts, datasets, logger }: AppDependencies): Promise<FastifyInstance> {
+export async function buildApp({
+  config,
+  ingest,
+  auth,
+  query,
+  prompts,
+  datasets,
+  experiments,
+  logger,
+}: AppDependencies): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: logger,
     // Per-request lines would dominate the log under ingest load; errors are still logged.
@@ -97,6 +109,7 @@ export async function buildApp({ config, ingest, auth, query, prompts, datasets,
       await scope.register(queryRoutes, { query });
       await scope.register(promptsRoutes, { prompts });
       await scope.register(datasetsRoutes, { datasets });
+      await scope.register(experimentsRoutes, { experiments });
       await scope.register(uiRoutes, { page: uiPage });
     },
     { prefix },

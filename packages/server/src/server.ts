@@ -12,6 +12,7 @@ import { createQueryLayer } from './query/index.js';
 import { createDataAccess } from './db/repositories/index.js';
 import { createPromptsService } from './prompts/prompts-service.js';
 import { createDatasetsService } from './datasets/datasets-service.js';
+import { createExperimentsService } from './experiments/experiments-service.js';
 import { createIngestService, createSpanQueue, type SpanQueue } from './ingest/ingest-service.js';
 import { startOtlpGrpcServer, type GrpcServerHandle } from './ingest/otlp-grpc-server.js';
 import { createSpanWriter, type SpanWriter } from './ingest/span-writer.js';
@@ -57,7 +58,12 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
     const data = createDataAccess(database);
     const prompts = createPromptsService({ prompts: data.repositories.prompts, withTransaction: data.withTransaction });
     const datasets = createDatasetsService({ datasets: data.repositories.datasets, withTransaction: data.withTransaction });
-    app = await buildApp({ config, ingest, auth, query, prompts, datasets, logger });
+    const experiments = createExperimentsService({
+      experiments: data.repositories.experiments,
+      datasets: data.repositories.datasets,
+      withTransaction: data.withTransaction,
+    });
+    app = await buildApp({ config, ingest, auth, query, prompts, datasets, experiments, logger });
     await app.listen({ host: config.host, port: config.port });
     grpc = await startOtlpGrpcServer({
       host: config.host,

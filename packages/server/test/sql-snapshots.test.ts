@@ -175,6 +175,63 @@ function scenario(r: Repositories): [string, () => Promise<unknown>][] {
     ['datasets.examplesAt', () => r.datasets.examplesAt(1, 1)],
     ['datasets.exampleCounts', () => r.datasets.exampleCounts([1])],
     ['datasets.touch', () => r.datasets.touch(1, LATER)],
+    [
+      'experiments.insert',
+      () =>
+        r.experiments.insert(
+          {
+            datasetId: 1,
+            datasetVersionId: 1,
+            name: 'e',
+            description: null,
+            metadata: {},
+            repetitions: 2,
+            projectName: 'p-e',
+            userId: null,
+          },
+          NOW,
+        ),
+    ],
+    ['experiments.insertExamples', () => r.experiments.insertExamples(1, [1])],
+    ['experiments.findById', () => r.experiments.findById(1)],
+    ['experiments.listForDataset', () => r.experiments.listForDataset(1, { limit: 10, fromId: 5 })],
+    ['experiments.counts', () => r.experiments.counts([1])],
+    ['experiments.hasExample', () => r.experiments.hasExample(1, 1)],
+    [
+      'experiments.upsertRun',
+      () =>
+        r.experiments.upsertRun(
+          { experimentId: 1, exampleId: 1, repetitionNumber: 1, output: {}, startTime: NOW, endTime: NOW, traceId: null, error: null },
+          NOW,
+        ),
+    ],
+    ['experiments.findRun', () => r.experiments.findRun(1, 1, 1)],
+    ['experiments.findRunById', () => r.experiments.findRunById(1)],
+    ['experiments.listRuns', () => r.experiments.listRuns(1, { limit: 10, fromId: 1 })],
+    [
+      'experiments.upsertEvaluation',
+      () =>
+        r.experiments.upsertEvaluation(
+          {
+            runId: 1,
+            name: 'q',
+            annotatorKind: 'CODE',
+            label: 'l',
+            score: 1,
+            explanation: null,
+            metadata: {},
+            traceId: null,
+            error: null,
+            startTime: NOW,
+            endTime: NOW,
+          },
+          NOW,
+        ),
+    ],
+    ['experiments.evaluationsOf', () => r.experiments.evaluationsOf([1])],
+    ['experiments.examplesWithSuccessfulRuns', () => r.experiments.examplesWithSuccessfulRuns(1, { limit: 10, fromExampleId: 1 })],
+    ['experiments.runsMissingEvaluations', () => r.experiments.runsMissingEvaluations(1, ['q', 'r'], { limit: 10, fromRunId: 1 })],
+    ['experiments.delete', () => r.experiments.delete(1)],
     ['datasets.deleteDataset', () => r.datasets.deleteDataset(1)],
     ['apiKeys.delete', () => r.apiKeys.delete(1)],
     ['apiKeys.deleteForUser', () => r.apiKeys.deleteForUser(1)],

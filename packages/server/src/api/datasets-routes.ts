@@ -54,7 +54,8 @@ function presentVersion(version: DatasetVersionRecord) {
   };
 }
 
-function presentExample(example: ExampleRecord) {
+/** A dataset example as Phoenix shows it (also inside experiment answers). */
+export function presentExample(example: ExampleRecord) {
   const nodeId = toGlobalId('DatasetExample', example.id);
   return {
     id: example.externalId ?? nodeId,

@@ -13,7 +13,10 @@ export type GlobalType =
   | 'PromptVersionTag'
   | 'Dataset'
   | 'DatasetVersion'
-  | 'DatasetExample';
+  | 'DatasetExample'
+  | 'Experiment'
+  | 'ExperimentRun'
+  | 'ExperimentEvaluation';
 
 /** The opaque id of a row. */
 export function toGlobalId(type: GlobalType, id: number): string {

@@ -116,6 +116,17 @@ export const PERMISSIONS: Readonly<Record<RouteKey, RouteRule>> = {
   'GET /v1/datasets/:id/jsonl': { access: 'any', rule: 'evaluation data' },
   'GET /v1/datasets/:id/csv': { access: 'any', rule: 'evaluation data' },
 
+  // Experiments (docs/experiments.md): evaluation data, for admins, members and system keys alike.
+  'POST /v1/datasets/:dataset_id/experiments': { access: 'any', rule: 'evaluation data (the experiment records the calling user, if any)' },
+  'GET /v1/datasets/:dataset_id/experiments': { access: 'any', rule: 'evaluation data' },
+  'GET /v1/experiments/:experiment_id': { access: 'any', rule: 'evaluation data' },
+  'DELETE /v1/experiments/:experiment_id': { access: 'any', rule: 'evaluation data' },
+  'POST /v1/experiments/:experiment_id/runs': { access: 'any', rule: 'evaluation data' },
+  'GET /v1/experiments/:experiment_id/runs': { access: 'any', rule: 'evaluation data' },
+  'GET /v1/experiments/:experiment_id/incomplete-runs': { access: 'any', rule: 'evaluation data' },
+  'GET /v1/experiments/:experiment_id/incomplete-evaluations': { access: 'any', rule: 'evaluation data' },
+  'POST /v1/experiment_evaluations': { access: 'any', rule: 'evaluation data' },
+
   // Prompts (docs/prompts.md): evaluation data, for admins, members and system keys alike.
   'GET /v1/prompts': { access: 'any', rule: 'evaluation data' },
   'POST /v1/prompts': { access: 'any', rule: 'evaluation data (versions record the calling user, if any)' },

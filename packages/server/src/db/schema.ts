@@ -194,6 +194,56 @@ export interface DatasetExampleRevisionsTable {
   created_at: Timestamp;
 }
 
+/** Experiments over a dataset version (docs/experiments.md). */
+export interface ExperimentsTable {
+  id: Generated<number>;
+  dataset_id: number;
+  dataset_version_id: number;
+  name: string;
+  description: string | null;
+  metadata: string;
+  repetitions: number;
+  project_name: string;
+  user_id: number | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface ExperimentExamplesTable {
+  experiment_id: number;
+  example_id: number;
+}
+
+export interface ExperimentRunsTable {
+  id: Generated<number>;
+  experiment_id: number;
+  example_id: number;
+  repetition_number: number;
+  output: string;
+  start_time: string;
+  end_time: string;
+  trace_id: string | null;
+  error: string | null;
+  created_at: Timestamp;
+}
+
+export interface ExperimentRunAnnotationsTable {
+  id: Generated<number>;
+  run_id: number;
+  name: string;
+  annotator_kind: string;
+  label: string | null;
+  score: number | null;
+  explanation: string | null;
+  metadata: string;
+  trace_id: string | null;
+  error: string | null;
+  start_time: string;
+  end_time: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
 export interface DB {
   projects: ProjectsTable;
   traces: TracesTable;
@@ -212,4 +262,8 @@ export interface DB {
   dataset_versions: DatasetVersionsTable;
   dataset_examples: DatasetExamplesTable;
   dataset_example_revisions: DatasetExampleRevisionsTable;
+  experiments: ExperimentsTable;
+  experiment_examples: ExperimentExamplesTable;
+  experiment_runs: ExperimentRunsTable;
+  experiment_run_annotations: ExperimentRunAnnotationsTable;
 }

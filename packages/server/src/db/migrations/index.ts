@@ -8,6 +8,7 @@ import * as passwordReset from './0004-password-reset.js';
 import * as errorKindIndex from './0005-error-kind-index.js';
 import * as prompts from './0007-prompts.js';
 import * as datasets from './0008-datasets.js';
+import * as experiments from './0009-experiments.js';
 
 export interface MigrationContext {
   dialect: Dialect;
@@ -23,5 +24,6 @@ export function migrations(context: MigrationContext): Record<string, Migration>
     '0005-error-kind-index': { up: errorKindIndex.up(context) },
     '0007-prompts': { up: prompts.up(context) },
     '0008-datasets': { up: datasets.up(context) },
+    '0009-experiments': { up: experiments.up(context) },
   };
 }

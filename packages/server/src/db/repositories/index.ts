@@ -13,6 +13,7 @@ import { createPasswordResetRepository } from './password-reset-repository.js';
 import { createProjectMetricsRepository } from './project-metrics-repository.js';
 import { createProjectsRepository } from './projects-repository.js';
 import { createDatasetsRepository } from './datasets-repository.js';
+import { createExperimentsRepository } from './experiments-repository.js';
 import { createPromptsRepository } from './prompts-repository.js';
 import { createSessionsRepository } from './sessions-repository.js';
 import { createSpanAnnotationsRepository } from './span-annotations-repository.js';
@@ -35,6 +36,7 @@ export function createRepositories(db: Kysely<DB>, dialect: Dialect) {
     spanAnnotations: createSpanAnnotationsRepository(db, dialect),
     prompts: createPromptsRepository(db),
     datasets: createDatasetsRepository(db),
+    experiments: createExperimentsRepository(db),
   };
 }
 

@@ -245,6 +245,55 @@ select "e"."dataset_id", count(*) as "n" from "dataset_example_revisions" as "r"
 -- datasets.touch
 update "datasets" set "updated_at" = $1 where "id" = $2;
 
+-- experiments.insert
+insert into "experiments" ("dataset_id", "dataset_version_id", "name", "description", "metadata", "repetitions", "project_name", "user_id", "created_at", "updated_at") values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) returning *;
+
+-- experiments.insertExamples
+insert into "experiment_examples" ("experiment_id", "example_id") values ($1, $2);
+
+-- experiments.findById
+select * from "experiments" where "id" = $1;
+
+-- experiments.listForDataset
+select * from "experiments" where "dataset_id" = $1 and "id" <= $2 order by "id" desc limit $3;
+
+-- experiments.counts
+select "experiment_id", count(*) as "n" from "experiment_examples" where "experiment_id" in ($1) group by "experiment_id";
+select "experiment_id", count(CASE WHEN error IS NULL THEN 1 END) as "ok", count(CASE WHEN error IS NOT NULL THEN 1 END) as "failed" from "experiment_runs" where "experiment_id" in ($1) group by "experiment_id";
+
+-- experiments.hasExample
+select "example_id" from "experiment_examples" where "experiment_id" = $1 and "example_id" = $2;
+
+-- experiments.upsertRun
+insert into "experiment_runs" ("experiment_id", "example_id", "repetition_number", "output", "start_time", "end_time", "trace_id", "error", "created_at") values ($1, $2, $3, $4, $5, $6, $7, $8, $9) on conflict ("experiment_id", "example_id", "repetition_number") do update set "output" = $10, "start_time" = $11, "end_time" = $12, "trace_id" = $13, "error" = $14, "created_at" = $15 returning "id";
+
+-- experiments.findRun
+select * from "experiment_runs" where "experiment_id" = $1 and "example_id" = $2 and "repetition_number" = $3;
+
+-- experiments.findRunById
+select * from "experiment_runs" where "id" = $1;
+
+-- experiments.listRuns
+select * from "experiment_runs" where "experiment_id" = $1 and "id" >= $2 order by "id" limit $3;
+
+-- experiments.upsertEvaluation
+insert into "experiment_run_annotations" ("run_id", "name", "created_at", "annotator_kind", "label", "score", "explanation", "metadata", "trace_id", "error", "start_time", "end_time", "updated_at") values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) on conflict ("run_id", "name") do update set "annotator_kind" = $14, "label" = $15, "score" = $16, "explanation" = $17, "metadata" = $18, "trace_id" = $19, "error" = $20, "start_time" = $21, "end_time" = $22, "updated_at" = $23 returning "id";
+
+-- experiments.evaluationsOf
+select * from "experiment_run_annotations" where "run_id" in ($1) order by "id";
+
+-- experiments.examplesWithSuccessfulRuns
+select "example_id" from "experiment_examples" where "experiment_id" = $1 and "example_id" >= $2 order by "example_id" limit $3;
+select "example_id", "repetition_number" from "experiment_runs" where "experiment_id" = $1 and "example_id" in ($2) and "error" is null;
+
+-- experiments.runsMissingEvaluations
+select * from "experiment_runs" where "experiment_id" = $1 and "error" is null and "id" >= $2 order by "id" limit $3;
+select "run_id", "name" from "experiment_run_annotations" where "run_id" in ($1) and "name" in ($2, $3) and "error" is null;
+select * from "experiment_runs" where "experiment_id" = $1 and "error" is null and "id" >= $2 order by "id" limit $3;
+
+-- experiments.delete
+delete from "experiments" where "id" = $1;
+
 -- datasets.deleteDataset
 delete from "datasets" where "id" = $1;
 

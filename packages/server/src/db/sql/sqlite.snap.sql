@@ -245,6 +245,55 @@ select "e"."dataset_id", count(*) as "n" from "dataset_example_revisions" as "r"
 -- datasets.touch
 update "datasets" set "updated_at" = ? where "id" = ?;
 
+-- experiments.insert
+insert into "experiments" ("dataset_id", "dataset_version_id", "name", "description", "metadata", "repetitions", "project_name", "user_id", "created_at", "updated_at") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning *;
+
+-- experiments.insertExamples
+insert into "experiment_examples" ("experiment_id", "example_id") values (?, ?);
+
+-- experiments.findById
+select * from "experiments" where "id" = ?;
+
+-- experiments.listForDataset
+select * from "experiments" where "dataset_id" = ? and "id" <= ? order by "id" desc limit ?;
+
+-- experiments.counts
+select "experiment_id", count(*) as "n" from "experiment_examples" where "experiment_id" in (?) group by "experiment_id";
+select "experiment_id", count(CASE WHEN error IS NULL THEN 1 END) as "ok", count(CASE WHEN error IS NOT NULL THEN 1 END) as "failed" from "experiment_runs" where "experiment_id" in (?) group by "experiment_id";
+
+-- experiments.hasExample
+select "example_id" from "experiment_examples" where "experiment_id" = ? and "example_id" = ?;
+
+-- experiments.upsertRun
+insert into "experiment_runs" ("experiment_id", "example_id", "repetition_number", "output", "start_time", "end_time", "trace_id", "error", "created_at") values (?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict ("experiment_id", "example_id", "repetition_number") do update set "output" = ?, "start_time" = ?, "end_time" = ?, "trace_id" = ?, "error" = ?, "created_at" = ? returning "id";
+
+-- experiments.findRun
+select * from "experiment_runs" where "experiment_id" = ? and "example_id" = ? and "repetition_number" = ?;
+
+-- experiments.findRunById
+select * from "experiment_runs" where "id" = ?;
+
+-- experiments.listRuns
+select * from "experiment_runs" where "experiment_id" = ? and "id" >= ? order by "id" limit ?;
+
+-- experiments.upsertEvaluation
+insert into "experiment_run_annotations" ("run_id", "name", "created_at", "annotator_kind", "label", "score", "explanation", "metadata", "trace_id", "error", "start_time", "end_time", "updated_at") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict ("run_id", "name") do update set "annotator_kind" = ?, "label" = ?, "score" = ?, "explanation" = ?, "metadata" = ?, "trace_id" = ?, "error" = ?, "start_time" = ?, "end_time" = ?, "updated_at" = ? returning "id";
+
+-- experiments.evaluationsOf
+select * from "experiment_run_annotations" where "run_id" in (?) order by "id";
+
+-- experiments.examplesWithSuccessfulRuns
+select "example_id" from "experiment_examples" where "experiment_id" = ? and "example_id" >= ? order by "example_id" limit ?;
+select "example_id", "repetition_number" from "experiment_runs" where "experiment_id" = ? and "example_id" in (?) and "error" is null;
+
+-- experiments.runsMissingEvaluations
+select * from "experiment_runs" where "experiment_id" = ? and "error" is null and "id" >= ? order by "id" limit ?;
+select "run_id", "name" from "experiment_run_annotations" where "run_id" in (?) and "name" in (?, ?) and "error" is null;
+select * from "experiment_runs" where "experiment_id" = ? and "error" is null and "id" >= ? order by "id" limit ?;
+
+-- experiments.delete
+delete from "experiments" where "id" = ?;
+
 -- datasets.deleteDataset
 delete from "datasets" where "id" = ?;
 

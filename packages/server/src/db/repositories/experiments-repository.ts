@@ -1,0 +1,326 @@
+/**
+ * SQL for experiments, their frozen example sets, runs and run evaluations (docs/experiments.md).
+ * Run counts come from grouped queries, never from loading runs; "incomplete" lists are anti-joins.
+ */
+import { type Kysely, type Selectable, sql } from 'kysely';
+import type { DB, ExperimentRunAnnotationsTable, ExperimentRunsTable, ExperimentsTable } from '../schema.js';
+
+export interface ExperimentRecord {
+  id: number;
+  datasetId: number;
+  datasetVersionId: number;
+  name: string;
+  description: string | null;
+  metadata: Record<string, unknown>;
+  repetitions: number;
+  projectName: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface RunCounts {
+  examples: number;
+  successful: number;
+  failed: number;
+}
+
+export interface RunRecord {
+  id: number;
+  experimentId: number;
+  exampleId: number;
+  repetitionNumber: number;
+  output: unknown;
+  startTime: string;
+  endTime: string;
+  traceId: string | null;
+  error: string | null;
+}
+
+export interface EvaluationRecord {
+  id: number;
+  runId: number;
+  name: string;
+  annotatorKind: string;
+  label: string | null;
+  score: number | null;
+  explanation: string | null;
+  metadata: Record<string, unknown>;
+  traceId: string | null;
+  error: string | null;
+  startTime: string;
+  endTime: string;
+}
+
+export type NewRun = Omit<RunRecord, 'id'>;
+export type NewEvaluation = Omit<EvaluationRecord, 'id'>;
+
+function toExperiment(row: Selectable<ExperimentsTable>): ExperimentRecord {
+  return {
+    id: Number(row.id),
+    datasetId: Number(row.dataset_id),
+    datasetVersionId: Number(row.dataset_version_id),
+    name: row.name,
+    description: row.description,
+    metadata: JSON.parse(row.metadata) as Record<string, unknown>,
+    repetitions: Number(row.repetitions),
+    projectName: row.project_name,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+function toRun(row: Selectable<ExperimentRunsTable>): RunRecord {
+  return {
+    id: Number(row.id),
+    experimentId: Number(row.experiment_id),
+    exampleId: Number(row.example_id),
+    repetitionNumber: Number(row.repetition_number),
+    output: JSON.parse(row.output) as unknown,
+    startTime: row.start_time,
+    endTime: row.end_time,
+    traceId: row.trace_id,
+    error: row.error,
+  };
+}
+
+function toEvaluation(row: Selectable<ExperimentRunAnnotationsTable>): EvaluationRecord {
+  return {
+    id: Number(row.id),
+    runId: Number(row.run_id),
+    name: row.name,
+    annotatorKind: row.annotator_kind,
+    label: row.label,
+    score: row.score === null ? null : Number(row.score),
+    explanation: row.explanation,
+    metadata: JSON.parse(row.metadata) as Record<string, unknown>,
+    traceId: row.trace_id,
+    error: row.error,
+    startTime: row.start_time,
+    endTime: row.end_time,
+  };
+}
+
+export type ExperimentsRepository = ReturnType<typeof createExperimentsRepository>;
+
+/** Experiments repository over a Kysely connection (or transaction). */
+export function createExperimentsRepository(db: Kysely<DB>) {
+  return {
+    async insert(
+      experiment: Omit<ExperimentRecord, 'id' | 'createdAt' | 'updatedAt'> & { userId: number | null },
+      now: string,
+    ): Promise<ExperimentRecord> {
+      const row = await db
+        .insertInto('experiments')
+        .values({
+          dataset_id: experiment.datasetId,
+          dataset_version_id: experiment.datasetVersionId,
+          name: experiment.name,
+          description: experiment.description,
+          metadata: JSON.stringify(experiment.metadata),
+          repetitions: experiment.repetitions,
+          project_name: experiment.projectName,
+          user_id: experiment.userId,
+          created_at: now,
+          updated_at: now,
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      return toExperiment(row);
+    },
+    /** Freezes the experiment's example set (in chunks, as INSERT … SELECT would need the version logic twice). */
+    async insertExamples(experimentId: number, exampleIds: number[]): Promise<void> {
+      for (let start = 0; start < exampleIds.length; start += 500) {
+        const chunk = exampleIds.slice(start, start + 500);
+        if (chunk.length > 0) {
+          await db
+            .insertInto('experiment_examples')
+            .values(chunk.map((exampleId) => ({ experiment_id: experimentId, example_id: exampleId })))
+            .execute();
+        }
+      }
+    },
+    async findById(id: number): Promise<ExperimentRecord | undefined> {
+      const row = await db.selectFrom('experiments').selectAll().where('id', '=', id).executeTakeFirst();
+      return row && toExperiment(row);
+    },
+    /** A dataset's experiments newest first, keyset-paginated by id. */
+    async listForDataset(datasetId: number, query: { limit: number; fromId?: number | undefined }): Promise<ExperimentRecord[]> {
+      let select = db.selectFrom('experiments').selectAll().where('dataset_id', '=', datasetId).orderBy('id', 'desc').limit(query.limit);
+      if (query.fromId !== undefined) select = select.where('id', '<=', query.fromId);
+      return (await select.execute()).map(toExperiment);
+    },
+    async delete(id: number): Promise<boolean> {
+      const result = await db.deleteFrom('experiments').where('id', '=', id).executeTakeFirst();
+      return Number(result.numDeletedRows) > 0;
+    },
+    /** Examples in each experiment and its successful and failed runs, by grouped queries. */
+    async counts(experimentIds: number[]): Promise<Map<number, RunCounts>> {
+      const counts = new Map<number, RunCounts>(experimentIds.map((id) => [id, { examples: 0, successful: 0, failed: 0 }]));
+      if (experimentIds.length === 0) return counts;
+      const examples = await db
+        .selectFrom('experiment_examples')
+        .where('experiment_id', 'in', experimentIds)
+        .select((eb) => ['experiment_id', eb.fn.countAll<number | string>().as('n')])
+        .groupBy('experiment_id')
+        .execute();
+      for (const row of examples) counts.get(Number(row.experiment_id))!.examples = Number(row.n);
+      const runs = await db
+        .selectFrom('experiment_runs')
+        .where('experiment_id', 'in', experimentIds)
+        .select((eb) => [
+          'experiment_id',
+          eb.fn.count<number | string>(sql`CASE WHEN error IS NULL THEN 1 END`).as('ok'),
+          eb.fn.count<number | string>(sql`CASE WHEN error IS NOT NULL THEN 1 END`).as('failed'),
+        ])
+        .groupBy('experiment_id')
+        .execute();
+      for (const row of runs) {
+        const entry = counts.get(Number(row.experiment_id))!;
+        entry.successful = Number(row.ok);
+        entry.failed = Number(row.failed);
+      }
+      return counts;
+    },
+    async hasExample(experimentId: number, exampleId: number): Promise<boolean> {
+      const row = await db
+        .selectFrom('experiment_examples')
+        .select('example_id')
+        .where('experiment_id', '=', experimentId)
+        .where('example_id', '=', exampleId)
+        .executeTakeFirst();
+      return row !== undefined;
+    },
+    async findRun(experimentId: number, exampleId: number, repetitionNumber: number): Promise<RunRecord | undefined> {
+      const row = await db
+        .selectFrom('experiment_runs')
+        .selectAll()
+        .where('experiment_id', '=', experimentId)
+        .where('example_id', '=', exampleId)
+        .where('repetition_number', '=', repetitionNumber)
+        .executeTakeFirst();
+      return row && toRun(row);
+    },
+    async findRunById(id: number): Promise<RunRecord | undefined> {
+      const row = await db.selectFrom('experiment_runs').selectAll().where('id', '=', id).executeTakeFirst();
+      return row && toRun(row);
+    },
+    /** Inserts a run, or replaces a failed one for the same example and repetition. */
+    async upsertRun(run: NewRun, now: string): Promise<number> {
+      const values = {
+        output: JSON.stringify(run.output ?? null),
+        start_time: run.startTime,
+        end_time: run.endTime,
+        trace_id: run.traceId,
+        error: run.error,
+        created_at: now,
+      };
+      const row = await db
+        .insertInto('experiment_runs')
+        .values({ experiment_id: run.experimentId, example_id: run.exampleId, repetition_number: run.repetitionNumber, ...values })
+        .onConflict((oc) => oc.columns(['experiment_id', 'example_id', 'repetition_number']).doUpdateSet(values))
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      return Number(row.id);
+    },
+    /** Runs of the experiment in id order, keyset-paginated. */
+    async listRuns(experimentId: number, query: { limit: number; fromId?: number | undefined }): Promise<RunRecord[]> {
+      let select = db.selectFrom('experiment_runs').selectAll().where('experiment_id', '=', experimentId).orderBy('id').limit(query.limit);
+      if (query.fromId !== undefined) select = select.where('id', '>=', query.fromId);
+      return (await select.execute()).map(toRun);
+    },
+    /** Creates or replaces the evaluation with this name of a run. */
+    async upsertEvaluation(evaluation: NewEvaluation, now: string): Promise<number> {
+      const values = {
+        annotator_kind: evaluation.annotatorKind,
+        label: evaluation.label,
+        score: evaluation.score,
+        explanation: evaluation.explanation,
+        metadata: JSON.stringify(evaluation.metadata),
+        trace_id: evaluation.traceId,
+        error: evaluation.error,
+        start_time: evaluation.startTime,
+        end_time: evaluation.endTime,
+        updated_at: now,
+      };
+      const row = await db
+        .insertInto('experiment_run_annotations')
+        .values({ run_id: evaluation.runId, name: evaluation.name, created_at: now, ...values })
+        .onConflict((oc) => oc.columns(['run_id', 'name']).doUpdateSet(values))
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      return Number(row.id);
+    },
+    /** Evaluations of the given runs. */
+    async evaluationsOf(runIds: number[]): Promise<EvaluationRecord[]> {
+      if (runIds.length === 0) return [];
+      return (await db.selectFrom('experiment_run_annotations').selectAll().where('run_id', 'in', runIds).orderBy('id').execute()).map(
+        toEvaluation,
+      );
+    },
+    /** The experiment's examples (ids ascending, from `fromExampleId`) with the successful repetitions each has. */
+    async examplesWithSuccessfulRuns(
+      experimentId: number,
+      query: { limit: number; fromExampleId?: number | undefined },
+    ): Promise<{ exampleId: number; successful: number[] }[]> {
+      let examples = db
+        .selectFrom('experiment_examples')
+        .select('example_id')
+        .where('experiment_id', '=', experimentId)
+        .orderBy('example_id')
+        .limit(query.limit);
+      if (query.fromExampleId !== undefined) examples = examples.where('example_id', '>=', query.fromExampleId);
+      const ids = (await examples.execute()).map((row) => Number(row.example_id));
+      if (ids.length === 0) return [];
+      const runs = await db
+        .selectFrom('experiment_runs')
+        .select(['example_id', 'repetition_number'])
+        .where('experiment_id', '=', experimentId)
+        .where('example_id', 'in', ids)
+        .where('error', 'is', null)
+        .execute();
+      const byExample = new Map<number, number[]>(ids.map((id) => [id, []]));
+      for (const run of runs) byExample.get(Number(run.example_id))?.push(Number(run.repetition_number));
+      return ids.map((exampleId) => ({ exampleId, successful: byExample.get(exampleId)! }));
+    },
+    /** Successful runs (ids ascending, from `fromRunId`) that lack a successful evaluation of one of the names. */
+    async runsMissingEvaluations(
+      experimentId: number,
+      names: string[],
+      query: { limit: number; fromRunId?: number | undefined },
+    ): Promise<{ run: RunRecord; missing: string[] }[]> {
+      const found: { run: RunRecord; missing: string[] }[] = [];
+      let fromRunId = query.fromRunId;
+      // Pages of runs until enough incomplete ones are found (most runs may be complete).
+      for (;;) {
+        let select = db
+          .selectFrom('experiment_runs')
+          .selectAll()
+          .where('experiment_id', '=', experimentId)
+          .where('error', 'is', null)
+          .orderBy('id')
+          .limit(500);
+        if (fromRunId !== undefined) select = select.where('id', '>=', fromRunId);
+        const runs = (await select.execute()).map(toRun);
+        if (runs.length === 0) return found;
+        const done = await db
+          .selectFrom('experiment_run_annotations')
+          .select(['run_id', 'name'])
+          .where(
+            'run_id',
+            'in',
+            runs.map((run) => run.id),
+          )
+          .where('name', 'in', names)
+          .where('error', 'is', null)
+          .execute();
+        const have = new Set(done.map((row) => `${row.run_id}\u0000${row.name}`));
+        for (const run of runs) {
+          const missing = names.filter((name) => !have.has(`${run.id}\u0000${name}`));
+          if (missing.length > 0) found.push({ run, missing });
+          if (found.length === query.limit) return found;
+        }
+        fromRunId = runs[runs.length - 1]!.id + 1;
+      }
+    },
+  };
+}

@@ -1,0 +1,258 @@
+/**
+ * Experiments (docs/experiments.md): a run of a task over a dataset version's examples, with
+ * repetitions, the runs and their evaluations, the counts a client shows, and the incomplete
+ * runs and evaluations that resuming needs. Knows nothing of HTTP.
+ */
+import { randomBytes } from 'node:crypto';
+import { ConflictError, InvalidInputError, NotFoundError } from '@sightline/common';
+import type { DatasetRecord, DatasetsRepository, ExampleRecord } from '../db/repositories/datasets-repository.js';
+import type { EvaluationRecord, ExperimentRecord, ExperimentsRepository, RunRecord } from '../db/repositories/experiments-repository.js';
+import type { WithTransaction } from '../db/repositories/index.js';
+import type { Identifier } from '../query/identifier.js';
+
+export const ANNOTATOR_KINDS = ['LLM', 'CODE', 'HUMAN'] as const;
+const MAX_REPETITIONS = 100;
+
+export interface ExperimentWithCounts extends ExperimentRecord {
+  exampleCount: number;
+  successfulRunCount: number;
+  failedRunCount: number;
+  missingRunCount: number;
+}
+
+export interface NewExperimentInput {
+  name?: string | null | undefined;
+  description?: string | null | undefined;
+  metadata?: Record<string, unknown> | undefined;
+  projectName?: string | null | undefined;
+  repetitions?: number | undefined;
+  version?: Identifier | undefined;
+  userId: number | null;
+}
+
+export interface RunInput {
+  /** The example's row id, when the route could decode its DatasetExample id. */
+  example: Identifier;
+  output: unknown;
+  repetitionNumber: number;
+  startTime: string;
+  endTime: string;
+  traceId: string | null;
+  error: string | null;
+}
+
+export interface EvaluationInput {
+  run: Identifier;
+  name: string;
+  annotatorKind: string;
+  label: string | null;
+  score: number | null;
+  explanation: string | null;
+  metadata: Record<string, unknown>;
+  traceId: string | null;
+  error: string | null;
+  startTime: string;
+  endTime: string;
+}
+
+export type ExperimentsService = ReturnType<typeof createExperimentsService>;
+
+/** The experiments service. */
+export function createExperimentsService({
+  experiments,
+  datasets,
+  withTransaction,
+  now = () => new Date().toISOString(),
+}: {
+  experiments: ExperimentsRepository;
+  datasets: DatasetsRepository;
+  withTransaction: WithTransaction;
+  now?: () => string;
+}) {
+  const requireDataset = async (identifier: Identifier): Promise<DatasetRecord> => {
+    const dataset =
+      (identifier.rowId !== null ? await datasets.findById(identifier.rowId) : undefined) ?? (await datasets.findByName(identifier.text));
+    if (!dataset) throw new NotFoundError(`dataset ${JSON.stringify(identifier.text)} not found`);
+    return dataset;
+  };
+
+  const requireExperiment = async (identifier: Identifier): Promise<ExperimentRecord> => {
+    const experiment = identifier.rowId === null ? undefined : await experiments.findById(identifier.rowId);
+    if (!experiment) throw new NotFoundError(`experiment ${JSON.stringify(identifier.text)} not found`);
+    return experiment;
+  };
+
+  const withCounts = async (rows: ExperimentRecord[]): Promise<ExperimentWithCounts[]> => {
+    const counts = await experiments.counts(rows.map((row) => row.id));
+    return rows.map((row) => {
+      const count = counts.get(row.id)!;
+      const expected = count.examples * row.repetitions;
+      return {
+        ...row,
+        exampleCount: count.examples,
+        successfulRunCount: count.successful,
+        failedRunCount: count.failed,
+        missingRunCount: Math.max(0, expected - count.successful),
+      };
+    });
+  };
+
+  /** The experiment's examples as its dataset version holds them, by id. */
+  const examplesById = async (experiment: ExperimentRecord): Promise<Map<number, ExampleRecord>> =>
+    new Map((await datasets.examplesAt(experiment.datasetId, experiment.datasetVersionId)).map((example) => [example.id, example]));
+
+  return {
+    /** Creates an experiment on a dataset version (default the latest), freezing its examples. */
+    async create(datasetIdentifier: Identifier, input: NewExperimentInput): Promise<ExperimentWithCounts> {
+      const dataset = await requireDataset(datasetIdentifier);
+      const repetitions = input.repetitions ?? 1;
+      if (!Number.isInteger(repetitions) || repetitions < 1 || repetitions > MAX_REPETITIONS) {
+        throw new InvalidInputError(`repetitions must be a whole number from 1 to ${MAX_REPETITIONS}`);
+      }
+      if (input.version !== undefined && input.version.rowId === null) {
+        throw new InvalidInputError(`version_id ${JSON.stringify(input.version.text)} is not a dataset version id`);
+      }
+      const version =
+        input.version === undefined
+          ? await datasets.latestVersion(dataset.id)
+          : await datasets.findVersion(dataset.id, input.version.rowId!);
+      if (!version)
+        throw new NotFoundError(input.version ? `version not found in dataset ${dataset.name}` : `dataset ${dataset.name} has no version`);
+      const examples = await datasets.examplesAt(dataset.id, version.id);
+      const stamp = now();
+      const experiment = await withTransaction(async (trx) => {
+        const created = await trx.experiments.insert(
+          {
+            datasetId: dataset.id,
+            datasetVersionId: version.id,
+            name: input.name?.trim() || `${dataset.name}-experiment`,
+            description: input.description ?? null,
+            metadata: input.metadata ?? {},
+            repetitions,
+            // Task traces land in this project (created by their first span).
+            projectName: input.projectName?.trim() || `Experiment-${randomBytes(12).toString('hex')}`,
+            userId: input.userId,
+          },
+          stamp,
+        );
+        await trx.experiments.insertExamples(
+          created.id,
+          examples.map((example) => example.id),
+        );
+        return created;
+      });
+      return (await withCounts([experiment]))[0]!;
+    },
+
+    async get(identifier: Identifier): Promise<ExperimentWithCounts> {
+      return (await withCounts([await requireExperiment(identifier)]))[0]!;
+    },
+
+    /** A dataset's experiments newest first (limit + 1 rows). */
+    async list(datasetIdentifier: Identifier, query: { limit: number; fromId?: number | undefined }): Promise<ExperimentWithCounts[]> {
+      const dataset = await requireDataset(datasetIdentifier);
+      return withCounts(await experiments.listForDataset(dataset.id, { limit: query.limit + 1, fromId: query.fromId }));
+    },
+
+    async delete(identifier: Identifier): Promise<void> {
+      const experiment = await requireExperiment(identifier);
+      await experiments.delete(experiment.id);
+    },
+
+    /** Records a run; a second successful run of one example and repetition is 409, a failed one may be retried. */
+    async addRun(experimentIdentifier: Identifier, input: RunInput): Promise<number> {
+      const experiment = await requireExperiment(experimentIdentifier);
+      const exampleId = input.example.rowId;
+      if (exampleId === null || !(await experiments.hasExample(experiment.id, exampleId))) {
+        throw new NotFoundError(`dataset example ${JSON.stringify(input.example.text)} is not an example of this experiment`);
+      }
+      if (!Number.isInteger(input.repetitionNumber) || input.repetitionNumber < 1 || input.repetitionNumber > experiment.repetitions) {
+        throw new InvalidInputError(`repetition_number must be from 1 to ${experiment.repetitions} (the experiment's repetitions)`);
+      }
+      const existing = await experiments.findRun(experiment.id, exampleId, input.repetitionNumber);
+      if (existing && existing.error === null) {
+        throw new ConflictError(`repetition ${input.repetitionNumber} of this example already has a successful run`);
+      }
+      return experiments.upsertRun(
+        {
+          experimentId: experiment.id,
+          exampleId,
+          repetitionNumber: input.repetitionNumber,
+          output: input.output,
+          startTime: input.startTime,
+          endTime: input.endTime,
+          traceId: input.traceId,
+          error: input.error,
+        },
+        now(),
+      );
+    },
+
+    /** Runs in id order (limit + 1 rows), with their evaluations. */
+    async runs(
+      identifier: Identifier,
+      query: { limit: number; fromId?: number | undefined },
+    ): Promise<{ runs: RunRecord[]; evaluations: Map<number, EvaluationRecord[]> }> {
+      const experiment = await requireExperiment(identifier);
+      const runs = await experiments.listRuns(experiment.id, { limit: query.limit + 1, fromId: query.fromId });
+      const evaluations = new Map<number, EvaluationRecord[]>();
+      for (const evaluation of await experiments.evaluationsOf(runs.map((run) => run.id))) {
+        evaluations.set(evaluation.runId, [...(evaluations.get(evaluation.runId) ?? []), evaluation]);
+      }
+      return { runs, evaluations };
+    },
+
+    /** Creates or replaces the evaluation with this name of a run. */
+    async evaluate(input: EvaluationInput): Promise<number> {
+      const run = input.run.rowId === null ? undefined : await experiments.findRunById(input.run.rowId);
+      if (!run) throw new NotFoundError(`experiment run ${JSON.stringify(input.run.text)} not found`);
+      const name = input.name.trim();
+      if (name === '') throw new InvalidInputError('name must not be blank');
+      const kind = input.annotatorKind.toUpperCase();
+      if (!(ANNOTATOR_KINDS as readonly string[]).includes(kind)) {
+        throw new InvalidInputError(`annotator_kind must be one of ${ANNOTATOR_KINDS.join(', ')}`);
+      }
+      if (input.score !== null && !Number.isFinite(input.score)) throw new InvalidInputError('score must be a finite number');
+      return experiments.upsertEvaluation({ ...input, runId: run.id, name, annotatorKind: kind }, now());
+    },
+
+    /** Examples with repetitions that have no successful run (example ids ascending, limit + 1 rows). */
+    async incompleteRuns(
+      identifier: Identifier,
+      query: { limit: number; fromExampleId?: number | undefined },
+    ): Promise<{ example: ExampleRecord; repetitionNumbers: number[] }[]> {
+      const experiment = await requireExperiment(identifier);
+      const byId = await examplesById(experiment);
+      const result: { example: ExampleRecord; repetitionNumbers: number[] }[] = [];
+      let from = query.fromExampleId;
+      while (result.length < query.limit + 1) {
+        const page = await experiments.examplesWithSuccessfulRuns(experiment.id, { limit: 500, fromExampleId: from });
+        if (page.length === 0) break;
+        for (const { exampleId, successful } of page) {
+          const missing = Array.from({ length: experiment.repetitions }, (_, index) => index + 1).filter((n) => !successful.includes(n));
+          const example = byId.get(exampleId);
+          if (missing.length > 0 && example) result.push({ example, repetitionNumbers: missing });
+          if (result.length === query.limit + 1) break;
+        }
+        from = page[page.length - 1]!.exampleId + 1;
+      }
+      return result;
+    },
+
+    /** Successful runs that lack a successful evaluation of one of the names (run ids ascending, limit + 1 rows). */
+    async incompleteEvaluations(
+      identifier: Identifier,
+      names: string[],
+      query: { limit: number; fromRunId?: number | undefined },
+    ): Promise<{ run: RunRecord; example: ExampleRecord; names: string[] }[]> {
+      const experiment = await requireExperiment(identifier);
+      if (names.length === 0) throw new InvalidInputError('evaluation_name must name at least one evaluation');
+      const byId = await examplesById(experiment);
+      const rows = await experiments.runsMissingEvaluations(experiment.id, names, { limit: query.limit + 1, fromRunId: query.fromRunId });
+      return rows.flatMap(({ run, missing }) => {
+        const example = byId.get(run.exampleId);
+        return example ? [{ run, example, names: missing }] : [];
+      });
+    },
+  };
+}
