@@ -104,6 +104,29 @@ try {
   await page.getByTestId('chart-models').locator('svg.recharts-surface').first().waitFor();
   await shot(page, 'overview', { fullPage: true });
 
+  for (const [name, description, rows] of [
+    ['capital-cities', 'Countries and their capitals', 24],
+    ['support-replies', 'Curated from support-bot traces', 12],
+    ['refusals', 'Prompts the assistant must refuse', 7],
+  ] as const) {
+    await api.post(`${server.url}/v1/datasets/upload`, {
+      data: {
+        action: 'create',
+        name,
+        description,
+        inputs: Array.from({ length: rows }, (_, index) => ({ question: `${name} question ${index + 1}` })),
+        outputs: Array.from({ length: rows }, (_, index) => ({ answer: `${name} answer ${index + 1}` })),
+        metadata: Array.from({ length: rows }, (_, index) => ({ source: index % 2 ? 'traces' : 'manual' })),
+      },
+    });
+  }
+  await page.goto(`${server.url}/datasets`);
+  await page.getByTestId('dataset-row').first().waitFor();
+  await shot(page, 'datasets');
+  await page.getByRole('link', { name: 'capital-cities' }).click();
+  await page.getByTestId('example-row').first().waitFor();
+  await shot(page, 'dataset-examples');
+
   await page.goto(`${server.url}/settings?tab=users`);
   await page.getByRole('table', { name: 'Users' }).getByText('maria@example.com').waitFor();
   await shot(page, 'settings');

@@ -14,6 +14,8 @@ import { ProjectLayout } from './pages/projects/ProjectLayout';
 import { TracesTab } from './pages/projects/TracesTab';
 import { SpansTab } from './pages/projects/SpansTab';
 import { TraceDetailPage } from './pages/projects/TraceDetailPage';
+import { DatasetsPage } from './pages/datasets/DatasetsPage';
+import { DatasetExamplesPage } from './pages/datasets/DatasetExamplesPage';
 
 // The charts library is large: load it with the first chart.
 const OverviewTab = lazy(() => import('./pages/projects/OverviewTab').then((module) => ({ default: module.OverviewTab })));
@@ -33,8 +35,8 @@ function Charts() {
 }
 
 /**
- * Client routes. The server answers index.html for each of these paths (packages/server/src/http/ui-routes.ts
- * keeps the same list): keep the two in step.
+ * Client routes: the only list of the UI's pages. The server answers index.html to any GET that asks
+ * for HTML outside its API paths (docs/ui.md), so a new page needs no server change.
  */
 export function App() {
   return (
@@ -54,6 +56,9 @@ export function App() {
             <Route path="overview" element={<Charts />} />
           </Route>
           <Route path="/projects/:projectId/traces/:traceId" element={<TraceDetailPage />} />
+          <Route path="/datasets" element={<DatasetsPage />} />
+          <Route path="/datasets/:datasetId" element={<Navigate to="examples" replace />} />
+          <Route path="/datasets/:datasetId/examples" element={<DatasetExamplesPage />} />
           <Route path="/settings" element={<SettingsPage />} />
           <Route path="*" element={<NotFoundPage />} />
         </Route>

@@ -2,7 +2,7 @@
 import { keepPreviousData, useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import { call, client } from './http';
 import type { SpanKind } from '../lib/openinference';
-import type { Page, Project, Span, User, UserApiKey } from '@sightline/client/browser';
+import type { Dataset, DatasetVersion, Page, Project, Span, User, UserApiKey } from '@sightline/client/browser';
 import { resolveRange, type RangeOption } from '../lib/timeRange';
 
 /** Path parameters of a project's routes. */
@@ -231,5 +231,53 @@ export function useUsers(enabled: boolean) {
     queryFn: ({ signal }) =>
       allPages<User>((cursor) => call(client.GET('/v1/users', { params: { query: { limit: 1000, cursor } }, signal }))),
     enabled,
+  });
+}
+
+// ---------------------------------------------------------------- datasets
+
+export const datasetsKey = ['datasets'] as const;
+
+/** Every dataset, newest first (follows next_cursor). */
+export function useDatasets() {
+  return useQuery({
+    queryKey: datasetsKey,
+    queryFn: ({ signal }) =>
+      allPages<Dataset>((cursor) => call(client.GET('/v1/datasets', { params: { query: { limit: 1000, cursor } }, signal }))),
+    staleTime: 0,
+  });
+}
+
+export function useDataset(datasetId: string) {
+  return useQuery({
+    queryKey: ['dataset', datasetId],
+    queryFn: async ({ signal }) => (await call(client.GET('/v1/datasets/{id}', { params: { path: { id: datasetId } }, signal }))).data,
+  });
+}
+
+export function useDatasetVersions(datasetId: string) {
+  return useQuery({
+    queryKey: ['dataset-versions', datasetId],
+    queryFn: ({ signal }) =>
+      allPages<DatasetVersion>((cursor) =>
+        call(client.GET('/v1/datasets/{id}/versions', { params: { path: { id: datasetId }, query: { limit: 1000, cursor } }, signal })),
+      ),
+  });
+}
+
+/** The examples at a version (undefined: the latest). */
+export function useDatasetExamples(datasetId: string, versionId: string | undefined) {
+  return useQuery({
+    queryKey: ['dataset-examples', datasetId, versionId ?? 'latest'],
+    queryFn: async ({ signal }) =>
+      (
+        await call(
+          client.GET('/v1/datasets/{id}/examples', {
+            params: { path: { id: datasetId }, query: versionId ? { version_id: versionId } : {} },
+            signal,
+          }),
+        )
+      ).data,
+    placeholderData: keepPreviousData,
   });
 }

@@ -2,7 +2,7 @@
 import type { ReactNode } from 'react';
 import { AppShell, Avatar, Badge, Button, Group, Kbd, Menu, Text, UnstyledButton } from '@mantine/core';
 import { Spotlight, spotlight, type SpotlightActionData } from '@mantine/spotlight';
-import { IconChartDots3, IconFolder, IconLogout, IconSearch, IconSettings, IconSunMoon } from '@tabler/icons-react';
+import { IconChartDots3, IconDatabase, IconFolder, IconLogout, IconSearch, IconSettings, IconSunMoon } from '@tabler/icons-react';
 import { Link, NavLink, Outlet, useNavigate } from 'react-router';
 import { useQueryClient } from '@tanstack/react-query';
 import { logout, clearUserData } from '../api/auth';
@@ -79,6 +79,7 @@ export function AppLayout() {
             </UnstyledButton>
             <Group gap={4} wrap="nowrap" component="nav" aria-label="Main">
               <NavButton to="/projects" label="Projects" icon={<IconFolder size={16} />} />
+              <NavButton to="/datasets" label="Datasets" icon={<IconDatabase size={16} />} />
               <NavButton to="/settings" label="Settings" icon={<IconSettings size={16} />} />
             </Group>
           </Group>

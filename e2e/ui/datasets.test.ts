@@ -1,0 +1,93 @@
+/**
+ * The datasets pages in Debian's Chromium: a dataset uploaded (then appended to) through the
+ * API shows in the datasets list with its example count; its examples page shows the examples
+ * as readable JSON, and picking the first version shows exactly what that version held.
+ * Runs at the root and under SERVICE_HOST_ROOT_PATH.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe } from 'node:test';
+import type { Browser } from 'playwright-core';
+import { unique } from '../../packages/server/test/helpers/auth.js';
+import type { TestServer } from '../../packages/server/test/helpers/server.js';
+import {
+  ROOT_PATHS,
+  assertAllUnderRoot,
+  eventually,
+  firstAdminLogin,
+  launchChromium,
+  openPage,
+  startAuthServer,
+  uiTest,
+  waitForPath,
+  type OpenedPage,
+} from './harness.js';
+
+let browser: Browser;
+before(async () => {
+  browser = await launchChromium();
+});
+after(async () => {
+  await browser?.close();
+});
+
+for (const rootPath of ROOT_PATHS) {
+  describe(`UI: datasets [root path "${rootPath || '/'}"]`, () => {
+    let server: TestServer;
+    let opened: OpenedPage;
+    const name = unique('ui-dataset');
+    const test = uiTest(() => [opened]);
+
+    before(async () => {
+      server = await startAuthServer(rootPath);
+      opened = await openPage(browser);
+      await firstAdminLogin(opened.page, server.url);
+    });
+    after(async () => {
+      await opened?.close();
+      await server?.close();
+    });
+
+    test('lists a dataset, shows its examples, and reads the first version back unchanged', async () => {
+      const { page } = opened;
+      // The page's session cookie authorizes these calls, as the UI's own.
+      const upload = async (body: Record<string, unknown>) => {
+        const response = await page.request.post(`${server.url}/v1/datasets/upload`, { data: body });
+        assert.equal(response.status(), 200, await response.text());
+      };
+      await upload({
+        action: 'create',
+        name,
+        description: 'questions for the UI test',
+        inputs: [{ question: 'What is the capital of France?' }, { question: 'What is 2 + 2?' }],
+        outputs: [{ answer: 'Paris' }, { answer: '4' }],
+      });
+      await upload({ action: 'append', name, inputs: [{ question: 'Who wrote Hamlet?' }], outputs: [{ answer: 'Shakespeare' }] });
+
+      await page.getByRole('link', { name: 'Datasets' }).first().click();
+      await waitForPath(page, server, '/datasets');
+      const row = page.getByTestId('dataset-row').filter({ hasText: name });
+      await row.waitFor();
+      assert.match(await row.innerText(), /\b3\b/, 'the list shows 3 examples');
+      assert.match(await row.innerText(), /questions for the UI test/);
+
+      await row.getByRole('link', { name }).click();
+      await waitForPath(page, server, /^\/datasets\/[^/]+\/examples$/);
+      await page.getByRole('heading', { name }).waitFor();
+      await eventually(async () => assert.equal(await page.getByTestId('example-row').count(), 3));
+      const table = page.getByRole('table', { name: 'Examples' });
+      await table.getByText('"Who wrote Hamlet?"').waitFor();
+      await table.getByText('"Shakespeare"').waitFor();
+
+      // The first version: what the create held, without the appended example.
+      await page.getByRole('combobox', { name: 'Version' }).click();
+      const options = page.getByRole('option');
+      await eventually(async () => assert.equal(await options.count(), 2));
+      await options.filter({ hasNotText: 'latest' }).click();
+      await page.getByText('an older version').waitFor();
+      await eventually(async () => assert.equal(await page.getByTestId('example-row').count(), 2));
+      await table.getByText('"What is the capital of France?"').waitFor();
+      assert.equal(await table.getByText('"Who wrote Hamlet?"').count(), 0, 'the appended example is not in the first version');
+      assertAllUnderRoot(opened.requests, server);
+    });
+  });
+}

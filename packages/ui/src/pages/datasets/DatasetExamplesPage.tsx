@@ -1,0 +1,135 @@
+/**
+ * `/datasets/:datasetId/examples`: a dataset's examples at a version (default the latest),
+ * shown as readable JSON and paged, with the version picker and the downloads.
+ */
+import { useState } from 'react';
+import { Link, useParams, useSearchParams } from 'react-router';
+import { Alert, Anchor, Badge, Button, Code, Group, Pagination, Paper, Select, Skeleton, Stack, Table, Text, Title } from '@mantine/core';
+import { IconDownload } from '@tabler/icons-react';
+import { useDataset, useDatasetExamples, useDatasetVersions } from '../../api/queries';
+import { formatDateTime, formatInt } from '../../lib/format';
+import { serverUrl } from '../../lib/root';
+
+const PAGE_SIZE = 50;
+
+function Json({ value }: { value: unknown }) {
+  return (
+    <Code block style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word', maxHeight: 220, overflow: 'auto' }}>
+      {JSON.stringify(value, null, 2)}
+    </Code>
+  );
+}
+
+export function DatasetExamplesPage() {
+  const { datasetId = '' } = useParams();
+  const [params, setParams] = useSearchParams();
+  const versionId = params.get('version') ?? undefined;
+  const [pageNumber, setPageNumber] = useState(1);
+  const dataset = useDataset(datasetId);
+  const versions = useDatasetVersions(datasetId);
+  const examples = useDatasetExamples(datasetId, versionId);
+  const latest = versions.data?.[0]?.version_id;
+  const chosen = versionId ?? latest;
+  const download = (format: 'jsonl' | 'csv') =>
+    serverUrl(`/v1/datasets/${encodeURIComponent(datasetId)}/${format}${chosen ? `?version_id=${encodeURIComponent(chosen)}` : ''}`);
+
+  if (dataset.isError) {
+    return (
+      <Alert color="red" title="Could not load the dataset">
+        {dataset.error.message}
+      </Alert>
+    );
+  }
+  const rows = examples.data?.examples ?? [];
+  const pages = Math.max(1, Math.ceil(rows.length / PAGE_SIZE));
+  const shown = rows.slice((pageNumber - 1) * PAGE_SIZE, pageNumber * PAGE_SIZE);
+  return (
+    <Stack gap="md">
+      <Group justify="space-between" align="flex-end">
+        <Stack gap={2}>
+          <Anchor component={Link} to="/datasets" size="sm">
+            Datasets
+          </Anchor>
+          <Title order={2}>{dataset.data?.name ?? <Skeleton height={28} width={200} />}</Title>
+          {dataset.data?.description ? (
+            <Text size="sm" c="dimmed">
+              {dataset.data.description}
+            </Text>
+          ) : null}
+        </Stack>
+        <Group gap="xs" align="flex-end">
+          <Select
+            label="Version"
+            aria-label="Version"
+            w={300}
+            allowDeselect={false}
+            value={chosen ?? null}
+            data={(versions.data ?? []).map((version, index) => ({
+              value: version.version_id,
+              label: `${formatDateTime(version.created_at)}${index === 0 ? ' (latest)' : ''}`,
+            }))}
+            onChange={(value) => {
+              setPageNumber(1);
+              setParams((next) => {
+                if (value && value !== latest) next.set('version', value);
+                else next.delete('version');
+                return next;
+              });
+            }}
+          />
+          <Button component="a" href={download('jsonl')} variant="default" leftSection={<IconDownload size={16} />}>
+            JSONL
+          </Button>
+          <Button component="a" href={download('csv')} variant="default" leftSection={<IconDownload size={16} />}>
+            CSV
+          </Button>
+        </Group>
+      </Group>
+      <Group gap="xs">
+        <Badge variant="light">{formatInt(rows.length)} examples</Badge>
+        {versionId && versionId !== latest ? (
+          <Badge variant="light" color="orange">
+            an older version
+          </Badge>
+        ) : null}
+      </Group>
+      {examples.isPending ? (
+        <Skeleton height={200} />
+      ) : (
+        <Paper withBorder radius="md" style={{ overflow: 'auto' }}>
+          <Table aria-label="Examples" verticalSpacing="sm" style={{ tableLayout: 'fixed', minWidth: 900 }}>
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th w={160}>Example</Table.Th>
+                <Table.Th>Input</Table.Th>
+                <Table.Th>Output</Table.Th>
+                <Table.Th>Metadata</Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {shown.map((example) => (
+                <Table.Tr key={example.node_id} data-testid="example-row">
+                  <Table.Td>
+                    <Text size="xs" ff="monospace" style={{ wordBreak: 'break-all' }}>
+                      {example.id}
+                    </Text>
+                  </Table.Td>
+                  <Table.Td>
+                    <Json value={example.input} />
+                  </Table.Td>
+                  <Table.Td>
+                    <Json value={example.output} />
+                  </Table.Td>
+                  <Table.Td>
+                    <Json value={example.metadata} />
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Paper>
+      )}
+      {pages > 1 ? <Pagination value={pageNumber} onChange={setPageNumber} total={pages} aria-label="Pages of examples" /> : null}
+    </Stack>
+  );
+}
