@@ -133,9 +133,12 @@ for (const rootPath of ROOT_PATHS) {
       await grid.getByTestId('table-row').first().waitFor();
       // Sort by latency, longest first, then back by start time, oldest first: the sample trace (a year ago) comes first.
       await page.getByRole('button', { name: 'Sort by Latency' }).click();
-      await waitForPath(page, server, /\/traces$/);
+      await page.waitForURL((url) => url.searchParams.get('sort') === 'latency_ms');
+      // Each click sorts from the state the previous one rendered: wait for it (a loaded machine renders late).
       await page.getByRole('button', { name: 'Sort by Start time' }).click();
+      await page.waitForURL((url) => url.searchParams.get('sort') === 'start_time' && url.searchParams.get('order') === 'desc');
       await page.getByRole('button', { name: 'Sort by Start time' }).click();
+      await page.waitForURL((url) => url.searchParams.get('order') === 'asc');
       assert.equal(new URL(page.url()).searchParams.get('order'), 'asc');
       const first = grid.getByTestId('table-row').first();
       await first.getByText(`${label} agent`).waitFor();

@@ -6,18 +6,7 @@
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
 import { toGlobalId } from '../../src/api/global-id.js';
-import {
-  AUTH_ENV,
-  anonymous,
-  bearerClient,
-  createActiveUser,
-  createSystemKey,
-  expectStatus,
-  sessionOf,
-  setupDefaultAdmin,
-  unique,
-  type ApiClient,
-} from '../helpers/auth.js';
+import { AUTH_ENV, memberAndSystemClients, anonymous, expectStatus, unique, type ApiClient } from '../helpers/auth.js';
 import { expectError, getOk, request } from '../helpers/query.js';
 import { describeEachDialect } from '../helpers/server.js';
 
@@ -362,10 +351,7 @@ describeEachDialect(
     let member: ApiClient;
     let system: ApiClient;
     before(async () => {
-      const admin = await setupDefaultAdmin(url());
-      const memberUser = await createActiveUser(url(), sessionOf(url(), admin), 'member');
-      member = bearerClient(url(), memberUser.key);
-      system = bearerClient(url(), (await createSystemKey(sessionOf(url(), admin))).key);
+      ({ member, system } = await memberAndSystemClients(url()));
     });
 
     it('lets a member key and a system key upload, read and delete datasets; refuses calls without a credential', async () => {

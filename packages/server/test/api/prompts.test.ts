@@ -6,18 +6,7 @@ import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
 import { toGlobalId } from '../../src/api/global-id.js';
 import { describeEachDialect } from '../helpers/server.js';
-import {
-  AUTH_ENV,
-  anonymous,
-  bearerClient,
-  createActiveUser,
-  createSystemKey,
-  expectStatus,
-  sessionOf,
-  setupDefaultAdmin,
-  unique,
-  type ApiClient,
-} from '../helpers/auth.js';
+import { AUTH_ENV, memberAndSystemClients, anonymous, expectStatus, unique, type ApiClient } from '../helpers/auth.js';
 import { collectPages, expectError, getOk, request } from '../helpers/query.js';
 
 /** A chat version as phoenix-client's promptVersion() builds it, with extras a client may send. */
@@ -392,10 +381,7 @@ describeEachDialect(
     let member: ApiClient;
     let system: ApiClient;
     before(async () => {
-      const admin = await setupDefaultAdmin(url());
-      const memberUser = await createActiveUser(url(), sessionOf(url(), admin), 'member');
-      member = bearerClient(url(), memberUser.key);
-      system = bearerClient(url(), (await createSystemKey(sessionOf(url(), admin))).key);
+      ({ member, system } = await memberAndSystemClients(url()));
     });
 
     it('lets a member and a system key create, read, tag, change and delete prompts', async () => {

@@ -302,3 +302,16 @@ export function permissionRows(): [string, string, RouteRule][] {
 export function concretePath(pattern: string, value: string): string {
   return pattern.replace(/:[A-Za-z_]+/g, encodeURIComponent(value)).replace(/\*/g, 'x');
 }
+
+/**
+ * The callers of project and evaluation data on a server with auth on: a member's user key and
+ * a system key (made by the default admin, set up here).
+ */
+export async function memberAndSystemClients(baseUrl: string): Promise<{ member: ApiClient; system: ApiClient }> {
+  const admin = await setupDefaultAdmin(baseUrl);
+  const memberUser = await createActiveUser(baseUrl, sessionOf(baseUrl, admin), 'member');
+  return {
+    member: bearerClient(baseUrl, memberUser.key),
+    system: bearerClient(baseUrl, (await createSystemKey(sessionOf(baseUrl, admin))).key),
+  };
+}
