@@ -1,10 +1,12 @@
 /**
  * The datasets pages in Debian's Chromium: a dataset uploaded (then appended to) through the
  * API shows in the datasets list with its example count; its examples page shows the examples
- * as readable JSON, and picking the first version shows exactly what that version held.
+ * as readable JSON, and picking the first version shows exactly what that version held; an LLM
+ * span becomes an example of a new dataset through "Add to dataset" in the trace view.
  * Runs at the root and under SERVICE_HOST_ROOT_PATH.
  */
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { after, before, describe } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { unique } from '../../packages/server/test/helpers/auth.js';
@@ -88,6 +90,64 @@ for (const rootPath of ROOT_PATHS) {
       await table.getByText('"What is the capital of France?"').waitFor();
       assert.equal(await table.getByText('"Who wrote Hamlet?"').count(), 0, 'the appended example is not in the first version');
       assertAllUnderRoot(opened.requests, server);
+    });
+
+    test('adds an LLM span to a new dataset from the trace view, then opens the dataset', async () => {
+      const { page } = opened;
+      const traceId = randomBytes(16).toString('hex');
+      const spanId = randomBytes(8).toString('hex');
+      const start = BigInt(Date.now()) * 1_000_000n;
+      const attribute = (key: string, value: string) => ({ key, value: { stringValue: value } });
+      const exported = await page.request.post(`${server.url}/v1/traces`, {
+        headers: { 'x-project-name': 'ui-datasets' },
+        data: {
+          resourceSpans: [
+            {
+              resource: { attributes: [] },
+              scopeSpans: [
+                {
+                  spans: [
+                    {
+                      traceId,
+                      spanId,
+                      name: 'ChatCompletion',
+                      kind: 3,
+                      startTimeUnixNano: String(start),
+                      endTimeUnixNano: String(start + 500_000_000n),
+                      attributes: [
+                        attribute('openinference.span.kind', 'LLM'),
+                        attribute('input.value', JSON.stringify({ question: 'What is the tallest mountain?' })),
+                        attribute('output.value', 'Mount Everest'),
+                        attribute('llm.model_name', 'gpt-4o-mini'),
+                      ],
+                    },
+                  ],
+                },
+              ],
+            },
+          ],
+        },
+      });
+      assert.equal(exported.status(), 200, await exported.text());
+      const projects = (await (await page.request.get(`${server.url}/v1/projects`)).json()).data as { id: string; name: string }[];
+      const project = projects.find((candidate) => candidate.name === 'ui-datasets')!;
+      await page.goto(`${server.url}/projects/${encodeURIComponent(project.id)}/traces/${traceId}?span=${spanId}`);
+      await page.getByTestId('span-details').waitFor();
+      await page.getByRole('button', { name: 'Add to dataset' }).click();
+      const dialog = page.getByRole('dialog');
+      const target = unique('from-spans');
+      await dialog.getByRole('combobox', { name: 'Dataset' }).fill(target);
+      await dialog.getByRole('button', { name: 'Add example' }).click();
+      await page.getByRole('link', { name: `Open ${target}` }).click();
+      await waitForPath(page, server, /^\/datasets\/[^/]+\/examples$/);
+      await page.getByRole('heading', { name: target }).waitFor();
+      const table = page.getByRole('table', { name: 'Examples' });
+      await table.getByText('"What is the tallest mountain?"').waitFor();
+      await table.getByText('"Mount Everest"').waitFor();
+      await table.getByText('"gpt-4o-mini"').waitFor();
+      const examples = (await (await page.request.get(`${server.url}/v1/datasets/${encodeURIComponent(target)}/examples`)).json()).data
+        .examples;
+      assert.equal(examples[0].source.span_id, spanId, 'the example records its source span');
     });
   });
 }

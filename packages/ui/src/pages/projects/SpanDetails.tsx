@@ -4,6 +4,7 @@ import { Accordion, Alert, Badge, Code, Group, Paper, ScrollArea, SimpleGrid, St
 import { IconAlertTriangle, IconBolt, IconInfoCircle, IconList, IconMessages } from '@tabler/icons-react';
 import type { Span, SpanEvent } from '@sightline/client/browser';
 import { KindBadge, StatusBadge } from '../../components/Badges';
+import { AddToDatasetButton } from './AddToDataset';
 import { CopyIcon, CopyableId } from '../../components/Copy';
 import { formatDateTime, formatDuration, formatInt, isoToMs } from '../../lib/format';
 import { attributeSections, chatMessages, documents, prettyJson, type ChatMessage } from '../../lib/openinference';
@@ -332,7 +333,10 @@ export function SpanDetails({ span }: { span: Span }) {
               {span.name}
             </Title>
           </Group>
-          <StatusBadge status={span.status_code} />
+          <Group gap="xs" wrap="nowrap">
+            <AddToDatasetButton span={span} />
+            <StatusBadge status={span.status_code} />
+          </Group>
         </Group>
         <Group gap="lg" wrap="wrap">
           <Text size="sm">
