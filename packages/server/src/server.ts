@@ -60,6 +60,7 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
     const datasets = createDatasetsService({ datasets: data.repositories.datasets, withTransaction: data.withTransaction });
     const experiments = createExperimentsService({
       experiments: data.repositories.experiments,
+      traces: data.repositories.traces,
       datasets: data.repositories.datasets,
       withTransaction: data.withTransaction,
     });

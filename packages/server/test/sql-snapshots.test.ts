@@ -83,6 +83,7 @@ function scenario(r: Repositories): [string, () => Promise<unknown>][] {
     ['traces.findInProject (trace id)', () => r.traces.findInProject(1, { traceId: 'ab' })],
     ['traces.findById', () => r.traces.findById(1)],
     ['traces.stats', () => r.traces.stats([1, 2])],
+    ['traces.tokenTotalsByTraceId', () => r.traces.tokenTotalsByTraceId(['ab', 'cd'])],
     [
       'spans.list',
       () =>
@@ -173,6 +174,7 @@ function scenario(r: Repositories): [string, () => Promise<unknown>][] {
       () => r.datasets.insertRevisions(1, [{ exampleId: 1, kind: 'CREATE', input: {}, output: {}, metadata: {} }], NOW),
     ],
     ['datasets.examplesAt', () => r.datasets.examplesAt(1, 1)],
+    ['datasets.examplesAt (ids)', () => r.datasets.examplesAt(1, 1, [1, 2])],
     ['datasets.exampleCounts', () => r.datasets.exampleCounts([1])],
     ['datasets.touch', () => r.datasets.touch(1, LATER)],
     [
@@ -229,6 +231,9 @@ function scenario(r: Repositories): [string, () => Promise<unknown>][] {
         ),
     ],
     ['experiments.evaluationsOf', () => r.experiments.evaluationsOf([1])],
+    ['experiments.summaries', () => r.experiments.summaries([1, 2])],
+    ['experiments.exampleIds', () => r.experiments.exampleIds(1, { limit: 10, fromExampleId: 1 })],
+    ['experiments.runsOn', () => r.experiments.runsOn([1, 2], [1, 2])],
     ['experiments.examplesWithSuccessfulRuns', () => r.experiments.examplesWithSuccessfulRuns(1, { limit: 10, fromExampleId: 1 })],
     ['experiments.runsMissingEvaluations', () => r.experiments.runsMissingEvaluations(1, ['q', 'r'], { limit: 10, fromRunId: 1 })],
     ['experiments.delete', () => r.experiments.delete(1)],

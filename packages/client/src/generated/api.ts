@@ -984,6 +984,60 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/datasets/{dataset_id}/compare": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Experiments of a dataset side by side, per example (Sightline addition)
+         * @description One row per example of the first experiment (the base), in example order, with every compared experiment’s runs of it: output, error, latency, token sums of its trace and evaluations. Pages by example (cursor).
+         */
+        get: operations["compareExperiments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/experiments/{experiment_id}/json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Download the runs with their examples and evaluations as JSON */
+        get: operations["getExperimentJSON"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/experiments/{experiment_id}/csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Download the runs with their examples and evaluations as CSV */
+        get: operations["getExperimentCSV"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1713,6 +1767,16 @@ export interface components {
             filtered_splits?: string[];
             examples: components["schemas"]["DatasetExample"][];
         };
+        /** ExperimentAnnotationSummary */
+        ExperimentAnnotationSummary: {
+            /** @description The evaluator. */
+            annotation_name: string;
+            /** @description Mean of the scores given; null when none had a score. */
+            mean_score: number | null;
+            /** @description Evaluations recorded, errors included. */
+            count: number;
+            error_count: number;
+        };
         /** Experiment */
         Experiment: {
             /** @description Opaque experiment id (base64 of "Experiment:<row id>"). */
@@ -1743,6 +1807,10 @@ export interface components {
             failed_run_count: number;
             /** @description example_count × repetitions − successful runs. */
             missing_run_count: number;
+            /** @description Per evaluator, by name (Sightline addition). */
+            annotation_summaries?: components["schemas"]["ExperimentAnnotationSummary"][];
+            /** @description Mean latency of the successful runs (Sightline addition). */
+            average_run_latency_ms?: number | null;
         };
         /** ExperimentRunEvaluation */
         ExperimentRunEvaluation: {
@@ -1786,6 +1854,43 @@ export interface components {
             experiment_run: components["schemas"]["ExperimentRun"];
             dataset_example: components["schemas"]["DatasetExample"];
             evaluation_names: string[];
+        };
+        /** TokenCounts */
+        TokenCounts: {
+            prompt: number;
+            completion: number;
+            total: number;
+        };
+        /** ComparedExperimentRun */
+        ComparedExperimentRun: {
+            id: string;
+            experiment_id: string;
+            dataset_example_id: string;
+            repetition_number: number;
+            /**
+             * Format: date-time
+             * @description Start of the task (UTC).
+             */
+            start_time: string;
+            /**
+             * Format: date-time
+             * @description End of the task (UTC).
+             */
+            end_time: string;
+            /** @description The task's output, as sent. */
+            output: unknown;
+            error: string | null;
+            trace_id: string | null;
+            annotations?: components["schemas"]["ExperimentRunEvaluation"][];
+            /** @description end_time − start_time. */
+            latency_ms: number;
+            token_counts: components["schemas"]["TokenCounts"] | null;
+        };
+        /** ExperimentComparisonRow */
+        ExperimentComparisonRow: {
+            example: components["schemas"]["DatasetExample"];
+            /** @description One list per compared experiment, in the order asked: that experiment's runs of this example by repetition. */
+            runs: components["schemas"]["ComparedExperimentRun"][][];
         };
     };
     responses: never;
@@ -5625,6 +5730,193 @@ export interface operations {
                         data: components["schemas"]["IncompleteExperimentEvaluation"][];
                         next_cursor: string | null;
                     };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    compareExperiments: {
+        parameters: {
+            query: {
+                /** @description Experiments to compare (repeat the parameter); the first is the base whose examples make the rows. */
+                experiment_id: string | string[];
+                limit?: number;
+                /** @description The next_cursor of the previous page (opaque); an invalid cursor answers 422. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Dataset id (base64 "Dataset:<id>") or name. */
+                dataset_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        experiments: components["schemas"]["Experiment"][];
+                        data: components["schemas"]["ExperimentComparisonRow"][];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getExperimentJSON: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Experiment id (base64 "Experiment:<id>"). */
+                experiment_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string;
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getExperimentCSV: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Experiment id (base64 "Experiment:<id>"). */
+                experiment_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string;
                 };
             };
             /** @description No valid credential (auth enabled) */

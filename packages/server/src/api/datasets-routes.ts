@@ -69,7 +69,7 @@ export function presentExample(example: ExampleRecord) {
 }
 
 /** One CSV field: quoted when it holds a comma, quote or line break. */
-const csvField = (value: string) => (/[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value);
+export const csvField = (value: string) => (/[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value);
 
 /** The examples of an upload body, checking that the per-example lists line up. */
 function examplesOf(body: {

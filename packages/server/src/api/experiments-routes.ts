@@ -1,10 +1,14 @@
 /** Experiments, their runs and evaluations; Phoenix-compatible (docs/experiments.md). */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { ExampleRecord } from '../db/repositories/datasets-repository.js';
 import type { EvaluationRecord, RunRecord } from '../db/repositories/experiments-repository.js';
-import type { ExperimentWithCounts, ExperimentsService } from '../experiments/experiments-service.js';
-import { presentExample } from './datasets-routes.js';
+import { Readable } from 'node:stream';
+import type { ExperimentWithCounts, ExperimentsService, RunDetails } from '../experiments/experiments-service.js';
+import { csvField, presentExample } from './datasets-routes.js';
 import {
+  ComparisonQuery,
+  ComparisonRow,
   CreateExperimentBody,
   CreateRunBody,
   DatasetIdPath,
@@ -40,8 +44,101 @@ function presentExperiment(experiment: ExperimentWithCounts) {
     successful_run_count: experiment.successfulRunCount,
     failed_run_count: experiment.failedRunCount,
     missing_run_count: experiment.missingRunCount,
+    annotation_summaries: experiment.evaluationSummaries.map((summary) => ({
+      annotation_name: summary.name,
+      mean_score: summary.meanScore,
+      count: summary.count,
+      error_count: summary.errorCount,
+    })),
+    average_run_latency_ms: experiment.averageRunLatencyMs,
   };
 }
+
+function presentComparedRun(detail: RunDetails) {
+  return { ...presentRun(detail.run, detail.evaluations), latency_ms: detail.latencyMs, token_counts: detail.tokens };
+}
+
+/** One run of a download, in Phoenix's shape (docs/experiments.md, "Downloads"). */
+function downloadRecord(detail: RunDetails & { example: ExampleRecord }) {
+  return {
+    example_id: toGlobalId('DatasetExample', detail.run.exampleId),
+    repetition_number: detail.run.repetitionNumber,
+    input: detail.example.input,
+    reference_output: detail.example.output,
+    output: detail.run.output,
+    metadata: detail.example.metadata,
+    error: detail.run.error,
+    latency_ms: detail.latencyMs,
+    start_time: detail.run.startTime,
+    end_time: detail.run.endTime,
+    trace_id: detail.run.traceId,
+    prompt_token_count: detail.tokens?.prompt ?? null,
+    completion_token_count: detail.tokens?.completion ?? null,
+    annotations: detail.evaluations.map((evaluation) => ({
+      name: evaluation.name,
+      annotator_kind: evaluation.annotatorKind,
+      label: evaluation.label,
+      score: evaluation.score,
+      explanation: evaluation.explanation,
+      trace_id: evaluation.traceId,
+      error: evaluation.error,
+      metadata: evaluation.metadata,
+      start_time: evaluation.startTime,
+      end_time: evaluation.endTime,
+    })),
+  };
+}
+
+const CSV_RUN_COLUMNS = [
+  'example_id',
+  'repetition_number',
+  'input',
+  'reference_output',
+  'output',
+  'metadata',
+  'error',
+  'latency_ms',
+  'start_time',
+  'end_time',
+  'trace_id',
+  'prompt_token_count',
+  'completion_token_count',
+] as const;
+const CSV_EVALUATION_COLUMNS = [
+  'label',
+  'score',
+  'explanation',
+  'metadata',
+  'annotator_kind',
+  'trace_id',
+  'error',
+  'start_time',
+  'end_time',
+] as const;
+
+/** A CSV cell: objects as JSON, strings as they are, null as empty. */
+const cell = (value: unknown): string =>
+  value === null || value === undefined
+    ? ''
+    : typeof value === 'string'
+      ? value
+      : typeof value === 'object'
+        ? JSON.stringify(value)
+        : String(value);
+
+/** One CSV line of a download: the run's columns, then each evaluator's (by the names in the header). */
+function csvLine(record: ReturnType<typeof downloadRecord>, names: string[]): string {
+  const byName = new Map(record.annotations.map((annotation) => [annotation.name, annotation]));
+  const cells = CSV_RUN_COLUMNS.map((column) => cell(record[column]));
+  for (const name of names) {
+    const annotation = byName.get(name);
+    for (const column of CSV_EVALUATION_COLUMNS) cells.push(cell(annotation?.[column]));
+  }
+  return `${cells.map(csvField).join(',')}\r\n`;
+}
+
+/** The file name of a download: the experiment's name, safe in a header. */
+const attachment = (name: string, extension: string) => `attachment; filename="${encodeURIComponent(name)}.${extension}"`;
 
 function presentRun(run: RunRecord, evaluations?: EvaluationRecord[]) {
   return {
@@ -297,6 +394,94 @@ export async function experimentsRoutes(instance: FastifyInstance, { experiments
         })),
         next_cursor: next,
       };
+    },
+  );
+  app.get(
+    '/v1/datasets/:dataset_id/compare',
+    {
+      schema: {
+        tags,
+        operationId: 'compareExperiments',
+        summary: 'Experiments of a dataset side by side, per example (Sightline addition)',
+        description:
+          'One row per example of the first experiment (the base), in example order, with every compared experiment’s runs of it: ' +
+          'output, error, latency, token sums of its trace and evaluations. Pages by example (cursor).',
+        params: DatasetIdPath,
+        querystring: ComparisonQuery,
+        response: {
+          200: Type.Object({ experiments: Type.Array(Experiment), data: Type.Array(ComparisonRow), next_cursor: Nullable(Type.String()) }),
+          ...errors(404, 422),
+        },
+      },
+    },
+    async (request) => {
+      const limit = request.query.limit ?? 50;
+      const ids = ([] as string[]).concat(request.query.experiment_id);
+      const result = await experiments.compare(
+        identifier('Dataset', request.params.dataset_id),
+        ids.map((id) => identifier('Experiment', id)),
+        { limit, fromExampleId: ascendingCursor('DatasetExample', request.query.cursor) },
+      );
+      const next = result.rows.length > limit ? toGlobalId('DatasetExample', result.rows[limit]!.example.id) : null;
+      return {
+        experiments: result.experiments.map(presentExperiment),
+        data: result.rows.slice(0, limit).map((row) => ({
+          example: presentExample(row.example),
+          runs: row.runs.map((runs) => runs.map(presentComparedRun)),
+        })),
+        next_cursor: next,
+      };
+    },
+  );
+
+  const downloadSchema = (operationId: string, summary: string) => ({
+    tags,
+    operationId,
+    summary,
+    params: ExperimentPath,
+    // Streamed page by page: typed as unknown so a Readable can be sent; the document still says string.
+    response: { 200: Type.Unsafe<unknown>({ type: 'string' }), ...errors(404, 422) },
+  });
+
+  app.get(
+    '/v1/experiments/:experiment_id/json',
+    { schema: downloadSchema('getExperimentJSON', 'Download the runs with their examples and evaluations as JSON') },
+    async (request, reply) => {
+      const { experiment, rows } = await experiments.download(experimentOf(request.params));
+      async function* body() {
+        let first = true;
+        yield '[';
+        for await (const row of rows) {
+          yield `${first ? '\n' : ',\n'}${JSON.stringify(downloadRecord(row))}`;
+          first = false;
+        }
+        yield first ? ']\n' : '\n]\n';
+      }
+      return reply
+        .type('application/json; charset=utf-8')
+        .header('content-disposition', attachment(experiment.name, 'json'))
+        .send(Readable.from(body()));
+    },
+  );
+
+  app.get(
+    '/v1/experiments/:experiment_id/csv',
+    { schema: downloadSchema('getExperimentCSV', 'Download the runs with their examples and evaluations as CSV') },
+    async (request, reply) => {
+      const { experiment, rows } = await experiments.download(experimentOf(request.params));
+      const names = experiment.evaluationSummaries.map((summary) => summary.name);
+      const header = [
+        ...CSV_RUN_COLUMNS,
+        ...names.flatMap((name) => CSV_EVALUATION_COLUMNS.map((column) => `annotation_${name}_${column}`)),
+      ];
+      async function* body() {
+        yield `${header.map(csvField).join(',')}\r\n`;
+        for await (const row of rows) yield csvLine(downloadRecord(row), names);
+      }
+      return reply
+        .type('text/csv; charset=utf-8')
+        .header('content-disposition', attachment(experiment.name, 'csv'))
+        .send(Readable.from(body()));
     },
   );
 }

@@ -22,40 +22,86 @@ export const Experiment = Type.Object(
     successful_run_count: Type.Integer(),
     failed_run_count: Type.Integer(),
     missing_run_count: Type.Integer({ description: 'example_count × repetitions − successful runs.' }),
+    annotation_summaries: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            annotation_name: Type.String({ description: 'The evaluator.' }),
+            mean_score: Nullable(Type.Number({ description: 'Mean of the scores given; null when none had a score.' })),
+            count: Type.Integer({ description: 'Evaluations recorded, errors included.' }),
+            error_count: Type.Integer(),
+          },
+          { title: 'ExperimentAnnotationSummary' },
+        ),
+        { description: 'Per evaluator, by name (Sightline addition).' },
+      ),
+    ),
+    average_run_latency_ms: Type.Optional(
+      Nullable(Type.Number({ description: 'Mean latency of the successful runs (Sightline addition).' })),
+    ),
   },
   { title: 'Experiment' },
 );
 
-export const ExperimentRun = Type.Object(
+const ExperimentRunEvaluation = Type.Object(
   {
     id: Type.String(),
-    experiment_id: Type.String(),
-    dataset_example_id: Type.String(),
-    repetition_number: Type.Integer(),
-    start_time: Time('Start of the task (UTC).'),
-    end_time: Time('End of the task (UTC).'),
-    output: Type.Unknown({ description: "The task's output, as sent." }),
+    name: Type.String(),
+    annotator_kind: Type.String(),
+    label: Nullable(Type.String()),
+    score: Nullable(Type.Number()),
+    explanation: Nullable(Type.String()),
     error: Nullable(Type.String()),
-    trace_id: Nullable(Type.String()),
-    annotations: Type.Optional(
-      Type.Array(
-        Type.Object(
-          {
-            id: Type.String(),
-            name: Type.String(),
-            annotator_kind: Type.String(),
-            label: Nullable(Type.String()),
-            score: Nullable(Type.Number()),
-            explanation: Nullable(Type.String()),
-            error: Nullable(Type.String()),
-          },
-          { title: 'ExperimentRunEvaluation' },
-        ),
-      ),
-    ),
   },
-  { title: 'ExperimentRun' },
+  { title: 'ExperimentRunEvaluation' },
 );
+
+const ExperimentRunFields = {
+  id: Type.String(),
+  experiment_id: Type.String(),
+  dataset_example_id: Type.String(),
+  repetition_number: Type.Integer(),
+  start_time: Time('Start of the task (UTC).'),
+  end_time: Time('End of the task (UTC).'),
+  output: Type.Unknown({ description: "The task's output, as sent." }),
+  error: Nullable(Type.String()),
+  trace_id: Nullable(Type.String()),
+  annotations: Type.Optional(Type.Array(ExperimentRunEvaluation)),
+};
+
+export const ExperimentRun = Type.Object(ExperimentRunFields, { title: 'ExperimentRun' });
+
+const TokenCounts = Type.Object(
+  { prompt: Type.Integer(), completion: Type.Integer(), total: Type.Integer() },
+  { title: 'TokenCounts', description: "Token sums of the run's trace." },
+);
+
+export const ComparedRun = Type.Object(
+  {
+    ...ExperimentRunFields,
+    latency_ms: Type.Number({ description: 'end_time − start_time.' }),
+    token_counts: Nullable(TokenCounts),
+  },
+  { title: 'ComparedExperimentRun' },
+);
+
+export const ComparisonRow = Type.Object(
+  {
+    example: DatasetExample,
+    runs: Type.Array(Type.Array(ComparedRun), {
+      description: "One list per compared experiment, in the order asked: that experiment's runs of this example by repetition.",
+    }),
+  },
+  { title: 'ExperimentComparisonRow' },
+);
+
+export const ComparisonQuery = Type.Object({
+  experiment_id: Type.Union([Type.String(), Type.Array(Type.String())], {
+    description: 'Experiments to compare (repeat the parameter); the first is the base whose examples make the rows.',
+  }),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
+  cursor: cursorParam,
+});
 
 export const CreateExperimentBody = Type.Object(
   {

@@ -126,6 +126,9 @@ export const PERMISSIONS: Readonly<Record<RouteKey, RouteRule>> = {
   'GET /v1/experiments/:experiment_id/incomplete-runs': { access: 'any', rule: 'evaluation data' },
   'GET /v1/experiments/:experiment_id/incomplete-evaluations': { access: 'any', rule: 'evaluation data' },
   'POST /v1/experiment_evaluations': { access: 'any', rule: 'evaluation data' },
+  'GET /v1/experiments/:experiment_id/json': { access: 'any', rule: 'evaluation data' },
+  'GET /v1/experiments/:experiment_id/csv': { access: 'any', rule: 'evaluation data' },
+  'GET /v1/datasets/:dataset_id/compare': { access: 'any', rule: 'evaluation data' },
 
   // Prompts (docs/prompts.md): evaluation data, for admins, members and system keys alike.
   'GET /v1/prompts': { access: 'any', rule: 'evaluation data' },

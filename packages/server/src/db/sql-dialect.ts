@@ -72,6 +72,13 @@ export function sqlDialect(dialect: Dialect) {
 
 export type SqlDialect = ReturnType<typeof sqlDialect>;
 
+/** Milliseconds from one ISO-8601 text column to another (experiment run times are stored as text). */
+export function millisBetween(dialect: Dialect, start: string, end: string): RawBuilder<number> {
+  return dialect === 'postgres'
+    ? sql<number>`(extract(epoch from (cast(${sql.ref(end)} as timestamptz) - cast(${sql.ref(start)} as timestamptz))) * 1000)`
+    : sql<number>`((unixepoch(${sql.ref(end)}, 'subsec') - unixepoch(${sql.ref(start)}, 'subsec')) * 1000.0)`;
+}
+
 /** A JSON column as read back: an object in PostgreSQL (jsonb), a string in SQLite. */
 export function parseJsonColumn<T>(value: unknown, fallback: T): T {
   if (value === null || value === undefined) return fallback;

@@ -6,18 +6,53 @@
 import { randomBytes } from 'node:crypto';
 import { ConflictError, InvalidInputError, NotFoundError } from '@sightline/common';
 import type { DatasetRecord, DatasetsRepository, ExampleRecord } from '../db/repositories/datasets-repository.js';
-import type { EvaluationRecord, ExperimentRecord, ExperimentsRepository, RunRecord } from '../db/repositories/experiments-repository.js';
+import type {
+  EvaluationRecord,
+  EvaluationSummary,
+  ExperimentRecord,
+  ExperimentsRepository,
+  RunRecord,
+} from '../db/repositories/experiments-repository.js';
 import type { WithTransaction } from '../db/repositories/index.js';
+import type { TracesRepository } from '../db/repositories/traces-repository.js';
 import type { Identifier } from '../query/identifier.js';
 
 export const ANNOTATOR_KINDS = ['LLM', 'CODE', 'HUMAN'] as const;
 const MAX_REPETITIONS = 100;
+/** Most experiments one comparison shows side by side. */
+export const MAX_COMPARED = 10;
+/** Examples per page when an experiment is read whole (downloads). */
+const DOWNLOAD_PAGE = 500;
 
 export interface ExperimentWithCounts extends ExperimentRecord {
   exampleCount: number;
   successfulRunCount: number;
   failedRunCount: number;
   missingRunCount: number;
+  /** Per evaluator: mean score, evaluations and errors. */
+  evaluationSummaries: EvaluationSummary[];
+  averageRunLatencyMs: number | null;
+}
+
+/** Token sums of a run's trace, when its spans are stored. */
+export interface TokenCounts {
+  prompt: number;
+  completion: number;
+  total: number;
+}
+
+/** A run with what a comparison or a download shows beside it. */
+export interface RunDetails {
+  run: RunRecord;
+  evaluations: EvaluationRecord[];
+  latencyMs: number;
+  tokens: TokenCounts | null;
+}
+
+/** One example of a comparison: its runs in each compared experiment (in the order asked). */
+export interface ComparisonRow {
+  example: ExampleRecord;
+  runs: RunDetails[][];
 }
 
 export interface NewExperimentInput {
@@ -61,11 +96,13 @@ export type ExperimentsService = ReturnType<typeof createExperimentsService>;
 export function createExperimentsService({
   experiments,
   datasets,
+  traces,
   withTransaction,
   now = () => new Date().toISOString(),
 }: {
   experiments: ExperimentsRepository;
   datasets: DatasetsRepository;
+  traces: TracesRepository;
   withTransaction: WithTransaction;
   now?: () => string;
 }) {
@@ -83,9 +120,11 @@ export function createExperimentsService({
   };
 
   const withCounts = async (rows: ExperimentRecord[]): Promise<ExperimentWithCounts[]> => {
-    const counts = await experiments.counts(rows.map((row) => row.id));
+    const ids = rows.map((row) => row.id);
+    const [counts, summaries] = await Promise.all([experiments.counts(ids), experiments.summaries(ids)]);
     return rows.map((row) => {
       const count = counts.get(row.id)!;
+      const summary = summaries.get(row.id)!;
       const expected = count.examples * row.repetitions;
       return {
         ...row,
@@ -93,13 +132,31 @@ export function createExperimentsService({
         successfulRunCount: count.successful,
         failedRunCount: count.failed,
         missingRunCount: Math.max(0, expected - count.successful),
+        evaluationSummaries: summary.evaluations,
+        averageRunLatencyMs: summary.averageRunLatencyMs,
       };
     });
   };
 
-  /** The experiment's examples as its dataset version holds them, by id. */
-  const examplesById = async (experiment: ExperimentRecord): Promise<Map<number, ExampleRecord>> =>
-    new Map((await datasets.examplesAt(experiment.datasetId, experiment.datasetVersionId)).map((example) => [example.id, example]));
+  /** Some of the experiment's examples as its dataset version holds them, by id. */
+  const examplesById = async (experiment: ExperimentRecord, ids: number[]): Promise<Map<number, ExampleRecord>> =>
+    new Map((await datasets.examplesAt(experiment.datasetId, experiment.datasetVersionId, ids)).map((example) => [example.id, example]));
+
+  /** The runs with their evaluations, latency and token sums (three queries for any number of runs). */
+  const detailsOf = async (runs: RunRecord[]): Promise<RunDetails[]> => {
+    const [evaluations, tokens] = await Promise.all([
+      experiments.evaluationsOf(runs.map((run) => run.id)),
+      traces.tokenTotalsByTraceId([...new Set(runs.flatMap((run) => (run.traceId ? [run.traceId] : [])))]),
+    ]);
+    const byRun = new Map<number, EvaluationRecord[]>();
+    for (const evaluation of evaluations) byRun.set(evaluation.runId, [...(byRun.get(evaluation.runId) ?? []), evaluation]);
+    return runs.map((run) => ({
+      run,
+      evaluations: byRun.get(run.id) ?? [],
+      latencyMs: Math.max(0, Date.parse(run.endTime) - Date.parse(run.startTime)),
+      tokens: (run.traceId && tokens.get(run.traceId)) || null,
+    }));
+  };
 
   return {
     /** Creates an experiment on a dataset version (default the latest), freezing its examples. */
@@ -222,13 +279,17 @@ export function createExperimentsService({
       query: { limit: number; fromExampleId?: number | undefined },
     ): Promise<{ example: ExampleRecord; repetitionNumbers: number[] }[]> {
       const experiment = await requireExperiment(identifier);
-      const byId = await examplesById(experiment);
       const result: { example: ExampleRecord; repetitionNumbers: number[] }[] = [];
       let from = query.fromExampleId;
       while (result.length < query.limit + 1) {
         const page = await experiments.examplesWithSuccessfulRuns(experiment.id, { limit: 500, fromExampleId: from });
         if (page.length === 0) break;
-        for (const { exampleId, successful } of page) {
+        const incomplete = page.filter(({ successful }) => successful.length < experiment.repetitions);
+        const byId = await examplesById(
+          experiment,
+          incomplete.map(({ exampleId }) => exampleId),
+        );
+        for (const { exampleId, successful } of incomplete) {
           const missing = Array.from({ length: experiment.repetitions }, (_, index) => index + 1).filter((n) => !successful.includes(n));
           const example = byId.get(exampleId);
           if (missing.length > 0 && example) result.push({ example, repetitionNumbers: missing });
@@ -247,12 +308,76 @@ export function createExperimentsService({
     ): Promise<{ run: RunRecord; example: ExampleRecord; names: string[] }[]> {
       const experiment = await requireExperiment(identifier);
       if (names.length === 0) throw new InvalidInputError('evaluation_name must name at least one evaluation');
-      const byId = await examplesById(experiment);
       const rows = await experiments.runsMissingEvaluations(experiment.id, names, { limit: query.limit + 1, fromRunId: query.fromRunId });
+      const byId = await examplesById(experiment, [...new Set(rows.map(({ run }) => run.exampleId))]);
       return rows.flatMap(({ run, missing }) => {
         const example = byId.get(run.exampleId);
         return example ? [{ run, example, names: missing }] : [];
       });
+    },
+    /**
+     * Experiments of one dataset side by side, one row per example of the first (the base), in
+     * example order from `fromExampleId`; limit + 1 rows so the caller can tell a next page.
+     */
+    async compare(
+      datasetIdentifier: Identifier,
+      experimentIdentifiers: Identifier[],
+      query: { limit: number; fromExampleId?: number | undefined },
+    ): Promise<{ experiments: ExperimentWithCounts[]; rows: ComparisonRow[] }> {
+      const dataset = await requireDataset(datasetIdentifier);
+      if (experimentIdentifiers.length === 0) throw new InvalidInputError('name at least one experiment_id to compare');
+      if (experimentIdentifiers.length > MAX_COMPARED) throw new InvalidInputError(`compare at most ${MAX_COMPARED} experiments at once`);
+      const compared: ExperimentRecord[] = [];
+      for (const identifier of experimentIdentifiers) {
+        const experiment = await requireExperiment(identifier);
+        if (experiment.datasetId !== dataset.id) {
+          throw new InvalidInputError(`experiment ${JSON.stringify(identifier.text)} is not an experiment of dataset ${dataset.name}`);
+        }
+        if (compared.some((other) => other.id === experiment.id)) {
+          throw new InvalidInputError(`experiment ${JSON.stringify(identifier.text)} is named twice`);
+        }
+        compared.push(experiment);
+      }
+      const base = compared[0]!;
+      const ids = await experiments.exampleIds(base.id, { limit: query.limit + 1, fromExampleId: query.fromExampleId });
+      const [withCountsRows, examples, runs] = await Promise.all([
+        withCounts(compared),
+        examplesById(base, ids),
+        experiments.runsOn(
+          compared.map((experiment) => experiment.id),
+          ids,
+        ),
+      ]);
+      const details = await detailsOf(runs);
+      const position = new Map(compared.map((experiment, index) => [experiment.id, index]));
+      const byExample = new Map<number, RunDetails[][]>(ids.map((id) => [id, compared.map(() => [])]));
+      for (const detail of details) byExample.get(detail.run.exampleId)?.[position.get(detail.run.experimentId) ?? -1]?.push(detail);
+      const rows = ids.flatMap((id) => {
+        const example = examples.get(id);
+        return example ? [{ example, runs: byExample.get(id)! }] : [];
+      });
+      return { experiments: withCountsRows, rows };
+    },
+
+    /** The experiment for a download: its runs with examples and evaluations, page by page in example order. */
+    async download(
+      identifier: Identifier,
+    ): Promise<{ experiment: ExperimentWithCounts; rows: AsyncGenerator<RunDetails & { example: ExampleRecord }> }> {
+      const experiment = (await withCounts([await requireExperiment(identifier)]))[0]!;
+      async function* rows() {
+        let from: number | undefined;
+        for (;;) {
+          const ids = await experiments.exampleIds(experiment.id, { limit: DOWNLOAD_PAGE, fromExampleId: from });
+          if (ids.length === 0) return;
+          const [examples, runs] = await Promise.all([examplesById(experiment, ids), experiments.runsOn([experiment.id], ids)]);
+          for (const detail of await detailsOf(runs)) {
+            const example = examples.get(detail.run.exampleId);
+            if (example) yield { ...detail, example };
+          }
+          from = ids[ids.length - 1]! + 1;
+        }
+      }
+      return { experiment, rows: rows() };
     },
   };
 }

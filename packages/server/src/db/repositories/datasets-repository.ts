@@ -227,10 +227,12 @@ export function createDatasetsRepository(db: Kysely<DB>) {
       }
     },
 
-    /** The examples of the dataset as they read at the version, in example order. */
-    async examplesAt(datasetId: number, versionId: number): Promise<ExampleRecord[]> {
-      const rows = await revisionsAt(datasetId, versionId)
-        .where('r.kind', '!=', 'DELETE')
+    /** The examples of the dataset as they read at the version (only those of `ids` when given), in example order. */
+    async examplesAt(datasetId: number, versionId: number, ids?: number[]): Promise<ExampleRecord[]> {
+      if (ids?.length === 0) return [];
+      let select = revisionsAt(datasetId, versionId).where('r.kind', '!=', 'DELETE');
+      if (ids !== undefined) select = select.where('e.id', 'in', ids);
+      const rows = await select
         .select(['e.id', 'e.external_id', 'e.source_span_id', 'r.input', 'r.output', 'r.metadata', 'r.created_at'])
         .orderBy('e.id')
         .execute();

@@ -3,7 +3,9 @@
  * Run counts come from grouped queries, never from loading runs; "incomplete" lists are anti-joins.
  */
 import { type Kysely, type Selectable, sql } from 'kysely';
+import type { Dialect } from '../../config.js';
 import type { DB, ExperimentRunAnnotationsTable, ExperimentRunsTable, ExperimentsTable } from '../schema.js';
+import { millisBetween } from '../sql-dialect.js';
 
 export interface ExperimentRecord {
   id: number;
@@ -49,6 +51,23 @@ export interface EvaluationRecord {
   error: string | null;
   startTime: string;
   endTime: string;
+}
+
+/** One evaluator's results over an experiment's runs. */
+export interface EvaluationSummary {
+  name: string;
+  /** Mean of the scores given (null when no evaluation had a score). */
+  meanScore: number | null;
+  /** Evaluations recorded, errors included. */
+  count: number;
+  errorCount: number;
+}
+
+/** Aggregates over an experiment's runs and evaluations, from grouped queries. */
+export interface ExperimentSummary {
+  evaluations: EvaluationSummary[];
+  /** Mean task latency of the successful runs in milliseconds (null without one). */
+  averageRunLatencyMs: number | null;
 }
 
 export type NewRun = Omit<RunRecord, 'id'>;
@@ -103,7 +122,7 @@ function toEvaluation(row: Selectable<ExperimentRunAnnotationsTable>): Evaluatio
 export type ExperimentsRepository = ReturnType<typeof createExperimentsRepository>;
 
 /** Experiments repository over a Kysely connection (or transaction). */
-export function createExperimentsRepository(db: Kysely<DB>) {
+export function createExperimentsRepository(db: Kysely<DB>, dialect: Dialect) {
   return {
     async insert(
       experiment: Omit<ExperimentRecord, 'id' | 'createdAt' | 'updatedAt'> & { userId: number | null },
@@ -321,6 +340,71 @@ export function createExperimentsRepository(db: Kysely<DB>) {
         }
         fromRunId = runs[runs.length - 1]!.id + 1;
       }
+    },
+    /** Per-evaluator means and counts and the mean run latency of each experiment, in two grouped queries. */
+    async summaries(experimentIds: number[]): Promise<Map<number, ExperimentSummary>> {
+      const result = new Map<number, ExperimentSummary>(experimentIds.map((id) => [id, { evaluations: [], averageRunLatencyMs: null }]));
+      if (experimentIds.length === 0) return result;
+      const evaluations = await db
+        .selectFrom('experiment_run_annotations as a')
+        .innerJoin('experiment_runs as r', 'r.id', 'a.run_id')
+        .where('r.experiment_id', 'in', experimentIds)
+        .select((eb) => [
+          'r.experiment_id',
+          'a.name',
+          eb.fn.avg<number | string | null>('a.score').as('mean_score'),
+          eb.fn.countAll<number | string>().as('n'),
+          eb.fn.count<number | string>('a.error').as('errors'),
+        ])
+        .groupBy(['r.experiment_id', 'a.name'])
+        .orderBy('a.name')
+        .execute();
+      for (const row of evaluations) {
+        result.get(Number(row.experiment_id))!.evaluations.push({
+          name: row.name,
+          meanScore: row.mean_score === null ? null : Number(row.mean_score),
+          count: Number(row.n),
+          errorCount: Number(row.errors),
+        });
+      }
+      const latencies = await db
+        .selectFrom('experiment_runs')
+        .where('experiment_id', 'in', experimentIds)
+        .where('error', 'is', null)
+        .select((eb) => [
+          'experiment_id',
+          eb.fn.avg<number | string | null>(millisBetween(dialect, 'start_time', 'end_time')).as('latency'),
+        ])
+        .groupBy('experiment_id')
+        .execute();
+      for (const row of latencies) {
+        result.get(Number(row.experiment_id))!.averageRunLatencyMs = row.latency === null ? null : Number(row.latency);
+      }
+      return result;
+    },
+    /** The experiment's example ids in ascending order from `fromExampleId` (keyset). */
+    async exampleIds(experimentId: number, query: { limit: number; fromExampleId?: number | undefined }): Promise<number[]> {
+      let select = db
+        .selectFrom('experiment_examples')
+        .select('example_id')
+        .where('experiment_id', '=', experimentId)
+        .orderBy('example_id')
+        .limit(query.limit);
+      if (query.fromExampleId !== undefined) select = select.where('example_id', '>=', query.fromExampleId);
+      return (await select.execute()).map((row) => Number(row.example_id));
+    },
+    /** Every run of the experiments on the given examples. */
+    async runsOn(experimentIds: number[], exampleIds: number[]): Promise<RunRecord[]> {
+      if (experimentIds.length === 0 || exampleIds.length === 0) return [];
+      const rows = await db
+        .selectFrom('experiment_runs')
+        .selectAll()
+        .where('experiment_id', 'in', experimentIds)
+        .where('example_id', 'in', exampleIds)
+        .orderBy('example_id')
+        .orderBy('repetition_number')
+        .execute();
+      return rows.map(toRun);
     },
   };
 }

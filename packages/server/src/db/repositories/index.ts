@@ -36,7 +36,7 @@ export function createRepositories(db: Kysely<DB>, dialect: Dialect) {
     spanAnnotations: createSpanAnnotationsRepository(db, dialect),
     prompts: createPromptsRepository(db),
     datasets: createDatasetsRepository(db),
-    experiments: createExperimentsRepository(db),
+    experiments: createExperimentsRepository(db, dialect),
   };
 }
 

@@ -117,5 +117,30 @@ export function createTracesRepository(db: Kysely<DB>) {
       }
       return result;
     },
+    /** Prompt, completion and total token sums of the traces with these OpenTelemetry ids (absent ids are left out). */
+    async tokenTotalsByTraceId(traceIds: string[]): Promise<Map<string, { prompt: number; completion: number; total: number }>> {
+      const result = new Map<string, { prompt: number; completion: number; total: number }>();
+      if (traceIds.length === 0) return result;
+      const rows = await db
+        .selectFrom('traces')
+        .innerJoin('spans', 'spans.trace_rowid', 'traces.id')
+        .where('traces.trace_id', 'in', traceIds)
+        .select([
+          'traces.trace_id',
+          sql<number | string | null>`sum(${sql.ref('spans.llm_token_count_prompt')})`.as('prompt'),
+          sql<number | string | null>`sum(${sql.ref('spans.llm_token_count_completion')})`.as('completion'),
+          sql<number | string | null>`sum(${sql.ref('spans.llm_token_count_total')})`.as('total'),
+        ])
+        .groupBy('traces.trace_id')
+        .execute();
+      for (const row of rows) {
+        result.set(row.trace_id, {
+          prompt: Number(row.prompt ?? 0),
+          completion: Number(row.completion ?? 0),
+          total: Number(row.total ?? 0),
+        });
+      }
+      return result;
+    },
   };
 }

@@ -124,6 +124,9 @@ select "traces"."id", "traces"."project_id", "traces"."trace_id", cast("traces".
 -- traces.stats
 select "trace_rowid", count(*) as "span_count", sum(case when "status_code" = 'ERROR' then 1 else 0 end) as "error_count", sum("llm_token_count_prompt") as "prompt", sum("llm_token_count_completion") as "completion", sum("llm_token_count_total") as "total" from "spans" where "trace_rowid" in (?, ?) group by "trace_rowid";
 
+-- traces.tokenTotalsByTraceId
+select "traces"."trace_id", sum("spans"."llm_token_count_prompt") as "prompt", sum("spans"."llm_token_count_completion") as "completion", sum("spans"."llm_token_count_total") as "total" from "traces" inner join "spans" on "spans"."trace_rowid" = "traces"."id" where "traces"."trace_id" in (?, ?) group by "traces"."trace_id";
+
 -- spans.list
 select "spans"."id", "spans"."trace_rowid", "spans"."project_id", "traces"."trace_id", "spans"."span_id", "spans"."parent_id", "spans"."name", "spans"."span_kind", cast("spans"."start_time" as text) as "start_time", cast("spans"."end_time" as text) as "end_time", "spans"."status_code", "spans"."status_message", "spans"."attributes", "spans"."events", "spans"."llm_token_count_prompt", "spans"."llm_token_count_completion", "spans"."llm_token_count_total" from "spans" inner join "traces" on "traces"."id" = "spans"."trace_rowid" where +"spans"."project_id" = ? and "spans"."trace_rowid" in (select "t"."id" from "traces" as "t" where "t"."trace_id" in (?) and "t"."project_id" = ?) and "spans"."span_id" in (?) and "spans"."parent_id" is null and "spans"."name" in (?) and "spans"."span_kind" in (?) and "spans"."status_code" = 'ERROR' and "spans"."start_time" >= cast(? as bigint) and "spans"."start_time" < cast(? as bigint) and ((json_type("spans"."attributes", ?) = 'text' and json_extract("spans"."attributes", ?) = ?) or (json_type("spans"."attributes", ?) in ('integer', 'real') and json_extract("spans"."attributes", ?) = ?) or json_type("spans"."attributes", ?) = ?) and ("spans"."start_time" <= cast(? as bigint) and ("spans"."start_time" < cast(? as bigint) or "spans"."id" <= ?)) order by "spans"."start_time" desc, "spans"."id" desc limit ?;
 
@@ -239,6 +242,9 @@ insert into "dataset_example_revisions" ("example_id", "version_id", "kind", "in
 -- datasets.examplesAt
 select "e"."id", "e"."external_id", "e"."source_span_id", "r"."input", "r"."output", "r"."metadata", "r"."created_at" from "dataset_example_revisions" as "r" inner join "dataset_examples" as "e" on "e"."id" = "r"."example_id" where "e"."dataset_id" = ? and "r"."version_id" = (select max("newest"."version_id") as "version_id" from "dataset_example_revisions" as "newest" where "newest"."example_id" = "r"."example_id" and "newest"."version_id" <= ?) and "r"."kind" != ? order by "e"."id";
 
+-- datasets.examplesAt (ids)
+select "e"."id", "e"."external_id", "e"."source_span_id", "r"."input", "r"."output", "r"."metadata", "r"."created_at" from "dataset_example_revisions" as "r" inner join "dataset_examples" as "e" on "e"."id" = "r"."example_id" where "e"."dataset_id" = ? and "r"."version_id" = (select max("newest"."version_id") as "version_id" from "dataset_example_revisions" as "newest" where "newest"."example_id" = "r"."example_id" and "newest"."version_id" <= ?) and "r"."kind" != ? and "e"."id" in (?, ?) order by "e"."id";
+
 -- datasets.exampleCounts
 select "e"."dataset_id", count(*) as "n" from "dataset_example_revisions" as "r" inner join "dataset_examples" as "e" on "e"."id" = "r"."example_id" where "e"."dataset_id" in (?) and "r"."kind" != ? and "r"."version_id" = (SELECT max(newest.version_id) FROM dataset_example_revisions AS newest WHERE newest.example_id = r.example_id) group by "e"."dataset_id";
 
@@ -281,6 +287,16 @@ insert into "experiment_run_annotations" ("run_id", "name", "created_at", "annot
 
 -- experiments.evaluationsOf
 select * from "experiment_run_annotations" where "run_id" in (?) order by "id";
+
+-- experiments.summaries
+select "r"."experiment_id", "a"."name", avg("a"."score") as "mean_score", count(*) as "n", count("a"."error") as "errors" from "experiment_run_annotations" as "a" inner join "experiment_runs" as "r" on "r"."id" = "a"."run_id" where "r"."experiment_id" in (?, ?) group by "r"."experiment_id", "a"."name" order by "a"."name";
+select "experiment_id", avg(((unixepoch("end_time", 'subsec') - unixepoch("start_time", 'subsec')) * 1000.0)) as "latency" from "experiment_runs" where "experiment_id" in (?, ?) and "error" is null group by "experiment_id";
+
+-- experiments.exampleIds
+select "example_id" from "experiment_examples" where "experiment_id" = ? and "example_id" >= ? order by "example_id" limit ?;
+
+-- experiments.runsOn
+select * from "experiment_runs" where "experiment_id" in (?, ?) and "example_id" in (?, ?) order by "example_id", "repetition_number";
 
 -- experiments.examplesWithSuccessfulRuns
 select "example_id" from "experiment_examples" where "experiment_id" = ? and "example_id" >= ? order by "example_id" limit ?;
