@@ -11,6 +11,8 @@ import { startTestServer } from '../../packages/server/test/helpers/server.js';
 import { AUTH_ENV } from '../../packages/server/test/helpers/auth.js';
 import { firstAdminLogin, launchChromium, openPage } from './harness.js';
 import { seedTraces } from './seed.js';
+import { createClient } from '@arizeai/phoenix-client';
+import { asExperimentEvaluator, runExperiment } from '@arizeai/phoenix-client/experiments';
 
 const OUT = fileURLToPath(new URL('../../docs/images/', import.meta.url));
 fs.mkdirSync(OUT, { recursive: true });
@@ -126,6 +128,51 @@ try {
   await page.getByRole('link', { name: 'capital-cities' }).click();
   await page.getByTestId('example-row').first().waitFor();
   await shot(page, 'dataset-examples');
+
+  // Two experiments on capital-cities, run as a script would, then the experiments list and the comparison.
+  process.env.PHOENIX_DISCOVER_CONFIG = 'false';
+  const phoenix = createClient({ options: { baseUrl: server.url, headers: { Authorization: `Bearer ${systemKey}` } } });
+  const quiet = { debug() {}, info() {}, log() {}, warn() {}, error() {}, table() {} };
+  const evaluators = [
+    asExperimentEvaluator({
+      name: 'correct',
+      kind: 'CODE',
+      evaluate: async ({ output, expected }) => {
+        const ok = JSON.stringify(output) === JSON.stringify(expected);
+        return { score: ok ? 1 : 0, label: ok ? 'correct' : 'incorrect', explanation: null, metadata: {} };
+      },
+    }),
+    asExperimentEvaluator({
+      name: 'brevity',
+      kind: 'CODE',
+      evaluate: async ({ output }) => ({ score: Math.max(0, 1 - JSON.stringify(output).length / 80), explanation: null, metadata: {} }),
+    }),
+  ];
+  for (const [experimentName, accuracy] of [
+    ['gpt-4o-mini baseline', 0.6],
+    ['gpt-4o-mini + few-shot', 0.9],
+  ] as const) {
+    await runExperiment({
+      client: phoenix,
+      dataset: { datasetName: 'capital-cities' },
+      experimentName,
+      logger: quiet,
+      evaluators,
+      task: async (example) => {
+        const index = Number(String((example.input as { question: string }).question).split(' ').at(-1));
+        await new Promise((resolve) => setTimeout(resolve, 20 + ((index * 37) % 60)));
+        return (index * 7) % 10 < accuracy * 10 ? example.output : { answer: `not sure about question ${index}` };
+      },
+    });
+  }
+  await page.getByRole('tab', { name: 'Experiments' }).click();
+  await page.getByTestId('experiment-row').first().waitFor();
+  await shot(page, 'experiments');
+  await page.getByRole('checkbox', { name: 'Select gpt-4o-mini baseline' }).check();
+  await page.getByRole('checkbox', { name: 'Select gpt-4o-mini + few-shot' }).check();
+  await page.getByRole('link', { name: 'Compare' }).click();
+  await page.getByTestId('comparison-row').first().waitFor();
+  await shot(page, 'experiment-compare');
 
   await page.goto(`${server.url}/settings?tab=users`);
   await page.getByRole('table', { name: 'Users' }).getByText('maria@example.com').waitFor();

@@ -16,6 +16,9 @@ import { SpansTab } from './pages/projects/SpansTab';
 import { TraceDetailPage } from './pages/projects/TraceDetailPage';
 import { DatasetsPage } from './pages/datasets/DatasetsPage';
 import { DatasetExamplesPage } from './pages/datasets/DatasetExamplesPage';
+import { DatasetLayout } from './pages/datasets/DatasetLayout';
+import { ExperimentsPage } from './pages/datasets/ExperimentsPage';
+import { ComparePage } from './pages/datasets/ComparePage';
 
 // The charts library is large: load it with the first chart.
 const OverviewTab = lazy(() => import('./pages/projects/OverviewTab').then((module) => ({ default: module.OverviewTab })));
@@ -57,8 +60,12 @@ export function App() {
           </Route>
           <Route path="/projects/:projectId/traces/:traceId" element={<TraceDetailPage />} />
           <Route path="/datasets" element={<DatasetsPage />} />
-          <Route path="/datasets/:datasetId" element={<Navigate to="examples" replace />} />
-          <Route path="/datasets/:datasetId/examples" element={<DatasetExamplesPage />} />
+          <Route path="/datasets/:datasetId" element={<DatasetLayout />}>
+            <Route index element={<Navigate to="examples" replace />} />
+            <Route path="examples" element={<DatasetExamplesPage />} />
+            <Route path="experiments" element={<ExperimentsPage />} />
+          </Route>
+          <Route path="/datasets/:datasetId/compare" element={<ComparePage />} />
           <Route path="/settings" element={<SettingsPage />} />
           <Route path="*" element={<NotFoundPage />} />
         </Route>

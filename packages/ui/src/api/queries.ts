@@ -2,7 +2,7 @@
 import { keepPreviousData, useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import { call, client } from './http';
 import type { SpanKind } from '../lib/openinference';
-import type { Dataset, DatasetVersion, Page, Project, Span, User, UserApiKey } from '@sightline/client/browser';
+import type { Dataset, DatasetVersion, Experiment, Page, Project, Span, User, UserApiKey } from '@sightline/client/browser';
 import { resolveRange, type RangeOption } from '../lib/timeRange';
 
 /** Path parameters of a project's routes. */
@@ -278,6 +278,41 @@ export function useDatasetExamples(datasetId: string, versionId: string | undefi
           }),
         )
       ).data,
+    placeholderData: keepPreviousData,
+  });
+}
+
+// ---------------------------------------------------------------- experiments
+
+/** A dataset's experiments, newest first, with their counts and per-evaluator summaries. */
+export function useExperiments(datasetId: string) {
+  return useQuery({
+    queryKey: ['experiments', datasetId],
+    queryFn: ({ signal }) =>
+      allPages<Experiment>((cursor) =>
+        call(
+          client.GET('/v1/datasets/{dataset_id}/experiments', {
+            params: { path: { dataset_id: datasetId }, query: { limit: 1000, cursor } },
+            signal,
+          }),
+        ),
+      ),
+    staleTime: 0,
+  });
+}
+
+/** One page of a comparison (rows are the base experiment's examples, from `cursor`). */
+export function useComparison(datasetId: string, experimentIds: string[], cursor: string | undefined, limit = 50) {
+  return useQuery({
+    queryKey: ['comparison', datasetId, experimentIds, cursor ?? '', limit],
+    queryFn: ({ signal }) =>
+      call(
+        client.GET('/v1/datasets/{dataset_id}/compare', {
+          params: { path: { dataset_id: datasetId }, query: { experiment_id: experimentIds, cursor, limit } },
+          signal,
+        }),
+      ),
+    enabled: experimentIds.length > 0,
     placeholderData: keepPreviousData,
   });
 }

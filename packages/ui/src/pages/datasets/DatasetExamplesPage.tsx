@@ -1,12 +1,12 @@
 /**
- * `/datasets/:datasetId/examples`: a dataset's examples at a version (default the latest),
+ * `/datasets/:datasetId/examples` (in DatasetLayout): a dataset's examples at a version (default the latest),
  * shown as readable JSON and paged, with the version picker and the downloads.
  */
 import { useState } from 'react';
-import { Link, useParams, useSearchParams } from 'react-router';
-import { Alert, Anchor, Badge, Button, Code, Group, Pagination, Paper, Select, Skeleton, Stack, Table, Text, Title } from '@mantine/core';
+import { useParams, useSearchParams } from 'react-router';
+import { Badge, Button, Code, Group, Pagination, Paper, Select, Skeleton, Stack, Table, Text } from '@mantine/core';
 import { IconDownload } from '@tabler/icons-react';
-import { useDataset, useDatasetExamples, useDatasetVersions } from '../../api/queries';
+import { useDatasetExamples, useDatasetVersions } from '../../api/queries';
 import { formatDateTime, formatInt } from '../../lib/format';
 import { serverUrl } from '../../lib/root';
 
@@ -25,7 +25,6 @@ export function DatasetExamplesPage() {
   const [params, setParams] = useSearchParams();
   const versionId = params.get('version') ?? undefined;
   const [pageNumber, setPageNumber] = useState(1);
-  const dataset = useDataset(datasetId);
   const versions = useDatasetVersions(datasetId);
   const examples = useDatasetExamples(datasetId, versionId);
   const latest = versions.data?.[0]?.version_id;
@@ -33,30 +32,20 @@ export function DatasetExamplesPage() {
   const download = (format: 'jsonl' | 'csv') =>
     serverUrl(`/v1/datasets/${encodeURIComponent(datasetId)}/${format}${chosen ? `?version_id=${encodeURIComponent(chosen)}` : ''}`);
 
-  if (dataset.isError) {
-    return (
-      <Alert color="red" title="Could not load the dataset">
-        {dataset.error.message}
-      </Alert>
-    );
-  }
   const rows = examples.data?.examples ?? [];
   const pages = Math.max(1, Math.ceil(rows.length / PAGE_SIZE));
   const shown = rows.slice((pageNumber - 1) * PAGE_SIZE, pageNumber * PAGE_SIZE);
   return (
     <Stack gap="md">
       <Group justify="space-between" align="flex-end">
-        <Stack gap={2}>
-          <Anchor component={Link} to="/datasets" size="sm">
-            Datasets
-          </Anchor>
-          <Title order={2}>{dataset.data?.name ?? <Skeleton height={28} width={200} />}</Title>
-          {dataset.data?.description ? (
-            <Text size="sm" c="dimmed">
-              {dataset.data.description}
-            </Text>
+        <Group gap="xs">
+          <Badge variant="light">{formatInt(rows.length)} examples</Badge>
+          {versionId && versionId !== latest ? (
+            <Badge variant="light" color="orange">
+              an older version
+            </Badge>
           ) : null}
-        </Stack>
+        </Group>
         <Group gap="xs" align="flex-end">
           <Select
             label="Version"
@@ -84,14 +73,6 @@ export function DatasetExamplesPage() {
             CSV
           </Button>
         </Group>
-      </Group>
-      <Group gap="xs">
-        <Badge variant="light">{formatInt(rows.length)} examples</Badge>
-        {versionId && versionId !== latest ? (
-          <Badge variant="light" color="orange">
-            an older version
-          </Badge>
-        ) : null}
       </Group>
       {examples.isPending ? (
         <Skeleton height={200} />

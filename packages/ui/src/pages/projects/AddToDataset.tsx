@@ -1,6 +1,6 @@
 /**
- * "Add to dataset" on a span: appends the span as an example of an existing dataset or a new
- * one (docs/datasets.md), as Phoenix does: input from `input.value`, output from `output.value`
+ * "Add to dataset" on a span, or on the spans selected in the spans table: appends each span as
+ * an example of an existing dataset or a new one, in one version (docs/datasets.md), as Phoenix does: input from `input.value`, output from `output.value`
  * (JSON objects kept as they are, anything else wrapped as {input} / {output}), the span's other
  * attributes as metadata, and the span recorded as the example's source.
  */
@@ -35,7 +35,8 @@ export function exampleOf(span: Span) {
   return { input: fieldOf(input, 'input'), output: fieldOf(output, 'output'), metadata: rest, spanId: span.context.span_id };
 }
 
-export function AddToDatasetButton({ span }: { span: Span }) {
+/** Opens the dialog that appends `spans` to a dataset; `onAdded` runs after they were stored. */
+export function AddToDatasetButton({ spans, onAdded }: { spans: Span[]; onAdded?: () => void }) {
   const [opened, setOpened] = useState(false);
   const [name, setName] = useState('');
   const datasets = useDatasets();
@@ -43,17 +44,17 @@ export function AddToDatasetButton({ span }: { span: Span }) {
   const navigate = useNavigate();
   const add = useMutation({
     mutationFn: async () => {
-      const example = exampleOf(span);
+      const examples = spans.map(exampleOf);
       return (
         await call(
           client.POST('/v1/datasets/upload', {
             body: {
               action: 'append',
               name: name.trim(),
-              inputs: [example.input],
-              outputs: [example.output],
-              metadata: [example.metadata],
-              span_ids: [example.spanId],
+              inputs: examples.map((example) => example.input),
+              outputs: examples.map((example) => example.output),
+              metadata: examples.map((example) => example.metadata),
+              span_ids: examples.map((example) => example.spanId),
             },
           }),
         )
@@ -65,7 +66,7 @@ export function AddToDatasetButton({ span }: { span: Span }) {
       // Notifications render outside the router: a plain link whose click the router handles.
       notifications.show({
         color: 'teal',
-        title: 'Added to dataset',
+        title: spans.length === 1 ? 'Added to dataset' : `Added ${spans.length} examples to dataset`,
         message: (
           <Anchor
             href={`${ROOT_PATH}${path}`}
@@ -80,17 +81,31 @@ export function AddToDatasetButton({ span }: { span: Span }) {
         ),
       });
       setOpened(false);
+      onAdded?.();
     },
   });
+  const many = spans.length > 1;
   return (
     <>
-      <Button size="xs" variant="default" leftSection={<IconDatabasePlus size={14} />} onClick={() => setOpened(true)}>
-        Add to dataset
+      <Button
+        size="xs"
+        variant="default"
+        leftSection={<IconDatabasePlus size={14} />}
+        onClick={() => setOpened(true)}
+        disabled={spans.length === 0}
+      >
+        {many ? `Add ${spans.length} spans to dataset` : 'Add to dataset'}
       </Button>
-      <Modal opened={opened} onClose={() => setOpened(false)} title={<Text fw={600}>Add this span to a dataset</Text>} centered>
+      <Modal
+        opened={opened}
+        onClose={() => setOpened(false)}
+        title={<Text fw={600}>{many ? `Add ${spans.length} spans to a dataset` : 'Add this span to a dataset'}</Text>}
+        centered
+      >
         <Stack>
           <Text size="sm" c="dimmed">
-            The span's input and output become an example; its other attributes its metadata. A new name creates the dataset.
+            {many ? 'Each span becomes an example: its' : "The span's"} input and output become the example's; its other attributes its
+            metadata. A new name creates the dataset.
           </Text>
           <Autocomplete
             label="Dataset"
@@ -110,7 +125,7 @@ export function AddToDatasetButton({ span }: { span: Span }) {
               Cancel
             </Button>
             <Button onClick={() => add.mutate()} loading={add.isPending} disabled={name.trim() === ''}>
-              Add example
+              {many ? `Add ${spans.length} examples` : 'Add example'}
             </Button>
           </Group>
         </Stack>

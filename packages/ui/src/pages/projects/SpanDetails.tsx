@@ -334,7 +334,7 @@ export function SpanDetails({ span }: { span: Span }) {
             </Title>
           </Group>
           <Group gap="xs" wrap="nowrap">
-            <AddToDatasetButton span={span} />
+            <AddToDatasetButton spans={[span]} />
             <StatusBadge status={span.status_code} />
           </Group>
         </Group>

@@ -1,7 +1,7 @@
 /** A project's spans with server-side filters (name, kind, status, attribute, roots only), virtualised. */
-import { useCallback, useMemo } from 'react';
+import { useCallback, useMemo, useState } from 'react';
 import { useNavigate, useSearchParams } from 'react-router';
-import { Alert, Button, Chip, Group, MultiSelect, Paper, Switch, TagsInput, Text, Tooltip } from '@mantine/core';
+import { Alert, Button, Checkbox, Chip, Group, MultiSelect, Paper, Switch, TagsInput, Text, Tooltip } from '@mantine/core';
 import { IconFilterOff } from '@tabler/icons-react';
 import { useSpans, type SpanFilters } from '../../api/queries';
 import type { Span } from '@sightline/client/browser';
@@ -14,6 +14,7 @@ import { useLiveRefresh, useTimeRange } from '../../lib/timeRange';
 import { useUpdateSearch } from '../../lib/search';
 import { useProjectContext } from './ProjectLayout';
 import { explorerSearch } from './ProjectsPage';
+import { AddToDatasetButton } from './AddToDataset';
 
 const preview = (value: unknown) => {
   const text = displayValue(value).replace(/\s+/g, ' ').trim();
@@ -51,6 +52,15 @@ export function SpansTab() {
     return order === 'desc' ? sorted.reverse() : sorted;
   }, [loaded, sortKey, order]);
   const search = explorerSearch(params);
+  // Spans picked for "Add to dataset", by id, kept across pages and re-sorts.
+  const [selected, setSelected] = useState<Map<string, Span>>(new Map());
+  const toggle = (span: Span, on: boolean) =>
+    setSelected((current) => {
+      const next = new Map(current);
+      if (on) next.set(span.id, span);
+      else next.delete(span.id);
+      return next;
+    });
 
   const setList = (key: string, values: string[]) =>
     update((next) => {
@@ -69,6 +79,21 @@ export function SpansTab() {
   );
 
   const columns: Column<Span>[] = [
+    {
+      key: 'select',
+      title: '',
+      width: '36px',
+      render: (span) => (
+        // The row opens the trace on click: the checkbox keeps its clicks to itself.
+        <Checkbox
+          size="xs"
+          aria-label={`Select span ${span.name}`}
+          checked={selected.has(span.id)}
+          onClick={(event) => event.stopPropagation()}
+          onChange={(event) => toggle(span, event.currentTarget.checked)}
+        />
+      ),
+    },
     { key: 'status', title: '', width: '36px', render: (span) => <StatusIcon status={span.status_code} message={span.status_message} /> },
     { key: 'kind', title: 'Kind', width: '110px', render: (span) => <KindBadge kind={span.span_kind} size="xs" /> },
     {
@@ -226,6 +251,15 @@ export function SpansTab() {
         {sortKey !== 'start_time' && spans.hasNextPage ? ' · sorted among the spans loaded so far' : ''} · ↑/↓ to move, Enter to open the
         trace
       </Text>
+      {selected.size > 0 ? (
+        <Group gap="xs">
+          <Text size="sm">{formatInt(selected.size)} selected</Text>
+          <AddToDatasetButton spans={[...selected.values()]} onAdded={() => setSelected(new Map())} />
+          <Button size="xs" variant="subtle" color="gray" onClick={() => setSelected(new Map())}>
+            Clear selection
+          </Button>
+        </Group>
+      ) : null}
       {spans.error ? <Alert color="red">{spans.error.message}</Alert> : null}
       <VirtualTable
         label="Spans"

@@ -1,0 +1,273 @@
+/**
+ * `/datasets/:datasetId/compare?experimentId=…&experimentId=…`: experiments side by side per
+ * example of the first (the base), 50 examples a page: each run's output, error, latency, tokens
+ * and evaluations, with a link to its trace. The links phoenix-client's runExperiment prints
+ * open this page.
+ */
+import { useState } from 'react';
+import { Link, useParams, useSearchParams } from 'react-router';
+import {
+  Alert,
+  Anchor,
+  Badge,
+  Breadcrumbs,
+  Button,
+  Code,
+  Group,
+  MultiSelect,
+  Paper,
+  SimpleGrid,
+  Skeleton,
+  Stack,
+  Table,
+  Text,
+  Title,
+  Tooltip,
+} from '@mantine/core';
+import { IconChevronLeft, IconChevronRight, IconExternalLink } from '@tabler/icons-react';
+import type { ComparedExperimentRun, Experiment } from '@sightline/client/browser';
+import { useComparison, useDataset, useExperiments } from '../../api/queries';
+import { formatDuration, formatInt } from '../../lib/format';
+import { datasetPath } from './DatasetsPage';
+import { evaluatorNames, formatScore, meanScore } from './experiments';
+
+function Json({ value, maxHeight = 160 }: { value: unknown; maxHeight?: number }) {
+  return (
+    <Code block style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word', maxHeight, overflow: 'auto' }}>
+      {typeof value === 'string' ? value : JSON.stringify(value, null, 2)}
+    </Code>
+  );
+}
+
+/** The headline of one compared experiment: counts, mean scores, latency. */
+function ExperimentCard({ experiment, base, names }: { experiment: Experiment; base: boolean; names: string[] }) {
+  return (
+    <Paper withBorder p="sm" radius="md" data-testid="compared-experiment">
+      <Group gap={6} mb={4}>
+        <Text fw={600}>{experiment.name}</Text>
+        {base ? (
+          <Badge size="xs" variant="light">
+            base
+          </Badge>
+        ) : null}
+      </Group>
+      <Group gap={4} mb={6}>
+        <Badge color="green" variant="light">
+          {formatInt(experiment.successful_run_count)} ok
+        </Badge>
+        {experiment.failed_run_count > 0 ? (
+          <Badge color="red" variant="light">
+            {formatInt(experiment.failed_run_count)} failed
+          </Badge>
+        ) : null}
+        {experiment.missing_run_count > 0 ? (
+          <Badge color="gray" variant="light">
+            {formatInt(experiment.missing_run_count)} missing
+          </Badge>
+        ) : null}
+        <Badge color="gray" variant="outline">
+          {formatDuration(experiment.average_run_latency_ms)} mean
+        </Badge>
+      </Group>
+      <Group gap="md">
+        {names.map((name) => (
+          <Stack key={name} gap={0}>
+            <Text size="xs" c="dimmed" tt="uppercase" fw={600}>
+              {name}
+            </Text>
+            <Text fw={650} style={{ fontVariantNumeric: 'tabular-nums' }} data-testid={`mean-${name}`}>
+              {formatScore(meanScore(experiment, name))}
+            </Text>
+          </Stack>
+        ))}
+      </Group>
+    </Paper>
+  );
+}
+
+/** One run in a comparison cell: output or error, evaluations, latency, tokens, trace link. */
+function RunCell({ run, projectName, repetitions }: { run: ComparedExperimentRun; projectName: string | null; repetitions: number }) {
+  const tokens = run.token_counts;
+  return (
+    <Stack gap={4} data-testid="compared-run">
+      {repetitions > 1 ? (
+        <Text size="xs" c="dimmed">
+          repetition {run.repetition_number}
+        </Text>
+      ) : null}
+      {run.error ? (
+        <Alert color="red" p={6} styles={{ message: { fontSize: 12 } }}>
+          {run.error}
+        </Alert>
+      ) : (
+        <Json value={run.output} />
+      )}
+      <Group gap={4}>
+        {(run.annotations ?? []).map((annotation) => (
+          <Tooltip key={annotation.name} label={annotation.error ?? annotation.explanation ?? annotation.name} multiline maw={360}>
+            <Badge variant="light" color={annotation.error ? 'red' : 'blue'} tt="none" data-testid="run-score">
+              {annotation.name}: {annotation.error ? 'error' : formatScore(annotation.score)}
+              {annotation.label ? ` (${annotation.label})` : ''}
+            </Badge>
+          </Tooltip>
+        ))}
+      </Group>
+      <Group gap="xs">
+        <Text size="xs" c="dimmed">
+          {formatDuration(run.latency_ms)}
+        </Text>
+        {tokens && tokens.total > 0 ? (
+          <Tooltip label={`${formatInt(tokens.prompt)} prompt · ${formatInt(tokens.completion)} completion`}>
+            <Text size="xs" c="dimmed">
+              {formatInt(tokens.total)} tokens
+            </Text>
+          </Tooltip>
+        ) : null}
+        {run.trace_id && projectName ? (
+          <Anchor
+            component={Link}
+            to={`/projects/${encodeURIComponent(projectName)}/traces/${run.trace_id}`}
+            size="xs"
+            aria-label="Open the run's trace"
+          >
+            <Group gap={2}>
+              trace <IconExternalLink size={12} />
+            </Group>
+          </Anchor>
+        ) : null}
+      </Group>
+    </Stack>
+  );
+}
+
+export function ComparePage() {
+  const { datasetId = '' } = useParams();
+  const [params, setParams] = useSearchParams();
+  const experimentIds = params.getAll('experimentId');
+  // Cursors of the pages before the current one, so Previous needs no backwards query.
+  const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
+  const cursor = cursors.at(-1);
+  const dataset = useDataset(datasetId);
+  const all = useExperiments(datasetId);
+  const comparison = useComparison(datasetId, experimentIds, cursor);
+  const experiments = comparison.data?.experiments ?? [];
+  const names = evaluatorNames(experiments);
+
+  const choose = (ids: string[]) => {
+    setCursors([undefined]);
+    setParams(new URLSearchParams(ids.map((id) => ['experimentId', id])));
+  };
+
+  return (
+    <Stack gap="md">
+      <div>
+        <Breadcrumbs separator="/" mb={4}>
+          <Anchor component={Link} to="/datasets" size="sm">
+            Datasets
+          </Anchor>
+          <Anchor component={Link} to={datasetPath(datasetId, 'experiments')} size="sm">
+            {dataset.data?.name ?? '…'}
+          </Anchor>
+          <Text size="sm">Compare</Text>
+        </Breadcrumbs>
+        <Title order={2}>Compare experiments</Title>
+      </div>
+      <MultiSelect
+        label="Experiments"
+        aria-label="Experiments to compare"
+        placeholder="Pick experiments (the first is the base)"
+        data={(all.data ?? []).map((experiment) => ({ value: experiment.id, label: experiment.name }))}
+        value={experimentIds}
+        onChange={choose}
+        maxValues={10}
+        searchable
+      />
+      {experimentIds.length === 0 ? (
+        <Alert title="No experiment chosen">Pick one or more experiments of this dataset above.</Alert>
+      ) : comparison.isError ? (
+        <Alert color="red" title="Could not compare">
+          {comparison.error.message}
+        </Alert>
+      ) : comparison.isPending ? (
+        <Skeleton height={240} />
+      ) : (
+        <>
+          <SimpleGrid cols={{ base: 1, sm: Math.min(3, experiments.length) }} spacing="sm">
+            {experiments.map((experiment, index) => (
+              <ExperimentCard key={experiment.id} experiment={experiment} base={index === 0} names={names} />
+            ))}
+          </SimpleGrid>
+          <Paper withBorder radius="md" style={{ overflow: 'auto' }}>
+            <Table aria-label="Comparison" verticalSpacing="sm" style={{ tableLayout: 'fixed', minWidth: 320 + 360 * experiments.length }}>
+              <Table.Thead>
+                <Table.Tr>
+                  <Table.Th w={320}>Example</Table.Th>
+                  {experiments.map((experiment) => (
+                    <Table.Th key={experiment.id}>{experiment.name}</Table.Th>
+                  ))}
+                </Table.Tr>
+              </Table.Thead>
+              <Table.Tbody>
+                {comparison.data.data.map((row) => (
+                  <Table.Tr key={row.example.node_id} data-testid="comparison-row">
+                    <Table.Td style={{ verticalAlign: 'top' }}>
+                      <Text size="xs" c="dimmed">
+                        Input
+                      </Text>
+                      <Json value={row.example.input} maxHeight={140} />
+                      <Text size="xs" c="dimmed" mt={4}>
+                        Expected
+                      </Text>
+                      <Json value={row.example.output} maxHeight={100} />
+                    </Table.Td>
+                    {row.runs.map((runs, index) => (
+                      <Table.Td key={experiments[index]?.id ?? index} style={{ verticalAlign: 'top' }}>
+                        {runs.length === 0 ? (
+                          <Text size="sm" c="dimmed">
+                            not run
+                          </Text>
+                        ) : (
+                          <Stack gap="xs">
+                            {runs.map((run) => (
+                              <RunCell
+                                key={run.id}
+                                run={run}
+                                projectName={experiments[index]?.project_name ?? null}
+                                repetitions={experiments[index]?.repetitions ?? 1}
+                              />
+                            ))}
+                          </Stack>
+                        )}
+                      </Table.Td>
+                    ))}
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+            </Table>
+          </Paper>
+          <Group justify="flex-end" gap="xs">
+            <Text size="sm" c="dimmed">
+              Page {cursors.length}
+            </Text>
+            <Button
+              variant="default"
+              leftSection={<IconChevronLeft size={16} />}
+              disabled={cursors.length === 1}
+              onClick={() => setCursors((current) => current.slice(0, -1))}
+            >
+              Previous
+            </Button>
+            <Button
+              variant="default"
+              rightSection={<IconChevronRight size={16} />}
+              disabled={!comparison.data.next_cursor}
+              onClick={() => setCursors((current) => [...current, comparison.data?.next_cursor ?? undefined])}
+            >
+              Next
+            </Button>
+          </Group>
+        </>
+      )}
+    </Stack>
+  );
+}

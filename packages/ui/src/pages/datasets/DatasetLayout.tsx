@@ -1,0 +1,58 @@
+/** `/datasets/:datasetId/*`: the dataset's name and description, and the Examples / Experiments tabs. */
+import { Alert, Anchor, Breadcrumbs, Group, Skeleton, Stack, Tabs, Text, Title } from '@mantine/core';
+import { IconFlask, IconTable } from '@tabler/icons-react';
+import { Link, Outlet, useLocation, useNavigate, useParams } from 'react-router';
+import { useDataset } from '../../api/queries';
+import { CopyIcon } from '../../components/Copy';
+import { datasetPath } from './DatasetsPage';
+
+export function DatasetLayout() {
+  const { datasetId = '' } = useParams();
+  const location = useLocation();
+  const navigate = useNavigate();
+  const dataset = useDataset(datasetId);
+  const tab = location.pathname.split('/').at(-1) === 'experiments' ? 'experiments' : 'examples';
+
+  if (dataset.isError) {
+    return (
+      <Alert color="red" title="Could not load the dataset">
+        {dataset.error.message}{' '}
+        <Anchor component={Link} to="/datasets">
+          All datasets
+        </Anchor>
+      </Alert>
+    );
+  }
+  return (
+    <Stack gap="md">
+      <div>
+        <Breadcrumbs separator="/" mb={4}>
+          <Anchor component={Link} to="/datasets" size="sm">
+            Datasets
+          </Anchor>
+          <Text size="sm">{dataset.data?.name ?? '…'}</Text>
+        </Breadcrumbs>
+        <Group gap={6}>
+          <Title order={2}>{dataset.data?.name ?? <Skeleton height={28} width={200} />}</Title>
+          {dataset.data ? <CopyIcon value={dataset.data.name} label="Copy dataset name" /> : null}
+        </Group>
+        {dataset.data?.description ? (
+          <Text size="sm" c="dimmed">
+            {dataset.data.description}
+          </Text>
+        ) : null}
+      </div>
+      <Tabs value={tab} onChange={(value) => value && navigate(datasetPath(datasetId, value))}>
+        <Tabs.List>
+          <Tabs.Tab value="examples" leftSection={<IconTable size={16} />}>
+            Examples
+          </Tabs.Tab>
+          <Tabs.Tab value="experiments" leftSection={<IconFlask size={16} />}>
+            Experiments
+          </Tabs.Tab>
+        </Tabs.List>
+      </Tabs>
+      <Outlet />
+    </Stack>
+  );
+}
