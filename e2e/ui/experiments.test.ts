@@ -171,7 +171,10 @@ for (const rootPath of ROOT_PATHS) {
       });
       await page.getByRole('link', { name: "Open the run's trace" }).first().click();
       await waitForPath(page, server, /^\/projects\/[^/]+\/traces\/[0-9a-f]{32}$/);
-      await page.getByText(/^Task:/).first().waitFor();
+      await page
+        .getByText(/^Task:/)
+        .first()
+        .waitFor();
       assertAllUnderRoot(opened.requests, server);
     });
   });

@@ -159,7 +159,11 @@ try {
       logger: quiet,
       evaluators,
       task: async (example) => {
-        const index = Number(String((example.input as { question: string }).question).split(' ').at(-1));
+        const index = Number(
+          String((example.input as { question: string }).question)
+            .split(' ')
+            .at(-1),
+        );
         await new Promise((resolve) => setTimeout(resolve, 20 + ((index * 37) % 60)));
         return (index * 7) % 10 < accuracy * 10 ? example.output : { answer: `not sure about question ${index}` };
       },

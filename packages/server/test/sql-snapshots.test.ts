@@ -72,6 +72,7 @@ function scenario(r: Repositories): [string, () => Promise<unknown>][] {
     ['projects.findById', () => r.projects.findById(1)],
     ['projects.findByName', () => r.projects.findByName('p')],
     ['projects.list', () => r.projects.list({ limit: 10, fromId: 5, nameContains: 'p' })],
+    ['projects.list (without experiment projects)', () => r.projects.list({ limit: 10, excludeExperimentProjects: true })],
     ['projects.updateDescription', () => r.projects.updateDescription(1, 'd', NOW)],
     [
       'traces.list',

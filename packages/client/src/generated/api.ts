@@ -3045,7 +3045,7 @@ export interface operations {
                 cursor?: string;
                 /** @description Only projects whose name contains this text (case-insensitive). */
                 name_contains?: string;
-                /** @description Accepted for Phoenix compatibility; no effect yet. */
+                /** @description Also list the projects that hold experiments' task traces. */
                 include_experiment_projects?: boolean;
                 /** @description Accepted for Phoenix compatibility; no effect yet. */
                 include_dataset_evaluator_projects?: boolean;

@@ -26,7 +26,7 @@ export async function projectsRoutes(instance: FastifyInstance, { projects }: { 
           ),
           name_contains: Type.Optional(Type.String({ description: 'Only projects whose name contains this text (case-insensitive).' })),
           include_experiment_projects: Type.Optional(
-            Type.Boolean({ default: false, description: 'Accepted for Phoenix compatibility; no effect yet.' }),
+            Type.Boolean({ default: false, description: "Also list the projects that hold experiments' task traces." }),
           ),
           include_dataset_evaluator_projects: Type.Optional(
             Type.Boolean({ default: false, description: 'Accepted for Phoenix compatibility; no effect yet.' }),
@@ -41,6 +41,7 @@ export async function projectsRoutes(instance: FastifyInstance, { projects }: { 
         limit,
         fromId: cursorId('Project', request.query.cursor),
         nameContains: request.query.name_contains,
+        includeExperimentProjects: request.query.include_experiment_projects,
       });
       const result = page('Project', rows, limit);
       return { data: result.rows.map(presentProject), next_cursor: result.nextCursor };

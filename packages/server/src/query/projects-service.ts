@@ -26,10 +26,23 @@ export function createProjectsService({ projects, onProjectsDeleted, now = () =>
   return {
     resolve,
 
-    /** Projects newest first; `fromId` is the cursor's row (inclusive). Fetches limit + 1 rows. */
-    list(query: { limit: number; fromId?: number | undefined; nameContains?: string | undefined }): Promise<ProjectRecord[]> {
+    /**
+     * Projects newest first; `fromId` is the cursor's row (inclusive). Fetches limit + 1 rows.
+     * Experiments' projects are left out unless `includeExperimentProjects`, as in Phoenix.
+     */
+    list(query: {
+      limit: number;
+      fromId?: number | undefined;
+      nameContains?: string | undefined;
+      includeExperimentProjects?: boolean | undefined;
+    }): Promise<ProjectRecord[]> {
       const needle = query.nameContains?.toLowerCase();
-      return projects.list({ limit: query.limit + 1, fromId: query.fromId, nameContains: needle || undefined });
+      return projects.list({
+        limit: query.limit + 1,
+        fromId: query.fromId,
+        nameContains: needle || undefined,
+        excludeExperimentProjects: !query.includeExperimentProjects,
+      });
     },
 
     /** Creates an empty project; 409 when the name is taken, 422 when it is blank. */

@@ -230,6 +230,19 @@ describeEachDialect('experiment comparison and downloads', (server) => {
     assert.equal(cells[2], '"{""question"":""q0""}"', 'JSON values quoted as CSV');
   });
 
+  it("leaves experiments' projects out of the projects list unless include_experiment_projects=true", async () => {
+    const projectName = unique('experiment-traces');
+    const { datasetId } = await dataset(1);
+    expectStatus(await post(`/v1/datasets/${datasetId}/experiments`, { name: 'traced', project_name: projectName }), 200);
+    await sendSpans(url(), projectName, [{ traceId: newTraceId(), start: BASE_NANOS }]);
+    const names = async (query: string) =>
+      (await collectPages<{ name: string }>(url(), `/v1/projects?${query}`, 1000)).items.map((project) => project.name);
+    assert.ok(!(await names('')).includes(projectName), 'hidden by default, as in Phoenix');
+    assert.ok((await names('include_experiment_projects=true')).includes(projectName));
+    assert.ok((await names('')).includes('compare-traces'), 'other projects stay listed');
+    assert.equal((await getOk(url(), `/v1/projects/${projectName}`)).data.name, projectName, 'still reachable by name');
+  });
+
   it('answers 404 for downloads of an unknown experiment', async () => {
     expectError(await request(url(), 'GET', '/v1/experiments/RXhwZXJpbWVudDo5OTk5OTk=/json'), 404, /not found/);
     expectError(await request(url(), 'GET', '/v1/experiments/RXhwZXJpbWVudDo5OTk5OTk=/csv'), 404, /not found/);

@@ -19,6 +19,8 @@ export interface ProjectListQuery {
   fromId?: number | undefined;
   /** Lower-case substring of the name. */
   nameContains?: string | undefined;
+  /** Leave out the projects that hold an experiment's task traces. */
+  excludeExperimentProjects?: boolean | undefined;
 }
 
 function toRecord(row: Selectable<ProjectsTable>): ProjectRecord {
@@ -52,6 +54,11 @@ export function createProjectsRepository(db: Kysely<DB>, dialect: Dialect) {
       let select = db.selectFrom('projects').selectAll().orderBy('id', 'desc').limit(query.limit);
       if (query.fromId !== undefined) select = select.where('id', '<=', query.fromId);
       if (query.nameContains) select = select.where(sqlFor.containsLowerCase('projects.name', query.nameContains));
+      if (query.excludeExperimentProjects) {
+        select = select.where(({ exists, not, selectFrom }) =>
+          not(exists(selectFrom('experiments').select('experiments.id').whereRef('experiments.project_name', '=', 'projects.name'))),
+        );
+      }
       return (await select.execute()).map(toRecord);
     },
 

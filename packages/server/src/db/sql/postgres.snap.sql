@@ -103,6 +103,9 @@ select * from "projects" where "name" = $1;
 -- projects.list
 select * from "projects" where "id" <= $1 and strpos(lower("projects"."name"), $2) > 0 order by "id" desc limit $3;
 
+-- projects.list (without experiment projects)
+select * from "projects" where not exists (select "experiments"."id" from "experiments" where "experiments"."project_name" = "projects"."name") order by "id" desc limit $1;
+
 -- projects.updateDescription
 update "projects" set "description" = $1, "updated_at" = $2 where "id" = $3 returning *;
 

@@ -103,6 +103,9 @@ select * from "projects" where "name" = ?;
 -- projects.list
 select * from "projects" where "id" <= ? and instr(lower("projects"."name"), ?) > 0 order by "id" desc limit ?;
 
+-- projects.list (without experiment projects)
+select * from "projects" where not exists (select "experiments"."id" from "experiments" where "experiments"."project_name" = "projects"."name") order by "id" desc limit ?;
+
 -- projects.updateDescription
 update "projects" set "description" = ?, "updated_at" = ? where "id" = ? returning *;
 
