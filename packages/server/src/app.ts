@@ -26,6 +26,8 @@ import { datasetsRoutes } from './api/datasets-routes.js';
 import { experimentsRoutes } from './api/experiments-routes.js';
 import type { ExperimentsService } from './experiments/experiments-service.js';
 import type { DatasetsService } from './datasets/datasets-service.js';
+import type { CostsService } from './costs/costs-service.js';
+import { modelPricesRoutes } from './api/model-prices-routes.js';
 import type { PromptsService } from './prompts/prompts-service.js';
 import type { QueryLayer } from './query/index.js';
 import { PHOENIX_COMPATIBLE_VERSION, SIGHTLINE_VERSION } from './version.js';
@@ -38,6 +40,7 @@ export interface AppDependencies {
   prompts: PromptsService;
   datasets: DatasetsService;
   experiments: ExperimentsService;
+  costs: CostsService;
   logger: FastifyBaseLogger;
 }
 
@@ -50,6 +53,7 @@ export async function buildApp({
   prompts,
   datasets,
   experiments,
+  costs,
   logger,
 }: AppDependencies): Promise<FastifyInstance> {
   const app = Fastify({
@@ -110,6 +114,7 @@ export async function buildApp({
       await scope.register(promptsRoutes, { prompts });
       await scope.register(datasetsRoutes, { datasets });
       await scope.register(experimentsRoutes, { experiments });
+      await scope.register(modelPricesRoutes, { costs });
       await scope.register(uiRoutes, { page: uiPage });
     },
     { prefix },

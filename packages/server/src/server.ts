@@ -13,6 +13,8 @@ import { createDataAccess } from './db/repositories/index.js';
 import { createPromptsService } from './prompts/prompts-service.js';
 import { createDatasetsService } from './datasets/datasets-service.js';
 import { createExperimentsService } from './experiments/experiments-service.js';
+import { createCostsService } from './costs/costs-service.js';
+import { startCostJob, type CostJob } from './costs/cost-job.js';
 import { createIngestService, createSpanQueue, type SpanQueue } from './ingest/ingest-service.js';
 import { startOtlpGrpcServer, type GrpcServerHandle } from './ingest/otlp-grpc-server.js';
 import { createSpanWriter, type SpanWriter } from './ingest/span-writer.js';
@@ -25,6 +27,8 @@ export interface RunningServer {
   database: Database;
   queue: SpanQueue;
   auth: AuthLayer;
+  /** Prices new LLM spans in the background (docs/costs.md). */
+  costJob: CostJob;
   close(): Promise<void>;
 }
 
@@ -35,9 +39,11 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
   let queue: SpanQueue | null = null;
   let grpc: GrpcServerHandle | null = null;
   let app: FastifyInstance | null = null;
+  let costJob: CostJob | null = null;
   const close = async () => {
     await app?.close();
     await grpc?.close();
+    await costJob?.stop();
     await queue?.close();
     await writer?.close();
     await database.close();
@@ -64,7 +70,10 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
       datasets: data.repositories.datasets,
       withTransaction: data.withTransaction,
     });
-    app = await buildApp({ config, ingest, auth, query, prompts, datasets, experiments, logger });
+    const costs = createCostsService({ costs: data.repositories.costs });
+    await costs.syncBuiltIns();
+    costJob = startCostJob({ costs: data.repositories.costs, onError: (error) => logger.error({ err: error }, 'cost job failed') });
+    app = await buildApp({ config, ingest, auth, query, prompts, datasets, experiments, costs, logger });
     await app.listen({ host: config.host, port: config.port });
     grpc = await startOtlpGrpcServer({
       host: config.host,
@@ -84,7 +93,7 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
     const address = app.server.address();
     const port = typeof address === 'object' && address !== null ? address.port : config.port;
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-    return { url: `http://${host}:${port}${config.hostRootPath}`, grpcPort: grpc.port, app, database, queue, auth, close };
+    return { url: `http://${host}:${port}${config.hostRootPath}`, grpcPort: grpc.port, app, database, queue, auth, costJob, close };
   } catch (error) {
     await close().catch(() => {});
     throw error;

@@ -239,6 +239,77 @@ function scenario(r: Repositories): [string, () => Promise<unknown>][] {
     ['experiments.runsMissingEvaluations', () => r.experiments.runsMissingEvaluations(1, ['q', 'r'], { limit: 10, fromRunId: 1 })],
     ['experiments.delete', () => r.experiments.delete(1)],
     ['datasets.deleteDataset', () => r.datasets.deleteDataset(1)],
+    [
+      'costs.syncBuiltIns',
+      () =>
+        r.costs.syncBuiltIns(
+          [
+            {
+              name: 'm',
+              provider: 'p',
+              namePattern: '^m$',
+              inputPerMillion: 1,
+              outputPerMillion: 2,
+              cacheReadPerMillion: null,
+              cacheWritePerMillion: null,
+            },
+          ],
+          NOW,
+        ),
+    ],
+    ['costs.listModels', () => r.costs.listModels()],
+    ['costs.findModel', () => r.costs.findModel(1)],
+    [
+      'costs.insertModel',
+      () =>
+        r.costs.insertModel(
+          {
+            name: 'o',
+            provider: null,
+            namePattern: '^o$',
+            inputPerMillion: 1,
+            outputPerMillion: 2,
+            cacheReadPerMillion: 0.5,
+            cacheWritePerMillion: null,
+          },
+          NOW,
+        ),
+    ],
+    [
+      'costs.updateModel',
+      () =>
+        r.costs.updateModel(
+          2,
+          {
+            name: 'o',
+            provider: null,
+            namePattern: '^o',
+            inputPerMillion: 1,
+            outputPerMillion: 2,
+            cacheReadPerMillion: null,
+            cacheWritePerMillion: null,
+          },
+          LATER,
+        ),
+    ],
+    ['costs.writeJobState', () => r.costs.writeJobState('w', '1')],
+    ['costs.readJobState', () => r.costs.readJobState('w')],
+    ['costs.maxSpanId', () => r.costs.maxSpanId()],
+    ['costs.spansWithTokens', () => r.costs.spansWithTokens(0, 10)],
+    [
+      'costs.insertSpanCosts',
+      // The scenario writes no spans (ingest's SQL is raw), so the row's foreign key fails; the statement is still recorded.
+      () =>
+        r.costs
+          .insertSpanCosts([
+            { spanRowid: 1, traceRowid: 1, projectId: 1, modelId: 1, startTime: '1', promptCost: 0.1, completionCost: 0.2, totalCost: 0.3 },
+          ])
+          .catch(() => undefined),
+    ],
+    ['costs.traceTotals', () => r.costs.traceTotals([1])],
+    ['costs.spanCosts', () => r.costs.spanCosts([1])],
+    ['costs.projectTotals', () => r.costs.projectTotals(1, { startTime: 1n, endTime: 2n })],
+    ['costs.deleteModel', () => r.costs.deleteModel(2)],
     ['apiKeys.delete', () => r.apiKeys.delete(1)],
     ['apiKeys.deleteForUser', () => r.apiKeys.deleteForUser(1)],
     ['users.markDeleted', () => r.users.markDeleted(1, NOW)],

@@ -1038,6 +1038,45 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/model_prices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Model prices: overrides first, then the shipped prices */
+        get: operations["listModelPrices"];
+        put?: never;
+        /**
+         * Add a price override (admins)
+         * @description Overrides win over shipped prices for the model names their pattern matches. Spans without a price yet are priced.
+         */
+        post: operations["createModelPrice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/model_prices/{model_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a price override (admins) */
+        delete: operations["deleteModelPrice"];
+        options?: never;
+        head?: never;
+        /** Change a price override (admins; shipped prices are read-only) */
+        patch: operations["updateModelPrice"];
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1372,6 +1411,10 @@ export interface components {
             token_count_prompt: number;
             token_count_completion: number;
             token_count_total: number;
+            /** @description USD over the priced LLM spans of the range (docs/costs.md). */
+            cost_prompt: number;
+            cost_completion: number;
+            cost_total: number;
             /** @description Spans per kind, most frequent first. */
             span_kinds: {
                 span_kind: string;
@@ -1483,6 +1526,8 @@ export interface components {
             token_count_completion: number | null;
             /** @description llm.token_count.total (else prompt + completion) of an LLM span (Sightline addition). */
             token_count_total: number | null;
+            /** @description USD, when the span has a known price (trace and span detail only; Sightline addition). */
+            cost_total?: number | null;
         };
         /** SpanDetail */
         SpanDetail: {
@@ -1520,6 +1565,8 @@ export interface components {
             token_count_completion: number | null;
             /** @description llm.token_count.total (else prompt + completion) of an LLM span (Sightline addition). */
             token_count_total: number | null;
+            /** @description USD, when the span has a known price (trace and span detail only; Sightline addition). */
+            cost_total?: number | null;
             /** @description Opaque Project id (base64 of "Project:<row id>"). */
             project_id: string;
         };
@@ -1574,6 +1621,10 @@ export interface components {
             span_count: number;
             /** @description Spans with status ERROR (Sightline addition). */
             error_count: number;
+            /** @description USD over the priced LLM spans; null when none has a price (Sightline addition). */
+            cost_prompt: number | null;
+            cost_completion: number | null;
+            cost_total: number | null;
             root_span: components["schemas"]["TraceSpanData"] | null;
             spans?: components["schemas"]["TraceSpanData"][] | null;
         };
@@ -1605,6 +1656,10 @@ export interface components {
             span_count: number;
             /** @description Spans with status ERROR (Sightline addition). */
             error_count: number;
+            /** @description USD over the priced LLM spans; null when none has a price (Sightline addition). */
+            cost_prompt: number | null;
+            cost_completion: number | null;
+            cost_total: number | null;
             root_span: components["schemas"]["TraceSpanData"] | null;
             /** @description Every span of the trace, in start order. */
             spans: components["schemas"]["Span"][];
@@ -1891,6 +1946,30 @@ export interface components {
             example: components["schemas"]["DatasetExample"];
             /** @description One list per compared experiment, in the order asked: that experiment's runs of this example by repetition. */
             runs: components["schemas"]["ComparedExperimentRun"][][];
+        };
+        /** ModelPrice */
+        ModelPrice: {
+            /** @description base64 "GenerativeModel:<id>". */
+            id: string;
+            name: string;
+            /** @description llm.provider this price is for (null: any provider). */
+            provider: string | null;
+            /** @description Regular expression matched case-insensitively against llm.model_name. */
+            name_pattern: string;
+            /** @description Shipped with Sightline (read-only); overrides win over shipped prices. */
+            is_built_in: boolean;
+            /** @description USD per million prompt tokens. */
+            input_per_million: number;
+            /** @description USD per million completion tokens. */
+            output_per_million: number;
+            /** @description USD per million cached prompt tokens read (null: the input price). */
+            cache_read_per_million: number | null;
+            /** @description USD per million prompt tokens written to the cache (null: the input price). */
+            cache_write_per_million: number | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
         };
     };
     responses: never;
@@ -5939,6 +6018,255 @@ export interface operations {
             };
             /** @description Not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listModelPrices: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ModelPrice"][];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createModelPrice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    provider?: string | null;
+                    name_pattern: string;
+                    input_per_million: number;
+                    output_per_million: number;
+                    cache_read_per_million?: number | null;
+                    cache_write_per_million?: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ModelPrice"];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteModelPrice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A model price id (base64 "GenerativeModel:<id>"). */
+                model_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    updateModelPrice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A model price id (base64 "GenerativeModel:<id>"). */
+                model_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    provider?: string | null;
+                    name_pattern: string;
+                    input_per_million: number;
+                    output_per_million: number;
+                    cache_read_per_million?: number | null;
+                    cache_write_per_million?: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ModelPrice"];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

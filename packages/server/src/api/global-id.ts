@@ -16,7 +16,8 @@ export type GlobalType =
   | 'DatasetExample'
   | 'Experiment'
   | 'ExperimentRun'
-  | 'ExperimentEvaluation';
+  | 'ExperimentEvaluation'
+  | 'GenerativeModel';
 
 /** The opaque id of a row. */
 export function toGlobalId(type: GlobalType, id: number): string {

@@ -80,6 +80,9 @@ function traceFields(trace: TraceView) {
     token_count_total: trace.stats.tokenCountTotal,
     span_count: trace.stats.spanCount,
     error_count: trace.stats.errorCount,
+    cost_prompt: trace.cost?.promptCost ?? null,
+    cost_completion: trace.cost?.completionCost ?? null,
+    cost_total: trace.cost?.totalCost ?? null,
     root_span: trace.rootSpan ? presentTraceSpan(trace.rootSpan) : null,
   };
 }
@@ -90,7 +93,10 @@ export function presentTrace(trace: TraceListItem) {
 }
 
 export function presentTraceDetail(trace: TraceDetail) {
-  return { ...traceFields(trace), spans: trace.spans.map(presentSpan) };
+  return {
+    ...traceFields(trace),
+    spans: trace.spans.map((span) => ({ ...presentSpan(span), cost_total: trace.spanCosts.get(span.id)?.totalCost ?? null })),
+  };
 }
 
 export function presentSummary(summary: ProjectSummary) {
@@ -107,6 +113,9 @@ export function presentSummary(summary: ProjectSummary) {
     token_count_prompt: summary.tokenCountPrompt,
     token_count_completion: summary.tokenCountCompletion,
     token_count_total: summary.tokenCountTotal,
+    cost_prompt: summary.cost.promptCost,
+    cost_completion: summary.cost.completionCost,
+    cost_total: summary.cost.totalCost,
     span_kinds: summary.spanKinds.map((kind) => ({ span_kind: kind.spanKind, span_count: kind.spanCount, error_count: kind.errorCount })),
     models: summary.models.map((model) => ({
       model_name: model.modelName,

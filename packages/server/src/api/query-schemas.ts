@@ -139,6 +139,9 @@ export const Span = Type.Object(
     token_count_total: Nullable(
       Type.Integer({ description: 'llm.token_count.total (else prompt + completion) of an LLM span (Sightline addition).' }),
     ),
+    cost_total: Type.Optional(
+      Nullable(Type.Number({ description: 'USD, when the span has a known price (trace and span detail only; Sightline addition).' })),
+    ),
   },
   { title: 'Span' },
 );
@@ -178,6 +181,9 @@ const traceProperties = {
   token_count_total: Type.Integer(),
   span_count: Type.Integer({ description: 'Sightline addition.' }),
   error_count: Type.Integer({ description: 'Spans with status ERROR (Sightline addition).' }),
+  cost_prompt: Nullable(Type.Number({ description: 'USD over the priced LLM spans; null when none has a price (Sightline addition).' })),
+  cost_completion: Nullable(Type.Number()),
+  cost_total: Nullable(Type.Number()),
   root_span: Nullable(TraceSpan),
 };
 
@@ -217,6 +223,9 @@ export const ProjectSummary = Type.Object(
     error_rate: Type.Number({ description: 'error_count / span_count (0 without spans).' }),
     ...latencyPercentiles,
     ...tokenTotals,
+    cost_prompt: Type.Number({ description: 'USD over the priced LLM spans of the range (docs/costs.md).' }),
+    cost_completion: Type.Number(),
+    cost_total: Type.Number(),
     span_kinds: Type.Array(Type.Object({ span_kind: Type.String(), span_count: Type.Integer(), error_count: Type.Integer() }), {
       description: 'Spans per kind, most frequent first.',
     }),

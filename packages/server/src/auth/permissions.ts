@@ -130,6 +130,12 @@ export const PERMISSIONS: Readonly<Record<RouteKey, RouteRule>> = {
   'GET /v1/experiments/:experiment_id/csv': { access: 'any', rule: 'evaluation data' },
   'GET /v1/datasets/:dataset_id/compare': { access: 'any', rule: 'evaluation data' },
 
+  // Model prices (docs/costs.md): everyone reads them; admins set the overrides (server configuration).
+  'GET /v1/model_prices': { access: 'any', rule: 'prices behind the cost figures' },
+  'POST /v1/model_prices': { access: 'admin', rule: 'price overrides are server configuration' },
+  'PATCH /v1/model_prices/:model_id': { access: 'admin', rule: 'price overrides are server configuration' },
+  'DELETE /v1/model_prices/:model_id': { access: 'admin', rule: 'price overrides are server configuration' },
+
   // Prompts (docs/prompts.md): evaluation data, for admins, members and system keys alike.
   'GET /v1/prompts': { access: 'any', rule: 'evaluation data' },
   'POST /v1/prompts': { access: 'any', rule: 'evaluation data (versions record the calling user, if any)' },

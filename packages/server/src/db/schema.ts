@@ -244,6 +244,39 @@ export interface ExperimentRunAnnotationsTable {
   updated_at: Timestamp;
 }
 
+/** A model's prices per million tokens, matched against `llm.model_name` (docs/costs.md). */
+export interface GenerativeModelsTable {
+  id: Generated<number>;
+  name: string;
+  provider: string | null;
+  name_pattern: string;
+  is_built_in: number;
+  input_per_million: number;
+  output_per_million: number;
+  cache_read_per_million: number | null;
+  cache_write_per_million: number | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** The cost of one LLM span, computed once by the cost job. */
+export interface SpanCostsTable {
+  span_rowid: number;
+  trace_rowid: number;
+  project_id: number;
+  model_id: number | null;
+  start_time: Nanos;
+  prompt_cost: number;
+  completion_cost: number;
+  total_cost: number;
+}
+
+/** Small durable state of background jobs (a watermark, a last run). */
+export interface JobStateTable {
+  name: string;
+  value: string;
+}
+
 export interface DB {
   projects: ProjectsTable;
   traces: TracesTable;
@@ -266,4 +299,7 @@ export interface DB {
   experiment_examples: ExperimentExamplesTable;
   experiment_runs: ExperimentRunsTable;
   experiment_run_annotations: ExperimentRunAnnotationsTable;
+  generative_models: GenerativeModelsTable;
+  span_costs: SpanCostsTable;
+  job_state: JobStateTable;
 }

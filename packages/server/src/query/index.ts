@@ -27,8 +27,8 @@ export function createQueryLayer(database: Database, { onProjectsDeleted }: Quer
   return {
     projects,
     spans: createSpansService({ spans: repositories.spans, projects }),
-    traces: createTracesService({ traces: repositories.traces, spans: repositories.spans, projects }),
-    metrics: createMetricsService({ metrics: repositories.projectMetrics, projects }),
+    traces: createTracesService({ traces: repositories.traces, spans: repositories.spans, costs: repositories.costs, projects }),
+    metrics: createMetricsService({ metrics: repositories.projectMetrics, costs: repositories.costs, projects }),
     spanAnnotations: createSpanAnnotationsService({
       annotations: repositories.spanAnnotations,
       spans: repositories.spans,

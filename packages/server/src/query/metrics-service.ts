@@ -2,6 +2,7 @@
 import type { Identifier } from './identifier.js';
 import type { LatencyPercentiles, ProjectMetricsRepository, SpanAggregate } from '../db/repositories/project-metrics-repository.js';
 import type { ProjectRecord } from '../db/repositories/projects-repository.js';
+import type { CostTotals, CostsRepository } from '../db/repositories/costs-repository.js';
 import { InvalidInputError } from '@sightline/common';
 import type { ProjectsService } from './projects-service.js';
 import { parseTimeRange } from './time.js';
@@ -24,6 +25,8 @@ export interface ProjectSummary extends TokenTotals {
   /** Latency of root spans (milliseconds), null without root spans. */
   latencyMsP50: number | null;
   latencyMsP99: number | null;
+  /** Sums over the priced LLM spans of the range (docs/costs.md). */
+  cost: CostTotals;
   spanKinds: { spanKind: string; spanCount: number; errorCount: number }[];
   models: ({ modelName: string | null; spanCount: number } & TokenTotals)[];
 }
@@ -75,10 +78,12 @@ export type MetricsService = ReturnType<typeof createMetricsService>;
 
 export function createMetricsService({
   metrics,
+  costs,
   projects,
   now = nowNanos,
 }: {
   metrics: ProjectMetricsRepository;
+  costs: CostsRepository;
   projects: ProjectsService;
   now?: () => bigint;
 }) {
@@ -91,11 +96,12 @@ export function createMetricsService({
       const { start, end } = parseTimeRange(params);
       const project = await projects.resolve(projectIdentifier);
       const range = { projectId: project.id, startTime: start, endTime: end };
-      const [kinds, models, traceCounts, latency] = await Promise.all([
+      const [kinds, models, traceCounts, latency, cost] = await Promise.all([
         metrics.byKind(range),
         metrics.byModel(range),
         metrics.traceCounts(range),
         metrics.rootLatency(range),
+        costs.projectTotals(project.id, range),
       ]);
       const total = (rows: SpanAggregate[], pick: (row: SpanAggregate) => number) => rows.reduce((sum, row) => sum + pick(row), 0);
       const spanCount = total(kinds, (row) => row.spanCount);
@@ -114,6 +120,7 @@ export function createMetricsService({
         tokenCountPrompt: total(kinds, (row) => row.tokenCountPrompt),
         tokenCountCompletion: total(kinds, (row) => row.tokenCountCompletion),
         tokenCountTotal: total(kinds, (row) => row.tokenCountTotal),
+        cost,
         spanKinds: kinds
           .map((row) => ({ spanKind: String(row.group), spanCount: row.spanCount, errorCount: row.errorCount }))
           .sort((a, b) => b.spanCount - a.spanCount || a.spanKind.localeCompare(b.spanKind)),

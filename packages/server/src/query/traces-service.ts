@@ -2,6 +2,7 @@
 import type { Identifier } from './identifier.js';
 import type { SpanRecord, SpanSummaryRecord, SpansRepository } from '../db/repositories/spans-repository.js';
 import type { TraceRecord, TraceSort, TraceStats, TracesRepository } from '../db/repositories/traces-repository.js';
+import type { CostTotals, CostsRepository } from '../db/repositories/costs-repository.js';
 import { InvalidInputError, NotFoundError } from '@sightline/common';
 import { decodeCursor, keysetPage, type SortOrder } from './cursor.js';
 import type { ProjectsService } from './projects-service.js';
@@ -21,6 +22,8 @@ export interface TraceListParams {
 /** A trace with the aggregates of its spans and its first root span. */
 export interface TraceView extends TraceRecord {
   stats: TraceStats;
+  /** Sums over the trace's priced LLM spans; null when none has a known price (docs/costs.md). */
+  cost: CostTotals | null;
   rootSpan: SpanSummaryRecord | null;
 }
 
@@ -32,6 +35,8 @@ export interface TraceListItem extends TraceView {
 export interface TraceDetail extends TraceView {
   /** Every span of the trace in full, in start order. */
   spans: SpanRecord[];
+  /** The cost of each priced span, by span row id. */
+  spanCosts: Map<number, CostTotals>;
 }
 
 const summaryOf = (span: SpanRecord): SpanSummaryRecord => ({
@@ -51,13 +56,22 @@ const HEX_TRACE_ID = /^[0-9a-fA-F]{32}$/;
 
 export type TracesService = ReturnType<typeof createTracesService>;
 
-export function createTracesService(deps: { traces: TracesRepository; spans: SpansRepository; projects: ProjectsService }) {
-  const { traces, spans, projects } = deps;
+export function createTracesService(deps: {
+  traces: TracesRepository;
+  spans: SpansRepository;
+  costs: CostsRepository;
+  projects: ProjectsService;
+}) {
+  const { traces, spans, costs, projects } = deps;
 
   /** Stats and first root span of each trace, and optionally all their spans' tree columns. */
   const decorate = async (records: TraceRecord[], includeSpans: boolean): Promise<TraceListItem[]> => {
     const ids = records.map((trace) => trace.id);
-    const [stats, summaries] = await Promise.all([traces.stats(ids), spans.summariesOfTraces(ids, { rootsOnly: !includeSpans })]);
+    const [stats, summaries, traceCosts] = await Promise.all([
+      traces.stats(ids),
+      spans.summariesOfTraces(ids, { rootsOnly: !includeSpans }),
+      costs.traceTotals(ids),
+    ]);
     const byTrace = new Map<number, SpanSummaryRecord[]>();
     for (const summary of summaries) {
       let list = byTrace.get(summary.traceRowid);
@@ -72,6 +86,7 @@ export function createTracesService(deps: { traces: TracesRepository; spans: Spa
       return {
         ...trace,
         stats: stats.get(trace.id) ?? EMPTY_STATS,
+        cost: traceCosts.get(trace.id) ?? null,
         rootSpan: traceSpans.find((span) => span.parentId === null) ?? null,
         ...(includeSpans ? { spans: traceSpans } : {}),
       };
@@ -125,8 +140,16 @@ export function createTracesService(deps: { traces: TracesRepository; spans: Spa
         stats.tokenCountCompletion += span.tokenCountCompletion ?? 0;
         stats.tokenCountTotal += span.tokenCountTotal ?? 0;
       }
+      const spanCosts = await costs.spanCosts(traceSpans.map((span) => span.id));
+      let cost: CostTotals | null = null;
+      for (const each of spanCosts.values()) {
+        cost ??= { promptCost: 0, completionCost: 0, totalCost: 0 };
+        cost.promptCost += each.promptCost;
+        cost.completionCost += each.completionCost;
+        cost.totalCost += each.totalCost;
+      }
       const root = traceSpans.find((span) => span.parentId === null);
-      return { ...trace, stats, rootSpan: root ? summaryOf(root) : null, spans: traceSpans };
+      return { ...trace, stats, cost, rootSpan: root ? summaryOf(root) : null, spans: traceSpans, spanCosts };
     },
   };
 }

@@ -63,6 +63,10 @@ describeEachDialect('project metrics API', (server) => {
       token_count_prompt: 550,
       token_count_completion: 55,
       token_count_total: 605,
+      // Models "gpt" and "claude" match no price (docs/costs.md).
+      cost_prompt: 0,
+      cost_completion: 0,
+      cost_total: 0,
       span_kinds: [
         { span_kind: 'CHAIN', span_count: 10, error_count: 0 },
         { span_kind: 'LLM', span_count: 10, error_count: 2 },

@@ -44,10 +44,23 @@ describeEachDialect('traces API', (server) => {
     const project = unique('traces-otel');
     const { spans } = await exportSampleTrace(makeExporter('http-protobuf', url(), server().grpcUrl), { 'service.name': project }, 'tr');
     const traceId = spans[0]!.spanContext().traceId;
-    const plain = await getOk(url(), `/v1/projects/${encodeURIComponent(project)}/traces`);
+    // The cost job prices the LLM span (gpt-4o-mini, 120 + 30 tokens) about a second later: wait for it.
+    let plain = await getOk(url(), `/v1/projects/${encodeURIComponent(project)}/traces`);
+    for (let attempt = 0; attempt < 100 && plain.data[0]?.cost_total === null; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      plain = await getOk(url(), `/v1/projects/${encodeURIComponent(project)}/traces`);
+    }
     assert.equal(plain.next_cursor, null);
     assert.equal(plain.data.length, 1);
-    const trace = plain.data[0] as ApiTrace;
+    const { cost_prompt, cost_completion, cost_total, ...trace } = plain.data[0] as ApiTrace & Record<`cost_${string}`, number>;
+    // 120 × 0.15 and 30 × 0.60 USD per million tokens (docs/costs.md).
+    for (const [actual, expected] of [
+      [cost_prompt, 0.000018],
+      [cost_completion, 0.000018],
+      [cost_total, 0.000036],
+    ] as const) {
+      assert.ok(Math.abs(actual - expected) < 1e-12, `cost ${actual} ≠ ${expected}`);
+    }
     const projectId = (await getOk(url(), `/v1/projects/${encodeURIComponent(project)}`)).data.id;
     const root = spans.find((span) => span.name === 'tr agent')!;
     assert.deepEqual(
@@ -91,7 +104,13 @@ describeEachDialect('traces API', (server) => {
     );
     assert.equal(withSpans.spans![1]!.start_time, '2025-11-22T00:00:00.223456789Z');
     assert.equal(withSpans.spans![1]!.latency_ms, 1776.54321);
-    const { spans: _, ...rest } = withSpans;
+    const {
+      spans: _,
+      cost_prompt: _p,
+      cost_completion: _c,
+      cost_total: _t,
+      ...rest
+    } = withSpans as ApiTrace & Record<`cost_${string}`, number>;
     assert.deepEqual(rest, trace);
   });
 
@@ -232,7 +251,17 @@ describeEachDialect('traces API', (server) => {
       ['root', 'first', 'second'],
     );
     const spans = await getOk(url(), `/v1/projects/${encodeURIComponent(project)}/spans?trace_id=${traceId}&order=asc`);
-    assert.deepEqual(trace.spans, spans.data, 'the same full span shape as the span list');
+    // The trace view adds each span's cost (none here: the LLM span names no model).
+    assert.deepEqual(
+      trace.spans.map((span: { cost_total: number | null }) => span.cost_total),
+      [null, null, null],
+    );
+    assert.equal(trace.cost_total, null);
+    assert.deepEqual(
+      trace.spans.map(({ cost_total: _, ...span }: { cost_total: unknown }) => span),
+      spans.data,
+      'the same full span shape as the span list',
+    );
     assert.deepEqual(trace.spans[1].attributes, { 'tool.name': 'grep' });
 
     const listed = (await getOk(url(), `/v1/projects/${encodeURIComponent(project)}/traces`)).data[0] as ApiTrace;

@@ -10,6 +10,7 @@ import * as prompts from './0007-prompts.js';
 import * as datasets from './0008-datasets.js';
 import * as experiments from './0009-experiments.js';
 import * as experimentProjects from './0010-experiment-projects.js';
+import * as costs from './0014-costs.js';
 
 export interface MigrationContext {
   dialect: Dialect;
@@ -27,5 +28,6 @@ export function migrations(context: MigrationContext): Record<string, Migration>
     '0008-datasets': { up: datasets.up(context) },
     '0009-experiments': { up: experiments.up(context) },
     '0010-experiment-projects': { up: experimentProjects.up(context) },
+    '0014-costs': { up: costs.up(context) },
   };
 }

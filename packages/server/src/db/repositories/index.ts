@@ -12,6 +12,7 @@ import { createLoginFailuresRepository } from './login-failures-repository.js';
 import { createPasswordResetRepository } from './password-reset-repository.js';
 import { createProjectMetricsRepository } from './project-metrics-repository.js';
 import { createProjectsRepository } from './projects-repository.js';
+import { createCostsRepository } from './costs-repository.js';
 import { createDatasetsRepository } from './datasets-repository.js';
 import { createExperimentsRepository } from './experiments-repository.js';
 import { createPromptsRepository } from './prompts-repository.js';
@@ -37,6 +38,7 @@ export function createRepositories(db: Kysely<DB>, dialect: Dialect) {
     prompts: createPromptsRepository(db),
     datasets: createDatasetsRepository(db),
     experiments: createExperimentsRepository(db, dialect),
+    costs: createCostsRepository(db),
   };
 }
 

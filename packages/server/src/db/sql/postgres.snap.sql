@@ -316,6 +316,49 @@ delete from "experiments" where "id" = $1;
 -- datasets.deleteDataset
 delete from "datasets" where "id" = $1;
 
+-- costs.syncBuiltIns
+insert into "generative_models" ("name", "provider", "name_pattern", "input_per_million", "output_per_million", "cache_read_per_million", "cache_write_per_million", "is_built_in", "created_at", "updated_at") values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) on conflict ("is_built_in", "name") do update set "name" = $11, "provider" = $12, "name_pattern" = $13, "input_per_million" = $14, "output_per_million" = $15, "cache_read_per_million" = $16, "cache_write_per_million" = $17, "updated_at" = $18;
+delete from "generative_models" where "is_built_in" = $1 and "name" not in ($2);
+
+-- costs.listModels
+select * from "generative_models" order by "is_built_in", "name", "id";
+
+-- costs.findModel
+select * from "generative_models" where "id" = $1;
+
+-- costs.insertModel
+insert into "generative_models" ("name", "provider", "name_pattern", "input_per_million", "output_per_million", "cache_read_per_million", "cache_write_per_million", "is_built_in", "created_at", "updated_at") values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) returning *;
+
+-- costs.updateModel
+update "generative_models" set "name" = $1, "provider" = $2, "name_pattern" = $3, "input_per_million" = $4, "output_per_million" = $5, "cache_read_per_million" = $6, "cache_write_per_million" = $7, "updated_at" = $8 where "id" = $9 and "is_built_in" = $10 returning *;
+
+-- costs.writeJobState
+insert into "job_state" ("name", "value") values ($1, $2) on conflict ("name") do update set "value" = $3;
+
+-- costs.readJobState
+select "value" from "job_state" where "name" = $1;
+
+-- costs.maxSpanId
+select max("id") as "id" from "spans";
+
+-- costs.spansWithTokens
+select "id", "trace_rowid", "project_id", cast("spans"."start_time" as text) as "start_time", "attributes", "llm_token_count_prompt", "llm_token_count_completion" from "spans" where "id" > $1 and "id" <= $2 and ("llm_token_count_prompt" is not null or "llm_token_count_completion" is not null) order by "id";
+
+-- costs.insertSpanCosts
+insert into "span_costs" ("span_rowid", "trace_rowid", "project_id", "model_id", "start_time", "prompt_cost", "completion_cost", "total_cost") values ($1, $2, $3, $4, $5, $6, $7, $8) on conflict ("span_rowid") do nothing;
+
+-- costs.traceTotals
+select "trace_rowid", sum("prompt_cost") as "prompt", sum("completion_cost") as "completion", sum("total_cost") as "total" from "span_costs" where "trace_rowid" in ($1) group by "trace_rowid";
+
+-- costs.spanCosts
+select "span_rowid", "prompt_cost" as "prompt", "completion_cost" as "completion", "total_cost" as "total" from "span_costs" where "span_rowid" in ($1);
+
+-- costs.projectTotals
+select sum("prompt_cost") as "prompt", sum("completion_cost") as "completion", sum("total_cost") as "total" from "span_costs" where "project_id" = $1 and "start_time" >= cast($2 as bigint) and "start_time" < cast($3 as bigint);
+
+-- costs.deleteModel
+delete from "generative_models" where "id" = $1 and "is_built_in" = $2;
+
 -- apiKeys.delete
 delete from "api_keys" where "id" = $1;
 

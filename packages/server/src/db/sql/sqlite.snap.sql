@@ -316,6 +316,49 @@ delete from "experiments" where "id" = ?;
 -- datasets.deleteDataset
 delete from "datasets" where "id" = ?;
 
+-- costs.syncBuiltIns
+insert into "generative_models" ("name", "provider", "name_pattern", "input_per_million", "output_per_million", "cache_read_per_million", "cache_write_per_million", "is_built_in", "created_at", "updated_at") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict ("is_built_in", "name") do update set "name" = ?, "provider" = ?, "name_pattern" = ?, "input_per_million" = ?, "output_per_million" = ?, "cache_read_per_million" = ?, "cache_write_per_million" = ?, "updated_at" = ?;
+delete from "generative_models" where "is_built_in" = ? and "name" not in (?);
+
+-- costs.listModels
+select * from "generative_models" order by "is_built_in", "name", "id";
+
+-- costs.findModel
+select * from "generative_models" where "id" = ?;
+
+-- costs.insertModel
+insert into "generative_models" ("name", "provider", "name_pattern", "input_per_million", "output_per_million", "cache_read_per_million", "cache_write_per_million", "is_built_in", "created_at", "updated_at") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning *;
+
+-- costs.updateModel
+update "generative_models" set "name" = ?, "provider" = ?, "name_pattern" = ?, "input_per_million" = ?, "output_per_million" = ?, "cache_read_per_million" = ?, "cache_write_per_million" = ?, "updated_at" = ? where "id" = ? and "is_built_in" = ? returning *;
+
+-- costs.writeJobState
+insert into "job_state" ("name", "value") values (?, ?) on conflict ("name") do update set "value" = ?;
+
+-- costs.readJobState
+select "value" from "job_state" where "name" = ?;
+
+-- costs.maxSpanId
+select max("id") as "id" from "spans";
+
+-- costs.spansWithTokens
+select "id", "trace_rowid", "project_id", cast("spans"."start_time" as text) as "start_time", "attributes", "llm_token_count_prompt", "llm_token_count_completion" from "spans" where "id" > ? and "id" <= ? and ("llm_token_count_prompt" is not null or "llm_token_count_completion" is not null) order by "id";
+
+-- costs.insertSpanCosts
+insert into "span_costs" ("span_rowid", "trace_rowid", "project_id", "model_id", "start_time", "prompt_cost", "completion_cost", "total_cost") values (?, ?, ?, ?, ?, ?, ?, ?) on conflict ("span_rowid") do nothing;
+
+-- costs.traceTotals
+select "trace_rowid", sum("prompt_cost") as "prompt", sum("completion_cost") as "completion", sum("total_cost") as "total" from "span_costs" where "trace_rowid" in (?) group by "trace_rowid";
+
+-- costs.spanCosts
+select "span_rowid", "prompt_cost" as "prompt", "completion_cost" as "completion", "total_cost" as "total" from "span_costs" where "span_rowid" in (?);
+
+-- costs.projectTotals
+select sum("prompt_cost") as "prompt", sum("completion_cost") as "completion", sum("total_cost") as "total" from "span_costs" where "project_id" = ? and "start_time" >= cast(? as bigint) and "start_time" < cast(? as bigint);
+
+-- costs.deleteModel
+delete from "generative_models" where "id" = ? and "is_built_in" = ?;
+
 -- apiKeys.delete
 delete from "api_keys" where "id" = ?;
 

@@ -1,0 +1,115 @@
+/**
+ * The cost job (docs/costs.md): follows the span writer and prices every new LLM span once,
+ * into `span_costs`. It keeps ingest untouched (no lookup on the hot path): each tick reads the
+ * spans with token counts in the next slice of row ids past its watermark, prices them with
+ * the current model prices, stores the costs and moves the watermark, in small batches.
+ */
+import type { CostsRepository, ModelRecord, NewSpanCost, SpanForCost } from '../db/repositories/costs-repository.js';
+import { COST_WATERMARK } from './costs-service.js';
+import { costOf, createCostLookup } from './cost-lookup.js';
+
+export interface CostJobOptions {
+  costs: CostsRepository;
+  /** Pause between ticks when caught up (ms). */
+  intervalMs?: number;
+  /** Span row ids scanned per tick: bounds the work of one tick whatever the database holds. */
+  sliceSpans?: number;
+  onError?: (error: unknown) => void;
+}
+
+export interface CostJob {
+  /** One tick: prices the next slice; resolves to the spans priced. */
+  runOnce(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+const number = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) ? value : Number(value) || 0);
+const text = (value: unknown): string | null => (typeof value === 'string' ? value : null);
+
+/** The usage the lookup needs, from a span's OpenInference attributes and token columns. */
+function usageOf(span: SpanForCost) {
+  const attributes = span.attributes;
+  return {
+    modelName: text(attributes['llm.model_name']),
+    provider: text(attributes['llm.provider']),
+    promptTokens: span.promptTokens,
+    completionTokens: span.completionTokens,
+    cacheReadTokens: number(attributes['llm.token_count.prompt_details.cache_read']),
+    cacheWriteTokens: number(attributes['llm.token_count.prompt_details.cache_write']),
+  };
+}
+
+/** Starts the job; call `stop()` before closing the database. */
+export function startCostJob({ costs, intervalMs = 1000, sliceSpans = 20_000, onError }: CostJobOptions): CostJob {
+  let lookup: { signature: string; find: ReturnType<typeof createCostLookup>['find'] } | null = null;
+  let timer: NodeJS.Timeout | null = null;
+  let running: Promise<number> | null = null;
+  let stopped = false;
+
+  const currentLookup = async () => {
+    const models: ModelRecord[] = await costs.listModels();
+    const signature = models.map((model) => `${model.id}:${model.updatedAt}`).join(',');
+    if (lookup?.signature !== signature) lookup = { signature, find: createCostLookup(models).find };
+    return lookup.find;
+  };
+
+  const tick = async (): Promise<number> => {
+    const watermark = Number((await costs.readJobState(COST_WATERMARK)) ?? 0);
+    const newest = await costs.maxSpanId();
+    if (newest <= watermark) return 0;
+    const upTo = Math.min(newest, watermark + sliceSpans);
+    const spans = await costs.spansWithTokens(watermark, upTo);
+    const find = await currentLookup();
+    const priced: NewSpanCost[] = [];
+    for (const span of spans) {
+      const usage = usageOf(span);
+      const model = find(usage.modelName, usage.provider);
+      if (!model) continue;
+      priced.push({
+        spanRowid: span.id,
+        traceRowid: span.traceRowid,
+        projectId: span.projectId,
+        modelId: model.id,
+        startTime: span.startTime,
+        ...costOf(usage, model),
+      });
+    }
+    await costs.insertSpanCosts(priced);
+    await costs.writeJobState(COST_WATERMARK, String(upTo));
+    return priced.length;
+  };
+
+  const runOnce = (): Promise<number> => {
+    running ??= tick().finally(() => {
+      running = null;
+    });
+    return running;
+  };
+
+  const schedule = (delay: number) => {
+    if (stopped) return;
+    timer = setTimeout(async () => {
+      let behind = false;
+      try {
+        const before = Number((await costs.readJobState(COST_WATERMARK)) ?? 0);
+        await runOnce();
+        // Still behind the writer: go on at once (after yielding), else wait.
+        behind = (await costs.maxSpanId()) > before + sliceSpans;
+      } catch (error) {
+        onError?.(error);
+      }
+      schedule(behind ? 10 : intervalMs);
+    }, delay);
+    timer.unref();
+  };
+  schedule(intervalMs);
+
+  return {
+    runOnce,
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await running?.catch(() => {});
+    },
+  };
+}
