@@ -37,6 +37,7 @@ export type ExperimentRun = Schemas['ExperimentRun'];
 export type ExperimentAnnotationSummary = Schemas['ExperimentAnnotationSummary'];
 export type ExperimentComparisonRow = Schemas['ExperimentComparisonRow'];
 export type ComparedExperimentRun = Schemas['ComparedExperimentRun'];
+export type ModelPrice = Schemas['ModelPrice'];
 export type ValidationIssue = Schemas['ValidationIssue'];
 export type StatusCode = Span['status_code'];
 export type Role = User['role'];

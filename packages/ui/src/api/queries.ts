@@ -316,3 +316,15 @@ export function useComparison(datasetId: string, experimentIds: string[], cursor
     placeholderData: keepPreviousData,
   });
 }
+
+// ---------------------------------------------------------------- model prices
+
+export const modelPricesKey = ['model-prices'] as const;
+
+/** Overrides first, then the shipped prices (docs/costs.md). */
+export function useModelPrices() {
+  return useQuery({
+    queryKey: modelPricesKey,
+    queryFn: async ({ signal }) => (await call(client.GET('/v1/model_prices', { signal }))).data,
+  });
+}

@@ -12,6 +12,14 @@ export function formatCompact(value: number | null | undefined): string {
   return Math.abs(value) < 10_000 ? integer.format(value) : compact.format(value);
 }
 
+/** US dollars: cents for large amounts, four significant digits for the fractions of a cent LLM calls cost. */
+export function formatCost(usd: number | null | undefined): string {
+  if (usd === null || usd === undefined || !Number.isFinite(usd)) return '—';
+  if (usd === 0) return '$0';
+  if (usd >= 100) return `$${usd.toFixed(2)}`;
+  return `$${Number(usd.toPrecision(4)).toString()}`;
+}
+
 export function formatPercent(ratio: number | null | undefined, digits = 1): string {
   if (ratio === null || ratio === undefined || !Number.isFinite(ratio)) return '—';
   return `${(ratio * 100).toFixed(digits)}%`;

@@ -8,7 +8,7 @@ import type { Project } from '@sightline/client/browser';
 import { RangeControls } from '../../components/RangeControls';
 import { StatStrip } from '../../components/StatStrip';
 import { CopyIcon } from '../../components/Copy';
-import { formatCompact, formatDuration, formatInt, formatPercent } from '../../lib/format';
+import { formatCompact, formatCost, formatDuration, formatInt, formatPercent } from '../../lib/format';
 import { useLiveRefresh, useTimeRange } from '../../lib/timeRange';
 import { explorerSearch } from './ProjectsPage';
 
@@ -85,6 +85,11 @@ export function ProjectLayout() {
           { label: 'Latency p50', value: formatDuration(s?.latency_ms_p50), hint: 'Median duration of root spans' },
           { label: 'Latency p99', value: formatDuration(s?.latency_ms_p99), hint: '99th percentile duration of root spans' },
           { label: 'Tokens', value: formatCompact(s?.token_count_total), hint: tokensHint },
+          {
+            label: 'Cost',
+            value: formatCost(s?.cost_total),
+            hint: s ? `${formatCost(s.cost_prompt)} prompt · ${formatCost(s.cost_completion)} completion (priced LLM spans)` : undefined,
+          },
         ]}
       />
       <Tabs value={tab} onChange={(value) => value && navigate(`/projects/${encodeURIComponent(projectId)}/${value}${search}`)}>

@@ -6,7 +6,7 @@ import type { Span, SpanEvent } from '@sightline/client/browser';
 import { KindBadge, StatusBadge } from '../../components/Badges';
 import { AddToDatasetButton } from './AddToDataset';
 import { CopyIcon, CopyableId } from '../../components/Copy';
-import { formatDateTime, formatDuration, formatInt, isoToMs } from '../../lib/format';
+import { formatDateTime, formatDuration, formatCost, formatInt, isoToMs } from '../../lib/format';
 import { attributeSections, chatMessages, documents, prettyJson, type ChatMessage } from '../../lib/openinference';
 
 const ROLE_COLORS: Record<string, string> = {
@@ -357,6 +357,14 @@ export function SpanDetails({ span }: { span: Span }) {
                 Tokens{' '}
               </Text>
               <b>{formatInt(span.token_count_total)}</b>
+            </Text>
+          ) : null}
+          {span.cost_total !== null && span.cost_total !== undefined ? (
+            <Text size="sm">
+              <Text span c="dimmed">
+                Cost{' '}
+              </Text>
+              <b data-testid="span-cost">{formatCost(span.cost_total)}</b>
             </Text>
           ) : null}
         </Group>

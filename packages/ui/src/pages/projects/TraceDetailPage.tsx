@@ -5,7 +5,7 @@ import { Alert, Anchor, Breadcrumbs, Center, Grid, Group, Loader, Paper, Stack, 
 import { useProject, useTrace } from '../../api/queries';
 import { StatusBadge } from '../../components/Badges';
 import { CopyableId } from '../../components/Copy';
-import { formatDateTime, formatDuration, formatInt } from '../../lib/format';
+import { formatDateTime, formatDuration, formatCost, formatInt } from '../../lib/format';
 import { useLiveRefresh } from '../../lib/timeRange';
 import { useUpdateSearch } from '../../lib/search';
 import { explorerSearch } from './ProjectsPage';
@@ -115,6 +115,18 @@ export function TraceDetailPage() {
                   ({formatInt(trace.data.token_count_prompt)} prompt · {formatInt(trace.data.token_count_completion)} completion)
                 </Text>
               </Text>
+              {trace.data.cost_total !== null ? (
+                <Text size="sm">
+                  <Text span c="dimmed">
+                    Cost{' '}
+                  </Text>
+                  <b data-testid="trace-cost">{formatCost(trace.data.cost_total)}</b>
+                  <Text span c="dimmed" size="xs">
+                    {' '}
+                    ({formatCost(trace.data.cost_prompt)} prompt · {formatCost(trace.data.cost_completion)} completion)
+                  </Text>
+                </Text>
+              ) : null}
             </Group>
           </Paper>
           <Grid gap="md">

@@ -8,7 +8,7 @@ import type { Trace } from '@sightline/client/browser';
 import { KindBadge, StatusIcon } from '../../components/Badges';
 import { CopyableId } from '../../components/Copy';
 import { VirtualTable, type Column, type SortState } from '../../components/VirtualTable';
-import { formatCompact, formatDateTime, formatDuration, formatInt, formatTime, shortId } from '../../lib/format';
+import { formatCompact, formatDateTime, formatDuration, formatCost, formatInt, formatTime, shortId } from '../../lib/format';
 import { useLiveRefresh, useTimeRange } from '../../lib/timeRange';
 import { useUpdateSearch } from '../../lib/search';
 import { useProjectContext } from './ProjectLayout';
@@ -105,6 +105,22 @@ export function TracesTab() {
         trace.token_count_total > 0 ? (
           <Tooltip label={`${formatInt(trace.token_count_prompt)} prompt · ${formatInt(trace.token_count_completion)} completion`}>
             <span>{formatCompact(trace.token_count_total)}</span>
+          </Tooltip>
+        ) : (
+          <Text span c="dimmed" size="sm">
+            —
+          </Text>
+        ),
+    },
+    {
+      key: 'cost',
+      title: 'Cost',
+      width: '100px',
+      align: 'right',
+      render: (trace) =>
+        trace.cost_total !== null ? (
+          <Tooltip label={`${formatCost(trace.cost_prompt)} prompt · ${formatCost(trace.cost_completion)} completion`}>
+            <span data-testid="trace-cost">{formatCost(trace.cost_total)}</span>
           </Tooltip>
         ) : (
           <Text span c="dimmed" size="sm">

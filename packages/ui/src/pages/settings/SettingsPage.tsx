@@ -3,7 +3,7 @@
  * system keys and every user's keys. Members never see the admin tabs (and the server refuses them anyway).
  */
 import { Alert, Code, Container, Paper, Stack, Tabs, Text, Title } from '@mantine/core';
-import { IconInfoCircle, IconKey, IconServer, IconUser, IconUsers, IconUsersGroup } from '@tabler/icons-react';
+import { IconInfoCircle, IconKey, IconServer, IconUser, IconUsers, IconUsersGroup, IconCoin } from '@tabler/icons-react';
 import { useSearchParams } from 'react-router';
 import { useUpdateSearch } from '../../lib/search';
 import { useCurrentViewer } from '../../components/AuthGate';
@@ -11,6 +11,7 @@ import { allUserKeysKey, ownKeysKey, systemKeysKey, useAllUserKeys, useOwnKeys, 
 import { ApiKeysSection } from './ApiKeysSection';
 import { PasswordSection, ProfileSection } from './AccountSections';
 import { UsersSection } from './UsersSection';
+import { ModelPricesSection } from './ModelPricesSection';
 import type { ReactNode } from 'react';
 
 function Section({ title, description, children }: { title: string; description?: ReactNode; children: ReactNode }) {
@@ -87,6 +88,9 @@ export function SettingsPage() {
             <Tabs.Tab value="api-keys" leftSection={<IconKey size={16} />}>
               My API keys
             </Tabs.Tab>
+            <Tabs.Tab value="model-prices" leftSection={<IconCoin size={16} />}>
+              Model prices
+            </Tabs.Tab>
             {isAdmin ? (
               <>
                 <Tabs.Tab value="users" leftSection={<IconUsers size={16} />}>
@@ -128,6 +132,15 @@ export function SettingsPage() {
                 invalidate={[ownKeysKey, allUserKeysKey]}
                 emptyText="You have no API keys yet."
               />
+            </Section>
+          </Tabs.Panel>
+
+          <Tabs.Panel value="model-prices">
+            <Section
+              title="Model prices"
+              description="The prices behind the cost figures, in USD per million tokens, matched against each LLM span's llm.model_name. Overrides win over the prices Sightline ships; only admins change them."
+            >
+              <ModelPricesSection isAdmin={isAdmin} />
             </Section>
           </Tabs.Panel>
 
