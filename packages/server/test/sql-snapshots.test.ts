@@ -108,6 +108,17 @@ function scenario(r: Repositories): [string, () => Promise<unknown>][] {
     ['spans.summariesOfTraces', () => r.spans.summariesOfTraces([1, 2], { rootsOnly: true })],
     ['spans.rowidsBySpanId', () => r.spans.rowidsBySpanId(['cd'])],
     ['spans.anyInProject', () => r.spans.anyInProject(1, ['cd'])],
+    ['spans.anyInTrace', () => r.spans.anyInTrace(1)],
+    ['traces.findByTraceId', () => r.traces.findByTraceId('ab')],
+    ['traces.list (sessions)', () => r.traces.list({ projectId: 1, sessionRowids: [1, 2], sort: 'start_time', order: 'desc', limit: 10 })],
+    ['projectSessions.list', () => r.projectSessions.list({ projectId: 1, order: 'asc', fromId: 5, limit: 10 })],
+    ['projectSessions.list (desc)', () => r.projectSessions.list({ projectId: 1, order: 'desc', limit: 10 })],
+    ['projectSessions.findById', () => r.projectSessions.findById(1)],
+    ['projectSessions.findBySessionId', () => r.projectSessions.findBySessionId('s', { limit: 2 })],
+    ['projectSessions.findBySessionId (project)', () => r.projectSessions.findBySessionId('s', { projectId: 1, limit: 2 })],
+    ['projectSessions.traces', () => r.projectSessions.traces([1, 2])],
+    ['projectSessions.tokens', () => r.projectSessions.tokens([1, 2])],
+    ['projectSessions.rootIo', () => r.projectSessions.rootIo([1, 2])],
     [
       'spanAnnotations.list',
       () =>
@@ -236,6 +247,9 @@ function scenario(r: Repositories): [string, () => Promise<unknown>][] {
     ['apiKeys.delete', () => r.apiKeys.delete(1)],
     ['apiKeys.deleteForUser', () => r.apiKeys.deleteForUser(1)],
     ['users.markDeleted', () => r.users.markDeleted(1, NOW)],
+    ['spans.deleteById', () => r.spans.deleteById(1)],
+    ['traces.deleteById', () => r.traces.deleteById(1)],
+    ['projectSessions.deleteByIds', () => r.projectSessions.deleteByIds([1, 2])],
     ['projects.delete', () => r.projects.delete(1)],
   ];
 }

@@ -495,7 +495,11 @@ export interface paths {
         get: operations["getSpan"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete a span by span_identifier
+         * @description Deletes only this span and its annotations; its children stay (as orphans), and a trace left without spans is deleted. Admins and system keys only (docs/api.md, "Permissions").
+         */
+        delete: operations["deleteSpan"];
         options?: never;
         head?: never;
         patch?: never;
@@ -535,6 +539,90 @@ export interface paths {
         get: operations["getTrace"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/traces/{trace_identifier}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a trace by identifier
+         * @description Deletes the whole trace with its spans and their annotations. Admins and system keys only (docs/api.md, "Permissions").
+         */
+        delete: operations["deleteTrace"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project_identifier}/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List sessions for a project
+         * @description Sessions of the project in id order (oldest first unless `order=desc`), keyset-paginated, each with its traces, token sums, trace count, duration, first input and last output.
+         */
+        get: operations["listProjectSessions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{session_identifier}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get session by ID or session_id
+         * @description One session with its traces in start order. A session.id text held by sessions of several projects answers 409: use the id.
+         */
+        get: operations["getSession"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a session by identifier
+         * @description Deletes the session with its traces, their spans and annotations. Admins and system keys only (docs/api.md, "Permissions").
+         */
+        delete: operations["deleteSession"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Bulk delete sessions
+         * @description Deletes every named session with its traces; unknown identifiers are skipped. All identifiers must be of one kind (ids or session.id texts). Admins and system keys only (docs/api.md, "Permissions").
+         */
+        post: operations["deleteSessions"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1554,6 +1642,61 @@ export interface components {
             root_span: components["schemas"]["TraceSpanData"] | null;
             /** @description Every span of the trace, in start order. */
             spans: components["schemas"]["Span"][];
+        };
+        /** SessionTraceData */
+        SessionTraceData: {
+            /** @description Opaque Trace id (base64 of "Trace:<row id>"). */
+            id: string;
+            /** @description OpenTelemetry trace id, 32 lower-case hex digits. */
+            trace_id: string;
+            /**
+             * Format: date-time
+             * @description Start of the trace. ISO 8601 UTC with nine fractional digits (nanoseconds).
+             */
+            start_time: string;
+            /**
+             * Format: date-time
+             * @description End of the trace. ISO 8601 UTC with nine fractional digits (nanoseconds).
+             */
+            end_time: string;
+        };
+        /** SessionData */
+        SessionData: {
+            /** @description Opaque ProjectSession id (base64 of "ProjectSession:<row id>"). */
+            id: string;
+            /** @description The session.id attribute of the spans. */
+            session_id: string;
+            /** @description Opaque Project id. */
+            project_id: string;
+            /**
+             * Format: date-time
+             * @description Start of the earliest trace. ISO 8601 UTC with nine fractional digits (nanoseconds).
+             */
+            start_time: string;
+            /**
+             * Format: date-time
+             * @description End of the latest trace. ISO 8601 UTC with nine fractional digits (nanoseconds).
+             */
+            end_time: string;
+            /** @description Every trace (turn) of the session, in start order. */
+            traces: components["schemas"]["SessionTraceData"][];
+            /** @description Sum over the LLM spans of the session. */
+            token_count_prompt: number;
+            token_count_completion: number;
+            token_count_total: number;
+            /** @description Number of traces (turns) (Sightline addition). */
+            trace_count: number;
+            /** @description end_time − start_time in milliseconds (Sightline addition). */
+            duration_ms: number;
+            /** @description input.value of the first trace's root span (Sightline addition). */
+            first_input: string | null;
+            /** @description output.value of the last trace's root span (Sightline addition). */
+            last_output: string | null;
+        };
+        /** DeleteSessionsRequestBody */
+        DeleteSessionsRequestBody: {
+            /** @description Session ids or session.id texts, all of one kind; unknown ones are skipped. */
+            session_identifiers: string[];
         };
         /** AnnotationResult */
         AnnotationResult: {
@@ -3525,6 +3668,63 @@ export interface operations {
             };
         };
     };
+    deleteSpan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Span id (base64 "Span:<id>") or OpenTelemetry span id (16 hex digits). */
+                span_identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     listProjectTraces: {
         parameters: {
             query?: {
@@ -3542,7 +3742,7 @@ export interface operations {
                 end_time?: string;
                 /** @description Embed the spans of each trace. */
                 include_spans?: boolean;
-                /** @description Phoenix's session filter: not supported yet, answers 422 rather than ignoring it. */
+                /** @description Only traces of these sessions: session ids (base64 "ProjectSession:<id>") or session.id texts (repeat the parameter; at most 100). Unknown sessions match nothing. */
                 session_identifier?: string[];
             };
             header?: never;
@@ -3649,6 +3849,326 @@ export interface operations {
             };
             /** @description Not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteTrace: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Trace id (base64 "Trace:<id>") or OpenTelemetry trace id (32 hex digits). */
+                trace_identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listProjectSessions: {
+        parameters: {
+            query?: {
+                /** @description The next_cursor of the previous page (a ProjectSession id); an invalid cursor answers 422. */
+                cursor?: string;
+                /** @description Page size, 1 to 1000 (more answers 422). */
+                limit?: number;
+                /** @description By session id (default asc: oldest first). */
+                order?: "asc" | "desc";
+            };
+            header?: never;
+            path: {
+                /** @description Project id (base64 "Project:<id>") or project name. */
+                project_identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SessionData"][];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id (base64 "ProjectSession:<id>") or the session.id text the spans carried. */
+                session_identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SessionData"];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id (base64 "ProjectSession:<id>") or the session.id text the spans carried. */
+                session_identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteSessions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeleteSessionsRequestBody"];
+            };
+        };
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -89,4 +89,26 @@ export async function spansRoutes(instance: FastifyInstance, { spans }: { spans:
     },
     async (request) => ({ data: presentSpanDetail(await spans.get(identifier('Span', request.params.span_identifier))) }),
   );
+
+  app.delete(
+    '/v1/spans/:span_identifier',
+    {
+      schema: {
+        tags,
+        operationId: 'deleteSpan',
+        summary: 'Delete a span by span_identifier',
+        description:
+          'Deletes only this span and its annotations; its children stay (as orphans), and a trace left without spans is deleted. ' +
+          'Admins and system keys only (docs/api.md, "Permissions").',
+        params: Type.Object({
+          span_identifier: Type.String({ description: 'Span id (base64 "Span:<id>") or OpenTelemetry span id (16 hex digits).' }),
+        }),
+        response: { 204: Type.Null({ description: 'Deleted' }), ...errors(404, 422) },
+      },
+    },
+    async (request, reply) => {
+      await spans.delete(identifier('Span', request.params.span_identifier));
+      return reply.code(204).send(null);
+    },
+  );
 }

@@ -20,6 +20,17 @@ export interface TracesTable {
   trace_id: string;
   start_time: Nanos;
   end_time: Nanos;
+  /** The session of the trace (docs/sessions.md); null for traces without a `session.id`. */
+  project_session_rowid: ColumnType<number | null, number | null | undefined, number | null>;
+}
+
+/** One per `session.id` and project, upserted by the ingest writers (docs/sessions.md). */
+export interface ProjectSessionsTable {
+  id: Generated<number>;
+  project_id: number;
+  session_id: string;
+  start_time: Nanos;
+  end_time: Nanos;
 }
 
 export interface SpansTable {
@@ -247,6 +258,7 @@ export interface ExperimentRunAnnotationsTable {
 export interface DB {
   projects: ProjectsTable;
   traces: TracesTable;
+  project_sessions: ProjectSessionsTable;
   spans: SpansTable;
   users: UsersTable;
   api_keys: ApiKeysTable;

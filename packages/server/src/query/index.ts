@@ -1,9 +1,10 @@
-/** Composition of the query layer (projects, spans, traces, metrics, span annotations): repositories → services. */
+/** Composition of the query layer (projects, spans, traces, sessions, metrics, annotations): repositories → services. */
 import type { Database } from '../db/database.js';
 import { createDataAccess } from '../db/repositories/index.js';
 import { createMetricsService, type MetricsService } from './metrics-service.js';
 import { createProjectsService, type ProjectsService } from './projects-service.js';
 import { createSpanAnnotationsService, type SpanAnnotationsService } from './span-annotations-service.js';
+import { createSessionsService, type SessionsService } from './sessions-service.js';
 import { createSpansService, type SpansService } from './spans-service.js';
 import { createTracesService, type TracesService } from './traces-service.js';
 
@@ -11,6 +12,7 @@ export interface QueryLayer {
   projects: ProjectsService;
   spans: SpansService;
   traces: TracesService;
+  sessions: SessionsService;
   metrics: MetricsService;
   spanAnnotations: SpanAnnotationsService;
 }
@@ -24,10 +26,12 @@ export interface QueryLayerOptions {
 export function createQueryLayer(database: Database, { onProjectsDeleted }: QueryLayerOptions): QueryLayer {
   const { repositories, withTransaction } = createDataAccess(database);
   const projects = createProjectsService({ projects: repositories.projects, onProjectsDeleted });
+  const sessions = createSessionsService({ sessions: repositories.projectSessions, projects });
   return {
     projects,
-    spans: createSpansService({ spans: repositories.spans, projects }),
-    traces: createTracesService({ traces: repositories.traces, spans: repositories.spans, projects }),
+    spans: createSpansService({ spans: repositories.spans, projects, withTransaction }),
+    traces: createTracesService({ traces: repositories.traces, spans: repositories.spans, projects, sessions }),
+    sessions,
     metrics: createMetricsService({ metrics: repositories.projectMetrics, projects }),
     spanAnnotations: createSpanAnnotationsService({
       annotations: repositories.spanAnnotations,

@@ -9,6 +9,7 @@ import * as errorKindIndex from './0005-error-kind-index.js';
 import * as prompts from './0007-prompts.js';
 import * as datasets from './0008-datasets.js';
 import * as experiments from './0009-experiments.js';
+import * as sessions from './0011-sessions.js';
 
 export interface MigrationContext {
   dialect: Dialect;
@@ -25,5 +26,6 @@ export function migrations(context: MigrationContext): Record<string, Migration>
     '0007-prompts': { up: prompts.up(context) },
     '0008-datasets': { up: datasets.up(context) },
     '0009-experiments': { up: experiments.up(context) },
+    '0011-sessions': { up: sessions.up(context) },
   };
 }

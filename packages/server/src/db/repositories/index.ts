@@ -12,6 +12,7 @@ import { createLoginFailuresRepository } from './login-failures-repository.js';
 import { createPasswordResetRepository } from './password-reset-repository.js';
 import { createProjectMetricsRepository } from './project-metrics-repository.js';
 import { createProjectsRepository } from './projects-repository.js';
+import { createProjectSessionsRepository } from './project-sessions-repository.js';
 import { createDatasetsRepository } from './datasets-repository.js';
 import { createExperimentsRepository } from './experiments-repository.js';
 import { createPromptsRepository } from './prompts-repository.js';
@@ -32,6 +33,7 @@ export function createRepositories(db: Kysely<DB>, dialect: Dialect) {
     projects: createProjectsRepository(db, dialect),
     spans: createSpansRepository(db, dialect),
     traces: createTracesRepository(db),
+    projectSessions: createProjectSessionsRepository(db, dialect),
     projectMetrics: createProjectMetricsRepository(db, dialect),
     spanAnnotations: createSpanAnnotationsRepository(db, dialect),
     prompts: createPromptsRepository(db),

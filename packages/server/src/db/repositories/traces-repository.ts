@@ -29,6 +29,8 @@ export interface TraceListQuery {
   /** On the trace's start time: start inclusive, end exclusive (nanoseconds). */
   startTime?: bigint | undefined;
   endTime?: bigint | undefined;
+  /** Only traces of these sessions (row ids). */
+  sessionRowids?: number[] | undefined;
   sort: TraceSort;
   order: SortOrder;
   from?: KeysetPosition | undefined;
@@ -71,6 +73,7 @@ export function createTracesRepository(db: Kysely<DB>) {
         select = select.where(sql<boolean>`${sql.ref('traces.start_time')} >= ${nanosLiteral(query.startTime)}`);
       if (query.endTime !== undefined)
         select = select.where(sql<boolean>`${sql.ref('traces.start_time')} < ${nanosLiteral(query.endTime)}`);
+      if (query.sessionRowids) select = select.where('traces.project_session_rowid', 'in', query.sessionRowids);
       if (query.from) select = select.where(fromPosition(key, 'traces.id', query.from, query.order));
       select = select.orderBy(key, query.order).orderBy('traces.id', query.order).limit(query.limit);
       return (await select.execute()).map(toRecord);
@@ -84,9 +87,21 @@ export function createTracesRepository(db: Kysely<DB>) {
       return row && toRecord(row);
     },
 
+    /** A trace of any project by its OpenTelemetry trace id. */
+    async findByTraceId(traceId: string): Promise<TraceRecord | undefined> {
+      const row = await traces().where('traces.trace_id', '=', traceId).executeTakeFirst();
+      return row && toRecord(row);
+    },
+
     async findById(id: number): Promise<TraceRecord | undefined> {
       const row = await traces().where('traces.id', '=', id).executeTakeFirst();
       return row && toRecord(row);
+    },
+
+    /** Deletes a trace (its spans and their annotations cascade); true when it existed. */
+    async deleteById(id: number): Promise<boolean> {
+      const result = await db.deleteFrom('traces').where('id', '=', id).executeTakeFirst();
+      return Number(result.numDeletedRows) > 0;
     },
 
     /** Span count, error count and token sums of each given trace. */

@@ -145,6 +145,39 @@ select "id", "span_id" from "spans" where "span_id" in (?);
 -- spans.anyInProject
 select "id" from "spans" where "project_id" = ? and "span_id" in (?) limit ?;
 
+-- spans.anyInTrace
+select "id" from "spans" where "trace_rowid" = ? limit ?;
+
+-- traces.findByTraceId
+select "traces"."id", "traces"."project_id", "traces"."trace_id", cast("traces"."start_time" as text) as "start_time", cast("traces"."end_time" as text) as "end_time" from "traces" where "traces"."trace_id" = ?;
+
+-- traces.list (sessions)
+select "traces"."id", "traces"."project_id", "traces"."trace_id", cast("traces"."start_time" as text) as "start_time", cast("traces"."end_time" as text) as "end_time" from "traces" where "traces"."project_id" = ? and "traces"."project_session_rowid" in (?, ?) order by "traces"."start_time" desc, "traces"."id" desc limit ?;
+
+-- projectSessions.list
+select "project_sessions"."id", "project_sessions"."project_id", "project_sessions"."session_id", cast("project_sessions"."start_time" as text) as "start_time", cast("project_sessions"."end_time" as text) as "end_time" from "project_sessions" where "project_sessions"."project_id" = ? and "project_sessions"."id" >= ? order by "project_sessions"."id" asc limit ?;
+
+-- projectSessions.list (desc)
+select "project_sessions"."id", "project_sessions"."project_id", "project_sessions"."session_id", cast("project_sessions"."start_time" as text) as "start_time", cast("project_sessions"."end_time" as text) as "end_time" from "project_sessions" where "project_sessions"."project_id" = ? order by "project_sessions"."id" desc limit ?;
+
+-- projectSessions.findById
+select "project_sessions"."id", "project_sessions"."project_id", "project_sessions"."session_id", cast("project_sessions"."start_time" as text) as "start_time", cast("project_sessions"."end_time" as text) as "end_time" from "project_sessions" where "project_sessions"."id" = ?;
+
+-- projectSessions.findBySessionId
+select "project_sessions"."id", "project_sessions"."project_id", "project_sessions"."session_id", cast("project_sessions"."start_time" as text) as "start_time", cast("project_sessions"."end_time" as text) as "end_time" from "project_sessions" where "project_sessions"."session_id" = ? order by "project_sessions"."id" limit ?;
+
+-- projectSessions.findBySessionId (project)
+select "project_sessions"."id", "project_sessions"."project_id", "project_sessions"."session_id", cast("project_sessions"."start_time" as text) as "start_time", cast("project_sessions"."end_time" as text) as "end_time" from "project_sessions" where "project_sessions"."session_id" = ? and "project_sessions"."project_id" = ? order by "project_sessions"."id" limit ?;
+
+-- projectSessions.traces
+select "traces"."id", "traces"."project_session_rowid", "traces"."trace_id", cast("traces"."start_time" as text) as "start_time", cast("traces"."end_time" as text) as "end_time" from "traces" where "traces"."project_session_rowid" in (?, ?) order by "traces"."project_session_rowid", "traces"."start_time", "traces"."id";
+
+-- projectSessions.tokens
+select "traces"."project_session_rowid", sum("spans"."llm_token_count_prompt") as "prompt", sum("spans"."llm_token_count_completion") as "completion", sum("spans"."llm_token_count_total") as "total" from "spans" inner join "traces" on "traces"."id" = "spans"."trace_rowid" where "traces"."project_session_rowid" in (?, ?) group by "traces"."project_session_rowid";
+
+-- projectSessions.rootIo
+select "spans"."trace_rowid", json_extract("spans"."attributes", ?) as "input", json_extract("spans"."attributes", ?) as "output" from "spans" where "spans"."trace_rowid" in (?, ?) and "spans"."parent_id" is null order by "spans"."trace_rowid", "spans"."start_time", "spans"."id";
+
 -- spanAnnotations.list
 select "span_annotations".*, "spans"."span_id" from "span_annotations" inner join "spans" on "spans"."id" = "span_annotations"."span_rowid" where "spans"."project_id" = ? and "spans"."span_id" in (?) and "span_annotations"."identifier" in (?) and "span_annotations"."name" in (?) and "span_annotations"."name" not in (?) and "span_annotations"."id" <= ? order by "span_annotations"."id" desc limit ?;
 
@@ -305,6 +338,15 @@ delete from "api_keys" where "user_id" = ?;
 
 -- users.markDeleted
 update "users" set "deleted_at" = ?, "updated_at" = ?, "password_hash" = ?, "password_salt" = ? where "id" = ? and "deleted_at" is null;
+
+-- spans.deleteById
+delete from "spans" where "id" = ? returning "trace_rowid";
+
+-- traces.deleteById
+delete from "traces" where "id" = ?;
+
+-- projectSessions.deleteByIds
+delete from "project_sessions" where "id" in (?, ?);
 
 -- projects.delete
 delete from "projects" where "id" = ?;
