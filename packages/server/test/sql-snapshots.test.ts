@@ -22,6 +22,29 @@ const SNAPSHOTS = path.resolve(import.meta.dirname, '../src/db/sql');
 const NOW = '2026-01-01T00:00:00.000Z';
 const LATER = '2026-01-02T00:00:00.000Z';
 
+/** Every filter of an annotation list at once. */
+const annotationQuery = {
+  projectId: 1,
+  targets: ['ab'],
+  identifiers: ['i'],
+  includeNames: ['n'],
+  excludeNames: ['x'],
+  fromId: 5,
+  limit: 10,
+};
+
+const annotationFields = {
+  name: 'n',
+  annotatorKind: 'HUMAN' as const,
+  label: 'l',
+  score: 1,
+  explanation: 'e',
+  metadata: { a: 1 },
+  identifier: 'i',
+  source: 'API' as const,
+  userId: null,
+};
+
 /** Each repository method with sample arguments, in an order that leaves rows for the next ones. */
 function scenario(r: Repositories): [string, () => Promise<unknown>][] {
   return [
@@ -114,6 +137,16 @@ function scenario(r: Repositories): [string, () => Promise<unknown>][] {
     ['projectSessions.list', () => r.projectSessions.list({ projectId: 1, order: 'asc', fromId: 5, limit: 10 })],
     ['projectSessions.list (desc)', () => r.projectSessions.list({ projectId: 1, order: 'desc', limit: 10 })],
     ['projectSessions.findById', () => r.projectSessions.findById(1)],
+    ['projectSessions.anyInProject', () => r.projectSessions.anyInProject(1, ['s'])],
+    ['traces.rowidsByTraceId', () => r.traces.rowidsByTraceId(['ab'])],
+    ['traces.anyInProject', () => r.traces.anyInProject(1, ['ab'])],
+    // No trace, session or span exists here: the foreign key refuses each upsert, but its statement is still recorded.
+    ['annotations.upsertTrace', () => r.annotations.upsertTrace(1, annotationFields, NOW).catch(() => undefined)],
+    ['annotations.upsertSession', () => r.annotations.upsertSession(1, annotationFields, NOW).catch(() => undefined)],
+    ['annotations.upsertDocument', () => r.annotations.upsertDocument(1, 2, annotationFields, NOW).catch(() => undefined)],
+    ['annotations.listTrace', () => r.annotations.listTrace(annotationQuery)],
+    ['annotations.listSession', () => r.annotations.listSession(annotationQuery)],
+    ['annotations.listDocuments', () => r.annotations.listDocuments(1)],
     ['projectSessions.findBySessionId', () => r.projectSessions.findBySessionId('s', { limit: 2 })],
     ['projectSessions.findBySessionId (project)', () => r.projectSessions.findBySessionId('s', { projectId: 1, limit: 2 })],
     ['projectSessions.traces', () => r.projectSessions.traces([1, 2])],

@@ -669,6 +669,186 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/trace_annotations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create trace annotations
+         * @description Creates each annotation, or updates the one with the same name, trace and identifier, in one transaction; ids in request order whatever `sync` says. All or nothing: 404 naming any trace that does not exist; the name "note" is reserved (422).
+         */
+        post: operations["annotateTraces"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/session_annotations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create session annotations
+         * @description Creates each annotation, or updates the one with the same name, session and identifier, in one transaction; ids in request order whatever `sync` says. All or nothing: 404 naming any session that does not exist; the name "note" is reserved (422).
+         */
+        post: operations["annotateSessions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/document_annotations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create span document annotations
+         * @description Creates each annotation, or updates the one with the same name, span and identifier, in one transaction; ids in request order whatever `sync` says. All or nothing: 404 naming any span that does not exist; the name "note" is reserved (422).
+         */
+        post: operations["annotateSpanDocuments"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/span_notes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a span note
+         * @description Adds a note (an annotation named "note", by a human, the text as its explanation) to the span. Without an identifier each call adds a note; with one, the note of that identifier is replaced. 404 when the target does not exist.
+         */
+        post: operations["createSpanNote"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/trace_notes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a trace note
+         * @description Adds a note (an annotation named "note", by a human, the text as its explanation) to the trace. Without an identifier each call adds a note; with one, the note of that identifier is replaced. 404 when the target does not exist.
+         */
+        post: operations["createTraceNote"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/session_notes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a session note
+         * @description Adds a note (an annotation named "note", by a human, the text as its explanation) to the session. Without an identifier each call adds a note; with one, the note of that identifier is replaced. 404 when the target does not exist.
+         */
+        post: operations["createSessionNote"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project_identifier}/trace_annotations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get trace annotations filtered by trace_ids and/or identifier.
+         * @description Annotations of the project's traces, newest first, keyset-paginated. At least one of trace_ids or identifier is required (422); at most 1000 of each. 404 when only trace_ids are given and none of them is in the project.
+         */
+        get: operations["listTraceAnnotationsByTraceIds"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project_identifier}/session_annotations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get session annotations filtered by session_ids and/or identifier.
+         * @description Annotations of the project's sessions, newest first, keyset-paginated. At least one of session_ids or identifier is required (422); at most 1000 of each. 404 when only session_ids are given and none of them is in the project.
+         */
+        get: operations["listSessionAnnotationsBySessionIds"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/spans/{span_identifier}/document_annotations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the annotations of a span's documents
+         * @description Every annotation of the span's retrieved documents, by position (Sightline route; Phoenix has none).
+         */
+        get: operations["listSpanDocumentAnnotations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/prompts": {
         parameters: {
             query?: never;
@@ -1731,6 +1911,200 @@ export interface components {
             /** @description Opaque SpanAnnotation id (base64 of "SpanAnnotation:<row id>"). */
             id: string;
             span_id: string;
+            name: string;
+            /** @enum {string} */
+            annotator_kind: "LLM" | "CODE" | "HUMAN";
+            result: {
+                label: string | null;
+                score: number | null;
+                explanation: string | null;
+            } | null;
+            /** @description Free-form metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            identifier: string;
+            /** @enum {string} */
+            source: "API" | "APP";
+            /** @description Opaque User id (base64 of "User:<row id>"). */
+            user_id: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** TraceAnnotationData */
+        TraceAnnotationData: {
+            /** @description OpenTelemetry trace id (32 hex digits). */
+            trace_id: string;
+            /** @description Annotation name; "note" is reserved for notes. */
+            name: string;
+            /** @enum {string} */
+            annotator_kind: "LLM" | "CODE" | "HUMAN";
+            result?: components["schemas"]["AnnotationResult"] | null;
+            metadata?: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * @description Annotations with the same name, target and identifier are updated instead of added.
+             * @default
+             */
+            identifier?: string;
+        };
+        /** InsertedTraceAnnotation */
+        InsertedTraceAnnotation: {
+            /** @description Opaque TraceAnnotation id (base64 of "TraceAnnotation:<row id>"). */
+            id: string;
+        };
+        /** SessionAnnotationData */
+        SessionAnnotationData: {
+            /** @description The session.id text of the session. */
+            session_id: string;
+            /** @description Annotation name; "note" is reserved for notes. */
+            name: string;
+            /** @enum {string} */
+            annotator_kind: "LLM" | "CODE" | "HUMAN";
+            result?: components["schemas"]["AnnotationResult"] | null;
+            metadata?: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * @description Annotations with the same name, target and identifier are updated instead of added.
+             * @default
+             */
+            identifier?: string;
+        };
+        /** InsertedSessionAnnotation */
+        InsertedSessionAnnotation: {
+            /** @description Opaque ProjectSessionAnnotation id (base64 of "ProjectSessionAnnotation:<row id>"). */
+            id: string;
+        };
+        /** SpanDocumentAnnotationData */
+        SpanDocumentAnnotationData: {
+            /** @description OpenTelemetry span id of the retriever span (16 hex digits). */
+            span_id: string;
+            /** @description 0-based position of the document among the span's retrieved documents. */
+            document_position: number;
+            /** @description Annotation name; "note" is reserved for notes. */
+            name: string;
+            /** @enum {string} */
+            annotator_kind: "LLM" | "CODE" | "HUMAN";
+            result?: components["schemas"]["AnnotationResult"] | null;
+            metadata?: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * @description Annotations with the same name, target and identifier are updated instead of added.
+             * @default
+             */
+            identifier?: string;
+        };
+        /** InsertedSpanDocumentAnnotation */
+        InsertedSpanDocumentAnnotation: {
+            /** @description Opaque DocumentAnnotation id (base64 of "DocumentAnnotation:<row id>"). */
+            id: string;
+        };
+        /** SpanNoteData */
+        SpanNoteData: {
+            /** @description OpenTelemetry span id (16 hex digits). */
+            span_id: string;
+            /** @description The note text. */
+            note: string;
+            /**
+             * @description Empty: a new note each time. Given: the note with this identifier is replaced.
+             * @default
+             */
+            identifier?: string;
+        };
+        /** InsertedSpanAnnotation */
+        InsertedSpanAnnotation2: {
+            /** @description Opaque SpanAnnotation id (base64 of "SpanAnnotation:<row id>"). */
+            id: string;
+        };
+        /** TraceNoteData */
+        TraceNoteData: {
+            /** @description OpenTelemetry trace id (32 hex digits). */
+            trace_id: string;
+            /** @description The note text. */
+            note: string;
+            /**
+             * @description Empty: a new note each time. Given: the note with this identifier is replaced.
+             * @default
+             */
+            identifier?: string;
+        };
+        /** SessionNoteData */
+        SessionNoteData: {
+            /** @description The session.id text of the session. */
+            session_id: string;
+            /** @description The note text. */
+            note: string;
+            /**
+             * @description Empty: a new note each time. Given: the note with this identifier is replaced.
+             * @default
+             */
+            identifier?: string;
+        };
+        /** TraceAnnotation */
+        TraceAnnotation: {
+            /** @description Opaque TraceAnnotation id (base64 of "TraceAnnotation:<row id>"). */
+            id: string;
+            trace_id: string;
+            name: string;
+            /** @enum {string} */
+            annotator_kind: "LLM" | "CODE" | "HUMAN";
+            result: {
+                label: string | null;
+                score: number | null;
+                explanation: string | null;
+            } | null;
+            /** @description Free-form metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            identifier: string;
+            /** @enum {string} */
+            source: "API" | "APP";
+            /** @description Opaque User id (base64 of "User:<row id>"). */
+            user_id: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** SessionAnnotation */
+        SessionAnnotation: {
+            /** @description Opaque ProjectSessionAnnotation id (base64 of "ProjectSessionAnnotation:<row id>"). */
+            id: string;
+            session_id: string;
+            name: string;
+            /** @enum {string} */
+            annotator_kind: "LLM" | "CODE" | "HUMAN";
+            result: {
+                label: string | null;
+                score: number | null;
+                explanation: string | null;
+            } | null;
+            /** @description Free-form metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            identifier: string;
+            /** @enum {string} */
+            source: "API" | "APP";
+            /** @description Opaque User id (base64 of "User:<row id>"). */
+            user_id: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** SpanDocumentAnnotation */
+        SpanDocumentAnnotation: {
+            /** @description Opaque DocumentAnnotation id (base64 of "DocumentAnnotation:<row id>"). */
+            id: string;
+            span_id: string;
+            document_position: number;
             name: string;
             /** @enum {string} */
             annotator_kind: "LLM" | "CODE" | "HUMAN";
@@ -4288,6 +4662,646 @@ export interface operations {
                     "application/json": {
                         data: components["schemas"]["SpanAnnotation"][];
                         next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    annotateTraces: {
+        parameters: {
+            query?: {
+                /** @description Accepted for Phoenix compatibility; writes are always synchronous. */
+                sync?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: components["schemas"]["TraceAnnotationData"][];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["InsertedTraceAnnotation"][];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    annotateSessions: {
+        parameters: {
+            query?: {
+                /** @description Accepted for Phoenix compatibility; writes are always synchronous. */
+                sync?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: components["schemas"]["SessionAnnotationData"][];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["InsertedSessionAnnotation"][];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    annotateSpanDocuments: {
+        parameters: {
+            query?: {
+                /** @description Accepted for Phoenix compatibility; writes are always synchronous. */
+                sync?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: components["schemas"]["SpanDocumentAnnotationData"][];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["InsertedSpanDocumentAnnotation"][];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createSpanNote: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: components["schemas"]["SpanNoteData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["InsertedSpanAnnotation2"];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createTraceNote: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: components["schemas"]["TraceNoteData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["InsertedTraceAnnotation"];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createSessionNote: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: components["schemas"]["SessionNoteData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["InsertedSessionAnnotation"];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listTraceAnnotationsByTraceIds: {
+        parameters: {
+            query?: {
+                /** @description OpenTelemetry trace ids (repeat the parameter). */
+                trace_ids?: string[];
+                /** @description Annotation identifiers (repeat the parameter). */
+                identifier?: string[];
+                /** @description Only annotations with these names. */
+                include_annotation_names?: string[];
+                /** @description No annotations with these names. */
+                exclude_annotation_names?: string[];
+                /** @description The next_cursor of the previous page (an annotation id); an invalid cursor answers 422. */
+                cursor?: string;
+                /** @description Page size, 1 to 1000 (more answers 422). */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Project id (base64 "Project:<id>") or project name. */
+                project_identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["TraceAnnotation"][];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listSessionAnnotationsBySessionIds: {
+        parameters: {
+            query?: {
+                /** @description session.id texts (repeat the parameter). */
+                session_ids?: string[];
+                /** @description Annotation identifiers (repeat the parameter). */
+                identifier?: string[];
+                /** @description Only annotations with these names. */
+                include_annotation_names?: string[];
+                /** @description No annotations with these names. */
+                exclude_annotation_names?: string[];
+                /** @description The next_cursor of the previous page (an annotation id); an invalid cursor answers 422. */
+                cursor?: string;
+                /** @description Page size, 1 to 1000 (more answers 422). */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Project id (base64 "Project:<id>") or project name. */
+                project_identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SessionAnnotation"][];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listSpanDocumentAnnotations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Span id (base64 "Span:<id>") or OpenTelemetry span id (16 hex digits). */
+                span_identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SpanDocumentAnnotation"][];
                     };
                 };
             };

@@ -1,6 +1,7 @@
 /** Every route of the query API (projects, spans, traces, sessions, metrics, annotations) over the query layer. */
 import type { FastifyInstance } from 'fastify';
 import type { QueryLayer } from '../query/index.js';
+import { annotationsRoutes } from './annotations-routes.js';
 import { projectMetricsRoutes } from './project-metrics-routes.js';
 import { projectsRoutes } from './projects-routes.js';
 import { sessionsRoutes } from './sessions-routes.js';
@@ -15,4 +16,5 @@ export async function queryRoutes(app: FastifyInstance, { query }: { query: Quer
   await app.register(tracesRoutes, { traces: query.traces });
   await app.register(sessionsRoutes, { sessions: query.sessions });
   await app.register(spanAnnotationsRoutes, { spanAnnotations: query.spanAnnotations });
+  await app.register(annotationsRoutes, { annotations: query.annotations });
 }

@@ -107,6 +107,16 @@ export const PERMISSIONS: Readonly<Record<RouteKey, RouteRule>> = {
   'GET /v1/projects/:project_identifier/traces/:trace_identifier': { access: 'any', rule: 'project data' },
   'POST /v1/span_annotations': { access: 'any', rule: 'project data (annotations record the calling user, if any)' },
   'GET /v1/projects/:project_identifier/span_annotations': { access: 'any', rule: 'project data' },
+  // Annotations and notes of every target (docs/annotations.md): project data, members included.
+  'POST /v1/trace_annotations': { access: 'any', rule: 'project data (annotations record the calling user, if any)' },
+  'POST /v1/session_annotations': { access: 'any', rule: 'project data (annotations record the calling user, if any)' },
+  'POST /v1/document_annotations': { access: 'any', rule: 'project data (annotations record the calling user, if any)' },
+  'POST /v1/span_notes': { access: 'any', rule: 'project data (notes record the calling user, if any)' },
+  'POST /v1/trace_notes': { access: 'any', rule: 'project data (notes record the calling user, if any)' },
+  'POST /v1/session_notes': { access: 'any', rule: 'project data (notes record the calling user, if any)' },
+  'GET /v1/projects/:project_identifier/trace_annotations': { access: 'any', rule: 'project data' },
+  'GET /v1/projects/:project_identifier/session_annotations': { access: 'any', rule: 'project data' },
+  'GET /v1/spans/:span_identifier/document_annotations': { access: 'any', rule: 'project data' },
   'DELETE /v1/spans/:span_identifier': { access: 'data-admin', rule: 'deleting spans: admins and system keys (docs/api.md)' },
   'DELETE /v1/traces/:trace_identifier': { access: 'data-admin', rule: 'deleting traces: admins and system keys (docs/api.md)' },
 

@@ -123,6 +123,36 @@ export interface SpanAnnotationsTable {
   updated_at: Timestamp;
 }
 
+/** The columns every annotation table shares (docs/annotations.md). */
+export interface AnnotationColumns {
+  id: Generated<number>;
+  name: string;
+  label: string | null;
+  score: number | null;
+  explanation: string | null;
+  /** JSON object: text in SQLite, jsonb in PostgreSQL (read back as a string or an object). */
+  metadata: string;
+  annotator_kind: 'LLM' | 'CODE' | 'HUMAN';
+  identifier: string;
+  source: 'API' | 'APP';
+  user_id: number | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface TraceAnnotationsTable extends AnnotationColumns {
+  trace_rowid: number;
+}
+
+export interface SessionAnnotationsTable extends AnnotationColumns {
+  project_session_rowid: number;
+}
+
+export interface DocumentAnnotationsTable extends AnnotationColumns {
+  span_rowid: number;
+  document_position: number;
+}
+
 export interface PasswordResetTokensTable {
   token_hash: string;
   user_id: number;
@@ -266,6 +296,9 @@ export interface DB {
   auth_tokens: AuthTokensTable;
   login_failures: LoginFailuresTable;
   span_annotations: SpanAnnotationsTable;
+  trace_annotations: TraceAnnotationsTable;
+  session_annotations: SessionAnnotationsTable;
+  document_annotations: DocumentAnnotationsTable;
   password_reset_tokens: PasswordResetTokensTable;
   prompts: PromptsTable;
   prompt_versions: PromptVersionsTable;

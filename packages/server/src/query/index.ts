@@ -1,6 +1,7 @@
 /** Composition of the query layer (projects, spans, traces, sessions, metrics, annotations): repositories → services. */
 import type { Database } from '../db/database.js';
 import { createDataAccess } from '../db/repositories/index.js';
+import { createAnnotationsService, type AnnotationsService } from './annotations-service.js';
 import { createMetricsService, type MetricsService } from './metrics-service.js';
 import { createProjectsService, type ProjectsService } from './projects-service.js';
 import { createSpanAnnotationsService, type SpanAnnotationsService } from './span-annotations-service.js';
@@ -15,6 +16,7 @@ export interface QueryLayer {
   sessions: SessionsService;
   metrics: MetricsService;
   spanAnnotations: SpanAnnotationsService;
+  annotations: AnnotationsService;
 }
 
 export interface QueryLayerOptions {
@@ -38,6 +40,15 @@ export function createQueryLayer(database: Database, { onProjectsDeleted }: Quer
       spans: repositories.spans,
       withTransaction,
       projects,
+    }),
+    annotations: createAnnotationsService({
+      annotations: repositories.annotations,
+      spans: repositories.spans,
+      traces: repositories.traces,
+      sessions,
+      projectSessions: repositories.projectSessions,
+      projects,
+      withTransaction,
     }),
   };
 }

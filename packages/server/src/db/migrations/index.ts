@@ -10,6 +10,7 @@ import * as prompts from './0007-prompts.js';
 import * as datasets from './0008-datasets.js';
 import * as experiments from './0009-experiments.js';
 import * as sessions from './0011-sessions.js';
+import * as annotations from './0012-annotations.js';
 
 export interface MigrationContext {
   dialect: Dialect;
@@ -27,5 +28,6 @@ export function migrations(context: MigrationContext): Record<string, Migration>
     '0008-datasets': { up: datasets.up(context) },
     '0009-experiments': { up: experiments.up(context) },
     '0011-sessions': { up: sessions.up(context) },
+    '0012-annotations': { up: annotations.up(context) },
   };
 }

@@ -7,6 +7,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../database.js';
 import type { DB } from '../schema.js';
 import type { Dialect } from '../../config.js';
+import { createAnnotationsRepository } from './annotations-repository.js';
 import { createApiKeysRepository } from './api-keys-repository.js';
 import { createLoginFailuresRepository } from './login-failures-repository.js';
 import { createPasswordResetRepository } from './password-reset-repository.js';
@@ -36,6 +37,7 @@ export function createRepositories(db: Kysely<DB>, dialect: Dialect) {
     projectSessions: createProjectSessionsRepository(db, dialect),
     projectMetrics: createProjectMetricsRepository(db, dialect),
     spanAnnotations: createSpanAnnotationsRepository(db, dialect),
+    annotations: createAnnotationsRepository(db, dialect),
     prompts: createPromptsRepository(db),
     datasets: createDatasetsRepository(db),
     experiments: createExperimentsRepository(db),

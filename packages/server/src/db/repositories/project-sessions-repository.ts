@@ -96,6 +96,18 @@ export function createProjectSessionsRepository(db: Kysely<DB>, dialect: Dialect
       return rows.map(toRecord);
     },
 
+    /** True when at least one of the session.id texts is a session of the project. */
+    async anyInProject(projectId: number, sessionIds: string[]): Promise<boolean> {
+      const row = await db
+        .selectFrom('project_sessions')
+        .select('id')
+        .where('project_id', '=', projectId)
+        .where('session_id', 'in', sessionIds)
+        .limit(1)
+        .executeTakeFirst();
+      return row !== undefined;
+    },
+
     /** The traces of the given sessions, in start order. */
     async traces(sessionRowids: number[]): Promise<SessionTraceRecord[]> {
       if (sessionRowids.length === 0) return [];

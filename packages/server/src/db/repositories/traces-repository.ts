@@ -98,6 +98,29 @@ export function createTracesRepository(db: Kysely<DB>) {
       return row && toRecord(row);
     },
 
+    /** Row ids of the given OpenTelemetry trace ids that exist (any project). */
+    async rowidsByTraceId(traceIds: string[]): Promise<Map<string, number>> {
+      const found = new Map<string, number>();
+      for (let i = 0; i < traceIds.length; i += 500) {
+        const chunk = traceIds.slice(i, i + 500);
+        const rows = await db.selectFrom('traces').select(['id', 'trace_id']).where('trace_id', 'in', chunk).execute();
+        for (const row of rows) found.set(row.trace_id, Number(row.id));
+      }
+      return found;
+    },
+
+    /** True when at least one of the trace ids is a trace of the project. */
+    async anyInProject(projectId: number, traceIds: string[]): Promise<boolean> {
+      const row = await db
+        .selectFrom('traces')
+        .select('id')
+        .where('project_id', '=', projectId)
+        .where('trace_id', 'in', traceIds)
+        .limit(1)
+        .executeTakeFirst();
+      return row !== undefined;
+    },
+
     /** Deletes a trace (its spans and their annotations cascade); true when it existed. */
     async deleteById(id: number): Promise<boolean> {
       const result = await db.deleteFrom('traces').where('id', '=', id).executeTakeFirst();

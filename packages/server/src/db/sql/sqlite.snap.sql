@@ -163,6 +163,33 @@ select "project_sessions"."id", "project_sessions"."project_id", "project_sessio
 -- projectSessions.findById
 select "project_sessions"."id", "project_sessions"."project_id", "project_sessions"."session_id", cast("project_sessions"."start_time" as text) as "start_time", cast("project_sessions"."end_time" as text) as "end_time" from "project_sessions" where "project_sessions"."id" = ?;
 
+-- projectSessions.anyInProject
+select "id" from "project_sessions" where "project_id" = ? and "session_id" in (?) limit ?;
+
+-- traces.rowidsByTraceId
+select "id", "trace_id" from "traces" where "trace_id" in (?);
+
+-- traces.anyInProject
+select "id" from "traces" where "project_id" = ? and "trace_id" in (?) limit ?;
+
+-- annotations.upsertTrace
+insert into "trace_annotations" ("label", "score", "explanation", "metadata", "annotator_kind", "source", "user_id", "updated_at", "trace_rowid", "name", "identifier", "created_at") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict ("name", "trace_rowid", "identifier") do update set "label" = ?, "score" = ?, "explanation" = ?, "metadata" = ?, "annotator_kind" = ?, "source" = ?, "user_id" = ?, "updated_at" = ? returning "id";
+
+-- annotations.upsertSession
+insert into "session_annotations" ("label", "score", "explanation", "metadata", "annotator_kind", "source", "user_id", "updated_at", "project_session_rowid", "name", "identifier", "created_at") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict ("name", "project_session_rowid", "identifier") do update set "label" = ?, "score" = ?, "explanation" = ?, "metadata" = ?, "annotator_kind" = ?, "source" = ?, "user_id" = ?, "updated_at" = ? returning "id";
+
+-- annotations.upsertDocument
+insert into "document_annotations" ("label", "score", "explanation", "metadata", "annotator_kind", "source", "user_id", "updated_at", "span_rowid", "document_position", "name", "identifier", "created_at") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict ("name", "span_rowid", "document_position", "identifier") do update set "label" = ?, "score" = ?, "explanation" = ?, "metadata" = ?, "annotator_kind" = ?, "source" = ?, "user_id" = ?, "updated_at" = ? returning "id";
+
+-- annotations.listTrace
+select "a".*, "traces"."trace_id" as "target" from "trace_annotations" as "a" inner join "traces" on "traces"."id" = "a"."trace_rowid" where "traces"."project_id" = ? and "traces"."trace_id" in (?) and "a"."identifier" in (?) and "a"."name" in (?) and "a"."name" not in (?) and "a"."id" <= ? order by "a"."id" desc limit ?;
+
+-- annotations.listSession
+select "a".*, "project_sessions"."session_id" as "target" from "session_annotations" as "a" inner join "project_sessions" on "project_sessions"."id" = "a"."project_session_rowid" where "project_sessions"."project_id" = ? and "project_sessions"."session_id" in (?) and "a"."identifier" in (?) and "a"."name" in (?) and "a"."name" not in (?) and "a"."id" <= ? order by "a"."id" desc limit ?;
+
+-- annotations.listDocuments
+select "a".*, "spans"."span_id" as "target" from "document_annotations" as "a" inner join "spans" on "spans"."id" = "a"."span_rowid" where "a"."span_rowid" = ? order by "a"."document_position", "a"."id";
+
 -- projectSessions.findBySessionId
 select "project_sessions"."id", "project_sessions"."project_id", "project_sessions"."session_id", cast("project_sessions"."start_time" as text) as "start_time", cast("project_sessions"."end_time" as text) as "end_time" from "project_sessions" where "project_sessions"."session_id" = ? order by "project_sessions"."id" limit ?;
 
