@@ -474,7 +474,11 @@ export interface paths {
          */
         get: operations["getSpans"];
         put?: never;
-        post?: never;
+        /**
+         * Create spans
+         * @description Stores the spans in the project (a project id, or a name: a new name creates the project), all or nothing: a span id already stored or repeated, or a malformed span, refuses the whole request with 400 naming each. Answers 202 once the spans are committed (through the same write path as OTLP ingest).
+         */
+        post: operations["createSpans"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1697,6 +1701,48 @@ export interface components {
             token_count_completion: number | null;
             /** @description llm.token_count.total (else prompt + completion) of an LLM span (Sightline addition). */
             token_count_total: number | null;
+        };
+        /** SpanInput */
+        SpanInput: {
+            /** @description Ignored (the server assigns ids). */
+            id?: string;
+            name: string;
+            context: {
+                /** @description OpenTelemetry trace id, 32 hex digits. */
+                trace_id: string;
+                /** @description OpenTelemetry span id, 16 hex digits. */
+                span_id: string;
+            };
+            /** @description OpenInference span kind; unknown kinds are stored as UNKNOWN. */
+            span_kind: string;
+            /** @description OpenTelemetry span id of the parent; null for a root span. */
+            parent_id?: string | null;
+            /** @description ISO 8601 (UTC when no offset is given). */
+            start_time: string;
+            /** @description ISO 8601; not before start_time. */
+            end_time: string;
+            /** @description OK, ERROR or UNSET (anything else is stored as UNSET). */
+            status_code: string;
+            /** @default  */
+            status_message?: string;
+            /** @description Attributes under dotted keys. */
+            attributes?: {
+                [key: string]: unknown;
+            };
+            events?: {
+                name: string;
+                /** @description ISO 8601. */
+                timestamp: string;
+                attributes?: {
+                    [key: string]: unknown;
+                };
+            }[];
+        };
+        /** CreateSpansResponseBody */
+        CreateSpansResponseBody: {
+            total_received: number;
+            /** @description Spans stored (all of them, or the request fails). */
+            total_queued: number;
         };
         /** SpanDetail */
         SpanDetail: {
@@ -3971,6 +4017,89 @@ export interface operations {
             };
             /** @description Invalid request parameters or body */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createSpans: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project id (base64 "Project:<id>") or project name. */
+                project_identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: components["schemas"]["SpanInput"][];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreateSpansResponseBody"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -12,7 +12,7 @@ import { tracesRoutes } from './traces-routes.js';
 export async function queryRoutes(app: FastifyInstance, { query }: { query: QueryLayer }) {
   await app.register(projectsRoutes, { projects: query.projects });
   await app.register(projectMetricsRoutes, { metrics: query.metrics });
-  await app.register(spansRoutes, { spans: query.spans });
+  await app.register(spansRoutes, { spans: query.spans, spanSubmission: query.spanSubmission });
   await app.register(tracesRoutes, { traces: query.traces });
   await app.register(sessionsRoutes, { sessions: query.sessions });
   await app.register(spanAnnotationsRoutes, { spanAnnotations: query.spanAnnotations });
