@@ -348,6 +348,7 @@ export class SpanCorpus {
       tokenCountPrompt: prompt,
       tokenCountCompletion: completion,
       tokenCountTotal: prompt === null || completion === null ? null : prompt + completion,
+      sessionId: null,
     };
   }
 

@@ -60,7 +60,12 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
     });
     const ingest = createIngestService(queue);
     // A deleted project's id must not stay cached by the writer, or its next spans would be refused.
-    const query = createQueryLayer(database, { onProjectsDeleted: () => writer?.forgetProjects() });
+    const spanQueue = queue;
+    const query = createQueryLayer(database, {
+      onProjectsDeleted: () => writer?.forgetProjects(),
+      // REST-submitted spans take the ingest path, so span SQL stays in the writers.
+      submitSpans: (rows) => spanQueue.enqueue(rows),
+    });
     const data = createDataAccess(database);
     const prompts = createPromptsService({ prompts: data.repositories.prompts, withTransaction: data.withTransaction });
     const datasets = createDatasetsService({ datasets: data.repositories.datasets, withTransaction: data.withTransaction });

@@ -22,6 +22,29 @@ const SNAPSHOTS = path.resolve(import.meta.dirname, '../src/db/sql');
 const NOW = '2026-01-01T00:00:00.000Z';
 const LATER = '2026-01-02T00:00:00.000Z';
 
+/** Every filter of an annotation list at once. */
+const annotationQuery = {
+  projectId: 1,
+  targets: ['ab'],
+  identifiers: ['i'],
+  includeNames: ['n'],
+  excludeNames: ['x'],
+  fromId: 5,
+  limit: 10,
+};
+
+const annotationFields = {
+  name: 'n',
+  annotatorKind: 'HUMAN' as const,
+  label: 'l',
+  score: 1,
+  explanation: 'e',
+  metadata: { a: 1 },
+  identifier: 'i',
+  source: 'API' as const,
+  userId: null,
+};
+
 /** Each repository method with sample arguments, in an order that leaves rows for the next ones. */
 function scenario(r: Repositories): [string, () => Promise<unknown>][] {
   return [
@@ -110,6 +133,27 @@ function scenario(r: Repositories): [string, () => Promise<unknown>][] {
     ['spans.summariesOfTraces', () => r.spans.summariesOfTraces([1, 2], { rootsOnly: true })],
     ['spans.rowidsBySpanId', () => r.spans.rowidsBySpanId(['cd'])],
     ['spans.anyInProject', () => r.spans.anyInProject(1, ['cd'])],
+    ['spans.anyInTrace', () => r.spans.anyInTrace(1)],
+    ['traces.findByTraceId', () => r.traces.findByTraceId('ab')],
+    ['traces.list (sessions)', () => r.traces.list({ projectId: 1, sessionRowids: [1, 2], sort: 'start_time', order: 'desc', limit: 10 })],
+    ['projectSessions.list', () => r.projectSessions.list({ projectId: 1, order: 'asc', fromId: 5, limit: 10 })],
+    ['projectSessions.list (desc)', () => r.projectSessions.list({ projectId: 1, order: 'desc', limit: 10 })],
+    ['projectSessions.findById', () => r.projectSessions.findById(1)],
+    ['projectSessions.anyInProject', () => r.projectSessions.anyInProject(1, ['s'])],
+    ['traces.rowidsByTraceId', () => r.traces.rowidsByTraceId(['ab'])],
+    ['traces.anyInProject', () => r.traces.anyInProject(1, ['ab'])],
+    // No trace, session or span exists here: the foreign key refuses each upsert, but its statement is still recorded.
+    ['annotations.upsertTrace', () => r.annotations.upsertTrace(1, annotationFields, NOW).catch(() => undefined)],
+    ['annotations.upsertSession', () => r.annotations.upsertSession(1, annotationFields, NOW).catch(() => undefined)],
+    ['annotations.upsertDocument', () => r.annotations.upsertDocument(1, 2, annotationFields, NOW).catch(() => undefined)],
+    ['annotations.listTrace', () => r.annotations.listTrace(annotationQuery)],
+    ['annotations.listSession', () => r.annotations.listSession(annotationQuery)],
+    ['annotations.listDocuments', () => r.annotations.listDocuments(1)],
+    ['projectSessions.findBySessionId', () => r.projectSessions.findBySessionId('s', { limit: 2 })],
+    ['projectSessions.findBySessionId (project)', () => r.projectSessions.findBySessionId('s', { projectId: 1, limit: 2 })],
+    ['projectSessions.traces', () => r.projectSessions.traces([1, 2])],
+    ['projectSessions.tokens', () => r.projectSessions.tokens([1, 2])],
+    ['projectSessions.rootIo', () => r.projectSessions.rootIo([1, 2])],
     [
       'spanAnnotations.list',
       () =>
@@ -313,6 +357,9 @@ function scenario(r: Repositories): [string, () => Promise<unknown>][] {
     ['apiKeys.delete', () => r.apiKeys.delete(1)],
     ['apiKeys.deleteForUser', () => r.apiKeys.deleteForUser(1)],
     ['users.markDeleted', () => r.users.markDeleted(1, NOW)],
+    ['spans.deleteById', () => r.spans.deleteById(1)],
+    ['traces.deleteById', () => r.traces.deleteById(1)],
+    ['projectSessions.deleteByIds', () => r.projectSessions.deleteByIds([1, 2])],
     ['projects.delete', () => r.projects.delete(1)],
   ];
 }

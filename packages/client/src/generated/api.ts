@@ -474,7 +474,11 @@ export interface paths {
          */
         get: operations["getSpans"];
         put?: never;
-        post?: never;
+        /**
+         * Create spans
+         * @description Stores the spans in the project (a project id, or a name: a new name creates the project), all or nothing: a span id already stored or repeated, or a malformed span, refuses the whole request with 400 naming each. Answers 202 once the spans are committed (through the same write path as OTLP ingest).
+         */
+        post: operations["createSpans"];
         delete?: never;
         options?: never;
         head?: never;
@@ -495,7 +499,11 @@ export interface paths {
         get: operations["getSpan"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete a span by span_identifier
+         * @description Deletes only this span and its annotations; its children stay (as orphans), and a trace left without spans is deleted. Admins and system keys only (docs/api.md, "Permissions").
+         */
+        delete: operations["deleteSpan"];
         options?: never;
         head?: never;
         patch?: never;
@@ -541,6 +549,90 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/traces/{trace_identifier}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a trace by identifier
+         * @description Deletes the whole trace with its spans and their annotations. Admins and system keys only (docs/api.md, "Permissions").
+         */
+        delete: operations["deleteTrace"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project_identifier}/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List sessions for a project
+         * @description Sessions of the project in id order (oldest first unless `order=desc`), keyset-paginated, each with its traces, token sums, trace count, duration, first input and last output.
+         */
+        get: operations["listProjectSessions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{session_identifier}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get session by ID or session_id
+         * @description One session with its traces in start order. A session.id text held by sessions of several projects answers 409: use the id.
+         */
+        get: operations["getSession"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a session by identifier
+         * @description Deletes the session with its traces, their spans and annotations. Admins and system keys only (docs/api.md, "Permissions").
+         */
+        delete: operations["deleteSession"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Bulk delete sessions
+         * @description Deletes every named session with its traces; unknown identifiers are skipped. All identifiers must be of one kind (ids or session.id texts). Admins and system keys only (docs/api.md, "Permissions").
+         */
+        post: operations["deleteSessions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/span_annotations": {
         parameters: {
             query?: never;
@@ -573,6 +665,186 @@ export interface paths {
          * @description Annotations of the project's spans, newest first, keyset-paginated. At least one of span_ids or identifier is required (422); at most 1000 of each. 404 when only span_ids are given and none of them is a span of the project.
          */
         get: operations["listSpanAnnotationsBySpanIds"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/trace_annotations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create trace annotations
+         * @description Creates each annotation, or updates the one with the same name, trace and identifier, in one transaction; ids in request order whatever `sync` says. All or nothing: 404 naming any trace that does not exist; the name "note" is reserved (422).
+         */
+        post: operations["annotateTraces"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/session_annotations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create session annotations
+         * @description Creates each annotation, or updates the one with the same name, session and identifier, in one transaction; ids in request order whatever `sync` says. All or nothing: 404 naming any session that does not exist; the name "note" is reserved (422).
+         */
+        post: operations["annotateSessions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/document_annotations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create span document annotations
+         * @description Creates each annotation, or updates the one with the same name, span and identifier, in one transaction; ids in request order whatever `sync` says. All or nothing: 404 naming any span that does not exist; the name "note" is reserved (422).
+         */
+        post: operations["annotateSpanDocuments"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/span_notes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a span note
+         * @description Adds a note (an annotation named "note", by a human, the text as its explanation) to the span. Without an identifier each call adds a note; with one, the note of that identifier is replaced. 404 when the target does not exist.
+         */
+        post: operations["createSpanNote"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/trace_notes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a trace note
+         * @description Adds a note (an annotation named "note", by a human, the text as its explanation) to the trace. Without an identifier each call adds a note; with one, the note of that identifier is replaced. 404 when the target does not exist.
+         */
+        post: operations["createTraceNote"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/session_notes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a session note
+         * @description Adds a note (an annotation named "note", by a human, the text as its explanation) to the session. Without an identifier each call adds a note; with one, the note of that identifier is replaced. 404 when the target does not exist.
+         */
+        post: operations["createSessionNote"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project_identifier}/trace_annotations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get trace annotations filtered by trace_ids and/or identifier.
+         * @description Annotations of the project's traces, newest first, keyset-paginated. At least one of trace_ids or identifier is required (422); at most 1000 of each. 404 when only trace_ids are given and none of them is in the project.
+         */
+        get: operations["listTraceAnnotationsByTraceIds"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project_identifier}/session_annotations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get session annotations filtered by session_ids and/or identifier.
+         * @description Annotations of the project's sessions, newest first, keyset-paginated. At least one of session_ids or identifier is required (422); at most 1000 of each. 404 when only session_ids are given and none of them is in the project.
+         */
+        get: operations["listSessionAnnotationsBySessionIds"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/spans/{span_identifier}/document_annotations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the annotations of a span's documents
+         * @description Every annotation of the span's retrieved documents, by position (Sightline route; Phoenix has none).
+         */
+        get: operations["listSpanDocumentAnnotations"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1529,6 +1801,48 @@ export interface components {
             /** @description USD, when the span has a known price (trace and span detail only; Sightline addition). */
             cost_total?: number | null;
         };
+        /** SpanInput */
+        SpanInput: {
+            /** @description Ignored (the server assigns ids). */
+            id?: string;
+            name: string;
+            context: {
+                /** @description OpenTelemetry trace id, 32 hex digits. */
+                trace_id: string;
+                /** @description OpenTelemetry span id, 16 hex digits. */
+                span_id: string;
+            };
+            /** @description OpenInference span kind; unknown kinds are stored as UNKNOWN. */
+            span_kind: string;
+            /** @description OpenTelemetry span id of the parent; null for a root span. */
+            parent_id?: string | null;
+            /** @description ISO 8601 (UTC when no offset is given). */
+            start_time: string;
+            /** @description ISO 8601; not before start_time. */
+            end_time: string;
+            /** @description OK, ERROR or UNSET (anything else is stored as UNSET). */
+            status_code: string;
+            /** @default  */
+            status_message?: string;
+            /** @description Attributes under dotted keys. */
+            attributes?: {
+                [key: string]: unknown;
+            };
+            events?: {
+                name: string;
+                /** @description ISO 8601. */
+                timestamp: string;
+                attributes?: {
+                    [key: string]: unknown;
+                };
+            }[];
+        };
+        /** CreateSpansResponseBody */
+        CreateSpansResponseBody: {
+            total_received: number;
+            /** @description Spans stored (all of them, or the request fails). */
+            total_queued: number;
+        };
         /** SpanDetail */
         SpanDetail: {
             /** @description Opaque Span id (base64 of "Span:<row id>"). */
@@ -1664,6 +1978,61 @@ export interface components {
             /** @description Every span of the trace, in start order. */
             spans: components["schemas"]["Span"][];
         };
+        /** SessionTraceData */
+        SessionTraceData: {
+            /** @description Opaque Trace id (base64 of "Trace:<row id>"). */
+            id: string;
+            /** @description OpenTelemetry trace id, 32 lower-case hex digits. */
+            trace_id: string;
+            /**
+             * Format: date-time
+             * @description Start of the trace. ISO 8601 UTC with nine fractional digits (nanoseconds).
+             */
+            start_time: string;
+            /**
+             * Format: date-time
+             * @description End of the trace. ISO 8601 UTC with nine fractional digits (nanoseconds).
+             */
+            end_time: string;
+        };
+        /** SessionData */
+        SessionData: {
+            /** @description Opaque ProjectSession id (base64 of "ProjectSession:<row id>"). */
+            id: string;
+            /** @description The session.id attribute of the spans. */
+            session_id: string;
+            /** @description Opaque Project id. */
+            project_id: string;
+            /**
+             * Format: date-time
+             * @description Start of the earliest trace. ISO 8601 UTC with nine fractional digits (nanoseconds).
+             */
+            start_time: string;
+            /**
+             * Format: date-time
+             * @description End of the latest trace. ISO 8601 UTC with nine fractional digits (nanoseconds).
+             */
+            end_time: string;
+            /** @description Every trace (turn) of the session, in start order. */
+            traces: components["schemas"]["SessionTraceData"][];
+            /** @description Sum over the LLM spans of the session. */
+            token_count_prompt: number;
+            token_count_completion: number;
+            token_count_total: number;
+            /** @description Number of traces (turns) (Sightline addition). */
+            trace_count: number;
+            /** @description end_time − start_time in milliseconds (Sightline addition). */
+            duration_ms: number;
+            /** @description input.value of the first trace's root span (Sightline addition). */
+            first_input: string | null;
+            /** @description output.value of the last trace's root span (Sightline addition). */
+            last_output: string | null;
+        };
+        /** DeleteSessionsRequestBody */
+        DeleteSessionsRequestBody: {
+            /** @description Session ids or session.id texts, all of one kind; unknown ones are skipped. */
+            session_identifiers: string[];
+        };
         /** AnnotationResult */
         AnnotationResult: {
             label?: string | null;
@@ -1697,6 +2066,200 @@ export interface components {
             /** @description Opaque SpanAnnotation id (base64 of "SpanAnnotation:<row id>"). */
             id: string;
             span_id: string;
+            name: string;
+            /** @enum {string} */
+            annotator_kind: "LLM" | "CODE" | "HUMAN";
+            result: {
+                label: string | null;
+                score: number | null;
+                explanation: string | null;
+            } | null;
+            /** @description Free-form metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            identifier: string;
+            /** @enum {string} */
+            source: "API" | "APP";
+            /** @description Opaque User id (base64 of "User:<row id>"). */
+            user_id: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** TraceAnnotationData */
+        TraceAnnotationData: {
+            /** @description OpenTelemetry trace id (32 hex digits). */
+            trace_id: string;
+            /** @description Annotation name; "note" is reserved for notes. */
+            name: string;
+            /** @enum {string} */
+            annotator_kind: "LLM" | "CODE" | "HUMAN";
+            result?: components["schemas"]["AnnotationResult"] | null;
+            metadata?: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * @description Annotations with the same name, target and identifier are updated instead of added.
+             * @default
+             */
+            identifier?: string;
+        };
+        /** InsertedTraceAnnotation */
+        InsertedTraceAnnotation: {
+            /** @description Opaque TraceAnnotation id (base64 of "TraceAnnotation:<row id>"). */
+            id: string;
+        };
+        /** SessionAnnotationData */
+        SessionAnnotationData: {
+            /** @description The session.id text of the session. */
+            session_id: string;
+            /** @description Annotation name; "note" is reserved for notes. */
+            name: string;
+            /** @enum {string} */
+            annotator_kind: "LLM" | "CODE" | "HUMAN";
+            result?: components["schemas"]["AnnotationResult"] | null;
+            metadata?: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * @description Annotations with the same name, target and identifier are updated instead of added.
+             * @default
+             */
+            identifier?: string;
+        };
+        /** InsertedSessionAnnotation */
+        InsertedSessionAnnotation: {
+            /** @description Opaque ProjectSessionAnnotation id (base64 of "ProjectSessionAnnotation:<row id>"). */
+            id: string;
+        };
+        /** SpanDocumentAnnotationData */
+        SpanDocumentAnnotationData: {
+            /** @description OpenTelemetry span id of the retriever span (16 hex digits). */
+            span_id: string;
+            /** @description 0-based position of the document among the span's retrieved documents. */
+            document_position: number;
+            /** @description Annotation name; "note" is reserved for notes. */
+            name: string;
+            /** @enum {string} */
+            annotator_kind: "LLM" | "CODE" | "HUMAN";
+            result?: components["schemas"]["AnnotationResult"] | null;
+            metadata?: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * @description Annotations with the same name, target and identifier are updated instead of added.
+             * @default
+             */
+            identifier?: string;
+        };
+        /** InsertedSpanDocumentAnnotation */
+        InsertedSpanDocumentAnnotation: {
+            /** @description Opaque DocumentAnnotation id (base64 of "DocumentAnnotation:<row id>"). */
+            id: string;
+        };
+        /** SpanNoteData */
+        SpanNoteData: {
+            /** @description OpenTelemetry span id (16 hex digits). */
+            span_id: string;
+            /** @description The note text. */
+            note: string;
+            /**
+             * @description Empty: a new note each time. Given: the note with this identifier is replaced.
+             * @default
+             */
+            identifier?: string;
+        };
+        /** InsertedSpanAnnotation */
+        InsertedSpanAnnotation2: {
+            /** @description Opaque SpanAnnotation id (base64 of "SpanAnnotation:<row id>"). */
+            id: string;
+        };
+        /** TraceNoteData */
+        TraceNoteData: {
+            /** @description OpenTelemetry trace id (32 hex digits). */
+            trace_id: string;
+            /** @description The note text. */
+            note: string;
+            /**
+             * @description Empty: a new note each time. Given: the note with this identifier is replaced.
+             * @default
+             */
+            identifier?: string;
+        };
+        /** SessionNoteData */
+        SessionNoteData: {
+            /** @description The session.id text of the session. */
+            session_id: string;
+            /** @description The note text. */
+            note: string;
+            /**
+             * @description Empty: a new note each time. Given: the note with this identifier is replaced.
+             * @default
+             */
+            identifier?: string;
+        };
+        /** TraceAnnotation */
+        TraceAnnotation: {
+            /** @description Opaque TraceAnnotation id (base64 of "TraceAnnotation:<row id>"). */
+            id: string;
+            trace_id: string;
+            name: string;
+            /** @enum {string} */
+            annotator_kind: "LLM" | "CODE" | "HUMAN";
+            result: {
+                label: string | null;
+                score: number | null;
+                explanation: string | null;
+            } | null;
+            /** @description Free-form metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            identifier: string;
+            /** @enum {string} */
+            source: "API" | "APP";
+            /** @description Opaque User id (base64 of "User:<row id>"). */
+            user_id: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** SessionAnnotation */
+        SessionAnnotation: {
+            /** @description Opaque ProjectSessionAnnotation id (base64 of "ProjectSessionAnnotation:<row id>"). */
+            id: string;
+            session_id: string;
+            name: string;
+            /** @enum {string} */
+            annotator_kind: "LLM" | "CODE" | "HUMAN";
+            result: {
+                label: string | null;
+                score: number | null;
+                explanation: string | null;
+            } | null;
+            /** @description Free-form metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            identifier: string;
+            /** @enum {string} */
+            source: "API" | "APP";
+            /** @description Opaque User id (base64 of "User:<row id>"). */
+            user_id: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** SpanDocumentAnnotation */
+        SpanDocumentAnnotation: {
+            /** @description Opaque DocumentAnnotation id (base64 of "DocumentAnnotation:<row id>"). */
+            id: string;
+            span_id: string;
+            document_position: number;
             name: string;
             /** @enum {string} */
             annotator_kind: "LLM" | "CODE" | "HUMAN";
@@ -3647,6 +4210,89 @@ export interface operations {
             };
         };
     };
+    createSpans: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project id (base64 "Project:<id>") or project name. */
+                project_identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: components["schemas"]["SpanInput"][];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreateSpansResponseBody"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     getSpan: {
         parameters: {
             query?: never;
@@ -3709,6 +4355,63 @@ export interface operations {
             };
         };
     };
+    deleteSpan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Span id (base64 "Span:<id>") or OpenTelemetry span id (16 hex digits). */
+                span_identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     listProjectTraces: {
         parameters: {
             query?: {
@@ -3726,7 +4429,7 @@ export interface operations {
                 end_time?: string;
                 /** @description Embed the spans of each trace. */
                 include_spans?: boolean;
-                /** @description Phoenix's session filter: not supported yet, answers 422 rather than ignoring it. */
+                /** @description Only traces of these sessions: session ids (base64 "ProjectSession:<id>") or session.id texts (repeat the parameter; at most 100). Unknown sessions match nothing. */
                 session_identifier?: string[];
             };
             header?: never;
@@ -3851,6 +4554,326 @@ export interface operations {
             };
         };
     };
+    deleteTrace: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Trace id (base64 "Trace:<id>") or OpenTelemetry trace id (32 hex digits). */
+                trace_identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listProjectSessions: {
+        parameters: {
+            query?: {
+                /** @description The next_cursor of the previous page (a ProjectSession id); an invalid cursor answers 422. */
+                cursor?: string;
+                /** @description Page size, 1 to 1000 (more answers 422). */
+                limit?: number;
+                /** @description By session id (default asc: oldest first). */
+                order?: "asc" | "desc";
+            };
+            header?: never;
+            path: {
+                /** @description Project id (base64 "Project:<id>") or project name. */
+                project_identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SessionData"][];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id (base64 "ProjectSession:<id>") or the session.id text the spans carried. */
+                session_identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SessionData"];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id (base64 "ProjectSession:<id>") or the session.id text the spans carried. */
+                session_identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteSessions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeleteSessionsRequestBody"];
+            };
+        };
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     annotateSpans: {
         parameters: {
             query?: {
@@ -3952,6 +4975,646 @@ export interface operations {
                     "application/json": {
                         data: components["schemas"]["SpanAnnotation"][];
                         next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    annotateTraces: {
+        parameters: {
+            query?: {
+                /** @description Accepted for Phoenix compatibility; writes are always synchronous. */
+                sync?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: components["schemas"]["TraceAnnotationData"][];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["InsertedTraceAnnotation"][];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    annotateSessions: {
+        parameters: {
+            query?: {
+                /** @description Accepted for Phoenix compatibility; writes are always synchronous. */
+                sync?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: components["schemas"]["SessionAnnotationData"][];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["InsertedSessionAnnotation"][];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    annotateSpanDocuments: {
+        parameters: {
+            query?: {
+                /** @description Accepted for Phoenix compatibility; writes are always synchronous. */
+                sync?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: components["schemas"]["SpanDocumentAnnotationData"][];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["InsertedSpanDocumentAnnotation"][];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createSpanNote: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: components["schemas"]["SpanNoteData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["InsertedSpanAnnotation2"];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createTraceNote: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: components["schemas"]["TraceNoteData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["InsertedTraceAnnotation"];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createSessionNote: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: components["schemas"]["SessionNoteData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["InsertedSessionAnnotation"];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listTraceAnnotationsByTraceIds: {
+        parameters: {
+            query?: {
+                /** @description OpenTelemetry trace ids (repeat the parameter). */
+                trace_ids?: string[];
+                /** @description Annotation identifiers (repeat the parameter). */
+                identifier?: string[];
+                /** @description Only annotations with these names. */
+                include_annotation_names?: string[];
+                /** @description No annotations with these names. */
+                exclude_annotation_names?: string[];
+                /** @description The next_cursor of the previous page (an annotation id); an invalid cursor answers 422. */
+                cursor?: string;
+                /** @description Page size, 1 to 1000 (more answers 422). */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Project id (base64 "Project:<id>") or project name. */
+                project_identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["TraceAnnotation"][];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listSessionAnnotationsBySessionIds: {
+        parameters: {
+            query?: {
+                /** @description session.id texts (repeat the parameter). */
+                session_ids?: string[];
+                /** @description Annotation identifiers (repeat the parameter). */
+                identifier?: string[];
+                /** @description Only annotations with these names. */
+                include_annotation_names?: string[];
+                /** @description No annotations with these names. */
+                exclude_annotation_names?: string[];
+                /** @description The next_cursor of the previous page (an annotation id); an invalid cursor answers 422. */
+                cursor?: string;
+                /** @description Page size, 1 to 1000 (more answers 422). */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Project id (base64 "Project:<id>") or project name. */
+                project_identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SessionAnnotation"][];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listSpanDocumentAnnotations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Span id (base64 "Span:<id>") or OpenTelemetry span id (16 hex digits). */
+                span_identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SpanDocumentAnnotation"][];
                     };
                 };
             };

@@ -2,6 +2,7 @@
 import { identifier } from './global-id.js';
 import type { FastifyInstance } from 'fastify';
 import { Type, type TSchema, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { SpanSubmissionService } from '../query/span-submission-service.js';
 import type { SpansService } from '../query/spans-service.js';
 import { DEFAULT_LIMIT } from './pagination.js';
 import { presentSpan, presentSpanDetail } from './query-presenters.js';
@@ -44,7 +45,39 @@ export const SpanListQuery = Type.Object({
   ),
 });
 
-export async function spansRoutes(instance: FastifyInstance, { spans }: { spans: SpansService }) {
+/** A span as phoenix-client's logSpans sends it (Phoenix's Span); formats are checked by the service, naming the span. */
+const SpanInput = Type.Object(
+  {
+    id: Type.Optional(Type.String({ description: 'Ignored (the server assigns ids).' })),
+    name: Type.String(),
+    context: Type.Object({
+      trace_id: Type.String({ description: 'OpenTelemetry trace id, 32 hex digits.' }),
+      span_id: Type.String({ description: 'OpenTelemetry span id, 16 hex digits.' }),
+    }),
+    span_kind: Type.String({ description: 'OpenInference span kind; unknown kinds are stored as UNKNOWN.' }),
+    parent_id: Type.Optional(Nullable(Type.String({ description: 'OpenTelemetry span id of the parent; null for a root span.' }))),
+    start_time: Type.String({ description: 'ISO 8601 (UTC when no offset is given).' }),
+    end_time: Type.String({ description: 'ISO 8601; not before start_time.' }),
+    status_code: Type.String({ description: 'OK, ERROR or UNSET (anything else is stored as UNSET).' }),
+    status_message: Type.Optional(Type.String({ default: '' })),
+    attributes: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'Attributes under dotted keys.' })),
+    events: Type.Optional(
+      Type.Array(
+        Type.Object({
+          name: Type.String(),
+          timestamp: Type.String({ description: 'ISO 8601.' }),
+          attributes: Type.Optional(Type.Object({}, { additionalProperties: true })),
+        }),
+      ),
+    ),
+  },
+  { title: 'SpanInput' },
+);
+
+export async function spansRoutes(
+  instance: FastifyInstance,
+  { spans, spanSubmission }: { spans: SpansService; spanSubmission: SpanSubmissionService },
+) {
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
   const tags = ['spans'];
 
@@ -88,5 +121,58 @@ export async function spansRoutes(instance: FastifyInstance, { spans }: { spans:
       },
     },
     async (request) => ({ data: presentSpanDetail(await spans.get(identifier('Span', request.params.span_identifier))) }),
+  );
+
+  app.post(
+    '/v1/projects/:project_identifier/spans',
+    {
+      schema: {
+        tags,
+        operationId: 'createSpans',
+        summary: 'Create spans',
+        description:
+          'Stores the spans in the project (a project id, or a name: a new name creates the project), all or nothing: a span id ' +
+          'already stored or repeated, or a malformed span, refuses the whole request with 400 naming each. Answers 202 once the ' +
+          'spans are committed (through the same write path as OTLP ingest).',
+        params: ProjectPath,
+        body: Type.Object({ data: Type.Array(SpanInput, { maxItems: 10_000 }) }),
+        response: {
+          202: Type.Object(
+            {
+              total_received: Type.Integer(),
+              total_queued: Type.Integer({ description: 'Spans stored (all of them, or the request fails).' }),
+            },
+            { title: 'CreateSpansResponseBody' },
+          ),
+          ...errors(400, 404, 422, 503),
+        },
+      },
+    },
+    async (request, reply) => {
+      const result = await spanSubmission.create(identifier('Project', request.params.project_identifier), request.body.data);
+      return reply.code(202).send({ total_received: result.totalReceived, total_queued: result.totalQueued });
+    },
+  );
+
+  app.delete(
+    '/v1/spans/:span_identifier',
+    {
+      schema: {
+        tags,
+        operationId: 'deleteSpan',
+        summary: 'Delete a span by span_identifier',
+        description:
+          'Deletes only this span and its annotations; its children stay (as orphans), and a trace left without spans is deleted. ' +
+          'Admins and system keys only (docs/api.md, "Permissions").',
+        params: Type.Object({
+          span_identifier: Type.String({ description: 'Span id (base64 "Span:<id>") or OpenTelemetry span id (16 hex digits).' }),
+        }),
+        response: { 204: Type.Null({ description: 'Deleted' }), ...errors(404, 422) },
+      },
+    },
+    async (request, reply) => {
+      await spans.delete(identifier('Span', request.params.span_identifier));
+      return reply.code(204).send(null);
+    },
   );
 }

@@ -43,7 +43,10 @@ export async function tracesRoutes(instance: FastifyInstance, { traces }: { trac
           end_time: endTimeParam,
           include_spans: Type.Optional(Type.Boolean({ default: false, description: 'Embed the spans of each trace.' })),
           session_identifier: Type.Optional(
-            Type.Array(Type.String(), { description: "Phoenix's session filter: not supported yet, answers 422 rather than ignoring it." }),
+            Type.Array(Type.String(), {
+              description:
+                'Only traces of these sessions: session ids (base64 "ProjectSession:<id>") or session.id texts (repeat the parameter; at most 100). Unknown sessions match nothing.',
+            }),
           ),
         }),
         response: { 200: Type.Object({ data: Type.Array(Trace), next_cursor: Nullable(Type.String()) }), ...errors(404, 422) },
@@ -52,6 +55,7 @@ export async function tracesRoutes(instance: FastifyInstance, { traces }: { trac
     async (request) => {
       const result = await traces.list(identifier('Project', request.params.project_identifier), {
         ...request.query,
+        session_identifier: request.query.session_identifier?.map((value) => identifier('ProjectSession', value)),
         limit: request.query.limit ?? DEFAULT_LIMIT,
       });
       return { data: result.traces.map(presentTrace), next_cursor: result.nextCursor };
@@ -78,5 +82,26 @@ export async function tracesRoutes(instance: FastifyInstance, { traces }: { trac
         await traces.get(identifier('Project', request.params.project_identifier), identifier('Trace', request.params.trace_identifier)),
       ),
     }),
+  );
+
+  app.delete(
+    '/v1/traces/:trace_identifier',
+    {
+      schema: {
+        tags,
+        operationId: 'deleteTrace',
+        summary: 'Delete a trace by identifier',
+        description:
+          'Deletes the whole trace with its spans and their annotations. Admins and system keys only (docs/api.md, "Permissions").',
+        params: Type.Object({
+          trace_identifier: Type.String({ description: 'Trace id (base64 "Trace:<id>") or OpenTelemetry trace id (32 hex digits).' }),
+        }),
+        response: { 204: Type.Null({ description: 'Deleted' }), ...errors(404, 422) },
+      },
+    },
+    async (request, reply) => {
+      await traces.delete(identifier('Trace', request.params.trace_identifier));
+      return reply.code(204).send(null);
+    },
   );
 }

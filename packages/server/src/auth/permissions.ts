@@ -11,8 +11,10 @@
  * - `any`: any valid credential: a user's session or user API key, or a system API key.
  * - `user`: a user (session or user API key); a system key is refused.
  * - `admin`: an admin user (session or user API key); members and system keys are refused.
+ * - `data-admin`: an admin user or a system key; members are refused (the admin-only deletions of
+ *   project data: /work/shared/API.md §5.1 as docs/api.md, "Permissions", records it).
  */
-export type Access = 'public' | 'any' | 'user' | 'admin';
+export type Access = 'public' | 'any' | 'user' | 'admin' | 'data-admin';
 
 export interface RouteRule {
   access: Access;
@@ -100,11 +102,33 @@ export const PERMISSIONS: Readonly<Record<RouteKey, RouteRule>> = {
   'GET /v1/projects/:project_identifier/summary': { access: 'any', rule: 'project data' },
   'GET /v1/projects/:project_identifier/timeseries': { access: 'any', rule: 'project data' },
   'GET /v1/projects/:project_identifier/spans': { access: 'any', rule: 'project data' },
+  'POST /v1/projects/:project_identifier/spans': { access: 'any', rule: 'project data (span submission, like trace ingest)' },
   'GET /v1/spans/:span_identifier': { access: 'any', rule: 'project data' },
   'GET /v1/projects/:project_identifier/traces': { access: 'any', rule: 'project data' },
   'GET /v1/projects/:project_identifier/traces/:trace_identifier': { access: 'any', rule: 'project data' },
   'POST /v1/span_annotations': { access: 'any', rule: 'project data (annotations record the calling user, if any)' },
   'GET /v1/projects/:project_identifier/span_annotations': { access: 'any', rule: 'project data' },
+  // Annotations and notes of every target (docs/annotations.md): project data, members included.
+  'POST /v1/trace_annotations': { access: 'any', rule: 'project data (annotations record the calling user, if any)' },
+  'POST /v1/session_annotations': { access: 'any', rule: 'project data (annotations record the calling user, if any)' },
+  'POST /v1/document_annotations': { access: 'any', rule: 'project data (annotations record the calling user, if any)' },
+  'POST /v1/span_notes': { access: 'any', rule: 'project data (notes record the calling user, if any)' },
+  'POST /v1/trace_notes': { access: 'any', rule: 'project data (notes record the calling user, if any)' },
+  'POST /v1/session_notes': { access: 'any', rule: 'project data (notes record the calling user, if any)' },
+  'GET /v1/projects/:project_identifier/trace_annotations': { access: 'any', rule: 'project data' },
+  'GET /v1/projects/:project_identifier/session_annotations': { access: 'any', rule: 'project data' },
+  'GET /v1/spans/:span_identifier/document_annotations': { access: 'any', rule: 'project data' },
+  'DELETE /v1/spans/:span_identifier': { access: 'data-admin', rule: 'deleting spans: admins and system keys (docs/api.md)' },
+  'DELETE /v1/traces/:trace_identifier': { access: 'data-admin', rule: 'deleting traces: admins and system keys (docs/api.md)' },
+
+  // Sessions (docs/sessions.md): project data; deleting them is admin-only like other deletions of traces.
+  'GET /v1/projects/:project_identifier/sessions': { access: 'any', rule: 'project data' },
+  'GET /v1/sessions/:session_identifier': { access: 'any', rule: 'project data' },
+  'DELETE /v1/sessions/:session_identifier': {
+    access: 'data-admin',
+    rule: 'deleting sessions (and their traces): admins and system keys (docs/api.md)',
+  },
+  'POST /v1/sessions/delete': { access: 'data-admin', rule: 'deleting sessions (and their traces): admins and system keys (docs/api.md)' },
 
   // Datasets (docs/datasets.md): evaluation data, for admins, members and system keys alike.
   'POST /v1/datasets/upload': { access: 'any', rule: 'evaluation data' },

@@ -20,6 +20,17 @@ export interface TracesTable {
   trace_id: string;
   start_time: Nanos;
   end_time: Nanos;
+  /** The session of the trace (docs/sessions.md); null for traces without a `session.id`. */
+  project_session_rowid: ColumnType<number | null, number | null | undefined, number | null>;
+}
+
+/** One per `session.id` and project, upserted by the ingest writers (docs/sessions.md). */
+export interface ProjectSessionsTable {
+  id: Generated<number>;
+  project_id: number;
+  session_id: string;
+  start_time: Nanos;
+  end_time: Nanos;
 }
 
 export interface SpansTable {
@@ -110,6 +121,36 @@ export interface SpanAnnotationsTable {
   user_id: number | null;
   created_at: Timestamp;
   updated_at: Timestamp;
+}
+
+/** The columns every annotation table shares (docs/annotations.md). */
+export interface AnnotationColumns {
+  id: Generated<number>;
+  name: string;
+  label: string | null;
+  score: number | null;
+  explanation: string | null;
+  /** JSON object: text in SQLite, jsonb in PostgreSQL (read back as a string or an object). */
+  metadata: string;
+  annotator_kind: 'LLM' | 'CODE' | 'HUMAN';
+  identifier: string;
+  source: 'API' | 'APP';
+  user_id: number | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface TraceAnnotationsTable extends AnnotationColumns {
+  trace_rowid: number;
+}
+
+export interface SessionAnnotationsTable extends AnnotationColumns {
+  project_session_rowid: number;
+}
+
+export interface DocumentAnnotationsTable extends AnnotationColumns {
+  span_rowid: number;
+  document_position: number;
 }
 
 export interface PasswordResetTokensTable {
@@ -280,6 +321,7 @@ export interface JobStateTable {
 export interface DB {
   projects: ProjectsTable;
   traces: TracesTable;
+  project_sessions: ProjectSessionsTable;
   spans: SpansTable;
   users: UsersTable;
   api_keys: ApiKeysTable;
@@ -287,6 +329,9 @@ export interface DB {
   auth_tokens: AuthTokensTable;
   login_failures: LoginFailuresTable;
   span_annotations: SpanAnnotationsTable;
+  trace_annotations: TraceAnnotationsTable;
+  session_annotations: SessionAnnotationsTable;
+  document_annotations: DocumentAnnotationsTable;
   password_reset_tokens: PasswordResetTokensTable;
   prompts: PromptsTable;
   prompt_versions: PromptVersionsTable;

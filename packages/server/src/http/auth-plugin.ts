@@ -77,6 +77,9 @@ export function enforce(rule: RouteRule, principal: Principal): void {
     if (principal.kind !== 'user') throw new ForbiddenError('a system API key cannot do this; use a user session or user API key');
     if (rule.access === 'admin' && principal.user.role !== 'admin') throw new ForbiddenError('only admins can do this');
   }
+  if (rule.access === 'data-admin' && principal.kind === 'user' && principal.user.role !== 'admin') {
+    throw new ForbiddenError('only admins (or system API keys) can delete project data');
+  }
   if (rule.sessionOnly && !(principal.kind === 'user' && principal.via === 'session')) {
     throw new ForbiddenError('an API key cannot create API keys; sign in to do this');
   }

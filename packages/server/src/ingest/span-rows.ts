@@ -20,6 +20,8 @@ export interface SpanRow {
   tokenCountPrompt: number | null;
   tokenCountCompletion: number | null;
   tokenCountTotal: number | null;
+  /** The `session.id` attribute (docs/sessions.md), or null when the span carries none. */
+  sessionId: string | null;
 }
 
 export const DEFAULT_PROJECT_NAME = 'default';
@@ -85,10 +87,20 @@ export function toSpanRows(resources: DecodedResourceSpans[], headerProject?: st
         tokenCountPrompt: prompt,
         tokenCountCompletion: completion,
         tokenCountTotal: total,
+        sessionId: sessionIdOf(span.attributes['session.id']),
       });
     }
   }
   return rows;
+}
+
+/** Most characters of a session id kept; longer ids are not sessions anyone types or reads. */
+const MAX_SESSION_ID_LENGTH = 512;
+
+/** A string or number `session.id` as text; blank, over-long or other values name no session. */
+function sessionIdOf(value: AttributeValue | undefined): string | null {
+  const text = typeof value === 'string' ? value.trim() : typeof value === 'number' && Number.isFinite(value) ? String(value) : '';
+  return text === '' || text.length > MAX_SESSION_ID_LENGTH ? null : text;
 }
 
 function openInferenceKind(value: AttributeValue | undefined): string {

@@ -1,5 +1,6 @@
 /** Spans: the filtered, keyset-paginated list of a project, and one span by id. */
 import type { Identifier } from './identifier.js';
+import type { WithTransaction } from '../db/repositories/index.js';
 import type { SpanRecord, SpansRepository } from '../db/repositories/spans-repository.js';
 import { NotFoundError } from '@sightline/common';
 import { parseAttributeFilter } from './attribute-filter.js';
@@ -34,7 +35,23 @@ const lower = (values: string[] | undefined) => values?.map((value) => value.tri
 
 export type SpansService = ReturnType<typeof createSpansService>;
 
-export function createSpansService({ spans, projects }: { spans: SpansRepository; projects: ProjectsService }) {
+export interface SpansServiceDependencies {
+  spans: SpansRepository;
+  projects: ProjectsService;
+  withTransaction: WithTransaction;
+}
+
+export function createSpansService({ spans, projects, withTransaction }: SpansServiceDependencies) {
+  /** One span by Span GlobalID or OpenTelemetry span id (16 hex digits); 404 otherwise. */
+  const get = async (spanIdentifier: Identifier): Promise<SpanRecord> => {
+    const id = spanIdentifier.rowId;
+    let span: SpanRecord | undefined;
+    if (id !== null) span = await spans.findById(id);
+    else if (HEX_SPAN_ID.test(spanIdentifier.text)) span = await spans.findBySpanId(spanIdentifier.text.toLowerCase());
+    if (!span) throw new NotFoundError(`span ${JSON.stringify(spanIdentifier.text)} not found`);
+    return span;
+  };
+
   return {
     /** Spans of the project matching every filter, newest first (start_time, then id) unless `order=asc`. */
     async list(projectIdentifier: Identifier, params: SpanListParams): Promise<SpanPage> {
@@ -65,14 +82,19 @@ export function createSpansService({ spans, projects }: { spans: SpansRepository
       return { spans: page.rows, nextCursor: page.nextCursor };
     },
 
-    /** One span by Span GlobalID or OpenTelemetry span id (16 hex digits); 404 otherwise. */
-    async get(spanIdentifier: Identifier): Promise<SpanRecord> {
-      const id = spanIdentifier.rowId;
-      let span: SpanRecord | undefined;
-      if (id !== null) span = await spans.findById(id);
-      else if (HEX_SPAN_ID.test(spanIdentifier.text)) span = await spans.findBySpanId(spanIdentifier.text.toLowerCase());
-      if (!span) throw new NotFoundError(`span ${JSON.stringify(spanIdentifier.text)} not found`);
-      return span;
+    get,
+
+    /**
+     * Deletes one span by Span GlobalID or OpenTelemetry span id, as Phoenix does: its children
+     * stay (as orphans) and a trace left without spans goes too. 404 when there is no such span.
+     */
+    async delete(spanIdentifier: Identifier): Promise<void> {
+      const span = await get(spanIdentifier);
+      await withTransaction(async (trx) => {
+        const deleted = await trx.spans.deleteById(span.id);
+        if (!deleted) throw new NotFoundError(`span ${JSON.stringify(spanIdentifier.text)} not found`);
+        if (!(await trx.spans.anyInTrace(deleted.traceRowid))) await trx.traces.deleteById(deleted.traceRowid);
+      });
     },
   };
 }

@@ -6,6 +6,7 @@ import type { CostTotals, CostsRepository } from '../db/repositories/costs-repos
 import { InvalidInputError, NotFoundError } from '@sightline/common';
 import { decodeCursor, keysetPage, type SortOrder } from './cursor.js';
 import type { ProjectsService } from './projects-service.js';
+import type { SessionsService } from './sessions-service.js';
 import { parseTimeRange } from './time.js';
 
 export interface TraceListParams {
@@ -16,7 +17,8 @@ export interface TraceListParams {
   start_time?: string | undefined;
   end_time?: string | undefined;
   include_spans?: boolean | undefined;
-  session_identifier?: string[] | undefined;
+  /** Only traces of these sessions (ProjectSession ids or session.id texts); unknown ones match nothing. */
+  session_identifier?: Identifier[] | undefined;
 }
 
 /** A trace with the aggregates of its spans and its first root span. */
@@ -56,13 +58,19 @@ const HEX_TRACE_ID = /^[0-9a-fA-F]{32}$/;
 
 export type TracesService = ReturnType<typeof createTracesService>;
 
-export function createTracesService(deps: {
+export interface TracesServiceDependencies {
   traces: TracesRepository;
   spans: SpansRepository;
   costs: CostsRepository;
   projects: ProjectsService;
-}) {
-  const { traces, spans, costs, projects } = deps;
+  sessions: Pick<SessionsService, 'resolve'>;
+}
+
+/** Most session identifiers one trace list may name. */
+const MAX_SESSION_IDENTIFIERS = 100;
+
+export function createTracesService(deps: TracesServiceDependencies) {
+  const { traces, spans, costs, projects, sessions } = deps;
 
   /** Stats and first root span of each trace, and optionally all their spans' tree columns. */
   const decorate = async (records: TraceRecord[], includeSpans: boolean): Promise<TraceListItem[]> => {
@@ -96,16 +104,33 @@ export function createTracesService(deps: {
   return {
     /** Traces of the project, newest first by start time (or by latency with sort=latency_ms). */
     async list(projectIdentifier: Identifier, params: TraceListParams): Promise<{ traces: TraceListItem[]; nextCursor: string | null }> {
-      if (params.session_identifier?.length)
-        throw new InvalidInputError('session_identifier is not supported yet: sessions are not recorded');
+      const sessionIdentifiers = params.session_identifier ?? [];
+      if (sessionIdentifiers.length > MAX_SESSION_IDENTIFIERS)
+        throw new InvalidInputError(
+          `too many session_identifier values: ${sessionIdentifiers.length} (at most ${MAX_SESSION_IDENTIFIERS})`,
+        );
       const sort = params.sort ?? 'start_time';
       const order = params.order ?? 'desc';
       const kind = `traces.${sort}.${order}`;
       const from = decodeCursor(kind, params.cursor);
       const range = parseTimeRange(params);
       const project = await projects.resolve(projectIdentifier);
+      let sessionRowids: number[] | undefined;
+      if (sessionIdentifiers.length > 0) {
+        sessionRowids = [];
+        for (const sessionIdentifier of sessionIdentifiers) {
+          try {
+            sessionRowids.push((await sessions.resolve(sessionIdentifier, project.id)).id);
+          } catch (error) {
+            // As Phoenix: a session of no trace of this project filters to nothing rather than failing.
+            if (!(error instanceof NotFoundError)) throw error;
+          }
+        }
+        if (sessionRowids.length === 0) return { traces: [], nextCursor: null };
+      }
       const rows = await traces.list({
         projectId: project.id,
+        sessionRowids,
         startTime: range.start,
         endTime: range.end,
         sort,
@@ -118,6 +143,16 @@ export function createTracesService(deps: {
         id: trace.id,
       }));
       return { traces: await decorate(page.rows, params.include_spans ?? false), nextCursor: page.nextCursor };
+    },
+
+    /** Deletes a trace by Trace GlobalID or OpenTelemetry trace id, with its spans and their annotations; 404 otherwise. */
+    async delete(traceIdentifier: Identifier): Promise<void> {
+      const id = traceIdentifier.rowId;
+      let trace: TraceRecord | undefined;
+      if (id !== null) trace = await traces.findById(id);
+      else if (HEX_TRACE_ID.test(traceIdentifier.text)) trace = await traces.findByTraceId(traceIdentifier.text.toLowerCase());
+      if (!trace || !(await traces.deleteById(trace.id)))
+        throw new NotFoundError(`trace ${JSON.stringify(traceIdentifier.text)} not found`);
     },
 
     /** One trace of the project by Trace GlobalID or OpenTelemetry trace id, with all its spans; 404 otherwise. */

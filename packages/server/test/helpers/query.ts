@@ -69,11 +69,16 @@ export function otlpJson(project: string, spans: QuerySpan[]) {
 }
 
 /** Sends spans to the server's OTLP/HTTP endpoint as JSON and asserts they were stored. Span ids are filled in. */
-export async function sendSpans(baseUrl: string, project: string, spans: QuerySpan[]): Promise<QuerySpan[]> {
+export async function sendSpans(
+  baseUrl: string,
+  project: string,
+  spans: QuerySpan[],
+  headers: Record<string, string> = {},
+): Promise<QuerySpan[]> {
   const withIds = spans.map((span) => ({ ...span, spanId: span.spanId ?? newSpanId() }));
   const response = await fetch(`${baseUrl}/v1/traces`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', ...headers },
     body: JSON.stringify(otlpJson(project, withIds)),
   });
   assert.equal(response.status, 200, `ingest answered ${response.status}: ${await response.text()}`);

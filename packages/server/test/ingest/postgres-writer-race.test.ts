@@ -33,6 +33,7 @@ function rows(project: string, count: number): SpanRow[] {
     tokenCountPrompt: null,
     tokenCountCompletion: null,
     tokenCountTotal: null,
+    sessionId: null,
   }));
 }
 

@@ -60,6 +60,7 @@ function rows(request: string, count: number): SpanRow[] {
     tokenCountPrompt: null,
     tokenCountCompletion: null,
     tokenCountTotal: null,
+    sessionId: null,
   }));
 }
 

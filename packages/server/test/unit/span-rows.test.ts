@@ -106,6 +106,7 @@ describe('toSpanRows', () => {
         tokenCountPrompt: null,
         tokenCountCompletion: null,
         tokenCountTotal: null,
+        sessionId: null,
       },
     ]);
   });
@@ -218,6 +219,15 @@ describe('toSpanRows', () => {
       }
       assert.equal(rowOf({ 'openinference.span.kind': 'llm', ...tokens }).tokenCountTotal, 15);
     });
+  });
+
+  test('session.id names the session: strings trimmed, numbers as text; blank, huge or other values none', () => {
+    assert.equal(rowOf({ 'session.id': ' chat-42 ' }).sessionId, 'chat-42');
+    assert.equal(rowOf({ 'session.id': 42 }).sessionId, '42');
+    for (const none of ['', '   ', 'x'.repeat(513), true, [1], null]) {
+      assert.equal(rowOf({ 'session.id': none }).sessionId, null, JSON.stringify(none));
+    }
+    assert.equal(rowOf({ 'session.id': 'x'.repeat(512) }).sessionId, 'x'.repeat(512));
   });
 
   test('status codes map to UNSET, OK and ERROR; others are UNSET', () => {

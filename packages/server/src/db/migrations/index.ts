@@ -10,7 +10,9 @@ import * as prompts from './0007-prompts.js';
 import * as datasets from './0008-datasets.js';
 import * as experiments from './0009-experiments.js';
 import * as experimentProjects from './0010-experiment-projects.js';
-import * as costs from './0014-costs.js';
+import * as sessions from './0011-sessions.js';
+import * as annotations from './0012-annotations.js';
+import * as costs from './0013-costs.js';
 
 export interface MigrationContext {
   dialect: Dialect;
@@ -28,6 +30,8 @@ export function migrations(context: MigrationContext): Record<string, Migration>
     '0008-datasets': { up: datasets.up(context) },
     '0009-experiments': { up: experiments.up(context) },
     '0010-experiment-projects': { up: experimentProjects.up(context) },
-    '0014-costs': { up: costs.up(context) },
+    '0011-sessions': { up: sessions.up(context) },
+    '0012-annotations': { up: annotations.up(context) },
+    '0013-costs': { up: costs.up(context) },
   };
 }

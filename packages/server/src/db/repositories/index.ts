@@ -7,12 +7,14 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../database.js';
 import type { DB } from '../schema.js';
 import type { Dialect } from '../../config.js';
+import { createAnnotationsRepository } from './annotations-repository.js';
 import { createApiKeysRepository } from './api-keys-repository.js';
 import { createLoginFailuresRepository } from './login-failures-repository.js';
 import { createPasswordResetRepository } from './password-reset-repository.js';
 import { createProjectMetricsRepository } from './project-metrics-repository.js';
 import { createProjectsRepository } from './projects-repository.js';
 import { createCostsRepository } from './costs-repository.js';
+import { createProjectSessionsRepository } from './project-sessions-repository.js';
 import { createDatasetsRepository } from './datasets-repository.js';
 import { createExperimentsRepository } from './experiments-repository.js';
 import { createPromptsRepository } from './prompts-repository.js';
@@ -33,8 +35,10 @@ export function createRepositories(db: Kysely<DB>, dialect: Dialect) {
     projects: createProjectsRepository(db, dialect),
     spans: createSpansRepository(db, dialect),
     traces: createTracesRepository(db),
+    projectSessions: createProjectSessionsRepository(db, dialect),
     projectMetrics: createProjectMetricsRepository(db, dialect),
     spanAnnotations: createSpanAnnotationsRepository(db, dialect),
+    annotations: createAnnotationsRepository(db, dialect),
     prompts: createPromptsRepository(db),
     datasets: createDatasetsRepository(db),
     experiments: createExperimentsRepository(db, dialect),

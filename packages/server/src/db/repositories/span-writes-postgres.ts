@@ -1,12 +1,13 @@
 /**
- * Span ingest SQL for PostgreSQL: one dedicated connection, each batch a transaction of three
- * set-based statements (projects, traces via unnest, spans via unnest). Safe across replicas:
- * conflicts resolve by unique keys and traces are locked in trace-id order.
+ * Span ingest SQL for PostgreSQL: one dedicated connection, each batch a transaction of
+ * set-based statements (projects, traces via unnest, spans via unnest, and, when the batch
+ * touches sessions, sessions and the traces' links to them). Safe across replicas: conflicts
+ * resolve by unique keys, traces are locked in trace-id order and sessions in key order.
  */
 import type pg from 'pg';
 import { createPgPool, inPgTransaction } from '@sightline/common';
 import type { SpanRow } from '../../ingest/span-rows.js';
-import { tracesOf } from './span-writes.js';
+import { sessionsOf, tracesOf, type TraceInBatch } from './span-writes.js';
 
 /**
  * DO UPDATE (not DO NOTHING) so the statement returns the id even when another replica created
@@ -24,7 +25,23 @@ const UPSERT_TRACES = `
   ON CONFLICT (trace_id) DO UPDATE SET
     start_time = LEAST(traces.start_time, excluded.start_time),
     end_time = GREATEST(traces.end_time, excluded.end_time)
-  RETURNING id, trace_id, project_id`;
+  RETURNING id, trace_id, project_id, project_session_rowid,
+    (SELECT s.session_id FROM project_sessions s WHERE s.id = traces.project_session_rowid) AS session_id`;
+
+/** Creates or extends each session of the batch (docs/sessions.md); the rows are unique and sorted by key. */
+const UPSERT_SESSIONS = `
+  INSERT INTO project_sessions (project_id, session_id, start_time, end_time)
+  SELECT * FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::bigint[])
+  ON CONFLICT (project_id, session_id) DO UPDATE SET
+    start_time = LEAST(project_sessions.start_time, excluded.start_time),
+    end_time = GREATEST(project_sessions.end_time, excluded.end_time)
+  RETURNING id, project_id, session_id`;
+
+/** A trace keeps the first session it was linked to. */
+const LINK_TRACES = `
+  UPDATE traces SET project_session_rowid = u.s
+  FROM unnest($1::bigint[], $2::bigint[]) AS u(t, s)
+  WHERE traces.id = u.t AND traces.project_session_rowid IS NULL`;
 
 const INSERT_SPANS = `
   INSERT INTO spans (trace_rowid, project_id, span_id, parent_id, name, span_kind, start_time, end_time,
@@ -78,11 +95,52 @@ export class PostgresSpanWriter {
     return id;
   }
 
+  /** Creates or extends the batch's sessions and links new traces to theirs: two statements, only when a session is involved. */
+  private async writeSessions(
+    client: pg.PoolClient,
+    traces: TraceInBatch[],
+    traceRows: Map<string, { id: number; project_id: number; project_session_rowid: number | null; session_id: string | null }>,
+  ): Promise<void> {
+    const touched = traces.map((trace) => {
+      const row = traceRows.get(trace.traceId)!;
+      return { trace, row, projectId: Number(row.project_id), existingSessionId: row.session_id };
+    });
+    const sessions = sessionsOf(touched);
+    if (sessions.length === 0) return;
+    const sessionResult = await client.query<{ id: number; project_id: number; session_id: string }>({
+      name: 'upsert-sessions',
+      text: UPSERT_SESSIONS,
+      values: [
+        sessions.map((session) => session.projectId),
+        sessions.map((session) => session.sessionId),
+        sessions.map((session) => session.startTime.toString()),
+        sessions.map((session) => session.endTime.toString()),
+      ],
+    });
+    const sessionRowids = new Map(sessionResult.rows.map((row) => [`${Number(row.project_id)}\u0000${row.session_id}`, Number(row.id)]));
+    const links = touched.filter(({ row, trace }) => row.project_session_rowid === null && trace.sessionId !== null);
+    if (links.length === 0) return;
+    await client.query({
+      name: 'link-traces',
+      text: LINK_TRACES,
+      values: [
+        links.map(({ row }) => row.id),
+        links.map(({ projectId, trace }) => sessionRowids.get(`${projectId}\u0000${trace.sessionId}`)!),
+      ],
+    });
+  }
+
   private async insert(client: pg.PoolClient, rows: SpanRow[]): Promise<void> {
     const traces = tracesOf(rows);
     const projectIds: number[] = [];
     for (const trace of traces) projectIds.push(await this.projectId(client, trace.projectName));
-    const traceResult = await client.query<{ id: number; trace_id: string; project_id: number }>({
+    const traceResult = await client.query<{
+      id: number;
+      trace_id: string;
+      project_id: number;
+      project_session_rowid: number | null;
+      session_id: string | null;
+    }>({
       name: 'upsert-traces',
       text: UPSERT_TRACES,
       values: [
@@ -93,6 +151,7 @@ export class PostgresSpanWriter {
       ],
     });
     const traceRows = new Map(traceResult.rows.map((row) => [row.trace_id, row]));
+    await this.writeSessions(client, traces, traceRows);
     const column = <T>(pick: (row: SpanRow) => T) => rows.map(pick);
     await client.query({
       name: 'insert-spans',

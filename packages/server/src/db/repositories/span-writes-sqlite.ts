@@ -8,6 +8,9 @@ export class SqliteSpanStore {
   private readonly insertProject: SQLite.Statement;
   private readonly selectProject: SQLite.Statement;
   private readonly upsertTrace: SQLite.Statement;
+  private readonly extendSession: SQLite.Statement;
+  private readonly upsertSession: SQLite.Statement;
+  private readonly linkTrace: SQLite.Statement;
   private readonly insertSpan: SQLite.Statement;
   private readonly writeBatches: (batches: SpanRow[][]) => void;
 
@@ -21,8 +24,22 @@ export class SqliteSpanStore {
        ON CONFLICT (trace_id) DO UPDATE SET
          start_time = min(traces.start_time, excluded.start_time),
          end_time = max(traces.end_time, excluded.end_time)
-       RETURNING id, project_id`,
+       RETURNING id, project_id, project_session_rowid`,
     );
+    // Sessions (docs/sessions.md): a trace keeps the session it has; a new one is named by the batch's session.id.
+    this.extendSession = connection.prepare(
+      'UPDATE project_sessions SET start_time = min(start_time, ?), end_time = max(end_time, ?) WHERE id = ?',
+    );
+    this.upsertSession = connection
+      .prepare(
+        `INSERT INTO project_sessions (project_id, session_id, start_time, end_time) VALUES (?, ?, ?, ?)
+       ON CONFLICT (project_id, session_id) DO UPDATE SET
+         start_time = min(project_sessions.start_time, excluded.start_time),
+         end_time = max(project_sessions.end_time, excluded.end_time)
+       RETURNING id`,
+      )
+      .pluck();
+    this.linkTrace = connection.prepare('UPDATE traces SET project_session_rowid = ? WHERE id = ?');
     this.insertSpan = connection.prepare(
       `INSERT INTO spans (trace_rowid, project_id, span_id, parent_id, name, span_kind, start_time, end_time,
          status_code, status_message, attributes, events,
@@ -65,10 +82,18 @@ export class SqliteSpanStore {
     const traceRows = new Map<string, { id: number; project_id: number }>();
     for (const trace of tracesOf(rows)) {
       const projectId = this.projectId(trace.projectName);
-      traceRows.set(
-        trace.traceId,
-        this.upsertTrace.get(projectId, trace.traceId, trace.startTime, trace.endTime) as { id: number; project_id: number },
-      );
+      const traceRow = this.upsertTrace.get(projectId, trace.traceId, trace.startTime, trace.endTime) as {
+        id: number;
+        project_id: number;
+        project_session_rowid: number | null;
+      };
+      traceRows.set(trace.traceId, traceRow);
+      if (traceRow.project_session_rowid !== null) {
+        this.extendSession.run(trace.startTime, trace.endTime, traceRow.project_session_rowid);
+      } else if (trace.sessionId !== null) {
+        const sessionRowid = this.upsertSession.get(traceRow.project_id, trace.sessionId, trace.startTime, trace.endTime) as number;
+        this.linkTrace.run(sessionRowid, traceRow.id);
+      }
     }
     for (const row of rows) {
       const trace = traceRows.get(row.traceId)!;

@@ -1,12 +1,13 @@
-/** What the span writers of both dialects share: a batch's spans grouped by trace. */
+/** What the span writers of both dialects share: a batch's spans grouped by trace, and its sessions. */
 import type { SpanRow } from '../../ingest/span-rows.js';
 
-/** Per-trace aggregate of a batch: a trace's time range and the project of its first span. */
+/** Per-trace aggregate of a batch: a trace's time range, the project of its first span and the first session id seen. */
 export interface TraceInBatch {
   traceId: string;
   projectName: string;
   startTime: bigint;
   endTime: bigint;
+  sessionId: string | null;
 }
 
 /** Groups a batch's spans by trace, sorted by trace id so concurrent writers lock in one order. */
@@ -15,11 +16,50 @@ export function tracesOf(rows: SpanRow[]): TraceInBatch[] {
   for (const row of rows) {
     const trace = traces.get(row.traceId);
     if (trace === undefined) {
-      traces.set(row.traceId, { traceId: row.traceId, projectName: row.projectName, startTime: row.startTime, endTime: row.endTime });
+      traces.set(row.traceId, {
+        traceId: row.traceId,
+        projectName: row.projectName,
+        startTime: row.startTime,
+        endTime: row.endTime,
+        sessionId: row.sessionId,
+      });
     } else {
+      trace.sessionId ??= row.sessionId;
       if (row.startTime < trace.startTime) trace.startTime = row.startTime;
       if (row.endTime > trace.endTime) trace.endTime = row.endTime;
     }
   }
   return [...traces.values()].sort((a, b) => (a.traceId < b.traceId ? -1 : a.traceId > b.traceId ? 1 : 0));
+}
+
+/** A session touched by a batch: its key and the time range of its traces' spans in the batch. */
+export interface SessionInBatch {
+  projectId: number;
+  sessionId: string;
+  startTime: bigint;
+  endTime: bigint;
+}
+
+/**
+ * The sessions a batch extends or creates, one per (project, session id), sorted so that
+ * concurrent writers lock them in one order. A trace that already belongs to a session keeps it
+ * (`existingSessionId`); otherwise the batch's `session.id` names it. Extending a session by
+ * each batch's range of its traces keeps it equal to the union of its traces' ranges.
+ */
+export function sessionsOf(traces: { trace: TraceInBatch; projectId: number; existingSessionId: string | null }[]): SessionInBatch[] {
+  const sessions = new Map<string, SessionInBatch>();
+  for (const { trace, projectId, existingSessionId } of traces) {
+    const sessionId = existingSessionId ?? trace.sessionId;
+    if (sessionId === null) continue;
+    const key = `${projectId}\u0000${sessionId}`;
+    const session = sessions.get(key);
+    if (session === undefined) sessions.set(key, { projectId, sessionId, startTime: trace.startTime, endTime: trace.endTime });
+    else {
+      if (trace.startTime < session.startTime) session.startTime = trace.startTime;
+      if (trace.endTime > session.endTime) session.endTime = trace.endTime;
+    }
+  }
+  return [...sessions.values()].sort((a, b) =>
+    a.projectId !== b.projectId ? a.projectId - b.projectId : a.sessionId < b.sessionId ? -1 : a.sessionId > b.sessionId ? 1 : 0,
+  );
 }

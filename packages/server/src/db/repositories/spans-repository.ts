@@ -253,6 +253,18 @@ export function createSpansRepository(db: Kysely<DB>, dialect: Dialect) {
       return found;
     },
 
+    /** Deletes one span (its annotations cascade; its children stay, as orphans); returns its trace, or undefined when it did not exist. */
+    async deleteById(id: number): Promise<{ traceRowid: number } | undefined> {
+      const row = await db.deleteFrom('spans').where('id', '=', id).returning('trace_rowid').executeTakeFirst();
+      return row && { traceRowid: Number(row.trace_rowid) };
+    },
+
+    /** True when the trace has at least one span. */
+    async anyInTrace(traceRowid: number): Promise<boolean> {
+      const row = await db.selectFrom('spans').select('id').where('trace_rowid', '=', traceRowid).limit(1).executeTakeFirst();
+      return row !== undefined;
+    },
+
     /** True when at least one of the span ids exists in the project. */
     async anyInProject(projectId: number, spanIds: string[]): Promise<boolean> {
       const row = await db

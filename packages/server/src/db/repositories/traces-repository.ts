@@ -29,6 +29,8 @@ export interface TraceListQuery {
   /** On the trace's start time: start inclusive, end exclusive (nanoseconds). */
   startTime?: bigint | undefined;
   endTime?: bigint | undefined;
+  /** Only traces of these sessions (row ids). */
+  sessionRowids?: number[] | undefined;
   sort: TraceSort;
   order: SortOrder;
   from?: KeysetPosition | undefined;
@@ -71,6 +73,7 @@ export function createTracesRepository(db: Kysely<DB>) {
         select = select.where(sql<boolean>`${sql.ref('traces.start_time')} >= ${nanosLiteral(query.startTime)}`);
       if (query.endTime !== undefined)
         select = select.where(sql<boolean>`${sql.ref('traces.start_time')} < ${nanosLiteral(query.endTime)}`);
+      if (query.sessionRowids) select = select.where('traces.project_session_rowid', 'in', query.sessionRowids);
       if (query.from) select = select.where(fromPosition(key, 'traces.id', query.from, query.order));
       select = select.orderBy(key, query.order).orderBy('traces.id', query.order).limit(query.limit);
       return (await select.execute()).map(toRecord);
@@ -84,9 +87,44 @@ export function createTracesRepository(db: Kysely<DB>) {
       return row && toRecord(row);
     },
 
+    /** A trace of any project by its OpenTelemetry trace id. */
+    async findByTraceId(traceId: string): Promise<TraceRecord | undefined> {
+      const row = await traces().where('traces.trace_id', '=', traceId).executeTakeFirst();
+      return row && toRecord(row);
+    },
+
     async findById(id: number): Promise<TraceRecord | undefined> {
       const row = await traces().where('traces.id', '=', id).executeTakeFirst();
       return row && toRecord(row);
+    },
+
+    /** Row ids of the given OpenTelemetry trace ids that exist (any project). */
+    async rowidsByTraceId(traceIds: string[]): Promise<Map<string, number>> {
+      const found = new Map<string, number>();
+      for (let i = 0; i < traceIds.length; i += 500) {
+        const chunk = traceIds.slice(i, i + 500);
+        const rows = await db.selectFrom('traces').select(['id', 'trace_id']).where('trace_id', 'in', chunk).execute();
+        for (const row of rows) found.set(row.trace_id, Number(row.id));
+      }
+      return found;
+    },
+
+    /** True when at least one of the trace ids is a trace of the project. */
+    async anyInProject(projectId: number, traceIds: string[]): Promise<boolean> {
+      const row = await db
+        .selectFrom('traces')
+        .select('id')
+        .where('project_id', '=', projectId)
+        .where('trace_id', 'in', traceIds)
+        .limit(1)
+        .executeTakeFirst();
+      return row !== undefined;
+    },
+
+    /** Deletes a trace (its spans and their annotations cascade); true when it existed. */
+    async deleteById(id: number): Promise<boolean> {
+      const result = await db.deleteFrom('traces').where('id', '=', id).executeTakeFirst();
+      return Number(result.numDeletedRows) > 0;
     },
 
     /** Span count, error count and token sums of each given trace. */

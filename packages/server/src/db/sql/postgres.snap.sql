@@ -151,6 +151,66 @@ select "id", "span_id" from "spans" where "span_id" in ($1);
 -- spans.anyInProject
 select "id" from "spans" where "project_id" = $1 and "span_id" in ($2) limit $3;
 
+-- spans.anyInTrace
+select "id" from "spans" where "trace_rowid" = $1 limit $2;
+
+-- traces.findByTraceId
+select "traces"."id", "traces"."project_id", "traces"."trace_id", cast("traces"."start_time" as text) as "start_time", cast("traces"."end_time" as text) as "end_time" from "traces" where "traces"."trace_id" = $1;
+
+-- traces.list (sessions)
+select "traces"."id", "traces"."project_id", "traces"."trace_id", cast("traces"."start_time" as text) as "start_time", cast("traces"."end_time" as text) as "end_time" from "traces" where "traces"."project_id" = $1 and "traces"."project_session_rowid" in ($2, $3) order by "traces"."start_time" desc, "traces"."id" desc limit $4;
+
+-- projectSessions.list
+select "project_sessions"."id", "project_sessions"."project_id", "project_sessions"."session_id", cast("project_sessions"."start_time" as text) as "start_time", cast("project_sessions"."end_time" as text) as "end_time" from "project_sessions" where "project_sessions"."project_id" = $1 and "project_sessions"."id" >= $2 order by "project_sessions"."id" asc limit $3;
+
+-- projectSessions.list (desc)
+select "project_sessions"."id", "project_sessions"."project_id", "project_sessions"."session_id", cast("project_sessions"."start_time" as text) as "start_time", cast("project_sessions"."end_time" as text) as "end_time" from "project_sessions" where "project_sessions"."project_id" = $1 order by "project_sessions"."id" desc limit $2;
+
+-- projectSessions.findById
+select "project_sessions"."id", "project_sessions"."project_id", "project_sessions"."session_id", cast("project_sessions"."start_time" as text) as "start_time", cast("project_sessions"."end_time" as text) as "end_time" from "project_sessions" where "project_sessions"."id" = $1;
+
+-- projectSessions.anyInProject
+select "id" from "project_sessions" where "project_id" = $1 and "session_id" in ($2) limit $3;
+
+-- traces.rowidsByTraceId
+select "id", "trace_id" from "traces" where "trace_id" in ($1);
+
+-- traces.anyInProject
+select "id" from "traces" where "project_id" = $1 and "trace_id" in ($2) limit $3;
+
+-- annotations.upsertTrace
+insert into "trace_annotations" ("label", "score", "explanation", "metadata", "annotator_kind", "source", "user_id", "updated_at", "trace_rowid", "name", "identifier", "created_at") values ($1, $2, $3, cast($4 as jsonb), $5, $6, $7, $8, $9, $10, $11, $12) on conflict ("name", "trace_rowid", "identifier") do update set "label" = $13, "score" = $14, "explanation" = $15, "metadata" = cast($16 as jsonb), "annotator_kind" = $17, "source" = $18, "user_id" = $19, "updated_at" = $20 returning "id";
+
+-- annotations.upsertSession
+insert into "session_annotations" ("label", "score", "explanation", "metadata", "annotator_kind", "source", "user_id", "updated_at", "project_session_rowid", "name", "identifier", "created_at") values ($1, $2, $3, cast($4 as jsonb), $5, $6, $7, $8, $9, $10, $11, $12) on conflict ("name", "project_session_rowid", "identifier") do update set "label" = $13, "score" = $14, "explanation" = $15, "metadata" = cast($16 as jsonb), "annotator_kind" = $17, "source" = $18, "user_id" = $19, "updated_at" = $20 returning "id";
+
+-- annotations.upsertDocument
+insert into "document_annotations" ("label", "score", "explanation", "metadata", "annotator_kind", "source", "user_id", "updated_at", "span_rowid", "document_position", "name", "identifier", "created_at") values ($1, $2, $3, cast($4 as jsonb), $5, $6, $7, $8, $9, $10, $11, $12, $13) on conflict ("name", "span_rowid", "document_position", "identifier") do update set "label" = $14, "score" = $15, "explanation" = $16, "metadata" = cast($17 as jsonb), "annotator_kind" = $18, "source" = $19, "user_id" = $20, "updated_at" = $21 returning "id";
+
+-- annotations.listTrace
+select "a".*, "traces"."trace_id" as "target" from "trace_annotations" as "a" inner join "traces" on "traces"."id" = "a"."trace_rowid" where "traces"."project_id" = $1 and "traces"."trace_id" in ($2) and "a"."identifier" in ($3) and "a"."name" in ($4) and "a"."name" not in ($5) and "a"."id" <= $6 order by "a"."id" desc limit $7;
+
+-- annotations.listSession
+select "a".*, "project_sessions"."session_id" as "target" from "session_annotations" as "a" inner join "project_sessions" on "project_sessions"."id" = "a"."project_session_rowid" where "project_sessions"."project_id" = $1 and "project_sessions"."session_id" in ($2) and "a"."identifier" in ($3) and "a"."name" in ($4) and "a"."name" not in ($5) and "a"."id" <= $6 order by "a"."id" desc limit $7;
+
+-- annotations.listDocuments
+select "a".*, "spans"."span_id" as "target" from "document_annotations" as "a" inner join "spans" on "spans"."id" = "a"."span_rowid" where "a"."span_rowid" = $1 order by "a"."document_position", "a"."id";
+
+-- projectSessions.findBySessionId
+select "project_sessions"."id", "project_sessions"."project_id", "project_sessions"."session_id", cast("project_sessions"."start_time" as text) as "start_time", cast("project_sessions"."end_time" as text) as "end_time" from "project_sessions" where "project_sessions"."session_id" = $1 order by "project_sessions"."id" limit $2;
+
+-- projectSessions.findBySessionId (project)
+select "project_sessions"."id", "project_sessions"."project_id", "project_sessions"."session_id", cast("project_sessions"."start_time" as text) as "start_time", cast("project_sessions"."end_time" as text) as "end_time" from "project_sessions" where "project_sessions"."session_id" = $1 and "project_sessions"."project_id" = $2 order by "project_sessions"."id" limit $3;
+
+-- projectSessions.traces
+select "traces"."id", "traces"."project_session_rowid", "traces"."trace_id", cast("traces"."start_time" as text) as "start_time", cast("traces"."end_time" as text) as "end_time" from "traces" where "traces"."project_session_rowid" in ($1, $2) order by "traces"."project_session_rowid", "traces"."start_time", "traces"."id";
+
+-- projectSessions.tokens
+select "traces"."project_session_rowid", sum("spans"."llm_token_count_prompt") as "prompt", sum("spans"."llm_token_count_completion") as "completion", sum("spans"."llm_token_count_total") as "total" from "spans" inner join "traces" on "traces"."id" = "spans"."trace_rowid" where "traces"."project_session_rowid" in ($1, $2) group by "traces"."project_session_rowid";
+
+-- projectSessions.rootIo
+select "spans"."trace_rowid", ("spans"."attributes" ->> cast($1 as text)) as "input", ("spans"."attributes" ->> cast($2 as text)) as "output" from "spans" where "spans"."trace_rowid" in ($3, $4) and "spans"."parent_id" is null order by "spans"."trace_rowid", "spans"."start_time", "spans"."id";
+
 -- spanAnnotations.list
 select "span_annotations".*, "spans"."span_id" from "span_annotations" inner join "spans" on "spans"."id" = "span_annotations"."span_rowid" where "spans"."project_id" = $1 and "spans"."span_id" in ($2) and "span_annotations"."identifier" in ($3) and "span_annotations"."name" in ($4) and "span_annotations"."name" not in ($5) and "span_annotations"."id" <= $6 order by "span_annotations"."id" desc limit $7;
 
@@ -367,6 +427,15 @@ delete from "api_keys" where "user_id" = $1;
 
 -- users.markDeleted
 update "users" set "deleted_at" = $1, "updated_at" = $2, "password_hash" = $3, "password_salt" = $4 where "id" = $5 and "deleted_at" is null;
+
+-- spans.deleteById
+delete from "spans" where "id" = $1 returning "trace_rowid";
+
+-- traces.deleteById
+delete from "traces" where "id" = $1;
+
+-- projectSessions.deleteByIds
+delete from "project_sessions" where "id" in ($1, $2);
 
 -- projects.delete
 delete from "projects" where "id" = $1;

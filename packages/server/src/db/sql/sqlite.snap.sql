@@ -151,6 +151,66 @@ select "id", "span_id" from "spans" where "span_id" in (?);
 -- spans.anyInProject
 select "id" from "spans" where "project_id" = ? and "span_id" in (?) limit ?;
 
+-- spans.anyInTrace
+select "id" from "spans" where "trace_rowid" = ? limit ?;
+
+-- traces.findByTraceId
+select "traces"."id", "traces"."project_id", "traces"."trace_id", cast("traces"."start_time" as text) as "start_time", cast("traces"."end_time" as text) as "end_time" from "traces" where "traces"."trace_id" = ?;
+
+-- traces.list (sessions)
+select "traces"."id", "traces"."project_id", "traces"."trace_id", cast("traces"."start_time" as text) as "start_time", cast("traces"."end_time" as text) as "end_time" from "traces" where "traces"."project_id" = ? and "traces"."project_session_rowid" in (?, ?) order by "traces"."start_time" desc, "traces"."id" desc limit ?;
+
+-- projectSessions.list
+select "project_sessions"."id", "project_sessions"."project_id", "project_sessions"."session_id", cast("project_sessions"."start_time" as text) as "start_time", cast("project_sessions"."end_time" as text) as "end_time" from "project_sessions" where "project_sessions"."project_id" = ? and "project_sessions"."id" >= ? order by "project_sessions"."id" asc limit ?;
+
+-- projectSessions.list (desc)
+select "project_sessions"."id", "project_sessions"."project_id", "project_sessions"."session_id", cast("project_sessions"."start_time" as text) as "start_time", cast("project_sessions"."end_time" as text) as "end_time" from "project_sessions" where "project_sessions"."project_id" = ? order by "project_sessions"."id" desc limit ?;
+
+-- projectSessions.findById
+select "project_sessions"."id", "project_sessions"."project_id", "project_sessions"."session_id", cast("project_sessions"."start_time" as text) as "start_time", cast("project_sessions"."end_time" as text) as "end_time" from "project_sessions" where "project_sessions"."id" = ?;
+
+-- projectSessions.anyInProject
+select "id" from "project_sessions" where "project_id" = ? and "session_id" in (?) limit ?;
+
+-- traces.rowidsByTraceId
+select "id", "trace_id" from "traces" where "trace_id" in (?);
+
+-- traces.anyInProject
+select "id" from "traces" where "project_id" = ? and "trace_id" in (?) limit ?;
+
+-- annotations.upsertTrace
+insert into "trace_annotations" ("label", "score", "explanation", "metadata", "annotator_kind", "source", "user_id", "updated_at", "trace_rowid", "name", "identifier", "created_at") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict ("name", "trace_rowid", "identifier") do update set "label" = ?, "score" = ?, "explanation" = ?, "metadata" = ?, "annotator_kind" = ?, "source" = ?, "user_id" = ?, "updated_at" = ? returning "id";
+
+-- annotations.upsertSession
+insert into "session_annotations" ("label", "score", "explanation", "metadata", "annotator_kind", "source", "user_id", "updated_at", "project_session_rowid", "name", "identifier", "created_at") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict ("name", "project_session_rowid", "identifier") do update set "label" = ?, "score" = ?, "explanation" = ?, "metadata" = ?, "annotator_kind" = ?, "source" = ?, "user_id" = ?, "updated_at" = ? returning "id";
+
+-- annotations.upsertDocument
+insert into "document_annotations" ("label", "score", "explanation", "metadata", "annotator_kind", "source", "user_id", "updated_at", "span_rowid", "document_position", "name", "identifier", "created_at") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict ("name", "span_rowid", "document_position", "identifier") do update set "label" = ?, "score" = ?, "explanation" = ?, "metadata" = ?, "annotator_kind" = ?, "source" = ?, "user_id" = ?, "updated_at" = ? returning "id";
+
+-- annotations.listTrace
+select "a".*, "traces"."trace_id" as "target" from "trace_annotations" as "a" inner join "traces" on "traces"."id" = "a"."trace_rowid" where "traces"."project_id" = ? and "traces"."trace_id" in (?) and "a"."identifier" in (?) and "a"."name" in (?) and "a"."name" not in (?) and "a"."id" <= ? order by "a"."id" desc limit ?;
+
+-- annotations.listSession
+select "a".*, "project_sessions"."session_id" as "target" from "session_annotations" as "a" inner join "project_sessions" on "project_sessions"."id" = "a"."project_session_rowid" where "project_sessions"."project_id" = ? and "project_sessions"."session_id" in (?) and "a"."identifier" in (?) and "a"."name" in (?) and "a"."name" not in (?) and "a"."id" <= ? order by "a"."id" desc limit ?;
+
+-- annotations.listDocuments
+select "a".*, "spans"."span_id" as "target" from "document_annotations" as "a" inner join "spans" on "spans"."id" = "a"."span_rowid" where "a"."span_rowid" = ? order by "a"."document_position", "a"."id";
+
+-- projectSessions.findBySessionId
+select "project_sessions"."id", "project_sessions"."project_id", "project_sessions"."session_id", cast("project_sessions"."start_time" as text) as "start_time", cast("project_sessions"."end_time" as text) as "end_time" from "project_sessions" where "project_sessions"."session_id" = ? order by "project_sessions"."id" limit ?;
+
+-- projectSessions.findBySessionId (project)
+select "project_sessions"."id", "project_sessions"."project_id", "project_sessions"."session_id", cast("project_sessions"."start_time" as text) as "start_time", cast("project_sessions"."end_time" as text) as "end_time" from "project_sessions" where "project_sessions"."session_id" = ? and "project_sessions"."project_id" = ? order by "project_sessions"."id" limit ?;
+
+-- projectSessions.traces
+select "traces"."id", "traces"."project_session_rowid", "traces"."trace_id", cast("traces"."start_time" as text) as "start_time", cast("traces"."end_time" as text) as "end_time" from "traces" where "traces"."project_session_rowid" in (?, ?) order by "traces"."project_session_rowid", "traces"."start_time", "traces"."id";
+
+-- projectSessions.tokens
+select "traces"."project_session_rowid", sum("spans"."llm_token_count_prompt") as "prompt", sum("spans"."llm_token_count_completion") as "completion", sum("spans"."llm_token_count_total") as "total" from "spans" inner join "traces" on "traces"."id" = "spans"."trace_rowid" where "traces"."project_session_rowid" in (?, ?) group by "traces"."project_session_rowid";
+
+-- projectSessions.rootIo
+select "spans"."trace_rowid", json_extract("spans"."attributes", ?) as "input", json_extract("spans"."attributes", ?) as "output" from "spans" where "spans"."trace_rowid" in (?, ?) and "spans"."parent_id" is null order by "spans"."trace_rowid", "spans"."start_time", "spans"."id";
+
 -- spanAnnotations.list
 select "span_annotations".*, "spans"."span_id" from "span_annotations" inner join "spans" on "spans"."id" = "span_annotations"."span_rowid" where "spans"."project_id" = ? and "spans"."span_id" in (?) and "span_annotations"."identifier" in (?) and "span_annotations"."name" in (?) and "span_annotations"."name" not in (?) and "span_annotations"."id" <= ? order by "span_annotations"."id" desc limit ?;
 
@@ -367,6 +427,15 @@ delete from "api_keys" where "user_id" = ?;
 
 -- users.markDeleted
 update "users" set "deleted_at" = ?, "updated_at" = ?, "password_hash" = ?, "password_salt" = ? where "id" = ? and "deleted_at" is null;
+
+-- spans.deleteById
+delete from "spans" where "id" = ? returning "trace_rowid";
+
+-- traces.deleteById
+delete from "traces" where "id" = ?;
+
+-- projectSessions.deleteByIds
+delete from "project_sessions" where "id" in (?, ?);
 
 -- projects.delete
 delete from "projects" where "id" = ?;

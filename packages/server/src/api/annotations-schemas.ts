@@ -1,0 +1,84 @@
+/** Request and response schemas of trace, session and document annotations and of notes (Phoenix's shapes). */
+import { Type } from '@sinclair/typebox';
+import { ANNOTATOR_KINDS, AnnotationResult, Nullable, StringEnum } from './query-schemas.js';
+
+const JsonObject = (description: string) => Type.Object({}, { additionalProperties: true, description });
+const Id = (type: string) => Type.String({ description: `Opaque ${type} id (base64 of "${type}:<row id>").` });
+
+const annotationData = {
+  name: Type.String({ minLength: 1, description: 'Annotation name; "note" is reserved for notes.' }),
+  annotator_kind: StringEnum(ANNOTATOR_KINDS),
+  result: Type.Optional(Nullable(AnnotationResult)),
+  metadata: Type.Optional(Nullable(JsonObject('Free-form metadata.'))),
+  identifier: Type.Optional(
+    Type.String({ default: '', description: 'Annotations with the same name, target and identifier are updated instead of added.' }),
+  ),
+};
+
+export const TraceAnnotationData = Type.Object(
+  { trace_id: Type.String({ minLength: 1, description: 'OpenTelemetry trace id (32 hex digits).' }), ...annotationData },
+  { title: 'TraceAnnotationData' },
+);
+
+export const SessionAnnotationData = Type.Object(
+  { session_id: Type.String({ minLength: 1, description: 'The session.id text of the session.' }), ...annotationData },
+  { title: 'SessionAnnotationData' },
+);
+
+export const DocumentAnnotationData = Type.Object(
+  {
+    span_id: Type.String({ minLength: 1, description: 'OpenTelemetry span id of the retriever span (16 hex digits).' }),
+    document_position: Type.Integer({ minimum: 0, description: "0-based position of the document among the span's retrieved documents." }),
+    ...annotationData,
+  },
+  { title: 'SpanDocumentAnnotationData' },
+);
+
+const noteFields = {
+  note: Type.String({ minLength: 1, description: 'The note text.' }),
+  identifier: Type.Optional(
+    Type.String({ default: '', description: 'Empty: a new note each time. Given: the note with this identifier is replaced.' }),
+  ),
+};
+
+export const SpanNoteData = Type.Object(
+  { span_id: Type.String({ minLength: 1, description: 'OpenTelemetry span id (16 hex digits).' }), ...noteFields },
+  { title: 'SpanNoteData' },
+);
+export const TraceNoteData = Type.Object(
+  { trace_id: Type.String({ minLength: 1, description: 'OpenTelemetry trace id (32 hex digits).' }), ...noteFields },
+  { title: 'TraceNoteData' },
+);
+export const SessionNoteData = Type.Object(
+  { session_id: Type.String({ minLength: 1, description: 'The session.id text of the session.' }), ...noteFields },
+  { title: 'SessionNoteData' },
+);
+
+export const Inserted = (type: string, title: string) => Type.Object({ id: Id(type) }, { title });
+
+const annotationProperties = {
+  name: Type.String(),
+  annotator_kind: StringEnum(ANNOTATOR_KINDS),
+  result: Nullable(Type.Object({ label: Nullable(Type.String()), score: Nullable(Type.Number()), explanation: Nullable(Type.String()) })),
+  metadata: JsonObject('Free-form metadata.'),
+  identifier: Type.String(),
+  source: StringEnum(['API', 'APP'] as const),
+  user_id: Nullable(Id('User')),
+  created_at: Type.String({ format: 'date-time' }),
+  updated_at: Type.String({ format: 'date-time' }),
+};
+
+export const TraceAnnotation = Type.Object(
+  { id: Id('TraceAnnotation'), trace_id: Type.String(), ...annotationProperties },
+  { title: 'TraceAnnotation' },
+);
+
+export const SessionAnnotation = Type.Object(
+  { id: Id('ProjectSessionAnnotation'), session_id: Type.String(), ...annotationProperties },
+  { title: 'SessionAnnotation' },
+);
+
+export const DocumentAnnotation = Type.Object(
+  { id: Id('DocumentAnnotation'), span_id: Type.String(), document_position: Type.Integer(), ...annotationProperties },
+  { title: 'SpanDocumentAnnotation' },
+);

@@ -1,0 +1,30 @@
+/** Response shape of a session: Phoenix's SessionData plus trace_count, duration_ms, first_input and last_output. */
+import type { SessionView } from '../query/sessions-service.js';
+import { latencyMs, nanosToIso } from '../query/time.js';
+import { toGlobalId } from './global-id.js';
+
+const iso = (nanos: string) => nanosToIso(BigInt(nanos));
+
+/** A session as the sessions routes answer it. */
+export function presentSession(session: SessionView) {
+  return {
+    id: toGlobalId('ProjectSession', session.id),
+    session_id: session.sessionId,
+    project_id: toGlobalId('Project', session.projectId),
+    start_time: iso(session.startTime),
+    end_time: iso(session.endTime),
+    traces: session.traces.map((trace) => ({
+      id: toGlobalId('Trace', trace.id),
+      trace_id: trace.traceId,
+      start_time: iso(trace.startTime),
+      end_time: iso(trace.endTime),
+    })),
+    token_count_prompt: session.tokens.prompt,
+    token_count_completion: session.tokens.completion,
+    token_count_total: session.tokens.total,
+    trace_count: session.traces.length,
+    duration_ms: latencyMs(session.startTime, session.endTime),
+    first_input: session.firstInput,
+    last_output: session.lastOutput,
+  };
+}

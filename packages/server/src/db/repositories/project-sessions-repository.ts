@@ -1,0 +1,194 @@
+/**
+ * SQL for reading and deleting sessions (docs/sessions.md). Sessions are written by the ingest
+ * writers (span-writes-*.ts); every aggregate here starts from a session's traces, never from
+ * span attributes, except the input and output of the few root spans a page shows.
+ */
+import { sql, type Kysely } from 'kysely';
+import type { Dialect } from '../../config.js';
+import type { SortOrder } from '../keyset.js';
+import type { DB } from '../schema.js';
+import { bigintText, sqlDialect } from '../sql-dialect.js';
+
+export interface SessionRecord {
+  id: number;
+  projectId: number;
+  sessionId: string;
+  /** Nanoseconds since the epoch, exact decimal text. */
+  startTime: string;
+  endTime: string;
+}
+
+export interface SessionTraceRecord {
+  id: number;
+  sessionRowid: number;
+  traceId: string;
+  startTime: string;
+  endTime: string;
+}
+
+/** Token sums over the LLM spans of a session's traces. */
+export interface SessionTokens {
+  prompt: number;
+  completion: number;
+  total: number;
+}
+
+/** `input.value` and `output.value` of a trace's first root span. */
+export interface RootIo {
+  input: string | null;
+  output: string | null;
+}
+
+export interface SessionListQuery {
+  projectId: number;
+  order: SortOrder;
+  /** Start at this session id (inclusive) in `order`. */
+  fromId?: number | undefined;
+  /** Rows to fetch (the caller asks for one more than the page size). */
+  limit: number;
+}
+
+type SessionRow = { id: number; project_id: number; session_id: string; start_time: string; end_time: string };
+
+const toRecord = (row: SessionRow): SessionRecord => ({
+  id: Number(row.id),
+  projectId: Number(row.project_id),
+  sessionId: row.session_id,
+  startTime: row.start_time,
+  endTime: row.end_time,
+});
+
+export type ProjectSessionsRepository = ReturnType<typeof createProjectSessionsRepository>;
+
+/** Sessions repository over a Kysely connection (or transaction). */
+export function createProjectSessionsRepository(db: Kysely<DB>, dialect: Dialect) {
+  const sqlFor = sqlDialect(dialect);
+  const sessions = () =>
+    db
+      .selectFrom('project_sessions')
+      .select([
+        'project_sessions.id',
+        'project_sessions.project_id',
+        'project_sessions.session_id',
+        bigintText('project_sessions.start_time').as('start_time'),
+        bigintText('project_sessions.end_time').as('end_time'),
+      ]);
+
+  return {
+    /** A project's sessions in id order from `fromId` on. */
+    async list(query: SessionListQuery): Promise<SessionRecord[]> {
+      let select = sessions().where('project_sessions.project_id', '=', query.projectId);
+      if (query.fromId !== undefined) select = select.where('project_sessions.id', query.order === 'desc' ? '<=' : '>=', query.fromId);
+      const rows = await select.orderBy('project_sessions.id', query.order).limit(query.limit).execute();
+      return rows.map(toRecord);
+    },
+
+    async findById(id: number): Promise<SessionRecord | undefined> {
+      const row = await sessions().where('project_sessions.id', '=', id).executeTakeFirst();
+      return row && toRecord(row);
+    },
+
+    /** Sessions with this session.id, in any project (at most `limit`), or only in `projectId`. */
+    async findBySessionId(sessionId: string, options: { projectId?: number | undefined; limit: number }): Promise<SessionRecord[]> {
+      let select = sessions().where('project_sessions.session_id', '=', sessionId);
+      if (options.projectId !== undefined) select = select.where('project_sessions.project_id', '=', options.projectId);
+      const rows = await select.orderBy('project_sessions.id').limit(options.limit).execute();
+      return rows.map(toRecord);
+    },
+
+    /** True when at least one of the session.id texts is a session of the project. */
+    async anyInProject(projectId: number, sessionIds: string[]): Promise<boolean> {
+      const row = await db
+        .selectFrom('project_sessions')
+        .select('id')
+        .where('project_id', '=', projectId)
+        .where('session_id', 'in', sessionIds)
+        .limit(1)
+        .executeTakeFirst();
+      return row !== undefined;
+    },
+
+    /** The traces of the given sessions, in start order. */
+    async traces(sessionRowids: number[]): Promise<SessionTraceRecord[]> {
+      if (sessionRowids.length === 0) return [];
+      const rows = await db
+        .selectFrom('traces')
+        .select([
+          'traces.id',
+          'traces.project_session_rowid',
+          'traces.trace_id',
+          bigintText('traces.start_time').as('start_time'),
+          bigintText('traces.end_time').as('end_time'),
+        ])
+        .where('traces.project_session_rowid', 'in', sessionRowids)
+        .orderBy('traces.project_session_rowid')
+        .orderBy('traces.start_time')
+        .orderBy('traces.id')
+        .execute();
+      return rows.map((row) => ({
+        id: Number(row.id),
+        sessionRowid: Number(row.project_session_rowid),
+        traceId: row.trace_id,
+        startTime: row.start_time,
+        endTime: row.end_time,
+      }));
+    },
+
+    /** Token sums of each given session over its traces' LLM spans. */
+    async tokens(sessionRowids: number[]): Promise<Map<number, SessionTokens>> {
+      const result = new Map<number, SessionTokens>();
+      if (sessionRowids.length === 0) return result;
+      const rows = await db
+        .selectFrom('spans')
+        .innerJoin('traces', 'traces.id', 'spans.trace_rowid')
+        .select([
+          'traces.project_session_rowid',
+          sql<number | string | null>`sum(${sql.ref('spans.llm_token_count_prompt')})`.as('prompt'),
+          sql<number | string | null>`sum(${sql.ref('spans.llm_token_count_completion')})`.as('completion'),
+          sql<number | string | null>`sum(${sql.ref('spans.llm_token_count_total')})`.as('total'),
+        ])
+        .where('traces.project_session_rowid', 'in', sessionRowids)
+        .groupBy('traces.project_session_rowid')
+        .execute();
+      for (const row of rows) {
+        result.set(Number(row.project_session_rowid), {
+          prompt: Number(row.prompt ?? 0),
+          completion: Number(row.completion ?? 0),
+          total: Number(row.total ?? 0),
+        });
+      }
+      return result;
+    },
+
+    /** `input.value` / `output.value` of the first root span (by start time) of each given trace. */
+    async rootIo(traceRowids: number[]): Promise<Map<number, RootIo>> {
+      const result = new Map<number, RootIo>();
+      if (traceRowids.length === 0) return result;
+      const rows = await db
+        .selectFrom('spans')
+        .select([
+          'spans.trace_rowid',
+          sqlFor.attributeText('spans.attributes', 'input.value').as('input'),
+          sqlFor.attributeText('spans.attributes', 'output.value').as('output'),
+        ])
+        .where('spans.trace_rowid', 'in', traceRowids)
+        .where('spans.parent_id', 'is', null)
+        .orderBy('spans.trace_rowid')
+        .orderBy('spans.start_time')
+        .orderBy('spans.id')
+        .execute();
+      for (const row of rows) {
+        const trace = Number(row.trace_rowid);
+        if (!result.has(trace)) result.set(trace, { input: row.input, output: row.output });
+      }
+      return result;
+    },
+
+    /** Deletes the sessions (their traces, spans and annotations cascade); returns how many existed. */
+    async deleteByIds(ids: number[]): Promise<number> {
+      if (ids.length === 0) return 0;
+      const result = await db.deleteFrom('project_sessions').where('id', 'in', ids).executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
+  };
+}
