@@ -352,6 +352,7 @@ function scenario(r: Repositories): [string, () => Promise<unknown>][] {
     ],
     ['costs.traceTotals', () => r.costs.traceTotals([1])],
     ['costs.spanCosts', () => r.costs.spanCosts([1])],
+    ['costs.sessionTotals', () => r.costs.sessionTotals([1])],
     ['costs.projectTotals', () => r.costs.projectTotals(1, { startTime: 1n, endTime: 2n })],
     ['costs.deleteModel', () => r.costs.deleteModel(2)],
     ['apiKeys.delete', () => r.apiKeys.delete(1)],

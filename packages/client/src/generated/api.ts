@@ -2019,6 +2019,10 @@ export interface components {
             token_count_prompt: number;
             token_count_completion: number;
             token_count_total: number;
+            /** @description USD over the priced LLM spans; null when none has a price (Sightline addition). */
+            cost_prompt: number | null;
+            cost_completion: number | null;
+            cost_total: number | null;
             /** @description Number of traces (turns) (Sightline addition). */
             trace_count: number;
             /** @description end_time − start_time in milliseconds (Sightline addition). */

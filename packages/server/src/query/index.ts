@@ -33,7 +33,7 @@ export interface QueryLayerOptions {
 export function createQueryLayer(database: Database, { onProjectsDeleted, submitSpans }: QueryLayerOptions): QueryLayer {
   const { repositories, withTransaction } = createDataAccess(database);
   const projects = createProjectsService({ projects: repositories.projects, onProjectsDeleted });
-  const sessions = createSessionsService({ sessions: repositories.projectSessions, projects });
+  const sessions = createSessionsService({ sessions: repositories.projectSessions, costs: repositories.costs, projects });
   return {
     projects,
     spans: createSpansService({ spans: repositories.spans, projects, withTransaction }),

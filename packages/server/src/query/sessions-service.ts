@@ -13,12 +13,15 @@ import type {
 } from '../db/repositories/project-sessions-repository.js';
 import type { Identifier } from './identifier.js';
 import type { SortOrder } from './cursor.js';
+import type { CostTotals, CostsRepository } from '../db/repositories/costs-repository.js';
 import type { ProjectsService } from './projects-service.js';
 
 /** A session with its traces (start order), token sums and the turns' first input and last output. */
 export interface SessionView extends SessionRecord {
   traces: SessionTraceRecord[];
   tokens: SessionTokens;
+  /** Sums over the priced LLM spans of its traces; null when none has a price (docs/costs.md). */
+  cost: CostTotals | null;
   /** `input.value` of the root span of the first trace, if any. */
   firstInput: string | null;
   /** `output.value` of the root span of the last trace, if any. */
@@ -38,8 +41,8 @@ const NO_TOKENS: SessionTokens = { prompt: 0, completion: 0, total: 0 };
 
 export type SessionsService = ReturnType<typeof createSessionsService>;
 
-export function createSessionsService(deps: { sessions: ProjectSessionsRepository; projects: ProjectsService }) {
-  const { sessions, projects } = deps;
+export function createSessionsService(deps: { sessions: ProjectSessionsRepository; costs: CostsRepository; projects: ProjectsService }) {
+  const { sessions, costs, projects } = deps;
 
   /**
    * The session named by a ProjectSession id or a session.id text. A session.id lives in one
@@ -63,7 +66,7 @@ export function createSessionsService(deps: { sessions: ProjectSessionsRepositor
   /** Traces, tokens and first input / last output of each session, with four queries whatever the page size. */
   const decorate = async (records: SessionRecord[]): Promise<SessionView[]> => {
     const ids = records.map((session) => session.id);
-    const [traces, tokens] = await Promise.all([sessions.traces(ids), sessions.tokens(ids)]);
+    const [traces, tokens, sessionCosts] = await Promise.all([sessions.traces(ids), sessions.tokens(ids), costs.sessionTotals(ids)]);
     const bySession = new Map<number, SessionTraceRecord[]>();
     for (const trace of traces) {
       const list = bySession.get(trace.sessionRowid);
@@ -81,6 +84,7 @@ export function createSessionsService(deps: { sessions: ProjectSessionsRepositor
         ...session,
         traces: list,
         tokens: tokens.get(session.id) ?? NO_TOKENS,
+        cost: sessionCosts.get(session.id) ?? null,
         firstInput: first ? (io.get(first.id)?.input ?? null) : null,
         lastOutput: last ? (io.get(last.id)?.output ?? null) : null,
       };

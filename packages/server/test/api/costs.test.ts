@@ -66,7 +66,7 @@ describeEachDialect(
       member = bearerClient(url, (await createActiveUser(url, admin, 'member')).key);
       system = bearerClient(url, (await createSystemKey(admin)).key);
       const spans: QuerySpan[] = [
-        { traceId: traceA, spanId: rootA, start: at(0), duration: 5_000_000n, kind: 'CHAIN' },
+        { traceId: traceA, spanId: rootA, start: at(0), duration: 5_000_000n, kind: 'CHAIN', attributes: { 'session.id': 'costly-chat' } },
         llm(traceA, 'gpt-4o-mini-2024-07-18', 1000, 500, { 'llm.provider': 'openai' }),
         llm(traceA, 'claude-3-5-sonnet-20241022', 1000, 100, { 'llm.token_count.prompt_details.cache_read': 200 }),
         llm(traceA, 'house-model-v1', 2000, 1000),
@@ -77,7 +77,7 @@ describeEachDialect(
 
     const trace = async (traceId: string) => expectStatus(await member.get(`/v1/projects/${project}/traces/${traceId}`), 200).body.data;
 
-    it('prices LLM spans from the shipped prices: per span, per trace, per project', async () => {
+    it('prices LLM spans from the shipped prices: per span, per trace, per session, per project', async () => {
       // gpt-4o-mini: 1000 × 0.15 + 500 × 0.60 per million; claude-3-5-sonnet: 800 × 3 + 200 × 0.30, then 100 × 15.
       const mini = { prompt: 0.00015, completion: 0.0003 };
       const sonnet = { prompt: 0.00246, completion: 0.0015 };
@@ -97,6 +97,9 @@ describeEachDialect(
       await eventually(async () => close((await trace(traceB)).cost_total, 0.035, 'trace B'));
       const listed = expectStatus(await member.get(`/v1/projects/${project}/traces?limit=10`), 200).body.data;
       close(listed.find((item: any) => item.trace_id === traceA).cost_total, 0.00441, 'trace A in the list');
+
+      const sessions = expectStatus(await member.get(`/v1/projects/${project}/sessions`), 200).body.data as any[];
+      close(sessions.find((session) => session.session_id === 'costly-chat')?.cost_total, 0.00441, 'the session of trace A');
 
       const all = expectStatus(await member.get(`/v1/projects/${project}/summary`), 200).body.data;
       close(all.cost_total, 0.00441 + 0.035, 'project total');

@@ -221,6 +221,18 @@ export function createCostsRepository(db: Kysely<DB>) {
         .execute();
       return new Map(rows.map((row) => [Number(row.trace_rowid), totals(row)]));
     },
+    /** Cost totals of each given session over its traces (sessions without a costed span are absent). */
+    async sessionTotals(sessionRowids: number[]): Promise<Map<number, CostTotals>> {
+      if (sessionRowids.length === 0) return new Map();
+      const rows = await db
+        .selectFrom('span_costs')
+        .innerJoin('traces', 'traces.id', 'span_costs.trace_rowid')
+        .select(['traces.project_session_rowid', ...sums])
+        .where('traces.project_session_rowid', 'in', sessionRowids)
+        .groupBy('traces.project_session_rowid')
+        .execute();
+      return new Map(rows.map((row) => [Number(row.project_session_rowid), totals(row)]));
+    },
     /** The cost of each given span (spans without a cost are absent). */
     async spanCosts(spanRowids: number[]): Promise<Map<number, CostTotals>> {
       if (spanRowids.length === 0) return new Map();
