@@ -148,6 +148,50 @@ describeEachDialect(
       for (const span of spans) assert.equal(span.status_code, failedTraces.has(span.context.trace_id) ? 'ERROR' : 'OK');
     });
 
+    it('survives 503s and lost answers: a run stored but unanswered is retried, answers 409, and is still evaluated', async () => {
+      const url = server().url;
+      const datasetId = await uploadSums(url, key, unique('flaky'), 10);
+      const lost = new Set<string>();
+      let unavailable = 0;
+      // The network as a runner may meet it: the first post of 3 runs reaches the server but its
+      // answers are lost (a reset connection); every first evaluation post answers 503.
+      const flaky: typeof fetch = async (input, init) => {
+        const target = String(input);
+        const example = init?.method === 'POST' && target.endsWith('/runs') ? String(init.body) : null;
+        if (example !== null && lost.size < 3 && !lost.has(example)) {
+          lost.add(example);
+          await fetch(input, init);
+          throw new TypeError('fetch failed');
+        }
+        if (init?.method === 'POST' && target.endsWith('/v1/experiment_evaluations') && unavailable++ % 2 === 0) {
+          return new Response(JSON.stringify({ detail: 'busy' }), { status: 503, headers: { 'retry-after': '0' } });
+        }
+        return fetch(input, init);
+      };
+      const result = await runExperiment({
+        baseUrl: url,
+        apiKey: key,
+        fetch: flaky,
+        dataset: { datasetId },
+        concurrency: 1,
+        output: false,
+        retry: { baseDelayMs: 1 },
+        task: (example) => ({ sum: (example.input.a as number) + (example.input.b as number) }),
+        evaluators: [{ name: 'exact', evaluate: ({ output, expected }) => JSON.stringify(output) === JSON.stringify(expected) }],
+      });
+      assert.deepEqual(result.summary.runs, { total: 10, ok: 7, failed: 0, doneBefore: 3 });
+      assert.equal(result.evaluations.length, 10, 'the three runs answered 409 were evaluated from incomplete-evaluations');
+      assert.ok(unavailable >= 20, `each evaluation post met a 503 first (${unavailable} posts)`);
+      const runs = (await getJson<{ data: ExperimentRun[] }>(url, key, `/v1/experiments/${result.experiment.id}/runs?limit=1000`)).data;
+      assert.equal(runs.length, 10, 'no duplicate runs');
+      for (const run of runs)
+        assert.deepEqual(
+          (run.annotations ?? []).map((annotation) => [annotation.name, annotation.score]),
+          [['exact', 1]],
+        );
+      assert.equal(result.experiment.successful_run_count, 10);
+    });
+
     it('fails with the server’s message on a 4xx other than 429, without retrying', async () => {
       let calls = 0;
       const counting: typeof fetch = (input, init) => {

@@ -78,7 +78,7 @@ export interface CommonRunOptions extends ConnectionOptions {
   signal?: AbortSignal;
   /** Progress and summary: false silences them; default process.stderr. */
   output?: boolean | OutputStream;
-  /** Seconds between plain progress lines when the output is not a terminal, in ms (default 5000). */
+  /** Milliseconds between plain progress lines when the output is not a terminal (default 5000). */
   progressIntervalMs?: number;
   /** Retries of every HTTP call (429, 503, network errors). */
   retry?: RetryOptions;
