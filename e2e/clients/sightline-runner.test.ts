@@ -154,7 +154,7 @@ describeEachDialect(
       const lost = new Set<string>();
       let unavailable = 0;
       // The network as a runner may meet it: the first post of 3 runs reaches the server but its
-      // answers are lost (a reset connection); every first evaluation post answers 503.
+      // answer is lost (a reset connection); every other evaluation post answers 503.
       const flaky: typeof fetch = async (input, init) => {
         const target = String(input);
         const example = init?.method === 'POST' && target.endsWith('/runs') ? String(init.body) : null;
