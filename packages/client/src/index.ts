@@ -5,33 +5,13 @@
  */
 import createFetchClient, { type Client } from 'openapi-fetch';
 import type { components, operations, paths } from './generated/api.js';
+import { type ClientOptions, SightlineError, clientSettings } from './settings.js';
 import type { Span } from './types.js';
 
 export type { paths, components, operations };
 export type * from './types.js';
 
-export const DEFAULT_BASE_URL = 'http://127.0.0.1:6006';
-
-export interface ClientOptions {
-  /** Server base URL (root path included); default SERVICE_COLLECTOR_ENDPOINT without /v1/traces, else http://127.0.0.1:6006. */
-  baseUrl?: string;
-  /** API key sent as `Authorization: Bearer <key>`; default SERVICE_API_KEY. */
-  apiKey?: string;
-  headers?: Record<string, string>;
-  fetch?: typeof globalThis.fetch;
-  env?: Record<string, string | undefined>;
-}
-
-/** A failed call: the HTTP status and the server's `detail` message. */
-export class SightlineError extends Error {
-  override readonly name = 'SightlineError';
-  constructor(
-    readonly status: number,
-    readonly detail: unknown,
-  ) {
-    super(`HTTP ${status}: ${typeof detail === 'string' ? detail : JSON.stringify(detail)}`);
-  }
-}
+export { DEFAULT_BASE_URL, SightlineError, clientSettings, type ClientOptions } from './settings.js';
 
 type Query<Op extends keyof operations> = operations[Op] extends { parameters: { query?: infer Q } } ? NonNullable<Q> : never;
 type Json<Op extends keyof operations, Status extends number> = operations[Op] extends {
@@ -42,18 +22,6 @@ type Json<Op extends keyof operations, Status extends number> = operations[Op] e
 
 export type SpanQuery = Query<'getSpans'>;
 export type TraceQuery = Query<'listProjectTraces'>;
-
-/** Resolves base URL and headers from options and environment. */
-export function clientSettings(options: ClientOptions = {}): { baseUrl: string; headers: Record<string, string> } {
-  const env = options.env ?? process.env;
-  const fromEnv = env.SERVICE_COLLECTOR_ENDPOINT?.replace(/\/v1\/traces\/?$/, '');
-  const baseUrl = (options.baseUrl ?? fromEnv ?? DEFAULT_BASE_URL).replace(/\/+$/, '');
-  const headers: Record<string, string> = {};
-  for (const [key, value] of Object.entries(options.headers ?? {})) headers[key.toLowerCase()] = value;
-  const apiKey = options.apiKey ?? env.SERVICE_API_KEY;
-  if (apiKey && headers.authorization === undefined) headers.authorization = `Bearer ${apiKey}`;
-  return { baseUrl, headers };
-}
 
 async function unwrap<T>(call: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
   const { data, error, response } = await call;
@@ -70,6 +38,10 @@ export function createClient(options: ClientOptions = {}) {
   return {
     raw,
     baseUrl,
+    /** The headers every call sends (authorization included), for callers that make their own requests. */
+    headers: { ...headers } as Readonly<Record<string, string>>,
+    /** The fetch the client was given, if any. */
+    fetch: options.fetch,
     /** The caller: a user, the system (system key) or anonymous (auth off). */
     viewer: () => unwrap(raw.GET('/v1/user')).then((body) => body.data),
     projects: {
@@ -127,3 +99,5 @@ export function createClient(options: ClientOptions = {}) {
 }
 
 export type SightlineClient = ReturnType<typeof createClient>;
+
+export * from './experiments/index.js';
