@@ -28,6 +28,9 @@ import type { ExperimentsService } from './experiments/experiments-service.js';
 import type { DatasetsService } from './datasets/datasets-service.js';
 import type { CostsService } from './costs/costs-service.js';
 import { modelPricesRoutes } from './api/model-prices-routes.js';
+import { playgroundRoutes } from './api/playground-routes.js';
+import type { PlaygroundService } from './playground/playground-service.js';
+import type { SecretsService } from './playground/secrets-service.js';
 import type { PromptsService } from './prompts/prompts-service.js';
 import type { QueryLayer } from './query/index.js';
 import { PHOENIX_COMPATIBLE_VERSION, SIGHTLINE_VERSION } from './version.js';
@@ -41,6 +44,8 @@ export interface AppDependencies {
   datasets: DatasetsService;
   experiments: ExperimentsService;
   costs: CostsService;
+  secrets: SecretsService;
+  playground: PlaygroundService;
   logger: FastifyBaseLogger;
 }
 
@@ -54,6 +59,8 @@ export async function buildApp({
   datasets,
   experiments,
   costs,
+  secrets,
+  playground,
   logger,
 }: AppDependencies): Promise<FastifyInstance> {
   const app = Fastify({
@@ -115,6 +122,7 @@ export async function buildApp({
       await scope.register(datasetsRoutes, { datasets });
       await scope.register(experimentsRoutes, { experiments });
       await scope.register(modelPricesRoutes, { costs });
+      await scope.register(playgroundRoutes, { playground, secrets });
       await scope.register(uiRoutes, { page: uiPage });
     },
     { prefix },

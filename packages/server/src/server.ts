@@ -15,6 +15,9 @@ import { createDatasetsService } from './datasets/datasets-service.js';
 import { createExperimentsService } from './experiments/experiments-service.js';
 import { createCostsService } from './costs/costs-service.js';
 import { startCostJob, type CostJob } from './costs/cost-job.js';
+import { createSecretBox } from './playground/secret-box.js';
+import { createSecretsService } from './playground/secrets-service.js';
+import { createPlaygroundService } from './playground/playground-service.js';
 import { createIngestService, createSpanQueue, type SpanQueue } from './ingest/ingest-service.js';
 import { startOtlpGrpcServer, type GrpcServerHandle } from './ingest/otlp-grpc-server.js';
 import { createSpanWriter, type SpanWriter } from './ingest/span-writer.js';
@@ -78,7 +81,13 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
     const costs = createCostsService({ costs: data.repositories.costs });
     await costs.syncBuiltIns();
     costJob = startCostJob({ costs: data.repositories.costs, onError: (error) => logger.error({ err: error }, 'cost job failed') });
-    app = await buildApp({ config, ingest, auth, query, prompts, datasets, experiments, costs, logger });
+    const secrets = createSecretsService({
+      secrets: data.repositories.secrets,
+      box: config.secret ? createSecretBox(config.secret) : null,
+      env: process.env,
+    });
+    const playground = createPlaygroundService({ secrets, ingest });
+    app = await buildApp({ config, ingest, auth, query, prompts, datasets, experiments, costs, secrets, playground, logger });
     await app.listen({ host: config.host, port: config.port });
     grpc = await startOtlpGrpcServer({
       host: config.host,

@@ -160,6 +160,11 @@ export const PERMISSIONS: Readonly<Record<RouteKey, RouteRule>> = {
   'PATCH /v1/model_prices/:model_id': { access: 'admin', rule: 'price overrides are server configuration' },
   'DELETE /v1/model_prices/:model_id': { access: 'admin', rule: 'price overrides are server configuration' },
 
+  // Playground (docs/playground.md): anyone may run a prompt; provider keys are the admins'.
+  'POST /v1/chat/completions': { access: 'any', rule: 'playground runs, traced to the playground project' },
+  'PUT /v1/secrets': { access: 'admin', rule: 'provider keys are server configuration' },
+  'GET /v1/secrets': { access: 'admin', rule: 'provider keys are server configuration (names only)' },
+
   // Prompts (docs/prompts.md): evaluation data, for admins, members and system keys alike.
   'GET /v1/prompts': { access: 'any', rule: 'evaluation data' },
   'POST /v1/prompts': { access: 'any', rule: 'evaluation data (versions record the calling user, if any)' },

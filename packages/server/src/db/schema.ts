@@ -318,6 +318,16 @@ export interface JobStateTable {
   value: string;
 }
 
+/** A stored provider key or setting, encrypted (docs/playground.md). */
+export interface SecretsTable {
+  key: string;
+  /** base64 of AES-256-GCM ciphertext followed by its 16-byte tag. */
+  ciphertext: string;
+  /** base64 of the 12-byte nonce. */
+  nonce: string;
+  updated_at: Timestamp;
+}
+
 export interface DB {
   projects: ProjectsTable;
   traces: TracesTable;
@@ -347,4 +357,5 @@ export interface DB {
   generative_models: GenerativeModelsTable;
   span_costs: SpanCostsTable;
   job_state: JobStateTable;
+  secrets: SecretsTable;
 }

@@ -14,6 +14,7 @@ import { createPasswordResetRepository } from './password-reset-repository.js';
 import { createProjectMetricsRepository } from './project-metrics-repository.js';
 import { createProjectsRepository } from './projects-repository.js';
 import { createCostsRepository } from './costs-repository.js';
+import { createSecretsRepository } from './secrets-repository.js';
 import { createProjectSessionsRepository } from './project-sessions-repository.js';
 import { createDatasetsRepository } from './datasets-repository.js';
 import { createExperimentsRepository } from './experiments-repository.js';
@@ -43,6 +44,7 @@ export function createRepositories(db: Kysely<DB>, dialect: Dialect) {
     datasets: createDatasetsRepository(db),
     experiments: createExperimentsRepository(db, dialect),
     costs: createCostsRepository(db),
+    secrets: createSecretsRepository(db),
   };
 }
 

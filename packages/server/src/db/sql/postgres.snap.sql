@@ -422,6 +422,18 @@ select sum("prompt_cost") as "prompt", sum("completion_cost") as "completion", s
 -- costs.deleteModel
 delete from "generative_models" where "id" = $1 and "is_built_in" = $2;
 
+-- secrets.upsert
+insert into "secrets" ("key", "ciphertext", "nonce", "updated_at") values ($1, $2, $3, $4) on conflict ("key") do update set "ciphertext" = $5, "nonce" = $6, "updated_at" = $7;
+
+-- secrets.find
+select * from "secrets" where "key" = $1;
+
+-- secrets.listKeys
+select "key", "updated_at" from "secrets" order by "key";
+
+-- secrets.delete
+delete from "secrets" where "key" = $1;
+
 -- apiKeys.delete
 delete from "api_keys" where "id" = $1;
 

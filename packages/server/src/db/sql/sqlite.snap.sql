@@ -422,6 +422,18 @@ select sum("prompt_cost") as "prompt", sum("completion_cost") as "completion", s
 -- costs.deleteModel
 delete from "generative_models" where "id" = ? and "is_built_in" = ?;
 
+-- secrets.upsert
+insert into "secrets" ("key", "ciphertext", "nonce", "updated_at") values (?, ?, ?, ?) on conflict ("key") do update set "ciphertext" = ?, "nonce" = ?, "updated_at" = ?;
+
+-- secrets.find
+select * from "secrets" where "key" = ?;
+
+-- secrets.listKeys
+select "key", "updated_at" from "secrets" order by "key";
+
+-- secrets.delete
+delete from "secrets" where "key" = ?;
+
 -- apiKeys.delete
 delete from "api_keys" where "id" = ?;
 

@@ -1,0 +1,163 @@
+/**
+ * The playground (docs/playground.md): runs one chat completion against a provider, streams the
+ * answer, and traces the run as an LLM span in the `playground` project like any other. Knows
+ * nothing of HTTP: the route turns the events into server-sent events or one JSON answer.
+ */
+import { randomBytes } from 'node:crypto';
+import { InvalidInputError, UnavailableError } from '@sightline/common';
+import type { IngestService } from '../ingest/ingest-service.js';
+import type { Attributes } from '../ingest/otlp-model.js';
+import {
+  type ChatEvent,
+  type ChatMessage,
+  type ChatTarget,
+  type InvocationParameters,
+  PROVIDERS,
+  ProviderError,
+  streamChat,
+} from './providers.js';
+import type { SecretsService } from './secrets-service.js';
+
+/** The project playground runs are traced to. */
+export const PLAYGROUND_PROJECT = 'playground';
+
+export interface ChatRequest {
+  /** `provider:model`, e.g. `openai:gpt-4o-mini` or `anthropic:claude-sonnet-4-5`. */
+  model: string;
+  messages: ChatMessage[];
+  parameters: InvocationParameters;
+}
+
+export interface ChatRun {
+  /** The trace the run is recorded under (known before the first token). */
+  traceId: string;
+  provider: string;
+  model: string;
+  /** The answer as it streams; ends with a `done` event. Provider failures throw InvalidInputError or UnavailableError. */
+  events: AsyncGenerator<ChatEvent>;
+}
+
+const nanosNow = () => BigInt(Date.now()) * 1_000_000n;
+
+export type PlaygroundService = ReturnType<typeof createPlaygroundService>;
+
+/** The playground service. */
+export function createPlaygroundService({ secrets, ingest }: { secrets: SecretsService; ingest: IngestService }) {
+  /** The provider, its key and base URL for a `provider:model` name; 422 naming what is missing. */
+  const targetOf = async (qualified: string): Promise<{ target: ChatTarget; model: string }> => {
+    const separator = qualified.indexOf(':');
+    const provider = separator > 0 ? qualified.slice(0, separator).trim().toLowerCase() : '';
+    const model = separator > 0 ? qualified.slice(separator + 1).trim() : '';
+    const spec = PROVIDERS[provider];
+    if (!spec || model === '') {
+      throw new InvalidInputError(
+        `model must be "provider:model" with a provider among ${Object.keys(PROVIDERS).join(', ')} (got ${JSON.stringify(qualified)})`,
+      );
+    }
+    const baseUrl = (await secrets.resolve(spec.baseUrlName)) ?? spec.baseUrl;
+    if (!baseUrl) throw new InvalidInputError(`${provider} needs a base URL: set ${spec.baseUrlName} in settings or the environment`);
+    const apiKey = spec.keyName ? await secrets.resolve(spec.keyName) : null;
+    if (spec.keyName && !apiKey)
+      throw new InvalidInputError(`no API key for ${provider}: set ${spec.keyName} in settings or the environment`);
+    return { target: { provider, spec, baseUrl, apiKey }, model };
+  };
+
+  /** Records the run as an LLM span (after it ended), through the ingest path like any export. */
+  const trace = async (
+    run: { traceId: string; provider: string; model: string; request: ChatRequest; start: bigint },
+    outcome: { text: string; done: Extract<ChatEvent, { type: 'done' }> | null; error: string | null },
+  ) => {
+    const attributes: Attributes = {
+      'openinference.span.kind': 'LLM',
+      'llm.model_name': run.model,
+      'llm.provider': run.provider,
+      'llm.invocation_parameters': JSON.stringify(run.request.parameters),
+      'input.value': JSON.stringify({ messages: run.request.messages }),
+      'input.mime_type': 'application/json',
+      'output.value': outcome.text,
+      'output.mime_type': 'text/plain',
+    };
+    run.request.messages.forEach((message, index) => {
+      attributes[`llm.input_messages.${index}.message.role`] = message.role;
+      attributes[`llm.input_messages.${index}.message.content`] = message.content;
+    });
+    if (outcome.text !== '' || outcome.error === null) {
+      attributes['llm.output_messages.0.message.role'] = 'assistant';
+      attributes['llm.output_messages.0.message.content'] = outcome.text;
+    }
+    const prompt = outcome.done?.promptTokens ?? null;
+    const completion = outcome.done?.completionTokens ?? null;
+    if (prompt !== null) attributes['llm.token_count.prompt'] = prompt;
+    if (completion !== null) attributes['llm.token_count.completion'] = completion;
+    if (prompt !== null && completion !== null) attributes['llm.token_count.total'] = prompt + completion;
+    await ingest.ingest(
+      [
+        {
+          resourceAttributes: {},
+          spans: [
+            {
+              traceId: run.traceId,
+              spanId: randomBytes(8).toString('hex'),
+              parentSpanId: null,
+              name: 'ChatCompletion',
+              kind: 3,
+              startTimeUnixNano: run.start,
+              endTimeUnixNano: nanosNow(),
+              attributes,
+              events: [],
+              statusCode: outcome.error === null ? 1 : 2,
+              statusMessage: outcome.error ?? '',
+            },
+          ],
+        },
+      ],
+      PLAYGROUND_PROJECT,
+    );
+  };
+
+  return {
+    /** Starts a run: checks the request, resolves the provider, then streams its answer and traces it. */
+    async chat(request: ChatRequest, signal: AbortSignal): Promise<ChatRun> {
+      if (request.messages.length === 0) throw new InvalidInputError('messages must hold at least one message');
+      const { target, model } = await targetOf(request.model);
+      const run = { traceId: randomBytes(16).toString('hex'), provider: target.provider, model, request, start: nanosNow() };
+      const upstream = streamChat(target, model, request.messages, request.parameters, signal);
+      // The first event is awaited here, so a refused request (bad key, unknown model) is an error answer, not a broken stream.
+      let first: IteratorResult<ChatEvent>;
+      try {
+        first = await upstream.next();
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        await trace(run, { text: '', done: null, error: message }).catch(() => {});
+        throw asDomainError(error);
+      }
+      async function* events(): AsyncGenerator<ChatEvent> {
+        let text = '';
+        let done: Extract<ChatEvent, { type: 'done' }> | null = null;
+        let failure: string | null = null;
+        try {
+          for (let next = first; !next.done; next = await upstream.next()) {
+            const event = next.value;
+            if (event.type === 'delta') text += event.text;
+            else done = event;
+            yield event;
+          }
+        } catch (error) {
+          failure = error instanceof Error ? error.message : String(error);
+          throw asDomainError(error);
+        } finally {
+          await trace(run, { text, done, error: failure ?? (done ? null : 'the run was stopped before the answer ended') });
+        }
+      }
+      return { traceId: run.traceId, provider: target.provider, model, events: events() };
+    },
+  };
+}
+
+/** A provider's 4xx is the request's problem (422); its 5xx or silence, a 503 to retry. */
+function asDomainError(error: unknown): Error {
+  if (error instanceof ProviderError) {
+    return error.status !== null && error.status < 500 ? new InvalidInputError(error.message) : new UnavailableError(error.message);
+  }
+  return error instanceof Error ? error : new Error(String(error));
+}

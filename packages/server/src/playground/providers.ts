@@ -1,0 +1,198 @@
+/**
+ * The model providers the playground calls (docs/playground.md): OpenAI-compatible chat
+ * completions (OpenAI, Azure OpenAI's v1 API, Ollama, vLLM or LiteLLM at a base URL,
+ * DeepSeek, xAI, Groq) and Anthropic messages, both streamed through the providers' own SDKs.
+ * Knows nothing of HTTP routes or storage: it gets a resolved key and base URL.
+ */
+import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
+
+export type ProviderKind = 'openai' | 'anthropic';
+
+export interface ProviderSpec {
+  kind: ProviderKind;
+  /** Default base URL; null when the operator must give one. */
+  baseUrl: string | null;
+  /** The variable (or stored secret) holding the API key; null when the provider needs none. */
+  keyName: string | null;
+  /** The variable (or stored setting) that overrides the base URL. */
+  baseUrlName: string;
+}
+
+const spec = (kind: ProviderKind, baseUrl: string | null, name: string, keyRequired = true): ProviderSpec => ({
+  kind,
+  baseUrl,
+  keyName: keyRequired ? `${name}_API_KEY` : null,
+  baseUrlName: `${name}_BASE_URL`,
+});
+
+/** Providers by the name a model is prefixed with (`openai:gpt-4o-mini`), lower case. */
+export const PROVIDERS: Readonly<Record<string, ProviderSpec>> = {
+  openai: spec('openai', 'https://api.openai.com/v1', 'OPENAI'),
+  azure_openai: spec('openai', null, 'AZURE_OPENAI'),
+  anthropic: spec('anthropic', 'https://api.anthropic.com', 'ANTHROPIC'),
+  ollama: spec('openai', 'http://127.0.0.1:11434/v1', 'OLLAMA', false),
+  openai_compatible: spec('openai', null, 'OPENAI_COMPATIBLE', false),
+  deepseek: spec('openai', 'https://api.deepseek.com', 'DEEPSEEK'),
+  xai: spec('openai', 'https://api.x.ai/v1', 'XAI'),
+  groq: spec('openai', 'https://api.groq.com/openai/v1', 'GROQ'),
+};
+
+/** Every name a provider key or base URL may be stored under. */
+export const PROVIDER_SETTING_NAMES: readonly string[] = Object.values(PROVIDERS).flatMap((provider) => [
+  ...(provider.keyName ? [provider.keyName] : []),
+  provider.baseUrlName,
+]);
+
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
+/** Invocation parameters the playground passes through (the common subset of both APIs). */
+export interface InvocationParameters {
+  temperature?: number | undefined;
+  top_p?: number | undefined;
+  max_tokens?: number | undefined;
+  stop?: string[] | undefined;
+}
+
+export interface ChatTarget {
+  provider: string;
+  spec: ProviderSpec;
+  baseUrl: string;
+  apiKey: string | null;
+}
+
+export type ChatEvent =
+  | { type: 'delta'; text: string }
+  | { type: 'done'; finishReason: string | null; promptTokens: number | null; completionTokens: number | null };
+
+/** A provider's refusal or failure, with the provider's status (null when it could not be reached). */
+export class ProviderError extends Error {
+  override readonly name = 'ProviderError';
+  constructor(
+    message: string,
+    readonly status: number | null,
+  ) {
+    super(message);
+  }
+}
+
+/** Anthropic requires max_tokens; this is the playground's default when none is given. */
+const ANTHROPIC_DEFAULT_MAX_TOKENS = 1024;
+
+/** Streams one chat completion from the target; SDK errors become ProviderError (never carrying the key). */
+export async function* streamChat(
+  target: ChatTarget,
+  model: string,
+  messages: ChatMessage[],
+  parameters: InvocationParameters,
+  signal: AbortSignal,
+): AsyncGenerator<ChatEvent> {
+  try {
+    if (target.spec.kind === 'anthropic') yield* streamAnthropic(target, model, messages, parameters, signal);
+    else yield* streamOpenAi(target, model, messages, parameters, signal);
+  } catch (error) {
+    throw providerError(target, error);
+  }
+}
+
+async function* streamOpenAi(
+  target: ChatTarget,
+  model: string,
+  messages: ChatMessage[],
+  parameters: InvocationParameters,
+  signal: AbortSignal,
+): AsyncGenerator<ChatEvent> {
+  const client = new OpenAI({
+    baseURL: target.baseUrl,
+    // Keyless servers (Ollama, vLLM) ignore the header; the SDK insists on a value.
+    apiKey: target.apiKey ?? 'none',
+    // Azure's v1 API takes its key in api-key.
+    ...(target.provider === 'azure_openai' && target.apiKey ? { defaultHeaders: { 'api-key': target.apiKey } } : {}),
+    maxRetries: 0,
+  });
+  const stream = await client.chat.completions.create(
+    {
+      model,
+      messages,
+      stream: true,
+      stream_options: { include_usage: true },
+      ...(parameters.temperature !== undefined ? { temperature: parameters.temperature } : {}),
+      ...(parameters.top_p !== undefined ? { top_p: parameters.top_p } : {}),
+      ...(parameters.max_tokens !== undefined ? { max_tokens: parameters.max_tokens } : {}),
+      ...(parameters.stop !== undefined ? { stop: parameters.stop } : {}),
+    },
+    { signal },
+  );
+  let finishReason: string | null = null;
+  let promptTokens: number | null = null;
+  let completionTokens: number | null = null;
+  for await (const chunk of stream) {
+    const choice = chunk.choices[0];
+    const text = choice?.delta?.content;
+    if (text) yield { type: 'delta', text };
+    if (choice?.finish_reason) finishReason = choice.finish_reason;
+    if (chunk.usage) {
+      promptTokens = chunk.usage.prompt_tokens;
+      completionTokens = chunk.usage.completion_tokens;
+    }
+  }
+  yield { type: 'done', finishReason, promptTokens, completionTokens };
+}
+
+async function* streamAnthropic(
+  target: ChatTarget,
+  model: string,
+  messages: ChatMessage[],
+  parameters: InvocationParameters,
+  signal: AbortSignal,
+): AsyncGenerator<ChatEvent> {
+  const client = new Anthropic({ baseURL: target.baseUrl, apiKey: target.apiKey ?? 'none', maxRetries: 0 });
+  const system = messages
+    .filter((message) => message.role === 'system')
+    .map((message) => message.content)
+    .join('\n\n');
+  const stream = await client.messages.create(
+    {
+      model,
+      max_tokens: parameters.max_tokens ?? ANTHROPIC_DEFAULT_MAX_TOKENS,
+      messages: messages
+        .filter((message) => message.role !== 'system')
+        .map((message) => ({ role: message.role as 'user' | 'assistant', content: message.content })),
+      stream: true,
+      ...(system ? { system } : {}),
+      ...(parameters.temperature !== undefined ? { temperature: parameters.temperature } : {}),
+      ...(parameters.top_p !== undefined ? { top_p: parameters.top_p } : {}),
+      ...(parameters.stop !== undefined ? { stop_sequences: parameters.stop } : {}),
+    },
+    { signal },
+  );
+  let finishReason: string | null = null;
+  let promptTokens: number | null = null;
+  let completionTokens: number | null = null;
+  for await (const event of stream) {
+    if (event.type === 'message_start') promptTokens = event.message.usage.input_tokens;
+    else if (event.type === 'content_block_delta' && event.delta.type === 'text_delta') yield { type: 'delta', text: event.delta.text };
+    else if (event.type === 'message_delta') {
+      finishReason = event.delta.stop_reason ?? finishReason;
+      completionTokens = event.usage.output_tokens;
+    }
+  }
+  yield { type: 'done', finishReason, promptTokens, completionTokens };
+}
+
+/** The SDK's error as a ProviderError whose message names the provider and never holds the key. */
+function providerError(target: ChatTarget, error: unknown): ProviderError {
+  if (error instanceof ProviderError) return error;
+  const status = typeof (error as { status?: unknown }).status === 'number' ? (error as { status: number }).status : null;
+  let message = error instanceof Error ? error.message : String(error);
+  if (target.apiKey) message = message.split(target.apiKey).join('[key]');
+  // The SDKs start their messages with the status, which the sentence below already gives.
+  if (status !== null && message.startsWith(`${status} `)) message = message.slice(String(status).length + 1);
+  return new ProviderError(
+    status === null ? `${target.provider} could not be reached: ${message}` : `${target.provider} answered ${status}: ${message}`,
+    status,
+  );
+}

@@ -1,0 +1,324 @@
+/**
+ * The playground API (docs/playground.md) driven by the real `openai` SDK: Sightline's
+ * OpenAI-compatible /v1/chat/completions, streaming and not, against stand-ins of the OpenAI
+ * and Anthropic APIs that speak their wire formats (server-sent events included); each run
+ * traced as an LLM span in the playground project; provider keys stored encrypted by admins,
+ * absent from the database in clear, from every answer and from every log line; provider
+ * refusals and failures as clear 4xx / 503 answers.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import { after, before, describe, it } from 'node:test';
+import OpenAI from 'openai';
+import pg from 'pg';
+import { pino } from 'pino';
+import { loadConfig } from '../../src/config.js';
+import { startServer, type RunningServer } from '../../src/server.js';
+import { AUTH_ENV, bearerClient, createActiveUser, expectStatus, sessionOf, setupDefaultAdmin, type ApiClient } from '../helpers/auth.js';
+import { createTestDatabase, DIALECTS, type TestDatabase } from '../helpers/databases.js';
+
+const OPENAI_KEY = 'sk-test-openai-0123456789abcdef';
+const ANTHROPIC_KEY = 'sk-ant-test-fedcba9876543210';
+
+interface Recorded {
+  path: string;
+  headers: http.IncomingHttpHeaders;
+  body: any;
+}
+
+/** A stand-in of the OpenAI and Anthropic APIs on loopback, recording what it was sent. */
+async function startProviders(): Promise<{ url: string; requests: Recorded[]; close(): Promise<void> }> {
+  const requests: Recorded[] = [];
+  const sse = (response: http.ServerResponse, events: string[]) => {
+    response.writeHead(200, { 'content-type': 'text/event-stream' });
+    for (const event of events) response.write(event);
+    response.end();
+  };
+  const server = http.createServer((request, response) => {
+    let text = '';
+    request.on('data', (chunk) => (text += chunk));
+    request.on('end', () => {
+      const body = text ? JSON.parse(text) : null;
+      requests.push({ path: request.url ?? '', headers: request.headers, body });
+      const json = (status: number, value: unknown) => {
+        response.writeHead(status, { 'content-type': 'application/json' });
+        response.end(JSON.stringify(value));
+      };
+      if (request.url === '/openai/chat/completions') {
+        if (request.headers.authorization !== `Bearer ${OPENAI_KEY}`) {
+          return json(401, {
+            error: {
+              message: `Incorrect API key provided: ${String(request.headers.authorization).slice(7)}`,
+              type: 'invalid_request_error',
+            },
+          });
+        }
+        if (body.model === 'missing-model') {
+          return json(404, { error: { message: 'The model `missing-model` does not exist', type: 'invalid_request_error' } });
+        }
+        if (body.model === 'broken-model') return json(500, { error: { message: 'The server had an error', type: 'server_error' } });
+        const base = { id: 'chatcmpl-standin', object: 'chat.completion.chunk', created: 1, model: body.model };
+        if (!body.stream) {
+          return json(200, {
+            id: 'chatcmpl-standin',
+            object: 'chat.completion',
+            created: 1,
+            model: body.model,
+            choices: [{ index: 0, message: { role: 'assistant', content: 'Hello' }, finish_reason: 'stop' }],
+            usage: { prompt_tokens: 9, completion_tokens: 2, total_tokens: 11 },
+          });
+        }
+        return sse(response, [
+          `data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] })}\n\n`,
+          `data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta: { content: 'Hel' }, finish_reason: null }] })}\n\n`,
+          `data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta: { content: 'lo' }, finish_reason: null }] })}\n\n`,
+          `data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\n`,
+          `data: ${JSON.stringify({ ...base, choices: [], usage: { prompt_tokens: 9, completion_tokens: 2, total_tokens: 11 } })}\n\n`,
+          'data: [DONE]\n\n',
+        ]);
+      }
+      if (request.url === '/anthropic/v1/messages') {
+        // Anthropic takes the key as x-api-key or, from newer SDKs, as a bearer token.
+        if (request.headers['x-api-key'] !== ANTHROPIC_KEY && request.headers.authorization !== `Bearer ${ANTHROPIC_KEY}`) {
+          return json(401, { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } });
+        }
+        const event = (name: string, data: unknown) => `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
+        return sse(response, [
+          event('message_start', {
+            type: 'message_start',
+            message: {
+              id: 'msg_standin',
+              type: 'message',
+              role: 'assistant',
+              model: body.model,
+              content: [],
+              stop_reason: null,
+              stop_sequence: null,
+              usage: { input_tokens: 12, output_tokens: 1 },
+            },
+          }),
+          event('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }),
+          event('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Bonjour' } }),
+          event('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: ' !' } }),
+          event('content_block_stop', { type: 'content_block_stop', index: 0 }),
+          event('message_delta', {
+            type: 'message_delta',
+            delta: { stop_reason: 'end_turn', stop_sequence: null },
+            usage: { output_tokens: 4 },
+          }),
+          event('message_stop', { type: 'message_stop' }),
+        ]);
+      }
+      json(404, { error: { message: `no route ${request.url}` } });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return { url: `http://127.0.0.1:${port}`, requests, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+for (const dialect of DIALECTS) {
+  describe(`playground [${dialect}]`, () => {
+    let database: TestDatabase;
+    let server: RunningServer;
+    let providers: Awaited<ReturnType<typeof startProviders>>;
+    let admin: ApiClient;
+    let member: ApiClient;
+    let memberKey: string;
+    const logLines: string[] = [];
+
+    before(async () => {
+      providers = await startProviders();
+      database = await createTestDatabase(dialect);
+      const config = loadConfig({
+        ...AUTH_ENV,
+        SERVICE_WORKING_DIR: database.workingDir,
+        SERVICE_PORT: '0',
+        SERVICE_GRPC_PORT: '0',
+        ...(database.url ? { SERVICE_SQL_DATABASE_URL: database.url } : {}),
+      });
+      // Every log line at the most verbose level, to show no key is ever written.
+      const sink = new Writable({
+        write(chunk, _encoding, done) {
+          logLines.push(String(chunk));
+          done();
+        },
+      });
+      server = await startServer(config, pino({ level: 'trace' }, sink));
+      const adminUser = await setupDefaultAdmin(server.url);
+      admin = sessionOf(server.url, adminUser);
+      memberKey = (await createActiveUser(server.url, admin, 'member')).key;
+      member = bearerClient(server.url, memberKey);
+    });
+    after(async () => {
+      await server?.close();
+      await database?.drop();
+      await providers?.close();
+    });
+
+    const sdk = () => new OpenAI({ baseURL: `${server.url}/v1`, apiKey: memberKey, maxRetries: 0 });
+
+    it('lets admins store provider keys, encrypted; no answer returns them', async () => {
+      const body = {
+        secrets: [
+          { key: 'OPENAI_API_KEY', value: OPENAI_KEY },
+          { key: 'OPENAI_BASE_URL', value: `${providers.url}/openai` },
+          { key: 'ANTHROPIC_API_KEY', value: ANTHROPIC_KEY },
+          { key: 'ANTHROPIC_BASE_URL', value: `${providers.url}/anthropic` },
+        ],
+      };
+      expectStatus(await member.request('PUT', '/v1/secrets', { body }), 403);
+      const stored = expectStatus(await admin.request('PUT', '/v1/secrets', { body }), 200);
+      assert.deepEqual(stored.body.data.upserted_keys.sort(), [
+        'ANTHROPIC_API_KEY',
+        'ANTHROPIC_BASE_URL',
+        'OPENAI_API_KEY',
+        'OPENAI_BASE_URL',
+      ]);
+      const listed = expectStatus(await admin.get('/v1/secrets'), 200);
+      const openai = listed.body.data.find((status: { key: string }) => status.key === 'OPENAI_API_KEY');
+      assert.deepEqual([openai.stored, openai.from_environment], [true, false]);
+      const everything = JSON.stringify([stored.body, listed.body, (await admin.get('/openapi.json')).body]);
+      assert.ok(!everything.includes(OPENAI_KEY) && !everything.includes(ANTHROPIC_KEY), 'no answer holds a key');
+
+      // At rest: only ciphertext, in the database file (and its WAL) or the PostgreSQL table.
+      let atRest: string;
+      if (database.url) {
+        const client = new pg.Client({ connectionString: database.url });
+        await client.connect();
+        atRest = JSON.stringify((await client.query('SELECT * FROM secrets')).rows);
+        await client.end();
+      } else {
+        atRest = fs
+          .readdirSync(database.workingDir)
+          .filter((name) => name.startsWith('sightline.db'))
+          .map((name) => fs.readFileSync(path.join(database.workingDir, name)).toString('latin1'))
+          .join('');
+      }
+      assert.ok(atRest.length > 0);
+      assert.ok(!atRest.includes(OPENAI_KEY) && !atRest.includes(ANTHROPIC_KEY), 'no key in clear at rest');
+      assert.ok(!atRest.includes(Buffer.from(OPENAI_KEY).toString('base64')), 'nor merely encoded');
+
+      const unknown = expectStatus(await admin.request('PUT', '/v1/secrets', { body: { secrets: [{ key: 'PATH', value: 'x' }] } }), 422);
+      assert.match(unknown.body.detail, /unknown secret "PATH"/);
+    });
+
+    it('completes through OpenAI without streaming; the run is traced in the playground project', async () => {
+      const { data, response } = await sdk()
+        .chat.completions.create({ model: 'openai:gpt-test', messages: [{ role: 'user', content: 'Say hello' }], temperature: 0.2 })
+        .withResponse();
+      assert.equal(data.choices[0]!.message.content, 'Hello');
+      assert.deepEqual(data.usage, { prompt_tokens: 9, completion_tokens: 2, total_tokens: 11 });
+      const sent = providers.requests.at(-1)!;
+      assert.equal(sent.headers.authorization, `Bearer ${OPENAI_KEY}`, 'the stored key, decrypted, reaches the provider');
+      assert.deepEqual(
+        [sent.body.model, sent.body.temperature, sent.body.messages],
+        ['gpt-test', 0.2, [{ role: 'user', content: 'Say hello' }]],
+      );
+
+      const traceId = response.headers.get('x-sightline-trace-id')!;
+      assert.match(traceId, /^[0-9a-f]{32}$/);
+      const trace = expectStatus(await member.get(`/v1/projects/playground/traces/${traceId}`), 200).body.data;
+      const span = trace.spans[0];
+      assert.equal(span.span_kind, 'LLM');
+      assert.deepEqual(
+        [span.attributes['llm.model_name'], span.attributes['llm.provider'], span.attributes['output.value'], span.token_count_total],
+        ['gpt-test', 'openai', 'Hello', 11],
+      );
+      assert.equal(span.attributes['llm.input_messages.0.message.content'], 'Say hello');
+    });
+
+    it('streams from OpenAI and from Anthropic through the OpenAI SDK', async () => {
+      const collect = async (model: string) => {
+        const stream = await sdk().chat.completions.create({
+          model,
+          messages: [
+            { role: 'system', content: 'Be brief.' },
+            { role: 'user', content: 'Greet me' },
+          ],
+          stream: true,
+        });
+        const parts: string[] = [];
+        let usage: unknown = null;
+        for await (const chunk of stream) {
+          const text = chunk.choices[0]?.delta?.content;
+          if (text) parts.push(text);
+          if (chunk.usage) usage = chunk.usage;
+        }
+        return { parts, usage };
+      };
+      const openai = await collect('openai:gpt-test');
+      assert.deepEqual(openai.parts, ['Hel', 'lo'], 'tokens arrive as the provider streams them');
+      assert.deepEqual(openai.usage, { prompt_tokens: 9, completion_tokens: 2, total_tokens: 11 });
+
+      const anthropic = await collect('anthropic:claude-test');
+      assert.deepEqual(anthropic.parts, ['Bonjour', ' !']);
+      assert.deepEqual(anthropic.usage, { prompt_tokens: 12, completion_tokens: 4, total_tokens: 16 });
+      const sent = providers.requests.at(-1)!;
+      assert.ok(
+        [sent.headers['x-api-key'], sent.headers.authorization].some(
+          (value) => value === ANTHROPIC_KEY || value === `Bearer ${ANTHROPIC_KEY}`,
+        ),
+      );
+      assert.deepEqual(
+        [sent.body.system, sent.body.messages, sent.body.max_tokens],
+        ['Be brief.', [{ role: 'user', content: 'Greet me' }], 1024],
+      );
+
+      const spans = expectStatus(await member.get('/v1/projects/playground/spans?limit=100'), 200).body.data as any[];
+      const claude = spans.find((span) => span.attributes['llm.model_name'] === 'claude-test');
+      assert.deepEqual(
+        [claude?.attributes['output.value'], claude?.token_count_prompt, claude?.token_count_completion],
+        ['Bonjour !', 12, 4],
+      );
+    });
+
+    it('answers bad requests and provider failures clearly, never with a key or a 500', async () => {
+      const failure = async (model: string) => {
+        try {
+          await sdk().chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }] });
+        } catch (error) {
+          return error as { status: number; message: string };
+        }
+        assert.fail(`${model} should fail`);
+      };
+      const unknown = await failure('mystery:model');
+      assert.equal(unknown.status, 422);
+      assert.match(unknown.message, /model must be "provider:model" with a provider among openai/);
+      const noKey = await failure('groq:llama');
+      assert.deepEqual([noKey.status, /no API key for groq: set GROQ_API_KEY/.test(noKey.message)], [422, true]);
+      const missing = await failure('openai:missing-model');
+      assert.equal(missing.status, 422);
+      assert.match(missing.message, /openai answered 404: .*missing-model/);
+      const broken = await failure('openai:broken-model');
+      assert.equal(broken.status, 503);
+
+      // A wrong stored key: the provider's refusal is shown, and the key is not echoed back.
+      expectStatus(
+        await admin.request('PUT', '/v1/secrets', { body: { secrets: [{ key: 'OPENAI_API_KEY', value: 'sk-wrong-key-42' }] } }),
+        200,
+      );
+      const refused = await failure('openai:gpt-test');
+      assert.equal(refused.status, 422);
+      assert.match(refused.message, /openai answered 401: Incorrect API key provided: \[key\]/);
+      assert.ok(!refused.message.includes('sk-wrong-key-42'));
+      expectStatus(
+        await admin.request('PUT', '/v1/secrets', { body: { secrets: [{ key: 'OPENAI_BASE_URL', value: 'http://127.0.0.1:9/v1' }] } }),
+        200,
+      );
+      const unreachable = await failure('openai:gpt-test');
+      assert.equal(unreachable.status, 503);
+      assert.match(unreachable.message, /openai could not be reached/);
+
+      const empty = expectStatus(await member.post('/v1/chat/completions', { model: 'openai:gpt-test', messages: [] }), 422);
+      assert.match(empty.body.detail, /messages/);
+
+      const logs = logLines.join('');
+      assert.ok(logs.length > 0, 'the server logged at trace level');
+      for (const secret of [OPENAI_KEY, ANTHROPIC_KEY, 'sk-wrong-key-42']) assert.ok(!logs.includes(secret), 'no key in any log line');
+    });
+  });
+}
