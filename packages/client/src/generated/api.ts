@@ -8055,6 +8055,12 @@ export interface operations {
                     max_tokens?: number;
                     max_completion_tokens?: number;
                     stop?: string | string[];
+                    /** @description Passed to OpenAI-compatible providers. */
+                    response_format?: {
+                        type: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
                 } & {
                     [key: string]: unknown;
                 };

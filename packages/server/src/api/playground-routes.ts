@@ -37,6 +37,9 @@ const ChatCompletionBody = Type.Object(
     max_tokens: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
     max_completion_tokens: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
     stop: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String(), { maxItems: 4 })])),
+    response_format: Type.Optional(
+      Type.Object({ type: Type.String() }, { additionalProperties: true, description: 'Passed to OpenAI-compatible providers.' }),
+    ),
   },
   { additionalProperties: true },
 );
@@ -130,6 +133,7 @@ export async function playgroundRoutes(
             top_p: body.top_p,
             max_tokens: body.max_tokens ?? body.max_completion_tokens,
             stop: body.stop === undefined ? undefined : ([] as string[]).concat(body.stop),
+            response_format: body.response_format,
           },
         },
         abort.signal,

@@ -55,6 +55,8 @@ export interface InvocationParameters {
   top_p?: number | undefined;
   max_tokens?: number | undefined;
   stop?: string[] | undefined;
+  /** OpenAI's response_format (JSON mode, JSON schema), passed through to OpenAI-compatible providers. */
+  response_format?: Record<string, unknown> | undefined;
 }
 
 export interface ChatTarget {
@@ -123,6 +125,9 @@ async function* streamOpenAi(
       ...(parameters.top_p !== undefined ? { top_p: parameters.top_p } : {}),
       ...(parameters.max_tokens !== undefined ? { max_tokens: parameters.max_tokens } : {}),
       ...(parameters.stop !== undefined ? { stop: parameters.stop } : {}),
+      ...(parameters.response_format !== undefined
+        ? { response_format: parameters.response_format as unknown as OpenAI.ChatCompletionCreateParams['response_format'] }
+        : {}),
     },
     { signal },
   );

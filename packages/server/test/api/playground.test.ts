@@ -208,7 +208,12 @@ for (const dialect of DIALECTS) {
 
     it('completes through OpenAI without streaming; the run is traced in the playground project', async () => {
       const { data, response } = await sdk()
-        .chat.completions.create({ model: 'openai:gpt-test', messages: [{ role: 'user', content: 'Say hello' }], temperature: 0.2 })
+        .chat.completions.create({
+          model: 'openai:gpt-test',
+          messages: [{ role: 'user', content: 'Say hello' }],
+          temperature: 0.2,
+          response_format: { type: 'json_object' },
+        })
         .withResponse();
       assert.equal(data.choices[0]!.message.content, 'Hello');
       assert.deepEqual(data.usage, { prompt_tokens: 9, completion_tokens: 2, total_tokens: 11 });
@@ -218,6 +223,7 @@ for (const dialect of DIALECTS) {
         [sent.body.model, sent.body.temperature, sent.body.messages],
         ['gpt-test', 0.2, [{ role: 'user', content: 'Say hello' }]],
       );
+      assert.deepEqual(sent.body.response_format, { type: 'json_object' }, 'response_format is passed through');
 
       const traceId = response.headers.get('x-sightline-trace-id')!;
       assert.match(traceId, /^[0-9a-f]{32}$/);
