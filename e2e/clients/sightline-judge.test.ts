@@ -10,6 +10,8 @@ import http from 'node:http';
 import { after, before, it } from 'node:test';
 import { createClient as createPhoenixClient } from '@arizeai/phoenix-client';
 import { runExperiment as runPhoenixExperiment } from '@arizeai/phoenix-client/experiments';
+import { createClassificationEvaluator as createPhoenixClassifier } from '@arizeai/phoenix-evals';
+import { createOpenAI } from '@ai-sdk/openai';
 import { createClassificationEvaluator, createClient, runExperiment } from '../../packages/client/src/index.js';
 import { AUTH_ENV, createActiveUser, expectStatus, sessionOf, setupDefaultAdmin, unique } from '../../packages/server/test/helpers/auth.js';
 import { describeEachDialect } from '../../packages/server/test/helpers/server.js';
@@ -173,6 +175,53 @@ describeEachDialect(
         ['Lyon', 'LLM', 'incorrect', 0, null],
         ['Paris', 'LLM', 'correct', 1, null],
       ]);
+    });
+
+    it("runs a phoenix-evals classifier on an OpenAI-compatible model (Sightline's route) in both runners", async () => {
+      const client = createClient({ baseUrl: server().url, apiKey: key });
+      // @ai-sdk/openai's chat model speaks chat completions: pointed at Sightline, the model is provider:model.
+      const model = createOpenAI({ baseURL: `${server().url}/v1`, apiKey: key }).chat('openai:gpt-judge');
+      const classifier = createPhoenixClassifier({
+        name: 'capital',
+        model,
+        promptTemplate: 'Question: {{input.question}}\nAnswer: {{output.answer}}\nIs the answer correct?',
+        choices: { correct: 1, incorrect: 0 },
+      });
+      const ours = await runExperiment({
+        client,
+        dataset: { datasetId: await dataset(client) },
+        task: (example) => ({ answer: String(example.input.question).includes('Italy') ? 'Rome' : 'Paris' }),
+        evaluators: [classifier],
+        output: false,
+        tracing: false,
+      });
+      assert.deepEqual((await evaluationsOf(client, ours.experiment.id)).sort(), [
+        ['Paris', 'LLM', 'correct', 1, null],
+        ['Paris', 'LLM', 'correct', 1, null],
+        ['Rome', 'LLM', 'incorrect', 0, null],
+      ]);
+
+      const phoenix = createPhoenixClient({ options: { baseUrl: server().url, headers: { Authorization: `Bearer ${key}` } } });
+      const theirs = await runPhoenixExperiment({
+        client: phoenix,
+        dataset: { datasetId: await dataset(client) },
+        logger: silent,
+        task: async () => ({ answer: 'Paris' }),
+        evaluators: [classifier],
+      });
+      let evaluations: unknown[][] = [];
+      for (let attempt = 0; attempt < 50 && evaluations.length < 3; attempt++) {
+        evaluations = await evaluationsOf(client, theirs.id);
+        if (evaluations.length < 3) await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      assert.deepEqual(
+        evaluations.map((row) => row.slice(2, 4)),
+        [
+          ['correct', 1],
+          ['correct', 1],
+          ['correct', 1],
+        ],
+      );
     });
   },
   AUTH_ENV,

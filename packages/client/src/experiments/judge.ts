@@ -73,8 +73,14 @@ export function parseJudgement(content: string, labels: readonly string[]): { la
   );
 }
 
+/** An evaluator with phoenix-client's exact shape (a kind, a structured result), so it fits both runners. */
+export interface JudgeEvaluator extends Evaluator {
+  kind: 'LLM';
+  evaluate: (params: EvaluatorParams) => Promise<EvaluationResult>;
+}
+
 /** A classification evaluator (kind LLM) usable in runExperiment and phoenix-client's runner alike. */
-export function createClassificationEvaluator(options: ClassificationEvaluatorOptions): Evaluator {
+export function createClassificationEvaluator(options: ClassificationEvaluatorOptions): JudgeEvaluator {
   const labels = Object.keys(options.choices);
   if (labels.length < 2) throw new RangeError('choices must name at least two labels');
   const settings = options.client

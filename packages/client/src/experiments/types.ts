@@ -30,8 +30,9 @@ export interface TaskContext {
 
 export type ExperimentTask = (example: RunnerExample, context: TaskContext) => TaskOutput | Promise<TaskOutput>;
 
-/** What an evaluator receives (phoenix-client's EvaluatorParams). */
+/** What an evaluator receives (phoenix-client's EvaluatorParams); open, so phoenix-evals' record-typed evaluators fit. */
 export interface EvaluatorParams {
+  [field: string]: unknown;
   input: Record<string, unknown>;
   output: TaskOutput;
   expected?: Record<string, unknown> | null;
