@@ -1,21 +1,8 @@
-/**
- * Dataset upload benchmark: a CSV of N rows (default 100,000) uploaded to the real server as a
- * multipart file, against the floor of the same bytes parsed with csv-parse in this process
- * (no HTTP, no database), measured in the same run. Prints the upload time, the server's peak
- * RSS (VmHWM), and the ratio floor / upload.
- *
- *   npm run bench:datasets -- [--rows 100000] [--field-bytes 0]
- *
- * Targets (issue "Evaluation, part 1"): 100,000 rows in under 10 s on SQLite, peak RSS under
- * 300 MB. Figures in docs/performance.md.
- */
-import fs from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import { Readable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { parse } from 'csv-parse';
-import { freePort, startServerProcess } from '../ingest/server-process.js';
+import { startSqliteServer } from '../ingest/server-process.js';
 import { buildServer, log, machine, ROOT, round } from '../shared.js';
 
 const { values } = parseArgs({
@@ -52,21 +39,7 @@ async function floorSeconds(csv: string): Promise<number> {
 if (!values['skip-build']) buildServer();
 const csv = csvOf(rows);
 log(`CSV of ${rows} rows, ${round(Buffer.byteLength(csv) / 1024 / 1024)} MiB`);
-const workingDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sightline-bench-datasets-'));
-const port = await freePort();
-const server = await startServerProcess({
-  root: ROOT,
-  env: {
-    SERVICE_WORKING_DIR: workingDir,
-    SERVICE_PORT: String(port),
-    SERVICE_GRPC_PORT: String(await freePort()),
-    SERVICE_LOG_LEVEL: 'warn',
-  },
-  port,
-  logFile: path.join(workingDir, 'server.log'),
-  cpuProfileDir: null,
-  startTimeoutMs: 30_000,
-});
+const { server, stop } = await startSqliteServer(ROOT, 'datasets');
 try {
   const idle = server.sample();
   const form = new FormData();
@@ -101,6 +74,5 @@ try {
     ].join('\n'),
   );
 } finally {
-  await server.stop(10_000);
-  fs.rmSync(workingDir, { recursive: true, force: true });
+  await stop();
 }

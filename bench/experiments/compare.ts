@@ -1,23 +1,6 @@
-/**
- * Comparison benchmark: a dataset of N examples (default 20,000) with three experiments, each
- * with a run and an evaluation per example, all written through the real server's API; then
- * the comparison page's reads are timed against the floor of GET /healthz measured in the same
- * run (ratio = p50 / floor p50, as bench/query reports):
- *
- * - the first page of the comparison of the three experiments (50 examples, what the page loads);
- * - a page half way through (cursor), so paging deep costs the same;
- * - the dataset's experiments list with its per-evaluator summaries (aggregates over every run).
- *
- *   npm run bench:compare -- [--examples 20000] [--experiments 3] [--requests 100]
- *
- * Target (issue "Evaluation, part 1"): the first page of 3 experiments over 20,000 examples
- * under 300 ms. Figures in docs/performance.md.
- */
-import fs from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { freePort, startServerProcess } from '../ingest/server-process.js';
+import { startSqliteServer } from '../ingest/server-process.js';
 import { buildServer, log, machine, percentile, ROOT, round } from '../shared.js';
 
 const { values } = parseArgs({
@@ -36,21 +19,7 @@ const TARGET_MS = 300;
 const LOAD_CONCURRENCY = 32;
 
 if (!values['skip-build']) buildServer();
-const workingDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sightline-bench-compare-'));
-const port = await freePort();
-const server = await startServerProcess({
-  root: ROOT,
-  env: {
-    SERVICE_WORKING_DIR: workingDir,
-    SERVICE_PORT: String(port),
-    SERVICE_GRPC_PORT: String(await freePort()),
-    SERVICE_LOG_LEVEL: 'warn',
-  },
-  port,
-  logFile: path.join(workingDir, 'server.log'),
-  cpuProfileDir: null,
-  startTimeoutMs: 30_000,
-});
+const { server, stop } = await startSqliteServer(ROOT, 'compare');
 
 async function json<T>(method: string, route: string, body?: unknown): Promise<T> {
   const response = await fetch(`${server.url}${route}`, {
@@ -156,6 +125,5 @@ try {
   );
   console.log(lines.join('\n'));
 } finally {
-  await server.stop(10_000);
-  fs.rmSync(workingDir, { recursive: true, force: true });
+  await stop();
 }

@@ -1,22 +1,8 @@
-/**
- * Experiment runner benchmark: Sightline's runExperiment (@sightline/client) against a real
- * server with auth on, over a dataset of N examples (default 2,000), a no-op task, one CODE
- * evaluator, concurrency 20. The floor, measured in the same run, is the same HTTP calls (POST
- * run + POST evaluation per example) made with plain fetch at the same concurrency, no runner.
- * Prints ms per run for both, the runner's overhead per run and the ratio floor / runner.
- *
- *   npm run bench:experiments -- [--examples 2000] [--concurrency 20] [--skip-build]
- *
- * Target (issue "Our runner in @sightline/client"): overhead under 5 ms per run. Figures in
- * docs/performance.md.
- */
-import fs from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { runExperiment } from '../../packages/client/src/index.js';
 import { runPool } from '../../packages/client/src/experiments/pool.js';
-import { freePort, startServerProcess } from '../ingest/server-process.js';
+import { startSqliteServer } from '../ingest/server-process.js';
 import { buildServer, log, machine, ROOT, round } from '../shared.js';
 
 const { values } = parseArgs({
@@ -68,23 +54,10 @@ interface Example {
 }
 
 if (!values['skip-build']) buildServer();
-const workingDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sightline-bench-experiments-'));
-const port = await freePort();
-const server = await startServerProcess({
-  root: ROOT,
-  env: {
-    SERVICE_WORKING_DIR: workingDir,
-    SERVICE_PORT: String(port),
-    SERVICE_GRPC_PORT: String(await freePort()),
-    SERVICE_LOG_LEVEL: 'warn',
-    SERVICE_ENABLE_AUTH: 'true',
-    SERVICE_SECRET: SECRET,
-    SERVICE_DISABLE_RATE_LIMIT: 'true',
-  },
-  port,
-  logFile: path.join(workingDir, 'server.log'),
-  cpuProfileDir: null,
-  startTimeoutMs: 30_000,
+const { server, stop } = await startSqliteServer(ROOT, 'experiments', {
+  SERVICE_ENABLE_AUTH: 'true',
+  SERVICE_SECRET: SECRET,
+  SERVICE_DISABLE_RATE_LIMIT: 'true',
 });
 try {
   const key = await systemKey(server.url);
@@ -183,6 +156,5 @@ try {
     ].join('\n'),
   );
 } finally {
-  await server.stop(10_000);
-  fs.rmSync(workingDir, { recursive: true, force: true });
+  await stop();
 }

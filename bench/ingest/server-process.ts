@@ -6,6 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 
 /** A free TCP port on 127.0.0.1 (asked of the kernel, then released). */
@@ -205,4 +206,35 @@ function healthy(url: string): Promise<boolean> {
     request.on('timeout', () => request.destroy(new Error('timeout')));
     request.on('error', () => resolve(false));
   });
+}
+
+/** A server on a fresh SQLite working directory and free ports, for benchmarks that need nothing else. */
+export async function startSqliteServer(
+  root: string,
+  name: string,
+  env: Record<string, string> = {},
+): Promise<{ server: ServerProcess; stop(): Promise<void> }> {
+  const workingDir = fs.mkdtempSync(path.join(os.tmpdir(), `sightline-bench-${name}-`));
+  const port = await freePort();
+  const server = await startServerProcess({
+    root,
+    env: {
+      SERVICE_WORKING_DIR: workingDir,
+      SERVICE_PORT: String(port),
+      SERVICE_GRPC_PORT: String(await freePort()),
+      SERVICE_LOG_LEVEL: 'warn',
+      ...env,
+    },
+    port,
+    logFile: path.join(workingDir, 'server.log'),
+    cpuProfileDir: null,
+    startTimeoutMs: 30_000,
+  });
+  return {
+    server,
+    async stop() {
+      await server.stop(10_000);
+      fs.rmSync(workingDir, { recursive: true, force: true });
+    },
+  };
 }
