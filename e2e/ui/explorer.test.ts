@@ -137,6 +137,9 @@ for (const rootPath of ROOT_PATHS) {
       // Each click sorts from the state the previous one rendered: wait for it (a loaded machine renders late).
       await page.getByRole('button', { name: 'Sort by Start time' }).click();
       await page.waitForURL((url) => url.searchParams.get('sort') === 'start_time' && url.searchParams.get('order') === 'desc');
+      // The URL changes before the header re-renders: the next click must see the new sort, or it repeats it.
+      const startHeader = grid.getByRole('columnheader', { name: /Start time/ });
+      await eventually(async () => assert.equal(await startHeader.getAttribute('aria-sort'), 'descending'));
       await page.getByRole('button', { name: 'Sort by Start time' }).click();
       await page.waitForURL((url) => url.searchParams.get('order') === 'asc');
       assert.equal(new URL(page.url()).searchParams.get('order'), 'asc');
@@ -198,7 +201,8 @@ for (const rootPath of ROOT_PATHS) {
       const grid = page.getByRole('grid', { name: 'Spans' });
       await grid.getByTestId('table-row').first().waitFor();
 
-      const kinds = async () => [...new Set(await grid.locator('[role=gridcell]:nth-child(2)').allInnerTexts())];
+      // The kind is the third cell, after the selection box and the status.
+      const kinds = async () => [...new Set(await grid.locator('[role=gridcell]:nth-child(3)').allInnerTexts())];
       await page.getByRole('combobox', { name: /^Span kind/ }).click();
       await page.getByRole('option', { name: 'LLM', exact: true }).click();
       await page.keyboard.press('Escape');
