@@ -116,6 +116,14 @@ export interface AnnotationFilters {
 
 export const NO_ANNOTATION_FILTERS: AnnotationFilters = { annotation: [], annotation_score: [] };
 
+/** The filters as query parameters; an empty list is left out, since it would be sent as one empty value. */
+function annotationQuery(filters: AnnotationFilters) {
+  return {
+    annotation: filters.annotation.length > 0 ? filters.annotation : undefined,
+    annotation_score: filters.annotation_score.length > 0 ? filters.annotation_score : undefined,
+  };
+}
+
 export function useTraces(
   projectId: string,
   range: RangeOption,
@@ -136,8 +144,7 @@ export function useTraces(
               cursor: pageParam ?? undefined,
               sort,
               order,
-              annotation: annotations.annotation,
-              annotation_score: annotations.annotation_score,
+              ...annotationQuery(annotations),
               ...resolveRange(range),
             },
           },
@@ -181,8 +188,7 @@ export function useSpans(
               span_kind: filters.span_kind as SpanKind[],
               status_code: filters.status_code as Span['status_code'][],
               attribute: filters.attribute,
-              annotation: filters.annotation,
-              annotation_score: filters.annotation_score,
+              ...annotationQuery(filters),
               parent_id: filters.rootsOnly ? 'null' : undefined,
               ...resolveRange(range),
             },

@@ -199,7 +199,7 @@ function AnnotationList({ annotations, loading }: { annotations: Annotation[] | 
         <Table.Tr>
           <Table.Th>Name</Table.Th>
           <Table.Th>Result</Table.Th>
-          <Table.Th>By</Table.Th>
+          <Table.Th w={120}>By</Table.Th>
         </Table.Tr>
       </Table.Thead>
       <Table.Tbody>
