@@ -98,12 +98,80 @@ try {
   await page.getByTestId('span-details').waitFor();
   await shot(page, 'trace-detail');
 
+  // Annotation configs, LLM judgements on the chat completions, and one by hand in the trace view.
+  await api.post(`${server.url}/v1/annotation_configs`, {
+    data: {
+      name: 'correctness',
+      type: 'CATEGORICAL',
+      description: 'Does the answer match the facts?',
+      optimization_direction: 'MAXIMIZE',
+      values: [
+        { label: 'correct', score: 1 },
+        { label: 'partially correct', score: 0.5 },
+        { label: 'incorrect', score: 0 },
+      ],
+    },
+  });
+  await api.post(`${server.url}/v1/annotation_configs`, {
+    data: { name: 'helpfulness', type: 'CONTINUOUS', optimization_direction: 'MAXIMIZE', lower_bound: 0, upper_bound: 1 },
+  });
+  await api.post(`${server.url}/v1/annotation_configs`, { data: { name: 'reviewer notes', type: 'FREEFORM' } });
+  const llmSpans = (
+    await (await api.get(`${server.url}/v1/projects/${encodeURIComponent(project.id)}/spans?span_kind=LLM&limit=120`)).json()
+  ).data as { context: { span_id: string } }[];
+  const verdicts = ['correct', 'correct', 'correct', 'partially correct', 'correct', 'incorrect', 'correct'];
+  await api.post(`${server.url}/v1/span_annotations`, {
+    data: {
+      data: llmSpans
+        .filter((span) => span.context.span_id !== llm.context.span_id)
+        .flatMap((span, index) => [
+          {
+            span_id: span.context.span_id,
+            name: 'correctness',
+            annotator_kind: 'LLM',
+            result: { label: verdicts[index % verdicts.length] },
+          },
+          { span_id: span.context.span_id, name: 'helpfulness', annotator_kind: 'CODE', result: { score: ((index * 37) % 100) / 100 } },
+        ]),
+    },
+  });
+  await page.goto(`${server.url}${tracePath}`);
+  const spanDetails = page.getByTestId('span-details');
+  await spanDetails.getByRole('tab', { name: 'Annotations' }).click();
+  const annotate = page.getByTestId('span-annotations');
+  await annotate.getByLabel('Annotation', { exact: true }).click();
+  await page.getByRole('option', { name: 'correctness' }).click();
+  await annotate
+    .getByRole('button', { name: /^correct/ })
+    .first()
+    .click();
+  await annotate.getByLabel('Explanation (optional)').fill('The tracking status matches the carrier data.');
+  await annotate.getByRole('button', { name: 'Save annotation' }).click();
+  await annotate.getByTestId('annotation-row').first().waitFor();
+  await shot(page, 'span-annotations');
+
+  await page.goto(`${server.url}/projects/${encodeURIComponent(project.id)}/annotations?range=24h`);
+  await page.getByTestId('annotation-config-row').first().waitFor();
+  await shot(page, 'annotation-configs');
+
+  // Sessions: the list, and the busiest one as a conversation.
+  await page.goto(`${server.url}/projects/${encodeURIComponent(project.id)}/sessions?range=24h`);
+  await page.getByRole('grid', { name: 'Sessions' }).getByTestId('table-row').first().waitFor();
+  await shot(page, 'sessions');
+  const sessions = (await (await api.get(`${server.url}/v1/projects/${encodeURIComponent(project.id)}/sessions?limit=100`)).json())
+    .data as { id: string; trace_count: number }[];
+  const busiest = sessions.reduce((best, each) => (each.trace_count > best.trace_count ? each : best));
+  await page.goto(`${server.url}/projects/${encodeURIComponent(project.id)}/sessions/${encodeURIComponent(busiest.id)}?range=24h`);
+  await page.getByTestId('turn-output').first().waitFor();
+  await shot(page, 'session');
+
   await page.goto(`${server.url}/projects/${encodeURIComponent(project.id)}/spans?range=24h&kind=LLM`);
   await page.getByRole('grid', { name: 'Spans' }).getByTestId('table-row').first().waitFor();
   await shot(page, 'spans');
 
   await page.goto(`${server.url}/projects/${encodeURIComponent(project.id)}/overview?range=24h`);
   await page.getByTestId('chart-models').locator('svg.recharts-surface').first().waitFor();
+  await page.getByTestId('annotation-summary').first().waitFor();
   await shot(page, 'overview', { fullPage: true });
 
   for (const [name, description, rows] of [

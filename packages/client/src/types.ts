@@ -28,6 +28,19 @@ export type TraceDetail = Schemas['TraceDetail'];
 export type SpanAnnotation = Schemas['SpanAnnotation'];
 export type SpanAnnotationData = Schemas['SpanAnnotationData'];
 export type AnnotationResult = Schemas['AnnotationResult'];
+export type TraceAnnotation = Schemas['TraceAnnotation'];
+export type SessionAnnotation = Schemas['SessionAnnotation'];
+export type AnnotationSummary = Schemas['AnnotationSummary'];
+export type CategoricalAnnotationConfig = Schemas['CategoricalAnnotationConfig'];
+export type ContinuousAnnotationConfig = Schemas['ContinuousAnnotationConfig'];
+export type FreeformAnnotationConfig = Schemas['FreeformAnnotationConfig'];
+export type AnnotationConfig = CategoricalAnnotationConfig | ContinuousAnnotationConfig | FreeformAnnotationConfig;
+export type AnnotationConfigData =
+  | Schemas['CategoricalAnnotationConfigData']
+  | Schemas['ContinuousAnnotationConfigData']
+  | Schemas['FreeformAnnotationConfigData'];
+export type Session = Schemas['SessionData'];
+export type SessionTrace = Schemas['SessionTraceData'];
 export type ErrorBody = Schemas['ErrorBody'];
 export type Dataset = Schemas['Dataset'];
 export type DatasetVersion = Schemas['DatasetVersion'];

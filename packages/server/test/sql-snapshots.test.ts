@@ -149,6 +149,74 @@ function scenario(r: Repositories): [string, () => Promise<unknown>][] {
     ['annotations.listTrace', () => r.annotations.listTrace(annotationQuery)],
     ['annotations.listSession', () => r.annotations.listSession(annotationQuery)],
     ['annotations.listDocuments', () => r.annotations.listDocuments(1)],
+    ['annotations.labelCounts', () => r.annotations.labelCounts(1, 1n, 2n)],
+    [
+      'traces.list (annotation filters)',
+      () =>
+        r.traces.list({
+          projectId: 1,
+          annotations: [
+            { name: 'n', label: 'l' },
+            { name: 's', score: { op: '>=', value: 0.5 } },
+          ],
+          sort: 'start_time',
+          order: 'desc',
+          limit: 10,
+        }),
+    ],
+    [
+      'spans.list (annotation filters)',
+      () =>
+        r.spans.list(
+          { projectId: 1, annotations: [{ name: 'n' }, { name: 'n', label: 'l' }, { name: 's', score: { op: '<', value: 1 } }] },
+          { limit: 10, order: 'desc' },
+        ),
+    ],
+    [
+      'annotationConfigs.insert',
+      () =>
+        r.annotationConfigs.insert(
+          {
+            name: 'c',
+            type: 'CATEGORICAL',
+            description: null,
+            optimizationDirection: 'MAXIMIZE',
+            values: [{ label: 'good', score: 1 }],
+            lowerBound: null,
+            upperBound: null,
+            threshold: null,
+          },
+          NOW,
+        ),
+    ],
+    ['annotationConfigs.findById', () => r.annotationConfigs.findById(1)],
+    ['annotationConfigs.findByName', () => r.annotationConfigs.findByName('c')],
+    ['annotationConfigs.findByNames', () => r.annotationConfigs.findByNames(['c', 'd'])],
+    ['annotationConfigs.existingIds', () => r.annotationConfigs.existingIds([1, 2])],
+    [
+      'annotationConfigs.update',
+      () =>
+        r.annotationConfigs.update(
+          1,
+          {
+            name: 'c',
+            type: 'CONTINUOUS',
+            description: 'd',
+            optimizationDirection: 'MAXIMIZE',
+            values: [],
+            lowerBound: 0,
+            upperBound: 1,
+            threshold: null,
+          },
+          LATER,
+        ),
+    ],
+    ['annotationConfigs.assign', () => r.annotationConfigs.assign(1, [1])],
+    ['annotationConfigs.assignedIds', () => r.annotationConfigs.assignedIds(1)],
+    ['annotationConfigs.list', () => r.annotationConfigs.list({ fromId: 5, limit: 10 })],
+    ['annotationConfigs.list (project)', () => r.annotationConfigs.list({ projectId: 1, limit: 10 })],
+    ['annotationConfigs.unassign', () => r.annotationConfigs.unassign(1, [1])],
+    ['annotationConfigs.delete', () => r.annotationConfigs.delete(1)],
     ['projectSessions.findBySessionId', () => r.projectSessions.findBySessionId('s', { limit: 2 })],
     ['projectSessions.findBySessionId (project)', () => r.projectSessions.findBySessionId('s', { projectId: 1, limit: 2 })],
     ['projectSessions.traces', () => r.projectSessions.traces([1, 2])],

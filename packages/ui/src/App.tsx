@@ -14,6 +14,9 @@ import { ProjectLayout } from './pages/projects/ProjectLayout';
 import { TracesTab } from './pages/projects/TracesTab';
 import { SpansTab } from './pages/projects/SpansTab';
 import { TraceDetailPage } from './pages/projects/TraceDetailPage';
+import { SessionsTab } from './pages/projects/SessionsTab';
+import { SessionPage } from './pages/projects/SessionPage';
+import { AnnotationConfigsTab } from './pages/projects/AnnotationConfigsTab';
 import { DatasetsPage } from './pages/datasets/DatasetsPage';
 import { DatasetExamplesPage } from './pages/datasets/DatasetExamplesPage';
 import { DatasetLayout } from './pages/datasets/DatasetLayout';
@@ -56,9 +59,12 @@ export function App() {
             <Route index element={<Navigate to="traces" replace />} />
             <Route path="traces" element={<TracesTab />} />
             <Route path="spans" element={<SpansTab />} />
+            <Route path="sessions" element={<SessionsTab />} />
             <Route path="overview" element={<Charts />} />
+            <Route path="annotations" element={<AnnotationConfigsTab />} />
           </Route>
           <Route path="/projects/:projectId/traces/:traceId" element={<TraceDetailPage />} />
+          <Route path="/projects/:projectId/sessions/:sessionId" element={<SessionPage />} />
           <Route path="/datasets" element={<DatasetsPage />} />
           <Route path="/datasets/:datasetId" element={<DatasetLayout />}>
             <Route index element={<Navigate to="examples" replace />} />

@@ -833,6 +833,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/projects/{project_identifier}/annotation_summaries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Summaries of the project annotations by name (Sightline)
+         * @description Per annotation name, over the annotations of the project's spans and traces that start in the range (notes left out): how many, on spans and on traces, the count of each label (most frequent first) and the mean of the scores given.
+         */
+        get: operations["getProjectAnnotationSummaries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/spans/{span_identifier}/document_annotations": {
         parameters: {
             query?: never;
@@ -848,6 +868,100 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/annotation_configs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List annotation configurations
+         * @description Every annotation config, newest first, keyset-paginated.
+         */
+        get: operations["listAnnotationConfigs"];
+        put?: never;
+        /**
+         * Create an annotation configuration
+         * @description A categorical (labels with scores), continuous (a score within bounds) or free-form config. 409 when the name is taken; 422 for the name "note", no or duplicate labels, or a lower bound not below the upper one.
+         */
+        post: operations["createAnnotationConfig"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/annotation_configs/{config_identifier}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get an annotation configuration by ID or name */
+        get: operations["getAnnotationConfig"];
+        /**
+         * Update an annotation configuration
+         * @description Replaces the name and every setting (the type may change). Annotations already written are not re-checked.
+         */
+        put: operations["updateAnnotationConfig"];
+        post?: never;
+        /**
+         * Delete an annotation configuration
+         * @description Deletes the config and its project assignments and answers what it was; annotations of its name stay.
+         */
+        delete: operations["deleteAnnotationConfig"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project_identifier}/annotation_configs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List annotation configurations assigned to a project */
+        get: operations["getProjectAnnotationConfigs"];
+        /**
+         * Replace the set of annotation configurations assigned to a project
+         * @description The project ends with exactly these configs. 422 for an id that is not an existing config.
+         */
+        put: operations["setProjectAnnotationConfigs"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project_identifier}/annotation_configs/{config_identifier}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Assign an annotation configuration to a project
+         * @description Idempotent: assigning again answers the config. Project and config by id or name.
+         */
+        put: operations["assignAnnotationConfigToProject"];
+        post?: never;
+        /**
+         * Unassign an annotation configuration from a project
+         * @description Idempotent; the config itself stays. Project and config by id or name.
+         */
+        delete: operations["unassignAnnotationConfigFromProject"];
         options?: never;
         head?: never;
         patch?: never;
@@ -2101,6 +2215,11 @@ export interface components {
              * @default
              */
             identifier?: string;
+            /**
+             * @description Sightline addition: APP for annotations made in the web UI; default API.
+             * @enum {string}
+             */
+            source?: "API" | "APP";
         };
         /** InsertedSpanAnnotation */
         InsertedSpanAnnotation: {
@@ -2150,6 +2269,11 @@ export interface components {
              * @default
              */
             identifier?: string;
+            /**
+             * @description Sightline addition: APP for annotations made in the web UI; default API.
+             * @enum {string}
+             */
+            source?: "API" | "APP";
         };
         /** InsertedTraceAnnotation */
         InsertedTraceAnnotation: {
@@ -2173,6 +2297,11 @@ export interface components {
              * @default
              */
             identifier?: string;
+            /**
+             * @description Sightline addition: APP for annotations made in the web UI; default API.
+             * @enum {string}
+             */
+            source?: "API" | "APP";
         };
         /** InsertedSessionAnnotation */
         InsertedSessionAnnotation: {
@@ -2198,6 +2327,11 @@ export interface components {
              * @default
              */
             identifier?: string;
+            /**
+             * @description Sightline addition: APP for annotations made in the web UI; default API.
+             * @enum {string}
+             */
+            source?: "API" | "APP";
         };
         /** InsertedSpanDocumentAnnotation */
         InsertedSpanDocumentAnnotation: {
@@ -2299,6 +2433,23 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
         };
+        /** AnnotationSummary */
+        AnnotationSummary: {
+            name: string;
+            /** @description Annotations of this name in the range, on spans and traces. */
+            count: number;
+            span_count: number;
+            trace_count: number;
+            /** @description Mean of the scores given; null when none has a score. */
+            mean_score: number | null;
+            /** @description How many of them have a score. */
+            score_count: number;
+            /** @description Label counts, most frequent first. */
+            labels: {
+                label: string;
+                count: number;
+            }[];
+        };
         /** SpanDocumentAnnotation */
         SpanDocumentAnnotation: {
             /** @description Opaque DocumentAnnotation id (base64 of "DocumentAnnotation:<row id>"). */
@@ -2326,6 +2477,116 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+        };
+        /** CategoricalAnnotationValue */
+        CategoricalAnnotationValue: {
+            label: string;
+            score?: number | null;
+        };
+        /** CategoricalAnnotationConfig */
+        CategoricalAnnotationConfig: {
+            /** @description Unique name; annotations of this name are checked against the config. "note" is reserved. */
+            name: string;
+            /** @enum {string} */
+            type: "CATEGORICAL";
+            description?: string | null;
+            /**
+             * @description Whether higher or lower scores are better.
+             * @enum {string}
+             */
+            optimization_direction: "MINIMIZE" | "MAXIMIZE" | "NONE";
+            /** @description The labels an annotation may carry (at least one, unique), with their scores. */
+            values: components["schemas"]["CategoricalAnnotationValue"][];
+            /** @description Opaque id: base64 of "CategoricalAnnotationConfig:<row id>" (or Continuous…, Freeform…). */
+            id: string;
+        };
+        /** ContinuousAnnotationConfig */
+        ContinuousAnnotationConfig: {
+            /** @description Unique name; annotations of this name are checked against the config. "note" is reserved. */
+            name: string;
+            /** @enum {string} */
+            type: "CONTINUOUS";
+            description?: string | null;
+            /**
+             * @description Whether higher or lower scores are better.
+             * @enum {string}
+             */
+            optimization_direction: "MINIMIZE" | "MAXIMIZE" | "NONE";
+            /** @description Lower bound of the score (inclusive). */
+            lower_bound?: number | null;
+            /** @description Upper bound of the score (inclusive). */
+            upper_bound?: number | null;
+            /** @description Opaque id: base64 of "CategoricalAnnotationConfig:<row id>" (or Continuous…, Freeform…). */
+            id: string;
+        };
+        /** FreeformAnnotationConfig */
+        FreeformAnnotationConfig: {
+            /** @description Unique name; annotations of this name are checked against the config. "note" is reserved. */
+            name: string;
+            /** @enum {string} */
+            type: "FREEFORM";
+            description?: string | null;
+            /** @enum {string|null} */
+            optimization_direction?: "MINIMIZE" | "MAXIMIZE" | "NONE" | null;
+            threshold?: number | null;
+            /** @description Lower bound of the score (inclusive). */
+            lower_bound?: number | null;
+            /** @description Upper bound of the score (inclusive). */
+            upper_bound?: number | null;
+            /** @description Opaque id: base64 of "CategoricalAnnotationConfig:<row id>" (or Continuous…, Freeform…). */
+            id: string;
+        };
+        /** CategoricalAnnotationConfigData */
+        CategoricalAnnotationConfigData: {
+            /** @description Unique name; annotations of this name are checked against the config. "note" is reserved. */
+            name: string;
+            /** @enum {string} */
+            type: "CATEGORICAL";
+            description?: string | null;
+            /**
+             * @description Whether higher or lower scores are better.
+             * @enum {string}
+             */
+            optimization_direction: "MINIMIZE" | "MAXIMIZE" | "NONE";
+            /** @description The labels an annotation may carry (at least one, unique), with their scores. */
+            values: components["schemas"]["CategoricalAnnotationValue"][];
+        };
+        /** ContinuousAnnotationConfigData */
+        ContinuousAnnotationConfigData: {
+            /** @description Unique name; annotations of this name are checked against the config. "note" is reserved. */
+            name: string;
+            /** @enum {string} */
+            type: "CONTINUOUS";
+            description?: string | null;
+            /**
+             * @description Whether higher or lower scores are better.
+             * @enum {string}
+             */
+            optimization_direction: "MINIMIZE" | "MAXIMIZE" | "NONE";
+            /** @description Lower bound of the score (inclusive). */
+            lower_bound?: number | null;
+            /** @description Upper bound of the score (inclusive). */
+            upper_bound?: number | null;
+        };
+        /** FreeformAnnotationConfigData */
+        FreeformAnnotationConfigData: {
+            /** @description Unique name; annotations of this name are checked against the config. "note" is reserved. */
+            name: string;
+            /** @enum {string} */
+            type: "FREEFORM";
+            description?: string | null;
+            /** @enum {string|null} */
+            optimization_direction?: "MINIMIZE" | "MAXIMIZE" | "NONE" | null;
+            threshold?: number | null;
+            /** @description Lower bound of the score (inclusive). */
+            lower_bound?: number | null;
+            /** @description Upper bound of the score (inclusive). */
+            upper_bound?: number | null;
+        };
+        /** SetProjectAnnotationConfigsRequestBody */
+        SetProjectAnnotationConfigsRequestBody: {
+            /** @description Every config id the project should have; others are unassigned, an empty list clears all. */
+            annotation_config_ids: string[];
         };
         /** CreatePromptRequestBody */
         CreatePromptRequestBody: {
@@ -4227,6 +4488,10 @@ export interface operations {
                 status_code?: ("OK" | "ERROR" | "UNSET")[];
                 /** @description Attribute filter `key:value`, split at the first colon; repeat to AND several. The value matches the attribute as a string, and also as a number or boolean when it reads as one (`llm.token_count.prompt:120`, `llm.streaming:true`); a JSON-quoted value (`user.id:"123"`) matches only the string. A missing colon, empty key or value, or a null, list or object value answers 422. */
                 attribute?: string[];
+                /** @description Only spans with an annotation `name`, or `name:label` with that label (split at the first colon); repeat to AND several (at most 10 annotation filters). */
+                annotation?: string[];
+                /** @description Only spans with an annotation whose score compares so: `name>=0.5` (operators >=, <=, >, <, =); repeat to AND several. */
+                annotation_score?: string[];
             };
             header?: never;
             path: {
@@ -4508,6 +4773,10 @@ export interface operations {
                 include_spans?: boolean;
                 /** @description Only traces of these sessions: session ids (base64 "ProjectSession:<id>") or session.id texts (repeat the parameter; at most 100). Unknown sessions match nothing. */
                 session_identifier?: string[];
+                /** @description Only traces (the trace itself or one of its spans) with an annotation `name`, or `name:label` with that label (split at the first colon); repeat to AND several (at most 10 annotation filters). */
+                annotation?: string[];
+                /** @description Only traces (the trace itself or one of its spans) with an annotation whose score compares so: `name>=0.5` (operators >=, <=, >, <, =); repeat to AND several. */
+                annotation_score?: string[];
             };
             header?: never;
             path: {
@@ -5672,6 +5941,72 @@ export interface operations {
             };
         };
     };
+    getProjectAnnotationSummaries: {
+        parameters: {
+            query?: {
+                /** @description Inclusive lower bound on start time (ISO 8601; UTC when no offset is given). */
+                start_time?: string;
+                /** @description Exclusive upper bound on start time (ISO 8601; UTC when no offset is given). */
+                end_time?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Project id (base64 "Project:<id>") or project name. */
+                project_identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AnnotationSummary"][];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     listSpanDocumentAnnotations: {
         parameters: {
             query?: never;
@@ -5694,6 +6029,574 @@ export interface operations {
                         data: components["schemas"]["SpanDocumentAnnotation"][];
                     };
                 };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listAnnotationConfigs: {
+        parameters: {
+            query?: {
+                /** @description The next_cursor of the previous page (a config id); an invalid cursor answers 422. */
+                cursor?: string;
+                /** @description Page size, 1 to 1000 (more answers 422). */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: (components["schemas"]["CategoricalAnnotationConfig"] | components["schemas"]["ContinuousAnnotationConfig"] | components["schemas"]["FreeformAnnotationConfig"])[];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createAnnotationConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CategoricalAnnotationConfigData"] | components["schemas"]["ContinuousAnnotationConfigData"] | components["schemas"]["FreeformAnnotationConfigData"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CategoricalAnnotationConfig"] | components["schemas"]["ContinuousAnnotationConfig"] | components["schemas"]["FreeformAnnotationConfig"];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getAnnotationConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Annotation config id (base64 "<Type>AnnotationConfig:<id>") or name. */
+                config_identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CategoricalAnnotationConfig"] | components["schemas"]["ContinuousAnnotationConfig"] | components["schemas"]["FreeformAnnotationConfig"];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    updateAnnotationConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Annotation config id (base64 "<Type>AnnotationConfig:<id>") or name. */
+                config_identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CategoricalAnnotationConfigData"] | components["schemas"]["ContinuousAnnotationConfigData"] | components["schemas"]["FreeformAnnotationConfigData"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CategoricalAnnotationConfig"] | components["schemas"]["ContinuousAnnotationConfig"] | components["schemas"]["FreeformAnnotationConfig"];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteAnnotationConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Annotation config id (base64 "<Type>AnnotationConfig:<id>") or name. */
+                config_identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CategoricalAnnotationConfig"] | components["schemas"]["ContinuousAnnotationConfig"] | components["schemas"]["FreeformAnnotationConfig"];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getProjectAnnotationConfigs: {
+        parameters: {
+            query?: {
+                /** @description The next_cursor of the previous page (a config id); an invalid cursor answers 422. */
+                cursor?: string;
+                /** @description Page size, 1 to 1000 (more answers 422). */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Project id (base64 "Project:<id>") or project name. */
+                project_identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: (components["schemas"]["CategoricalAnnotationConfig"] | components["schemas"]["ContinuousAnnotationConfig"] | components["schemas"]["FreeformAnnotationConfig"])[];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    setProjectAnnotationConfigs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project id (base64 "Project:<id>") or project name. */
+                project_identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetProjectAnnotationConfigsRequestBody"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: (components["schemas"]["CategoricalAnnotationConfig"] | components["schemas"]["ContinuousAnnotationConfig"] | components["schemas"]["FreeformAnnotationConfig"])[];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    assignAnnotationConfigToProject: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project id (base64 "Project:<id>") or project name. */
+                project_identifier: string;
+                /** @description Annotation config id (base64 "<Type>AnnotationConfig:<id>") or name. */
+                config_identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CategoricalAnnotationConfig"] | components["schemas"]["ContinuousAnnotationConfig"] | components["schemas"]["FreeformAnnotationConfig"];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    unassignAnnotationConfigFromProject: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project id (base64 "Project:<id>") or project name. */
+                project_identifier: string;
+                /** @description Annotation config id (base64 "<Type>AnnotationConfig:<id>") or name. */
+                config_identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Unassigned */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description No valid credential (auth enabled) */
             401: {

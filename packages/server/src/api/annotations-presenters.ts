@@ -1,5 +1,6 @@
 /** Response shapes of trace, session and document annotations (Phoenix's TraceAnnotation, SessionAnnotation, …). */
 import type { AnnotationRecord } from '../db/repositories/annotations-repository.js';
+import type { AnnotationSummary } from '../query/annotations-service.js';
 import { toGlobalId } from './global-id.js';
 
 /** The fields every annotation answer shares. */
@@ -34,5 +35,18 @@ export function presentDocumentAnnotation(annotation: AnnotationRecord & { docum
     span_id: annotation.target,
     document_position: annotation.documentPosition,
     ...common(annotation),
+  };
+}
+
+/** One name's summary (a Sightline shape). */
+export function presentAnnotationSummary(summary: AnnotationSummary) {
+  return {
+    name: summary.name,
+    count: summary.count,
+    span_count: summary.spanCount,
+    trace_count: summary.traceCount,
+    mean_score: summary.meanScore,
+    score_count: summary.scoreCount,
+    labels: summary.labels,
   };
 }

@@ -7,8 +7,14 @@ import { Type, type TSchema, type TypeBoxTypeProvider } from '@fastify/type-prov
 import type { AnnotationsService } from '../query/annotations-service.js';
 import { identifier, toGlobalId, type GlobalType } from './global-id.js';
 import { DEFAULT_LIMIT, cursorId, page } from './pagination.js';
-import { presentDocumentAnnotation, presentSessionAnnotation, presentTraceAnnotation } from './annotations-presenters.js';
 import {
+  presentAnnotationSummary,
+  presentDocumentAnnotation,
+  presentSessionAnnotation,
+  presentTraceAnnotation,
+} from './annotations-presenters.js';
+import {
+  AnnotationSummary,
   DocumentAnnotation,
   DocumentAnnotationData,
   Inserted,
@@ -20,7 +26,7 @@ import {
   TraceAnnotationData,
   TraceNoteData,
 } from './annotations-schemas.js';
-import { Nullable, ProjectPath, errors, limitParam } from './query-schemas.js';
+import { Nullable, ProjectPath, endTimeParam, errors, limitParam, startTimeParam } from './query-schemas.js';
 
 const SYNC = Type.Object({
   sync: Type.Optional(Type.Boolean({ default: false, description: 'Accepted for Phoenix compatibility; writes are always synchronous.' })),
@@ -235,6 +241,28 @@ export async function annotationsRoutes(instance: FastifyInstance, { annotations
       const result = page('ProjectSessionAnnotation', rows, limit);
       return { data: result.rows.map(presentSessionAnnotation), next_cursor: result.nextCursor };
     },
+  );
+
+  app.get(
+    '/v1/projects/:project_identifier/annotation_summaries',
+    {
+      schema: {
+        tags: ['annotations'],
+        operationId: 'getProjectAnnotationSummaries',
+        summary: 'Summaries of the project annotations by name (Sightline)',
+        description:
+          "Per annotation name, over the annotations of the project's spans and traces that start in the range (notes left out): " +
+          'how many, on spans and on traces, the count of each label (most frequent first) and the mean of the scores given.',
+        params: ProjectPath,
+        querystring: Type.Object({ start_time: startTimeParam, end_time: endTimeParam }),
+        response: { 200: Type.Object({ data: Type.Array(AnnotationSummary) }), ...errors(404, 422) },
+      },
+    },
+    async (request) => ({
+      data: (await annotations.summaries(identifier('Project', request.params.project_identifier), request.query)).map(
+        presentAnnotationSummary,
+      ),
+    }),
   );
 
   app.get(

@@ -1,6 +1,6 @@
 /** Request and response schemas of trace, session and document annotations and of notes (Phoenix's shapes). */
 import { Type } from '@sinclair/typebox';
-import { ANNOTATOR_KINDS, AnnotationResult, Nullable, StringEnum } from './query-schemas.js';
+import { ANNOTATOR_KINDS, AnnotationResult, AnnotationSourceParam, Nullable, StringEnum } from './query-schemas.js';
 
 const JsonObject = (description: string) => Type.Object({}, { additionalProperties: true, description });
 const Id = (type: string) => Type.String({ description: `Opaque ${type} id (base64 of "${type}:<row id>").` });
@@ -13,6 +13,7 @@ const annotationData = {
   identifier: Type.Optional(
     Type.String({ default: '', description: 'Annotations with the same name, target and identifier are updated instead of added.' }),
   ),
+  source: AnnotationSourceParam,
 };
 
 export const TraceAnnotationData = Type.Object(
@@ -81,4 +82,17 @@ export const SessionAnnotation = Type.Object(
 export const DocumentAnnotation = Type.Object(
   { id: Id('DocumentAnnotation'), span_id: Type.String(), document_position: Type.Integer(), ...annotationProperties },
   { title: 'SpanDocumentAnnotation' },
+);
+
+export const AnnotationSummary = Type.Object(
+  {
+    name: Type.String(),
+    count: Type.Integer({ description: 'Annotations of this name in the range, on spans and traces.' }),
+    span_count: Type.Integer(),
+    trace_count: Type.Integer(),
+    mean_score: Nullable(Type.Number({ description: 'Mean of the scores given; null when none has a score.' })),
+    score_count: Type.Integer({ description: 'How many of them have a score.' }),
+    labels: Type.Array(Type.Object({ label: Type.String(), count: Type.Integer() }), { description: 'Label counts, most frequent first.' }),
+  },
+  { title: 'AnnotationSummary' },
 );

@@ -21,7 +21,10 @@ export type GlobalType =
   | 'Experiment'
   | 'ExperimentRun'
   | 'ExperimentEvaluation'
-  | 'GenerativeModel';
+  | 'GenerativeModel'
+  | 'CategoricalAnnotationConfig'
+  | 'ContinuousAnnotationConfig'
+  | 'FreeformAnnotationConfig';
 
 /** The opaque id of a row. */
 export function toGlobalId(type: GlobalType, id: number): string {

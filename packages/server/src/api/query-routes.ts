@@ -1,6 +1,7 @@
 /** Every route of the query API (projects, spans, traces, sessions, metrics, annotations) over the query layer. */
 import type { FastifyInstance } from 'fastify';
 import type { QueryLayer } from '../query/index.js';
+import { annotationConfigsRoutes } from './annotation-configs-routes.js';
 import { annotationsRoutes } from './annotations-routes.js';
 import { projectMetricsRoutes } from './project-metrics-routes.js';
 import { projectsRoutes } from './projects-routes.js';
@@ -17,4 +18,5 @@ export async function queryRoutes(app: FastifyInstance, { query }: { query: Quer
   await app.register(sessionsRoutes, { sessions: query.sessions });
   await app.register(spanAnnotationsRoutes, { spanAnnotations: query.spanAnnotations });
   await app.register(annotationsRoutes, { annotations: query.annotations });
+  await app.register(annotationConfigsRoutes, { configs: query.annotationConfigs });
 }

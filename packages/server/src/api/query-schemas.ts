@@ -86,6 +86,20 @@ export const orderParam = Type.Optional(
   StringEnum(['desc', 'asc'] as const, { description: 'Sort direction (default desc: newest first).' }),
 );
 
+/** `annotation` and `annotation_score` filters of the span and trace lists (docs/annotations.md, "Filters"). */
+export const annotationFilterParams = (target: string) => ({
+  annotation: Type.Optional(
+    Type.Array(Type.String(), {
+      description: `Only ${target} with an annotation \`name\`, or \`name:label\` with that label (split at the first colon); repeat to AND several (at most 10 annotation filters).`,
+    }),
+  ),
+  annotation_score: Type.Optional(
+    Type.Array(Type.String(), {
+      description: `Only ${target} with an annotation whose score compares so: \`name>=0.5\` (operators >=, <=, >, <, =); repeat to AND several.`,
+    }),
+  ),
+});
+
 export const ProjectPath = Type.Object({
   project_identifier: Type.String({ description: 'Project id (base64 "Project:<id>") or project name.' }),
 });
@@ -271,6 +285,11 @@ export const AnnotationResult = Type.Object(
   { title: 'AnnotationResult' },
 );
 
+/** Sightline addition: where an annotation was made; the web UI sends APP. */
+export const AnnotationSourceParam = Type.Optional(
+  StringEnum(['API', 'APP'] as const, { description: 'Sightline addition: APP for annotations made in the web UI; default API.' }),
+);
+
 export const SpanAnnotationData = Type.Object(
   {
     span_id: Type.String({ description: 'OpenTelemetry span id (16 hex digits).' }),
@@ -281,6 +300,7 @@ export const SpanAnnotationData = Type.Object(
     identifier: Type.Optional(
       Type.String({ default: '', description: 'Annotations with the same name, span and identifier are updated instead of added.' }),
     ),
+    source: AnnotationSourceParam,
   },
   { title: 'SpanAnnotationData' },
 );

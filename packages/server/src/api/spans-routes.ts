@@ -19,6 +19,7 @@ import {
   limitParam,
   orderParam,
   startTimeParam,
+  annotationFilterParams,
 } from './query-schemas.js';
 
 const repeated = <T extends TSchema>(item: T, description: string) => Type.Optional(Type.Array(item, { description }));
@@ -43,6 +44,7 @@ export const SpanListQuery = Type.Object({
       'and also as a number or boolean when it reads as one (`llm.token_count.prompt:120`, `llm.streaming:true`); a JSON-quoted ' +
       'value (`user.id:"123"`) matches only the string. A missing colon, empty key or value, or a null, list or object value answers 422.',
   ),
+  ...annotationFilterParams('spans'),
 });
 
 /** A span as phoenix-client's logSpans sends it (Phoenix's Span); formats are checked by the service, naming the span. */

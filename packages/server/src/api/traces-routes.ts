@@ -17,6 +17,7 @@ import {
   limitParam,
   orderParam,
   startTimeParam,
+  annotationFilterParams,
 } from './query-schemas.js';
 
 export async function tracesRoutes(instance: FastifyInstance, { traces }: { traces: TracesService }) {
@@ -48,6 +49,7 @@ export async function tracesRoutes(instance: FastifyInstance, { traces }: { trac
                 'Only traces of these sessions: session ids (base64 "ProjectSession:<id>") or session.id texts (repeat the parameter; at most 100). Unknown sessions match nothing.',
             }),
           ),
+          ...annotationFilterParams('traces (the trace itself or one of its spans)'),
         }),
         response: { 200: Type.Object({ data: Type.Array(Trace), next_cursor: Nullable(Type.String()) }), ...errors(404, 422) },
       },

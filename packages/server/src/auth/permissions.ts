@@ -118,6 +118,23 @@ export const PERMISSIONS: Readonly<Record<RouteKey, RouteRule>> = {
   'GET /v1/projects/:project_identifier/trace_annotations': { access: 'any', rule: 'project data' },
   'GET /v1/projects/:project_identifier/session_annotations': { access: 'any', rule: 'project data' },
   'GET /v1/spans/:span_identifier/document_annotations': { access: 'any', rule: 'project data' },
+  // Annotation configs (docs/annotations.md, "Configs"): the schemas annotations are checked against; project data, members included.
+  'GET /v1/annotation_configs': { access: 'any', rule: 'project data' },
+  'POST /v1/annotation_configs': { access: 'any', rule: 'project data (annotation configs)' },
+  'GET /v1/annotation_configs/:config_identifier': { access: 'any', rule: 'project data' },
+  'PUT /v1/annotation_configs/:config_identifier': { access: 'any', rule: 'project data (annotation configs)' },
+  'DELETE /v1/annotation_configs/:config_identifier': { access: 'any', rule: 'project data (annotation configs)' },
+  'GET /v1/projects/:project_identifier/annotation_configs': { access: 'any', rule: 'project data' },
+  'PUT /v1/projects/:project_identifier/annotation_configs': { access: 'any', rule: 'project data (annotation configs)' },
+  'PUT /v1/projects/:project_identifier/annotation_configs/:config_identifier': {
+    access: 'any',
+    rule: 'project data (annotation configs)',
+  },
+  'DELETE /v1/projects/:project_identifier/annotation_configs/:config_identifier': {
+    access: 'any',
+    rule: 'project data (annotation configs)',
+  },
+  'GET /v1/projects/:project_identifier/annotation_summaries': { access: 'any', rule: 'project data' },
   'DELETE /v1/spans/:span_identifier': { access: 'data-admin', rule: 'deleting spans: admins and system keys (docs/api.md)' },
   'DELETE /v1/traces/:trace_identifier': { access: 'data-admin', rule: 'deleting traces: admins and system keys (docs/api.md)' },
 

@@ -153,6 +153,22 @@ export interface DocumentAnnotationsTable extends AnnotationColumns {
   document_position: number;
 }
 
+/** A named annotation schema (docs/annotations.md, "Configs"); `config` is JSON text in SQLite, jsonb in PostgreSQL. */
+export interface AnnotationConfigsTable {
+  id: Generated<number>;
+  name: string;
+  type: 'CATEGORICAL' | 'CONTINUOUS' | 'FREEFORM';
+  config: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** Which configs a project offers. */
+export interface ProjectAnnotationConfigsTable {
+  project_id: number;
+  annotation_config_id: number;
+}
+
 export interface PasswordResetTokensTable {
   token_hash: string;
   user_id: number;
@@ -342,6 +358,8 @@ export interface DB {
   trace_annotations: TraceAnnotationsTable;
   session_annotations: SessionAnnotationsTable;
   document_annotations: DocumentAnnotationsTable;
+  annotation_configs: AnnotationConfigsTable;
+  project_annotation_configs: ProjectAnnotationConfigsTable;
   password_reset_tokens: PasswordResetTokensTable;
   prompts: PromptsTable;
   prompt_versions: PromptVersionsTable;

@@ -11,10 +11,13 @@ import type { ProjectSessionsRepository } from '../db/repositories/project-sessi
 import type { SpansRepository } from '../db/repositories/spans-repository.js';
 import type { TracesRepository } from '../db/repositories/traces-repository.js';
 import type { Identifier } from './identifier.js';
+import { parseTimeRange } from './time.js';
 import type { ProjectsService } from './projects-service.js';
 import type { SessionsService } from './sessions-service.js';
 import type { SpanAnnotationData } from './span-annotations-service.js';
 import { MAX_FILTER_VALUES } from './span-annotations-service.js';
+import type { AnnotationConfigsRepository } from '../db/repositories/annotation-configs-repository.js';
+import { checkAgainstConfig } from './annotation-configs-service.js';
 
 /** The body fields every annotation shares (Phoenix's AnnotationData). */
 export type AnnotationData = Omit<SpanAnnotationData, 'span_id'>;
@@ -38,6 +41,20 @@ export interface AnnotationListParams {
   exclude_annotation_names?: string[] | undefined;
 }
 
+/** What a project's annotations of one name say over a time range (docs/annotations.md, "Summaries"). */
+export interface AnnotationSummary {
+  name: string;
+  /** Annotations of this name: on spans, on traces, both. */
+  count: number;
+  spanCount: number;
+  traceCount: number;
+  /** Mean of the scores given (null when none has a score). */
+  meanScore: number | null;
+  scoreCount: number;
+  /** Labels by count, most frequent first (annotations without a label are not listed). */
+  labels: { label: string; count: number }[];
+}
+
 /** The name Phoenix reserves for notes. */
 const NOTE = 'note';
 
@@ -51,6 +68,8 @@ export interface AnnotationsServiceDependencies {
   projectSessions: ProjectSessionsRepository;
   projects: ProjectsService;
   withTransaction: WithTransaction;
+  /** Writes are checked against the annotation config of the same name (docs/annotations.md, "Configs"). */
+  configs: Pick<AnnotationConfigsRepository, 'findByNames'>;
   now?: () => string;
 }
 
@@ -72,7 +91,7 @@ function fieldsOf(item: AnnotationData, index: number, userId: number | null): A
     explanation: item.result?.explanation ?? null,
     metadata: item.metadata ?? {},
     identifier: item.identifier ?? '',
-    source: 'API',
+    source: item.source ?? 'API',
     userId,
   };
 }
@@ -98,7 +117,24 @@ function noteFields(note: NoteData, kind: string, userId: number | null): Annota
 const lowerHex = (value: string) => value.trim().toLowerCase();
 
 export function createAnnotationsService(deps: AnnotationsServiceDependencies) {
-  const { annotations, spans, traces, sessions, projectSessions, projects, withTransaction, now = () => new Date().toISOString() } = deps;
+  const {
+    annotations,
+    spans,
+    traces,
+    sessions,
+    projectSessions,
+    projects,
+    withTransaction,
+    configs,
+    now = () => new Date().toISOString(),
+  } = deps;
+
+  /** The fields of each item, checked against the config of its name (422 naming the item otherwise). */
+  const checkedFields = async (items: AnnotationData[], userId: number | null): Promise<AnnotationFields[]> => {
+    const fields = items.map((item, index) => fieldsOf(item, index, userId));
+    const byName = await configs.findByNames([...new Set(fields.map((field) => field.name))]);
+    return fields.map((field, index) => checkAgainstConfig(field, byName.get(field.name), `data[${index}].result`));
+  };
 
   /** Row ids of the named spans; 404 naming those that do not exist. */
   const spanRowids = async (spanIds: string[]): Promise<Map<string, number>> => {
@@ -148,9 +184,51 @@ export function createAnnotationsService(deps: AnnotationsServiceDependencies) {
   };
 
   return {
+    /** Per annotation name, over the project's span and trace annotations whose target starts in the range: counts, labels, mean score. */
+    async summaries(
+      projectIdentifier: Identifier,
+      params: { start_time?: string | undefined; end_time?: string | undefined },
+    ): Promise<AnnotationSummary[]> {
+      const range = parseTimeRange(params);
+      const project = await projects.resolve(projectIdentifier);
+      const byName = new Map<string, AnnotationSummary & { scoreSum: number; labelCounts: Map<string, number> }>();
+      for (const row of await annotations.labelCounts(project.id, range.start, range.end)) {
+        let summary = byName.get(row.name);
+        if (!summary) {
+          summary = {
+            name: row.name,
+            count: 0,
+            spanCount: 0,
+            traceCount: 0,
+            meanScore: null,
+            scoreCount: 0,
+            labels: [],
+            scoreSum: 0,
+            labelCounts: new Map(),
+          };
+          byName.set(row.name, summary);
+        }
+        summary.count += row.count;
+        if (row.target === 'span') summary.spanCount += row.count;
+        else summary.traceCount += row.count;
+        summary.scoreSum += row.scoreSum;
+        summary.scoreCount += row.scoreCount;
+        if (row.label !== null) summary.labelCounts.set(row.label, (summary.labelCounts.get(row.label) ?? 0) + row.count);
+      }
+      return [...byName.values()]
+        .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+        .map(({ scoreSum, labelCounts, ...summary }) => ({
+          ...summary,
+          meanScore: summary.scoreCount > 0 ? scoreSum / summary.scoreCount : null,
+          labels: [...labelCounts]
+            .map(([label, count]) => ({ label, count }))
+            .sort((a, b) => b.count - a.count || (a.label < b.label ? -1 : 1)),
+        }));
+    },
+
     /** Upserts trace annotations in one transaction; ids in request order. 404 when a trace does not exist. */
     async annotateTraces(items: TraceAnnotationData[], userId: number | null): Promise<number[]> {
-      const fields = items.map((item, index) => fieldsOf(item, index, userId));
+      const fields = await checkedFields(items, userId);
       const keys = items.map((item) => lowerHex(item.trace_id));
       if (items.length === 0) return [];
       const rowids = await traceRowids(keys);
@@ -165,7 +243,7 @@ export function createAnnotationsService(deps: AnnotationsServiceDependencies) {
 
     /** Upserts session annotations (by session.id text) in one transaction. 404 when a session does not exist. */
     async annotateSessions(items: SessionAnnotationData[], userId: number | null): Promise<number[]> {
-      const fields = items.map((item, index) => fieldsOf(item, index, userId));
+      const fields = await checkedFields(items, userId);
       const keys = items.map((item) => item.session_id.trim());
       if (items.length === 0) return [];
       const rowids = await sessionRowids(keys);
@@ -180,7 +258,7 @@ export function createAnnotationsService(deps: AnnotationsServiceDependencies) {
 
     /** Upserts annotations of documents (a span and a 0-based position) in one transaction. 404 when a span does not exist. */
     async annotateDocuments(items: DocumentAnnotationData[], userId: number | null): Promise<number[]> {
-      const fields = items.map((item, index) => fieldsOf(item, index, userId));
+      const fields = await checkedFields(items, userId);
       const keys = items.map((item) => lowerHex(item.span_id));
       if (items.length === 0) return [];
       const rowids = await spanRowids(keys);

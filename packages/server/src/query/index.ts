@@ -2,6 +2,7 @@
 import { UnavailableError } from '@sightline/common';
 import type { Database } from '../db/database.js';
 import { createDataAccess } from '../db/repositories/index.js';
+import { createAnnotationConfigsService, type AnnotationConfigsService } from './annotation-configs-service.js';
 import { createAnnotationsService, type AnnotationsService } from './annotations-service.js';
 import { createMetricsService, type MetricsService } from './metrics-service.js';
 import { createProjectsService, type ProjectsService } from './projects-service.js';
@@ -19,6 +20,7 @@ export interface QueryLayer {
   metrics: MetricsService;
   spanAnnotations: SpanAnnotationsService;
   annotations: AnnotationsService;
+  annotationConfigs: AnnotationConfigsService;
   spanSubmission: SpanSubmissionService;
 }
 
@@ -45,6 +47,7 @@ export function createQueryLayer(database: Database, { onProjectsDeleted, submit
       spans: repositories.spans,
       withTransaction,
       projects,
+      configs: repositories.annotationConfigs,
     }),
     spanSubmission: createSpanSubmissionService({
       spans: repositories.spans,
@@ -59,6 +62,8 @@ export function createQueryLayer(database: Database, { onProjectsDeleted, submit
       projectSessions: repositories.projectSessions,
       projects,
       withTransaction,
+      configs: repositories.annotationConfigs,
     }),
+    annotationConfigs: createAnnotationConfigsService({ configs: repositories.annotationConfigs, projects, withTransaction }),
   };
 }

@@ -5,6 +5,8 @@ import type { AnnotatorKind, SpanAnnotationRecord, SpanAnnotationsRepository } f
 import type { SpansRepository } from '../db/repositories/spans-repository.js';
 import { InvalidInputError, NotFoundError } from '@sightline/common';
 import type { ProjectsService } from './projects-service.js';
+import type { AnnotationConfigsRepository } from '../db/repositories/annotation-configs-repository.js';
+import { checkAgainstConfig } from './annotation-configs-service.js';
 
 export interface SpanAnnotationData {
   span_id: string;
@@ -16,6 +18,8 @@ export interface SpanAnnotationData {
     | undefined;
   metadata?: Record<string, unknown> | null | undefined;
   identifier?: string | undefined;
+  /** Where the annotation was made: `APP` for the web UI, `API` (the default) otherwise. */
+  source?: 'API' | 'APP' | undefined;
 }
 
 export interface SpanAnnotationListParams {
@@ -39,11 +43,13 @@ export interface SpanAnnotationsServiceDependencies {
   spans: SpansRepository;
   withTransaction: WithTransaction;
   projects: ProjectsService;
+  /** Writes are checked against the annotation config of the same name (docs/annotations.md, "Configs"). */
+  configs: Pick<AnnotationConfigsRepository, 'findByNames'>;
   now?: () => string;
 }
 
 export function createSpanAnnotationsService(deps: SpanAnnotationsServiceDependencies) {
-  const { annotations, spans, withTransaction, projects, now = () => new Date().toISOString() } = deps;
+  const { annotations, spans, withTransaction, projects, configs, now = () => new Date().toISOString() } = deps;
 
   return {
     /**
@@ -58,6 +64,14 @@ export function createSpanAnnotationsService(deps: SpanAnnotationsServiceDepende
         if (name === RESERVED_NAME) throw new InvalidInputError(`data[${index}].name: the name "note" is reserved for span notes`);
         return { ...item, name, spanId: item.span_id.trim().toLowerCase() };
       });
+      const byName = await configs.findByNames([...new Set(normalized.map((item) => item.name))]);
+      const results = normalized.map((item, index) =>
+        checkAgainstConfig(
+          { name: item.name, label: item.result?.label ?? null, score: item.result?.score ?? null },
+          byName.get(item.name),
+          `data[${index}].result`,
+        ),
+      );
       const wanted = [...new Set(normalized.map((item) => item.spanId))];
       const rowids = await spans.rowidsBySpanId(wanted);
       const missing = wanted.filter((spanId) => !rowids.has(spanId));
@@ -69,19 +83,19 @@ export function createSpanAnnotationsService(deps: SpanAnnotationsServiceDepende
       return withTransaction(async (trx) => {
         const repository = trx.spanAnnotations;
         const ids: number[] = [];
-        for (const item of normalized) {
+        for (const [index, item] of normalized.entries()) {
           ids.push(
             await repository.upsert(
               {
                 spanRowid: rowids.get(item.spanId)!,
                 name: item.name,
                 annotatorKind: item.annotator_kind,
-                label: item.result?.label ?? null,
-                score: item.result?.score ?? null,
+                label: results[index]!.label,
+                score: results[index]!.score,
                 explanation: item.result?.explanation ?? null,
                 metadata: item.metadata ?? {},
                 identifier: item.identifier ?? '',
-                source: 'API',
+                source: item.source ?? 'API',
                 userId,
               },
               timestamp,

@@ -3,6 +3,7 @@ import type { Identifier } from './identifier.js';
 import type { WithTransaction } from '../db/repositories/index.js';
 import type { SpanRecord, SpansRepository } from '../db/repositories/spans-repository.js';
 import { NotFoundError } from '@sightline/common';
+import { parseAnnotationFilters } from './annotation-filter.js';
 import { parseAttributeFilter } from './attribute-filter.js';
 import { decodeCursor, keysetPage, type SortOrder } from './cursor.js';
 import type { ProjectsService } from './projects-service.js';
@@ -22,6 +23,10 @@ export interface SpanListParams {
   span_kind?: string[] | undefined;
   status_code?: string[] | undefined;
   attribute?: string[] | undefined;
+  /** `name` or `name:label` (docs/annotations.md, "Filters"). */
+  annotation?: string[] | undefined;
+  /** `name>=0.5` and the like. */
+  annotation_score?: string[] | undefined;
 }
 
 export interface SpanPage {
@@ -60,6 +65,7 @@ export function createSpansService({ spans, projects, withTransaction }: SpansSe
       const from = decodeCursor(kind, params.cursor);
       const range = parseTimeRange(params);
       const attributes = (params.attribute ?? []).map(parseAttributeFilter);
+      const annotations = parseAnnotationFilters(params.annotation, params.annotation_score);
       const parentId =
         params.parent_id === undefined ? undefined : params.parent_id === 'null' ? null : params.parent_id.trim().toLowerCase();
       const project = await projects.resolve(projectIdentifier);
@@ -75,6 +81,7 @@ export function createSpansService({ spans, projects, withTransaction }: SpansSe
           startTime: range.start,
           endTime: range.end,
           attributes,
+          annotations,
         },
         { limit: params.limit + 1, order, from },
       );

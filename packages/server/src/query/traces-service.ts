@@ -4,6 +4,7 @@ import type { SpanRecord, SpanSummaryRecord, SpansRepository } from '../db/repos
 import type { TraceRecord, TraceSort, TraceStats, TracesRepository } from '../db/repositories/traces-repository.js';
 import type { CostTotals, CostsRepository } from '../db/repositories/costs-repository.js';
 import { InvalidInputError, NotFoundError } from '@sightline/common';
+import { parseAnnotationFilters } from './annotation-filter.js';
 import { decodeCursor, keysetPage, type SortOrder } from './cursor.js';
 import type { ProjectsService } from './projects-service.js';
 import type { SessionsService } from './sessions-service.js';
@@ -19,6 +20,10 @@ export interface TraceListParams {
   include_spans?: boolean | undefined;
   /** Only traces of these sessions (ProjectSession ids or session.id texts); unknown ones match nothing. */
   session_identifier?: Identifier[] | undefined;
+  /** `name` or `name:label`, on the trace or any of its spans (docs/annotations.md, "Filters"). */
+  annotation?: string[] | undefined;
+  /** `name>=0.5` and the like. */
+  annotation_score?: string[] | undefined;
 }
 
 /** A trace with the aggregates of its spans and its first root span. */
@@ -114,6 +119,7 @@ export function createTracesService(deps: TracesServiceDependencies) {
       const kind = `traces.${sort}.${order}`;
       const from = decodeCursor(kind, params.cursor);
       const range = parseTimeRange(params);
+      const annotations = parseAnnotationFilters(params.annotation, params.annotation_score);
       const project = await projects.resolve(projectIdentifier);
       let sessionRowids: number[] | undefined;
       if (sessionIdentifiers.length > 0) {
@@ -131,6 +137,7 @@ export function createTracesService(deps: TracesServiceDependencies) {
       const rows = await traces.list({
         projectId: project.id,
         sessionRowids,
+        annotations,
         startTime: range.start,
         endTime: range.end,
         sort,

@@ -2,7 +2,18 @@
 import { keepPreviousData, useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import { call, client } from './http';
 import type { SpanKind } from '../lib/openinference';
-import type { Dataset, DatasetVersion, Experiment, Page, Project, Span, User, UserApiKey } from '@sightline/client/browser';
+import type {
+  AnnotationConfig,
+  Dataset,
+  DatasetVersion,
+  Experiment,
+  Page,
+  Project,
+  Session,
+  Span,
+  User,
+  UserApiKey,
+} from '@sightline/client/browser';
 import { resolveRange, type RangeOption } from '../lib/timeRange';
 
 /** Path parameters of a project's routes. */
@@ -95,21 +106,47 @@ export function useTimeseries(projectId: string, range: RangeOption, refetchInte
 
 export type TraceSortKey = 'start_time' | 'latency_ms';
 
+/** Annotation filters of the span and trace lists (docs/annotations.md, "Filters"). */
+export interface AnnotationFilters {
+  /** `name` or `name:label`. */
+  annotation: string[];
+  /** `name>=0.5` and the like. */
+  annotation_score: string[];
+}
+
+export const NO_ANNOTATION_FILTERS: AnnotationFilters = { annotation: [], annotation_score: [] };
+
+/** The filters as query parameters; an empty list is left out, since it would be sent as one empty value. */
+function annotationQuery(filters: AnnotationFilters) {
+  return {
+    annotation: filters.annotation.length > 0 ? filters.annotation : undefined,
+    annotation_score: filters.annotation_score.length > 0 ? filters.annotation_score : undefined,
+  };
+}
+
 export function useTraces(
   projectId: string,
   range: RangeOption,
   sort: TraceSortKey,
   order: 'asc' | 'desc',
   refetchInterval: number | false,
+  annotations: AnnotationFilters = NO_ANNOTATION_FILTERS,
 ) {
   return useInfiniteQuery({
-    queryKey: ['traces', projectId, range.value, sort, order],
+    queryKey: ['traces', projectId, range.value, sort, order, annotations],
     queryFn: ({ pageParam, signal }) =>
       call(
         client.GET('/v1/projects/{project_identifier}/traces', {
           params: {
             path: inProject(projectId),
-            query: { limit: 100, cursor: pageParam ?? undefined, sort, order, ...resolveRange(range) },
+            query: {
+              limit: 100,
+              cursor: pageParam ?? undefined,
+              sort,
+              order,
+              ...annotationQuery(annotations),
+              ...resolveRange(range),
+            },
           },
           signal,
         }),
@@ -121,7 +158,7 @@ export function useTraces(
   });
 }
 
-export interface SpanFilters {
+export interface SpanFilters extends AnnotationFilters {
   name: string[];
   span_kind: string[];
   status_code: string[];
@@ -151,6 +188,7 @@ export function useSpans(
               span_kind: filters.span_kind as SpanKind[],
               status_code: filters.status_code as Span['status_code'][],
               attribute: filters.attribute,
+              ...annotationQuery(filters),
               parent_id: filters.rootsOnly ? 'null' : undefined,
               ...resolveRange(range),
             },
@@ -326,5 +364,141 @@ export function useModelPrices() {
   return useQuery({
     queryKey: modelPricesKey,
     queryFn: async ({ signal }) => (await call(client.GET('/v1/model_prices', { signal }))).data,
+  });
+}
+
+// ---------------------------------------------------------------- annotations
+
+export const annotationConfigsKey = ['annotation-configs'] as const;
+
+/** Every annotation config, newest first (follows next_cursor). */
+export function useAnnotationConfigs() {
+  return useQuery({
+    queryKey: annotationConfigsKey,
+    queryFn: ({ signal }) =>
+      allPages<AnnotationConfig>((cursor) =>
+        call(client.GET('/v1/annotation_configs', { params: { query: { limit: 1000, cursor } }, signal })),
+      ),
+  });
+}
+
+/** The configs assigned to a project. */
+export function useProjectAnnotationConfigs(projectId: string) {
+  return useQuery({
+    queryKey: [...annotationConfigsKey, 'project', projectId],
+    queryFn: ({ signal }) =>
+      allPages<AnnotationConfig>((cursor) =>
+        call(
+          client.GET('/v1/projects/{project_identifier}/annotation_configs', {
+            params: { path: inProject(projectId), query: { limit: 1000, cursor } },
+            signal,
+          }),
+        ),
+      ),
+  });
+}
+
+/** Every annotation of one span (notes included), newest first. */
+export function useSpanAnnotations(projectId: string, spanId: string) {
+  return useQuery({
+    queryKey: ['annotations', 'span', projectId, spanId],
+    queryFn: async ({ signal }) =>
+      (
+        await call(
+          client.GET('/v1/projects/{project_identifier}/span_annotations', {
+            params: { path: inProject(projectId), query: { span_ids: [spanId], limit: 1000 } },
+            signal,
+          }),
+        )
+      ).data,
+  });
+}
+
+/** Every annotation of one trace (notes included), newest first. */
+export function useTraceAnnotations(projectId: string, traceId: string) {
+  return useQuery({
+    queryKey: ['annotations', 'trace', projectId, traceId],
+    queryFn: async ({ signal }) =>
+      (
+        await call(
+          client.GET('/v1/projects/{project_identifier}/trace_annotations', {
+            params: { path: inProject(projectId), query: { trace_ids: [traceId], limit: 1000 } },
+            signal,
+          }),
+        )
+      ).data,
+  });
+}
+
+/** Per annotation name over the range: counts, labels, mean score. */
+export function useAnnotationSummaries(projectId: string, range: RangeOption, refetchInterval: number | false = false) {
+  return useQuery({
+    queryKey: ['annotations', 'summaries', projectId, range.value],
+    queryFn: async ({ signal }) =>
+      (
+        await call(
+          client.GET('/v1/projects/{project_identifier}/annotation_summaries', {
+            params: { path: inProject(projectId), query: { ...resolveRange(range) } },
+            signal,
+          }),
+        )
+      ).data,
+    refetchInterval,
+    placeholderData: keepPreviousData,
+  });
+}
+
+// ---------------------------------------------------------------- sessions
+
+/** A project's sessions, newest first, with infinite scroll. */
+export function useSessions(projectId: string, refetchInterval: number | false) {
+  return useInfiniteQuery({
+    queryKey: ['sessions', projectId],
+    queryFn: ({ pageParam, signal }) =>
+      call(
+        client.GET('/v1/projects/{project_identifier}/sessions', {
+          params: { path: inProject(projectId), query: { limit: 100, cursor: pageParam ?? undefined, order: 'desc' } },
+          signal,
+        }),
+      ),
+    initialPageParam: null as string | null,
+    getNextPageParam: (last) => last.next_cursor,
+    refetchInterval,
+    placeholderData: keepPreviousData,
+  });
+}
+
+export function useSession(sessionId: string, refetchInterval: number | false = false) {
+  return useQuery({
+    queryKey: ['session', sessionId],
+    queryFn: async ({ signal }): Promise<Session> =>
+      (await call(client.GET('/v1/sessions/{session_identifier}', { params: { path: { session_identifier: sessionId } }, signal }))).data,
+    refetchInterval,
+  });
+}
+
+/** The root spans of the given traces (the turns of a session), fetched 100 traces at a time. */
+export function useRootSpans(projectId: string, traceIds: string[]) {
+  return useQuery({
+    queryKey: ['root-spans', projectId, traceIds],
+    queryFn: async ({ signal }) => {
+      const roots: Span[] = [];
+      for (let index = 0; index < traceIds.length; index += 100) {
+        const chunk = traceIds.slice(index, index + 100);
+        let cursor: string | undefined;
+        do {
+          const page: Page<Span> = await call(
+            client.GET('/v1/projects/{project_identifier}/spans', {
+              params: { path: inProject(projectId), query: { trace_id: chunk, parent_id: 'null', limit: 1000, cursor, order: 'asc' } },
+              signal,
+            }),
+          );
+          roots.push(...page.data);
+          cursor = page.next_cursor ?? undefined;
+        } while (cursor);
+      }
+      return roots;
+    },
+    enabled: traceIds.length > 0,
   });
 }

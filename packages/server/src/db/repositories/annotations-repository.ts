@@ -3,10 +3,10 @@
  * on (target, name, identifier) — documents add their position — and keyset lists of a
  * project's trace and session annotations. Span annotations keep their own repository.
  */
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../../config.js';
 import type { DB } from '../schema.js';
-import { parseJsonColumn, sqlDialect } from '../sql-dialect.js';
+import { nanosLiteral, parseJsonColumn, sqlDialect } from '../sql-dialect.js';
 import type { AnnotatorKind } from './span-annotations-repository.js';
 
 /** What every annotation carries, whatever its target. */
@@ -75,6 +75,16 @@ const toRecord = (row: AnnotationRow): AnnotationRecord => ({
   createdAt: row.created_at,
   updatedAt: row.updated_at,
 });
+
+/** Counts of one (name, label) pair of a project's span or trace annotations. */
+export interface AnnotationLabelCount {
+  target: 'span' | 'trace';
+  name: string;
+  label: string | null;
+  count: number;
+  scoreSum: number;
+  scoreCount: number;
+}
 
 export type AnnotationsRepository = ReturnType<typeof createAnnotationsRepository>;
 
@@ -169,6 +179,63 @@ export function createAnnotationsRepository(db: Kysely<DB>, dialect: Dialect) {
       if (query.fromId !== undefined) select = select.where('a.id', '<=', query.fromId);
       const rows = await select.orderBy('a.id', 'desc').limit(query.limit).execute();
       return rows.map((row) => toRecord(row as AnnotationRow));
+    },
+
+    /**
+     * Counts per (name, label) of the annotations of the project's spans and traces that start
+     * in the range (nanoseconds; start inclusive, end exclusive), notes left out: the range is
+     * walked on the spans' and traces' (project, start time) indexes, then one probe per row.
+     */
+    async labelCounts(projectId: number, startTime: bigint | undefined, endTime: bigint | undefined): Promise<AnnotationLabelCount[]> {
+      const inRange = (column: string) => [
+        ...(startTime !== undefined ? [sql<boolean>`${sql.ref(column)} >= ${nanosLiteral(startTime)}`] : []),
+        ...(endTime !== undefined ? [sql<boolean>`${sql.ref(column)} < ${nanosLiteral(endTime)}`] : []),
+      ];
+      let spans = db
+        .selectFrom('span_annotations as a')
+        .innerJoin('spans', 'spans.id', 'a.span_rowid')
+        .select(['a.name', 'a.label'])
+        .select((eb) => [
+          eb.fn.countAll<string>().as('count'),
+          eb.fn.sum<string | null>('a.score').as('score_sum'),
+          eb.fn.count<string>('a.score').as('score_count'),
+        ])
+        .where('spans.project_id', '=', projectId)
+        .where('a.name', '<>', 'note');
+      for (const condition of inRange('spans.start_time')) spans = spans.where(condition);
+      let traces = db
+        .selectFrom('trace_annotations as a')
+        .innerJoin('traces', 'traces.id', 'a.trace_rowid')
+        .select(['a.name', 'a.label'])
+        .select((eb) => [
+          eb.fn.countAll<string>().as('count'),
+          eb.fn.sum<string | null>('a.score').as('score_sum'),
+          eb.fn.count<string>('a.score').as('score_count'),
+        ])
+        .where('traces.project_id', '=', projectId)
+        .where('a.name', '<>', 'note');
+      for (const condition of inRange('traces.start_time')) traces = traces.where(condition);
+      const [spanRows, traceRows] = await Promise.all([
+        spans.groupBy(['a.name', 'a.label']).orderBy('a.name').orderBy('a.label').execute(),
+        traces.groupBy(['a.name', 'a.label']).orderBy('a.name').orderBy('a.label').execute(),
+      ]);
+      const toCount =
+        (target: 'span' | 'trace') =>
+        (row: {
+          name: string;
+          label: string | null;
+          count: string | number;
+          score_sum: string | number | null;
+          score_count: string | number;
+        }) => ({
+          target,
+          name: row.name,
+          label: row.label,
+          count: Number(row.count),
+          scoreSum: Number(row.score_sum ?? 0),
+          scoreCount: Number(row.score_count),
+        });
+      return [...spanRows.map(toCount('span')), ...traceRows.map(toCount('trace'))];
     },
 
     /** Annotations of one span's documents, by position then name (for reading back what was written). */

@@ -7,6 +7,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../database.js';
 import type { DB } from '../schema.js';
 import type { Dialect } from '../../config.js';
+import { createAnnotationConfigsRepository } from './annotation-configs-repository.js';
 import { createAnnotationsRepository } from './annotations-repository.js';
 import { createApiKeysRepository } from './api-keys-repository.js';
 import { createLoginFailuresRepository } from './login-failures-repository.js';
@@ -40,6 +41,7 @@ export function createRepositories(db: Kysely<DB>, dialect: Dialect) {
     projectMetrics: createProjectMetricsRepository(db, dialect),
     spanAnnotations: createSpanAnnotationsRepository(db, dialect),
     annotations: createAnnotationsRepository(db, dialect),
+    annotationConfigs: createAnnotationConfigsRepository(db, dialect),
     prompts: createPromptsRepository(db),
     datasets: createDatasetsRepository(db),
     experiments: createExperimentsRepository(db, dialect),

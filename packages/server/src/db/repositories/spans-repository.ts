@@ -2,6 +2,7 @@
  * SQL for reading spans: filtered keyset lists of a project, spans of traces, one span.
  * Times are read as exact decimal text (nanoseconds), never as JavaScript numbers.
  */
+import { type AnnotationFilter, spanHasAnnotation } from './annotation-filters.js';
 import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../../config.js';
 import { fromPosition, type KeysetPosition, type SortOrder } from '../keyset.js';
@@ -64,6 +65,8 @@ export interface SpanFilters {
   endTime?: bigint | undefined;
   /** Every filter must match (AND); each matches any of its candidates. */
   attributes?: { key: string; candidates: AttributeScalar[] }[] | undefined;
+  /** Every filter must match (AND): the span carries such an annotation. */
+  annotations?: AnnotationFilter[] | undefined;
 }
 
 export interface SpanPageQuery {
@@ -189,6 +192,7 @@ export function createSpansRepository(db: Kysely<DB>, dialect: Dialect) {
       for (const attribute of filters.attributes ?? []) {
         query = query.where(sqlFor.attributeEquals('spans.attributes', attribute.key, attribute.candidates));
       }
+      for (const annotation of filters.annotations ?? []) query = query.where(spanHasAnnotation('spans.id', annotation));
       if (page.from) query = query.where(fromPosition(sql.ref('spans.start_time'), 'spans.id', page.from, page.order));
       query = query.orderBy('spans.start_time', page.order).orderBy('spans.id', page.order).limit(page.limit);
       return execute(query);

@@ -1,4 +1,5 @@
 /** SQL for reading traces: keyset lists of a project, one trace, and per-trace aggregates of their spans. */
+import { type AnnotationFilter, traceHasAnnotation } from './annotation-filters.js';
 import { sql, type Expression, type Kysely } from 'kysely';
 import { fromPosition, type KeysetPosition, type SortOrder } from '../keyset.js';
 import type { DB } from '../schema.js';
@@ -31,6 +32,8 @@ export interface TraceListQuery {
   endTime?: bigint | undefined;
   /** Only traces of these sessions (row ids). */
   sessionRowids?: number[] | undefined;
+  /** Every filter must match (AND): the trace or one of its spans carries such an annotation. */
+  annotations?: AnnotationFilter[] | undefined;
   sort: TraceSort;
   order: SortOrder;
   from?: KeysetPosition | undefined;
@@ -74,6 +77,7 @@ export function createTracesRepository(db: Kysely<DB>) {
       if (query.endTime !== undefined)
         select = select.where(sql<boolean>`${sql.ref('traces.start_time')} < ${nanosLiteral(query.endTime)}`);
       if (query.sessionRowids) select = select.where('traces.project_session_rowid', 'in', query.sessionRowids);
+      for (const annotation of query.annotations ?? []) select = select.where(traceHasAnnotation('traces.id', annotation));
       if (query.from) select = select.where(fromPosition(key, 'traces.id', query.from, query.order));
       select = select.orderBy(key, query.order).orderBy('traces.id', query.order).limit(query.limit);
       return (await select.execute()).map(toRecord);

@@ -196,6 +196,52 @@ select "a".*, "project_sessions"."session_id" as "target" from "session_annotati
 -- annotations.listDocuments
 select "a".*, "spans"."span_id" as "target" from "document_annotations" as "a" inner join "spans" on "spans"."id" = "a"."span_rowid" where "a"."span_rowid" = $1 order by "a"."document_position", "a"."id";
 
+-- annotations.labelCounts
+select "a"."name", "a"."label", count(*) as "count", sum("a"."score") as "score_sum", count("a"."score") as "score_count" from "span_annotations" as "a" inner join "spans" on "spans"."id" = "a"."span_rowid" where "spans"."project_id" = $1 and "a"."name" <> $2 and "spans"."start_time" >= cast($3 as bigint) and "spans"."start_time" < cast($4 as bigint) group by "a"."name", "a"."label" order by "a"."name", "a"."label";
+select "a"."name", "a"."label", count(*) as "count", sum("a"."score") as "score_sum", count("a"."score") as "score_count" from "trace_annotations" as "a" inner join "traces" on "traces"."id" = "a"."trace_rowid" where "traces"."project_id" = $1 and "a"."name" <> $2 and "traces"."start_time" >= cast($3 as bigint) and "traces"."start_time" < cast($4 as bigint) group by "a"."name", "a"."label" order by "a"."name", "a"."label";
+
+-- traces.list (annotation filters)
+select "traces"."id", "traces"."project_id", "traces"."trace_id", cast("traces"."start_time" as text) as "start_time", cast("traces"."end_time" as text) as "end_time" from "traces" where "traces"."project_id" = $1 and (exists (select 1 from trace_annotations fta where fta.trace_rowid = "traces"."id" and "fta"."name" = $2 and "fta"."label" = $3) or exists (select 1 from spans fs join span_annotations fsa on fsa.span_rowid = fs.id where fs.trace_rowid = "traces"."id" and "fsa"."name" = $4 and "fsa"."label" = $5)) and (exists (select 1 from trace_annotations fta where fta.trace_rowid = "traces"."id" and "fta"."name" = $6 and "fta"."score" >= $7) or exists (select 1 from spans fs join span_annotations fsa on fsa.span_rowid = fs.id where fs.trace_rowid = "traces"."id" and "fsa"."name" = $8 and "fsa"."score" >= $9)) order by "traces"."start_time" desc, "traces"."id" desc limit $10;
+
+-- spans.list (annotation filters)
+select "spans"."id", "spans"."trace_rowid", "spans"."project_id", "traces"."trace_id", "spans"."span_id", "spans"."parent_id", "spans"."name", "spans"."span_kind", cast("spans"."start_time" as text) as "start_time", cast("spans"."end_time" as text) as "end_time", "spans"."status_code", "spans"."status_message", "spans"."attributes", "spans"."events", "spans"."llm_token_count_prompt", "spans"."llm_token_count_completion", "spans"."llm_token_count_total" from "spans" inner join "traces" on "traces"."id" = "spans"."trace_rowid" where "spans"."project_id" = $1 and exists (select 1 from span_annotations fa where fa.span_rowid = "spans"."id" and "fa"."name" = $2) and exists (select 1 from span_annotations fa where fa.span_rowid = "spans"."id" and "fa"."name" = $3 and "fa"."label" = $4) and exists (select 1 from span_annotations fa where fa.span_rowid = "spans"."id" and "fa"."name" = $5 and "fa"."score" < $6) order by "spans"."start_time" desc, "spans"."id" desc limit $7;
+
+-- annotationConfigs.insert
+insert into "annotation_configs" ("name", "type", "config", "created_at", "updated_at") values ($1, $2, cast($3 as jsonb), $4, $5) returning *;
+
+-- annotationConfigs.findById
+select "c".* from "annotation_configs" as "c" where "c"."id" = $1;
+
+-- annotationConfigs.findByName
+select "c".* from "annotation_configs" as "c" where "c"."name" = $1;
+
+-- annotationConfigs.findByNames
+select "c".* from "annotation_configs" as "c" where "c"."name" in ($1, $2);
+
+-- annotationConfigs.existingIds
+select "id" from "annotation_configs" where "id" in ($1, $2);
+
+-- annotationConfigs.update
+update "annotation_configs" set "name" = $1, "type" = $2, "config" = cast($3 as jsonb), "updated_at" = $4 where "id" = $5 returning *;
+
+-- annotationConfigs.assign
+insert into "project_annotation_configs" ("project_id", "annotation_config_id") values ($1, $2) on conflict ("project_id", "annotation_config_id") do nothing;
+
+-- annotationConfigs.assignedIds
+select "annotation_config_id" from "project_annotation_configs" where "project_id" = $1;
+
+-- annotationConfigs.list
+select "c".* from "annotation_configs" as "c" where "c"."id" <= $1 order by "c"."id" desc limit $2;
+
+-- annotationConfigs.list (project)
+select "c".* from "annotation_configs" as "c" inner join "project_annotation_configs" as "p" on "p"."annotation_config_id" = "c"."id" where "p"."project_id" = $1 order by "c"."id" desc limit $2;
+
+-- annotationConfigs.unassign
+delete from "project_annotation_configs" where "project_id" = $1 and "annotation_config_id" in ($2);
+
+-- annotationConfigs.delete
+delete from "annotation_configs" where "id" = $1 returning *;
+
 -- projectSessions.findBySessionId
 select "project_sessions"."id", "project_sessions"."project_id", "project_sessions"."session_id", cast("project_sessions"."start_time" as text) as "start_time", cast("project_sessions"."end_time" as text) as "end_time" from "project_sessions" where "project_sessions"."session_id" = $1 order by "project_sessions"."id" limit $2;
 

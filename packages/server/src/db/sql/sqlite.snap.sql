@@ -196,6 +196,52 @@ select "a".*, "project_sessions"."session_id" as "target" from "session_annotati
 -- annotations.listDocuments
 select "a".*, "spans"."span_id" as "target" from "document_annotations" as "a" inner join "spans" on "spans"."id" = "a"."span_rowid" where "a"."span_rowid" = ? order by "a"."document_position", "a"."id";
 
+-- annotations.labelCounts
+select "a"."name", "a"."label", count(*) as "count", sum("a"."score") as "score_sum", count("a"."score") as "score_count" from "span_annotations" as "a" inner join "spans" on "spans"."id" = "a"."span_rowid" where "spans"."project_id" = ? and "a"."name" <> ? and "spans"."start_time" >= cast(? as bigint) and "spans"."start_time" < cast(? as bigint) group by "a"."name", "a"."label" order by "a"."name", "a"."label";
+select "a"."name", "a"."label", count(*) as "count", sum("a"."score") as "score_sum", count("a"."score") as "score_count" from "trace_annotations" as "a" inner join "traces" on "traces"."id" = "a"."trace_rowid" where "traces"."project_id" = ? and "a"."name" <> ? and "traces"."start_time" >= cast(? as bigint) and "traces"."start_time" < cast(? as bigint) group by "a"."name", "a"."label" order by "a"."name", "a"."label";
+
+-- traces.list (annotation filters)
+select "traces"."id", "traces"."project_id", "traces"."trace_id", cast("traces"."start_time" as text) as "start_time", cast("traces"."end_time" as text) as "end_time" from "traces" where "traces"."project_id" = ? and (exists (select 1 from trace_annotations fta where fta.trace_rowid = "traces"."id" and "fta"."name" = ? and "fta"."label" = ?) or exists (select 1 from spans fs join span_annotations fsa on fsa.span_rowid = fs.id where fs.trace_rowid = "traces"."id" and "fsa"."name" = ? and "fsa"."label" = ?)) and (exists (select 1 from trace_annotations fta where fta.trace_rowid = "traces"."id" and "fta"."name" = ? and "fta"."score" >= ?) or exists (select 1 from spans fs join span_annotations fsa on fsa.span_rowid = fs.id where fs.trace_rowid = "traces"."id" and "fsa"."name" = ? and "fsa"."score" >= ?)) order by "traces"."start_time" desc, "traces"."id" desc limit ?;
+
+-- spans.list (annotation filters)
+select "spans"."id", "spans"."trace_rowid", "spans"."project_id", "traces"."trace_id", "spans"."span_id", "spans"."parent_id", "spans"."name", "spans"."span_kind", cast("spans"."start_time" as text) as "start_time", cast("spans"."end_time" as text) as "end_time", "spans"."status_code", "spans"."status_message", "spans"."attributes", "spans"."events", "spans"."llm_token_count_prompt", "spans"."llm_token_count_completion", "spans"."llm_token_count_total" from "spans" inner join "traces" on "traces"."id" = "spans"."trace_rowid" where "spans"."project_id" = ? and exists (select 1 from span_annotations fa where fa.span_rowid = "spans"."id" and "fa"."name" = ?) and exists (select 1 from span_annotations fa where fa.span_rowid = "spans"."id" and "fa"."name" = ? and "fa"."label" = ?) and exists (select 1 from span_annotations fa where fa.span_rowid = "spans"."id" and "fa"."name" = ? and "fa"."score" < ?) order by "spans"."start_time" desc, "spans"."id" desc limit ?;
+
+-- annotationConfigs.insert
+insert into "annotation_configs" ("name", "type", "config", "created_at", "updated_at") values (?, ?, ?, ?, ?) returning *;
+
+-- annotationConfigs.findById
+select "c".* from "annotation_configs" as "c" where "c"."id" = ?;
+
+-- annotationConfigs.findByName
+select "c".* from "annotation_configs" as "c" where "c"."name" = ?;
+
+-- annotationConfigs.findByNames
+select "c".* from "annotation_configs" as "c" where "c"."name" in (?, ?);
+
+-- annotationConfigs.existingIds
+select "id" from "annotation_configs" where "id" in (?, ?);
+
+-- annotationConfigs.update
+update "annotation_configs" set "name" = ?, "type" = ?, "config" = ?, "updated_at" = ? where "id" = ? returning *;
+
+-- annotationConfigs.assign
+insert into "project_annotation_configs" ("project_id", "annotation_config_id") values (?, ?) on conflict ("project_id", "annotation_config_id") do nothing;
+
+-- annotationConfigs.assignedIds
+select "annotation_config_id" from "project_annotation_configs" where "project_id" = ?;
+
+-- annotationConfigs.list
+select "c".* from "annotation_configs" as "c" where "c"."id" <= ? order by "c"."id" desc limit ?;
+
+-- annotationConfigs.list (project)
+select "c".* from "annotation_configs" as "c" inner join "project_annotation_configs" as "p" on "p"."annotation_config_id" = "c"."id" where "p"."project_id" = ? order by "c"."id" desc limit ?;
+
+-- annotationConfigs.unassign
+delete from "project_annotation_configs" where "project_id" = ? and "annotation_config_id" in (?);
+
+-- annotationConfigs.delete
+delete from "annotation_configs" where "id" = ? returning *;
+
 -- projectSessions.findBySessionId
 select "project_sessions"."id", "project_sessions"."project_id", "project_sessions"."session_id", cast("project_sessions"."start_time" as text) as "start_time", cast("project_sessions"."end_time" as text) as "end_time" from "project_sessions" where "project_sessions"."session_id" = ? order by "project_sessions"."id" limit ?;
 

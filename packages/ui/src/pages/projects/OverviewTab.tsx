@@ -1,4 +1,4 @@
-/** Charts of a project over the chosen range: volume, errors, latency, tokens over time and by model. */
+/** Charts of a project over the chosen range: annotations, volume, errors, latency, tokens over time and by model. */
 import '@mantine/charts/styles.css';
 import type { ReactNode } from 'react';
 import { AreaChart, BarChart, LineChart } from '@mantine/charts';
@@ -9,6 +9,7 @@ import { kindColor } from '../../components/Badges';
 import { formatCompact, formatDuration, formatInt, formatPercent } from '../../lib/format';
 import { useLiveRefresh, useTimeRange } from '../../lib/timeRange';
 import { useProjectContext } from './ProjectLayout';
+import { AnnotationSummaries } from './AnnotationSummaries';
 
 function ChartCard({ title, subtitle, children, testId }: { title: string; subtitle?: string; children: ReactNode; testId?: string }) {
   return (
@@ -95,6 +96,7 @@ export function OverviewTab() {
 
   return (
     <Stack gap="md" data-testid="overview-charts">
+      <AnnotationSummaries />
       <SimpleGrid cols={{ base: 1, md: 2 }} spacing="md">
         <ChartCard title="Traces and spans" subtitle={`Started ${per}`} testId="chart-volume">
           <AreaChart

@@ -1,6 +1,6 @@
-/** `/projects/:projectId/*`: project header with totals, the Traces / Spans / Overview tabs, and the range controls. */
+/** `/projects/:projectId/*`: project header with totals, the Traces / Spans / Sessions / Overview / Annotation configs tabs, and the range controls. */
 import { Anchor, Alert, Breadcrumbs, Group, Stack, Tabs, Text, Title } from '@mantine/core';
-import { IconChartBar, IconListTree, IconTimeline } from '@tabler/icons-react';
+import { IconChartBar, IconListTree, IconMessages, IconTag, IconTimeline } from '@tabler/icons-react';
 import { Link, Outlet, useLocation, useNavigate, useOutletContext, useParams, useSearchParams } from 'react-router';
 import { useIsFetching, useQueryClient } from '@tanstack/react-query';
 import { useProject, useSummary } from '../../api/queries';
@@ -100,8 +100,14 @@ export function ProjectLayout() {
           <Tabs.Tab value="spans" leftSection={<IconTimeline size={16} />}>
             Spans
           </Tabs.Tab>
+          <Tabs.Tab value="sessions" leftSection={<IconMessages size={16} />}>
+            Sessions
+          </Tabs.Tab>
           <Tabs.Tab value="overview" leftSection={<IconChartBar size={16} />}>
             Overview
+          </Tabs.Tab>
+          <Tabs.Tab value="annotations" leftSection={<IconTag size={16} />}>
+            Annotation configs
           </Tabs.Tab>
         </Tabs.List>
       </Tabs>

@@ -1,7 +1,9 @@
 /** One span in readable sections: LLM messages, input and output, tokens, documents, events, errors and every attribute. */
 import type { ReactNode } from 'react';
 import { Accordion, Alert, Badge, Code, Group, Paper, ScrollArea, SimpleGrid, Stack, Table, Tabs, Text, Title } from '@mantine/core';
-import { IconAlertTriangle, IconBolt, IconInfoCircle, IconList, IconMessages } from '@tabler/icons-react';
+import { IconAlertTriangle, IconBolt, IconInfoCircle, IconList, IconMessages, IconTag } from '@tabler/icons-react';
+import { useParams } from 'react-router';
+import { SpanAnnotationPanel } from './AnnotationPanel';
 import type { Span, SpanEvent } from '@sightline/client/browser';
 import { KindBadge, StatusBadge } from '../../components/Badges';
 import { AddToDatasetButton } from './AddToDataset';
@@ -321,6 +323,7 @@ function InfoTab({ span }: { span: Span }) {
 }
 
 export function SpanDetails({ span }: { span: Span }) {
+  const { projectId = '' } = useParams();
   const sections = attributeSections(span.attributes);
   const attributeCount = Object.keys(span.attributes).length;
   return (
@@ -401,7 +404,13 @@ export function SpanDetails({ span }: { span: Span }) {
           <Tabs.Tab value="events" leftSection={<IconInfoCircle size={14} />}>
             Events ({span.events.length})
           </Tabs.Tab>
+          <Tabs.Tab value="annotations" leftSection={<IconTag size={14} />}>
+            Annotations
+          </Tabs.Tab>
         </Tabs.List>
+        <Tabs.Panel value="annotations" pt="md">
+          <SpanAnnotationPanel projectId={projectId} spanId={span.context.span_id} />
+        </Tabs.Panel>
         <Tabs.Panel value="info" pt="md">
           <InfoTab span={span} />
         </Tabs.Panel>

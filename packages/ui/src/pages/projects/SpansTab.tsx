@@ -1,9 +1,10 @@
-/** A project's spans with server-side filters (name, kind, status, attribute, roots only), virtualised. */
+/** A project's spans with server-side filters (name, kind, status, attribute, annotation, roots only), virtualised. */
+import { AnnotationFilterInput, annotationFiltersOf } from '../../components/AnnotationFilterInput';
 import { useCallback, useMemo, useState } from 'react';
 import { useNavigate, useSearchParams } from 'react-router';
 import { Alert, Button, Checkbox, Chip, Group, MultiSelect, Paper, Switch, TagsInput, Text, Tooltip } from '@mantine/core';
 import { IconFilterOff } from '@tabler/icons-react';
-import { useSpans, type SpanFilters } from '../../api/queries';
+import { useAnnotationConfigs, useSpans, type SpanFilters } from '../../api/queries';
 import type { Span } from '@sightline/client/browser';
 import { SPAN_KINDS } from '../../lib/openinference';
 import { KindBadge, StatusIcon } from '../../components/Badges';
@@ -28,6 +29,7 @@ export function SpansTab() {
   const [params] = useSearchParams();
   const update = useUpdateSearch();
   const navigate = useNavigate();
+  const configs = useAnnotationConfigs();
 
   const filters: SpanFilters = useMemo(
     () => ({
@@ -36,6 +38,7 @@ export function SpansTab() {
       status_code: params.getAll('status'),
       attribute: params.getAll('attr'),
       rootsOnly: params.get('roots') === '1',
+      ...annotationFiltersOf(params.getAll('ann')),
     }),
     [params],
   );
@@ -68,7 +71,13 @@ export function SpansTab() {
       for (const value of values) next.append(key, value);
     });
   const hasFilters =
-    filters.name.length + filters.span_kind.length + filters.status_code.length + filters.attribute.length > 0 || filters.rootsOnly;
+    filters.name.length +
+      filters.span_kind.length +
+      filters.status_code.length +
+      filters.attribute.length +
+      filters.annotation.length +
+      filters.annotation_score.length >
+      0 || filters.rootsOnly;
 
   const open = useCallback(
     (span: Span) =>
@@ -202,6 +211,11 @@ export function SpansTab() {
             clearable
             description={undefined}
           />
+          <AnnotationFilterInput
+            value={params.getAll('ann')}
+            onChange={(values) => setList('ann', values)}
+            names={(configs.data ?? []).map((config) => config.name)}
+          />
           <div>
             <Text size="sm" fw={500} mb={4}>
               Status
@@ -236,7 +250,7 @@ export function SpansTab() {
               leftSection={<IconFilterOff size={16} />}
               onClick={() =>
                 update((next) => {
-                  for (const key of ['name', 'kind', 'status', 'attr', 'roots']) next.delete(key);
+                  for (const key of ['name', 'kind', 'status', 'attr', 'ann', 'roots']) next.delete(key);
                 })
               }
               mb={2}

@@ -1,7 +1,23 @@
 /** `/projects/:projectId/traces/:traceId`: the trace's span tree and timeline beside the selected span. */
 import { useEffect } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router';
-import { Alert, Anchor, Breadcrumbs, Center, Grid, Group, Loader, Paper, Stack, Switch, Text, Title, Tooltip } from '@mantine/core';
+import {
+  Accordion,
+  Alert,
+  Anchor,
+  Breadcrumbs,
+  Center,
+  Grid,
+  Group,
+  Loader,
+  Paper,
+  Stack,
+  Switch,
+  Text,
+  Title,
+  Tooltip,
+} from '@mantine/core';
+import { TraceAnnotationPanel } from './AnnotationPanel';
 import { useProject, useTrace } from '../../api/queries';
 import { StatusBadge } from '../../components/Badges';
 import { CopyableId } from '../../components/Copy';
@@ -129,6 +145,18 @@ export function TraceDetailPage() {
               ) : null}
             </Group>
           </Paper>
+          <Accordion variant="contained" radius="md" defaultValue={params.get('annotate') === 'trace' ? 'annotations' : null}>
+            <Accordion.Item value="annotations">
+              <Accordion.Control>
+                <Text size="sm" fw={600}>
+                  Trace annotations
+                </Text>
+              </Accordion.Control>
+              <Accordion.Panel>
+                <TraceAnnotationPanel projectId={projectId} traceId={traceId} />
+              </Accordion.Panel>
+            </Accordion.Item>
+          </Accordion>
           <Grid gap="md">
             <Grid.Col span={{ base: 12, lg: 7 }}>
               <SpanTree spans={spans} selectedId={selected?.context.span_id ?? null} onSelect={select} />

@@ -3,7 +3,8 @@ import { useCallback, useMemo } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { Alert, Anchor, Group, Text, Tooltip } from '@mantine/core';
 import { IconFilter } from '@tabler/icons-react';
-import { useTraces, type TraceSortKey } from '../../api/queries';
+import { useAnnotationConfigs, useTraces, type TraceSortKey } from '../../api/queries';
+import { AnnotationFilterInput, annotationFiltersOf } from '../../components/AnnotationFilterInput';
 import type { Trace } from '@sightline/client/browser';
 import { KindBadge, StatusIcon } from '../../components/Badges';
 import { CopyableId } from '../../components/Copy';
@@ -27,7 +28,11 @@ export function TracesTab() {
   const navigate = useNavigate();
   const sortKey: TraceSortKey = params.get('sort') === 'latency_ms' ? 'latency_ms' : 'start_time';
   const order = params.get('order') === 'asc' ? 'asc' : 'desc';
-  const traces = useTraces(projectId, option, sortKey, order, interval);
+  const annotationTags = params.getAll('ann');
+  // React Query hashes its key by value, so a fresh object each render refetches nothing.
+  const annotationFilters = annotationFiltersOf(annotationTags);
+  const configs = useAnnotationConfigs();
+  const traces = useTraces(projectId, option, sortKey, order, interval, annotationFilters);
   const rows = useMemo(() => traces.data?.pages.flatMap((page) => page.data) ?? [], [traces.data]);
   const search = explorerSearch(params);
 
@@ -138,7 +143,18 @@ export function TracesTab() {
 
   return (
     <>
-      <Group justify="space-between">
+      <Group justify="space-between" align="flex-end">
+        <AnnotationFilterInput
+          value={annotationTags}
+          onChange={(values) =>
+            update((next) => {
+              next.delete('ann');
+              for (const value of values) next.append('ann', value);
+            })
+          }
+          names={(configs.data ?? []).map((config) => config.name)}
+          w={360}
+        />
         <Text size="sm" c="dimmed">
           {rows.length > 0 ? `${formatInt(rows.length)}${traces.hasNextPage ? '+' : ''} traces · ${option.label.toLowerCase()}` : ' '} · ↑/↓
           to move, Enter to open

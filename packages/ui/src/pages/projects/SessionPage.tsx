@@ -1,0 +1,186 @@
+/**
+ * `/projects/:projectId/sessions/:sessionId`: a session as the conversation it was (docs/sessions.md):
+ * each turn's input (the root span's input.value) and output (its output.value) as chat bubbles in
+ * time order, each linking to its trace.
+ */
+import { useEffect } from 'react';
+import { Link, useParams, useSearchParams } from 'react-router';
+import { Alert, Anchor, Box, Breadcrumbs, Center, Group, Loader, Paper, Stack, Text, Title } from '@mantine/core';
+import { IconRobot, IconUser } from '@tabler/icons-react';
+import type { Span } from '@sightline/client/browser';
+import { useProject, useRootSpans, useSession } from '../../api/queries';
+import { CopyableId } from '../../components/Copy';
+import { StatusBadge } from '../../components/Badges';
+import { formatDateTime, formatDuration, formatInt, formatTime } from '../../lib/format';
+import { prettyJson } from '../../lib/openinference';
+import { useLiveRefresh } from '../../lib/timeRange';
+import { explorerSearch } from './ProjectsPage';
+
+/** One message of the conversation: the user's on the right, the application's on the left. */
+function Bubble({ side, value, time, traceLink }: { side: 'input' | 'output'; value: unknown; time: string; traceLink: string }) {
+  const user = side === 'input';
+  const { text, json } = prettyJson(value);
+  return (
+    <Group justify={user ? 'flex-end' : 'flex-start'} align="flex-start" wrap="nowrap" gap="xs">
+      {user ? null : <IconRobot size={20} aria-hidden style={{ flexShrink: 0, marginTop: 8 }} />}
+      <Paper
+        withBorder
+        radius="lg"
+        p="sm"
+        maw="75%"
+        bg={user ? 'var(--mantine-color-blue-light)' : 'var(--sl-muted-bg)'}
+        data-testid={user ? 'turn-input' : 'turn-output'}
+      >
+        {json ? (
+          <pre className="sl-pre" style={{ margin: 0 }}>
+            {text}
+          </pre>
+        ) : (
+          <Text size="sm" style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word' }}>
+            {text}
+          </Text>
+        )}
+        <Group gap="xs" justify="flex-end" mt={4}>
+          <Text size="xs" c="dimmed" title={formatDateTime(time)}>
+            {formatTime(time)}
+          </Text>
+          <Anchor component={Link} to={traceLink} size="xs">
+            Open trace
+          </Anchor>
+        </Group>
+      </Paper>
+      {user ? <IconUser size={20} aria-hidden style={{ flexShrink: 0, marginTop: 8 }} /> : null}
+    </Group>
+  );
+}
+
+export function SessionPage() {
+  const { projectId = '', sessionId = '' } = useParams();
+  const [params] = useSearchParams();
+  const { interval } = useLiveRefresh();
+  const project = useProject(projectId);
+  const session = useSession(sessionId, interval);
+  const traceIds = session.data?.traces.map((trace) => trace.trace_id) ?? [];
+  const roots = useRootSpans(projectId, traceIds);
+  const search = explorerSearch(params);
+  const projectPath = `/projects/${encodeURIComponent(projectId)}`;
+
+  useEffect(() => {
+    document.title = session.data ? `Session ${session.data.session_id} · Sightline` : 'Session · Sightline';
+    return () => {
+      document.title = 'Sightline';
+    };
+  }, [session.data]);
+
+  const rootOf = new Map<string, Span>();
+  for (const span of roots.data ?? []) if (!rootOf.has(span.context.trace_id)) rootOf.set(span.context.trace_id, span);
+  const s = session.data;
+
+  return (
+    <Stack gap="md">
+      <div>
+        <Breadcrumbs separator="/" mb={4}>
+          <Anchor component={Link} to={`/projects${search}`} size="sm">
+            Projects
+          </Anchor>
+          <Anchor component={Link} to={`${projectPath}/traces${search}`} size="sm">
+            {project.data?.name ?? '…'}
+          </Anchor>
+          <Anchor component={Link} to={`${projectPath}/sessions${search}`} size="sm">
+            Sessions
+          </Anchor>
+          <Text size="sm">{s?.session_id ?? '…'}</Text>
+        </Breadcrumbs>
+        <Group gap={6}>
+          <Title order={2} style={{ wordBreak: 'break-word' }}>
+            Session {s?.session_id ?? ''}
+          </Title>
+          {s ? <CopyableId value={s.session_id} label="Copy session id" /> : null}
+        </Group>
+      </div>
+      {session.error ? (
+        <Alert color="red" title="Session not found">
+          {session.error.message}{' '}
+          <Anchor component={Link} to={`${projectPath}/sessions${search}`}>
+            Back to sessions
+          </Anchor>
+        </Alert>
+      ) : null}
+      {session.isPending ? (
+        <Center py="xl">
+          <Loader aria-label="Loading session" />
+        </Center>
+      ) : null}
+      {s ? (
+        <>
+          <Paper withBorder p="sm" radius="md">
+            <Group gap="xl" wrap="wrap">
+              <Text size="sm">
+                <Text span c="dimmed">
+                  Started{' '}
+                </Text>
+                {formatDateTime(s.start_time)}
+              </Text>
+              <Text size="sm">
+                <Text span c="dimmed">
+                  Turns{' '}
+                </Text>
+                <b>{formatInt(s.trace_count)}</b>
+              </Text>
+              <Text size="sm">
+                <Text span c="dimmed">
+                  Duration{' '}
+                </Text>
+                <b>{formatDuration(s.duration_ms)}</b>
+              </Text>
+              <Text size="sm">
+                <Text span c="dimmed">
+                  Tokens{' '}
+                </Text>
+                <b>{formatInt(s.token_count_total)}</b>
+                <Text span c="dimmed" size="xs">
+                  {' '}
+                  ({formatInt(s.token_count_prompt)} prompt · {formatInt(s.token_count_completion)} completion)
+                </Text>
+              </Text>
+            </Group>
+          </Paper>
+          {roots.error ? <Alert color="red">{roots.error.message}</Alert> : null}
+          <Paper withBorder p="md" radius="md" aria-label="Conversation" role="log">
+            <Stack gap="md">
+              {s.traces.map((trace, index) => {
+                const root = rootOf.get(trace.trace_id);
+                const traceLink = `${projectPath}/traces/${trace.trace_id}${search}`;
+                const input = root?.attributes['input.value'];
+                const output = root?.attributes['output.value'];
+                return (
+                  <Box key={trace.id} data-testid="session-turn">
+                    <Group gap="xs" mb={6}>
+                      <Text size="xs" fw={700} c="dimmed" tt="uppercase">
+                        Turn {index + 1}
+                      </Text>
+                      {root && root.status_code === 'ERROR' ? <StatusBadge status="ERROR" /> : null}
+                      {roots.isPending ? <Loader size="xs" /> : null}
+                    </Group>
+                    <Stack gap={6}>
+                      {input !== undefined ? <Bubble side="input" value={input} time={trace.start_time} traceLink={traceLink} /> : null}
+                      {output !== undefined ? <Bubble side="output" value={output} time={trace.end_time} traceLink={traceLink} /> : null}
+                      {!roots.isPending && input === undefined && output === undefined ? (
+                        <Text size="sm" c="dimmed">
+                          {root ? 'This turn recorded no input or output.' : 'The root span of this turn was not received.'}{' '}
+                          <Anchor component={Link} to={traceLink} size="sm">
+                            Open trace
+                          </Anchor>
+                        </Text>
+                      ) : null}
+                    </Stack>
+                  </Box>
+                );
+              })}
+            </Stack>
+          </Paper>
+        </>
+      ) : null}
+    </Stack>
+  );
+}

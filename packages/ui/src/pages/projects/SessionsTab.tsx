@@ -1,0 +1,132 @@
+/** A project's sessions (docs/sessions.md), newest first, virtualised with infinite scroll; a row opens the conversation. */
+import { useCallback, useMemo } from 'react';
+import { useNavigate, useSearchParams } from 'react-router';
+import { Alert, Text, Tooltip } from '@mantine/core';
+import type { Session } from '@sightline/client/browser';
+import { useSessions } from '../../api/queries';
+import { VirtualTable, type Column } from '../../components/VirtualTable';
+import { displayValue, formatCompact, formatDateTime, formatDuration, formatInt, formatTime } from '../../lib/format';
+import { useLiveRefresh } from '../../lib/timeRange';
+import { useProjectContext } from './ProjectLayout';
+import { explorerSearch } from './ProjectsPage';
+
+/** One line of a message, for a table cell. */
+export const oneLine = (value: unknown) => {
+  const text = displayValue(value).replace(/\s+/g, ' ').trim();
+  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
+};
+
+/** The address of a session's page. */
+export const sessionPath = (projectId: string, sessionId: string) =>
+  `/projects/${encodeURIComponent(projectId)}/sessions/${encodeURIComponent(sessionId)}`;
+
+export function SessionsTab() {
+  const { projectId } = useProjectContext();
+  const { interval } = useLiveRefresh();
+  const [params] = useSearchParams();
+  const navigate = useNavigate();
+  const sessions = useSessions(projectId, interval);
+  const rows = useMemo(() => sessions.data?.pages.flatMap((page) => page.data) ?? [], [sessions.data]);
+  const search = explorerSearch(params);
+  const open = useCallback((session: Session) => navigate(`${sessionPath(projectId, session.id)}${search}`), [navigate, projectId, search]);
+
+  const columns: Column<Session>[] = [
+    {
+      key: 'session_id',
+      title: 'Session',
+      width: 'minmax(160px, 1.2fr)',
+      render: (session) => (
+        <Text size="sm" fw={500} ff="monospace" truncate>
+          {session.session_id}
+        </Text>
+      ),
+    },
+    { key: 'turns', title: 'Turns', width: '70px', align: 'right', render: (session) => formatInt(session.trace_count) },
+    {
+      key: 'first_input',
+      title: 'First input',
+      width: 'minmax(200px, 2fr)',
+      render: (session) => (
+        <Text size="sm" truncate title={session.first_input ?? undefined}>
+          {session.first_input !== null ? (
+            oneLine(session.first_input)
+          ) : (
+            <Text span c="dimmed">
+              —
+            </Text>
+          )}
+        </Text>
+      ),
+    },
+    {
+      key: 'last_output',
+      title: 'Last output',
+      width: 'minmax(200px, 2fr)',
+      render: (session) => (
+        <Text size="sm" truncate title={session.last_output ?? undefined}>
+          {session.last_output !== null ? (
+            oneLine(session.last_output)
+          ) : (
+            <Text span c="dimmed">
+              —
+            </Text>
+          )}
+        </Text>
+      ),
+    },
+    {
+      key: 'tokens',
+      title: 'Tokens',
+      width: '90px',
+      align: 'right',
+      render: (session) =>
+        session.token_count_total > 0 ? (
+          <Tooltip label={`${formatInt(session.token_count_prompt)} prompt · ${formatInt(session.token_count_completion)} completion`}>
+            <span>{formatCompact(session.token_count_total)}</span>
+          </Tooltip>
+        ) : (
+          <Text span c="dimmed" size="sm">
+            —
+          </Text>
+        ),
+    },
+    { key: 'duration', title: 'Duration', width: '100px', align: 'right', render: (session) => formatDuration(session.duration_ms) },
+    {
+      key: 'start_time',
+      title: 'Started',
+      width: '190px',
+      render: (session) => (
+        <Text size="sm" title={formatDateTime(session.start_time)}>
+          {formatTime(session.start_time)}
+        </Text>
+      ),
+    },
+  ];
+
+  return (
+    <>
+      <Text size="sm" c="dimmed">
+        {rows.length > 0 ? `${formatInt(rows.length)}${sessions.hasNextPage ? '+' : ''} sessions, newest first · ` : ''}traces grouped by
+        their session.id attribute; Enter opens the conversation
+      </Text>
+      {sessions.error ? <Alert color="red">{sessions.error.message}</Alert> : null}
+      <VirtualTable
+        label="Sessions"
+        rows={rows}
+        columns={columns}
+        rowKey={(session) => session.id}
+        onOpen={open}
+        hasMore={sessions.hasNextPage}
+        loadingMore={sessions.isFetchingNextPage}
+        onLoadMore={() => void sessions.fetchNextPage()}
+        loading={sessions.isPending}
+        stale={sessions.isPlaceholderData}
+        empty={
+          <Text c="dimmed">
+            No sessions in this project. Spans that carry a <code>session.id</code> attribute group their traces into sessions.
+          </Text>
+        }
+      />
+    </>
+  );
+}
