@@ -28,6 +28,7 @@ import type { ExperimentsService } from './experiments/experiments-service.js';
 import type { DatasetsService } from './datasets/datasets-service.js';
 import type { CostsService } from './costs/costs-service.js';
 import { modelPricesRoutes } from './api/model-prices-routes.js';
+import { retentionRoutes, type RetentionLayer } from './api/retention-routes.js';
 import type { PromptsService } from './prompts/prompts-service.js';
 import type { QueryLayer } from './query/index.js';
 import { PHOENIX_COMPATIBLE_VERSION, SIGHTLINE_VERSION } from './version.js';
@@ -41,6 +42,7 @@ export interface AppDependencies {
   datasets: DatasetsService;
   experiments: ExperimentsService;
   costs: CostsService;
+  retention: RetentionLayer;
   logger: FastifyBaseLogger;
 }
 
@@ -54,6 +56,7 @@ export async function buildApp({
   datasets,
   experiments,
   costs,
+  retention,
   logger,
 }: AppDependencies): Promise<FastifyInstance> {
   const app = Fastify({
@@ -115,6 +118,7 @@ export async function buildApp({
       await scope.register(datasetsRoutes, { datasets });
       await scope.register(experimentsRoutes, { experiments });
       await scope.register(modelPricesRoutes, { costs });
+      await scope.register(retentionRoutes, retention);
       await scope.register(uiRoutes, { page: uiPage });
     },
     { prefix },

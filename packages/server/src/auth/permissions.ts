@@ -160,6 +160,11 @@ export const PERMISSIONS: Readonly<Record<RouteKey, RouteRule>> = {
   'PATCH /v1/model_prices/:model_id': { access: 'admin', rule: 'price overrides are server configuration' },
   'DELETE /v1/model_prices/:model_id': { access: 'admin', rule: 'price overrides are server configuration' },
 
+  // Retention (docs/retention.md): everyone sees a project's policy; setting one, or running the job, deletes data: admins only.
+  'GET /v1/projects/:project_identifier/retention': { access: 'any', rule: 'project data' },
+  'PUT /v1/projects/:project_identifier/retention': { access: 'admin', rule: 'setting retention policies: admins (API.md §5.1)' },
+  'POST /v1/retention/run': { access: 'admin', rule: 'runs the retention job now: admins (operators and tests)' },
+
   // Prompts (docs/prompts.md): evaluation data, for admins, members and system keys alike.
   'GET /v1/prompts': { access: 'any', rule: 'evaluation data' },
   'POST /v1/prompts': { access: 'any', rule: 'evaluation data (versions record the calling user, if any)' },

@@ -13,6 +13,7 @@ import * as experimentProjects from './0010-experiment-projects.js';
 import * as sessions from './0011-sessions.js';
 import * as annotations from './0012-annotations.js';
 import * as costs from './0013-costs.js';
+import * as retention from './0014-retention.js';
 
 export interface MigrationContext {
   dialect: Dialect;
@@ -33,5 +34,6 @@ export function migrations(context: MigrationContext): Record<string, Migration>
     '0011-sessions': { up: sessions.up(context) },
     '0012-annotations': { up: annotations.up(context) },
     '0013-costs': { up: costs.up(context) },
+    '0014-retention': { up: retention.up(context) },
   };
 }

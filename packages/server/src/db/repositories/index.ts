@@ -18,6 +18,7 @@ import { createProjectSessionsRepository } from './project-sessions-repository.j
 import { createDatasetsRepository } from './datasets-repository.js';
 import { createExperimentsRepository } from './experiments-repository.js';
 import { createPromptsRepository } from './prompts-repository.js';
+import { createRetentionRepository } from './retention-repository.js';
 import { createSessionsRepository } from './sessions-repository.js';
 import { createSpanAnnotationsRepository } from './span-annotations-repository.js';
 import { createSpansRepository } from './spans-repository.js';
@@ -43,6 +44,7 @@ export function createRepositories(db: Kysely<DB>, dialect: Dialect) {
     datasets: createDatasetsRepository(db),
     experiments: createExperimentsRepository(db, dialect),
     costs: createCostsRepository(db),
+    retention: createRetentionRepository(db, dialect),
   };
 }
 
