@@ -87,6 +87,7 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
     retentionJob = startRetentionJob({
       repositories: data.repositories,
       withTransaction: data.withTransaction,
+      writer: writer.retention,
       intervalMs: config.retention.intervalSeconds * 1000,
       onError: (error) => logger.error({ err: error }, 'retention job failed'),
     });
