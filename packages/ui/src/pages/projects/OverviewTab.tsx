@@ -9,6 +9,7 @@ import { kindColor } from '../../components/Badges';
 import { formatCompact, formatDuration, formatInt, formatPercent } from '../../lib/format';
 import { useLiveRefresh, useTimeRange } from '../../lib/timeRange';
 import { useProjectContext } from './ProjectLayout';
+import { RetentionSection } from './RetentionSection';
 
 function ChartCard({ title, subtitle, children, testId }: { title: string; subtitle?: string; children: ReactNode; testId?: string }) {
   return (
@@ -256,6 +257,7 @@ export function OverviewTab() {
           </Group>
         </ChartCard>
       </SimpleGrid>
+      <RetentionSection projectId={projectId} />
     </Stack>
   );
 }
