@@ -41,6 +41,8 @@ export interface PoolOptions {
   /** Spans per trace: one CHAIN root plus (spansPerTrace - 1) LLM children. */
   spansPerTrace: number;
   seed?: number;
+  /** Start time of the first trace, ns since the epoch (default now); the retention benchmark loads old data. */
+  baseNanos?: bigint;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -273,7 +275,7 @@ function buildBody(content: Content, batch: number, spansPerTrace: number, baseN
 export function buildBodyPool(options: PoolOptions): BodyTemplate[] {
   if (options.spansPerTrace < 2) throw new Error('spansPerTrace must be at least 2 (a CHAIN root and one LLM span)');
   const content = new Content(options.seed ?? 20251122);
-  const baseNanos = BigInt(Date.now()) * 1_000_000n;
+  const baseNanos = options.baseNanos ?? BigInt(Date.now()) * 1_000_000n;
   const pool: BodyTemplate[] = [];
   for (let i = 0; i < options.size; i++) {
     pool.push(buildBody(content, options.batch, options.spansPerTrace, baseNanos + BigInt(i) * 60_000_000_000n));

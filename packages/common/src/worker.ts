@@ -17,6 +17,8 @@ export function startWorker(url: URL, workerData: unknown): Worker {
 export interface WorkerReply {
   id: number;
   error?: string;
+  /** What the request produced, when it produces something (structured-cloned). */
+  result?: unknown;
 }
 
 /**
@@ -24,7 +26,7 @@ export interface WorkerReply {
  * replies alone or in arrays). Once the thread errors or exits, waiting and later requests reject.
  */
 export class WorkerRequests {
-  private readonly waiting = new Map<number, { resolve: () => void; reject: (error: Error) => void }>();
+  private readonly waiting = new Map<number, { resolve: (result: unknown) => void; reject: (error: Error) => void }>();
   private nextId = 1;
   private failure: Error | null = null;
 
@@ -37,7 +39,7 @@ export class WorkerRequests {
       for (const reply of Array.isArray(message) ? message : [message]) {
         const waiter = this.waiting.get(reply.id);
         this.waiting.delete(reply.id);
-        if (reply.error === undefined) waiter?.resolve();
+        if (reply.error === undefined) waiter?.resolve(reply.result);
         else waiter?.reject(new Error(reply.error));
       }
     });
@@ -50,8 +52,8 @@ export class WorkerRequests {
     worker.on('exit', () => fail(new Error(exitMessage)));
   }
 
-  /** Posts the request `message(id)` builds and resolves when the worker replies to that id. */
-  request(message: (id: number) => unknown): Promise<void> {
+  /** Posts the request `message(id)` builds and resolves to the reply's result when the worker replies to that id. */
+  request(message: (id: number) => unknown): Promise<unknown> {
     if (this.failure) return Promise.reject(this.failure);
     const id = this.nextId++;
     return new Promise((resolve, reject) => {

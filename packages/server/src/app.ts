@@ -31,6 +31,7 @@ import { modelPricesRoutes } from './api/model-prices-routes.js';
 import { playgroundRoutes } from './api/playground-routes.js';
 import type { PlaygroundService } from './playground/playground-service.js';
 import type { SecretsService } from './playground/secrets-service.js';
+import { retentionRoutes, type RetentionLayer } from './api/retention-routes.js';
 import type { PromptsService } from './prompts/prompts-service.js';
 import type { QueryLayer } from './query/index.js';
 import { PHOENIX_COMPATIBLE_VERSION, SIGHTLINE_VERSION } from './version.js';
@@ -46,6 +47,7 @@ export interface AppDependencies {
   costs: CostsService;
   secrets: SecretsService;
   playground: PlaygroundService;
+  retention: RetentionLayer;
   logger: FastifyBaseLogger;
 }
 
@@ -61,6 +63,7 @@ export async function buildApp({
   costs,
   secrets,
   playground,
+  retention,
   logger,
 }: AppDependencies): Promise<FastifyInstance> {
   const app = Fastify({
@@ -123,6 +126,7 @@ export async function buildApp({
       await scope.register(experimentsRoutes, { experiments });
       await scope.register(modelPricesRoutes, { costs });
       await scope.register(playgroundRoutes, { playground, secrets });
+      await scope.register(retentionRoutes, retention);
       await scope.register(uiRoutes, { page: uiPage });
     },
     { prefix },

@@ -49,6 +49,11 @@ export interface IngestConfig {
   maxBatchSpans: number;
 }
 
+export interface RetentionConfig {
+  /** Pause between runs of the retention job (docs/retention.md). */
+  intervalSeconds: number;
+}
+
 export interface Config {
   host: string;
   port: number;
@@ -69,6 +74,7 @@ export interface Config {
   smtp: SmtpConfig | null;
   idps: IdpConfig[];
   ingest: IngestConfig;
+  retention: RetentionConfig;
   logLevel: string;
 }
 
@@ -120,6 +126,9 @@ export function loadConfig(env: Env = process.env): Config {
       maxBodyBytes: envPositiveInt(read, 'SERVICE_MAX_REQUEST_BODY_BYTES', 32 * 1024 * 1024),
       maxQueuedSpans: envPositiveInt(read, 'SERVICE_INGEST_MAX_QUEUED_SPANS', 50_000),
       maxBatchSpans: envPositiveInt(read, 'SERVICE_INGEST_MAX_BATCH_SPANS', 5_000),
+    },
+    retention: {
+      intervalSeconds: envPositiveInt(read, 'SERVICE_RETENTION_INTERVAL_SECONDS', 60),
     },
     logLevel: envLogLevel('SERVICE_LOG_LEVEL', read('SERVICE_LOG_LEVEL')),
   };

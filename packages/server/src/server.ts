@@ -18,6 +18,8 @@ import { startCostJob, type CostJob } from './costs/cost-job.js';
 import { createSecretBox } from './playground/secret-box.js';
 import { createSecretsService } from './playground/secrets-service.js';
 import { createPlaygroundService } from './playground/playground-service.js';
+import { createRetentionService } from './retention/retention-service.js';
+import { startRetentionJob, type RetentionJob } from './retention/retention-job.js';
 import { createIngestService, createSpanQueue, type SpanQueue } from './ingest/ingest-service.js';
 import { startOtlpGrpcServer, type GrpcServerHandle } from './ingest/otlp-grpc-server.js';
 import { createSpanWriter, type SpanWriter } from './ingest/span-writer.js';
@@ -32,6 +34,8 @@ export interface RunningServer {
   auth: AuthLayer;
   /** Prices new LLM spans in the background (docs/costs.md). */
   costJob: CostJob;
+  /** Deletes traces past each project's retention policy in the background (docs/retention.md). */
+  retentionJob: RetentionJob;
   close(): Promise<void>;
 }
 
@@ -43,10 +47,12 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
   let grpc: GrpcServerHandle | null = null;
   let app: FastifyInstance | null = null;
   let costJob: CostJob | null = null;
+  let retentionJob: RetentionJob | null = null;
   const close = async () => {
     await app?.close();
     await grpc?.close();
     await costJob?.stop();
+    await retentionJob?.stop();
     await queue?.close();
     await writer?.close();
     await database.close();
@@ -81,13 +87,24 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
     const costs = createCostsService({ costs: data.repositories.costs });
     await costs.syncBuiltIns();
     costJob = startCostJob({ costs: data.repositories.costs, onError: (error) => logger.error({ err: error }, 'cost job failed') });
+    retentionJob = startRetentionJob({
+      repositories: data.repositories,
+      withTransaction: data.withTransaction,
+      writer: writer.retention,
+      intervalMs: config.retention.intervalSeconds * 1000,
+      onError: (error) => logger.error({ err: error }, 'retention job failed'),
+    });
+    const retention = {
+      policies: createRetentionService({ retention: data.repositories.retention, resolveProject: query.projects.resolve }),
+      job: retentionJob,
+    };
     const secrets = createSecretsService({
       secrets: data.repositories.secrets,
       box: config.secret ? createSecretBox(config.secret) : null,
       env: process.env,
     });
     const playground = createPlaygroundService({ secrets, ingest });
-    app = await buildApp({ config, ingest, auth, query, prompts, datasets, experiments, costs, secrets, playground, logger });
+    app = await buildApp({ config, ingest, auth, query, prompts, datasets, experiments, costs, secrets, playground, retention, logger });
     await app.listen({ host: config.host, port: config.port });
     grpc = await startOtlpGrpcServer({
       host: config.host,
@@ -107,7 +124,17 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
     const address = app.server.address();
     const port = typeof address === 'object' && address !== null ? address.port : config.port;
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-    return { url: `http://${host}:${port}${config.hostRootPath}`, grpcPort: grpc.port, app, database, queue, auth, costJob, close };
+    return {
+      url: `http://${host}:${port}${config.hostRootPath}`,
+      grpcPort: grpc.port,
+      app,
+      database,
+      queue,
+      auth,
+      costJob,
+      retentionJob,
+      close,
+    };
   } catch (error) {
     await close().catch(() => {});
     throw error;

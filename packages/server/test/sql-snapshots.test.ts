@@ -45,8 +45,13 @@ const annotationFields = {
   userId: null,
 };
 
-/** Each repository method with sample arguments, in an order that leaves rows for the next ones. */
-function scenario(r: Repositories): [string, () => Promise<unknown>][] {
+/** Each repository method with sample arguments, in an order that leaves rows for the next ones; `sqliteOnly` are no-ops on PostgreSQL. */
+function scenario(r: Repositories, dialect: string): [string, () => Promise<unknown>][] {
+  const sqliteOnly: [string, () => Promise<unknown>][] = [
+    ['retention.incrementalVacuumEnabled', () => r.retention.incrementalVacuumEnabled()],
+    ['retention.freePages', () => r.retention.freePages()],
+    ['retention.incrementalVacuum', () => r.retention.incrementalVacuum(10)],
+  ];
   return [
     ['users.isEmpty', () => r.users.isEmpty()],
     [
@@ -427,6 +432,17 @@ function scenario(r: Repositories): [string, () => Promise<unknown>][] {
     ['secrets.find', () => r.secrets.find('K')],
     ['secrets.listKeys', () => r.secrets.listKeys()],
     ['secrets.delete', () => r.secrets.delete('K')],
+    ['retention.upsertPolicy', () => r.retention.upsertPolicy(1, { maxDays: 2, maxTraces: null }, NOW)],
+    ['retention.findPolicy', () => r.retention.findPolicy(1)],
+    ['retention.listActivePolicies', () => r.retention.listActivePolicies()],
+    ['retention.nthNewestTrace', () => r.retention.nthNewestTrace(1, 10)],
+    ['retention.oldestTracesBefore', () => r.retention.oldestTracesBefore(1, { startTime: 5n, id: 3 }, 100)],
+    ['retention.deleteTraces', () => r.retention.deleteTraces([1, 2])],
+    ['retention.deleteSessionsWithoutTraces', () => r.retention.deleteSessionsWithoutTraces([1, 2])],
+    ['retention.recordRun', () => r.retention.recordRun(1, { at: LATER, traces: 3, spans: 6 })],
+    ['retention.writeLastRun', () => r.retention.writeLastRun('{}')],
+    ['retention.readLastRun', () => r.retention.readLastRun()],
+    ...(dialect === 'sqlite' ? sqliteOnly : []),
     ['apiKeys.delete', () => r.apiKeys.delete(1)],
     ['apiKeys.deleteForUser', () => r.apiKeys.deleteForUser(1)],
     ['users.markDeleted', () => r.users.markDeleted(1, NOW)],
@@ -469,7 +485,7 @@ for (const dialect of DIALECTS) {
       await migrateToLatest({ dialect, db, config: { dialect, url: database.url ?? file }, close: async () => {} } satisfies Database);
       statements.length = 0;
       const sections: [string, string[]][] = [];
-      for (const [name, run] of scenario(createRepositories(db, dialect))) {
+      for (const [name, run] of scenario(createRepositories(db, dialect), dialect)) {
         await run();
         sections.push([name, statements.splice(0)]);
       }

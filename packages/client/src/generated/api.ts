@@ -1504,6 +1504,47 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/projects/{project_identifier}/retention": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A project's retention policy and what the retention job last deleted */
+        get: operations["getProjectRetention"];
+        /**
+         * Set a project's retention policy (admins)
+         * @description Whole traces are deleted oldest first by the retention job: those that started more than max_days ago and those beyond the newest max_traces. null removes a bound (both null: keep everything); an absent field keeps its value.
+         */
+        put: operations["setProjectRetention"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/retention/run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run the retention job now (admins)
+         * @description Waits for a run in progress, then applies every policy and answers what was deleted.
+         */
+        post: operations["runRetention"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2871,6 +2912,72 @@ export interface components {
             stored: boolean;
             /** Format: date-time */
             updated_at: string | null;
+        };
+        /** RetentionPolicy */
+        RetentionPolicy: {
+            /** @description base64 "Project:<id>". */
+            project_id: string;
+            /** @description Traces that started more than this many days ago are deleted (null: no age bound). */
+            max_days: number | null;
+            /** @description Only the newest this many traces are kept (null: no count bound). */
+            max_traces: number | null;
+            /**
+             * Format: date-time
+             * @description When the policy was last set (null: never; the project keeps everything).
+             */
+            updated_at: string | null;
+            last_run: {
+                /**
+                 * Format: date-time
+                 * @description When the job last applied the policy.
+                 */
+                at: string;
+                /** @description Traces that run deleted. */
+                deleted_traces: number;
+                /** @description Spans that run deleted. */
+                deleted_spans: number;
+            } | null;
+            /** @description Traces deleted since the policy was first set. */
+            total_deleted_traces: number;
+            /** @description Spans deleted since the policy was first set. */
+            total_deleted_spans: number;
+            /**
+             * Format: date-time
+             * @description When the retention job last finished a run (any project's)
+             */
+            job_last_run_at: string | null;
+        };
+        /** RetentionRun */
+        RetentionRun: {
+            /**
+             * Format: date-time
+             * @description When the run started.
+             */
+            started_at: string;
+            /**
+             * Format: date-time
+             * @description When the run finished.
+             */
+            finished_at: string;
+            /** @description Traces deleted, all projects. */
+            deleted_traces: number;
+            /** @description Spans deleted, all projects. */
+            deleted_spans: number;
+            /** @description Sessions deleted, all projects. */
+            deleted_sessions: number;
+            /** @description SQLite pages returned to the file system (0 on PostgreSQL or without incremental auto-vacuum). */
+            vacuumed_pages: number;
+            /** @description Every project with a policy the run applied. */
+            projects: {
+                /** @description base64 "Project:<id>". */
+                project_id: string;
+                /** @description Traces deleted in this project. */
+                deleted_traces: number;
+                /** @description Spans deleted in this project. */
+                deleted_spans: number;
+                /** @description Sessions left without traces, deleted. */
+                deleted_sessions: number;
+            }[];
         };
     };
     responses: never;
@@ -9109,6 +9216,175 @@ export interface operations {
             };
             /** @description Invalid request parameters or body */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getProjectRetention: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project id (base64 "Project:<id>") or project name. */
+                project_identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["RetentionPolicy"];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    setProjectRetention: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project id (base64 "Project:<id>") or project name. */
+                project_identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    max_days?: number | null;
+                    max_traces?: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["RetentionPolicy"];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    runRetention: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["RetentionRun"];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -9,7 +9,11 @@ import { startWorker, WorkerRequests, type WorkerReply } from '../worker.js';
 import type { BatchWriter } from './queue.js';
 
 /** Messages from the main thread to the writer thread. */
-export type WriterThreadMessage<W> = { type: 'write'; id: number; batch: W } | { type: 'reset' } | { type: 'close' };
+export type WriterThreadMessage<W> =
+  | { type: 'write'; id: number; batch: W }
+  | { type: 'task'; id: number; task: unknown }
+  | { type: 'reset' }
+  | { type: 'close' };
 
 /** What the worker module does with the batches it receives. */
 export interface WriterThreadHandlers<W> {
@@ -17,6 +21,11 @@ export interface WriterThreadHandlers<W> {
   commit(batches: W[]): void;
   /** Drops cached state (e.g. project ids) after a failure or on request. */
   reset?(): void;
+  /**
+   * Runs other write work on the same connection, between commits (e.g. the retention job's
+   * deletions), so it never contends with the commits for SQLite's write lock; returns its result.
+   */
+  task?(task: unknown): unknown;
   /** Closes the connection before the thread ends. */
   close(): void;
 }
@@ -39,6 +48,7 @@ export function serveWriterThread<W>(handlers: WriterThreadHandlers<W>): void {
   if (!port) throw new Error('serveWriterThread must run in a worker thread');
   port.on('message', (first: WriterThreadMessage<W>) => {
     const writes: { id: number; batch: W }[] = [];
+    const tasks: { id: number; task: unknown }[] = [];
     let close = false;
     for (
       let message: WriterThreadMessage<W> | undefined = first;
@@ -46,10 +56,19 @@ export function serveWriterThread<W>(handlers: WriterThreadHandlers<W>): void {
       message = receiveMessageOnPort(port)?.message as WriterThreadMessage<W> | undefined
     ) {
       if (message.type === 'write') writes.push(message);
+      else if (message.type === 'task') tasks.push(message);
       else if (message.type === 'reset') handlers.reset?.();
       else close = true;
     }
     if (writes.length > 0) port.postMessage(commitFolded(handlers, writes));
+    for (const { id, task } of tasks) {
+      try {
+        if (!handlers.task) throw new Error('this writer thread runs no tasks');
+        port.postMessage({ id, result: handlers.task(task) } satisfies WorkerReply);
+      } catch (error) {
+        port.postMessage({ id, error: (error as Error).message } satisfies WorkerReply);
+      }
+    }
     if (close) {
       handlers.close();
       port.close();
@@ -72,8 +91,13 @@ export class ThreadBatchWriter<T, W = T[]> implements BatchWriter<T> {
     this.requests = new WorkerRequests(startWorker(workerUrl, workerData), 'the SQLite writer thread stopped');
   }
 
-  write(items: T[]): Promise<void> {
-    return this.requests.request((id) => ({ type: 'write', id, batch: this.encode(items) }) satisfies WriterThreadMessage<W>);
+  async write(items: T[]): Promise<void> {
+    await this.requests.request((id) => ({ type: 'write', id, batch: this.encode(items) }) satisfies WriterThreadMessage<W>);
+  }
+
+  /** Runs a task on the thread's connection between commits; resolves to what the thread's `task` handler returned. */
+  task(task: unknown): Promise<unknown> {
+    return this.requests.request((id) => ({ type: 'task', id, task }) satisfies WriterThreadMessage<W>);
   }
 
   /** Asks the thread to drop its cached state. */

@@ -181,6 +181,10 @@ export const PERMISSIONS: Readonly<Record<RouteKey, RouteRule>> = {
   'POST /v1/chat/completions': { access: 'any', rule: 'playground runs, traced to the playground project' },
   'PUT /v1/secrets': { access: 'admin', rule: 'provider keys are server configuration' },
   'GET /v1/secrets': { access: 'admin', rule: 'provider keys are server configuration (names only)' },
+  // Retention (docs/retention.md): everyone sees a project's policy; setting one, or running the job, deletes data: admins only.
+  'GET /v1/projects/:project_identifier/retention': { access: 'any', rule: 'project data' },
+  'PUT /v1/projects/:project_identifier/retention': { access: 'admin', rule: 'setting retention policies: admins (API.md §5.1)' },
+  'POST /v1/retention/run': { access: 'admin', rule: 'runs the retention job now: admins (operators and tests)' },
 
   // Prompts (docs/prompts.md): evaluation data, for admins, members and system keys alike.
   'GET /v1/prompts': { access: 'any', rule: 'evaluation data' },

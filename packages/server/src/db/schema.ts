@@ -344,6 +344,22 @@ export interface SecretsTable {
   updated_at: Timestamp;
 }
 
+/** A project's retention policy and what the retention job last did to the project (docs/retention.md). */
+export interface RetentionPoliciesTable {
+  id: Generated<number>;
+  project_id: number;
+  max_days: number | null;
+  max_traces: number | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  last_run_at: Timestamp | null;
+  /** BIGINT counters: read back as a number (SQLite) or decimal text (PostgreSQL). */
+  last_deleted_traces: ColumnType<number | string, number | undefined, number>;
+  last_deleted_spans: ColumnType<number | string, number | undefined, number>;
+  total_deleted_traces: ColumnType<number | string, number | undefined, number>;
+  total_deleted_spans: ColumnType<number | string, number | undefined, number>;
+}
+
 export interface DB {
   projects: ProjectsTable;
   traces: TracesTable;
@@ -376,4 +392,5 @@ export interface DB {
   span_costs: SpanCostsTable;
   job_state: JobStateTable;
   secrets: SecretsTable;
+  retention_policies: RetentionPoliciesTable;
 }

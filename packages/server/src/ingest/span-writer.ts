@@ -1,5 +1,6 @@
 /** The span writer behind the ingest queue: the SQLite writer thread, or PostgreSQL on one connection. */
 import { siblingModuleUrl, ThreadBatchWriter, type BatchWriter, type DatabaseConfig } from '@sightline/common';
+import type { RetentionTask, SqliteDeletedTraces } from '../db/repositories/retention-writes-sqlite.js';
 import { PostgresSpanWriter } from '../db/repositories/span-writes-postgres.js';
 import type { SpanRow } from './span-rows.js';
 
@@ -7,7 +8,19 @@ import type { SpanRow } from './span-rows.js';
 export interface SpanWriter extends BatchWriter<SpanRow[]> {
   /** Forgets cached project ids (after a project is deleted, or a failed batch). */
   forgetProjects(): void;
+  /**
+   * SQLite only: the retention job's deletions, run by the writer thread between commits
+   * (docs/retention.md); undefined on PostgreSQL, where the job uses its own transactions.
+   */
+  retention?: SqliteRetentionWriter;
   close(): Promise<void>;
+}
+
+/** The retention job's writes on the SQLite writer thread. */
+export interface SqliteRetentionWriter {
+  deleteTraces(traceRowids: number[]): Promise<SqliteDeletedTraces>;
+  /** Resolves to how long the vacuum step took on the thread (ms). */
+  incrementalVacuum(pages: number): Promise<number>;
 }
 
 const workerUrl = siblingModuleUrl(import.meta.url, 'sqlite-writer-worker');
@@ -19,7 +32,16 @@ const flatten = (requests: SpanRow[][]): SpanRow[] => (requests.length === 1 ? r
 export function createSpanWriter(database: DatabaseConfig): SpanWriter {
   if (database.dialect === 'sqlite') {
     const thread = new ThreadBatchWriter<SpanRow[], SpanRow[]>(workerUrl, { file: database.url }, flatten);
-    return { write: (requests) => thread.write(requests), forgetProjects: () => thread.reset(), close: () => thread.close() };
+    const task = (work: RetentionTask) => thread.task(work);
+    return {
+      write: (requests) => thread.write(requests),
+      forgetProjects: () => thread.reset(),
+      retention: {
+        deleteTraces: async (traceRowids) => (await task({ kind: 'retention.deleteTraces', traceRowids })) as SqliteDeletedTraces,
+        incrementalVacuum: async (pages) => (await task({ kind: 'retention.vacuum', pages })) as number,
+      },
+      close: () => thread.close(),
+    };
   }
   const postgres = new PostgresSpanWriter(database.url);
   return {

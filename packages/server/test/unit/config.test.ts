@@ -56,6 +56,7 @@ describe('loadConfig: defaults', () => {
       smtp: null,
       idps: [],
       ingest: { maxBodyBytes: 32 * 1024 * 1024, maxQueuedSpans: 50_000, maxBatchSpans: 5_000 },
+      retention: { intervalSeconds: 60 },
       logLevel: 'info',
     });
   });
@@ -119,6 +120,7 @@ describe('loadConfig: defaults', () => {
       SERVICE_MAX_REQUEST_BODY_BYTES: '1024',
       SERVICE_INGEST_MAX_QUEUED_SPANS: '100',
       SERVICE_INGEST_MAX_BATCH_SPANS: '10',
+      SERVICE_RETENTION_INTERVAL_SECONDS: '5',
       SERVICE_LOG_LEVEL: 'DEBUG',
     });
     assert.equal(config.host, '0.0.0.0');
@@ -129,6 +131,7 @@ describe('loadConfig: defaults', () => {
     assert.equal(config.passwordResetTokenExpiryMinutes, 30);
     assert.equal(config.defaultAdminInitialPassword, 's3cret!');
     assert.deepEqual(config.ingest, { maxBodyBytes: 1024, maxQueuedSpans: 100, maxBatchSpans: 10 });
+    assert.deepEqual(config.retention, { intervalSeconds: 5 });
     assert.equal(config.logLevel, 'debug');
   });
 

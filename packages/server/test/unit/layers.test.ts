@@ -1,6 +1,6 @@
 /**
  * The layering rules of docs/architecture.md, checked on the import statements of the sources:
- * services (auth/, query/, prompts/, datasets/, experiments/, costs/, playground/) know nothing of HTTP, and SQL (db/) depends on no service or route.
+ * services (auth/, query/, prompts/, datasets/, experiments/, costs/, playground/, retention/) know nothing of HTTP, and SQL (db/) depends on no service or route.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -24,6 +24,7 @@ const RULES: Rule[] = [
   { folder: 'server/src/experiments', forbidden: [/^server\/src\/(api|http|auth)\//, /^fastify$/, /^@fastify\//, /^kysely$/] },
   { folder: 'server/src/playground', forbidden: [/^server\/src\/(api|http|auth)\//, /^fastify$/, /^@fastify\//, /^kysely$/] },
   { folder: 'server/src/costs', forbidden: [/^server\/src\/(api|http|auth)\//, /^fastify$/, /^@fastify\//, /^kysely$/] },
+  { folder: 'server/src/retention', forbidden: [/^server\/src\/(api|http|auth)\//, /^fastify$/, /^@fastify\//, /^kysely$/] },
   { folder: 'server/src/db', forbidden: [/^server\/src\/(api|http|auth|query)\//, /^fastify$/] },
   { folder: 'monitor/src/spaces', forbidden: [/^monitor\/src\/http\//, /^fastify$/] },
   { folder: 'monitor/src/read', forbidden: [/^monitor\/src\/http\//, /^fastify$/] },

@@ -502,3 +502,20 @@ export function useRootSpans(projectId: string, traceIds: string[]) {
     enabled: traceIds.length > 0,
   });
 }
+
+// ---------------------------------------------------------------- retention
+
+export const retentionKey = (projectId: string) => ['retention', projectId] as const;
+
+/** A project's retention policy and what the retention job last deleted (docs/retention.md). */
+export function useRetention(projectId: string) {
+  return useQuery({
+    queryKey: retentionKey(projectId),
+    queryFn: async ({ signal }) =>
+      (
+        await call(
+          client.GET('/v1/projects/{project_identifier}/retention', { params: { path: { project_identifier: projectId } }, signal }),
+        )
+      ).data,
+  });
+}

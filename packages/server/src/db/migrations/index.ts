@@ -13,6 +13,7 @@ import * as experimentProjects from './0010-experiment-projects.js';
 import * as sessions from './0011-sessions.js';
 import * as annotations from './0012-annotations.js';
 import * as costs from './0013-costs.js';
+import * as retention from './0014-retention.js';
 import * as annotationConfigs from './0015-annotation-configs.js';
 import * as secrets from './0016-secrets.js';
 
@@ -35,6 +36,7 @@ export function migrations(context: MigrationContext): Record<string, Migration>
     '0011-sessions': { up: sessions.up(context) },
     '0012-annotations': { up: annotations.up(context) },
     '0013-costs': { up: costs.up(context) },
+    '0014-retention': { up: retention.up(context) },
     '0015-annotation-configs': { up: annotationConfigs.up(context) },
     '0016-secrets': { up: secrets.up(context) },
   };

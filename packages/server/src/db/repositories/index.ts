@@ -20,6 +20,7 @@ import { createProjectSessionsRepository } from './project-sessions-repository.j
 import { createDatasetsRepository } from './datasets-repository.js';
 import { createExperimentsRepository } from './experiments-repository.js';
 import { createPromptsRepository } from './prompts-repository.js';
+import { createRetentionRepository } from './retention-repository.js';
 import { createSessionsRepository } from './sessions-repository.js';
 import { createSpanAnnotationsRepository } from './span-annotations-repository.js';
 import { createSpansRepository } from './spans-repository.js';
@@ -47,6 +48,7 @@ export function createRepositories(db: Kysely<DB>, dialect: Dialect) {
     experiments: createExperimentsRepository(db, dialect),
     costs: createCostsRepository(db),
     secrets: createSecretsRepository(db),
+    retention: createRetentionRepository(db, dialect),
   };
 }
 

@@ -480,6 +480,38 @@ select "key", "updated_at" from "secrets" order by "key";
 -- secrets.delete
 delete from "secrets" where "key" = $1;
 
+-- retention.upsertPolicy
+insert into "retention_policies" ("project_id", "max_days", "max_traces", "created_at", "updated_at") values ($1, $2, $3, $4, $5) on conflict ("project_id") do update set "max_days" = $6, "max_traces" = $7, "updated_at" = $8 returning *;
+
+-- retention.findPolicy
+select * from "retention_policies" where "project_id" = $1;
+
+-- retention.listActivePolicies
+select * from "retention_policies" where ("max_days" is not null or "max_traces" is not null) order by "project_id";
+
+-- retention.nthNewestTrace
+select "id", cast("start_time" as text) as "start_time" from "traces" where "project_id" = $1 order by "start_time" desc, "id" desc limit $2 offset $3;
+
+-- retention.oldestTracesBefore
+select "id" from "traces" where "project_id" = $1 and ("start_time" < cast($2 as bigint) or ("start_time" = cast($3 as bigint) and "id" < $4)) order by "start_time", "id" limit $5;
+
+-- retention.deleteTraces
+delete from "spans" where "trace_rowid" in ($1, $2);
+delete from "traces" where "id" in ($1, $2) returning "project_session_rowid";
+
+-- retention.deleteSessionsWithoutTraces
+select "id" from "project_sessions" where "id" in ($1, $2) order by "id" for update;
+delete from "project_sessions" where "id" in ($1, $2) and not exists (select "traces"."id" from "traces" where "traces"."project_session_rowid" = "project_sessions"."id");
+
+-- retention.recordRun
+update "retention_policies" set "last_run_at" = $1, "last_deleted_traces" = $2, "last_deleted_spans" = $3, "total_deleted_traces" = "total_deleted_traces" + $4, "total_deleted_spans" = "total_deleted_spans" + $5 where "project_id" = $6;
+
+-- retention.writeLastRun
+insert into "job_state" ("name", "value") values ($1, $2) on conflict ("name") do update set "value" = $3;
+
+-- retention.readLastRun
+select "value" from "job_state" where "name" = $1;
+
 -- apiKeys.delete
 delete from "api_keys" where "id" = $1;
 

@@ -480,6 +480,46 @@ select "key", "updated_at" from "secrets" order by "key";
 -- secrets.delete
 delete from "secrets" where "key" = ?;
 
+-- retention.upsertPolicy
+insert into "retention_policies" ("project_id", "max_days", "max_traces", "created_at", "updated_at") values (?, ?, ?, ?, ?) on conflict ("project_id") do update set "max_days" = ?, "max_traces" = ?, "updated_at" = ? returning *;
+
+-- retention.findPolicy
+select * from "retention_policies" where "project_id" = ?;
+
+-- retention.listActivePolicies
+select * from "retention_policies" where ("max_days" is not null or "max_traces" is not null) order by "project_id";
+
+-- retention.nthNewestTrace
+select "id", cast("start_time" as text) as "start_time" from "traces" where "project_id" = ? order by "start_time" desc, "id" desc limit ? offset ?;
+
+-- retention.oldestTracesBefore
+select "id" from "traces" where "project_id" = ? and ("start_time" < cast(? as bigint) or ("start_time" = cast(? as bigint) and "id" < ?)) order by "start_time", "id" limit ?;
+
+-- retention.deleteTraces
+delete from "spans" where "trace_rowid" in (?, ?);
+delete from "traces" where "id" in (?, ?) returning "project_session_rowid";
+
+-- retention.deleteSessionsWithoutTraces
+delete from "project_sessions" where "id" in (?, ?) and not exists (select "traces"."id" from "traces" where "traces"."project_session_rowid" = "project_sessions"."id");
+
+-- retention.recordRun
+update "retention_policies" set "last_run_at" = ?, "last_deleted_traces" = ?, "last_deleted_spans" = ?, "total_deleted_traces" = "total_deleted_traces" + ?, "total_deleted_spans" = "total_deleted_spans" + ? where "project_id" = ?;
+
+-- retention.writeLastRun
+insert into "job_state" ("name", "value") values (?, ?) on conflict ("name") do update set "value" = ?;
+
+-- retention.readLastRun
+select "value" from "job_state" where "name" = ?;
+
+-- retention.incrementalVacuumEnabled
+PRAGMA auto_vacuum;
+
+-- retention.freePages
+PRAGMA freelist_count;
+
+-- retention.incrementalVacuum
+PRAGMA incremental_vacuum(10);
+
 -- apiKeys.delete
 delete from "api_keys" where "id" = ?;
 

@@ -10,6 +10,7 @@ import { formatCompact, formatDuration, formatInt, formatPercent } from '../../l
 import { useLiveRefresh, useTimeRange } from '../../lib/timeRange';
 import { useProjectContext } from './ProjectLayout';
 import { AnnotationSummaries } from './AnnotationSummaries';
+import { RetentionSection } from './RetentionSection';
 
 function ChartCard({ title, subtitle, children, testId }: { title: string; subtitle?: string; children: ReactNode; testId?: string }) {
   return (
@@ -258,6 +259,7 @@ export function OverviewTab() {
           </Group>
         </ChartCard>
       </SimpleGrid>
+      <RetentionSection projectId={projectId} />
     </Stack>
   );
 }

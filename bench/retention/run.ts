@@ -1,0 +1,367 @@
+/**
+ * Retention benchmark (docs/retention.md): does deleting old data slow ingest down? Loads N spans
+ * dated ten days ago into a fresh SQLite database through the server's own OTLP/HTTP ingest,
+ * measures ingest's maximum rate, then sends at half that rate, open loop, twice: once without
+ * deletion and once while the retention job (a 2-day policy, run through POST /v1/retention/run)
+ * deletes every old trace. Prints both p99 latencies and their ratio (target: within 2×, no error).
+ *
+ *   npm run bench:retention -- [--spans 1000000] [--seconds 20]
+ */
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { runLoad } from '../ingest/load.js';
+import { freePort, startServerProcess, type ServerProcess } from '../ingest/server-process.js';
+import { buildBodyPool, IdPatcher, type BodyTemplate } from '../ingest/spans.js';
+import { ROOT, buildServer, log, machine, percentile, round, sourceState } from '../shared.js';
+
+const TARGET_RATIO = 2;
+const PROJECT = 'ingest-bench';
+
+const HELP = `Usage: npm run bench:retention -- [options]
+
+Starts the built server on a fresh SQLite database, loads --spans spans dated ten days ago
+through OTLP/HTTP, measures the maximum ingest rate (closed loop), then sends recent spans at
+half that rate (open loop) for --seconds without deletion, and again while the retention job
+deletes every old trace (policy max_days=2). Prints p50/p99 of both and the p99 ratio.
+
+Options:
+  --spans N            old spans to load first (default 1000000)
+  --seconds N          length of the max-rate and the no-deletion phases, s (default 20)
+  --batch N            spans per request (default 100)
+  --spans-per-trace N  spans per trace (default 5)
+  --concurrency N      clients for loading and the max-rate phase (default 8)
+  --server-env K=V     extra environment for the server (repeatable)
+  --skip-build         do not run tsc -b packages/cli first
+  --keep               keep the temp directory
+  --out FILE           JSON result path (default bench/results/retention-<timestamp>.json)
+  -h, --help           this text
+`;
+
+interface Options {
+  spans: number;
+  seconds: number;
+  batch: number;
+  spansPerTrace: number;
+  concurrency: number;
+  serverEnv: Record<string, string>;
+  skipBuild: boolean;
+  keep: boolean;
+  out: string | null;
+}
+
+function parseOptions(): Options {
+  const { values } = parseArgs({
+    options: {
+      spans: { type: 'string', default: '1000000' },
+      seconds: { type: 'string', default: '20' },
+      batch: { type: 'string', default: '100' },
+      'spans-per-trace': { type: 'string', default: '5' },
+      concurrency: { type: 'string', default: '8' },
+      'server-env': { type: 'string', multiple: true, default: [] },
+      'skip-build': { type: 'boolean', default: false },
+      keep: { type: 'boolean', default: false },
+      out: { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(HELP);
+    process.exit(0);
+  }
+  const positive = (name: string, value: string) => {
+    const number = Number(value);
+    if (!Number.isInteger(number) || number <= 0) throw new Error(`--${name}: expected a positive whole number, got "${value}"`);
+    return number;
+  };
+  const serverEnv: Record<string, string> = {};
+  for (const pair of values['server-env']) {
+    const at = pair.indexOf('=');
+    if (at <= 0) throw new Error(`--server-env: expected K=V, got "${pair}"`);
+    serverEnv[pair.slice(0, at)] = pair.slice(at + 1);
+  }
+  return {
+    spans: positive('spans', values.spans),
+    seconds: positive('seconds', values.seconds),
+    batch: positive('batch', values.batch),
+    spansPerTrace: positive('spans-per-trace', values['spans-per-trace']),
+    concurrency: positive('concurrency', values.concurrency),
+    serverEnv,
+    skipBuild: values['skip-build'],
+    keep: values.keep,
+    out: values.out ?? null,
+  };
+}
+
+/** Latencies and failures of one open-loop phase. */
+interface PhaseResult {
+  seconds: number;
+  requests: number;
+  spans: number;
+  p50Ms: number;
+  p99Ms: number;
+  maxMs: number;
+  errors: Record<string, number>;
+}
+
+/** POSTs one body on a keep-alive agent; resolves to the status (or error code) and the latency. */
+function post(
+  agent: http.Agent,
+  port: number,
+  urlPath: string,
+  body: Buffer,
+  type: string,
+): Promise<{ status: string; ms: number; text: string }> {
+  return new Promise((resolve) => {
+    const start = performance.now();
+    const request = http.request(
+      { host: '127.0.0.1', port, path: urlPath, method: 'POST', agent, headers: { 'content-type': type, 'content-length': body.length } },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () =>
+          resolve({
+            status: String(response.statusCode ?? 0),
+            ms: performance.now() - start,
+            text: Buffer.concat(chunks).toString('utf8'),
+          }),
+        );
+        response.on('error', (error: NodeJS.ErrnoException) => resolve({ status: error.code ?? 'response-error', ms: 0, text: '' }));
+      },
+    );
+    request.setTimeout(120_000, () => request.destroy(Object.assign(new Error('timeout'), { code: 'timeout' })));
+    request.on('error', (error: NodeJS.ErrnoException) => resolve({ status: error.code ?? 'request-error', ms: 0, text: '' }));
+    request.end(body);
+  });
+}
+
+/** Sends `spansPerSecond` (in requests of the pool's size) on schedule, whatever the answers, until `until()` is true. */
+async function openLoop(
+  port: number,
+  pool: BodyTemplate[],
+  patcher: IdPatcher,
+  spansPerSecond: number,
+  until: () => boolean,
+): Promise<PhaseResult> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+  const intervalMs = (1000 * pool[0]!.spans) / spansPerSecond;
+  const latencies: number[] = [];
+  const errors: Record<string, number> = {};
+  const inFlight = new Set<Promise<void>>();
+  const started = performance.now();
+  let sent = 0;
+  let spans = 0;
+  while (!until()) {
+    const due = started + sent * intervalMs;
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    const template = pool[sent % pool.length]!;
+    sent++;
+    const request = post(agent, port, '/v1/traces', patcher.next(template), 'application/x-protobuf').then((outcome) => {
+      if (outcome.status === '200') {
+        latencies.push(outcome.ms);
+        spans += template.spans;
+      } else errors[outcome.status] = (errors[outcome.status] ?? 0) + 1;
+    });
+    inFlight.add(request);
+    void request.finally(() => inFlight.delete(request));
+  }
+  const seconds = (performance.now() - started) / 1000;
+  await Promise.all(inFlight);
+  agent.destroy();
+  latencies.sort((a, b) => a - b);
+  return {
+    seconds: round(seconds, 1),
+    requests: latencies.length,
+    spans,
+    p50Ms: round(percentile(latencies, 0.5), 2),
+    p99Ms: round(percentile(latencies, 0.99), 2),
+    maxMs: round(latencies.at(-1) ?? Number.NaN, 2),
+    errors,
+  };
+}
+
+/** Loads `total` spans (rounded up to whole requests) with `concurrency` closed-loop clients; throws on any non-200. */
+async function load(port: number, pool: BodyTemplate[], patcher: IdPatcher, total: number, concurrency: number): Promise<number> {
+  const requests = Math.ceil(total / pool[0]!.spans);
+  let next = 0;
+  let spans = 0;
+  const client = async () => {
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      while (next < requests) {
+        const template = pool[next++ % pool.length]!;
+        const outcome = await post(agent, port, '/v1/traces', patcher.next(template), 'application/x-protobuf');
+        if (outcome.status === '503') {
+          next--;
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          continue;
+        }
+        if (outcome.status !== '200') throw new Error(`loading: ingest answered ${outcome.status}: ${outcome.text}`);
+        spans += template.spans;
+        if (spans % 100_000 < template.spans) log(`loaded ${spans} spans`);
+      }
+    } finally {
+      agent.destroy();
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, client));
+  return spans;
+}
+
+/** A JSON request to the server, without a timeout (a run over a million spans takes minutes); throws unless it answers 200. */
+function api(port: number, method: string, urlPath: string, body?: unknown): Promise<unknown> {
+  const payload = body === undefined ? '' : JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const request = http.request(
+      {
+        host: '127.0.0.1',
+        port,
+        path: urlPath,
+        method,
+        headers: payload === '' ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) },
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          if (response.statusCode !== 200) reject(new Error(`${method} ${urlPath} answered ${response.statusCode}: ${text}`));
+          else resolve(JSON.parse(text) as unknown);
+        });
+      },
+    );
+    request.on('error', reject);
+    request.end(payload);
+  });
+}
+
+async function main(): Promise<void> {
+  const options = parseOptions();
+  if (!options.skipBuild) buildServer();
+  const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sightline-bench-retention-'));
+  let server: ServerProcess | null = null;
+  try {
+    const port = await freePort();
+    const grpcPort = await freePort();
+    server = await startServerProcess({
+      root: ROOT,
+      port,
+      logFile: path.join(workDir, 'server.log'),
+      cpuProfileDir: null,
+      startTimeoutMs: 60_000,
+      env: {
+        SERVICE_HOST: '127.0.0.1',
+        SERVICE_PORT: String(port),
+        SERVICE_GRPC_PORT: String(grpcPort),
+        SERVICE_WORKING_DIR: workDir,
+        SERVICE_LOG_LEVEL: 'warn',
+        SERVICE_ENABLE_AUTH: 'false',
+        // The benchmark starts the job itself, at a known moment.
+        SERVICE_RETENTION_INTERVAL_SECONDS: '86400',
+        ...options.serverEnv,
+      },
+    });
+    const poolOptions = { size: 32, batch: options.batch, spansPerTrace: options.spansPerTrace };
+    const tenDaysAgo = BigInt(Date.now() - 10 * 86_400_000) * 1_000_000n;
+    const oldPool = buildBodyPool({ ...poolOptions, baseNanos: tenDaysAgo });
+    const pool = buildBodyPool(poolOptions);
+    const patcher = new IdPatcher();
+
+    log(`loading ${options.spans} spans dated ten days ago`);
+    const loadStart = performance.now();
+    const loaded = await load(port, oldPool, patcher, options.spans, options.concurrency);
+    const loadSeconds = (performance.now() - loadStart) / 1000;
+    log(
+      `loaded ${loaded} spans in ${round(loadSeconds)} s; database ${round(fs.statSync(path.join(workDir, 'sightline.db')).size / 2 ** 20)} MiB`,
+    );
+
+    log(`measuring the maximum ingest rate for ${options.seconds} s (${options.concurrency} clients, closed loop)`);
+    const max = await runLoad({
+      host: '127.0.0.1',
+      port,
+      path: '/v1/traces',
+      concurrency: options.concurrency,
+      pool,
+      patcher,
+      warmupMs: 2000,
+      durationMs: options.seconds * 1000,
+      requestTimeoutMs: 60_000,
+    });
+    const maxRate = max.okSpans / options.seconds;
+    const rate = maxRate / 2;
+    log(`maximum ${Math.round(maxRate)} spans/s; sending ${Math.round(rate)} spans/s from now on`);
+
+    log(`without deletion: ${options.seconds} s`);
+    const baselineEnd = performance.now() + options.seconds * 1000;
+    const baseline = await openLoop(port, pool, patcher, rate, () => performance.now() >= baselineEnd);
+
+    log('with deletion: policy max_days=2, running the retention job');
+    await api(port, 'PUT', `/v1/projects/${PROJECT}/retention`, { max_days: 2 });
+    let done = false;
+    const during = openLoop(port, pool, patcher, rate, () => done);
+    // A moment of load first, so the job starts into a steady stream.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const jobStart = performance.now();
+    const run = (await api(port, 'POST', '/v1/retention/run')) as {
+      data: { deleted_traces: number; deleted_spans: number; vacuumed_pages: number };
+    };
+    const jobSeconds = (performance.now() - jobStart) / 1000;
+    done = true;
+    const deleting = await during;
+    const dbBytes = fs.statSync(path.join(workDir, 'sightline.db')).size;
+
+    const ratio = deleting.p99Ms / baseline.p99Ms;
+    const errors = Object.values(baseline.errors).reduce((a, b) => a + b, 0) + Object.values(deleting.errors).reduce((a, b) => a + b, 0);
+    const result = {
+      benchmark: 'retention',
+      at: new Date().toISOString(),
+      machine: machine(),
+      source: sourceState(),
+      options,
+      load: { spans: loaded, seconds: round(loadSeconds), spansPerSecond: Math.round(loaded / loadSeconds) },
+      maxSpansPerSecond: Math.round(maxRate),
+      rateSpansPerSecond: Math.round(rate),
+      withoutDeletion: baseline,
+      withDeletion: deleting,
+      job: {
+        seconds: round(jobSeconds, 1),
+        deletedTraces: run.data.deleted_traces,
+        deletedSpans: run.data.deleted_spans,
+        spansPerSecond: Math.round(run.data.deleted_spans / jobSeconds),
+        vacuumedPages: run.data.vacuumed_pages,
+        databaseMiBAfter: round(dbBytes / 2 ** 20),
+      },
+      p99Ratio: round(ratio, 2),
+      target: `p99 with deletion ≤ ${TARGET_RATIO}× without, no ingest error`,
+      met: ratio <= TARGET_RATIO && errors === 0,
+    };
+    const resultsDir = path.join(ROOT, 'bench/results');
+    fs.mkdirSync(resultsDir, { recursive: true });
+    const out = options.out ?? path.join(resultsDir, `retention-${result.at.replace(/[:.]/g, '-')}.json`);
+    fs.writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`);
+    process.stdout.write(
+      [
+        `loaded            ${loaded} spans in ${round(loadSeconds)} s`,
+        `max ingest        ${Math.round(maxRate)} spans/s; measured at ${Math.round(rate)} spans/s`,
+        `without deletion  p50 ${baseline.p50Ms} ms, p99 ${baseline.p99Ms} ms, max ${baseline.maxMs} ms, ${baseline.requests} requests, errors ${JSON.stringify(baseline.errors)}`,
+        `with deletion     p50 ${deleting.p50Ms} ms, p99 ${deleting.p99Ms} ms, max ${deleting.maxMs} ms, ${deleting.requests} requests, errors ${JSON.stringify(deleting.errors)}`,
+        `job               ${run.data.deleted_spans} spans / ${run.data.deleted_traces} traces deleted in ${round(jobSeconds, 1)} s (${result.job.spansPerSecond} spans/s), ${run.data.vacuumed_pages} pages vacuumed, database ${result.job.databaseMiBAfter} MiB after`,
+        `p99 ratio         ${round(ratio, 2)} (target ≤ ${TARGET_RATIO}, no error): ${result.met ? 'met' : 'NOT met'}`,
+        `result            ${path.relative(ROOT, out)}`,
+        '',
+      ].join('\n'),
+    );
+  } finally {
+    await server?.stop(30_000);
+    if (options.keep) log(`kept ${workDir}`);
+    else fs.rmSync(workDir, { recursive: true, force: true });
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,214 @@
+/**
+ * SQL for retention (docs/retention.md): the policy of each project, the retention job's reads of
+ * the oldest traces past a policy's bound, its batch deletions (spans first, to count them; their
+ * costs and annotations cascade), the clean-up of sessions left without traces, its run records
+ * and, on SQLite, the incremental vacuum that returns freed pages to the file system.
+ */
+import { type Kysely, type Selectable, sql } from 'kysely';
+import type { Dialect } from '../../config.js';
+import type { DB, RetentionPoliciesTable } from '../schema.js';
+import { bigintText, nanosLiteral } from '../sql-dialect.js';
+
+export interface RetentionPolicyRecord {
+  projectId: number;
+  maxDays: number | null;
+  maxTraces: number | null;
+  createdAt: string;
+  updatedAt: string;
+  /** When the job last applied the policy (null: not yet). */
+  lastRunAt: string | null;
+  lastDeletedTraces: number;
+  lastDeletedSpans: number;
+  totalDeletedTraces: number;
+  totalDeletedSpans: number;
+}
+
+/** A position in a project's traces ordered by (start time, row id): the job deletes every trace before it. */
+export interface TraceBound {
+  /** Nanoseconds since the epoch. */
+  startTime: bigint;
+  id: number;
+}
+
+/** What one batch deletion removed. */
+export interface DeletedTraces {
+  traces: number;
+  spans: number;
+  /** Sessions the deleted traces belonged to (candidates for the clean-up). */
+  sessionRowids: number[];
+}
+
+/** The job state key of the retention job's last run (docs/retention.md). */
+export const RETENTION_LAST_RUN = 'retention.last_run';
+
+function toPolicy(row: Selectable<RetentionPoliciesTable>): RetentionPolicyRecord {
+  return {
+    projectId: Number(row.project_id),
+    maxDays: row.max_days === null ? null : Number(row.max_days),
+    maxTraces: row.max_traces === null ? null : Number(row.max_traces),
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    lastRunAt: row.last_run_at,
+    lastDeletedTraces: Number(row.last_deleted_traces),
+    lastDeletedSpans: Number(row.last_deleted_spans),
+    totalDeletedTraces: Number(row.total_deleted_traces),
+    totalDeletedSpans: Number(row.total_deleted_spans),
+  };
+}
+
+export type RetentionRepository = ReturnType<typeof createRetentionRepository>;
+
+/** Retention repository over a Kysely connection (or transaction). */
+export function createRetentionRepository(db: Kysely<DB>, dialect: Dialect) {
+  const pg = dialect === 'postgres';
+  return {
+    async findPolicy(projectId: number): Promise<RetentionPolicyRecord | undefined> {
+      const row = await db.selectFrom('retention_policies').selectAll().where('project_id', '=', projectId).executeTakeFirst();
+      return row && toPolicy(row);
+    },
+
+    /** Creates or replaces the project's bounds; the run records are kept. */
+    async upsertPolicy(
+      projectId: number,
+      bounds: { maxDays: number | null; maxTraces: number | null },
+      now: string,
+    ): Promise<RetentionPolicyRecord> {
+      const row = await db
+        .insertInto('retention_policies')
+        .values({ project_id: projectId, max_days: bounds.maxDays, max_traces: bounds.maxTraces, created_at: now, updated_at: now })
+        .onConflict((oc) =>
+          oc.column('project_id').doUpdateSet({ max_days: bounds.maxDays, max_traces: bounds.maxTraces, updated_at: now }),
+        )
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      return toPolicy(row);
+    },
+
+    /** The policies that delete anything (at least one bound), by project id. */
+    async listActivePolicies(): Promise<RetentionPolicyRecord[]> {
+      const rows = await db
+        .selectFrom('retention_policies')
+        .selectAll()
+        .where((eb) => eb.or([eb('max_days', 'is not', null), eb('max_traces', 'is not', null)]))
+        .orderBy('project_id')
+        .execute();
+      return rows.map(toPolicy);
+    },
+
+    /**
+     * The project's `count`-th newest trace by (start time, row id), or undefined when it has fewer.
+     * An OFFSET scan of the traces_project_start index, once per run and project (a background cost).
+     */
+    async nthNewestTrace(projectId: number, count: number): Promise<TraceBound | undefined> {
+      const row = await db
+        .selectFrom('traces')
+        .select(['id', bigintText('start_time').as('start_time')])
+        .where('project_id', '=', projectId)
+        .orderBy('start_time', 'desc')
+        .orderBy('id', 'desc')
+        .limit(1)
+        .offset(count - 1)
+        .executeTakeFirst();
+      return row && { startTime: BigInt(row.start_time), id: Number(row.id) };
+    },
+
+    /** Row ids of the project's oldest traces before `bound` in (start time, row id) order, at most `limit`. */
+    async oldestTracesBefore(projectId: number, bound: TraceBound, limit: number): Promise<number[]> {
+      const start = nanosLiteral(bound.startTime);
+      const rows = await db
+        .selectFrom('traces')
+        .select('id')
+        .where('project_id', '=', projectId)
+        .where((eb) =>
+          eb.or([
+            sql<boolean>`${sql.ref('start_time')} < ${start}`,
+            eb.and([sql<boolean>`${sql.ref('start_time')} = ${start}`, eb('id', '<', bound.id)]),
+          ]),
+        )
+        .orderBy('start_time')
+        .orderBy('id')
+        .limit(limit)
+        .execute();
+      return rows.map((row) => Number(row.id));
+    },
+
+    /**
+     * Deletes the traces with their spans; costs and annotations of both cascade. Spans go first
+     * so their count is exact. Run it in a transaction: its first statement writes, so on SQLite
+     * it takes the write lock (waiting for the ingest writer) before it reads anything.
+     */
+    async deleteTraces(traceRowids: number[]): Promise<DeletedTraces> {
+      if (traceRowids.length === 0) return { traces: 0, spans: 0, sessionRowids: [] };
+      const spans = await db.deleteFrom('spans').where('trace_rowid', 'in', traceRowids).executeTakeFirst();
+      const traces = await db.deleteFrom('traces').where('id', 'in', traceRowids).returning('project_session_rowid').execute();
+      const sessionRowids = new Set<number>();
+      for (const row of traces) if (row.project_session_rowid !== null) sessionRowids.add(Number(row.project_session_rowid));
+      return { traces: traces.length, spans: Number(spans.numDeletedRows), sessionRowids: [...sessionRowids].sort((a, b) => a - b) };
+    },
+
+    /**
+     * Deletes those of the sessions that no trace refers to (their annotations cascade); returns how
+     * many. On PostgreSQL it locks the sessions first, in id order, so the check runs in a new
+     * snapshot after any ingest transaction linking a trace to one of them has committed (the
+     * ingest writer upserts a session, locking it, before it links a trace). Run it in a transaction.
+     */
+    async deleteSessionsWithoutTraces(sessionRowids: number[]): Promise<number> {
+      if (sessionRowids.length === 0) return 0;
+      if (pg) {
+        await db.selectFrom('project_sessions').select('id').where('id', 'in', sessionRowids).orderBy('id').forUpdate().execute();
+      }
+      const result = await db
+        .deleteFrom('project_sessions')
+        .where('id', 'in', sessionRowids)
+        .where(({ not, exists, selectFrom }) =>
+          not(exists(selectFrom('traces').select('traces.id').whereRef('traces.project_session_rowid', '=', 'project_sessions.id'))),
+        )
+        .executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
+
+    /** Records what a run did to the project's traces (last run and running totals). */
+    async recordRun(projectId: number, run: { at: string; traces: number; spans: number }): Promise<void> {
+      await db
+        .updateTable('retention_policies')
+        .set({
+          last_run_at: run.at,
+          last_deleted_traces: run.traces,
+          last_deleted_spans: run.spans,
+          total_deleted_traces: sql<number>`${sql.ref('total_deleted_traces')} + ${run.traces}`,
+          total_deleted_spans: sql<number>`${sql.ref('total_deleted_spans')} + ${run.spans}`,
+        })
+        .where('project_id', '=', projectId)
+        .execute();
+    },
+
+    async readLastRun(): Promise<string | undefined> {
+      return (await db.selectFrom('job_state').select('value').where('name', '=', RETENTION_LAST_RUN).executeTakeFirst())?.value;
+    },
+    async writeLastRun(value: string): Promise<void> {
+      await db
+        .insertInto('job_state')
+        .values({ name: RETENTION_LAST_RUN, value })
+        .onConflict((oc) => oc.column('name').doUpdateSet({ value }))
+        .execute();
+    },
+
+    /** SQLite: true when the file is in incremental auto-vacuum mode; always false on PostgreSQL (autovacuum). */
+    async incrementalVacuumEnabled(): Promise<boolean> {
+      if (pg) return false;
+      const result = await sql<{ auto_vacuum: number }>`PRAGMA auto_vacuum`.execute(db);
+      return Number(result.rows[0]?.auto_vacuum) === 2;
+    },
+    /** SQLite: pages on the free list (0 on PostgreSQL). */
+    async freePages(): Promise<number> {
+      if (pg) return 0;
+      const result = await sql<{ freelist_count: number }>`PRAGMA freelist_count`.execute(db);
+      return Number(result.rows[0]?.freelist_count ?? 0);
+    },
+    /** SQLite: returns up to `pages` free pages to the file system (one short write transaction). */
+    async incrementalVacuum(pages: number): Promise<void> {
+      if (pg) return;
+      await sql.raw(`PRAGMA incremental_vacuum(${Math.max(1, Math.floor(pages))})`).execute(db);
+    },
+  };
+}

@@ -1,0 +1,261 @@
+/**
+ * The retention job (docs/retention.md): every interval, for each project with a policy, deletes
+ * whole traces oldest first — those that started more than max_days ago and those beyond the
+ * newest max_traces — in short transactions (sized to take about `targetBatchMs`), pausing
+ * between them several times as long as each took, so the ingest writer (its own connection; on
+ * SQLite a separate thread) and the UI never wait long for the database. Then it
+ * removes the sessions left without traces and, on a SQLite file in incremental auto-vacuum
+ * mode, hands the freed pages back to the file system in small steps.
+ */
+import type { RetentionPolicyRecord, TraceBound } from '../db/repositories/retention-repository.js';
+import type { Repositories, WithTransaction } from '../db/repositories/index.js';
+
+const NANOS_PER_DAY = 86_400_000_000_000n;
+const MAX_VACUUM_PAGES = 10_000;
+// Floors: every transaction pays a commit (an fsync), so tiny batches would delete almost nothing per commit.
+const MIN_BATCH_TRACES = 20;
+const MIN_VACUUM_PAGES = 100;
+
+/**
+ * Where the deletions run on SQLite: the ingest writer thread, between its commits, so they never
+ * contend with ingest for the write lock nor block the main thread (docs/retention.md).
+ */
+export interface RetentionWriter {
+  /** Deletes a batch; `ms` is how long it held the database, without its wait in the writer's queue. */
+  deleteTraces(traceRowids: number[]): Promise<{ traces: number; spans: number; sessions: number; ms: number }>;
+  /** Resolves to how long the step held the database (ms). */
+  incrementalVacuum(pages: number): Promise<number>;
+}
+
+export interface RetentionJobOptions {
+  /** The repositories outside transactions (reads, run records). */
+  repositories: Pick<Repositories, 'retention'>;
+  withTransaction: WithTransaction;
+  /** SQLite: the writer thread's deletions; without it (PostgreSQL) each batch is a transaction of its own. */
+  writer?: RetentionWriter | undefined;
+  /** Pause between runs (ms); 60 s by default (SERVICE_RETENTION_INTERVAL_SECONDS). */
+  intervalMs?: number;
+  /** Most traces deleted per transaction. */
+  maxBatchTraces?: number;
+  /** How long one transaction should hold the write lock (ms): batch sizes adapt to it. */
+  targetBatchMs?: number;
+  /** Pause after each transaction, as a multiple of the time it took: 3 leaves other writers three quarters of the time or more. */
+  pauseFactor?: number;
+  /** Shortest pause after each transaction (ms). */
+  minPauseMs?: number;
+  /** Now in milliseconds since the epoch (tests and benchmarks move the clock). */
+  clock?: () => number;
+  onError?: (error: unknown) => void;
+}
+
+/** What a run deleted in one project. */
+export interface ProjectRetentionRun {
+  projectId: number;
+  deletedTraces: number;
+  deletedSpans: number;
+  deletedSessions: number;
+}
+
+/** What one run did. */
+export interface RetentionRun {
+  startedAt: string;
+  finishedAt: string;
+  deletedTraces: number;
+  deletedSpans: number;
+  deletedSessions: number;
+  /** SQLite pages returned to the file system (0 when the file is not in incremental auto-vacuum mode, and on PostgreSQL). */
+  vacuumedPages: number;
+  projects: ProjectRetentionRun[];
+}
+
+export interface RetentionJob {
+  /** Runs the job now, after any run in progress; resolves to what it deleted. */
+  runNow(): Promise<RetentionRun>;
+  stop(): Promise<void>;
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** The later of two bounds in (start time, row id) order; traces before it are deleted. */
+function later(a: TraceBound | null, b: TraceBound | null): TraceBound | null {
+  if (!a || !b) return a ?? b;
+  if (a.startTime !== b.startTime) return a.startTime > b.startTime ? a : b;
+  return a.id >= b.id ? a : b;
+}
+
+/** Starts the job; call `stop()` before closing the database. */
+export function startRetentionJob({
+  repositories,
+  withTransaction,
+  writer,
+  intervalMs = 60_000,
+  maxBatchTraces = 1000,
+  targetBatchMs = 25,
+  pauseFactor = 3,
+  minPauseMs = 5,
+  clock = Date.now,
+  onError,
+}: RetentionJobOptions): RetentionJob {
+  const { retention } = repositories;
+  let timer: NodeJS.Timeout | null = null;
+  let chain: Promise<unknown> = Promise.resolve();
+  let stopped = false;
+  // Adapted to targetBatchMs as the job goes; kept between runs.
+  let batchTraces = Math.min(100, maxBatchTraces);
+  let vacuumPages = 100;
+
+  /**
+   * Runs `work` on `size` items, then yields `pauseFactor` times as long as it held the database;
+   * returns the result and the size that should take about `targetBatchMs` next time (the cost per
+   * item varies with span count and row size, so the size adapts rather than being fixed).
+   * `heldMs` reads the time the work itself reports (the writer thread's, without its queue wait).
+   */
+  const paced = async <T>(
+    size: number,
+    limits: { min: number; max: number },
+    work: (size: number) => Promise<T>,
+    heldMs?: (result: T) => number,
+  ): Promise<{ result: T; next: number }> => {
+    const started = performance.now();
+    const result = await work(size);
+    const held = heldMs?.(result);
+    const took = Math.max(0.1, held === undefined || Number.isNaN(held) ? performance.now() - started : held);
+    await sleep(Math.max(minPauseMs, took * pauseFactor));
+    // At most double or halve at a time: one slow commit (an fsync stall) must not collapse the size.
+    const next = Math.round(Math.min(size * 2, Math.max(size / 2, (size * targetBatchMs) / took)));
+    return { result, next: Math.min(limits.max, Math.max(limits.min, next)) };
+  };
+
+  /** The bound before which the policy deletes every trace, or null when it deletes none. */
+  const boundOf = async (policy: RetentionPolicyRecord): Promise<TraceBound | null> => {
+    const byAge =
+      policy.maxDays === null ? null : { startTime: BigInt(clock()) * 1_000_000n - BigInt(policy.maxDays) * NANOS_PER_DAY, id: 0 };
+    const byCount = policy.maxTraces === null ? null : ((await retention.nthNewestTrace(policy.projectId, policy.maxTraces)) ?? null);
+    return later(byAge, byCount);
+  };
+
+  const applyPolicy = async (policy: RetentionPolicyRecord): Promise<ProjectRetentionRun> => {
+    const run: ProjectRetentionRun = { projectId: policy.projectId, deletedTraces: 0, deletedSpans: 0, deletedSessions: 0 };
+    const bound = await boundOf(policy);
+    // Traces arriving meanwhile start after the bound (or are as old as the ones deleted), so the loop ends.
+    while (bound && !stopped) {
+      const ids = await retention.oldestTracesBefore(policy.projectId, bound, batchTraces);
+      if (ids.length === 0) break;
+      const { result: deleted, next } = await paced(
+        ids.length,
+        { min: Math.min(MIN_BATCH_TRACES, maxBatchTraces), max: maxBatchTraces },
+        () =>
+          writer
+            ? writer.deleteTraces(ids)
+            : withTransaction(async (trx) => {
+                const result = await trx.retention.deleteTraces(ids);
+                const sessions = await trx.retention.deleteSessionsWithoutTraces(result.sessionRowids);
+                return { traces: result.traces, spans: result.spans, sessions, ms: Number.NaN };
+              }),
+        (result) => result.ms ?? Number.NaN,
+      );
+      run.deletedTraces += deleted.traces;
+      run.deletedSpans += deleted.spans;
+      run.deletedSessions += deleted.sessions;
+      if (ids.length < batchTraces) break;
+      batchTraces = next;
+    }
+    return run;
+  };
+
+  /** Returns freed SQLite pages to the file system in short steps (PostgreSQL's autovacuum does this itself). */
+  const vacuum = async (): Promise<number> => {
+    if (!(await retention.incrementalVacuumEnabled())) return 0;
+    let vacuumed = 0;
+    for (let free = await retention.freePages(); free > 0 && !stopped; ) {
+      const step = Math.min(free, vacuumPages);
+      vacuumPages = (
+        await paced(
+          step,
+          { min: MIN_VACUUM_PAGES, max: MAX_VACUUM_PAGES },
+          async (pages) => {
+            if (writer) return writer.incrementalVacuum(pages);
+            await retention.incrementalVacuum(pages);
+            return Number.NaN;
+          },
+          (ms) => ms,
+        )
+      ).next;
+      vacuumed += step;
+      const left = await retention.freePages();
+      // Ingest may free pages too; never loop on a list that does not shrink.
+      if (left >= free) break;
+      free = left;
+    }
+    return vacuumed;
+  };
+
+  const run = async (): Promise<RetentionRun> => {
+    const startedAt = new Date(clock()).toISOString();
+    const projects: ProjectRetentionRun[] = [];
+    for (const policy of await retention.listActivePolicies()) {
+      if (stopped) break;
+      try {
+        const result = await applyPolicy(policy);
+        projects.push(result);
+        await retention.recordRun(policy.projectId, {
+          at: new Date(clock()).toISOString(),
+          traces: result.deletedTraces,
+          spans: result.deletedSpans,
+        });
+      } catch (error) {
+        // One project's failure (a deadlock with ingest, the database away) must not stop the others; the next run retries.
+        onError?.(error);
+      }
+    }
+    const deletedAny = projects.some((project) => project.deletedTraces > 0);
+    const vacuumedPages = deletedAny ? await vacuum() : 0;
+    const report: RetentionRun = {
+      startedAt,
+      finishedAt: new Date(clock()).toISOString(),
+      deletedTraces: projects.reduce((sum, project) => sum + project.deletedTraces, 0),
+      deletedSpans: projects.reduce((sum, project) => sum + project.deletedSpans, 0),
+      deletedSessions: projects.reduce((sum, project) => sum + project.deletedSessions, 0),
+      vacuumedPages,
+      projects,
+    };
+    await retention.writeLastRun(
+      JSON.stringify({
+        started_at: report.startedAt,
+        finished_at: report.finishedAt,
+        deleted_traces: report.deletedTraces,
+        deleted_spans: report.deletedSpans,
+      }),
+    );
+    return report;
+  };
+
+  const runNow = (): Promise<RetentionRun> => {
+    const next = chain.then(run, run);
+    chain = next.catch(() => {});
+    return next;
+  };
+
+  const schedule = () => {
+    if (stopped) return;
+    timer = setTimeout(async () => {
+      try {
+        await runNow();
+      } catch (error) {
+        onError?.(error);
+      }
+      schedule();
+    }, intervalMs);
+    timer.unref();
+  };
+  schedule();
+
+  return {
+    runNow,
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await chain;
+    },
+  };
+}
