@@ -19,6 +19,7 @@ import { DatasetExamplesPage } from './pages/datasets/DatasetExamplesPage';
 import { DatasetLayout } from './pages/datasets/DatasetLayout';
 import { ExperimentsPage } from './pages/datasets/ExperimentsPage';
 import { ComparePage } from './pages/datasets/ComparePage';
+import { PlaygroundPage } from './pages/playground/PlaygroundPage';
 
 // The charts library is large: load it with the first chart.
 const OverviewTab = lazy(() => import('./pages/projects/OverviewTab').then((module) => ({ default: module.OverviewTab })));
@@ -66,6 +67,7 @@ export function App() {
             <Route path="experiments" element={<ExperimentsPage />} />
           </Route>
           <Route path="/datasets/:datasetId/compare" element={<ComparePage />} />
+          <Route path="/playground" element={<PlaygroundPage />} />
           <Route path="/settings" element={<SettingsPage />} />
           <Route path="*" element={<NotFoundPage />} />
         </Route>
