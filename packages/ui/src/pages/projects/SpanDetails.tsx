@@ -1,13 +1,31 @@
 /** One span in readable sections: LLM messages, input and output, tokens, documents, events, errors and every attribute. */
 import type { ReactNode } from 'react';
-import { Accordion, Alert, Badge, Code, Group, Paper, ScrollArea, SimpleGrid, Stack, Table, Tabs, Text, Title } from '@mantine/core';
-import { IconAlertTriangle, IconBolt, IconInfoCircle, IconList, IconMessages } from '@tabler/icons-react';
+import {
+  Accordion,
+  Alert,
+  Badge,
+  Button,
+  Code,
+  Group,
+  Paper,
+  ScrollArea,
+  SimpleGrid,
+  Stack,
+  Table,
+  Tabs,
+  Text,
+  Title,
+} from '@mantine/core';
+import { IconAlertTriangle, IconBolt, IconInfoCircle, IconList, IconMessages, IconPlayerPlay } from '@tabler/icons-react';
+import { useNavigate } from 'react-router';
 import type { Span, SpanEvent } from '@sightline/client/browser';
 import { KindBadge, StatusBadge } from '../../components/Badges';
 import { AddToDatasetButton } from './AddToDataset';
 import { CopyIcon, CopyableId } from '../../components/Copy';
 import { formatDateTime, formatDuration, formatCost, formatInt, isoToMs } from '../../lib/format';
 import { attributeSections, chatMessages, documents, prettyJson, type ChatMessage } from '../../lib/openinference';
+import { draftFromSpan } from '../../lib/playground';
+import type { PlaygroundLocationState } from '../playground/PlaygroundPage';
 
 const ROLE_COLORS: Record<string, string> = {
   system: 'gray',
@@ -320,6 +338,24 @@ function InfoTab({ span }: { span: Span }) {
   return <Stack gap="md">{sections}</Stack>;
 }
 
+/** "Replay in playground" for an LLM span: its messages, model and parameters become the playground's draft. */
+function ReplayButton({ span }: { span: Span }) {
+  const navigate = useNavigate();
+  return (
+    <Button
+      size="xs"
+      variant="default"
+      leftSection={<IconPlayerPlay size={14} />}
+      onClick={() => {
+        const state: PlaygroundLocationState = { draft: draftFromSpan(span.attributes, span.name) };
+        navigate('/playground', { state });
+      }}
+    >
+      Replay in playground
+    </Button>
+  );
+}
+
 export function SpanDetails({ span }: { span: Span }) {
   const sections = attributeSections(span.attributes);
   const attributeCount = Object.keys(span.attributes).length;
@@ -334,6 +370,7 @@ export function SpanDetails({ span }: { span: Span }) {
             </Title>
           </Group>
           <Group gap="xs" wrap="nowrap">
+            {span.span_kind === 'LLM' ? <ReplayButton span={span} /> : null}
             <AddToDatasetButton spans={[span]} />
             <StatusBadge status={span.status_code} />
           </Group>

@@ -1,0 +1,179 @@
+/**
+ * The playground in Debian's Chromium (docs/playground.md) against a stand-in OpenAI server on
+ * loopback: an LLM span sent over OTLP is replayed in the playground, its prompt changed (a
+ * mustache variable, refused until filled), run with the answer streamed word by word, its
+ * tokens, latency and trace shown; the prompt is then saved as a new prompt version. Runs at the
+ * root and under SERVICE_HOST_ROOT_PATH.
+ */
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, before, describe } from 'node:test';
+import type { Browser } from 'playwright-core';
+import { unique } from '../../packages/server/test/helpers/auth.js';
+import type { TestServer } from '../../packages/server/test/helpers/server.js';
+import {
+  ROOT_PATHS,
+  assertAllUnderRoot,
+  eventually,
+  firstAdminLogin,
+  launchChromium,
+  openPage,
+  startAuthServer,
+  uiTest,
+  waitForPath,
+  type OpenedPage,
+} from './harness.js';
+import { STANDIN_OPENAI_KEY, startStandinOpenAI, type StandinOpenAI } from './standin-openai.js';
+
+let browser: Browser;
+let openai: StandinOpenAI;
+before(async () => {
+  browser = await launchChromium();
+  openai = await startStandinOpenAI({ chunkDelayMs: 150 });
+});
+after(async () => {
+  await browser?.close();
+  await openai?.close();
+});
+
+for (const rootPath of ROOT_PATHS) {
+  describe(`UI: playground [root path "${rootPath || '/'}"]`, () => {
+    let server: TestServer;
+    let opened: OpenedPage;
+    const test = uiTest(() => [opened]);
+
+    before(async () => {
+      server = await startAuthServer(rootPath);
+      opened = await openPage(browser);
+      await firstAdminLogin(opened.page, server.url);
+    });
+    after(async () => {
+      await opened?.close();
+      await server?.close();
+    });
+
+    test('replays an LLM span, runs the changed prompt streamed, and saves it as a prompt version', async () => {
+      const { page } = opened;
+      // The stand-in serves both root paths' suites: count this test's requests only.
+      const earlier = openai.requests.length;
+      const stored = await page.request.put(`${server.url}/v1/secrets`, {
+        data: {
+          secrets: [
+            { key: 'OPENAI_API_KEY', value: STANDIN_OPENAI_KEY },
+            { key: 'OPENAI_BASE_URL', value: openai.url },
+          ],
+        },
+      });
+      assert.equal(stored.status(), 200, await stored.text());
+
+      // An LLM span as an instrumented app would send it.
+      const project = unique('ui-playground');
+      const traceId = randomBytes(16).toString('hex');
+      const spanId = randomBytes(8).toString('hex');
+      const start = BigInt(Date.now()) * 1_000_000n;
+      const attribute = (key: string, value: string) => ({ key, value: { stringValue: value } });
+      const exported = await page.request.post(`${server.url}/v1/traces`, {
+        headers: { 'x-project-name': project },
+        data: {
+          resourceSpans: [
+            {
+              resource: { attributes: [] },
+              scopeSpans: [
+                {
+                  spans: [
+                    {
+                      traceId,
+                      spanId,
+                      name: 'ChatCompletion',
+                      kind: 3,
+                      startTimeUnixNano: String(start),
+                      endTimeUnixNano: String(start + 300_000_000n),
+                      attributes: [
+                        attribute('openinference.span.kind', 'LLM'),
+                        attribute('llm.model_name', 'gpt-4o-mini'),
+                        attribute('llm.provider', 'openai'),
+                        attribute('llm.invocation_parameters', JSON.stringify({ temperature: 0.3, max_tokens: 200 })),
+                        attribute('llm.input_messages.0.message.role', 'system'),
+                        attribute('llm.input_messages.0.message.content', 'You answer in one sentence.'),
+                        attribute('llm.input_messages.1.message.role', 'user'),
+                        attribute('llm.input_messages.1.message.content', 'Tell me about cats'),
+                        attribute('llm.output_messages.0.message.role', 'assistant'),
+                        attribute('llm.output_messages.0.message.content', 'Cats purr.'),
+                      ],
+                    },
+                  ],
+                },
+              ],
+            },
+          ],
+        },
+      });
+      assert.equal(exported.status(), 200, await exported.text());
+
+      // Replay it: the span's messages, model and parameters fill the playground.
+      await page.goto(`${server.url}/projects/${encodeURIComponent(project)}/traces/${traceId}?span=${spanId}`);
+      await page.getByRole('button', { name: 'Replay in playground' }).click();
+      await waitForPath(page, server, '/playground');
+      assert.equal(await page.getByLabel('Message 1', { exact: true }).inputValue(), 'You answer in one sentence.');
+      assert.equal(await page.getByLabel('Message 2', { exact: true }).inputValue(), 'Tell me about cats');
+      assert.equal(await page.getByLabel('Model', { exact: true }).inputValue(), 'gpt-4o-mini');
+      assert.equal(await page.getByLabel('Temperature').inputValue(), '0.3');
+      assert.equal(await page.getByLabel('Max tokens').inputValue(), '200');
+
+      // Change the prompt: a mustache variable, which must be filled before it runs.
+      await page.getByText('{{mustache}}').click();
+      await page.getByLabel('Message 2', { exact: true }).fill('Tell me about {{topic}}');
+      await page.getByRole('button', { name: 'Run', exact: true }).click();
+      await page.getByTestId('playground-problems').getByText('Fill in the variables: topic.').waitFor();
+      assert.equal(openai.requests.length, earlier, 'nothing was sent with a variable unfilled');
+      await page.getByLabel('topic').fill('otters');
+      await page.getByRole('button', { name: 'Run', exact: true }).click();
+
+      // The answer arrives word by word, then the tokens, the latency and the trace.
+      const output = page.getByTestId('playground-output');
+      const seen = new Set<string>();
+      await eventually(async () => {
+        seen.add(await output.innerText().catch(() => ''));
+        assert.ok(seen.has('Echo: Tell me about otters'));
+      }, 15_000);
+      const partial = [...seen].filter((text) => text && text !== 'Echo: Tell me about otters');
+      assert.ok(partial.length > 0, `the answer was seen part-way (${[...seen].join(' | ')})`);
+      assert.equal(await page.getByTestId('playground-tokens').innerText(), '12 + 5 = 17');
+      assert.match(await page.getByTestId('playground-latency').innerText(), /\d/);
+      const sent = openai.requests.at(-1)!;
+      assert.deepEqual(
+        [sent.body.model, sent.body.temperature, sent.body.max_tokens, sent.body.messages],
+        [
+          'gpt-4o-mini',
+          0.3,
+          200,
+          [
+            { role: 'system', content: 'You answer in one sentence.' },
+            { role: 'user', content: 'Tell me about otters' },
+          ],
+        ],
+      );
+
+      // A provider refusal is a clear message.
+      await page.getByLabel('Model', { exact: true }).fill('missing-model');
+      await page.getByRole('button', { name: 'Run', exact: true }).click();
+      await page
+        .getByTestId('playground-error')
+        .getByText(/missing-model` does not exist/)
+        .waitFor();
+      await page.getByLabel('Model', { exact: true }).fill('gpt-4o-mini');
+
+      // The run's trace is in the playground project.
+      await page.getByRole('button', { name: 'Run', exact: true }).click();
+      await page.getByTestId('playground-tokens').waitFor();
+      await page.getByRole('link', { name: "Open the run's trace" }).click();
+      await waitForPath(page, server, /^\/projects\/playground\/traces\/[0-9a-f]{32}$/);
+      await eventually(async () => {
+        await page.reload();
+        await page.getByTestId('span-details').waitFor({ timeout: 2000 });
+      });
+      await page.getByText('Echo: Tell me about otters').first().waitFor();
+      assertAllUnderRoot(opened.requests, server);
+    });
+  });
+}
