@@ -163,6 +163,53 @@ for (const rootPath of ROOT_PATHS) {
         .waitFor();
       await page.getByLabel('Model', { exact: true }).fill('gpt-4o-mini');
 
+      // Save it as a new prompt version, in Phoenix's shape.
+      const promptName = unique('ui-prompt');
+      await page.getByRole('button', { name: 'Save as prompt' }).click();
+      const dialog = page.getByRole('dialog');
+      await dialog.getByLabel('Prompt name').fill(promptName);
+      await dialog.getByLabel('Description').fill('about a topic');
+      await dialog.getByRole('button', { name: 'Save version' }).click();
+      await page.getByText('Prompt saved').waitFor();
+      const latest = await page.request.get(`${server.url}/v1/prompts/${promptName}/latest`);
+      assert.equal(latest.status(), 200, await latest.text());
+      const version = (await latest.json()).data;
+      assert.deepEqual(
+        {
+          model_provider: version.model_provider,
+          model_name: version.model_name,
+          template_type: version.template_type,
+          template_format: version.template_format,
+          template: version.template,
+          invocation_parameters: version.invocation_parameters,
+          description: version.description,
+        },
+        {
+          model_provider: 'OPENAI',
+          model_name: 'gpt-4o-mini',
+          template_type: 'CHAT',
+          template_format: 'MUSTACHE',
+          template: {
+            type: 'chat',
+            messages: [
+              { role: 'system', content: 'You answer in one sentence.' },
+              { role: 'user', content: 'Tell me about {{topic}}' },
+            ],
+          },
+          invocation_parameters: { type: 'openai', openai: { temperature: 0.3, max_tokens: 200 } },
+          description: 'about a topic',
+        },
+      );
+
+      // The prompt's page opens that version in the playground again.
+      await page.getByRole('link', { name: 'Prompts', exact: true }).click();
+      await page.getByRole('link', { name: promptName }).click();
+      await waitForPath(page, server, `/prompts/${promptName}`);
+      await page.getByRole('button', { name: 'Open version 1 in playground' }).click();
+      await waitForPath(page, server, '/playground');
+      assert.equal(await page.getByLabel('Message 2', { exact: true }).inputValue(), 'Tell me about {{topic}}');
+      await page.getByLabel('topic').fill('otters');
+
       // The run's trace is in the playground project.
       await page.getByRole('button', { name: 'Run', exact: true }).click();
       await page.getByTestId('playground-tokens').waitFor();

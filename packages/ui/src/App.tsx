@@ -20,6 +20,7 @@ import { DatasetLayout } from './pages/datasets/DatasetLayout';
 import { ExperimentsPage } from './pages/datasets/ExperimentsPage';
 import { ComparePage } from './pages/datasets/ComparePage';
 import { PlaygroundPage } from './pages/playground/PlaygroundPage';
+import { PromptVersionsPage, PromptsPage } from './pages/prompts/PromptsPage';
 
 // The charts library is large: load it with the first chart.
 const OverviewTab = lazy(() => import('./pages/projects/OverviewTab').then((module) => ({ default: module.OverviewTab })));
@@ -68,6 +69,8 @@ export function App() {
           </Route>
           <Route path="/datasets/:datasetId/compare" element={<ComparePage />} />
           <Route path="/playground" element={<PlaygroundPage />} />
+          <Route path="/prompts" element={<PromptsPage />} />
+          <Route path="/prompts/:promptName" element={<PromptVersionsPage />} />
           <Route path="/settings" element={<SettingsPage />} />
           <Route path="*" element={<NotFoundPage />} />
         </Route>

@@ -8,6 +8,7 @@ import {
   IconFolder,
   IconLogout,
   IconMessageChatbot,
+  IconNotes,
   IconSearch,
   IconSettings,
   IconSunMoon,
@@ -96,6 +97,7 @@ export function AppLayout() {
             <Group gap={4} wrap="nowrap" component="nav" aria-label="Main">
               <NavButton to="/projects" label="Projects" icon={<IconFolder size={16} />} />
               <NavButton to="/datasets" label="Datasets" icon={<IconDatabase size={16} />} />
+              <NavButton to="/prompts" label="Prompts" icon={<IconNotes size={16} />} />
               <NavButton to="/playground" label="Playground" icon={<IconMessageChatbot size={16} />} />
               <NavButton to="/settings" label="Settings" icon={<IconSettings size={16} />} />
             </Group>

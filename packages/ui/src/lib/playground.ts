@@ -9,7 +9,8 @@ import { chatMessages, type Attributes } from './openinference';
 type Schemas = components['schemas'];
 export type PromptVersion = Schemas['PromptVersion'];
 export type PromptVersionData = Schemas['PromptVersionData'];
-export type PromptSummary = Schemas['Prompt'];
+// The list route's items lack source_prompt_id (always null anyway, docs/prompts.md).
+export type PromptSummary = Omit<Schemas['Prompt'], 'source_prompt_id'>;
 export type TemplateFormat = Schemas['PromptTemplateFormat'];
 
 /** The providers of POST /v1/chat/completions, with the settings each reads (docs/playground.md). */

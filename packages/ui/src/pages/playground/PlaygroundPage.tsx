@@ -28,6 +28,8 @@ import {
 import { IconAlertTriangle, IconExternalLink, IconPlayerPlay, IconPlayerStop, IconPlus, IconTrash } from '@tabler/icons-react';
 import { ChatError, streamChat, type ChatResult } from '../../api/chat';
 import { formatDuration, formatInt } from '../../lib/format';
+import { SavePromptButton } from './SavePrompt';
+import { promptPath } from '../prompts/PromptsPage';
 import {
   PROVIDERS,
   chatRequest,
@@ -126,6 +128,14 @@ function Playground({ initial }: { initial: PlaygroundDraft }) {
             {draft.source ? ` Opened from ${draft.source}.` : ''}
           </Text>
         </div>
+        <Group gap="xs">
+          {draft.promptName ? (
+            <Anchor component={Link} to={promptPath(draft.promptName)} size="sm" data-testid="playground-prompt">
+              prompt {draft.promptName}
+            </Anchor>
+          ) : null}
+          <SavePromptButton draft={draft} onSaved={(name) => update({ promptName: name })} />
+        </Group>
       </Group>
 
       {draft.warnings && draft.warnings.length > 0 ? (
