@@ -1,6 +1,6 @@
 /**
  * The playground in Debian's Chromium (docs/playground.md) against a stand-in OpenAI server on
- * loopback: an LLM span sent over OTLP is replayed in the playground, its prompt changed (a
+ * loopback, its key and base URL stored in Settings → Providers: an LLM span sent over OTLP is replayed in the playground, its prompt changed (a
  * mustache variable, refused until filled), run with the answer streamed word by word, its
  * tokens, latency and trace shown; the prompt is then saved as a new prompt version. Runs at the
  * root and under SERVICE_HOST_ROOT_PATH.
@@ -56,15 +56,19 @@ for (const rootPath of ROOT_PATHS) {
       const { page } = opened;
       // The stand-in serves both root paths' suites: count this test's requests only.
       const earlier = openai.requests.length;
-      const stored = await page.request.put(`${server.url}/v1/secrets`, {
-        data: {
-          secrets: [
-            { key: 'OPENAI_API_KEY', value: STANDIN_OPENAI_KEY },
-            { key: 'OPENAI_BASE_URL', value: openai.url },
-          ],
-        },
-      });
-      assert.equal(stored.status(), 200, await stored.text());
+      // The stand-in's key and base URL, stored in Settings → Providers.
+      await page.goto(`${server.url}/settings?tab=providers`);
+      for (const [key, value] of [
+        ['OPENAI_API_KEY', STANDIN_OPENAI_KEY],
+        ['OPENAI_BASE_URL', openai.url],
+      ] as const) {
+        await page.getByRole('button', { name: `Set ${key}` }).click();
+        const dialog = page.getByRole('dialog');
+        await dialog.getByLabel(new RegExp(`^${key}`)).fill(value);
+        await dialog.getByRole('button', { name: 'Store' }).click();
+        await page.getByTestId(`secret-${key}`).getByTestId('secret-stored').waitFor();
+      }
+      assert.ok(!(await page.content()).includes(STANDIN_OPENAI_KEY), 'the key is never shown back');
 
       // An LLM span as an instrumented app would send it.
       const project = unique('ui-playground');
