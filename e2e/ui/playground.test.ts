@@ -1,8 +1,9 @@
 /**
  * The playground in Debian's Chromium (docs/playground.md) against a stand-in OpenAI server on
- * loopback, its key and base URL stored in Settings → Providers: an LLM span sent over OTLP is replayed in the playground, its prompt changed (a
- * mustache variable, refused until filled), run with the answer streamed word by word, its
- * tokens, latency and trace shown; the prompt is then saved as a new prompt version. Runs at the
+ * loopback, its key and base URL stored in Settings → Providers: an LLM span sent over OTLP is
+ * replayed in the playground, its prompt changed (a mustache variable, refused until filled), run
+ * with the answer streamed word by word, its tokens, latency and trace shown; the prompt is then saved as a new prompt version. Another
+ * test runs a prompt over a dataset and opens the experiment in the comparison page. Runs at the
  * root and under SERVICE_HOST_ROOT_PATH.
  */
 import assert from 'node:assert/strict';
@@ -224,6 +225,58 @@ for (const rootPath of ROOT_PATHS) {
         await page.getByTestId('span-details').waitFor({ timeout: 2000 });
       });
       await page.getByText('Echo: Tell me about otters').first().waitFor();
+      assertAllUnderRoot(opened.requests, server);
+    });
+
+    test('runs a prompt over a dataset as an experiment and opens its comparison', async () => {
+      const { page } = opened;
+      const stored = await page.request.put(`${server.url}/v1/secrets`, {
+        data: {
+          secrets: [
+            { key: 'OPENAI_API_KEY', value: STANDIN_OPENAI_KEY },
+            { key: 'OPENAI_BASE_URL', value: openai.url },
+          ],
+        },
+      });
+      assert.equal(stored.status(), 200, await stored.text());
+      const dataset = unique('ui-topics');
+      const topics = ['otters', 'owls', 'orcas', 'ocelots', 'oryxes'];
+      const uploaded = await page.request.post(`${server.url}/v1/datasets/upload`, {
+        data: {
+          action: 'create',
+          name: dataset,
+          inputs: topics.map((topic) => ({ topic })),
+          outputs: topics.map((topic) => ({ answer: `Echo: Tell me about ${topic}` })),
+        },
+      });
+      assert.equal(uploaded.status(), 200, await uploaded.text());
+
+      await page.getByRole('link', { name: 'Playground', exact: true }).click();
+      await waitForPath(page, server, '/playground');
+      await page.getByLabel('Message 2', { exact: true }).fill('Tell me about {{topic}}');
+      await page.getByRole('button', { name: 'Run over dataset' }).click();
+      const dialog = page.getByRole('dialog');
+      await dialog.getByRole('combobox', { name: 'Dataset' }).click();
+      await page.getByRole('option', { name: new RegExp(`^${dataset}`) }).click();
+      await dialog.getByRole('button', { name: 'Run', exact: true }).click();
+      await dialog.getByText('5 of 5 examples run').waitFor();
+      await dialog.getByRole('link', { name: 'Open the experiment' }).click();
+      await waitForPath(page, server, /^\/datasets\/[^/]+\/compare$/);
+
+      const rows = page.getByTestId('comparison-row');
+      await eventually(async () => assert.equal(await rows.count(), 5));
+      for (const topic of topics)
+        await rows
+          .filter({ hasText: `"${topic}"` })
+          .getByText(`Echo: Tell me about ${topic}`)
+          .first()
+          .waitFor();
+      const experiment = page.getByTestId('compared-experiment');
+      await experiment.getByText('5 ok').waitFor();
+      await eventually(async () => {
+        await page.reload();
+        await page.getByRole('link', { name: "Open the run's trace" }).first().waitFor({ timeout: 2000 });
+      });
       assertAllUnderRoot(opened.requests, server);
     });
   });

@@ -29,6 +29,7 @@ import { IconAlertTriangle, IconExternalLink, IconPlayerPlay, IconPlayerStop, Ic
 import { ChatError, streamChat, type ChatResult } from '../../api/chat';
 import { formatDuration, formatInt } from '../../lib/format';
 import { SavePromptButton } from './SavePrompt';
+import { RunOverDatasetButton } from './RunOverDataset';
 import { promptPath } from '../prompts/PromptsPage';
 import {
   PROVIDERS,
@@ -135,6 +136,7 @@ function Playground({ initial }: { initial: PlaygroundDraft }) {
             </Anchor>
           ) : null}
           <SavePromptButton draft={draft} onSaved={(name) => update({ promptName: name })} />
+          <RunOverDatasetButton draft={draft} />
         </Group>
       </Group>
 
