@@ -111,7 +111,15 @@ for (const rootPath of ROOT_PATHS) {
     test('an admin sees every settings section and creates a member with a temporary password', async () => {
       const { page } = admin;
       await page.getByRole('link', { name: 'Settings' }).first().click();
-      assert.deepEqual(await settingsTabs(page), ['Account', 'My API keys', 'Users', 'System keys', 'All user keys']);
+      assert.deepEqual(await settingsTabs(page), [
+        'Account',
+        'My API keys',
+        'Model prices',
+        'Users',
+        'System keys',
+        'All user keys',
+        'Providers',
+      ]);
       await page.getByRole('tab', { name: 'Users' }).click();
       await page.getByRole('button', { name: 'Add user' }).click();
       const dialog = page.getByRole('dialog');
@@ -134,7 +142,7 @@ for (const rootPath of ROOT_PATHS) {
       await completePasswordChange(page, member.temporary, member.password);
       await waitForPath(page, server, '/projects');
       await page.goto(`${server.url}/settings`);
-      assert.deepEqual(await settingsTabs(page), ['Account', 'My API keys']);
+      assert.deepEqual(await settingsTabs(page), ['Account', 'My API keys', 'Model prices']);
       // Asking for an admin tab by URL shows the member's own account instead.
       await page.goto(`${server.url}/settings?tab=users`);
       await page.getByRole('tab', { name: 'Account', selected: true }).waitFor();

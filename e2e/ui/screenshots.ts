@@ -11,6 +11,7 @@ import { startTestServer } from '../../packages/server/test/helpers/server.js';
 import { AUTH_ENV } from '../../packages/server/test/helpers/auth.js';
 import { firstAdminLogin, launchChromium, openPage } from './harness.js';
 import { seedTraces } from './seed.js';
+import { STANDIN_OPENAI_KEY, startStandinOpenAI } from './standin-openai.js';
 import { createClient } from '@arizeai/phoenix-client';
 import { asExperimentEvaluator, runExperiment } from '@arizeai/phoenix-client/experiments';
 
@@ -27,6 +28,8 @@ const server = await startTestServer('sqlite', {
   SERVICE_SMTP_PORT: '2525',
 });
 const browser = await launchChromium();
+// The playground's answer comes from a stand-in of OpenAI's API on loopback.
+const openai = await startStandinOpenAI();
 
 async function shot(page: Page, name: string, options: { fullPage?: boolean } = {}) {
   await page.waitForLoadState('networkidle');
@@ -249,6 +252,24 @@ try {
   await page.goto(`${server.url}/settings?tab=users`);
   await page.getByRole('table', { name: 'Users' }).getByText('maria@example.com').waitFor();
   await shot(page, 'settings');
+  // The playground after a run: a prompt with a variable, the streamed answer, tokens and latency.
+  await api.put(`${server.url}/v1/secrets`, {
+    data: {
+      secrets: [
+        { key: 'OPENAI_API_KEY', value: STANDIN_OPENAI_KEY },
+        { key: 'OPENAI_BASE_URL', value: openai.url },
+      ],
+    },
+  });
+  await page.goto(`${server.url}/playground`);
+  await page.getByLabel('Message 1', { exact: true }).fill('You are the support assistant of Acme. Answer in one short paragraph.');
+  await page.getByLabel('Message 2', { exact: true }).fill('A customer asks: {{question}}');
+  await page.getByLabel('Temperature').fill('0.2');
+  await page.getByLabel('question').fill('How do I reset my password?');
+  await page.getByRole('button', { name: 'Run', exact: true }).click();
+  await page.getByTestId('playground-tokens').waitFor();
+  await shot(page, 'playground');
+
   const cookies = await opened.context.cookies();
   await opened.close();
 
@@ -262,4 +283,5 @@ try {
 } finally {
   await browser.close();
   await server.close();
+  await openai.close();
 }

@@ -22,6 +22,8 @@ import { DatasetExamplesPage } from './pages/datasets/DatasetExamplesPage';
 import { DatasetLayout } from './pages/datasets/DatasetLayout';
 import { ExperimentsPage } from './pages/datasets/ExperimentsPage';
 import { ComparePage } from './pages/datasets/ComparePage';
+import { PlaygroundPage } from './pages/playground/PlaygroundPage';
+import { PromptVersionsPage, PromptsPage } from './pages/prompts/PromptsPage';
 
 // The charts library is large: load it with the first chart.
 const OverviewTab = lazy(() => import('./pages/projects/OverviewTab').then((module) => ({ default: module.OverviewTab })));
@@ -72,6 +74,9 @@ export function App() {
             <Route path="experiments" element={<ExperimentsPage />} />
           </Route>
           <Route path="/datasets/:datasetId/compare" element={<ComparePage />} />
+          <Route path="/playground" element={<PlaygroundPage />} />
+          <Route path="/prompts" element={<PromptsPage />} />
+          <Route path="/prompts/:promptName" element={<PromptVersionsPage />} />
           <Route path="/settings" element={<SettingsPage />} />
           <Route path="*" element={<NotFoundPage />} />
         </Route>

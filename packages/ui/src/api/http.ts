@@ -114,6 +114,19 @@ export const client = createBrowserClient({
   },
 });
 
+/**
+ * A raw fetch of a server path with the session kept alive, for answers that are not JSON (the
+ * playground's server-sent events); the caller reads the body and the status.
+ */
+export function fetchWithSession(path: string, init: RequestInit): Promise<Response> {
+  return withSession(() => fetch(serverUrl(path), { ...init, credentials: 'same-origin' }));
+}
+
+/** The ApiError of a failed answer (its JSON `detail` when it has one). */
+export function errorOfResponse(response: Response): Promise<ApiError> {
+  return errorOf(response);
+}
+
 /** The data of a typed client call, or an ApiError for a non-2xx answer. */
 export async function call<T>(pending: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
   const { data, error, response } = await pending;

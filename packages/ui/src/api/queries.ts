@@ -14,6 +14,7 @@ import type {
   User,
   UserApiKey,
 } from '@sightline/client/browser';
+import type { PromptSummary as Prompt, PromptVersion } from '../lib/playground';
 import { resolveRange, type RangeOption } from '../lib/timeRange';
 
 /** Path parameters of a project's routes. */
@@ -517,5 +518,48 @@ export function useRetention(projectId: string) {
           client.GET('/v1/projects/{project_identifier}/retention', { params: { path: { project_identifier: projectId } }, signal }),
         )
       ).data,
+  });
+}
+// ---------------------------------------------------------------- prompts
+
+export const promptsKey = ['prompts'] as const;
+
+/** Every prompt, newest first (follows next_cursor). */
+export function usePrompts() {
+  return useQuery({
+    queryKey: promptsKey,
+    queryFn: ({ signal }) =>
+      allPages<Prompt>((cursor) => call(client.GET('/v1/prompts', { params: { query: { limit: 1000, cursor } }, signal }))),
+    staleTime: 0,
+  });
+}
+
+/** A prompt's versions, newest first. */
+export function usePromptVersions(promptName: string) {
+  return useQuery({
+    queryKey: ['prompt-versions', promptName],
+    queryFn: ({ signal }) =>
+      allPages<PromptVersion>((cursor) =>
+        call(
+          client.GET('/v1/prompts/{prompt_identifier}/versions', {
+            params: { path: { prompt_identifier: promptName }, query: { limit: 1000, cursor } },
+            signal,
+          }),
+        ),
+      ),
+    staleTime: 0,
+  });
+}
+
+// ---------------------------------------------------------------- provider settings
+
+export const secretsKey = ['secrets'] as const;
+
+/** Which provider settings are set, in the environment or stored (admins; never a value). */
+export function useSecrets(enabled: boolean) {
+  return useQuery({
+    queryKey: secretsKey,
+    queryFn: async ({ signal }) => (await call(client.GET('/v1/secrets', { signal }))).data,
+    enabled,
   });
 }

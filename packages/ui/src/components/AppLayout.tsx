@@ -2,7 +2,17 @@
 import type { ReactNode } from 'react';
 import { AppShell, Avatar, Badge, Button, Group, Kbd, Menu, Text, UnstyledButton } from '@mantine/core';
 import { Spotlight, spotlight, type SpotlightActionData } from '@mantine/spotlight';
-import { IconChartDots3, IconDatabase, IconFolder, IconLogout, IconSearch, IconSettings, IconSunMoon } from '@tabler/icons-react';
+import {
+  IconChartDots3,
+  IconDatabase,
+  IconFolder,
+  IconLogout,
+  IconMessageChatbot,
+  IconNotes,
+  IconSearch,
+  IconSettings,
+  IconSunMoon,
+} from '@tabler/icons-react';
 import { Link, NavLink, Outlet, useNavigate } from 'react-router';
 import { useQueryClient } from '@tanstack/react-query';
 import { logout, clearUserData } from '../api/auth';
@@ -48,6 +58,13 @@ export function AppLayout() {
       onClick: () => navigate('/projects'),
     },
     {
+      id: 'playground',
+      label: 'Playground',
+      description: 'Run a prompt against a model provider',
+      leftSection: <IconMessageChatbot size={18} />,
+      onClick: () => navigate('/playground'),
+    },
+    {
       id: 'settings',
       label: 'Settings',
       description: 'Profile, password, API keys and users',
@@ -80,6 +97,8 @@ export function AppLayout() {
             <Group gap={4} wrap="nowrap" component="nav" aria-label="Main">
               <NavButton to="/projects" label="Projects" icon={<IconFolder size={16} />} />
               <NavButton to="/datasets" label="Datasets" icon={<IconDatabase size={16} />} />
+              <NavButton to="/prompts" label="Prompts" icon={<IconNotes size={16} />} />
+              <NavButton to="/playground" label="Playground" icon={<IconMessageChatbot size={16} />} />
               <NavButton to="/settings" label="Settings" icon={<IconSettings size={16} />} />
             </Group>
           </Group>

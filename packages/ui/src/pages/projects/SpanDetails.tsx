@@ -1,8 +1,23 @@
 /** One span in readable sections: LLM messages, input and output, tokens, documents, events, errors and every attribute. */
 import type { ReactNode } from 'react';
-import { Accordion, Alert, Badge, Code, Group, Paper, ScrollArea, SimpleGrid, Stack, Table, Tabs, Text, Title } from '@mantine/core';
-import { IconAlertTriangle, IconBolt, IconInfoCircle, IconList, IconMessages, IconTag } from '@tabler/icons-react';
-import { useParams } from 'react-router';
+import {
+  Accordion,
+  Alert,
+  Badge,
+  Button,
+  Code,
+  Group,
+  Paper,
+  ScrollArea,
+  SimpleGrid,
+  Stack,
+  Table,
+  Tabs,
+  Text,
+  Title,
+} from '@mantine/core';
+import { IconAlertTriangle, IconBolt, IconInfoCircle, IconList, IconMessages, IconPlayerPlay, IconTag } from '@tabler/icons-react';
+import { useNavigate, useParams } from 'react-router';
 import { SpanAnnotationPanel } from './AnnotationPanel';
 import type { Span, SpanEvent } from '@sightline/client/browser';
 import { KindBadge, StatusBadge } from '../../components/Badges';
@@ -10,6 +25,8 @@ import { AddToDatasetButton } from './AddToDataset';
 import { CopyIcon, CopyableId } from '../../components/Copy';
 import { formatDateTime, formatDuration, formatCost, formatInt, isoToMs } from '../../lib/format';
 import { attributeSections, chatMessages, documents, prettyJson, type ChatMessage } from '../../lib/openinference';
+import { draftFromSpan } from '../../lib/playground';
+import type { PlaygroundLocationState } from '../playground/PlaygroundPage';
 
 const ROLE_COLORS: Record<string, string> = {
   system: 'gray',
@@ -322,6 +339,24 @@ function InfoTab({ span }: { span: Span }) {
   return <Stack gap="md">{sections}</Stack>;
 }
 
+/** "Replay in playground" for an LLM span: its messages, model and parameters become the playground's draft. */
+function ReplayButton({ span }: { span: Span }) {
+  const navigate = useNavigate();
+  return (
+    <Button
+      size="xs"
+      variant="default"
+      leftSection={<IconPlayerPlay size={14} />}
+      onClick={() => {
+        const state: PlaygroundLocationState = { draft: draftFromSpan(span.attributes, span.name) };
+        navigate('/playground', { state });
+      }}
+    >
+      Replay in playground
+    </Button>
+  );
+}
+
 export function SpanDetails({ span }: { span: Span }) {
   const { projectId = '' } = useParams();
   const sections = attributeSections(span.attributes);
@@ -337,6 +372,7 @@ export function SpanDetails({ span }: { span: Span }) {
             </Title>
           </Group>
           <Group gap="xs" wrap="nowrap">
+            {span.span_kind === 'LLM' ? <ReplayButton span={span} /> : null}
             <AddToDatasetButton spans={[span]} />
             <StatusBadge status={span.status_code} />
           </Group>

@@ -3,7 +3,7 @@
  * system keys and every user's keys. Members never see the admin tabs (and the server refuses them anyway).
  */
 import { Alert, Code, Container, Paper, Stack, Tabs, Text, Title } from '@mantine/core';
-import { IconInfoCircle, IconKey, IconServer, IconUser, IconUsers, IconUsersGroup, IconCoin } from '@tabler/icons-react';
+import { IconInfoCircle, IconKey, IconServer, IconUser, IconUsers, IconUsersGroup, IconCoin, IconPlugConnected } from '@tabler/icons-react';
 import { useSearchParams } from 'react-router';
 import { useUpdateSearch } from '../../lib/search';
 import { useCurrentViewer } from '../../components/AuthGate';
@@ -12,6 +12,7 @@ import { ApiKeysSection } from './ApiKeysSection';
 import { PasswordSection, ProfileSection } from './AccountSections';
 import { UsersSection } from './UsersSection';
 import { ModelPricesSection } from './ModelPricesSection';
+import { ProvidersSection } from './ProvidersSection';
 import type { ReactNode } from 'react';
 
 function Section({ title, description, children }: { title: string; description?: ReactNode; children: ReactNode }) {
@@ -34,7 +35,7 @@ function Section({ title, description, children }: { title: string; description?
   );
 }
 
-const ADMIN_TABS = ['users', 'system-keys', 'user-keys'];
+const ADMIN_TABS = ['users', 'system-keys', 'user-keys', 'providers'];
 
 export function SettingsPage() {
   const viewer = useCurrentViewer();
@@ -101,6 +102,9 @@ export function SettingsPage() {
                 </Tabs.Tab>
                 <Tabs.Tab value="user-keys" leftSection={<IconUsersGroup size={16} />}>
                   All user keys
+                </Tabs.Tab>
+                <Tabs.Tab value="providers" leftSection={<IconPlugConnected size={16} />}>
+                  Providers
                 </Tabs.Tab>
               </>
             ) : null}
@@ -180,6 +184,14 @@ export function SettingsPage() {
                     invalidate={[allUserKeysKey, ownKeysKey]}
                     emptyText="No user has an API key."
                   />
+                </Section>
+              </Tabs.Panel>
+              <Tabs.Panel value="providers">
+                <Section
+                  title="Model providers"
+                  description="Keys and base URLs the playground calls providers with. Stored values are encrypted and never shown again; a variable of the same name in the server's environment wins over a stored one."
+                >
+                  <ProvidersSection />
                 </Section>
               </Tabs.Panel>
             </>

@@ -1,0 +1,128 @@
+/**
+ * Calls of the playground API, POST /v1/chat/completions (docs/playground.md): streamed as
+ * server-sent events read with the fetch body's reader, or whole for runs over a dataset.
+ */
+import { type ApiError, errorOfResponse, fetchWithSession } from './http';
+
+export interface ChatUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+}
+
+export interface ChatResult {
+  content: string;
+  usage: ChatUsage | null;
+  /** The run's trace in the playground project (x-sightline-trace-id), when the server started one. */
+  traceId: string | null;
+  finishReason: string | null;
+  latencyMs: number;
+}
+
+/** A failed run: the server's or the provider's message, with the trace when the run had one. */
+export class ChatError extends Error {
+  constructor(
+    message: string,
+    readonly status: number | null,
+    readonly traceId: string | null,
+  ) {
+    super(message);
+    this.name = 'ChatError';
+  }
+}
+
+type ChatBody = Record<string, unknown> & { stream: boolean };
+
+async function post(body: ChatBody, signal?: AbortSignal): Promise<Response> {
+  const response = await fetchWithSession('/v1/chat/completions', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: body.stream ? 'text/event-stream' : 'application/json' },
+    body: JSON.stringify(body),
+    signal,
+  });
+  if (!response.ok) {
+    const error: ApiError = await errorOfResponse(response);
+    throw new ChatError(error.message, response.status, response.headers.get('x-sightline-trace-id'));
+  }
+  return response;
+}
+
+interface Chunk {
+  choices?: { delta?: { content?: string | null }; finish_reason?: string | null }[];
+  usage?: ChatUsage | null;
+  error?: { message?: string };
+}
+
+/** Runs a chat completion streamed: `onDelta` gets each piece of text as it arrives. */
+export async function streamChat(
+  body: Omit<ChatBody, 'stream'>,
+  onDelta: (text: string) => void,
+  signal?: AbortSignal,
+): Promise<ChatResult> {
+  const started = performance.now();
+  const response = await post({ ...body, stream: true }, signal);
+  const traceId = response.headers.get('x-sightline-trace-id');
+  if (!response.body) throw new ChatError('The server sent no answer body.', response.status, traceId);
+  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = '';
+  let content = '';
+  let usage: ChatUsage | null = null;
+  let finishReason: string | null = null;
+  /** Handles one event; true at `[DONE]`. */
+  const handle = (event: string): boolean => {
+    const data = event
+      .split('\n')
+      .filter((line) => line.startsWith('data:'))
+      .map((line) => line.slice(5).trimStart())
+      .join('\n');
+    if (!data) return false;
+    if (data === '[DONE]') return true;
+    const chunk = JSON.parse(data) as Chunk;
+    // A failure after streaming began arrives as an event of its own (docs/playground.md, Errors).
+    if (chunk.error) throw new ChatError(chunk.error.message ?? 'The provider failed.', response.status, traceId);
+    const choice = chunk.choices?.[0];
+    const text = choice?.delta?.content;
+    if (text) {
+      content += text;
+      onDelta(text);
+    }
+    if (choice?.finish_reason) finishReason = choice.finish_reason;
+    if (chunk.usage) usage = chunk.usage;
+    return false;
+  };
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (value) buffer += value.replace(/\r\n/g, '\n');
+      let boundary = buffer.indexOf('\n\n');
+      while (boundary !== -1) {
+        const event = buffer.slice(0, boundary);
+        buffer = buffer.slice(boundary + 2);
+        if (handle(event)) return { content, usage, traceId, finishReason, latencyMs: performance.now() - started };
+        boundary = buffer.indexOf('\n\n');
+      }
+      if (done) break;
+    }
+  } finally {
+    reader.releaseLock();
+  }
+  handle(buffer);
+  return { content, usage, traceId, finishReason, latencyMs: performance.now() - started };
+}
+
+/** Runs a chat completion without streaming (runs over a dataset need only the whole answer). */
+export async function completeChat(body: Omit<ChatBody, 'stream'>, signal?: AbortSignal): Promise<ChatResult> {
+  const started = performance.now();
+  const response = await post({ ...body, stream: false }, signal);
+  const answer = (await response.json()) as {
+    choices: { message: { content: string }; finish_reason: string | null }[];
+    usage: ChatUsage | null;
+  };
+  return {
+    content: answer.choices[0]?.message.content ?? '',
+    usage: answer.usage,
+    traceId: response.headers.get('x-sightline-trace-id'),
+    finishReason: answer.choices[0]?.finish_reason ?? null,
+    latencyMs: performance.now() - started,
+  };
+}

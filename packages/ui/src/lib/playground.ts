@@ -1,0 +1,327 @@
+/**
+ * The playground's model: providers, the editable draft (messages, model, parameters), template
+ * variables and the conversions from an LLM span and to and from a prompt version
+ * (docs/playground.md, docs/prompts.md). Pure functions; the page holds the state.
+ */
+import type { components } from '@sightline/client/browser';
+import { chatMessages, type Attributes } from './openinference';
+
+type Schemas = components['schemas'];
+export type PromptVersion = Schemas['PromptVersion'];
+export type PromptVersionData = Schemas['PromptVersionData'];
+// The list route's items lack source_prompt_id (always null anyway, docs/prompts.md).
+export type PromptSummary = Omit<Schemas['Prompt'], 'source_prompt_id'>;
+export type TemplateFormat = Schemas['PromptTemplateFormat'];
+
+/** The providers of POST /v1/chat/completions, with the settings each reads (docs/playground.md). */
+export const PROVIDERS = [
+  { value: 'openai', label: 'OpenAI', key: 'OPENAI_API_KEY', baseUrl: 'OPENAI_BASE_URL', example: 'gpt-4o-mini' },
+  { value: 'azure_openai', label: 'Azure OpenAI', key: 'AZURE_OPENAI_API_KEY', baseUrl: 'AZURE_OPENAI_BASE_URL', example: 'gpt-4o-mini' },
+  { value: 'anthropic', label: 'Anthropic', key: 'ANTHROPIC_API_KEY', baseUrl: 'ANTHROPIC_BASE_URL', example: 'claude-sonnet-4-5' },
+  { value: 'ollama', label: 'Ollama', key: null, baseUrl: 'OLLAMA_BASE_URL', example: 'llama3.2' },
+  {
+    value: 'openai_compatible',
+    label: 'OpenAI-compatible',
+    key: 'OPENAI_COMPATIBLE_API_KEY',
+    baseUrl: 'OPENAI_COMPATIBLE_BASE_URL',
+    example: 'my-model',
+  },
+  { value: 'deepseek', label: 'DeepSeek', key: 'DEEPSEEK_API_KEY', baseUrl: 'DEEPSEEK_BASE_URL', example: 'deepseek-chat' },
+  { value: 'xai', label: 'xAI', key: 'XAI_API_KEY', baseUrl: 'XAI_BASE_URL', example: 'grok-3-mini' },
+  { value: 'groq', label: 'Groq', key: 'GROQ_API_KEY', baseUrl: 'GROQ_BASE_URL', example: 'llama-3.3-70b-versatile' },
+] as const;
+
+export type Provider = (typeof PROVIDERS)[number]['value'];
+
+export type Role = 'system' | 'user' | 'assistant';
+
+export interface DraftMessage {
+  /** Stable key for React lists while messages are added and removed. */
+  id: string;
+  role: Role;
+  content: string;
+}
+
+/** Everything the playground edits; also what "Open in playground" passes as router state. */
+export interface PlaygroundDraft {
+  provider: Provider;
+  model: string;
+  messages: DraftMessage[];
+  templateFormat: TemplateFormat;
+  variables: Record<string, string>;
+  temperature: number | null;
+  maxTokens: number | null;
+  topP: number | null;
+  /** The prompt this draft came from, so saving offers a new version of it. */
+  promptName?: string;
+  /** Where the draft came from, shown above the editor. */
+  source?: string;
+  /** What could not be carried over (tool messages, an unknown provider…). */
+  warnings?: string[];
+}
+
+let nextId = 0;
+/** A fresh message with a key unique within the page's lifetime. */
+export function newMessage(role: Role, content = ''): DraftMessage {
+  nextId += 1;
+  return { id: `m${nextId}`, role, content };
+}
+
+/** The draft of an empty playground. */
+export function emptyDraft(): PlaygroundDraft {
+  return {
+    provider: 'openai',
+    model: 'gpt-4o-mini',
+    messages: [newMessage('system', 'You are a helpful assistant.'), newMessage('user', '')],
+    templateFormat: 'MUSTACHE',
+    variables: {},
+    temperature: null,
+    maxTokens: null,
+    topP: null,
+  };
+}
+
+// ---------------------------------------------------------------- template variables
+
+// Variable names as docs/prompts.md defines them: letters, digits, _ and -, not starting with a digit.
+const NAME = '[\\p{L}_-][\\p{L}\\p{N}_-]*';
+// Mustache's plain, triple and `&` tags; sections, comments and partials are not variables here.
+const MUSTACHE_VARIABLE = new RegExp(`\\{\\{\\{\\s*(${NAME})\\s*\\}\\}\\}|\\{\\{\\s*&?\\s*(${NAME})\\s*\\}\\}`, 'gu');
+// Python str.format fields; `{{` and `}}` are literal braces.
+const F_STRING_VARIABLE = new RegExp(`(?<!\\{)\\{\\s*(${NAME})\\s*\\}(?!\\})`, 'gu');
+
+/** The variable names of the messages, in order of first appearance. */
+export function templateVariables(messages: readonly { content: string }[], format: TemplateFormat): string[] {
+  if (format === 'NONE') return [];
+  const pattern = format === 'MUSTACHE' ? MUSTACHE_VARIABLE : F_STRING_VARIABLE;
+  const names = new Set<string>();
+  for (const message of messages) {
+    for (const match of message.content.matchAll(pattern)) names.add((match[1] ?? match[2]) as string);
+  }
+  return [...names];
+}
+
+/**
+ * The text with its variables replaced verbatim (no HTML escaping: these are prompts), as
+ * phoenix-client's `toSDK({variables})` renders them; unknown names are left as written.
+ */
+export function renderTemplate(text: string, format: TemplateFormat, values: Record<string, string>): string {
+  if (format === 'NONE') return text;
+  const pattern = format === 'MUSTACHE' ? MUSTACHE_VARIABLE : F_STRING_VARIABLE;
+  return text.replace(pattern, (whole, triple: string | undefined, plain: string | undefined) => {
+    const name = (triple ?? plain) as string;
+    return Object.hasOwn(values, name) ? (values[name] as string) : whole;
+  });
+}
+
+/** The names among `names` without a value (an empty value counts as none). */
+export function missingVariables(names: readonly string[], values: Record<string, string>): string[] {
+  return names.filter((name) => !values[name]);
+}
+
+/** A dataset example's input as template values: strings as they are, anything else as JSON. */
+export function valuesFromInput(input: Record<string, unknown>): Record<string, string> {
+  const values: Record<string, string> = {};
+  for (const [key, value] of Object.entries(input)) {
+    if (value === null || value === undefined) continue;
+    values[key] = typeof value === 'string' ? value : JSON.stringify(value);
+  }
+  return values;
+}
+
+// ---------------------------------------------------------------- requests
+
+/** The body of POST /v1/chat/completions for a draft with these variable values. */
+export function chatRequest(draft: PlaygroundDraft, values: Record<string, string>, stream: boolean) {
+  return {
+    model: `${draft.provider}:${draft.model.trim()}`,
+    messages: draft.messages.map((message) => ({
+      role: message.role,
+      content: renderTemplate(message.content, draft.templateFormat, values),
+    })),
+    stream,
+    ...(draft.temperature !== null ? { temperature: draft.temperature } : {}),
+    ...(draft.maxTokens !== null ? { max_tokens: draft.maxTokens } : {}),
+    ...(draft.topP !== null ? { top_p: draft.topP } : {}),
+  };
+}
+
+/** What keeps the draft from running: no model, no message with text. */
+export function draftProblems(draft: PlaygroundDraft): string[] {
+  const problems: string[] = [];
+  if (!draft.model.trim()) problems.push('Choose a model.');
+  if (!draft.messages.some((message) => message.content.trim())) problems.push('Write at least one message.');
+  return problems;
+}
+
+// ---------------------------------------------------------------- from a span
+
+const ROLE_OF: Record<string, Role> = {
+  system: 'system',
+  developer: 'system',
+  user: 'user',
+  human: 'user',
+  assistant: 'assistant',
+  ai: 'assistant',
+  model: 'assistant',
+};
+
+// OpenInference's llm.provider values that name one of our providers differently.
+const PROVIDER_ALIASES: Record<string, Provider> = { azure: 'azure_openai', 'azure-openai': 'azure_openai', x_ai: 'xai' };
+
+/** One of PROVIDERS for a provider name as spans or prompts write it, or null. */
+export function providerOf(name: unknown): Provider | null {
+  if (typeof name !== 'string') return null;
+  const lower = name.trim().toLowerCase();
+  const known = PROVIDERS.find((provider) => provider.value === lower);
+  return known ? known.value : (PROVIDER_ALIASES[lower] ?? null);
+}
+
+function numberOr(value: unknown): number | null {
+  return typeof value === 'number' && Number.isFinite(value) ? value : null;
+}
+
+/** temperature, max tokens and top_p of an invocation parameters object (any provider's spelling). */
+function parametersOf(raw: unknown): Pick<PlaygroundDraft, 'temperature' | 'maxTokens' | 'topP'> {
+  const params = raw && typeof raw === 'object' ? (raw as Record<string, unknown>) : {};
+  return {
+    temperature: numberOr(params.temperature),
+    maxTokens: numberOr(params.max_tokens) ?? numberOr(params.max_completion_tokens) ?? numberOr(params.max_output_tokens),
+    topP: numberOr(params.top_p),
+  };
+}
+
+/**
+ * A draft replaying an LLM span: its input messages (llm.input_messages), model (llm.model_name),
+ * provider (llm.provider, else llm.system) and invocation parameters (llm.invocation_parameters JSON).
+ */
+export function draftFromSpan(attributes: Attributes, spanName: string): PlaygroundDraft {
+  const warnings: string[] = [];
+  const messages: DraftMessage[] = [];
+  for (const message of chatMessages(attributes, 'llm.input_messages')) {
+    const role = ROLE_OF[message.role.toLowerCase()];
+    if (!role || message.toolCalls.length > 0) {
+      warnings.push(`A ${message.role} message${message.toolCalls.length > 0 ? ' with tool calls' : ''} was left out.`);
+      continue;
+    }
+    messages.push(newMessage(role, message.content ?? ''));
+  }
+  if (messages.length === 0) {
+    const input = attributes['input.value'];
+    warnings.push('The span has no input messages; its input value became the user message.');
+    messages.push(newMessage('user', typeof input === 'string' ? input : input === undefined ? '' : JSON.stringify(input)));
+  }
+  const spanProvider = attributes['llm.provider'] ?? attributes['llm.system'];
+  let provider = providerOf(spanProvider);
+  if (!provider) {
+    if (spanProvider !== undefined) warnings.push(`The span's provider "${String(spanProvider)}" is not one the playground calls.`);
+    provider = 'openai';
+  }
+  let parameters: unknown = attributes['llm.invocation_parameters'];
+  if (typeof parameters === 'string') {
+    try {
+      parameters = JSON.parse(parameters);
+    } catch {
+      warnings.push('The invocation parameters are not JSON and were left out.');
+      parameters = {};
+    }
+  }
+  const model = attributes['llm.model_name'];
+  return {
+    provider,
+    model: typeof model === 'string' ? model : '',
+    messages,
+    // Recorded messages are literal text: braces in them are not variables.
+    templateFormat: 'NONE',
+    variables: {},
+    ...parametersOf(parameters),
+    source: `span ${spanName}`,
+    warnings,
+  };
+}
+
+// ---------------------------------------------------------------- prompts
+
+// Prompt versions name providers in Phoenix's enum (docs/prompts.md); openai_compatible has no name there.
+const PROMPT_PROVIDER: Record<Provider, { model_provider: PromptVersionData['model_provider']; type: string }> = {
+  openai: { model_provider: 'OPENAI', type: 'openai' },
+  azure_openai: { model_provider: 'AZURE_OPENAI', type: 'azure_openai' },
+  anthropic: { model_provider: 'ANTHROPIC', type: 'anthropic' },
+  ollama: { model_provider: 'OLLAMA', type: 'ollama' },
+  openai_compatible: { model_provider: 'OPENAI', type: 'openai' },
+  deepseek: { model_provider: 'DEEPSEEK', type: 'deepseek' },
+  xai: { model_provider: 'XAI', type: 'xai' },
+  groq: { model_provider: 'GROQ', type: 'groq' },
+};
+
+/** The text of a prompt message's content: a string, or its text parts joined. */
+function contentText(content: unknown): { text: string; dropped: boolean } {
+  if (typeof content === 'string') return { text: content, dropped: false };
+  if (!Array.isArray(content)) return { text: '', dropped: true };
+  const texts: string[] = [];
+  let dropped = false;
+  for (const part of content) {
+    if (part && typeof part === 'object' && (part as { type?: unknown }).type === 'text')
+      texts.push(String((part as { text?: unknown }).text));
+    else dropped = true;
+  }
+  return { text: texts.join(''), dropped };
+}
+
+/** A draft from a stored prompt version (chat templates; a string template becomes one user message). */
+export function draftFromPromptVersion(version: PromptVersion, promptName: string): PlaygroundDraft {
+  const warnings: string[] = [];
+  const messages: DraftMessage[] = [];
+  if (version.template.type === 'chat') {
+    for (const message of (version.template as Schemas['PromptChatTemplate']).messages) {
+      const role = ROLE_OF[message.role];
+      const { text, dropped } = contentText(message.content);
+      if (!role) {
+        warnings.push(`A ${message.role} message was left out.`);
+        continue;
+      }
+      if (dropped) warnings.push(`Tool parts of a ${message.role} message were left out.`);
+      messages.push(newMessage(role, text));
+    }
+  } else {
+    messages.push(newMessage('user', String((version.template as Schemas['PromptStringTemplate']).template)));
+  }
+  const provider = providerOf(version.model_provider) ?? 'openai';
+  if (!providerOf(version.model_provider)) warnings.push(`The provider ${version.model_provider} is not one the playground calls.`);
+  const invocation = version.invocation_parameters as Record<string, unknown>;
+  return {
+    provider,
+    model: version.model_name,
+    messages,
+    templateFormat: version.template_format,
+    variables: {},
+    ...parametersOf(invocation[String(invocation.type)]),
+    promptName,
+    source: `prompt ${promptName}`,
+    warnings,
+  };
+}
+
+/** The body of POST /v1/prompts that stores the draft as a new version of the named prompt. */
+export function promptVersionBody(draft: PlaygroundDraft, name: string, description: string) {
+  const { model_provider, type } = PROMPT_PROVIDER[draft.provider];
+  const settings: Record<string, number> = {};
+  if (draft.temperature !== null) settings.temperature = draft.temperature;
+  if (draft.topP !== null) settings.top_p = draft.topP;
+  // Anthropic settings need max_tokens (docs/prompts.md); the server's default there is 1024 (docs/playground.md).
+  if (draft.maxTokens !== null) settings.max_tokens = draft.maxTokens;
+  else if (draft.provider === 'anthropic') settings.max_tokens = 1024;
+  const version: PromptVersionData = {
+    description: description.trim() || null,
+    model_provider,
+    model_name: draft.model.trim(),
+    template_type: 'CHAT',
+    template_format: draft.templateFormat,
+    template: { type: 'chat', messages: draft.messages.map((message) => ({ role: message.role, content: message.content })) },
+    invocation_parameters: { type: type as Schemas['PromptInvocationParameters']['type'], [type]: settings },
+  };
+  return { prompt: { name, ...(description.trim() ? { description: description.trim() } : {}) }, version };
+}
+
+/** Phoenix's identifier rule for prompt names (docs/prompts.md). */
+export const PROMPT_NAME = /^[a-z0-9]([_a-z0-9-]*[a-z0-9])?$/;
