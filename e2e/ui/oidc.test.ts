@@ -99,7 +99,7 @@ for (const rootPath of ROOT_PATHS) {
       await page.getByTestId('user-menu').getByText('member', { exact: true }).waitFor();
       assert.deepEqual(
         (await page.getByRole('tab').allInnerTexts()).map((text) => text.trim()),
-        ['Account', 'My API keys'],
+        ['Account', 'My API keys', 'Model prices'],
       );
       await page.getByRole('tab', { name: 'Account' }).click();
       assert.equal(await page.getByLabel(/^Email/).inputValue(), account.email);

@@ -68,6 +68,8 @@ describeEachDialect('query API documentation', (server) => {
       .map((parameter) => parameter.name)
       .sort();
     assert.deepEqual(queryNames, [
+      'annotation',
+      'annotation_score',
       'attribute',
       'cursor',
       'end_time',
