@@ -1,7 +1,9 @@
 /**
  * The real @arizeai/phoenix-client (6.x) prompt helpers against Sightline: createPrompt (two
  * versions), getPrompt by name, version id and tag, listPrompts, and toSDK("openai") fed to the
- * real `openai` SDK, which calls a stand-in chat completions server streaming its answer (SSE).
+ * real `openai` SDK, which calls a stand-in chat completions server streaming its answer (SSE);
+ * toSDK("anthropic") fed to the real `@anthropic-ai/sdk` (the version phoenix-client supports)
+ * against a stand-in of Anthropic's messages API, streaming too.
  */
 import assert from 'node:assert/strict';
 import http from 'node:http';
@@ -9,6 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, it } from 'node:test';
 import { createClient } from '@arizeai/phoenix-client';
 import { createPrompt, getPrompt, listPrompts, promptVersion, toSDK } from '@arizeai/phoenix-client/prompts';
+import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { describeEachDialect } from '../../packages/server/test/helpers/server.js';
 import { AUTH_ENV, createActiveUser, sessionOf, setupDefaultAdmin, unique } from '../../packages/server/test/helpers/auth.js';
@@ -52,6 +55,62 @@ class FakeOpenAI {
   close(): Promise<void> {
     return new Promise((resolve) => this.server.close(() => resolve()));
   }
+}
+
+/** A stand-in for Anthropic's messages endpoint: records each request and streams a fixed answer as Anthropic's events. */
+async function startFakeAnthropic(): Promise<{
+  url: string;
+  requests: { path: string; apiKey: unknown; body: Record<string, unknown> }[];
+  close(): Promise<void>;
+}> {
+  const requests: { path: string; apiKey: unknown; body: Record<string, unknown> }[] = [];
+  const server = http.createServer((request, response) => {
+    let text = '';
+    request.setEncoding('utf8');
+    request.on('data', (chunk: string) => {
+      text += chunk;
+    });
+    request.on('end', () => {
+      requests.push({ path: request.url ?? '', apiKey: request.headers['x-api-key'], body: JSON.parse(text) });
+      const event = (name: string, data: unknown) => `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
+      response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+      response.write(
+        event('message_start', {
+          type: 'message_start',
+          message: {
+            id: 'msg_1',
+            type: 'message',
+            role: 'assistant',
+            model: 'claude-test',
+            content: [],
+            stop_reason: null,
+            stop_sequence: null,
+            usage: { input_tokens: 10, output_tokens: 1 },
+          },
+        }),
+      );
+      response.write(event('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }));
+      response.write(
+        event('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Hallo, ' } }),
+      );
+      response.write(event('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Ada!' } }));
+      response.write(event('content_block_stop', { type: 'content_block_stop', index: 0 }));
+      response.write(
+        event('message_delta', {
+          type: 'message_delta',
+          delta: { stop_reason: 'end_turn', stop_sequence: null },
+          usage: { output_tokens: 4 },
+        }),
+      );
+      response.end(event('message_stop', { type: 'message_stop' }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    requests,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
 }
 
 /** Runs `action` with console.error captured, as phoenix-client reports swallowed errors there. */
@@ -182,6 +241,50 @@ describeEachDialect(
         { role: 'system', content: 'Translate into French.' },
         { role: 'user', content: 'Say hello to Ada, then to Ada again.' },
       ]);
+    });
+
+    it('renders a stored prompt with toSDK("anthropic") and the Anthropic SDK sends exactly those messages', async () => {
+      const name = unique('translate-claude');
+      await createPrompt({
+        client: phoenix,
+        name,
+        version: promptVersion({
+          modelProvider: 'ANTHROPIC',
+          modelName: 'claude-test',
+          template: [
+            { role: 'system', content: 'Translate into {{ language }}.' },
+            { role: 'user', content: 'Say hello to {{name}}.' },
+          ],
+          invocationParameters: { max_tokens: 128, temperature: 0.3 },
+        }),
+      });
+      const prompt = await getPrompt({ client: phoenix, prompt: { name } });
+      assert.ok(prompt);
+      const params = toSDK({ sdk: 'anthropic', prompt, variables: { language: 'German', name: 'Ada' } });
+      assert.ok(params, 'toSDK converted the prompt');
+
+      const fakeAnthropic = await startFakeAnthropic();
+      try {
+        const anthropic = new Anthropic({ apiKey: 'sk-ant-test', baseURL: fakeAnthropic.url, maxRetries: 0 });
+        const stream = await anthropic.messages.create({ ...params, stream: true });
+        let answer = '';
+        for await (const event of stream) {
+          if (event.type === 'content_block_delta' && event.delta.type === 'text_delta') answer += event.delta.text;
+        }
+        assert.equal(answer, 'Hallo, Ada!');
+        const sent = fakeAnthropic.requests.at(-1);
+        assert.ok(sent);
+        assert.equal(sent.path, '/v1/messages');
+        assert.equal(sent.apiKey, 'sk-ant-test');
+        assert.deepEqual([sent.body.model, sent.body.max_tokens, sent.body.temperature, sent.body.stream], ['claude-test', 128, 0.3, true]);
+        // Exactly what toSDK produced (phoenix-client 6.14.2 sends the system message as a user message), rendered.
+        const { stream: _stream, ...sentParams } = sent.body;
+        assert.deepEqual(sentParams, JSON.parse(JSON.stringify(params)));
+        const text = JSON.stringify(sent.body.messages);
+        assert.ok(text.includes('Translate into German.') && text.includes('Say hello to Ada.'), 'both messages, rendered');
+      } finally {
+        await fakeAnthropic.close();
+      }
     });
   },
   AUTH_ENV,
