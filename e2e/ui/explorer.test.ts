@@ -40,6 +40,11 @@ async function settled(page: Page, name: string) {
 const clipboard = (page: Page) => page.evaluate('navigator.clipboard.readText()') as Promise<string>;
 
 /** Picks a time range in the explorer's range selector. */
+/** Polls the page's address until it satisfies `check` (client-side navigations fire no load event to wait for). */
+async function untilUrl(page: Page, check: (url: URL) => boolean): Promise<void> {
+  await eventually(async () => assert.ok(check(new URL(page.url())), `address ${page.url()}`));
+}
+
 async function chooseRange(page: Page, label: string) {
   await page.getByRole('combobox', { name: 'Time range' }).click();
   await page.getByRole('option', { name: label }).click();
@@ -137,15 +142,15 @@ for (const rootPath of ROOT_PATHS) {
       await grid.getByTestId('table-row').first().waitFor();
       // Sort by latency, longest first, then back by start time, oldest first: the sample trace (a year ago) comes first.
       await page.getByRole('button', { name: 'Sort by Latency' }).click();
-      await page.waitForURL((url) => url.searchParams.get('sort') === 'latency_ms');
+      await untilUrl(page, (url) => url.searchParams.get('sort') === 'latency_ms');
       // Each click sorts from the state the previous one rendered: wait for it (a loaded machine renders late).
       await page.getByRole('button', { name: 'Sort by Start time' }).click();
-      await page.waitForURL((url) => url.searchParams.get('sort') === 'start_time' && url.searchParams.get('order') === 'desc');
+      await untilUrl(page, (url) => url.searchParams.get('sort') === 'start_time' && url.searchParams.get('order') === 'desc');
       // The URL changes before the header re-renders: the next click must see the new sort, or it repeats it.
       const startHeader = grid.getByRole('columnheader', { name: /Start time/ });
       await eventually(async () => assert.equal(await startHeader.getAttribute('aria-sort'), 'descending'));
       await page.getByRole('button', { name: 'Sort by Start time' }).click();
-      await page.waitForURL((url) => url.searchParams.get('order') === 'asc');
+      await untilUrl(page, (url) => url.searchParams.get('order') === 'asc');
       assert.equal(new URL(page.url()).searchParams.get('order'), 'asc');
       const first = grid.getByTestId('table-row').first();
       await first.getByText(`${label} agent`).waitFor();
