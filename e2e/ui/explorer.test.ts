@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import type { TestServer } from '../../packages/server/test/helpers/server.js';
 import { unique } from '../../packages/server/test/helpers/auth.js';
 import { exportSampleTrace, makeExporter } from '../../packages/server/test/helpers/otel.js';
@@ -39,12 +39,17 @@ async function settled(page: Page, name: string) {
 
 const clipboard = (page: Page) => page.evaluate('navigator.clipboard.readText()') as Promise<string>;
 
-/** Picks a time range in the explorer's range selector. */
-/** Polls the page's address until it satisfies `check` (client-side navigations fire no load event to wait for). */
-async function untilUrl(page: Page, check: (url: URL) => boolean): Promise<void> {
-  await eventually(async () => assert.ok(check(new URL(page.url())), `address ${page.url()}`));
+/**
+ * Clicks a column's sort button and waits until its header shows `direction`: each click toggles from the
+ * sort the header last rendered, so the next click must not come before this one has rendered.
+ */
+async function sortBy(page: Page, grid: Locator, column: string, direction: 'ascending' | 'descending') {
+  await page.getByRole('button', { name: `Sort by ${column}` }).click();
+  const header = grid.getByRole('columnheader', { name: new RegExp(column) });
+  await eventually(async () => assert.equal(await header.getAttribute('aria-sort'), direction, `${column} sort`));
 }
 
+/** Picks a time range in the explorer's range selector. */
 async function chooseRange(page: Page, label: string) {
   await page.getByRole('combobox', { name: 'Time range' }).click();
   await page.getByRole('option', { name: label }).click();
@@ -141,17 +146,12 @@ for (const rootPath of ROOT_PATHS) {
       const grid = page.getByRole('grid', { name: 'Traces' });
       await grid.getByTestId('table-row').first().waitFor();
       // Sort by latency, longest first, then back by start time, oldest first: the sample trace (a year ago) comes first.
-      await page.getByRole('button', { name: 'Sort by Latency' }).click();
-      await untilUrl(page, (url) => url.searchParams.get('sort') === 'latency_ms');
-      // Each click sorts from the state the previous one rendered: wait for it (a loaded machine renders late).
-      await page.getByRole('button', { name: 'Sort by Start time' }).click();
-      await untilUrl(page, (url) => url.searchParams.get('sort') === 'start_time' && url.searchParams.get('order') === 'desc');
-      // The URL changes before the header re-renders: the next click must see the new sort, or it repeats it.
-      const startHeader = grid.getByRole('columnheader', { name: /Start time/ });
-      await eventually(async () => assert.equal(await startHeader.getAttribute('aria-sort'), 'descending'));
-      await page.getByRole('button', { name: 'Sort by Start time' }).click();
-      await untilUrl(page, (url) => url.searchParams.get('order') === 'asc');
-      assert.equal(new URL(page.url()).searchParams.get('order'), 'asc');
+      await sortBy(page, grid, 'Latency', 'descending');
+      await sortBy(page, grid, 'Start time', 'descending');
+      await sortBy(page, grid, 'Start time', 'ascending');
+      const url = new URL(page.url());
+      assert.equal(url.searchParams.get('sort'), 'start_time');
+      assert.equal(url.searchParams.get('order'), 'asc');
       const first = grid.getByTestId('table-row').first();
       await first.getByText(`${label} agent`).waitFor();
       await grid.focus();
