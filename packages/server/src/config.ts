@@ -52,6 +52,10 @@ export interface IngestConfig {
 export interface RetentionConfig {
   /** Pause between runs of the retention job (docs/retention.md). */
   intervalSeconds: number;
+  /** How long one deletion transaction should hold the database (ms). */
+  batchMs: number;
+  /** Share of the database's time a running job may take, 1 to 90 percent. */
+  dutyPercent: number;
 }
 
 export interface Config {
@@ -129,9 +133,18 @@ export function loadConfig(env: Env = process.env): Config {
     },
     retention: {
       intervalSeconds: envPositiveInt(read, 'SERVICE_RETENTION_INTERVAL_SECONDS', 60),
+      batchMs: envPositiveInt(read, 'SERVICE_RETENTION_BATCH_MS', 50),
+      dutyPercent: dutyPercent(read),
     },
     logLevel: envLogLevel('SERVICE_LOG_LEVEL', read('SERVICE_LOG_LEVEL')),
   };
+}
+
+/** SERVICE_RETENTION_DUTY_PERCENT: above 90 the job could starve ingest of the database. */
+function dutyPercent(read: EnvReader): number {
+  const value = envPositiveInt(read, 'SERVICE_RETENTION_DUTY_PERCENT', 50);
+  if (value > 90) throw new ConfigError(`SERVICE_RETENTION_DUTY_PERCENT: expected 1 to 90, got "${value}"`);
+  return value;
 }
 
 function origin(value: string, name: string): string {

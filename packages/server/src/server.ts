@@ -92,6 +92,8 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
       withTransaction: data.withTransaction,
       writer: writer.retention,
       intervalMs: config.retention.intervalSeconds * 1000,
+      targetBatchMs: config.retention.batchMs,
+      pauseFactor: (100 - config.retention.dutyPercent) / config.retention.dutyPercent,
       onError: (error) => logger.error({ err: error }, 'retention job failed'),
     });
     const retention = {

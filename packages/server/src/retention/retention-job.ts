@@ -37,9 +37,9 @@ export interface RetentionJobOptions {
   intervalMs?: number;
   /** Most traces deleted per transaction. */
   maxBatchTraces?: number;
-  /** How long one transaction should hold the write lock (ms): batch sizes adapt to it. */
+  /** How long one transaction should hold the write lock (ms; SERVICE_RETENTION_BATCH_MS): batch sizes adapt to it. */
   targetBatchMs?: number;
-  /** Pause after each transaction, as a multiple of the time it took: 3 leaves other writers three quarters of the time or more. */
+  /** Pause after each transaction, as a multiple of the time it took: 1 leaves other writers half the time or more, 3 three quarters. */
   pauseFactor?: number;
   /** Shortest pause after each transaction (ms). */
   minPauseMs?: number;
@@ -90,8 +90,8 @@ export function startRetentionJob({
   writer,
   intervalMs = 60_000,
   maxBatchTraces = 1000,
-  targetBatchMs = 25,
-  pauseFactor = 3,
+  targetBatchMs = 50,
+  pauseFactor = 1,
   minPauseMs = 5,
   clock = Date.now,
   onError,

@@ -56,7 +56,7 @@ describe('loadConfig: defaults', () => {
       smtp: null,
       idps: [],
       ingest: { maxBodyBytes: 32 * 1024 * 1024, maxQueuedSpans: 50_000, maxBatchSpans: 5_000 },
-      retention: { intervalSeconds: 60 },
+      retention: { intervalSeconds: 60, batchMs: 50, dutyPercent: 50 },
       logLevel: 'info',
     });
   });
@@ -121,6 +121,8 @@ describe('loadConfig: defaults', () => {
       SERVICE_INGEST_MAX_QUEUED_SPANS: '100',
       SERVICE_INGEST_MAX_BATCH_SPANS: '10',
       SERVICE_RETENTION_INTERVAL_SECONDS: '5',
+      SERVICE_RETENTION_BATCH_MS: '20',
+      SERVICE_RETENTION_DUTY_PERCENT: '25',
       SERVICE_LOG_LEVEL: 'DEBUG',
     });
     assert.equal(config.host, '0.0.0.0');
@@ -131,7 +133,7 @@ describe('loadConfig: defaults', () => {
     assert.equal(config.passwordResetTokenExpiryMinutes, 30);
     assert.equal(config.defaultAdminInitialPassword, 's3cret!');
     assert.deepEqual(config.ingest, { maxBodyBytes: 1024, maxQueuedSpans: 100, maxBatchSpans: 10 });
-    assert.deepEqual(config.retention, { intervalSeconds: 5 });
+    assert.deepEqual(config.retention, { intervalSeconds: 5, batchMs: 20, dutyPercent: 25 });
     assert.equal(config.logLevel, 'debug');
   });
 
@@ -231,11 +233,18 @@ describe('loadConfig: numbers', () => {
       'SERVICE_MAX_REQUEST_BODY_BYTES',
       'SERVICE_INGEST_MAX_QUEUED_SPANS',
       'SERVICE_INGEST_MAX_BATCH_SPANS',
+      'SERVICE_RETENTION_BATCH_MS',
+      'SERVICE_RETENTION_DUTY_PERCENT',
     ]) {
       for (const value of ['0', '-5', '2.5', 'ten', '99999999999999999999']) {
         assertConfigError({ [variable]: value }, variable, 'expected a positive whole number');
       }
     }
+  });
+
+  test('the retention job may take at most 90 % of the database', () => {
+    assertConfigError({ SERVICE_RETENTION_DUTY_PERCENT: '91' }, 'SERVICE_RETENTION_DUTY_PERCENT', 'expected 1 to 90');
+    assert.equal(loadConfig({ SERVICE_RETENTION_DUTY_PERCENT: '90' }).retention.dutyPercent, 90);
   });
 });
 
