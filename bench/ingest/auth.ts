@@ -14,9 +14,9 @@ import { fileURLToPath } from 'node:url';
 import { runLoad } from './load.js';
 import { freePort, startServerProcess, type ServerProcess } from './server-process.js';
 import { buildBodyPool, IdPatcher } from './spans.js';
+import { BENCH_SECRET, systemKey } from './system-key.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const SECRET = 'bench-secret-0123456789abcdefghijklmnopqrstuvwxyz';
 
 function option(name: string, fallback: number): number {
   const at = process.argv.indexOf(`--${name}`);
@@ -29,38 +29,6 @@ const rounds = option('rounds', 3);
 const seconds = option('seconds', 8);
 const concurrency = option('concurrency', 8);
 const batch = option('batch', 100);
-
-/** Logs in as the default admin, sets a password, and creates a system key, through the REST API. */
-async function systemKey(base: string): Promise<string> {
-  const json = { 'content-type': 'application/json' };
-  const login = async (password: string) => {
-    const response = await fetch(`${base}/auth/login`, {
-      method: 'POST',
-      headers: json,
-      body: JSON.stringify({ email: 'admin@localhost', password }),
-    });
-    if (response.status !== 204) throw new Error(`login failed: ${response.status}`);
-    return response.headers
-      .getSetCookie()
-      .map((cookie) => cookie.split(';')[0])
-      .join('; ');
-  };
-  const first = await login('admin');
-  const changed = await fetch(`${base}/v1/user`, {
-    method: 'PATCH',
-    headers: { ...json, cookie: first },
-    body: JSON.stringify({ password: 'bench-password-1', current_password: 'admin' }),
-  });
-  if (changed.status !== 200) throw new Error(`password change failed: ${changed.status}`);
-  const cookie = await login('bench-password-1');
-  const created = await fetch(`${base}/v1/system/api_keys`, {
-    method: 'POST',
-    headers: { ...json, cookie },
-    body: JSON.stringify({ data: { name: 'bench' } }),
-  });
-  if (created.status !== 201) throw new Error(`key creation failed: ${created.status}`);
-  return ((await created.json()) as { data: { key: string } }).data.key;
-}
 
 async function start(name: string, workDir: string, auth: boolean): Promise<ServerProcess> {
   const port = await freePort();
@@ -81,7 +49,7 @@ async function start(name: string, workDir: string, auth: boolean): Promise<Serv
       SERVICE_WORKING_DIR: dir,
       SERVICE_LOG_LEVEL: 'warn',
       SERVICE_ENABLE_AUTH: auth ? 'true' : 'false',
-      ...(auth ? { SERVICE_SECRET: SECRET, SERVICE_DISABLE_RATE_LIMIT: 'true' } : {}),
+      ...(auth ? { SERVICE_SECRET: BENCH_SECRET, SERVICE_DISABLE_RATE_LIMIT: 'true' } : {}),
     },
   });
 }

@@ -15,7 +15,12 @@ import { toSpanRows, type SpanRow } from '../../packages/server/src/ingest/span-
 import { SqliteSpanStore } from '../../packages/server/src/db/repositories/span-writes-sqlite.js';
 import type { BodyTemplate, IdPatcher } from './spans.js';
 
-export type FloorTarget = { dialect: 'sqlite'; file: string } | { dialect: 'postgres'; url: string };
+/**
+ * Where the floor inserts: the server's own schema and store on SQLite or PostgreSQL, or the lean
+ * SQLite table of issue 15 (`lean`: primary key, a trace-id index and a start-time index only),
+ * which shows what the indexes and row shape of the real schema cost.
+ */
+export type FloorTarget = { dialect: 'sqlite'; file: string; lean?: boolean } | { dialect: 'postgres'; url: string };
 
 export interface FloorOptions {
   target: FloorTarget;
@@ -45,7 +50,48 @@ interface Store {
   close(): Promise<void>;
 }
 
+/** The lean table: the span row's columns, a rowid primary key, and two indexes; same pragmas as the server. */
+function openLeanStore(file: string): Store {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const connection = openSqlite(file);
+  connection.exec(`CREATE TABLE spans (
+    id INTEGER PRIMARY KEY, trace_id TEXT NOT NULL, span_id TEXT NOT NULL, parent_id TEXT, project TEXT NOT NULL,
+    name TEXT NOT NULL, span_kind TEXT NOT NULL, start_time INTEGER NOT NULL, end_time INTEGER NOT NULL,
+    status_code TEXT NOT NULL, status_message TEXT NOT NULL, attributes TEXT NOT NULL, events TEXT NOT NULL,
+    llm_token_count_prompt INTEGER, llm_token_count_completion INTEGER, llm_token_count_total INTEGER)`);
+  connection.exec('CREATE INDEX spans_trace ON spans (trace_id)');
+  connection.exec('CREATE INDEX spans_start ON spans (start_time)');
+  const insert = connection.prepare('INSERT INTO spans VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
+  const write = connection.transaction((rows: SpanRow[]) => {
+    for (const row of rows) {
+      insert.run(
+        row.traceId,
+        row.spanId,
+        row.parentId,
+        row.projectName,
+        row.name,
+        row.spanKind,
+        row.startTime,
+        row.endTime,
+        row.statusCode,
+        row.statusMessage,
+        row.attributes,
+        row.events,
+        row.tokenCountPrompt,
+        row.tokenCountCompletion,
+        row.tokenCountTotal,
+      );
+    }
+  });
+  return {
+    write: (rows) => write(rows),
+    count: async () => Number(connection.prepare('SELECT count(*) FROM spans').pluck().get()),
+    close: async () => void connection.close(),
+  };
+}
+
 async function openStore(target: FloorTarget): Promise<Store> {
+  if (target.dialect === 'sqlite' && target.lean) return openLeanStore(target.file);
   if (target.dialect === 'sqlite') {
     fs.mkdirSync(path.dirname(target.file), { recursive: true });
     const database = openDatabase({ dialect: 'sqlite', url: target.file });

@@ -23,30 +23,40 @@ import {
   readCpuByCommand,
   readMachineBusySeconds,
   readProcCpuSeconds,
+  readProcWriteBytes,
   startServerProcess,
   type ServerProcess,
 } from './server-process.js';
 import { buildBodyPool, IdPatcher, type BodyTemplate } from './spans.js';
+import { BENCH_SECRET, systemKey } from './system-key.js';
 import { ROOT, buildServer, log, machine, percentile, redact, round, sourceState } from '../shared.js';
 
 const TARGET_RATIO = 0.6;
+/** Issue 15's target: the server against the lean floor (SQLite, 16 clients × 200 spans, auth on). */
+const TARGET_LEAN_RATIO = 0.8;
 
 const HELP = `Usage: npm run bench:ingest -- [options]
 
 Starts the built server (node packages/cli/bin/sightline.js serve) in a child process on
 127.0.0.1, sends OTLP/HTTP protobuf batches of OpenInference LLM spans from N keep-alive clients
 for a fixed time, then measures the floor (same bodies decoded and inserted in one thread of
-this process, no HTTP) and prints spans/s, latency, errors, server peak RSS and the ratio.
+this process, no HTTP) and prints spans/s, latency, errors, server peak RSS and the ratio. On
+SQLite it also measures the lean floor: the same decode inserting into one lean table (primary
+key, trace-id index, start-time index), and prints the server's ratio against it.
 
 Options:
   --seconds N          measured load duration, s (default 20)
   --warmup N           unmeasured warm-up before the measured window, s (default 2)
-  --concurrency N      concurrent keep-alive HTTP clients (default 8)
-  --batch N            spans per request (default 100)
+  --concurrency N      concurrent keep-alive HTTP clients (default 16)
+  --batch N            spans per request (default 200)
+  --no-auth            run the server with auth off (default: auth on, a system API key)
   --spans-per-trace N  spans per trace: 1 CHAIN root + N-1 LLM children (default 5)
   --pool N             distinct pre-encoded bodies (default 32; ids are patched per request)
   --floor-seconds N    measured floor duration, s (default: same as --seconds)
   --floor-batch N      spans per floor commit (default 5000, the server's largest batch)
+  --sqlite-file FILE   ingest into this existing SQLite database (e.g. one of 10M spans loaded
+                       by npm run bench:query -- --reuse FILE) instead of a fresh one; it keeps
+                       what is sent
   --postgres URL       use PostgreSQL: fresh databases are created through URL (role needs
                        CREATEDB) and dropped afterwards; default is SQLite in a temp dir
   --server-env K=V     extra environment for the server (repeatable), e.g.
@@ -69,6 +79,10 @@ interface Options {
   pool: number;
   floorSeconds: number;
   floorBatch: number;
+  /** An existing SQLite database to ingest into, or null for a fresh one. */
+  sqliteFile: string | null;
+  /** Auth on, ingest with a system API key. */
+  auth: boolean;
   postgres: string | null;
   serverEnv: Record<string, string>;
   cpuProf: boolean;
@@ -92,8 +106,10 @@ function parseOptions(argv: string[]): Options {
       'floor-seconds': { type: 'string' },
       'floor-batch': { type: 'string' },
       postgres: { type: 'string' },
+      'sqlite-file': { type: 'string' },
       'server-env': { type: 'string', multiple: true },
       'cpu-prof': { type: 'boolean' },
+      'no-auth': { type: 'boolean' },
       'skip-build': { type: 'boolean' },
       'skip-floor': { type: 'boolean' },
       keep: { type: 'boolean' },
@@ -129,13 +145,15 @@ function parseOptions(argv: string[]): Options {
   return {
     seconds,
     warmup: number('warmup', values.warmup, 2, { min: 0, integer: false }),
-    concurrency: number('concurrency', values.concurrency, 8),
-    batch: number('batch', values.batch, 100),
+    concurrency: number('concurrency', values.concurrency, 16),
+    batch: number('batch', values.batch, 200),
+    auth: !(values['no-auth'] ?? false),
     spansPerTrace: number('spans-per-trace', values['spans-per-trace'], 5, { min: 2 }),
     pool: number('pool', values.pool, 32),
     floorSeconds: Math.min(number('floor-seconds', values['floor-seconds'], seconds, { integer: false }), 600),
     floorBatch: number('floor-batch', values['floor-batch'], 5000),
     postgres: values.postgres ?? null,
+    sqliteFile: values['sqlite-file'] ? path.resolve(values['sqlite-file']) : null,
     serverEnv,
     cpuProf: values['cpu-prof'] ?? false,
     skipBuild: values['skip-build'] ?? false,
@@ -149,6 +167,16 @@ function parseOptions(argv: string[]): Options {
 // ---------------------------------------------------------------------------------------------
 
 const mb = (kb: number) => kb / 1024;
+
+/** Spans in a SQLite file (read-only connection). */
+function countSqliteSpans(file: string): number {
+  const connection = new SQLite(file, { readonly: true });
+  try {
+    return Number(connection.prepare('SELECT count(*) FROM spans').pluck().get());
+  } finally {
+    connection.close();
+  }
+}
 
 /** Decodes patched bodies with the server's code and checks ids are fresh and the shape is right. */
 function checkBodies(pool: BodyTemplate[]): void {
@@ -253,6 +281,10 @@ async function main(): Promise<number> {
     }
 
     // ---- server phase
+    if (options.sqliteFile && options.postgres) throw new Error('--sqlite-file and --postgres exclude each other');
+    if (options.sqliteFile && !fs.existsSync(options.sqliteFile)) throw new Error(`--sqlite-file: ${options.sqliteFile} does not exist`);
+    const spansBefore = options.sqliteFile ? countSqliteSpans(options.sqliteFile) : 0;
+    if (options.sqliteFile) log(`ingesting into ${options.sqliteFile}, which holds ${spansBefore} spans`);
     const port = await freePort();
     let grpcPort = await freePort();
     while (grpcPort === port) grpcPort = await freePort();
@@ -273,8 +305,10 @@ async function main(): Promise<number> {
         SERVICE_GRPC_PORT: String(grpcPort),
         SERVICE_WORKING_DIR: serverDir,
         SERVICE_LOG_LEVEL: 'warn',
-        SERVICE_ENABLE_AUTH: 'false',
+        SERVICE_ENABLE_AUTH: options.auth ? 'true' : 'false',
+        ...(options.auth ? { SERVICE_SECRET: BENCH_SECRET, SERVICE_DISABLE_RATE_LIMIT: 'true' } : {}),
         ...(serverDb ? { SERVICE_SQL_DATABASE_URL: serverDb.url } : {}),
+        ...(options.sqliteFile ? { SERVICE_SQL_DATABASE_URL: `sqlite:${options.sqliteFile}` } : {}),
         ...options.serverEnv,
       },
     });
@@ -282,6 +316,7 @@ async function main(): Promise<number> {
     cleanups.push(async () => {
       await running.stop(10_000);
     });
+    const headers = options.auth ? { authorization: `Bearer ${await systemKey(running.url)}` } : undefined;
     const idle = running.sample();
     const poll = setInterval(() => running.sample(), 100);
 
@@ -289,6 +324,9 @@ async function main(): Promise<number> {
       `load: ${options.concurrency} clients, ${options.batch} spans/request, ${options.warmup} s warm-up + ${options.seconds} s measured`,
     );
     let serverCpuStart = 0;
+    // Bytes the server made the disk write (WAL, checkpoints): the write amplification of its indexes.
+    let writeBytesStart = 0;
+    let writeBytes = NaN;
     let serverCpuSeconds = NaN;
     let loadCpuStart = process.cpuUsage();
     let loadCpu = { user: 0, system: 0 };
@@ -302,6 +340,7 @@ async function main(): Promise<number> {
       host: '127.0.0.1',
       port,
       path: '/v1/traces',
+      headers,
       concurrency: options.concurrency,
       pool,
       patcher: new IdPatcher(),
@@ -311,11 +350,13 @@ async function main(): Promise<number> {
       onWindow: (edge) => {
         if (edge === 'start') {
           serverCpuStart = readProcCpuSeconds(running.pid) ?? NaN;
+          writeBytesStart = readProcWriteBytes(running.pid) ?? NaN;
           loadCpuStart = process.cpuUsage();
           machineStart = readMachineBusySeconds();
           postgresStart = postgresCpu();
         } else {
           serverCpuSeconds = (readProcCpuSeconds(running.pid) ?? NaN) - serverCpuStart;
+          writeBytes = (readProcWriteBytes(running.pid) ?? NaN) - writeBytesStart;
           loadCpu = process.cpuUsage(loadCpuStart);
           machineSeconds = readMachineBusySeconds() - machineStart;
           postgresSeconds = cpuBetween(postgresStart, postgresCpu());
@@ -341,9 +382,9 @@ async function main(): Promise<number> {
       storedSpans = await countSpans(serverDb.url);
       indexes = await listIndexes(serverDb.url);
     } else {
-      const file = path.join(serverDir, 'sightline.db');
+      const file = options.sqliteFile ?? path.join(serverDir, 'sightline.db');
       const connection = new SQLite(file, { readonly: true });
-      storedSpans = Number(connection.prepare('SELECT count(*) FROM spans').pluck().get());
+      storedSpans = Number(connection.prepare('SELECT count(*) FROM spans').pluck().get()) - spansBefore;
       indexes = connection
         .prepare(`SELECT tbl_name || '.' || name FROM sqlite_master WHERE type = 'index' AND tbl_name IN ('spans', 'traces') ORDER BY 1`)
         .pluck()
@@ -374,6 +415,10 @@ async function main(): Promise<number> {
       serverMaxSampledRssMB: round(mb(running.maxRssKb), 0),
       serverIdleRssMB: round(mb(idle?.rssKb ?? NaN), 0),
       serverCpuCores: round(serverCpuSeconds / windowSeconds, 2),
+      /** Server CPU per acknowledged span in the window, µs (both threads). */
+      serverCpuUsPerSpan: round((serverCpuSeconds * 1e6) / Math.max(load.okSpans, 1), 1),
+      /** Bytes written to disk by the server per acknowledged span in the window (SQLite; PostgreSQL writes in its own processes). */
+      diskWriteBytesPerSpan: dialect === 'sqlite' ? round(writeBytes / Math.max(load.okSpans, 1), 0) : null,
       loadGeneratorCpuCores: round((loadCpu.user + loadCpu.system) / 1e6 / windowSeconds, 2),
       /** CPU of local PostgreSQL processes during the window (postgres dialect only). */
       postgresCpuCores: dialect === 'postgres' ? round(postgresSeconds / windowSeconds, 2) : null,
@@ -388,7 +433,7 @@ async function main(): Promise<number> {
       unknownFateSpans: load.unknownSpans,
       storedSpans,
       storedMatchesAcknowledged: storedSpans >= load.acknowledgedSpans && storedSpans <= load.acknowledgedSpans + load.unknownSpans,
-      databaseBytesPerSpan: databaseBytes > 0 ? round(databaseBytes / Math.max(storedSpans, 1), 0) : null,
+      databaseBytesPerSpan: databaseBytes > 0 ? round(databaseBytes / Math.max(storedSpans + spansBefore, 1), 0) : null,
       serverErrorLogLines: serverErrors,
       serverExit: exit,
     };
@@ -428,6 +473,19 @@ async function main(): Promise<number> {
       if (floor.storedSpans !== floor.committedSpans) log(`floor: stored ${floor.storedSpans} spans but committed ${floor.committedSpans}`);
     }
     const ratio = floor ? ingestRate / floor.spansPerSecond : null;
+    let lean: FloorResult | null = null;
+    if (!options.skipFloor && !floorDb) {
+      log(`lean floor: decode + insert into one lean table, batches of ${options.floorBatch}`);
+      lean = await measureFloor({
+        target: { dialect: 'sqlite', file: path.join(workDir, 'lean', 'lean.db'), lean: true },
+        pool,
+        patcher: new IdPatcher(),
+        warmupMs: options.warmup * 1000,
+        durationMs: options.floorSeconds * 1000,
+        batchSpans: options.floorBatch,
+      });
+    }
+    const leanRatio = lean ? ingestRate / lean.spansPerSecond : null;
 
     // ---- report
     const errorsText =
@@ -444,6 +502,12 @@ async function main(): Promise<number> {
       lines.push(`floor   spans/s ${round(floor.spansPerSecond, 0)} (decode + insert, one thread, batches of ${options.floorBatch})`);
       lines.push(`ratio   ${ratio!.toFixed(2)}  (target >= ${TARGET_RATIO})`);
     }
+    if (lean) {
+      lines.push(
+        `lean    spans/s ${round(lean.spansPerSecond, 0)} (decode + insert into a lean table: primary key, trace-id and start-time indexes)`,
+      );
+      lines.push(`ratio   ${leanRatio!.toFixed(2)} of the lean floor  (target >= ${TARGET_LEAN_RATIO})`);
+    }
     lines.push(
       '',
       `  ${dialect}, ${options.concurrency} clients × ${options.batch} spans/request, ${options.seconds} s measured after ${options.warmup} s warm-up; ` +
@@ -453,6 +517,8 @@ async function main(): Promise<number> {
       `  server CPU ${ingest.serverCpuCores} cores, load generator ${ingest.loadGeneratorCpuCores}, ` +
         (ingest.postgresCpuCores !== null ? `PostgreSQL ${ingest.postgresCpuCores}, ` : '') +
         `other processes ${ingest.otherCpuCores} (machine: ${os.cpus().length} cores); ` +
+        `server CPU ${ingest.serverCpuUsPerSpan} µs/span` +
+        (ingest.diskWriteBytesPerSpan !== null ? `, disk writes ${ingest.diskWriteBytesPerSpan} B/span; ` : '; ') +
         `server RSS idle ${ingest.serverIdleRssMB} MB, peak ${ingest.serverPeakRssMB} MB`,
       `  stored ${storedSpans} spans for ${load.acknowledgedSpans} acknowledged: ${ingest.storedMatchesAcknowledged ? 'OK' : 'MISMATCH'}` +
         (ingest.databaseBytesPerSpan ? `; ${ingest.databaseBytesPerSpan} B on disk per span` : ''),
@@ -463,6 +529,11 @@ async function main(): Promise<number> {
           `insert ${((floor.insertMs * 1000) / floor.spans).toFixed(1)} µs/span` +
           (floorPostgresCpuCores !== null ? `; PostgreSQL CPU ${floorPostgresCpuCores} cores` : '') +
           `; other processes ${floorOtherCpuCores} cores`,
+      );
+    }
+    if (lean) {
+      lines.push(
+        `  lean floor: decode ${((lean.decodeMs * 1000) / lean.spans).toFixed(1)} µs/span, insert ${((lean.insertMs * 1000) / lean.spans).toFixed(1)} µs/span`,
       );
     }
     lines.push(`  ${indexes.length} indexes on spans/traces: ${indexes.map((name) => name.replace(/^(spans|traces)\./, '')).join(', ')}`);
@@ -520,6 +591,17 @@ async function main(): Promise<number> {
         : null,
       ratio: ratio === null ? null : round(ratio, 3),
       targetRatio: TARGET_RATIO,
+      leanFloor: lean
+        ? {
+            spansPerSecond: round(lean.spansPerSecond, 0),
+            decodeUsPerSpan: round((lean.decodeMs * 1000) / lean.spans, 2),
+            insertUsPerSpan: round((lean.insertMs * 1000) / lean.spans, 2),
+            storedSpans: lean.storedSpans,
+            committedSpans: lean.committedSpans,
+          }
+        : null,
+      leanRatio: leanRatio === null ? null : round(leanRatio, 3),
+      targetLeanRatio: TARGET_LEAN_RATIO,
       profiles,
     };
     fs.mkdirSync(path.dirname(outFile), { recursive: true });

@@ -41,6 +41,16 @@ export function readProcStatus(pid: number): ProcStatus | null {
   return { rssKb: field('VmRSS'), hwmKb: field('VmHWM') };
 }
 
+/** Bytes a process has caused to be written to storage (`write_bytes` of /proc/<pid>/io), or null. */
+export function readProcWriteBytes(pid: number): number | null {
+  try {
+    const match = /^write_bytes: (\d+)$/m.exec(fs.readFileSync(`/proc/${pid}/io`, 'utf8'));
+    return match ? Number(match[1]) : null;
+  } catch {
+    return null;
+  }
+}
+
 /** CPU time (user + system, all threads) a process has used, in seconds, or null when it is gone. */
 export function readProcCpuSeconds(pid: number): number | null {
   let text: string;
