@@ -9,6 +9,8 @@ import { installErrorHandlers } from './http/error-handler.js';
 import { hoistNamedSchemas } from './http/openapi-components.js';
 import { TooManyRequestsError } from '@sightline/common';
 import { storableInput } from './http/storable-input.js';
+import { databaseRateLimitStore } from './http/rate-limit-store.js';
+import type { RateLimitsRepository } from './db/repositories/rate-limits-repository.js';
 import type { IngestService } from './ingest/ingest-service.js';
 import { otlpHttpRoutes } from './ingest/otlp-http-route.js';
 import { systemRoutes } from './api/system-routes.js';
@@ -48,6 +50,8 @@ export interface AppDependencies {
   secrets: SecretsService;
   playground: PlaygroundService;
   retention: RetentionLayer;
+  /** Where the per-client limits of the auth routes count (shared by every replica). */
+  rateLimits: RateLimitsRepository;
   logger: FastifyBaseLogger;
 }
 
@@ -64,6 +68,7 @@ export async function buildApp({
   secrets,
   playground,
   retention,
+  rateLimits,
   logger,
 }: AppDependencies): Promise<FastifyInstance> {
   const app = Fastify({
@@ -87,6 +92,7 @@ export async function buildApp({
   await app.register(cookie);
   await app.register(rateLimit, {
     global: false,
+    store: databaseRateLimitStore(rateLimits, (error) => logger.error({ err: error }, 'deleting expired rate-limit counts failed')),
     errorResponseBuilder: (_request, context) =>
       new TooManyRequestsError(`too many requests; retry in ${Math.ceil(context.ttl / 1000)} seconds`, Math.ceil(context.ttl / 1000)),
   });
