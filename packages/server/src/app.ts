@@ -76,6 +76,9 @@ export async function buildApp({
     // Per-request lines would dominate the log under ingest load; errors are still logged.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: 1024 * 1024,
+    // Behind a load balancer every request comes from it: only then are the client's address (for
+    // the per-client limits) and scheme (for the CSRF origin) taken from its X-Forwarded-* headers.
+    trustProxy: config.trustedProxies.length > 0 ? config.trustedProxies : false,
     keepAliveTimeout: 75_000,
     forceCloseConnections: 'idle',
     return503OnClosing: true,
