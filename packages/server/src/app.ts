@@ -9,6 +9,8 @@ import { installErrorHandlers } from './http/error-handler.js';
 import { hoistNamedSchemas } from './http/openapi-components.js';
 import { TooManyRequestsError } from '@sightline/common';
 import { storableInput } from './http/storable-input.js';
+import { databaseRateLimitStore } from './http/rate-limit-store.js';
+import type { RateLimitsRepository } from './db/repositories/rate-limits-repository.js';
 import type { IngestService } from './ingest/ingest-service.js';
 import { otlpHttpRoutes } from './ingest/otlp-http-route.js';
 import { systemRoutes } from './api/system-routes.js';
@@ -48,6 +50,8 @@ export interface AppDependencies {
   secrets: SecretsService;
   playground: PlaygroundService;
   retention: RetentionLayer;
+  /** Where the per-client limits of the auth routes count (shared by every replica). */
+  rateLimits: RateLimitsRepository;
   logger: FastifyBaseLogger;
 }
 
@@ -64,6 +68,7 @@ export async function buildApp({
   secrets,
   playground,
   retention,
+  rateLimits,
   logger,
 }: AppDependencies): Promise<FastifyInstance> {
   const app = Fastify({
@@ -71,6 +76,9 @@ export async function buildApp({
     // Per-request lines would dominate the log under ingest load; errors are still logged.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: 1024 * 1024,
+    // Behind a load balancer every request comes from it: only then are the client's address (for
+    // the per-client limits) and scheme (for the CSRF origin) taken from its X-Forwarded-* headers.
+    trustProxy: config.trustedProxies.length > 0 ? config.trustedProxies : false,
     keepAliveTimeout: 75_000,
     forceCloseConnections: 'idle',
     return503OnClosing: true,
@@ -87,6 +95,7 @@ export async function buildApp({
   await app.register(cookie);
   await app.register(rateLimit, {
     global: false,
+    store: databaseRateLimitStore(rateLimits, (error) => logger.error({ err: error }, 'deleting expired rate-limit counts failed')),
     errorResponseBuilder: (_request, context) =>
       new TooManyRequestsError(`too many requests; retry in ${Math.ceil(context.ttl / 1000)} seconds`, Math.ceil(context.ttl / 1000)),
   });

@@ -2,6 +2,7 @@
  * Every SERVICE_* variable of the observability server, parsed and validated in one place.
  * A bad value stops start-up with a ConfigError whose message names the variable.
  */
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import {
@@ -75,6 +76,8 @@ export interface Config {
   passwordResetTokenExpiryMinutes: number;
   defaultAdminInitialPassword: string;
   disableRateLimit: boolean;
+  /** Proxies whose X-Forwarded-For and X-Forwarded-Proto are believed (addresses, CIDR ranges or loopback/linklocal/uniquelocal). */
+  trustedProxies: string[];
   smtp: SmtpConfig | null;
   idps: IdpConfig[];
   ingest: IngestConfig;
@@ -115,6 +118,7 @@ export function loadConfig(env: Env = process.env): Config {
     passwordResetTokenExpiryMinutes: envPositiveInt(read, 'SERVICE_PASSWORD_RESET_TOKEN_EXPIRY_MINUTES', 15),
     defaultAdminInitialPassword: env.SERVICE_DEFAULT_ADMIN_INITIAL_PASSWORD || 'admin',
     disableRateLimit: envBool(read, 'SERVICE_DISABLE_RATE_LIMIT', false),
+    trustedProxies: trustedProxies(read('SERVICE_TRUSTED_PROXIES')),
     smtp: smtpHost
       ? {
           hostname: smtpHost,
@@ -167,6 +171,30 @@ function origins(value: string | undefined): string[] {
     .map((item) => item.trim())
     .filter((item) => item !== '')
     .map((item) => origin(item, 'SERVICE_CSRF_TRUSTED_ORIGINS'));
+}
+
+const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/** Comma-separated proxy addresses: an IP, an IP/prefix, or one of the named ranges. */
+function trustedProxies(value: string | undefined): string[] {
+  if (value === undefined) return [];
+  return value
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '')
+    .map((item) => {
+      if (PROXY_RANGE_NAMES.has(item.toLowerCase())) return item.toLowerCase();
+      const [address = '', prefix, ...rest] = item.split('/');
+      const version = net.isIP(address);
+      const maxPrefix = version === 6 ? 128 : 32;
+      const prefixOk = prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= maxPrefix);
+      if (version === 0 || !prefixOk || rest.length > 0) {
+        throw new ConfigError(
+          `SERVICE_TRUSTED_PROXIES: "${item}" is not an IP address, a CIDR range (10.0.0.0/8) or one of loopback, linklocal, uniquelocal`,
+        );
+      }
+      return item;
+    });
 }
 
 function rootUrl(value: string | undefined): string | null {

@@ -106,7 +106,21 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
       env: process.env,
     });
     const playground = createPlaygroundService({ secrets, ingest });
-    app = await buildApp({ config, ingest, auth, query, prompts, datasets, experiments, costs, secrets, playground, retention, logger });
+    app = await buildApp({
+      config,
+      ingest,
+      auth,
+      query,
+      prompts,
+      datasets,
+      experiments,
+      costs,
+      secrets,
+      playground,
+      retention,
+      rateLimits: data.repositories.rateLimits,
+      logger,
+    });
     await app.listen({ host: config.host, port: config.port });
     grpc = await startOtlpGrpcServer({
       host: config.host,

@@ -93,6 +93,8 @@ function scenario(r: Repositories, dialect: string): [string, () => Promise<unkn
       () => r.loginFailures.recordAttempt('a@example.com', { now: NOW, windowStart: NOW, lockUntil: LATER, lockAt: 5 }),
     ],
     ['loginFailures.clear', () => r.loginFailures.clear('a@example.com')],
+    ['rateLimits.hit', () => r.rateLimits.hit('POST /auth/login 127.0.0.1', 1_000, 60_000)],
+    ['rateLimits.deleteStartedBefore', () => r.rateLimits.deleteStartedBefore(500)],
     ['passwordResets.replace', () => r.passwordResets.replace(1, 'th', NOW, LATER)],
     ['passwordResets.find', () => r.passwordResets.find('th')],
     ['passwordResets.markUsed', () => r.passwordResets.markUsed('th', NOW)],

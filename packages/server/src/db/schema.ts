@@ -106,6 +106,14 @@ export interface LoginFailuresTable {
   locked_until: Timestamp | null;
 }
 
+/** Requests of one client to one rate-limited route in the current window (docs/auth.md). */
+export interface RateLimitsTable {
+  bucket: string;
+  hits: number;
+  /** Milliseconds since the epoch. */
+  window_started_at: ColumnType<number, number, number>;
+}
+
 export interface SpanAnnotationsTable {
   id: Generated<number>;
   span_rowid: number;
@@ -370,6 +378,7 @@ export interface DB {
   sessions: SessionsTable;
   auth_tokens: AuthTokensTable;
   login_failures: LoginFailuresTable;
+  rate_limits: RateLimitsTable;
   span_annotations: SpanAnnotationsTable;
   trace_annotations: TraceAnnotationsTable;
   session_annotations: SessionAnnotationsTable;

@@ -1,4 +1,4 @@
-/** Login protection: the per-email lockout after 5 failures, and the per-IP rate limit on /auth/login. */
+/** Login protection: the per-email lockout after 5 failures, and the per-IP rate limit on /auth/login (counted in the database). */
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
 import { describeEachDialect } from '../helpers/server.js';
@@ -91,10 +91,15 @@ describeEachDialect(
   (server) => {
     it('the 31st POST /auth/login within a minute → 429 with Retry-After and a {detail} body', async () => {
       const { url } = server();
-      // No email: nothing counts towards a lockout, only towards the per-IP limit.
-      const first30 = await Promise.all(Array.from({ length: 30 }, () => anonymous(url).post('/auth/login', {})));
+      // No email: nothing counts towards a lockout, only towards the per-IP limit. Each request claims
+      // another client address: without SERVICE_TRUSTED_PROXIES the header is ignored, so they all count.
+      const spoofed = (index: number) => ({ 'x-forwarded-for': `198.51.100.${index}` });
+      const first30 = await Promise.all(Array.from({ length: 30 }, (_, index) => anonymous(url).post('/auth/login', {}, spoofed(index))));
       assert.deepEqual([...new Set(first30.map((response) => response.status))], [401], 'the first 30 are answered normally');
-      const limited = expectStatus(await anonymous(url).post('/auth/login', { email: DEFAULT_ADMIN_EMAIL, password: 'admin' }), 429);
+      const limited = expectStatus(
+        await anonymous(url).post('/auth/login', { email: DEFAULT_ADMIN_EMAIL, password: 'admin' }, spoofed(31)),
+        429,
+      );
       assertRetryAfter(limited, 60);
       // Other routes are not limited.
       expectStatus(await anonymous(url).get('/auth/config'), 200);

@@ -18,15 +18,7 @@ export interface TestServer {
 /** Starts a server with the given extra environment. */
 export async function startTestServer(dialect: TestDialect, env: Record<string, string> = {}): Promise<TestServer> {
   const database = await createTestDatabase(dialect);
-  const config = loadConfig({
-    SERVICE_WORKING_DIR: database.workingDir,
-    SERVICE_PORT: '0',
-    SERVICE_GRPC_PORT: '0',
-    SERVICE_LOG_LEVEL: 'warn',
-    ...(database.url ? { SERVICE_SQL_DATABASE_URL: database.url } : {}),
-    ...env,
-  });
-  const server = await startServer(config);
+  const server = await startServerOn(database, env);
   return {
     dialect,
     server,
@@ -38,6 +30,22 @@ export async function startTestServer(dialect: TestDialect, env: Record<string, 
       await database.drop();
     },
   };
+}
+
+/**
+ * Starts a server on an existing test database; several such servers on one PostgreSQL database
+ * are replicas, each with its own caches, queue and writer (as separate processes would have).
+ */
+export function startServerOn(database: TestDatabase, env: Record<string, string> = {}): Promise<RunningServer> {
+  const config = loadConfig({
+    SERVICE_WORKING_DIR: database.workingDir,
+    SERVICE_PORT: '0',
+    SERVICE_GRPC_PORT: '0',
+    SERVICE_LOG_LEVEL: 'warn',
+    ...(database.url ? { SERVICE_SQL_DATABASE_URL: database.url } : {}),
+    ...env,
+  });
+  return startServer(config);
 }
 
 /**

@@ -53,6 +53,7 @@ describe('loadConfig: defaults', () => {
       passwordResetTokenExpiryMinutes: 15,
       defaultAdminInitialPassword: 'admin',
       disableRateLimit: false,
+      trustedProxies: [],
       smtp: null,
       idps: [],
       ingest: { maxBodyBytes: 32 * 1024 * 1024, maxQueuedSpans: 50_000, maxBatchSpans: 5_000 },
@@ -343,6 +344,19 @@ describe('loadConfig: URLs and paths', () => {
   test('a root path with unsafe characters names the variable', () => {
     for (const value of ['/a b', '/a?b', '/a//b', '/é', '/a#b']) {
       assertConfigError({ SERVICE_HOST_ROOT_PATH: value }, 'SERVICE_HOST_ROOT_PATH', 'expected a path such as /sightline');
+    }
+  });
+
+  test('SERVICE_TRUSTED_PROXIES takes addresses, CIDR ranges and named ranges', () => {
+    assert.deepEqual(loadConfig({ SERVICE_TRUSTED_PROXIES: ' 10.0.0.0/8, 192.168.1.7 ,,::1, fd00::/8, Loopback' }).trustedProxies, [
+      '10.0.0.0/8',
+      '192.168.1.7',
+      '::1',
+      'fd00::/8',
+      'loopback',
+    ]);
+    for (const value of ['10.0.0.0/33', 'proxy.example', '10.0.0.1/8/8', '::1/129', '10.0.0.0/x']) {
+      assertConfigError({ SERVICE_TRUSTED_PROXIES: value }, 'SERVICE_TRUSTED_PROXIES', `"${value}" is not an IP address`);
     }
   });
 

@@ -16,6 +16,7 @@ import * as costs from './0013-costs.js';
 import * as retention from './0014-retention.js';
 import * as annotationConfigs from './0015-annotation-configs.js';
 import * as secrets from './0016-secrets.js';
+import * as rateLimits from './0017-rate-limits.js';
 
 export interface MigrationContext {
   dialect: Dialect;
@@ -39,5 +40,6 @@ export function migrations(context: MigrationContext): Record<string, Migration>
     '0014-retention': { up: retention.up(context) },
     '0015-annotation-configs': { up: annotationConfigs.up(context) },
     '0016-secrets': { up: secrets.up(context) },
+    '0017-rate-limits': { up: rateLimits.up(context) },
   };
 }

@@ -12,6 +12,7 @@ import { createAnnotationsRepository } from './annotations-repository.js';
 import { createApiKeysRepository } from './api-keys-repository.js';
 import { createLoginFailuresRepository } from './login-failures-repository.js';
 import { createPasswordResetRepository } from './password-reset-repository.js';
+import { createRateLimitsRepository } from './rate-limits-repository.js';
 import { createProjectMetricsRepository } from './project-metrics-repository.js';
 import { createProjectsRepository } from './projects-repository.js';
 import { createCostsRepository } from './costs-repository.js';
@@ -34,6 +35,7 @@ export function createRepositories(db: Kysely<DB>, dialect: Dialect) {
     apiKeys: createApiKeysRepository(db),
     sessions: createSessionsRepository(db),
     loginFailures: createLoginFailuresRepository(db),
+    rateLimits: createRateLimitsRepository(db),
     passwordResets: createPasswordResetRepository(db),
     projects: createProjectsRepository(db, dialect),
     spans: createSpansRepository(db, dialect),

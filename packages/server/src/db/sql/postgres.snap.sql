@@ -79,6 +79,12 @@ insert into "login_failures" ("email", "failures", "window_started_at", "locked_
 -- loginFailures.clear
 delete from "login_failures" where "email" = $1;
 
+-- rateLimits.hit
+insert into "rate_limits" ("bucket", "hits", "window_started_at") values ($1, $2, $3) on conflict ("bucket") do update set "hits" = CASE WHEN rate_limits.window_started_at <= $4 THEN 1 ELSE rate_limits.hits + 1 END, "window_started_at" = CASE WHEN rate_limits.window_started_at <= $5 THEN $6 ELSE rate_limits.window_started_at END returning "hits", "window_started_at";
+
+-- rateLimits.deleteStartedBefore
+delete from "rate_limits" where "window_started_at" < $1;
+
 -- passwordResets.replace
 begin;
 delete from "password_reset_tokens" where "user_id" = $1;

@@ -79,6 +79,12 @@ insert into "login_failures" ("email", "failures", "window_started_at", "locked_
 -- loginFailures.clear
 delete from "login_failures" where "email" = ?;
 
+-- rateLimits.hit
+insert into "rate_limits" ("bucket", "hits", "window_started_at") values (?, ?, ?) on conflict ("bucket") do update set "hits" = CASE WHEN rate_limits.window_started_at <= ? THEN 1 ELSE rate_limits.hits + 1 END, "window_started_at" = CASE WHEN rate_limits.window_started_at <= ? THEN ? ELSE rate_limits.window_started_at END returning "hits", "window_started_at";
+
+-- rateLimits.deleteStartedBefore
+delete from "rate_limits" where "window_started_at" < ?;
+
 -- passwordResets.replace
 begin;
 delete from "password_reset_tokens" where "user_id" = ?;
