@@ -61,7 +61,7 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
     await migrateToLatest(database);
     const auth = createAuthLayer(config, database, (error, context) => logger.error({ err: error }, `${context} failed`));
     if (config.enableAuth) await auth.users.ensureDefaultAdmin(config.defaultAdminInitialPassword);
-    writer = createSpanWriter(config.database);
+    writer = createSpanWriter(config.database, (message) => logger.error(`WAL checkpoint failed: ${message}`));
     queue = createSpanQueue(writer, {
       maxQueuedSpans: config.ingest.maxQueuedSpans,
       maxBatchSpans: config.ingest.maxBatchSpans,

@@ -1,5 +1,5 @@
 /** The span writer behind the ingest queue: the SQLite writer thread, or PostgreSQL on one connection. */
-import { siblingModuleUrl, ThreadBatchWriter, type BatchWriter, type DatabaseConfig } from '@sightline/common';
+import { siblingModuleUrl, startSqliteCheckpointer, ThreadBatchWriter, type BatchWriter, type DatabaseConfig } from '@sightline/common';
 import type { RetentionTask, SqliteDeletedTraces } from '../db/repositories/retention-writes-sqlite.js';
 import { PostgresSpanWriter } from '../db/repositories/span-writes-postgres.js';
 import type { SpanRow } from './span-rows.js';
@@ -28,10 +28,14 @@ const workerUrl = siblingModuleUrl(import.meta.url, 'sqlite-writer-worker');
 /** A batch of requests as one list of rows (no copy for the common single-request batch). */
 const flatten = (requests: SpanRow[][]): SpanRow[] => (requests.length === 1 ? requests[0]! : requests.flat());
 
-/** The span writer for the configured database. */
-export function createSpanWriter(database: DatabaseConfig): SpanWriter {
+/**
+ * The span writer for the configured database. On SQLite a checkpointer thread takes the WAL
+ * checkpoints off the writer thread (docs/ingest.md); `onCheckpointError` hears its failures.
+ */
+export function createSpanWriter(database: DatabaseConfig, onCheckpointError?: (message: string) => void): SpanWriter {
   if (database.dialect === 'sqlite') {
     const thread = new ThreadBatchWriter<SpanRow[], SpanRow[]>(workerUrl, { file: database.url }, flatten);
+    const checkpointer = startSqliteCheckpointer(database.url, { onError: onCheckpointError });
     const task = (work: RetentionTask) => thread.task(work);
     return {
       write: (requests) => thread.write(requests),
@@ -40,7 +44,10 @@ export function createSpanWriter(database: DatabaseConfig): SpanWriter {
         deleteTraces: async (traceRowids) => (await task({ kind: 'retention.deleteTraces', traceRowids })) as SqliteDeletedTraces,
         incrementalVacuum: async (pages) => (await task({ kind: 'retention.vacuum', pages })) as number,
       },
-      close: () => thread.close(),
+      close: async () => {
+        await checkpointer.close();
+        await thread.close();
+      },
     };
   }
   const postgres = new PostgresSpanWriter(database.url);
