@@ -12,8 +12,10 @@ import path from 'node:path';
 export interface PostgresCluster {
   /** Admin URL of the cluster's `postgres` database. */
   adminUrl: string;
-  /** URL of an empty database created for the test. */
+  /** URL of an empty database created for the test, over TCP. */
   url: string;
+  /** The same database over the cluster's Unix socket (a stopped server's socket file is gone). */
+  socketUrl: string;
   /** Stops the server as an operator would (`pg_ctl stop -m fast`: every connection is cut). */
   stop(): Promise<void>;
   /** Starts it again on the same port and waits until it accepts connections. */
@@ -74,6 +76,7 @@ export async function startPostgresCluster(name = 'sightline'): Promise<Postgres
   return {
     adminUrl: `postgresql://postgres@127.0.0.1:${port}/postgres`,
     url: `postgresql://postgres@127.0.0.1:${port}/${name}`,
+    socketUrl: `postgresql://postgres@localhost/${name}?host=${encodeURIComponent(dir)}&port=${port}`,
     stop: async () => {
       await runAsync('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']);
       stopped = true;
