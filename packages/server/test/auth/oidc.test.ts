@@ -315,7 +315,7 @@ describeEachDialect(
       // one looks the user up before any of them has created it.
       const account = newAccount(acme);
       const tabs = Array.from({ length: 4 }, () => new Browser());
-      const callbacks = [];
+      const callbacks: URL[] = [];
       for (const tab of tabs) callbacks.push(await toCallback(tab, base, 'acme', acme, account));
       const namesake = newAccount(acme, { preferred_username: account.preferred_username });
       const other = new Browser();
