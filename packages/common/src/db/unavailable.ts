@@ -1,6 +1,6 @@
 /**
  * Recognises errors that mean the database is away (PostgreSQL stopped, restarting, refusing
- * connections; SQLite busy past its timeout), as opposed to bugs: those answer 503 with
+ * connections; SQLite busy past its timeout; a transaction rolled back as a deadlock), as opposed to bugs: those answer 503 with
  * Retry-After, so clients retry and nothing looks like a server fault (docs/architecture.md).
  */
 
@@ -27,6 +27,9 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     if (code === 'ENOENT' && syscall === 'connect') return true;
     // PostgreSQL class 08 (connection exception), 57P01-57P03 (shutdown, crash, cannot connect now), 53300 (too many connections).
     if (code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03' || code === '53300') return true;
+    // Deadlock and serialization failure (replicas writing the same rows at once): PostgreSQL rolled
+    // the whole transaction back, and the same request a moment later succeeds: a 503, not a bug.
+    if (code === '40P01' || code === '40001') return true;
     if (SOCKET_CODES.has(code) || SQLITE_CODES.has(code)) return true;
   }
   return typeof message === 'string' && PG_MESSAGES.test(message);

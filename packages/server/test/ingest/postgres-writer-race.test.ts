@@ -9,6 +9,8 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { isDatabaseUnavailable } from '@sightline/common';
+import pg from 'pg';
 import { loadConfig } from '../../src/config.js';
 import { DEFAULT_MODELS } from '../../src/costs/default-models.js';
 import { openDatabase } from '../../src/db/database.js';
@@ -60,6 +62,33 @@ for (const _ of DIALECTS.filter((dialect) => dialect === 'postgres')) {
     after(async () => {
       for (const writer of writers) await writer.close();
       await database?.drop();
+    });
+
+    it('a deadlock PostgreSQL breaks between two writers is a retryable outage (503), not a bug (500)', async () => {
+      // Two transactions locking two rows in opposite orders, as replicas might outside the span writer.
+      const clients = [new pg.Client({ connectionString: database.url! }), new pg.Client({ connectionString: database.url! })];
+      for (const client of clients) await client.connect();
+      try {
+        await clients[0]!.query(
+          'CREATE TABLE deadlock_probe (id integer PRIMARY KEY, n integer NOT NULL); INSERT INTO deadlock_probe VALUES (1, 0), (2, 0)',
+        );
+        await Promise.all(clients.map((client) => client.query('BEGIN')));
+        await clients[0]!.query('UPDATE deadlock_probe SET n = 1 WHERE id = 1');
+        await clients[1]!.query('UPDATE deadlock_probe SET n = 1 WHERE id = 2');
+        const crossed = await Promise.allSettled([
+          clients[0]!.query('UPDATE deadlock_probe SET n = 2 WHERE id = 2'),
+          clients[1]!.query('UPDATE deadlock_probe SET n = 2 WHERE id = 1'),
+        ]);
+        const errors = crossed.flatMap((result) => (result.status === 'rejected' ? [result.reason as { code?: string }] : []));
+        assert.deepEqual(
+          errors.map((error) => error.code),
+          ['40P01'],
+          'PostgreSQL breaks the deadlock by failing one of them',
+        );
+        assert.equal(isDatabaseUnavailable(errors[0]), true);
+      } finally {
+        for (const client of clients) await client.end().catch(() => {});
+      }
     });
 
     it('create the same new projects at once without a failed batch, and store every span once', async () => {
