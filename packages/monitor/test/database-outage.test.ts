@@ -1,11 +1,16 @@
 /**
  * PostgreSQL going away under the log API: the service answers 503 with Retry-After (never a
  * 500, never a crash) while the database is unreachable, and 200 again by itself once it is back.
- * The database is cut with a TCP proxy between the service and a real PostgreSQL.
+ * The database is cut with a TCP proxy between the service and a real PostgreSQL (connections
+ * reset), then a cluster of the test's own is stopped and started with pg_ctl (connections
+ * terminated by the server, then refused, then "starting up").
  */
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { proxyDatabaseUrl, type TcpProxy } from '@sightline/common/testing';
+import { type PostgresCluster, proxyDatabaseUrl, startPostgresCluster, type TcpProxy } from '@sightline/common/testing';
 import { loadMonitorConfig } from '../src/config.js';
 import { type RunningMonitor, startMonitorServer } from '../src/server.js';
 import { fullRecord } from './helpers/bodies.js';
@@ -117,6 +122,106 @@ for (const _ of DIALECTS.filter((dialect) => dialect === 'postgres')) {
         acknowledged.filter((id) => !stored.has(id)),
         [],
         'every acknowledged record is stored',
+      );
+    });
+  });
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+for (const _ of DIALECTS.filter((dialect) => dialect === 'postgres')) {
+  describe('log API while a real PostgreSQL is stopped and started again (pg_ctl)', () => {
+    let cluster: PostgresCluster;
+    let workingDir: string;
+    let monitor: RunningMonitor;
+    let space: { api_key: string; space_key: string };
+    /** A space first used during the outage: its key is in no cache, so each request looks it up. */
+    let unseen: { api_key: string; space_key: string };
+
+    before(async () => {
+      cluster = await startPostgresCluster('sightline_monitor_outage');
+      workingDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sightline-monitor-outage-'));
+      monitor = await startMonitorServer(
+        loadMonitorConfig({
+          SERVICE_WORKING_DIR: workingDir,
+          // Over the Unix socket (the server's test uses TCP): a stopped server's socket file is gone.
+          MONITOR_DATABASE_URL: cluster.socketUrl,
+          MONITOR_PORT: '0',
+          MONITOR_LOG_LEVEL: 'silent',
+        }),
+      );
+      space = await monitor.spaces.createSpace('pg-stop');
+      unseen = await monitor.spaces.createSpace('pg-stop-unseen');
+    });
+    after(async () => {
+      await monitor?.close().catch(() => {});
+      cluster?.destroy();
+      if (workingDir) fs.rmSync(workingDir, { recursive: true, force: true });
+    });
+
+    it('16 clients through a 2.5 s stop: the service stays up, only 200s and 503s with Retry-After, back within seconds, nothing acknowledged lost', async (t) => {
+      // Half the clients start during the outage with a key no cache holds (as any client does once
+      // the key cache's 5 s are over): their key lookups meet the stopped database too.
+      const acknowledged: string[] = [];
+      const unexpected: string[] = [];
+      let refused = 0;
+      let restartedAt = Number.POSITIVE_INFINITY;
+      let firstOkAfterRestart = Number.POSITIVE_INFINITY;
+      let running = true;
+      let next = 0;
+      const loop = async (credentials: { api_key: string; space_key: string }) => {
+        while (running) {
+          const predictionId = `stop-${next++}`;
+          const response = await request(`${monitor.url}/v1/log`, {
+            method: 'POST',
+            headers: { authorization: credentials.api_key, 'content-type': 'application/json' },
+            body: JSON.stringify({ ...fullRecord(credentials.space_key), prediction_id: predictionId }),
+          });
+          if (response.status === 200) {
+            acknowledged.push(predictionId);
+            if (Date.now() >= restartedAt) firstOkAfterRestart = Math.min(firstOkAfterRestart, Date.now());
+          } else if (
+            response.status === 503 &&
+            Number(response.headers.get('retry-after')) > 0 &&
+            typeof response.json?.message === 'string'
+          ) {
+            refused++;
+            // As a client backs off; a hot loop of refusals would only burn the CI's CPU.
+            await sleep(50);
+          } else {
+            unexpected.push(`${response.status} retry-after=${response.headers.get('retry-after')}: ${response.text.slice(0, 200)}`);
+          }
+        }
+      };
+      const loops = Array.from({ length: 8 }, () => loop(space));
+      await sleep(500);
+      await cluster.stop();
+      loops.push(...Array.from({ length: 8 }, () => loop(unseen)));
+      await sleep(2500);
+      await cluster.start();
+      restartedAt = Date.now();
+      for (let waited = 0; waited < 10_000 && firstOkAfterRestart === Number.POSITIVE_INFINITY; waited += 50) await sleep(50);
+      await sleep(300);
+      running = false;
+      await Promise.all(loops);
+
+      assert.deepEqual(unexpected, [], 'only 200, or 503 with Retry-After and a message');
+      assert.ok(refused > 0, 'the outage was seen as 503s');
+      const recovery = firstOkAfterRestart - restartedAt;
+      t.diagnostic(
+        `${acknowledged.length} records acknowledged, ${refused} requests refused with 503, first 200 ${recovery} ms after the restart`,
+      );
+      assert.ok(recovery < 5000, `the service is back within 5 s of the restart (took ${recovery} ms)`);
+      assert.equal((await request(`${monitor.url}/healthz`, {})).status, 200, 'the service is still up');
+      const stored = new Set(
+        (
+          await monitor.database.db.selectFrom('monitor_records').select('prediction_id').where('prediction_id', 'like', 'stop-%').execute()
+        ).map((row) => row.prediction_id),
+      );
+      assert.deepEqual(
+        acknowledged.filter((id) => !stored.has(id)),
+        [],
+        `every acknowledged record is stored (${acknowledged.length} acknowledged)`,
       );
     });
   });

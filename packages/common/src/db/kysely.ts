@@ -1,5 +1,5 @@
 /** The one database opener and migration runner of both services: Kysely over SQLite or PostgreSQL. */
-import { Kysely, type Migration, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, type Migration, Migrator, PostgresAdapter, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import type { DatabaseConfig, Dialect } from '../env.js';
 import { createPgPool } from '../postgres.js';
 import { openSqlite } from '../sqlite.js';
@@ -31,9 +31,27 @@ export interface MigrationOptions {
 
 /**
  * Applies every pending migration, or throws naming the one that failed. Safe when several
- * replicas start together: on PostgreSQL Kysely holds an advisory lock while it migrates.
+ * replicas start together: on PostgreSQL the whole run, from creating the bookkeeping tables to
+ * the last migration, holds a session advisory lock named after the migrations table, so exactly
+ * one replica migrates while the others wait, then find nothing pending (docs/deployment.md).
  */
-export async function runMigrations(
+export async function runMigrations(db: Kysely<unknown>, migrations: Record<string, Migration>, options: MigrationOptions): Promise<void> {
+  if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return migrate(db, migrations, options);
+  // Kysely takes an advisory lock of its own too, but only around the migrations: two replicas
+  // would still race to create its bookkeeping tables. The lock lives on one dedicated connection
+  // and ends with it, so a replica that dies mid-migration frees it (and its transaction rolls back).
+  const key = `sightline:${options.tableName ?? 'kysely_migration'}`;
+  await db.connection().execute(async (connection) => {
+    await sql`select pg_advisory_lock(hashtext(${key}))`.execute(connection);
+    try {
+      await migrate(db, migrations, options);
+    } finally {
+      await sql`select pg_advisory_unlock(hashtext(${key}))`.execute(connection);
+    }
+  });
+}
+
+async function migrate(
   db: Kysely<unknown>,
   migrations: Record<string, Migration>,
   { label, tableName, lockTableName }: MigrationOptions,

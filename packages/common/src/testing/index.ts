@@ -8,3 +8,4 @@ export {
   type TestDialect,
 } from './databases.js';
 export { proxyDatabaseUrl, startTcpProxy, type TcpProxy } from './tcp-proxy.js';
+export { startPostgresCluster, type PostgresCluster } from './postgres-cluster.js';

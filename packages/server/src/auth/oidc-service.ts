@@ -95,14 +95,18 @@ export function createOidcService({ config, users, onError }: Dependencies) {
   };
 
   const userFor = async (idp: IdpConfig, claims: oidc.IDToken): Promise<UserRecord> => {
+    const isThisIdentity = (user: UserRecord) => user.oauth2Idp === idp.slug && user.oauth2Sub === claims.sub;
+    const existing = (user: UserRecord): UserRecord => {
+      if (user.deletedAt !== null) throw new OidcError('user_deleted', 'this account was deleted by an administrator');
+      return user;
+    };
     const known = await users.findByOauth2Identity(idp.slug, claims.sub);
-    if (known) {
-      if (known.deletedAt !== null) throw new OidcError('user_deleted', 'this account was deleted by an administrator');
-      return known;
-    }
+    if (known) return existing(known);
     const rawEmail = typeof claims.email === 'string' ? normalizeEmail(claims.email) : '';
     if (!isPlausibleEmail(rawEmail)) throw new OidcError('missing_email', `${idp.displayName} did not share an email address`);
     const holder = await users.findByEmail(rawEmail);
+    // The same person's other login (another tab or replica) created the account a moment ago.
+    if (holder && isThisIdentity(holder)) return existing(holder);
     if (holder) {
       // An OAUTH2 user an admin created (no IDP identity yet) is linked on its first login with a
       // verified email; an email of a local, deleted or already linked user is refused.
@@ -120,21 +124,30 @@ export function createOidcService({ config, users, onError }: Dependencies) {
     const name = [claims.preferred_username, claims.name, rawEmail.split('@')[0]].find(
       (value) => typeof value === 'string' && value.trim() !== '',
     );
-    try {
-      return await users.insert(
-        {
-          email: rawEmail,
-          username: await uniqueUsername(String(name)),
-          role: 'member',
-          authMethod: 'OAUTH2',
-          oauth2Idp: idp.slug,
-          oauth2Sub: claims.sub,
-        },
-        new Date().toISOString(),
-      );
-    } catch (error) {
-      if (isUniqueViolation(error)) throw new OidcError('email_in_use', `the email ${rawEmail} belongs to another account`);
-      throw error;
+    // A unique violation here is usually a race, not a clash: the same person signing in twice at
+    // once (two tabs, two replicas) created the account a moment ago, or another new user took
+    // the username just chosen. Only an email held by another account is refused.
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await users.insert(
+          {
+            email: rawEmail,
+            username: await uniqueUsername(String(name)),
+            role: 'member',
+            authMethod: 'OAUTH2',
+            oauth2Idp: idp.slug,
+            oauth2Sub: claims.sub,
+          },
+          new Date().toISOString(),
+        );
+      } catch (error) {
+        if (!isUniqueViolation(error)) throw error;
+        const created = await users.findByOauth2Identity(idp.slug, claims.sub);
+        if (created) return existing(created);
+        if (attempt >= 2 || (await users.findByEmail(rawEmail))) {
+          throw new OidcError('email_in_use', `the email ${rawEmail} belongs to another account`);
+        }
+      }
     }
   };
 

@@ -136,8 +136,8 @@ export function createDatasetsService({
       const externalIds = input.examples.map((example) => example.externalId).filter((id): id is string => id !== null);
       if (new Set(externalIds).size !== externalIds.length) throw new InvalidInputError('example_ids must not repeat an id');
       const stamp = now();
-      try {
-        return await withTransaction(async (trx) => {
+      const attempt = () =>
+        withTransaction(async (trx) => {
           let dataset = await trx.datasets.findByName(name);
           if (dataset && input.action === 'create') throw new ConflictError(`a dataset named ${JSON.stringify(name)} already exists`);
           const current = dataset ? await examplesOfLatest(trx.datasets, dataset.id) : [];
@@ -164,11 +164,21 @@ export function createDatasetsService({
           await trx.datasets.touch(dataset.id, stamp);
           return { dataset, version, created: creates.length, updated, deleted };
         });
+      try {
+        return await attempt();
       } catch (error) {
-        // Two uploads creating one name at once: the second finds the name taken.
-        if (isUniqueViolation(error))
-          throw new ConflictError(`a dataset named ${JSON.stringify(name)} was created at the same time; retry`);
-        throw error;
+        if (!isUniqueViolation(error)) throw error;
+        // Two uploads creating one name at once (two tabs, two replicas): the second finds the name
+        // taken. create refuses a taken name anyway; append and update run again and meet the
+        // dataset the other one created, as if they had come a moment later.
+        if (input.action === 'create') throw new ConflictError(`a dataset named ${JSON.stringify(name)} already exists`);
+        try {
+          return await attempt();
+        } catch (again) {
+          if (isUniqueViolation(again))
+            throw new ConflictError(`a dataset named ${JSON.stringify(name)} was created at the same time; retry`);
+          throw again;
+        }
       }
     },
 

@@ -310,6 +310,33 @@ describeEachDialect(
       assert.ok(!entra.requests.includes(`GET ${REALM_PATH}/me`), 'the ID token carried the email: no userinfo request');
     });
 
+    it('first logins racing (one person in several tabs or replicas, two people wanting one username) all sign in', async () => {
+      // Every browser is taken to the callback first; then the callbacks arrive together, so each
+      // one looks the user up before any of them has created it.
+      const account = newAccount(acme);
+      const tabs = Array.from({ length: 4 }, () => new Browser());
+      const callbacks: URL[] = [];
+      for (const tab of tabs) callbacks.push(await toCallback(tab, base, 'acme', acme, account));
+      const namesake = newAccount(acme, { preferred_username: account.preferred_username });
+      const other = new Browser();
+      const otherCallback = await toCallback(other, base, 'acme', acme, namesake);
+      const answers = await Promise.all([...tabs.map((tab, index) => tab.request(callbacks[index]!)), other.request(otherCallback)]);
+      for (const answer of answers) assertSignedIn(answer, '/');
+      const ids = new Set<string>();
+      for (const tab of tabs) ids.add(expectStatus(await apiOf(tab, base).get('/v1/user'), 200).body.data.id);
+      assert.equal(ids.size, 1, 'one user for the one IDP account, whichever callback created it');
+      const namesakeUser = expectStatus(await apiOf(other, base).get('/v1/user'), 200).body.data;
+      assert.ok(!ids.has(namesakeUser.id), 'the other person is another user');
+      assert.equal(namesakeUser.email, namesake.email);
+      const mine = await server.server.database.db
+        .selectFrom('users')
+        .select(['email', 'username'])
+        .where('email', 'in', [account.email!, namesake.email!])
+        .execute();
+      assert.equal(mine.length, 2, 'exactly two accounts were created');
+      assert.notEqual(mine[0]!.username, mine[1]!.username, 'usernames stay unique');
+    });
+
     it('later logins match by (IDP, sub): a changed email claim finds the same user; the same sub at another IDP is someone else', async () => {
       const account = newAccount(acme);
       const first = await loginThrough(base, 'acme', acme, account);

@@ -1,11 +1,16 @@
 /**
  * PostgreSQL going away under OTLP/HTTP ingest: exports answer 503 with Retry-After (which OTLP
  * exporters retry) while the database is unreachable, the process stays up, and ingest works
- * again by itself once the database is back. The database is cut with a TCP proxy.
+ * again by itself once the database is back. The database is cut with a TCP proxy (connections
+ * reset), then a cluster of the test's own is stopped and started with pg_ctl (connections
+ * terminated by the server, then refused, then "starting up").
  */
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { proxyDatabaseUrl, type TcpProxy } from '@sightline/common/testing';
+import { type PostgresCluster, proxyDatabaseUrl, startPostgresCluster, type TcpProxy } from '@sightline/common/testing';
 import { loadConfig } from '../../src/config.js';
 import { type RunningServer, startServer } from '../../src/server.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../helpers/databases.js';
@@ -112,6 +117,96 @@ for (const _ of DIALECTS.filter((dialect) => dialect === 'postgres')) {
         acknowledged.filter((spanId) => !stored.has(spanId)),
         [],
         'every acknowledged span is stored',
+      );
+    });
+  });
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+for (const _ of DIALECTS.filter((dialect) => dialect === 'postgres')) {
+  describe('OTLP ingest while a real PostgreSQL is stopped and started again (pg_ctl)', () => {
+    let cluster: PostgresCluster;
+    let workingDir: string;
+    let server: RunningServer;
+
+    before(async () => {
+      cluster = await startPostgresCluster('sightline_outage');
+      workingDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sightline-outage-'));
+      server = await startServer(
+        loadConfig({
+          SERVICE_WORKING_DIR: workingDir,
+          SERVICE_PORT: '0',
+          SERVICE_GRPC_PORT: '0',
+          SERVICE_LOG_LEVEL: 'silent',
+          SERVICE_SQL_DATABASE_URL: cluster.url,
+        }),
+      );
+    });
+    after(async () => {
+      await server?.close().catch(() => {});
+      cluster?.destroy();
+      if (workingDir) fs.rmSync(workingDir, { recursive: true, force: true });
+    });
+
+    it('8 exporters through a 2.5 s stop: the server stays up, only 200s and 503s with Retry-After, back within seconds, nothing acknowledged lost', async (t) => {
+      const acknowledged: string[] = [];
+      const unexpected: string[] = [];
+      let refused = 0;
+      let restartedAt = Number.POSITIVE_INFINITY;
+      let firstOkAfterRestart = Number.POSITIVE_INFINITY;
+      let running = true;
+      const loop = async () => {
+        while (running) {
+          const spans = Array.from({ length: 10 }, () => ({ spanId: newSpanId() }));
+          const response = await fetch(`${server.url}/v1/traces`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', 'x-project-name': 'pg-stop' },
+            body: JSON.stringify(jsonExport(spans)),
+          });
+          const text = await response.text();
+          if (response.status === 200) {
+            acknowledged.push(...spans.map((span) => span.spanId));
+            if (Date.now() >= restartedAt) firstOkAfterRestart = Math.min(firstOkAfterRestart, Date.now());
+          } else if (response.status === 503 && Number(response.headers.get('retry-after')) > 0) {
+            refused++;
+            // As an exporter backs off; a hot loop of refusals would only burn the CI's CPU.
+            await sleep(50);
+          } else {
+            unexpected.push(`${response.status} retry-after=${response.headers.get('retry-after')}: ${text.slice(0, 200)}`);
+          }
+        }
+      };
+      const loops = Array.from({ length: 8 }, loop);
+      await sleep(500);
+      await cluster.stop();
+      await sleep(2500);
+      await cluster.start();
+      restartedAt = Date.now();
+      for (let waited = 0; waited < 10_000 && firstOkAfterRestart === Number.POSITIVE_INFINITY; waited += 50) await sleep(50);
+      await sleep(300);
+      running = false;
+      await Promise.all(loops);
+
+      assert.deepEqual(unexpected, [], 'only 200, or 503 with Retry-After');
+      assert.ok(refused > 0, 'the outage was seen as 503s');
+      const recovery = firstOkAfterRestart - restartedAt;
+      t.diagnostic(
+        `${acknowledged.length} spans acknowledged, ${refused} requests refused with 503, first 200 ${recovery} ms after the restart`,
+      );
+      assert.ok(recovery < 5000, `ingest is back within 5 s of the restart (took ${recovery} ms)`);
+      assert.equal((await fetch(`${server.url.replace(/\/$/, '')}/healthz`)).status, 200, 'the server is still up');
+      const stored = new Set<string>();
+      for (let start = 0; start < acknowledged.length; start += 5000) {
+        const chunk = acknowledged.slice(start, start + 5000);
+        for (const row of await server.database.db.selectFrom('spans').select('span_id').where('span_id', 'in', chunk).execute()) {
+          stored.add(row.span_id);
+        }
+      }
+      assert.deepEqual(
+        acknowledged.filter((spanId) => !stored.has(spanId)),
+        [],
+        `every acknowledged span is stored (${acknowledged.length} acknowledged)`,
       );
     });
   });

@@ -12,11 +12,14 @@ import { sessionsOf, tracesOf, type TraceInBatch } from './span-writes.js';
 /**
  * DO UPDATE (not DO NOTHING) so the statement returns the id even when another replica created
  * the project a moment before: DO NOTHING returns no row then, and a separate SELECT in the same
- * statement does not see the other transaction's row either.
+ * statement does not see the other transaction's row either. The no-op update names a non-key
+ * column, so its row lock (FOR NO KEY UPDATE) does not wait for the key-share locks that other
+ * writers' foreign keys take on the project; it still holds until the commit, so a batch upserts
+ * its projects in name order (see projectIdsOf).
  */
 const UPSERT_PROJECT = `
   INSERT INTO projects (name, description, created_at, updated_at) VALUES ($1, NULL, $2, $2)
-  ON CONFLICT (name) DO UPDATE SET name = excluded.name
+  ON CONFLICT (name) DO UPDATE SET updated_at = projects.updated_at
   RETURNING id`;
 
 const UPSERT_TRACES = `
@@ -53,6 +56,18 @@ const INSERT_SPANS = `
     AS u(t, p, s, pa, n, k, st, et, sc, sm, a, e, tp, tc, tt)
   ON CONFLICT (span_id) DO NOTHING`;
 
+/**
+ * PostgreSQL's deadlock_detected and serialization_failure: the transaction was rolled back as a
+ * whole, and running it again is safe (every statement is an upsert).
+ */
+const RETRYABLE_CODES = new Set(['40P01', '40001']);
+const MAX_ATTEMPTS = 3;
+
+function isRetryable(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && RETRYABLE_CODES.has(code);
+}
+
 /** Writes span batches to PostgreSQL on one dedicated connection. */
 export class PostgresSpanWriter {
   private readonly pool: pg.Pool;
@@ -64,12 +79,17 @@ export class PostgresSpanWriter {
 
   /** Inserts the rows in one transaction; resolves once the commit is durable. */
   async write(rows: SpanRow[]): Promise<void> {
-    try {
-      await inPgTransaction(this.pool, (client) => this.insert(client, rows));
-    } catch (error) {
-      // A rolled-back transaction may have cached ids of projects it created.
-      this.projectIds.clear();
-      throw error;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await inPgTransaction(this.pool, (client) => this.insert(client, rows));
+        return;
+      } catch (error) {
+        // A rolled-back transaction may have cached ids of projects it created.
+        this.projectIds.clear();
+        // Replicas writing the same traces or sessions at once may still meet in a deadlock;
+        // PostgreSQL breaks it by rolling one back, which is retried here instead of refused.
+        if (attempt >= MAX_ATTEMPTS || !isRetryable(error)) throw error;
+      }
     }
   }
 
@@ -81,18 +101,28 @@ export class PostgresSpanWriter {
     return this.pool.end();
   }
 
-  private async projectId(client: pg.PoolClient, name: string): Promise<number> {
-    let id = this.projectIds.get(name);
-    if (id === undefined) {
-      const result = await client.query<{ id: number }>({
-        name: 'upsert-project',
-        text: UPSERT_PROJECT,
-        values: [name, new Date().toISOString()],
-      });
-      id = Number(result.rows[0]!.id);
+  /**
+   * The ids of the batch's projects, creating the missing ones. Upserts run in name order: each
+   * locks its row until the commit, and two replicas taking two new projects in opposite orders
+   * would deadlock.
+   */
+  private async projectIdsOf(client: pg.PoolClient, names: string[]): Promise<Map<string, number>> {
+    const ids = new Map<string, number>();
+    const missing: string[] = [];
+    for (const name of new Set(names)) {
+      const cached = this.projectIds.get(name);
+      if (cached === undefined) missing.push(name);
+      else ids.set(name, cached);
+    }
+    missing.sort();
+    const now = new Date().toISOString();
+    for (const name of missing) {
+      const result = await client.query<{ id: number }>({ name: 'upsert-project', text: UPSERT_PROJECT, values: [name, now] });
+      const id = Number(result.rows[0]!.id);
+      ids.set(name, id);
       this.projectIds.set(name, id);
     }
-    return id;
+    return ids;
   }
 
   /** Creates or extends the batch's sessions and links new traces to theirs: two statements, only when a session is involved. */
@@ -132,8 +162,11 @@ export class PostgresSpanWriter {
 
   private async insert(client: pg.PoolClient, rows: SpanRow[]): Promise<void> {
     const traces = tracesOf(rows);
-    const projectIds: number[] = [];
-    for (const trace of traces) projectIds.push(await this.projectId(client, trace.projectName));
+    const idsByName = await this.projectIdsOf(
+      client,
+      traces.map((trace) => trace.projectName),
+    );
+    const projectIds = traces.map((trace) => idsByName.get(trace.projectName)!);
     const traceResult = await client.query<{
       id: number;
       trace_id: string;
