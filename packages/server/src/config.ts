@@ -75,6 +75,8 @@ export interface Config {
   idps: IdpConfig[];
   ingest: IngestConfig;
   retention: RetentionConfig;
+  /** How long a SIGTERM/SIGINT may take to drain before the process exits non-zero (docs/deployment.md). */
+  shutdownTimeoutSeconds: number;
   logLevel: string;
 }
 
@@ -130,6 +132,7 @@ export function loadConfig(env: Env = process.env): Config {
     retention: {
       intervalSeconds: envPositiveInt(read, 'SERVICE_RETENTION_INTERVAL_SECONDS', 60),
     },
+    shutdownTimeoutSeconds: envPositiveInt(read, 'SERVICE_SHUTDOWN_TIMEOUT_SECONDS', 10),
     logLevel: envLogLevel('SERVICE_LOG_LEVEL', read('SERVICE_LOG_LEVEL')),
   };
 }

@@ -31,6 +31,8 @@ export interface GrpcServerOptions {
   host: string;
   port: number;
   maxMessageBytes: number;
+  /** How long close() lets calls in flight finish before cancelling them. */
+  drainTimeoutMs: number;
   ingest: IngestService;
   /** With auth on: checks the `authorization` metadata; throws a DomainError (ForbiddenError) when not allowed. */
   authorize?: (authorization: string | undefined) => Promise<'ok' | 'unauthenticated'>;
@@ -92,7 +94,7 @@ export async function startOtlpGrpcServer(options: GrpcServerOptions): Promise<G
     port,
     close: () =>
       new Promise<void>((resolve) => {
-        const timer = setTimeout(() => server.forceShutdown(), 5000);
+        const timer = setTimeout(() => server.forceShutdown(), options.drainTimeoutMs);
         server.tryShutdown(() => {
           clearTimeout(timer);
           resolve();

@@ -57,6 +57,7 @@ describe('loadConfig: defaults', () => {
       idps: [],
       ingest: { maxBodyBytes: 32 * 1024 * 1024, maxQueuedSpans: 50_000, maxBatchSpans: 5_000 },
       retention: { intervalSeconds: 60 },
+      shutdownTimeoutSeconds: 10,
       logLevel: 'info',
     });
   });
@@ -121,6 +122,7 @@ describe('loadConfig: defaults', () => {
       SERVICE_INGEST_MAX_QUEUED_SPANS: '100',
       SERVICE_INGEST_MAX_BATCH_SPANS: '10',
       SERVICE_RETENTION_INTERVAL_SECONDS: '5',
+      SERVICE_SHUTDOWN_TIMEOUT_SECONDS: '30',
       SERVICE_LOG_LEVEL: 'DEBUG',
     });
     assert.equal(config.host, '0.0.0.0');
@@ -132,6 +134,7 @@ describe('loadConfig: defaults', () => {
     assert.equal(config.defaultAdminInitialPassword, 's3cret!');
     assert.deepEqual(config.ingest, { maxBodyBytes: 1024, maxQueuedSpans: 100, maxBatchSpans: 10 });
     assert.deepEqual(config.retention, { intervalSeconds: 5 });
+    assert.equal(config.shutdownTimeoutSeconds, 30);
     assert.equal(config.logLevel, 'debug');
   });
 
@@ -231,6 +234,7 @@ describe('loadConfig: numbers', () => {
       'SERVICE_MAX_REQUEST_BODY_BYTES',
       'SERVICE_INGEST_MAX_QUEUED_SPANS',
       'SERVICE_INGEST_MAX_BATCH_SPANS',
+      'SERVICE_SHUTDOWN_TIMEOUT_SECONDS',
     ]) {
       for (const value of ['0', '-5', '2.5', 'ten', '99999999999999999999']) {
         assertConfigError({ [variable]: value }, variable, 'expected a positive whole number');
