@@ -47,6 +47,8 @@ export interface IngestConfig {
   maxQueuedSpans: number;
   /** Most spans committed in one transaction. */
   maxBatchSpans: number;
+  /** Bytes of request bodies being received and decoded at once beyond which ingest answers 503. */
+  maxInflightBytes: number;
 }
 
 export interface RetentionConfig {
@@ -128,6 +130,7 @@ export function loadConfig(env: Env = process.env): Config {
       maxBodyBytes: envPositiveInt(read, 'SERVICE_MAX_REQUEST_BODY_BYTES', 32 * 1024 * 1024),
       maxQueuedSpans: envPositiveInt(read, 'SERVICE_INGEST_MAX_QUEUED_SPANS', 50_000),
       maxBatchSpans: envPositiveInt(read, 'SERVICE_INGEST_MAX_BATCH_SPANS', 5_000),
+      maxInflightBytes: envPositiveInt(read, 'SERVICE_INGEST_MAX_INFLIGHT_BYTES', 16 * 1024 * 1024),
     },
     retention: {
       intervalSeconds: envPositiveInt(read, 'SERVICE_RETENTION_INTERVAL_SECONDS', 60),

@@ -68,7 +68,7 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
       maxBatchSpans: config.ingest.maxBatchSpans,
       onError: (error) => logger.error({ err: error }, 'span write failed'),
     });
-    const ingest = createIngestService(queue);
+    const ingest = createIngestService(queue, { maxInflightBytes: config.ingest.maxInflightBytes });
     // A deleted project's id must not stay cached by the writer, or its next spans would be refused.
     const spanQueue = queue;
     const query = createQueryLayer(database, {

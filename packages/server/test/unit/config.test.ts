@@ -55,7 +55,7 @@ describe('loadConfig: defaults', () => {
       disableRateLimit: false,
       smtp: null,
       idps: [],
-      ingest: { maxBodyBytes: 32 * 1024 * 1024, maxQueuedSpans: 50_000, maxBatchSpans: 5_000 },
+      ingest: { maxBodyBytes: 32 * 1024 * 1024, maxQueuedSpans: 50_000, maxBatchSpans: 5_000, maxInflightBytes: 16 * 1024 * 1024 },
       retention: { intervalSeconds: 60 },
       shutdownTimeoutSeconds: 10,
       logLevel: 'info',
@@ -121,6 +121,7 @@ describe('loadConfig: defaults', () => {
       SERVICE_MAX_REQUEST_BODY_BYTES: '1024',
       SERVICE_INGEST_MAX_QUEUED_SPANS: '100',
       SERVICE_INGEST_MAX_BATCH_SPANS: '10',
+      SERVICE_INGEST_MAX_INFLIGHT_BYTES: '4096',
       SERVICE_RETENTION_INTERVAL_SECONDS: '5',
       SERVICE_SHUTDOWN_TIMEOUT_SECONDS: '30',
       SERVICE_LOG_LEVEL: 'DEBUG',
@@ -132,7 +133,7 @@ describe('loadConfig: defaults', () => {
     assert.equal(config.refreshTokenExpiryMinutes, 60);
     assert.equal(config.passwordResetTokenExpiryMinutes, 30);
     assert.equal(config.defaultAdminInitialPassword, 's3cret!');
-    assert.deepEqual(config.ingest, { maxBodyBytes: 1024, maxQueuedSpans: 100, maxBatchSpans: 10 });
+    assert.deepEqual(config.ingest, { maxBodyBytes: 1024, maxQueuedSpans: 100, maxBatchSpans: 10, maxInflightBytes: 4096 });
     assert.deepEqual(config.retention, { intervalSeconds: 5 });
     assert.equal(config.shutdownTimeoutSeconds, 30);
     assert.equal(config.logLevel, 'debug');
@@ -234,6 +235,7 @@ describe('loadConfig: numbers', () => {
       'SERVICE_MAX_REQUEST_BODY_BYTES',
       'SERVICE_INGEST_MAX_QUEUED_SPANS',
       'SERVICE_INGEST_MAX_BATCH_SPANS',
+      'SERVICE_INGEST_MAX_INFLIGHT_BYTES',
       'SERVICE_SHUTDOWN_TIMEOUT_SECONDS',
     ]) {
       for (const value of ['0', '-5', '2.5', 'ten', '99999999999999999999']) {
