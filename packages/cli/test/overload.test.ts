@@ -9,7 +9,8 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { describe, it } from 'node:test';
 import { DIALECTS } from '@sightline/common/testing';
-import { grpcExport, httpExport, runLoadFor, startLoad, traceClient } from './helpers/load.js';
+import { halfSentHttp } from './helpers/in-flight.js';
+import { grpcExport, httpExport, runLoadFor, spanExport, startLoad, traceClient } from './helpers/load.js';
 import { createService, type ServiceProcess } from './helpers/processes.js';
 
 const LOAD_MS = 1_000;
@@ -17,9 +18,28 @@ const LOAD_MS = 1_000;
 const SPANS = 50;
 const PADDING = 2_000;
 
+/** One OTLP/HTTP protobuf POST on its own connection, with Content-Length or chunked. */
+function postOnce(url: string, body: Buffer, chunked: boolean): Promise<{ status: number; retryAfter: string | null }> {
+  return new Promise((resolve, reject) => {
+    const headers: http.OutgoingHttpHeaders = { 'content-type': 'application/x-protobuf' };
+    if (!chunked) headers['content-length'] = body.length;
+    const request = http.request(`${url}/v1/traces`, { method: 'POST', agent: false, headers }, (response) => {
+      response.resume();
+      response.on('end', () =>
+        resolve({ status: response.statusCode ?? 0, retryAfter: (response.headers['retry-after'] as string) ?? null }),
+      );
+    });
+    request.on('error', reject);
+    if (!chunked) return request.end(body);
+    // Several writes without a length go out as chunked transfer encoding.
+    for (let offset = 0; offset < body.length; offset += 16 * 1024) request.write(body.subarray(offset, offset + 16 * 1024));
+    request.end();
+  });
+}
+
 for (const dialect of DIALECTS) {
   describe(`overload against a small in-flight budget [${dialect}]`, () => {
-    it('answers only 200 or 503 with Retry-After, loses nothing acknowledged, and recovers at once', async (t) => {
+    it('answers only 200 or 503 with Retry-After, loses nothing acknowledged, recovers at once; a body that does not fit is refused', async (t) => {
       const service = await createService('serve', dialect, {
         SERVICE_INGEST_MAX_INFLIGHT_BYTES: String(512 * 1024),
         SERVICE_INGEST_MAX_QUEUED_SPANS: '1000',
@@ -68,6 +88,19 @@ for (const dialect of DIALECTS) {
         );
         // Loose: the bodies in flight are bounded, so the heap cannot follow the number of clients.
         assert.ok(peakRssMb < 400, `server peak RSS ${peakRssMb.toFixed(0)} MB`);
+
+        // Step by step: a body in flight holds 400 KB of the 512 KiB budget until it is answered.
+        const holding = spanExport(100, 4_000);
+        const inFlight = await halfSentHttp(service.url, '/v1/traces', 'application/x-protobuf', holding.body);
+        const other = spanExport(50, 4_000);
+        const declared = await postOnce(service.url, other.body, false);
+        assert.deepEqual(declared, { status: 503, retryAfter: '1' }, 'a body that does not fit is refused by its Content-Length');
+        const streamed = await postOnce(service.url, other.body, true);
+        assert.deepEqual(streamed, { status: 503, retryAfter: '1' }, 'a chunked body is refused once it outgrows the budget');
+        assert.equal((await inFlight.finish()).status, 200);
+        assert.deepEqual(await postOnce(service.url, other.body, true), { status: 200, retryAfter: null }, 'alone, it is taken');
+        const storedAfter = new Set(await service.column('spans', 'span_id'));
+        assert.ok([...holding.ids, ...other.ids].every((id) => storedAfter.has(id)));
 
         running.child.kill('SIGTERM');
         assert.equal((await running.exited).code, 0);
