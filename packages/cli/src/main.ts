@@ -11,6 +11,7 @@ import {
 } from '@sightline/server';
 import { Command, CommanderError } from 'commander';
 import { registerMonitorCommands } from './monitor-commands.js';
+import { stopOnSignals } from './shutdown.js';
 
 /** Builds the command tree; exported so tests can drive it without spawning. */
 export function buildCli(): Command {
@@ -27,13 +28,12 @@ export function buildCli(): Command {
       const config = loadConfig();
       const server = await startServer(config);
       printBanner(config, server.url, server.grpcPort);
-      const stop = async (signal: string) => {
-        process.stderr.write(`sightline: ${signal} received, finishing queued writes and stopping\n`);
-        await server.close();
-        process.exit(0);
-      };
-      process.once('SIGINT', () => void stop('SIGINT'));
-      process.once('SIGTERM', () => void stop('SIGTERM'));
+      stopOnSignals({
+        name: 'sightline',
+        close: () => server.close(),
+        timeoutSeconds: config.shutdownTimeoutSeconds,
+        timeoutVariable: 'SERVICE_SHUTDOWN_TIMEOUT_SECONDS',
+      });
     });
   const admin = program.command('admin').description('Operator commands on the configured database (run on the host)');
   admin

@@ -6,6 +6,7 @@
 import { DomainError, redactUrl } from '@sightline/common';
 import { loadMonitorConfig, MONITOR_VERSION, type MonitorConfig, startMonitorServer, withSpaces } from '@sightline/monitor';
 import type { Command } from 'commander';
+import { stopOnSignals } from './shutdown.js';
 
 function print(text: string): void {
   process.stdout.write(`${text}\n`);
@@ -47,13 +48,12 @@ export function registerMonitorCommands(program: Command): Command {
           `  Database     ${database}`,
         ].join('\n'),
       );
-      const stop = async (signal: string) => {
-        process.stderr.write(`sightline monitor: ${signal} received, finishing queued writes and stopping\n`);
-        await server.close();
-        process.exit(0);
-      };
-      process.once('SIGINT', () => void stop('SIGINT'));
-      process.once('SIGTERM', () => void stop('SIGTERM'));
+      stopOnSignals({
+        name: 'sightline monitor',
+        close: () => server.close(),
+        timeoutSeconds: config.shutdownTimeoutSeconds,
+        timeoutVariable: 'MONITOR_SHUTDOWN_TIMEOUT_SECONDS',
+      });
     });
 
   monitor

@@ -24,6 +24,8 @@ export interface MonitorConfig {
   maxQueuedRecords: number;
   /** Most records committed in one transaction. */
   maxBatchRecords: number;
+  /** How long a SIGTERM/SIGINT may take to drain before the process exits non-zero (docs/deployment.md). */
+  shutdownTimeoutSeconds: number;
   logLevel: string;
 }
 
@@ -49,6 +51,7 @@ export function loadMonitorConfig(env: Env = process.env): MonitorConfig {
     maxBodyBytes: MAX_BODY_BYTES,
     maxQueuedRecords: envPositiveInt(read, 'MONITOR_MAX_QUEUED_RECORDS', 50_000),
     maxBatchRecords: envPositiveInt(read, 'MONITOR_MAX_BATCH_RECORDS', 2_000),
+    shutdownTimeoutSeconds: envPositiveInt(read, 'MONITOR_SHUTDOWN_TIMEOUT_SECONDS', 10),
     logLevel: envLogLevel('MONITOR_LOG_LEVEL', read('MONITOR_LOG_LEVEL')),
   };
 }

@@ -48,6 +48,8 @@ export interface IngestConfig {
   maxQueuedSpans: number;
   /** Most spans committed in one transaction. */
   maxBatchSpans: number;
+  /** Bytes of request bodies being received and decoded at once beyond which ingest answers 503. */
+  maxInflightBytes: number;
 }
 
 export interface RetentionConfig {
@@ -82,6 +84,8 @@ export interface Config {
   idps: IdpConfig[];
   ingest: IngestConfig;
   retention: RetentionConfig;
+  /** How long a SIGTERM/SIGINT may take to drain before the process exits non-zero (docs/deployment.md). */
+  shutdownTimeoutSeconds: number;
   logLevel: string;
 }
 
@@ -134,12 +138,14 @@ export function loadConfig(env: Env = process.env): Config {
       maxBodyBytes: envPositiveInt(read, 'SERVICE_MAX_REQUEST_BODY_BYTES', 32 * 1024 * 1024),
       maxQueuedSpans: envPositiveInt(read, 'SERVICE_INGEST_MAX_QUEUED_SPANS', 50_000),
       maxBatchSpans: envPositiveInt(read, 'SERVICE_INGEST_MAX_BATCH_SPANS', 5_000),
+      maxInflightBytes: envPositiveInt(read, 'SERVICE_INGEST_MAX_INFLIGHT_BYTES', 16 * 1024 * 1024),
     },
     retention: {
       intervalSeconds: envPositiveInt(read, 'SERVICE_RETENTION_INTERVAL_SECONDS', 60),
       batchMs: envPositiveInt(read, 'SERVICE_RETENTION_BATCH_MS', 50),
       dutyPercent: dutyPercent(read),
     },
+    shutdownTimeoutSeconds: envPositiveInt(read, 'SERVICE_SHUTDOWN_TIMEOUT_SECONDS', 10),
     logLevel: envLogLevel('SERVICE_LOG_LEVEL', read('SERVICE_LOG_LEVEL')),
   };
 }

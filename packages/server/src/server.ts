@@ -49,8 +49,9 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
   let costJob: CostJob | null = null;
   let retentionJob: RetentionJob | null = null;
   const close = async () => {
-    await app?.close();
-    await grpc?.close();
+    // Both listeners stop taking new requests at once and let the ones in flight finish; the
+    // queue is closed only after them, so each in-flight request is answered after its commit.
+    await Promise.all([app?.close(), grpc?.close()]);
     await costJob?.stop();
     await retentionJob?.stop();
     await queue?.close();
@@ -67,7 +68,7 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
       maxBatchSpans: config.ingest.maxBatchSpans,
       onError: (error) => logger.error({ err: error }, 'span write failed'),
     });
-    const ingest = createIngestService(queue);
+    const ingest = createIngestService(queue, { maxInflightBytes: config.ingest.maxInflightBytes });
     // A deleted project's id must not stay cached by the writer, or its next spans would be refused.
     const spanQueue = queue;
     const query = createQueryLayer(database, {
@@ -126,6 +127,7 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
       host: config.host,
       port: config.grpcPort,
       maxMessageBytes: config.ingest.maxBodyBytes,
+      drainTimeoutMs: config.shutdownTimeoutSeconds * 1000,
       ingest,
       authorize: config.enableAuth
         ? async (authorization) => {

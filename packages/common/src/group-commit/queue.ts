@@ -74,6 +74,11 @@ export class GroupCommitQueue<T> {
     return this.open;
   }
 
+  /** True when not even an item of weight 1 would be accepted now. */
+  get full(): boolean {
+    return this.open >= this.options.maxQueuedWeight;
+  }
+
   /** Queues an item for the next commit; throws QueueFullError at once when there is no room. */
   enqueue(item: T): Promise<void> {
     if (this.closed) return Promise.reject(this.storageError(this.options.messages.closing));

@@ -1,5 +1,6 @@
 /** Accepts decoded OTLP exports from any transport and resolves once their spans are committed. */
-import { GroupCommitQueue } from '@sightline/common';
+import { GroupCommitQueue, QueueFullError } from '@sightline/common';
+import { type BodyAdmission, InflightBytes } from './inflight-bytes.js';
 import type { DecodedResourceSpans } from './otlp-model.js';
 import { type SpanRow, toSpanRows } from './span-rows.js';
 import type { SpanWriter } from './span-writer.js';
@@ -7,6 +8,17 @@ import type { SpanWriter } from './span-writer.js';
 export interface IngestService {
   /** Stores the spans of an export; resolves with the number of spans after the commit. */
   ingest(resources: DecodedResourceSpans[], headerProject?: string): Promise<number>;
+  /**
+   * Admits a request body of `bytes` (0 when not known) before it is read; throws QueueFullError
+   * (503 / RESOURCE_EXHAUSTED) when the queue has no room or the bodies in flight would pass
+   * their budget. The caller releases the admission once the request is answered.
+   */
+  admit(bytes: number): BodyAdmission;
+}
+
+export interface IngestServiceOptions {
+  /** Bytes of request bodies being received and decoded at once beyond which requests are refused. */
+  maxInflightBytes: number;
 }
 
 /** The span queue: one item per request, weighed by its span count. */
@@ -18,6 +30,8 @@ export interface SpanQueueOptions {
   onError?: (error: unknown) => void;
 }
 
+const QUEUE_FULL_MESSAGE = 'the server is busy writing earlier spans; retry later';
+
 /** The group-commit queue in front of the span writer (docs/ingest.md, "Write path"). */
 export function createSpanQueue(writer: SpanWriter, options: SpanQueueOptions): SpanQueue {
   return new GroupCommitQueue<SpanRow[]>(writer, {
@@ -25,7 +39,7 @@ export function createSpanQueue(writer: SpanWriter, options: SpanQueueOptions): 
     maxBatchWeight: options.maxBatchSpans,
     weigh: (rows) => rows.length,
     messages: {
-      full: 'the server is busy writing earlier spans; retry later',
+      full: QUEUE_FULL_MESSAGE,
       failed: 'the spans could not be stored; retry later',
       closing: 'the server is shutting down',
     },
@@ -36,12 +50,21 @@ export function createSpanQueue(writer: SpanWriter, options: SpanQueueOptions): 
 }
 
 /** An ingest service writing through the given queue. A full queue or failed write throws UnavailableError (503). */
-export function createIngestService(queue: SpanQueue): IngestService {
+export function createIngestService(queue: SpanQueue, options: IngestServiceOptions): IngestService {
+  const inflight = new InflightBytes(
+    options.maxInflightBytes,
+    () => new QueueFullError('the server is receiving too many request bodies at once; retry later', 1),
+  );
   return {
     async ingest(resources, headerProject) {
       const rows = toSpanRows(resources, headerProject);
       await queue.enqueue(rows);
       return rows.length;
+    },
+    admit(bytes) {
+      // Refused before the body is read: reading and decoding it would be wasted work.
+      if (queue.full) throw new QueueFullError(QUEUE_FULL_MESSAGE, 1);
+      return inflight.admit(bytes);
     },
   };
 }

@@ -1,6 +1,7 @@
 /** OTLP/gRPC TraceService on its own port, sharing the ingest service with OTLP/HTTP. */
 import * as grpc from '@grpc/grpc-js';
 import { decodeProtobufExport } from './decode-protobuf.js';
+import type { BodyAdmission } from './inflight-bytes.js';
 import type { IngestService } from './ingest-service.js';
 import { type DecodedResourceSpans, OtlpDecodeError } from './otlp-model.js';
 import { ExportTraceServiceResponse } from './otlp-schema.js';
@@ -8,6 +9,8 @@ import { DomainError } from '@sightline/common';
 import { grpcStatusOf } from './grpc-status.js';
 
 const EMPTY_RESPONSE = Buffer.from(ExportTraceServiceResponse.encode({}).finish());
+/** Streams one client connection may have open at once (exporters send one export at a time per connection). */
+const MAX_CONCURRENT_STREAMS = 32;
 
 // Messages stay raw bytes here so a malformed one becomes INVALID_ARGUMENT, not a transport error.
 const traceService: grpc.ServiceDefinition = {
@@ -31,6 +34,8 @@ export interface GrpcServerOptions {
   host: string;
   port: number;
   maxMessageBytes: number;
+  /** How long close() lets calls in flight finish before cancelling them. */
+  drainTimeoutMs: number;
   ingest: IngestService;
   /** With auth on: checks the `authorization` metadata; throws a DomainError (ForbiddenError) when not allowed. */
   authorize?: (authorization: string | undefined) => Promise<'ok' | 'unauthenticated'>;
@@ -42,8 +47,23 @@ export async function startOtlpGrpcServer(options: GrpcServerOptions): Promise<G
   const server = new grpc.Server({
     'grpc.max_receive_message_length': options.maxMessageBytes,
     'grpc.max_send_message_length': 1024 * 1024,
+    // grpc-js reads a whole message before the handler sees it: bound how many one connection
+    // may have on the way at once (docs/ingest.md, "Overload").
+    'grpc.max_concurrent_streams': MAX_CONCURRENT_STREAMS,
   });
-  const handler: grpc.handleUnaryCall<Buffer, Buffer> = (call, callback) => {
+  const handler: grpc.handleUnaryCall<Buffer, Buffer> = (call, reply) => {
+    // The message's bytes count against the in-flight budget until the call is answered.
+    let admission: BodyAdmission;
+    try {
+      admission = options.ingest.admit(call.request.length);
+    } catch (error) {
+      if (error instanceof DomainError) return reply({ code: grpcStatusOf(error), details: error.message }, null);
+      throw error;
+    }
+    const callback: grpc.sendUnaryData<Buffer> = (error, value) => {
+      admission.release();
+      reply(error, value);
+    };
     const fail = (code: grpc.status, details: string) => callback({ code, details }, null);
     if (options.authorize) {
       const header = call.metadata.get('authorization')[0];
@@ -92,7 +112,7 @@ export async function startOtlpGrpcServer(options: GrpcServerOptions): Promise<G
     port,
     close: () =>
       new Promise<void>((resolve) => {
-        const timer = setTimeout(() => server.forceShutdown(), 5000);
+        const timer = setTimeout(() => server.forceShutdown(), options.drainTimeoutMs);
         server.tryShutdown(() => {
           clearTimeout(timer);
           resolve();

@@ -1,10 +1,12 @@
 /** `POST /v1/traces`: OTLP/HTTP with protobuf or JSON bodies, optionally gzip or deflate compressed. */
+import { Transform } from 'node:stream';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { InvalidInputError, TooLargeError, UnsupportedError } from '@sightline/common';
 import { decodeJsonExport } from './decode-json.js';
 import { decodeProtobufExport } from './decode-protobuf.js';
+import type { BodyAdmission } from './inflight-bytes.js';
 import type { IngestService } from './ingest-service.js';
 import { OtlpDecodeError, type DecodedResourceSpans } from './otlp-model.js';
 import { ExportTraceServiceResponse } from './otlp-schema.js';
@@ -31,6 +33,34 @@ export async function otlpHttpRoutes(app: FastifyInstance, options: { ingest: In
     ),
   );
 
+  // Each request's share of the in-flight byte budget, taken before its body is read and given
+  // back once it is answered (docs/ingest.md, "Overload").
+  const admissions = new WeakMap<FastifyRequest, BodyAdmission>();
+  app.addHook('onRequest', async (request, reply) => {
+    const declared = Number(request.headers['content-length'] ?? 0);
+    // An oversized body is refused with 413 by the body parser, unread: it needs no budget.
+    const admission = options.ingest.admit(declared <= options.maxBodyBytes ? declared : 0);
+    admissions.set(request, admission);
+    reply.raw.once('close', admission.release);
+  });
+  app.addHook('preParsing', async (request, _reply, payload) => {
+    const admission = admissions.get(request);
+    if (admission === undefined || request.headers['content-length'] !== undefined) return payload;
+    // A body without Content-Length (chunked) is counted as it arrives.
+    return payload.pipe(
+      new Transform({
+        transform(chunk: Buffer, _encoding, callback) {
+          try {
+            admission.grow(chunk.length);
+            callback(null, chunk);
+          } catch (error) {
+            callback(error as Error);
+          }
+        },
+      }),
+    );
+  });
+
   app.post(
     '/v1/traces',
     {
@@ -49,7 +79,11 @@ export async function otlpHttpRoutes(app: FastifyInstance, options: { ingest: In
     async (request, reply) => {
       const contentType = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
       const isJson = contentType === 'application/json';
-      const raw = await decompress(request.body as Buffer, request.headers['content-encoding'], options.maxBodyBytes);
+      const body = request.body as Buffer;
+      // Only the decoded spans are needed from here on; the bytes can be collected while the commit is awaited.
+      request.body = undefined;
+      const raw = await decompress(body, request.headers['content-encoding'], options.maxBodyBytes);
+      if (raw !== body) admissions.get(request)?.grow(raw.length);
       let resources: DecodedResourceSpans[];
       try {
         resources = isJson ? decodeJsonExport(raw.toString('utf8')) : decodeProtobufExport(raw);

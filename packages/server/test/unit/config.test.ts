@@ -56,8 +56,9 @@ describe('loadConfig: defaults', () => {
       trustedProxies: [],
       smtp: null,
       idps: [],
-      ingest: { maxBodyBytes: 32 * 1024 * 1024, maxQueuedSpans: 50_000, maxBatchSpans: 5_000 },
+      ingest: { maxBodyBytes: 32 * 1024 * 1024, maxQueuedSpans: 50_000, maxBatchSpans: 5_000, maxInflightBytes: 16 * 1024 * 1024 },
       retention: { intervalSeconds: 60, batchMs: 50, dutyPercent: 50 },
+      shutdownTimeoutSeconds: 10,
       logLevel: 'info',
     });
   });
@@ -121,9 +122,11 @@ describe('loadConfig: defaults', () => {
       SERVICE_MAX_REQUEST_BODY_BYTES: '1024',
       SERVICE_INGEST_MAX_QUEUED_SPANS: '100',
       SERVICE_INGEST_MAX_BATCH_SPANS: '10',
+      SERVICE_INGEST_MAX_INFLIGHT_BYTES: '4096',
       SERVICE_RETENTION_INTERVAL_SECONDS: '5',
       SERVICE_RETENTION_BATCH_MS: '20',
       SERVICE_RETENTION_DUTY_PERCENT: '25',
+      SERVICE_SHUTDOWN_TIMEOUT_SECONDS: '30',
       SERVICE_LOG_LEVEL: 'DEBUG',
     });
     assert.equal(config.host, '0.0.0.0');
@@ -133,8 +136,9 @@ describe('loadConfig: defaults', () => {
     assert.equal(config.refreshTokenExpiryMinutes, 60);
     assert.equal(config.passwordResetTokenExpiryMinutes, 30);
     assert.equal(config.defaultAdminInitialPassword, 's3cret!');
-    assert.deepEqual(config.ingest, { maxBodyBytes: 1024, maxQueuedSpans: 100, maxBatchSpans: 10 });
+    assert.deepEqual(config.ingest, { maxBodyBytes: 1024, maxQueuedSpans: 100, maxBatchSpans: 10, maxInflightBytes: 4096 });
     assert.deepEqual(config.retention, { intervalSeconds: 5, batchMs: 20, dutyPercent: 25 });
+    assert.equal(config.shutdownTimeoutSeconds, 30);
     assert.equal(config.logLevel, 'debug');
   });
 
@@ -236,6 +240,8 @@ describe('loadConfig: numbers', () => {
       'SERVICE_INGEST_MAX_BATCH_SPANS',
       'SERVICE_RETENTION_BATCH_MS',
       'SERVICE_RETENTION_DUTY_PERCENT',
+      'SERVICE_INGEST_MAX_INFLIGHT_BYTES',
+      'SERVICE_SHUTDOWN_TIMEOUT_SECONDS',
     ]) {
       for (const value of ['0', '-5', '2.5', 'ten', '99999999999999999999']) {
         assertConfigError({ [variable]: value }, variable, 'expected a positive whole number');
