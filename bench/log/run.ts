@@ -6,7 +6,7 @@
  * - The floor: a bare `node:http` server that reads the body and answers 200 without other work
  *   (bench/log/floor-server.ts).
  * - The service: `sightline monitor serve` (built bin) on a fresh SQLite database in a temp
- *   directory (synchronous=FULL: every 200 is on disk), or on PostgreSQL with
+ *   directory (every 200 is on disk: its WAL was synced after the commit), or on PostgreSQL with
  *   MONITOR_BENCH_DATABASE_URL=postgresql://... (an empty database).
  * - The load: an undici Pool (bench/log/load.ts) of `connections` keep-alive connections, one
  *   request in flight on each, one record per request (a full record with six features and two
@@ -42,6 +42,7 @@ const HELP = `npm run bench:log [-- options]
   --duration S      measured seconds per round (default 5)
   --warmup S        warm-up seconds before the first round of each (default 3; later rounds 0.5)
   --cpu-prof        run the service under node --cpu-prof and summarise its profiles
+  --service-env NAME=value   an extra MONITOR_* variable for the service (repeatable), e.g. MONITOR_SQLITE_SYNCS=1
   --dir DIR         where the service's SQLite database goes (default: the OS temp dir); /dev/shm
                     (tmpfs: fsync returns at once) takes the disk out, to see the CPU per record alone
 PostgreSQL: MONITOR_BENCH_DATABASE_URL=postgresql://user@host:port/empty_database
@@ -56,6 +57,7 @@ function parseOptions() {
       warmup: { type: 'string' },
       'cpu-prof': { type: 'boolean' },
       dir: { type: 'string' },
+      'service-env': { type: 'string', multiple: true },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -72,7 +74,14 @@ function parseOptions() {
     }
     return parsed;
   };
+  const serviceEnv: Record<string, string> = {};
+  for (const pair of values['service-env'] ?? []) {
+    const at = pair.indexOf('=');
+    if (at <= 0 || !pair.startsWith('MONITOR_')) throw new Error(`--service-env: expected MONITOR_NAME=value, got "${pair}"`);
+    serviceEnv[pair.slice(0, at)] = pair.slice(at + 1);
+  }
   return {
+    serviceEnv,
     connections: number('connections', values.connections, 16, true),
     rounds: number('rounds', values.rounds, 3, true),
     durationMs: number('duration', values.duration, 5, false) * 1000,
@@ -227,13 +236,14 @@ async function main(): Promise<void> {
     SERVICE_WORKING_DIR: workingDir,
     MONITOR_LOG_LEVEL: 'warn',
     ...(databaseUrl && { MONITOR_DATABASE_URL: databaseUrl }),
+    ...options.serviceEnv,
   };
   const cpus = os.cpus();
   process.stdout.write(
     `bench/log: undici, ${options.connections} keep-alive connections, one record per request; floor and service alternate, ` +
       `${options.rounds} rounds of ${options.durationMs / 1000} s each (after ${options.warmupMs / 1000} s of warm-up); ` +
       `${cpus.length} × ${cpus[0]?.model ?? 'cpu'}, Node ${process.version}, load average ${os.loadavg()[0]!.toFixed(2)}, ` +
-      `${databaseUrl ? 'PostgreSQL' : `SQLite (WAL, synchronous=FULL) in ${options.dir}`}${profileDir ? ', service under --cpu-prof' : ''}\n`,
+      `${databaseUrl ? 'PostgreSQL' : `SQLite (WAL, synced before every 200) in ${options.dir}`}${profileDir ? ', service under --cpu-prof' : ''}\n`,
   );
   const children: ChildProcess[] = [];
   try {
@@ -357,6 +367,7 @@ async function main(): Promise<void> {
           machine: { cpus: cpus.length, model: cpus[0]?.model, node: process.version, loadavg: os.loadavg() },
           database: databaseUrl ? 'postgresql' : 'sqlite',
           database_dir: databaseUrl ? null : options.dir,
+          service_env: options.serviceEnv,
           load_generator: 'undici Pool, pipelining 1',
           floor_server: 'node:http',
           connections: options.connections,

@@ -24,6 +24,8 @@ export interface MonitorConfig {
   maxQueuedRecords: number;
   /** Most records committed in one transaction. */
   maxBatchRecords: number;
+  /** SQLite: committed batches whose WAL sync may run at once. */
+  sqliteSyncs: number;
   logLevel: string;
 }
 
@@ -49,6 +51,7 @@ export function loadMonitorConfig(env: Env = process.env): MonitorConfig {
     maxBodyBytes: MAX_BODY_BYTES,
     maxQueuedRecords: envPositiveInt(read, 'MONITOR_MAX_QUEUED_RECORDS', 50_000),
     maxBatchRecords: envPositiveInt(read, 'MONITOR_MAX_BATCH_RECORDS', 2_000),
+    sqliteSyncs: envPositiveInt(read, 'MONITOR_SQLITE_SYNCS', 4),
     logLevel: envLogLevel('MONITOR_LOG_LEVEL', read('MONITOR_LOG_LEVEL')),
   };
 }
