@@ -2,18 +2,21 @@
  * A 200 from POST /v1/log means stored: a SQLite monitor killed with SIGKILL in the middle of
  * sustained logging keeps every record it acknowledged (the writer commits without waiting for
  * the disk and acknowledges after its own WAL sync, docs/performance.md). Runs the built bin in
- * a child process (run `npm run build` first), once: the PostgreSQL path is not involved.
+ * a child process (run `npm run build` first), once: the PostgreSQL path is not involved. The
+ * WAL synced is the one SQLite writes, also behind a symbolic link.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { openSqlite } from '@sightline/common';
 import { loadMonitorConfig } from '../src/config.js';
-import { withSpaces } from '../src/server.js';
+import { startMonitorServer, withSpaces } from '../src/server.js';
 import { fullRecord } from './helpers/bodies.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from './helpers/databases.js';
+import { request } from './helpers/server.js';
 
 const bin = path.resolve(import.meta.dirname, '../../cli/bin/sightline.js');
 const CLIENTS = 16;
@@ -89,6 +92,34 @@ for (const _ of DIALECTS.filter((dialect) => dialect === 'sqlite')) {
         assert.deepEqual(missing, [], `${missing.length} of ${acknowledged.length} acknowledged records are missing`);
       } finally {
         connection.close();
+      }
+    });
+
+    it('syncs the real WAL when the database is reached through a symbolic link', async () => {
+      const target = path.join(database.workingDir, 'real', 'linked.db');
+      fs.mkdirSync(path.dirname(target), { recursive: true });
+      const link = path.join(database.workingDir, 'link.db');
+      fs.writeFileSync(target, '');
+      fs.symlinkSync(target, link);
+      const config = loadMonitorConfig({
+        ...database.env,
+        MONITOR_DATABASE_URL: `sqlite:${link}`,
+        MONITOR_PORT: '0',
+        MONITOR_LOG_LEVEL: 'silent',
+      });
+      const monitor = await startMonitorServer(config);
+      try {
+        const space = await monitor.spaces.createSpace('linked');
+        const body = fullRecord(space.space_key);
+        const response = await request(`${monitor.url}/v1/log`, {
+          method: 'POST',
+          headers: { authorization: space.api_key },
+          body: JSON.stringify(body),
+        });
+        assert.equal(response.status, 200, response.text);
+        assert.ok(fs.existsSync(`${target}-wal`) && !fs.existsSync(`${link}-wal`), 'SQLite keeps the WAL next to the real file');
+      } finally {
+        await monitor.close();
       }
     });
   });

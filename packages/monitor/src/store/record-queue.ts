@@ -46,7 +46,8 @@ export class SqliteRecordWriter implements RecordWriter {
 
   async write(rows: RecordRow[]): Promise<void> {
     await this.thread.write(rows);
-    this.wal ??= fs.openSync(`${this.file}-wal`, 'r');
+    // SQLite keeps the WAL next to the database file a symbolic link points to.
+    this.wal ??= fs.openSync(`${fs.realpathSync(this.file)}-wal`, 'r');
     const wal = this.wal;
     await new Promise<void>((resolve, reject) => fs.fdatasync(wal, (error) => (error ? reject(error) : resolve())));
   }
