@@ -1,14 +1,27 @@
 /**
- * The floor: a bare Fastify route answering 200 without work (Fastify's default JSON body
- * parser is all that runs), with the service's HTTP options. Prints "listening <port>".
+ * The floor: a bare `node:http` server that reads each request body to its end and answers
+ * 200 `{"message":"OK"}` without other work, with the service's keep-alive timeout. Prints
+ * "listening <port>".
  */
-import Fastify from 'fastify';
+import http from 'node:http';
 
-const app = Fastify({ logger: false, keepAliveTimeout: 75_000, bodyLimit: 4 * 1024 * 1024 });
-app.post('/v1/log', async () => ({ message: 'OK' }));
-await app.listen({ host: '127.0.0.1', port: Number(process.env.PORT ?? 0) });
-const address = app.server.address();
-process.stdout.write(`listening ${typeof address === 'object' && address ? address.port : ''}\n`);
+const OK = Buffer.from('{"message":"OK"}');
+const HEADERS = { 'content-type': 'application/json; charset=utf-8', 'content-length': String(OK.length) };
+
+const server = http.createServer({ keepAliveTimeout: 75_000 }, (request, response) => {
+  request.on('end', () => {
+    response.writeHead(200, HEADERS);
+    response.end(OK);
+  });
+  request.resume();
+});
+server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => {
+  const address = server.address();
+  process.stdout.write(`listening ${typeof address === 'object' && address ? address.port : ''}\n`);
+});
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => void app.close().then(() => process.exit(0)));
+  process.once(signal, () => {
+    server.closeAllConnections();
+    server.close(() => process.exit(0));
+  });
 }

@@ -1,42 +1,95 @@
 /**
  * bench/log: POST /v1/log throughput against its floor, measured in one run with one load generator.
  *
- *   npm run build && npm run bench:log [-- --rounds 3 --duration 5 --warmup 3 --connections 128]
+ *   npm run build && npm run bench:log [-- --connections 16 --rounds 3 --duration 5 --warmup 3 --cpu-prof]
  *
- * - The floor: a bare Fastify route answering 200 without work (bench/log/floor-server.ts).
+ * - The floor: a bare `node:http` server that reads the body and answers 200 without other work
+ *   (bench/log/floor-server.ts).
  * - The service: `sightline monitor serve` (built bin) on a fresh SQLite database in a temp
- *   directory (synchronous=FULL: every 200 is on disk), or on PostgreSQL with
+ *   directory (every 200 is on disk: its WAL was synced after the commit), or on PostgreSQL with
  *   MONITOR_BENCH_DATABASE_URL=postgresql://... (an empty database).
- * Both run side by side; the load alternates between them (floor, service, floor, ...) for
- * `rounds` rounds of `duration` seconds each, so drifts in the machine's other load hit both.
- * Both get single-record requests (a full record with six features and two tags, a new
- * prediction_id each) over keep-alive connections, one request in flight per connection.
- * Afterwards every acknowledged record is looked up through the read API.
- * Prints requests/s, p50/p99 latency and the ratio service/floor (target ≥ 0.5); writes the
- * figures to bench/results/log-<time>.json.
+ * - The load: an undici Pool (bench/log/load.ts) of `connections` keep-alive connections, one
+ *   request in flight on each, one record per request (a full record with six features and two
+ *   tags, a new prediction_id each).
+ * Both servers run side by side; the load alternates between them (floor, service, floor, ...)
+ * for `rounds` rounds of `duration` seconds each, so drifts in the machine's other load hit both.
+ * The CPU each thread of the service used during its rounds is read from /proc and divided by
+ * the records answered: request thread, writer thread, other threads (GC, compiler).
+ * Afterwards the service is stopped and every acknowledged record is looked up through the read
+ * API of a fresh service process on the same database.
+ * Prints requests/s, p50/p99 latency, CPU µs per record and the ratio service/floor (target ≥ 0.5);
+ * writes the figures to bench/results/log-<time>.json. With --cpu-prof the service runs under
+ * `node --cpu-prof` (slower: the ratio is then not a result) and the profiles of its request
+ * and writer threads are summarised (self time per function).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { formatProfile } from '../ingest/profile-summary.js';
 import { percentile, runLoad, type LoadResult } from './load.js';
+import { sampleThreads, threadCpuBetween, type ThreadCpu } from './threads.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const bin = path.join(root, 'packages/cli/bin/sightline.js');
-
-function option(name: string, fallback: number): number {
-  const index = process.argv.indexOf(`--${name}`);
-  const value = index >= 0 ? Number(process.argv[index + 1]) : fallback;
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`--${name} must be a positive number`);
-  return value;
-}
-
-const DURATION_MS = option('duration', 5) * 1000;
-const WARMUP_MS = option('warmup', 3) * 1000;
-const ROUNDS = option('rounds', 3);
-const CONNECTIONS = option('connections', 128);
 const MODEL_ID = 'bench-model';
+
+const HELP = `npm run bench:log [-- options]
+  --connections N   keep-alive connections, one request in flight each (default 16)
+  --rounds N        floor/service rounds (default 3)
+  --duration S      measured seconds per round (default 5)
+  --warmup S        warm-up seconds before the first round of each (default 3; later rounds 0.5)
+  --cpu-prof        run the service under node --cpu-prof and summarise its profiles
+  --service-env NAME=value   an extra MONITOR_* variable for the service (repeatable), e.g. MONITOR_SQLITE_SYNCS=1
+  --dir DIR         where the service's SQLite database goes (default: the OS temp dir); /dev/shm
+                    (tmpfs: fsync returns at once) takes the disk out, to see the CPU per record alone
+PostgreSQL: MONITOR_BENCH_DATABASE_URL=postgresql://user@host:port/empty_database
+`;
+
+function parseOptions() {
+  const { values } = parseArgs({
+    options: {
+      connections: { type: 'string' },
+      rounds: { type: 'string' },
+      duration: { type: 'string' },
+      warmup: { type: 'string' },
+      'cpu-prof': { type: 'boolean' },
+      dir: { type: 'string' },
+      'service-env': { type: 'string', multiple: true },
+      help: { type: 'boolean', short: 'h' },
+    },
+    strict: true,
+  });
+  if (values.help) {
+    process.stdout.write(HELP);
+    process.exit(0);
+  }
+  const number = (name: string, value: string | undefined, fallback: number, integer: boolean) => {
+    if (value === undefined) return fallback;
+    const parsed = Number(value);
+    if (!Number.isFinite(parsed) || parsed <= 0 || (integer && !Number.isInteger(parsed))) {
+      throw new Error(`--${name} must be a positive ${integer ? 'whole number' : 'number'}, got "${value}"`);
+    }
+    return parsed;
+  };
+  const serviceEnv: Record<string, string> = {};
+  for (const pair of values['service-env'] ?? []) {
+    const at = pair.indexOf('=');
+    if (at <= 0 || !pair.startsWith('MONITOR_')) throw new Error(`--service-env: expected MONITOR_NAME=value, got "${pair}"`);
+    serviceEnv[pair.slice(0, at)] = pair.slice(at + 1);
+  }
+  return {
+    serviceEnv,
+    connections: number('connections', values.connections, 16, true),
+    rounds: number('rounds', values.rounds, 3, true),
+    durationMs: number('duration', values.duration, 5, false) * 1000,
+    warmupMs: number('warmup', values.warmup, 3, false) * 1000,
+    cpuProf: values['cpu-prof'] ?? false,
+    dir: values.dir ?? os.tmpdir(),
+  };
+}
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -72,8 +125,8 @@ async function stopChild(child: ChildProcess): Promise<void> {
   await exited;
 }
 
-/** One complete HTTP request: a full record with a fresh prediction_id. */
-function requestFor(port: number, apiKey: string, spaceKey: string): (i: number) => Buffer {
+/** The body of request i of a round: a full record whose prediction_id is `idOf(round, i)`. */
+function bodyFor(spaceKey: string, idOf: (i: number) => string): (i: number) => string {
   const timestamp = new Date(Date.now() - 60_000).toISOString();
   const before = `{"space_key":${JSON.stringify(spaceKey)},"model_id":"${MODEL_ID}","prediction_id":"`;
   const after =
@@ -82,13 +135,7 @@ function requestFor(port: number, apiKey: string, spaceKey: string): (i: number)
     `"features":{"amount":{"double":12.5},"country":{"string":"DE"},"items":{"int":"3"},"merchant":{"string":"m-1234"},` +
     `"age_days":{"int":"812"},"velocity":{"double":0.25}},"tags":{"region":{"string":"eu"},"shard":{"int":"7"}}},` +
     `"environment_params":{"production":{}}}`;
-  const head = (length: number) =>
-    `POST /v1/log HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: ${apiKey}\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`;
-  const run = Date.now().toString(36);
-  return (i) => {
-    const body = `${before}${run}-${i}${after}`;
-    return Buffer.from(head(Buffer.byteLength(body)) + body);
-  };
+  return (i) => `${before}${idOf(i)}${after}`;
 }
 
 function summary(result: LoadResult) {
@@ -132,6 +179,7 @@ function merge(results: LoadResult[]): LoadResult {
     latenciesMs: [],
     non200: {},
     acknowledged: [],
+    answered: 0,
     unknown: 0,
     sent: 0,
     connectionsOpened: 0,
@@ -141,7 +189,7 @@ function merge(results: LoadResult[]): LoadResult {
     merged.okInWindow += result.okInWindow;
     for (const latency of result.latenciesMs) merged.latenciesMs.push(latency);
     for (const [status, count] of Object.entries(result.non200)) merged.non200[status] = (merged.non200[status] ?? 0) + count;
-    for (const i of result.acknowledged) merged.acknowledged.push(i);
+    merged.answered += result.answered;
     merged.unknown += result.unknown;
     merged.sent += result.sent;
     merged.connectionsOpened += result.connectionsOpened;
@@ -150,20 +198,52 @@ function merge(results: LoadResult[]): LoadResult {
   return merged;
 }
 
+/** CPU used while a load ran: the server's threads and the load generator (this process). */
+interface LoadCpu {
+  server: ThreadCpu;
+  generator: number;
+}
+
+function addCpu(into: LoadCpu, cpu: LoadCpu): void {
+  into.server.main += cpu.server.main;
+  into.server.writer += cpu.server.writer;
+  into.server.other += cpu.server.other;
+  into.server.total += cpu.server.total;
+  into.generator += cpu.generator;
+}
+
+const emptyCpu = (): LoadCpu => ({ server: { main: 0, writer: 0, other: 0, total: 0 }, generator: 0 });
+
+/** CPU µs per answered request, rounded. */
+function perRequest(cpu: LoadCpu, requests: number) {
+  const us = (seconds: number) => Math.round((seconds * 1e6) / Math.max(requests, 1));
+  return {
+    request_thread: us(cpu.server.main),
+    writer_thread: us(cpu.server.writer),
+    other_threads: us(cpu.server.other),
+    server_total: us(cpu.server.total),
+    load_generator: us(cpu.generator),
+  };
+}
+
 async function main(): Promise<void> {
+  const options = parseOptions();
   if (!fs.existsSync(path.join(root, 'packages/monitor/dist/index.js'))) throw new Error('build first: npm run build');
-  const workingDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sightline-bench-log-'));
+  const workingDir = fs.mkdtempSync(path.join(options.dir, 'sightline-bench-log-'));
+  const profileDir = options.cpuProf ? path.join(root, 'bench/results', `log-profile-${Date.now()}`) : null;
   const databaseUrl = process.env.MONITOR_BENCH_DATABASE_URL;
   const env: Record<string, string> = {
     SERVICE_WORKING_DIR: workingDir,
     MONITOR_LOG_LEVEL: 'warn',
     ...(databaseUrl && { MONITOR_DATABASE_URL: databaseUrl }),
+    ...options.serviceEnv,
   };
   const cpus = os.cpus();
   process.stdout.write(
-    `bench/log: ${CONNECTIONS} keep-alive connections; floor and service alternate, ${ROUNDS} rounds of ${DURATION_MS / 1000} s each ` +
-      `(after ${WARMUP_MS / 1000} s of warm-up each); ${cpus.length} × ${cpus[0]?.model ?? 'cpu'}, Node ${process.version}, ` +
-      `${databaseUrl ? 'PostgreSQL' : 'SQLite (WAL, synchronous=FULL)'}\n`,
+    `bench/log: undici, ${options.connections} keep-alive connections, one record per request; floor and service alternate, ` +
+      `${options.rounds} rounds of ${options.durationMs / 1000} s each (after ${options.warmupMs / 1000} s of warm-up); ` +
+      `${cpus.length} × ${cpus[0]?.model ?? 'cpu'}, Node ${process.version}, load average ${os.loadavg()[0]!.toFixed(2)}, ` +
+      `${databaseUrl ? 'PostgreSQL' : `SQLite (WAL, synced before every 200) in ${options.dir}`}${profileDir ? ', service under --cpu-prof' : ''}\n`,
   );
   const children: ChildProcess[] = [];
   try {
@@ -177,64 +257,104 @@ async function main(): Promise<void> {
     // Both servers run for the whole bench; the load alternates between them, so a change in
     // the machine's other load hits both alike.
     const floorPort = await freePort();
-    children.push(
-      await startChild(process.execPath, ['--import', 'tsx', 'bench/log/floor-server.ts'], { PORT: String(floorPort) }, 'listening'),
+    const floor = await startChild(
+      process.execPath,
+      ['--import', 'tsx', 'bench/log/floor-server.ts'],
+      { PORT: String(floorPort) },
+      'listening',
     );
+    children.push(floor);
     const port = await freePort();
-    children.push(await startChild(process.execPath, [bin, 'monitor', 'serve'], { ...env, MONITOR_PORT: String(port) }, 'Log API'));
+    const profileArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+    const service = await startChild(
+      process.execPath,
+      [...profileArgs, bin, 'monitor', 'serve'],
+      { ...env, MONITOR_PORT: String(port) },
+      'Log API',
+    );
+    children.push(service);
 
-    const floorRequest = requestFor(floorPort, apiKey, spaceKey);
-    const serviceRequest = requestFor(port, apiKey, spaceKey);
-    const ids = new Map<number, string>();
-    const load = (target: 'floor' | 'service', round: number, warmupMs: number) =>
-      runLoad({
-        host: '127.0.0.1',
-        port: target === 'floor' ? floorPort : port,
-        connections: CONNECTIONS,
+    const run = Date.now().toString(36);
+    const idOf = (round: number, i: number) => `${run}-${round}-${i}`;
+    const headers = { authorization: apiKey, 'content-type': 'application/json' };
+    const load = async (target: 'floor' | 'service', round: number, warmupMs: number): Promise<{ result: LoadResult; cpu: LoadCpu }> => {
+      const child = target === 'floor' ? floor : service;
+      const threadsBefore = sampleThreads(child.pid!);
+      const generatorBefore = process.cpuUsage();
+      const result = await runLoad({
+        origin: `http://127.0.0.1:${target === 'floor' ? floorPort : port}`,
+        path: '/v1/log',
+        headers,
+        connections: options.connections,
         warmupMs,
-        durationMs: DURATION_MS,
-        request:
-          target === 'floor'
-            ? floorRequest
-            : (i) => {
-                const n = round * 100_000_000 + i;
-                const bytes = serviceRequest(n);
-                ids.set(n, /"prediction_id":"([^"]+)"/.exec(bytes.toString('latin1'))![1]!);
-                return bytes;
-              },
-      }).then((result) => {
-        if (target === 'service') result.acknowledged = result.acknowledged.map((i) => round * 100_000_000 + i);
-        return result;
+        durationMs: options.durationMs,
+        body: bodyFor(spaceKey, (i) => idOf(round, i)),
       });
+      const generator = process.cpuUsage(generatorBefore);
+      const server = threadCpuBetween(child.pid!, threadsBefore, sampleThreads(child.pid!));
+      return { result, cpu: { server, generator: (generator.user + generator.system) / 1e6 } };
+    };
     const floorRounds: LoadResult[] = [];
     const serviceRounds: LoadResult[] = [];
-    for (let round = 0; round < ROUNDS; round++) {
-      const warmupMs = round === 0 ? WARMUP_MS : 500;
-      floorRounds.push(await load('floor', round, warmupMs));
-      serviceRounds.push(await load('service', round, warmupMs));
-      const f = summary(floorRounds[round]!);
-      const v = summary(serviceRounds[round]!);
-      process.stdout.write(`  round ${round + 1}: floor ${f.requests_per_second} req/s, service ${v.requests_per_second} req/s\n`);
+    const floorCpu = emptyCpu();
+    const serviceCpu = emptyCpu();
+    const acknowledged = new Set<string>();
+    for (let round = 0; round < options.rounds; round++) {
+      const warmupMs = round === 0 ? options.warmupMs : 500;
+      const f = await load('floor', round, warmupMs);
+      floorRounds.push(f.result);
+      addCpu(floorCpu, f.cpu);
+      const s = await load('service', round, warmupMs);
+      serviceRounds.push(s.result);
+      addCpu(serviceCpu, s.cpu);
+      for (const i of s.result.acknowledged) acknowledged.add(idOf(round, i));
+      process.stdout.write(
+        `  round ${round + 1}: floor ${summary(f.result).requests_per_second} req/s, service ${summary(s.result).requests_per_second} req/s\n`,
+      );
     }
     const floorResult = merge(floorRounds);
     const serviceResult = merge(serviceRounds);
-    const acknowledged = new Set(serviceResult.acknowledged.map((i) => ids.get(i)!));
+    // The service stops (committing what it holds) and a fresh process reads the records back:
+    // every 200 must have survived the restart, and the read-back stays out of the CPU figures
+    // and profiles of the load.
+    await stopChild(service);
+    const reader = await startChild(process.execPath, [bin, 'monitor', 'serve'], { ...env, MONITOR_PORT: String(port) }, 'Log API');
+    children.push(reader);
     const stored = await countStored(`http://127.0.0.1:${port}`, apiKey, spaceKey, acknowledged);
 
     const floorFigures = summary(floorResult);
     const serviceFigures = summary(serviceResult);
+    const floorPerRequest = perRequest(floorCpu, floorResult.answered);
+    const servicePerRecord = perRequest(serviceCpu, serviceResult.answered);
     const ratio = serviceFigures.requests_per_second / floorFigures.requests_per_second;
     process.stdout.write(
-      `floor   (bare Fastify route)   ${floorFigures.requests_per_second} req/s  p50 ${floorFigures.p50_ms} ms  p99 ${floorFigures.p99_ms} ms\n`,
+      `floor   (bare node:http)       ${floorFigures.requests_per_second} req/s  p50 ${floorFigures.p50_ms} ms  p99 ${floorFigures.p99_ms} ms\n`,
     );
     process.stdout.write(
       `service (POST /v1/log, stored) ${serviceFigures.requests_per_second} req/s  p50 ${serviceFigures.p50_ms} ms  p99 ${serviceFigures.p99_ms} ms\n`,
     );
     process.stdout.write(
-      `durability: ${serviceResult.acknowledged.length} acknowledged with 200, ${stored.stored} stored, ${stored.missing} acknowledged but missing, ` +
+      `CPU µs per request: floor server ${floorPerRequest.server_total} (load generator ${floorPerRequest.load_generator}); ` +
+        `service ${servicePerRecord.server_total} = request thread ${servicePerRecord.request_thread} + writer thread ` +
+        `${servicePerRecord.writer_thread} + other threads ${servicePerRecord.other_threads} (load generator ${servicePerRecord.load_generator})\n`,
+    );
+    process.stdout.write(
+      `durability: ${acknowledged.size} acknowledged with 200, ${stored.stored} stored, ${stored.missing} acknowledged but missing, ` +
         `${serviceResult.unknown} unanswered, non-200: ${JSON.stringify(serviceResult.non200)}\n`,
     );
-    process.stdout.write(`ratio service/floor = ${ratio.toFixed(2)} (target ≥ 0.5) ${ratio >= 0.5 ? 'PASS' : 'BELOW TARGET'}\n`);
+    process.stdout.write(
+      `ratio service/floor = ${ratio.toFixed(2)} (target ≥ 0.5) ${ratio >= 0.5 ? 'PASS' : 'BELOW TARGET'}` +
+        `${profileDir ? ' (under --cpu-prof: not a result)' : ''}; load average ${os.loadavg()[0]!.toFixed(2)}\n`,
+    );
+
+    if (profileDir) {
+      for (const name of fs
+        .readdirSync(profileDir)
+        .filter((file) => file.endsWith('.cpuprofile'))
+        .sort()) {
+        process.stdout.write(`\n${formatProfile(path.join(profileDir, name), 25, root)}\n`);
+      }
+    }
 
     const results = path.join(root, 'bench/results');
     fs.mkdirSync(results, { recursive: true });
@@ -246,18 +366,23 @@ async function main(): Promise<void> {
           date: new Date().toISOString(),
           machine: { cpus: cpus.length, model: cpus[0]?.model, node: process.version, loadavg: os.loadavg() },
           database: databaseUrl ? 'postgresql' : 'sqlite',
-          connections: CONNECTIONS,
-          rounds: ROUNDS,
-          warmup_s: WARMUP_MS / 1000,
-          round_s: DURATION_MS / 1000,
-          floor: floorFigures,
-          service: serviceFigures,
+          database_dir: databaseUrl ? null : options.dir,
+          service_env: options.serviceEnv,
+          load_generator: 'undici Pool, pipelining 1',
+          floor_server: 'node:http',
+          connections: options.connections,
+          rounds: options.rounds,
+          warmup_s: options.warmupMs / 1000,
+          round_s: options.durationMs / 1000,
+          cpu_profile: profileDir !== null,
+          floor: { ...floorFigures, cpu_us_per_request: floorPerRequest },
+          service: { ...serviceFigures, cpu_us_per_record: servicePerRecord },
           rounds_req_per_s: floorRounds.map((round, i) => ({
             floor: summary(round).requests_per_second,
             service: summary(serviceRounds[i]!).requests_per_second,
           })),
           ratio: Number(ratio.toFixed(3)),
-          acknowledged: serviceResult.acknowledged.length,
+          acknowledged: acknowledged.size,
           stored: stored.stored,
           missing: stored.missing,
         },

@@ -41,6 +41,7 @@ export async function startMonitorServer(
     ({ writer, queue } = createRecordWritePath(config.database, {
       maxQueuedRecords: config.maxQueuedRecords,
       maxBatchRecords: config.maxBatchRecords,
+      sqliteSyncs: config.sqliteSyncs,
       onError: (error) => logger.error({ err: error }, 'record write failed'),
     }));
     app = await buildMonitorApp({ config, spaces, queue, reader: new RecordReader(database), logger });
