@@ -44,7 +44,8 @@ export async function runMigrations(db: Kysely<unknown>, migrations: Record<stri
   await db.connection().execute(async (connection) => {
     await sql`select pg_advisory_lock(hashtext(${key}))`.execute(connection);
     try {
-      await migrate(db, migrations, options);
+      // On the lock's own connection: a pool of one (tests, small deployments) has no second one to wait for.
+      await migrate(connection, migrations, options);
     } finally {
       await sql`select pg_advisory_unlock(hashtext(${key}))`.execute(connection);
     }
