@@ -33,6 +33,7 @@ export {
   type DomainErrorKind,
 } from './errors.js';
 export { installErrorHandlers, type ErrorHandlerOptions, type ClientErrorAnswer } from './http/error-handlers.js';
+export { securityHeaders, API_CONTENT_SECURITY_POLICY, DOCS_CONTENT_SECURITY_POLICY } from './http/security-headers.js';
 export {
   GroupCommitQueue,
   QueueFullError,

@@ -7,7 +7,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { Config } from './config.js';
 import { installErrorHandlers } from './http/error-handler.js';
 import { hoistNamedSchemas } from './http/openapi-components.js';
-import { TooManyRequestsError } from '@sightline/common';
+import { DOCS_CONTENT_SECURITY_POLICY, TooManyRequestsError, securityHeaders } from '@sightline/common';
 import { storableInput } from './http/storable-input.js';
 import type { IngestService } from './ingest/ingest-service.js';
 import { otlpHttpRoutes } from './ingest/otlp-http-route.js';
@@ -78,6 +78,7 @@ export async function buildApp({
   // Unknown GET paths that ask for HTML get the UI's page: its router alone knows its pages.
   const uiPage = loadUiPage(config);
   installErrorHandlers(app, uiFallback(config, uiPage));
+  securityHeaders(app, { publicUrl: config.rootUrl });
   app.addHook('onSend', async (_request, reply) => {
     reply.header('x-sightline-version', SIGHTLINE_VERSION);
     reply.header('x-phoenix-server-version', PHOENIX_COMPATIBLE_VERSION);
@@ -108,7 +109,7 @@ export async function buildApp({
     // Titled schemas (User, Span, …) become named components, so clients get their types by name.
     transformObject: (documents) => ('openapiObject' in documents ? hoistNamedSchemas(documents.openapiObject) : documents.swaggerObject),
   });
-  await app.register(swaggerUi, { routePrefix: `${prefix}/docs` });
+  await app.register(swaggerUi, { routePrefix: `${prefix}/docs`, staticCSP: DOCS_CONTENT_SECURITY_POLICY });
 
   await app.register(
     async (scope) => {
