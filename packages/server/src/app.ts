@@ -5,9 +5,9 @@ import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { Config } from './config.js';
-import { installErrorHandlers } from './http/error-handler.js';
+import { MAX_PARAM_LENGTH, clientErrorHandler, frameworkErrorsHandler, installErrorHandlers } from './http/error-handler.js';
 import { hoistNamedSchemas } from './http/openapi-components.js';
-import { DOCS_CONTENT_SECURITY_POLICY, TooManyRequestsError, securityHeaders } from '@sightline/common';
+import { DOCS_CONTENT_SECURITY_POLICY, TooManyRequestsError, securityHeaders, securityHeaderSetter } from '@sightline/common';
 import { storableInput } from './http/storable-input.js';
 import type { IngestService } from './ingest/ingest-service.js';
 import { otlpHttpRoutes } from './ingest/otlp-http-route.js';
@@ -74,6 +74,9 @@ export async function buildApp({
     keepAliveTimeout: 75_000,
     forceCloseConnections: 'idle',
     return503OnClosing: true,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    frameworkErrors: frameworkErrorsHandler(securityHeaderSetter({ publicUrl: config.rootUrl })),
+    clientErrorHandler,
   });
   // Unknown GET paths that ask for HTML get the UI's page: its router alone knows its pages.
   const uiPage = loadUiPage(config);

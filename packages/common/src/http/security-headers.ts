@@ -4,7 +4,7 @@
  * API docs) keeps it. HSTS is sent only where HTTPS is certain: a TLS socket, or a public URL
  * (the server's SERVICE_ROOT_URL) naming an https origin, as when TLS ends at a proxy.
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 /** Policy of answers that are data, never a document: nothing may load, nothing may frame them. */
 export const API_CONTENT_SECURITY_POLICY = "default-src 'none'; frame-ancestors 'none'";
@@ -17,10 +17,15 @@ export const DOCS_CONTENT_SECURITY_POLICY =
 /** One year with subdomains, the value OWASP ASVS 14.4.5 names. */
 const HSTS = 'max-age=31536000; includeSubDomains';
 
-/** Adds the hook to the root instance (before any plugin, so every scope, error and 404 gets the headers). */
-export function securityHeaders(app: FastifyInstance, options: { publicUrl?: string | null } = {}): void {
+export interface SecurityHeaderOptions {
+  /** The public URL of the service (SERVICE_ROOT_URL); an https one turns HSTS on. */
+  publicUrl?: string | null;
+}
+
+/** Sets the headers on one reply; for answers that bypass the hooks (the router's own refusals). */
+export function securityHeaderSetter(options: SecurityHeaderOptions = {}): (request: FastifyRequest, reply: FastifyReply) => void {
   const publicHttps = options.publicUrl?.startsWith('https:') ?? false;
-  app.addHook('onSend', async (request, reply) => {
+  return (request, reply) => {
     reply.header('x-content-type-options', 'nosniff');
     reply.header('x-frame-options', 'DENY');
     if (!reply.hasHeader('referrer-policy')) reply.header('referrer-policy', 'same-origin');
@@ -29,5 +34,11 @@ export function securityHeaders(app: FastifyInstance, options: { publicUrl?: str
       reply.header('strict-transport-security', HSTS);
     }
     reply.removeHeader('x-powered-by');
-  });
+  };
+}
+
+/** Adds the hook to the root instance (before any plugin, so every scope, error and 404 gets the headers). */
+export function securityHeaders(app: FastifyInstance, options: SecurityHeaderOptions = {}): void {
+  const set = securityHeaderSetter(options);
+  app.addHook('onSend', async (request, reply) => set(request, reply));
 }

@@ -1,0 +1,45 @@
+/**
+ * What the fuzzers found (docs/security.md, "Fuzzing"), one test per fix, on both databases: each
+ * input here once answered a 500 or an error outside the API's `{"detail"}` shape.
+ */
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import { it } from 'node:test';
+import { describeEachDialect } from '../helpers/server.js';
+
+/** Sends raw bytes and returns everything the server wrote before closing. */
+function rawExchange(url: string, request: string): Promise<string> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(port), hostname, () => socket.write(request));
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('error', reject);
+    socket.on('close', () => resolve(Buffer.concat(chunks).toString()));
+  });
+}
+
+describeEachDialect('fuzz findings', (server) => {
+  it("answers the router's and the HTTP parser's refusals as {detail}, with the security headers", async () => {
+    const badUrl = await fetch(`${server().url}/v1/datasets/%E0%A4`);
+    assert.equal(badUrl.status, 400);
+    assert.deepEqual(await badUrl.json(), { detail: 'the path is not valid: a percent-encoded part is not UTF-8' });
+    assert.equal(badUrl.headers.get('x-content-type-options'), 'nosniff');
+
+    const long = await fetch(`${server().url}/v1/projects/${'p'.repeat(3000)}`);
+    assert.equal(long.status, 414);
+    assert.deepEqual(await long.json(), { detail: 'a path parameter is longer than 2048 characters' });
+    // A session id may be 512 characters (docs/sessions.md); its path must reach the route.
+    const session = await fetch(`${server().url}/v1/sessions/${'s'.repeat(600)}`);
+    assert.equal(session.status, 404);
+    assert.match(((await session.json()) as { detail: string }).detail, /session/);
+
+    const { host } = new URL(server().url);
+    const answer = await rawExchange(server().url, `GET /healthz HTTP/1.1\r\nHost: ${host}\r\nX-Big: ${'b'.repeat(20_000)}\r\n\r\n`);
+    assert.match(answer, /^HTTP\/1\.1 431 /);
+    assert.match(answer, /\r\nx-content-type-options: nosniff\r\n/i);
+    assert.deepEqual(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)), {
+      detail: 'the request headers are too large (16 KiB at most)',
+    });
+  });
+});
