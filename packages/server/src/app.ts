@@ -9,6 +9,7 @@ import { MAX_PARAM_LENGTH, clientErrorHandler, frameworkErrorsHandler, installEr
 import { hoistNamedSchemas } from './http/openapi-components.js';
 import { DOCS_CONTENT_SECURITY_POLICY, TooManyRequestsError, securityHeaders, securityHeaderSetter } from '@sightline/common';
 import { storableInput } from './http/storable-input.js';
+import { finiteNumbers } from './http/finite-numbers.js';
 import type { IngestService } from './ingest/ingest-service.js';
 import { otlpHttpRoutes } from './ingest/otlp-http-route.js';
 import { systemRoutes } from './api/system-routes.js';
@@ -117,6 +118,7 @@ export async function buildApp({
   await app.register(
     async (scope) => {
       storableInput(scope);
+      finiteNumbers(scope);
       await scope.register(systemRoutes);
       await scope.register(otlpHttpRoutes, { ingest, maxBodyBytes: config.ingest.maxBodyBytes });
       await scope.register(authRoutes, { config, sessions: auth.sessions });

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { it } from 'node:test';
 import { describeEachDialect } from '../helpers/server.js';
+import { jsonExport } from '../helpers/otlp-bodies.js';
 
 /** Sends raw bytes and returns everything the server wrote before closing. */
 function rawExchange(url: string, request: string): Promise<string> {
@@ -41,5 +42,27 @@ describeEachDialect('fuzz findings', (server) => {
     assert.deepEqual(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)), {
       detail: 'the request headers are too large (16 KiB at most)',
     });
+  });
+
+  it('refuses numbers that read as Infinity in query strings with 422 (Ajv lets them through its bounds)', async () => {
+    const ingest = await fetch(`${server().url}/v1/traces`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(jsonExport([{ name: 'limit target' }], { 'service.name': 'infinite-limits' })),
+    });
+    assert.equal(ingest.status, 200);
+    for (const path of [
+      '/v1/projects?limit=1e999',
+      '/v1/projects/infinite-limits/spans?limit=Infinity',
+      '/v1/projects/infinite-limits/traces?limit=-1e999',
+      '/v1/projects/infinite-limits/sessions?limit=1e999',
+      '/v1/datasets?limit=1e400',
+      '/v1/prompts?limit=1e999',
+    ]) {
+      const response = await fetch(`${server().url}${path}`);
+      assert.equal(response.status, 422, path);
+      assert.match(((await response.json()) as { detail: string }).detail, /^query\.limit: must be a finite number/, path);
+    }
+    assert.equal((await fetch(`${server().url}/v1/projects?limit=1e2`)).status, 200, 'an exponent that is a fine number still works');
   });
 });
