@@ -20,6 +20,17 @@ function rawExchange(url: string, request: string): Promise<string> {
   });
 }
 
+const BOUNDARY = 'fuzz-boundary';
+
+/** A dataset upload form whose file part holds `content` and is left open (no closing boundary). */
+function multipartForm(filename: string, type: string, content: string): string {
+  return [
+    `--${BOUNDARY}\r\ncontent-disposition: form-data; name="name"\r\n\r\nfuzz-finding-${filename}\r\n`,
+    `--${BOUNDARY}\r\ncontent-disposition: form-data; name="input_keys[]"\r\n\r\nq\r\n`,
+    `--${BOUNDARY}\r\ncontent-disposition: form-data; name="file"; filename="${filename}"\r\ncontent-type: ${type}\r\n\r\n${content}`,
+  ].join('');
+}
+
 describeEachDialect('fuzz findings', (server) => {
   it("answers the router's and the HTTP parser's refusals as {detail}, with the security headers", async () => {
     const badUrl = await fetch(`${server().url}/v1/datasets/%E0%A4`);
@@ -64,5 +75,18 @@ describeEachDialect('fuzz findings', (server) => {
       assert.match(((await response.json()) as { detail: string }).detail, /^query\.limit: must be a finite number/, path);
     }
     assert.equal((await fetch(`${server().url}/v1/projects?limit=1e2`)).status, 200, 'an exponent that is a fine number still works');
+  });
+
+  it('answers 400, not 500, to multipart bodies without a boundary or with another one', async () => {
+    const form = multipartForm('x.csv', 'text/csv', 'q,a\n1,2\n');
+    for (const contentType of ['multipart/form-data', 'multipart/form-data; boundary=another']) {
+      const response = await fetch(`${server().url}/v1/datasets/upload`, {
+        method: 'POST',
+        headers: { 'content-type': contentType },
+        body: `${form}\r\n--${BOUNDARY}--\r\n`,
+      });
+      assert.equal(response.status, 400, contentType);
+      assert.match(((await response.json()) as { detail: string }).detail, /^the multipart body is malformed/, contentType);
+    }
   });
 });
