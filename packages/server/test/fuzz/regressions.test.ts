@@ -89,4 +89,21 @@ describeEachDialect('fuzz findings', (server) => {
       assert.match(((await response.json()) as { detail: string }).detail, /^the multipart body is malformed/, contentType);
     }
   });
+
+  it('answers 400 to an upload cut short inside its file, instead of waiting for ever (CSV) or crashing (JSONL)', async () => {
+    for (const [filename, type, content] of [
+      ['cut.csv', 'text/csv', 'q,a\n1,2\n'],
+      ['cut.jsonl', 'application/jsonl', '{"q":1}\n{"q":2'],
+    ] as const) {
+      const response = await fetch(`${server().url}/v1/datasets/upload`, {
+        method: 'POST',
+        headers: { 'content-type': `multipart/form-data; boundary=${BOUNDARY}` },
+        body: multipartForm(filename, type, content),
+        signal: AbortSignal.timeout(15_000),
+      });
+      assert.equal(response.status, 400, filename);
+      assert.match(((await response.json()) as { detail: string }).detail, /unexpected end of multipart data/, filename);
+    }
+    assert.equal((await fetch(`${server().url}/healthz`)).status, 200, 'the server is still up');
+  });
 });
