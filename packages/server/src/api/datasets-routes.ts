@@ -25,6 +25,7 @@ import {
   VersionsQuery,
 } from './datasets-schemas.js';
 import { identifier, toGlobalId } from './global-id.js';
+import { storableDeep } from '../http/storable-input.js';
 import { DEFAULT_LIMIT, cursorId, page } from './pagination.js';
 import { Nullable, errors } from './query-schemas.js';
 
@@ -154,7 +155,15 @@ async function fromForm(request: FastifyRequest): Promise<UploadInput> {
   }
   const name = fields.get('name')?.[0];
   if (name === undefined) throw new InvalidInputError('the form has no name field');
-  return { action: action as UploadInput['action'], name, description: fields.get('description')?.[0] ?? null, metadata: {}, examples };
+  const upload: UploadInput = {
+    action: action as UploadInput['action'],
+    name,
+    description: fields.get('description')?.[0] ?? null,
+    metadata: {},
+    examples,
+  };
+  // A form is read here, not parsed before the hooks, so storableInput never saw it: NUL and lone surrogates become U+FFFD here.
+  return storableDeep(upload) as UploadInput;
 }
 
 export async function datasetsRoutes(instance: FastifyInstance, { datasets }: { datasets: DatasetsService }) {

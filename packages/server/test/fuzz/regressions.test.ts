@@ -106,4 +106,29 @@ describeEachDialect('fuzz findings', (server) => {
     }
     assert.equal((await fetch(`${server().url}/healthz`)).status, 200, 'the server is still up');
   });
+
+  it('stores NUL and lone surrogates of uploaded forms and files as U+FFFD instead of failing (PostgreSQL)', async () => {
+    for (const [filename, type, content] of [
+      ['nul.csv', 'text/csv', 'q,a\nnul\u0000here,a\n'],
+      ['escapes.jsonl', 'application/jsonl', '{"q":"lone \\ud800 and \\u0000","a":"x"}\n'],
+    ] as const) {
+      const form = multipartForm(filename, type, content).replace(`fuzz-finding-${filename}`, `name\u0000${filename}`);
+      const response = await fetch(`${server().url}/v1/datasets/upload`, {
+        method: 'POST',
+        headers: { 'content-type': `multipart/form-data; boundary=${BOUNDARY}` },
+        body: `${form}\r\n--${BOUNDARY}--\r\n`,
+      });
+      assert.equal(response.status, 200, `${filename}: ${await response.clone().text()}`);
+      const id = ((await response.json()) as { data: { dataset_id: string } }).data.dataset_id;
+      const dataset = (await (await fetch(`${server().url}/v1/datasets/${id}`)).json()) as { data: { name: string } };
+      assert.equal(dataset.data.name, `name\uFFFD${filename}`);
+      const examples = (await (await fetch(`${server().url}/v1/datasets/${id}/examples`)).json()) as {
+        data: { examples: { input: { q: string } }[] };
+      };
+      assert.deepEqual(
+        examples.data.examples.map((example) => example.input.q),
+        [filename.endsWith('.csv') ? 'nul\uFFFDhere' : 'lone \uFFFD and \uFFFD'],
+      );
+    }
+  });
 });
