@@ -131,4 +131,22 @@ describeEachDialect('fuzz findings', (server) => {
       );
     }
   });
+
+  it('answers 422, not 500, to JSON bodies nested deeper than the stack allows', async () => {
+    for (const [path, body] of [
+      ['/v1/datasets/upload', `${'['.repeat(100_000)}${']'.repeat(100_000)}`],
+      ['/v1/datasets/upload', `{"name":"deep","inputs":[${'{"a":'.repeat(50_000)}1${'}'.repeat(50_000)}]}`],
+      ['/v1/span_annotations', `{"data":${'['.repeat(300)}${']'.repeat(300)}}`],
+    ]) {
+      const response = await fetch(`${server().url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      assert.equal(response.status, 422, path);
+      assert.match(((await response.json()) as { detail: string }).detail, /more than 256 levels deep/);
+    }
+    const shallow = await fetch(`${server().url}/v1/datasets/upload`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'nested-100', inputs: [JSON.parse(`${'{"a":'.repeat(100)}1${'}'.repeat(100)}`)] }),
+    });
+    assert.equal(shallow.status, 200, 'input nested 100 levels deep is still stored');
+  });
 });
