@@ -44,6 +44,11 @@ export interface OpenedPage {
   close(): Promise<void>;
 }
 
+/** Runs in every page: passes each refusal of the page's Content-Security-Policy on as a console line. */
+const CSP_REPORTER = `document.addEventListener('securitypolicyviolation', (event) =>
+  console.error('CSP violation: ' + event.violatedDirective + ' refused ' + (event.blockedURI || 'inline') +
+    ' (' + event.sourceFile + ':' + event.lineNumber + ')'));`;
+
 export async function openPage(
   browser: Browser,
   options: { colorScheme?: 'light' | 'dark'; viewport?: { width: number; height: number } } = {},
@@ -62,15 +67,12 @@ export async function openPage(
   const cspViolations: string[] = [];
   page.on('pageerror', (error) => pageErrors.push(error));
   // The browser reports a refusal as a DOM event; the page passes it on as a console line.
-  await context.addInitScript(() => {
-    document.addEventListener('securitypolicyviolation', (event) =>
-      console.error(
-        `CSP violation: ${event.violatedDirective} refused ${event.blockedURI || 'inline'} (${event.sourceFile}:${event.lineNumber})`,
-      ),
-    );
-  });
+  await page.addInitScript(CSP_REPORTER);
   page.on('console', (message) => {
-    if (message.text().startsWith('CSP violation:')) cspViolations.push(`${message.text()} on ${page.url()}`);
+    const text = message.text();
+    if (text.startsWith('CSP violation:') || text.includes('violates the following Content Security Policy')) {
+      cspViolations.push(`${text} on ${page.url()}`);
+    }
   });
   page.on('request', (request) => {
     const url = new URL(request.url());
