@@ -218,7 +218,7 @@ describeEachDialect(
         const summary = await fuzzLoop({
           name: 'otlp-grpc-frames',
           maxCases: 400,
-          seconds: 1.5,
+          seconds: 1,
           concurrency: 2,
           generate: (rng) => {
             const message = mutateBytes(rng, rng.pick(protoBodies));

@@ -10,7 +10,7 @@ import http from 'node:http';
 /** The seed of every loop (each loop mixes its own name in); set SIGHTLINE_FUZZ_SEED to replay or to vary. */
 export const FUZZ_SEED = Number(process.env.SIGHTLINE_FUZZ_SEED ?? 0x51671e) >>> 0;
 /** Longest a loop runs; CI's budget for all fuzz loops together is about a minute on both databases. */
-export const FUZZ_SECONDS = Number(process.env.SIGHTLINE_FUZZ_SECONDS ?? 2.5);
+export const FUZZ_SECONDS = Number(process.env.SIGHTLINE_FUZZ_SECONDS ?? 1.5);
 
 /** mulberry32: a small, fast, seeded PRNG. */
 export function prng(seed: number) {
