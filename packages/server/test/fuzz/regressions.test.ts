@@ -149,4 +149,38 @@ describeEachDialect('fuzz findings', (server) => {
     });
     assert.equal(shallow.status, 200, 'input nested 100 levels deep is still stored');
   });
+
+  it('refuses span times after 2262 (beyond a BIGINT of nanoseconds) with 400, not a 503 retried for ever', async () => {
+    const late = jsonExport([{ name: 'too late', end: '18446744073709551615' }], { 'service.name': 'late-spans' });
+    const otlp = await fetch(`${server().url}/v1/traces`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(late),
+    });
+    assert.equal(otlp.status, 400);
+    assert.match(((await otlp.json()) as { detail: string }).detail, /must be before 2262-04-12/);
+    const rest = await fetch(`${server().url}/v1/projects/late-spans/spans`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        data: [
+          {
+            name: 'far future',
+            context: { trace_id: 'a'.repeat(32), span_id: 'b'.repeat(16) },
+            span_kind: 'LLM',
+            start_time: '9999-01-01T00:00:00Z',
+            end_time: '9999-01-01T00:00:01Z',
+            status_code: 'OK',
+          },
+        ],
+      }),
+    });
+    assert.equal(rest.status, 400);
+    const inTime = await fetch(`${server().url}/v1/traces`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(jsonExport([{ name: 'in time', end: '9223372036854775807' }], { 'service.name': 'late-spans' })),
+    });
+    assert.equal(inTime.status, 200, 'the last storable nanosecond is still accepted');
+  });
 });
