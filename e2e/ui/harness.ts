@@ -39,8 +39,15 @@ export interface OpenedPage {
   pageErrors: Error[];
   /** Every request the page made, as `METHOD origin/path` (no query), to check the root path is used. */
   requests: string[];
+  /** What the page's Content-Security-Policy refused (docs/security.md): a test fails if anything was. */
+  cspViolations: string[];
   close(): Promise<void>;
 }
+
+/** Runs in every page: passes each refusal of the page's Content-Security-Policy on as a console line. */
+const CSP_REPORTER = `document.addEventListener('securitypolicyviolation', (event) =>
+  console.error('CSP violation: ' + event.violatedDirective + ' refused ' + (event.blockedURI || 'inline') +
+    ' (' + event.sourceFile + ':' + event.lineNumber + ')'));`;
 
 export async function openPage(
   browser: Browser,
@@ -57,7 +64,16 @@ export async function openPage(
   page.setDefaultTimeout(15_000);
   const pageErrors: Error[] = [];
   const requests: string[] = [];
+  const cspViolations: string[] = [];
   page.on('pageerror', (error) => pageErrors.push(error));
+  // The browser reports a refusal as a DOM event; the page passes it on as a console line.
+  await page.addInitScript(CSP_REPORTER);
+  page.on('console', (message) => {
+    const text = message.text();
+    if (text.startsWith('CSP violation:') || text.includes('violates the following Content Security Policy')) {
+      cspViolations.push(`${text} on ${page.url()}`);
+    }
+  });
   page.on('request', (request) => {
     const url = new URL(request.url());
     requests.push(`${request.method()} ${url.origin}${url.pathname}`);
@@ -67,9 +83,11 @@ export async function openPage(
     page,
     pageErrors,
     requests,
+    cspViolations,
     close: async () => {
       await context.close();
       assert.deepEqual(pageErrors.map(String), [], 'the page raised no script errors');
+      assert.deepEqual(cspViolations, [], 'the page broke no rule of its Content-Security-Policy');
     },
   };
 }

@@ -35,6 +35,13 @@ export {
 } from './errors.js';
 export { installErrorHandlers, type ErrorHandlerOptions, type ClientErrorAnswer } from './http/error-handlers.js';
 export {
+  securityHeaders,
+  securityHeaderSetter,
+  API_CONTENT_SECURITY_POLICY,
+  DOCS_CONTENT_SECURITY_POLICY,
+  type SecurityHeaderOptions,
+} from './http/security-headers.js';
+export {
   GroupCommitQueue,
   QueueFullError,
   StorageError,

@@ -1,5 +1,6 @@
 /** Builds the monitor's HTTP application: health, POST /v1/log, the read API, the admin routes. */
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { securityHeaders } from '@sightline/common';
 import type { MonitorConfig } from './config.js';
 import { adminRoutes } from './http/admin-routes.js';
 import { clientErrorHandler, installErrorHandlers } from './http/errors.js';
@@ -31,6 +32,7 @@ export async function buildMonitorApp({ config, spaces, queue, reader, logger }:
     clientErrorHandler,
   });
   installErrorHandlers(app, logger);
+  securityHeaders(app);
   app.decorateRequest('monitorGrant', null);
   // Clients send any Content-Type (curl -d sends form encoding) or none: every body is read as
   // bytes and parsed as JSON by the route, after the credentials are checked.

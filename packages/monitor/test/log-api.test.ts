@@ -33,6 +33,20 @@ function head(t: TestMonitor, lines: string[], bodyLength: number): string {
 }
 
 describeEachDialect('POST /v1/log error table', (current) => {
+  it('answers with the security headers of an API (docs/security.md, "Headers")', async () => {
+    const t = current();
+    for (const response of [
+      await fetch(`${t.url}/healthz`),
+      await fetch(`${t.url}/v1/log`, { method: 'POST', body: '{}' }),
+      await fetch(`${t.url}/no/such/route`),
+    ]) {
+      assert.equal(response.headers.get('x-content-type-options'), 'nosniff');
+      assert.equal(response.headers.get('x-frame-options'), 'DENY');
+      assert.equal(response.headers.get('content-security-policy'), "default-src 'none'; frame-ancestors 'none'");
+      assert.equal(response.headers.get('x-powered-by'), null);
+    }
+  });
+
   it('403 cannot access request headers: repeated or undecodable Authorization', async () => {
     const t = current();
     const body = JSON.stringify(fullRecord(t.spaceKey));

@@ -5,12 +5,13 @@ import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { Config } from './config.js';
-import { installErrorHandlers } from './http/error-handler.js';
+import { MAX_PARAM_LENGTH, clientErrorHandler, frameworkErrorsHandler, installErrorHandlers } from './http/error-handler.js';
 import { hoistNamedSchemas } from './http/openapi-components.js';
-import { TooManyRequestsError } from '@sightline/common';
+import { DOCS_CONTENT_SECURITY_POLICY, TooManyRequestsError, securityHeaders, securityHeaderSetter } from '@sightline/common';
 import { storableInput } from './http/storable-input.js';
 import { databaseRateLimitStore } from './http/rate-limit-store.js';
 import type { RateLimitsRepository } from './db/repositories/rate-limits-repository.js';
+import { finiteNumbers } from './http/finite-numbers.js';
 import type { IngestService } from './ingest/ingest-service.js';
 import { otlpHttpRoutes } from './ingest/otlp-http-route.js';
 import { systemRoutes } from './api/system-routes.js';
@@ -82,10 +83,14 @@ export async function buildApp({
     keepAliveTimeout: 75_000,
     forceCloseConnections: 'idle',
     return503OnClosing: true,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    frameworkErrors: frameworkErrorsHandler(securityHeaderSetter({ publicUrl: config.rootUrl })),
+    clientErrorHandler,
   });
   // Unknown GET paths that ask for HTML get the UI's page: its router alone knows its pages.
   const uiPage = loadUiPage(config);
   installErrorHandlers(app, uiFallback(config, uiPage));
+  securityHeaders(app, { publicUrl: config.rootUrl });
   app.addHook('onSend', async (_request, reply) => {
     reply.header('x-sightline-version', SIGHTLINE_VERSION);
     reply.header('x-phoenix-server-version', PHOENIX_COMPATIBLE_VERSION);
@@ -117,11 +122,12 @@ export async function buildApp({
     // Titled schemas (User, Span, …) become named components, so clients get their types by name.
     transformObject: (documents) => ('openapiObject' in documents ? hoistNamedSchemas(documents.openapiObject) : documents.swaggerObject),
   });
-  await app.register(swaggerUi, { routePrefix: `${prefix}/docs` });
+  await app.register(swaggerUi, { routePrefix: `${prefix}/docs`, staticCSP: DOCS_CONTENT_SECURITY_POLICY });
 
   await app.register(
     async (scope) => {
       storableInput(scope);
+      finiteNumbers(scope);
       await scope.register(systemRoutes);
       await scope.register(otlpHttpRoutes, { ingest, maxBodyBytes: config.ingest.maxBodyBytes });
       await scope.register(authRoutes, { config, sessions: auth.sessions });

@@ -10,6 +10,7 @@ import { after, describe, it } from 'node:test';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { loadConfig } from '../src/config.js';
 import { installErrorHandlers } from '../src/http/error-handler.js';
+import { securityHeaders } from '@sightline/common';
 import { loadUiPage, renderIndexHtml, uiFallback, uiRoutes } from '../src/http/ui-routes.js';
 
 const INDEX =
@@ -28,6 +29,7 @@ async function appFor(rootPath: string, uiDir: string): Promise<FastifyInstance>
   const app = Fastify({ logger: false });
   const page = loadUiPage(config, uiDir);
   installErrorHandlers(app, uiFallback(config, page));
+  securityHeaders(app, { publicUrl: config.rootUrl });
   await app.register(uiRoutes, { page, uiDir, prefix: config.hostRootPath });
   // An API route beside the UI, as in the server: its unknown neighbours must stay JSON.
   await app.register(async (scope) => void scope.get('/v1/projects', async () => ({ data: [] })), { prefix: config.hostRootPath });

@@ -2,7 +2,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import multipart from '@fastify/multipart';
 import { type Static, Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { InvalidInputError, TooLargeError } from '@sightline/common';
+import { DomainError, InvalidInputError, TooLargeError } from '@sightline/common';
 import {
   type DatasetsService,
   type DatasetWithCount,
@@ -25,6 +25,7 @@ import {
   VersionsQuery,
 } from './datasets-schemas.js';
 import { identifier, toGlobalId } from './global-id.js';
+import { storableDeep } from '../http/storable-input.js';
 import { DEFAULT_LIMIT, cursorId, page } from './pagination.js';
 import { Nullable, errors } from './query-schemas.js';
 
@@ -143,7 +144,9 @@ async function fromForm(request: FastifyRequest): Promise<UploadInput> {
     if ((error as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') {
       throw new TooLargeError(`the file is larger than ${MAX_FILE_BYTES / (1024 * 1024)} MiB`);
     }
-    throw error;
+    // The multipart parser's own errors (no boundary, a body that ends mid-part) carry no status: the body is malformed.
+    if (error instanceof DomainError || typeof (error as { statusCode?: unknown }).statusCode === 'number') throw error;
+    throw new InvalidInputError(`the multipart body is malformed: ${(error as Error).message}`, true);
   }
   if (examples === null) throw new InvalidInputError('the form has no file: send a CSV or JSONL file in the field "file"');
   const action = fields.get('action')?.[0] ?? 'create';
@@ -152,7 +155,15 @@ async function fromForm(request: FastifyRequest): Promise<UploadInput> {
   }
   const name = fields.get('name')?.[0];
   if (name === undefined) throw new InvalidInputError('the form has no name field');
-  return { action: action as UploadInput['action'], name, description: fields.get('description')?.[0] ?? null, metadata: {}, examples };
+  const upload: UploadInput = {
+    action: action as UploadInput['action'],
+    name,
+    description: fields.get('description')?.[0] ?? null,
+    metadata: {},
+    examples,
+  };
+  // A form is read here, not parsed before the hooks, so storableInput never saw it: NUL and lone surrogates become U+FFFD here.
+  return storableDeep(upload) as UploadInput;
 }
 
 export async function datasetsRoutes(instance: FastifyInstance, { datasets }: { datasets: DatasetsService }) {

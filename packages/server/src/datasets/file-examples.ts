@@ -68,15 +68,30 @@ function toExample(row: Record<string, unknown>, keys: FileKeys): ExampleInput {
   };
 }
 
-/** Reads the examples of a CSV (header row first) or JSONL stream; 422 naming the line for malformed input. */
+/**
+ * Reads the examples of a CSV (header row first) or JSONL stream; 422 naming the line for malformed
+ * input. A stream that fails (a multipart body cut short) rejects with the stream's own error.
+ */
 export async function readFileExamples(stream: Readable, format: FileFormat, keys: FileKeys): Promise<ExampleInput[]> {
   if (keys.inputKeys.length === 0) throw new InvalidInputError('input_keys[] must name at least one column');
+  // Neither pipe() nor readline's iterator passes a source error on: the parser would wait for ever
+  // and readline would re-emit it as an unhandled 'error' event, which ends the process.
+  let streamError: Error | null = null;
   const examples: ExampleInput[] = [];
   if (format === 'csv') {
     let checked = false;
-    const parser = stream.pipe(
-      parse({ columns: true, bom: true, max_record_size: MAX_RECORD_BYTES, skip_empty_lines: true, relax_column_count: false }),
-    );
+    const parser = parse({
+      columns: true,
+      bom: true,
+      max_record_size: MAX_RECORD_BYTES,
+      skip_empty_lines: true,
+      relax_column_count: false,
+    });
+    stream.once('error', (error) => {
+      streamError = error;
+      parser.destroy(error);
+    });
+    stream.pipe(parser);
     try {
       for await (const record of parser as AsyncIterable<Record<string, string>>) {
         if (!checked) {
@@ -87,6 +102,7 @@ export async function readFileExamples(stream: Readable, format: FileFormat, key
       }
     } catch (error) {
       if (error instanceof InvalidInputError) throw error;
+      if (streamError !== null) throw streamError;
       const { lines, message } = error as { lines?: number; message?: string };
       throw new InvalidInputError(`the CSV file is malformed${lines ? ` at line ${lines}` : ''}: ${message ?? 'unreadable'}`);
     }
@@ -94,7 +110,12 @@ export async function readFileExamples(stream: Readable, format: FileFormat, key
   }
   let line = 0;
   let columns: string[] | null = null;
-  for await (const text of createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY })) {
+  const reader = createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY });
+  reader.on('error', (error) => {
+    streamError = error;
+    reader.close();
+  });
+  for await (const text of reader) {
     line++;
     if (text.trim() === '') continue;
     let row: unknown;
@@ -112,5 +133,6 @@ export async function readFileExamples(stream: Readable, format: FileFormat, key
     }
     examples.push(toExample(row as Record<string, unknown>, keys));
   }
+  if (streamError !== null) throw streamError;
   return examples;
 }

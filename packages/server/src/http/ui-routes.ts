@@ -10,6 +10,7 @@
  * the UI builds every link, asset and API call. Without a build (a development checkout) the
  * server still starts, and the UI's paths answer a page that says how to build it.
  */
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -47,17 +48,38 @@ and its documentation at <a href="${escapeHtml(rootPath)}/docs">${escapeHtml(roo
 `;
 }
 
-/** Headers of every HTML page: never cached (it names the current assets), never framed. */
-function sendHtml(reply: FastifyReply, status: number, html: string) {
+/**
+ * The page's Content-Security-Policy (docs/security.md, "Headers"): scripts only from the server,
+ * plus the page's own inline scripts by hash (the colour-scheme picker and the root path written
+ * in above); inline styles, because Mantine writes its CSS variables into a <style> element at run
+ * time; images from the server or data: URLs; every call to the server's own origin; no framing.
+ */
+export function uiContentSecurityPolicy(html: string): string {
+  const inlineScripts = [...html.matchAll(/<script(?![^>]*\ssrc=)[^>]*>([\s\S]*?)<\/script>/gi)].map(
+    (match) => `'sha256-${createHash('sha256').update(match[1]!).digest('base64')}'`,
+  );
+  return [
+    "default-src 'self'",
+    ['script-src', "'self'", ...inlineScripts].join(' '),
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data: blob:",
+    "font-src 'self' data:",
+    "connect-src 'self'",
+    "object-src 'none'",
+    "base-uri 'self'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
+
+/** Headers of every HTML page: never cached (it names the current assets), never framed, its own policy. */
+function sendHtml(reply: FastifyReply, page: UiPage) {
   return reply
-    .code(status)
+    .code(page.status)
     .header('cache-control', 'no-cache')
-    .header('x-content-type-options', 'nosniff')
-    .header('x-frame-options', 'DENY')
-    .header('content-security-policy', "frame-ancestors 'none'")
-    .header('referrer-policy', 'same-origin')
+    .header('content-security-policy', page.contentSecurityPolicy)
     .type('text/html; charset=utf-8')
-    .send(html);
+    .send(page.html);
 }
 
 /** The page every client route answers: the built index.html (200), or a page saying how to build it (503). */
@@ -66,17 +88,21 @@ export interface UiPage {
   status: number;
   /** False when packages/ui/dist is missing. */
   built: boolean;
+  /** The page's Content-Security-Policy, computed once from its inline scripts. */
+  contentSecurityPolicy: string;
 }
 
 /** Reads and prepares index.html once, at start-up. */
 export function loadUiPage(config: Config, uiDir: string = DEFAULT_UI_DIR): UiPage {
   const indexFile = path.join(uiDir, 'index.html');
+  let page: Omit<UiPage, 'contentSecurityPolicy'>;
   try {
-    return { html: renderIndexHtml(fs.readFileSync(indexFile, 'utf8'), config.hostRootPath), status: 200, built: true };
+    page = { html: renderIndexHtml(fs.readFileSync(indexFile, 'utf8'), config.hostRootPath), status: 200, built: true };
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    return { html: notBuiltPage(config.hostRootPath), status: 503, built: false };
+    page = { html: notBuiltPage(config.hostRootPath), status: 503, built: false };
   }
+  return { ...page, contentSecurityPolicy: uiContentSecurityPolicy(page.html) };
 }
 
 /**
@@ -92,7 +118,7 @@ export function uiFallback(config: Config, page: UiPage) {
     if (root !== '' && pathname !== root && !pathname.startsWith(`${root}/`)) return undefined;
     const first = pathname.slice(root.length).split('/')[1] ?? '';
     if (NOT_UI.has(first)) return undefined;
-    return sendHtml(reply, page.status, page.html);
+    return sendHtml(reply, page);
   };
 }
 
@@ -127,5 +153,5 @@ export async function uiRoutes(app: FastifyInstance, { page, uiDir = DEFAULT_UI_
       throw new NotFoundError('the web UI is not built');
     });
   }
-  app.get('/', { schema }, async (_request, reply) => sendHtml(reply, page.status, page.html));
+  app.get('/', { schema }, async (_request, reply) => sendHtml(reply, page));
 }

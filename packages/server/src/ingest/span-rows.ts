@@ -1,4 +1,5 @@
 /** Maps decoded OTLP spans to the rows Sightline stores (project, OpenInference kind, token counts). */
+import { InvalidInputError } from '@sightline/common';
 import { nanosToIso, type AttributeValue, type Attributes, type DecodedResourceSpans } from './otlp-model.js';
 
 /** A span ready for storage; `projectName` is resolved to a project id by the writer. */
@@ -56,12 +57,25 @@ export function projectNameFor(resourceAttributes: Attributes, headerProject: st
   return DEFAULT_PROJECT_NAME;
 }
 
-/** Turns a decoded export into rows, in the order received. */
+/**
+ * The latest span time a BIGINT column holds (2262-04-11T23:47:16.854775807Z). OTLP times are
+ * unsigned 64-bit, so a later one decodes fine but failed its write: a 503 the exporter retried for
+ * ever, and a failed batch for the requests beside it (found by the ingest fuzzer).
+ */
+export const MAX_SPAN_NANOS = 2n ** 63n - 1n;
+
+/** Turns a decoded export into rows, in the order received; 400 for a span time beyond MAX_SPAN_NANOS. */
 export function toSpanRows(resources: DecodedResourceSpans[], headerProject?: string): SpanRow[] {
   const rows: SpanRow[] = [];
   for (const resource of resources) {
     const projectName = projectNameFor(resource.resourceAttributes, headerProject);
     for (const span of resource.spans) {
+      if (span.startTimeUnixNano > MAX_SPAN_NANOS || span.endTimeUnixNano > MAX_SPAN_NANOS) {
+        throw new InvalidInputError(
+          `span ${span.spanId}: start and end times must be before 2262-04-12 (${MAX_SPAN_NANOS} nanoseconds since 1970)`,
+          true,
+        );
+      }
       const spanKind = openInferenceKind(span.attributes['openinference.span.kind']);
       // Like Phoenix, only LLM spans carry token counts, so sums over a trace count each call once.
       const isLlm = spanKind === 'LLM';
