@@ -4,6 +4,7 @@ import { runExperiment } from '../../packages/client/src/index.js';
 import { runPool } from '../../packages/client/src/experiments/pool.js';
 import { startSqliteServer } from '../ingest/server-process.js';
 import { buildServer, log, machine, ROOT, round } from '../shared.js';
+import { BENCH_SECRET, systemKey } from '../ingest/system-key.js';
 
 const { values } = parseArgs({
   options: {
@@ -14,38 +15,6 @@ const { values } = parseArgs({
 });
 const examples = Number(values.examples);
 const concurrency = Number(values.concurrency);
-const SECRET = 'bench-secret-0123456789abcdefghijklmnopqrstuvwxyz';
-
-/** Logs in as the default admin, sets a password, and creates a system key, through the REST API. */
-async function systemKey(base: string): Promise<string> {
-  const json = { 'content-type': 'application/json' };
-  const login = async (password: string) => {
-    const response = await fetch(`${base}/auth/login`, {
-      method: 'POST',
-      headers: json,
-      body: JSON.stringify({ email: 'admin@localhost', password }),
-    });
-    if (response.status !== 204) throw new Error(`login failed: ${response.status}`);
-    return response.headers
-      .getSetCookie()
-      .map((cookie) => cookie.split(';')[0])
-      .join('; ');
-  };
-  const first = await login('admin');
-  const changed = await fetch(`${base}/v1/user`, {
-    method: 'PATCH',
-    headers: { ...json, cookie: first },
-    body: JSON.stringify({ password: 'bench-password-1', current_password: 'admin' }),
-  });
-  if (changed.status !== 200) throw new Error(`password change failed: ${changed.status}`);
-  const created = await fetch(`${base}/v1/system/api_keys`, {
-    method: 'POST',
-    headers: { ...json, cookie: await login('bench-password-1') },
-    body: JSON.stringify({ data: { name: 'bench' } }),
-  });
-  if (created.status !== 201) throw new Error(`key creation failed: ${created.status}`);
-  return ((await created.json()) as { data: { key: string } }).data.key;
-}
 
 interface Example {
   node_id: string;
@@ -56,7 +25,7 @@ interface Example {
 if (!values['skip-build']) buildServer();
 const { server, stop } = await startSqliteServer(ROOT, 'experiments', {
   SERVICE_ENABLE_AUTH: 'true',
-  SERVICE_SECRET: SECRET,
+  SERVICE_SECRET: BENCH_SECRET,
   SERVICE_DISABLE_RATE_LIMIT: 'true',
 });
 try {
