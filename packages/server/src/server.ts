@@ -87,7 +87,11 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
     });
     const costs = createCostsService({ costs: data.repositories.costs });
     await costs.syncBuiltIns();
-    costJob = startCostJob({ costs: data.repositories.costs, onError: (error) => logger.error({ err: error }, 'cost job failed') });
+    costJob = startCostJob({
+      costs: data.repositories.costs,
+      writer: writer.costs,
+      onError: (error) => logger.error({ err: error }, 'cost job failed'),
+    });
     retentionJob = startRetentionJob({
       repositories: data.repositories,
       withTransaction: data.withTransaction,

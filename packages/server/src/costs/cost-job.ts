@@ -8,8 +8,15 @@ import type { CostsRepository, ModelRecord, NewSpanCost, SpanForCost } from '../
 import { COST_WATERMARK } from './costs-service.js';
 import { costOf, createCostLookup } from './cost-lookup.js';
 
+/** Where the job writes on SQLite: the ingest writer thread (span-writer.ts), never the main thread's connection. */
+export interface CostWriter {
+  store(costs: NewSpanCost[], watermark: { name: string; value: string }): Promise<void>;
+}
+
 export interface CostJobOptions {
   costs: CostsRepository;
+  /** SQLite: the writer thread's cost writes; without it (PostgreSQL) the repository writes. */
+  writer?: CostWriter | undefined;
   /** Pause between ticks when caught up (ms). */
   intervalMs?: number;
   /** Span row ids scanned per tick: bounds the work of one tick whatever the database holds. */
@@ -40,7 +47,7 @@ function usageOf(span: SpanForCost) {
 }
 
 /** Starts the job; call `stop()` before closing the database. */
-export function startCostJob({ costs, intervalMs = 1000, sliceSpans = 20_000, onError }: CostJobOptions): CostJob {
+export function startCostJob({ costs, writer, intervalMs = 1000, sliceSpans = 20_000, onError }: CostJobOptions): CostJob {
   let lookup: { signature: string; find: ReturnType<typeof createCostLookup>['find'] } | null = null;
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<number> | null = null;
@@ -74,8 +81,12 @@ export function startCostJob({ costs, intervalMs = 1000, sliceSpans = 20_000, on
         ...costOf(usage, model),
       });
     }
-    await costs.insertSpanCosts(priced);
-    await costs.writeJobState(COST_WATERMARK, String(upTo));
+    if (writer) {
+      await writer.store(priced, { name: COST_WATERMARK, value: String(upTo) });
+    } else {
+      await costs.insertSpanCosts(priced);
+      await costs.writeJobState(COST_WATERMARK, String(upTo));
+    }
     return priced.length;
   };
 

@@ -1,5 +1,7 @@
 /** The span writer behind the ingest queue: the SQLite writer thread, or PostgreSQL on one connection. */
 import { siblingModuleUrl, startSqliteCheckpointer, ThreadBatchWriter, type BatchWriter, type DatabaseConfig } from '@sightline/common';
+import type { CostTask } from '../db/repositories/cost-writes-sqlite.js';
+import type { NewSpanCost } from '../db/repositories/costs-repository.js';
 import type { RetentionTask, SqliteDeletedTraces } from '../db/repositories/retention-writes-sqlite.js';
 import { PostgresSpanWriter } from '../db/repositories/span-writes-postgres.js';
 import type { SpanRow } from './span-rows.js';
@@ -13,7 +15,15 @@ export interface SpanWriter extends BatchWriter<SpanRow[]> {
    * (docs/retention.md); undefined on PostgreSQL, where the job uses its own transactions.
    */
   retention?: SqliteRetentionWriter;
+  /** SQLite only: the cost job's writes, on the writer thread too (docs/costs.md); undefined on PostgreSQL. */
+  costs?: SqliteCostWriter;
   close(): Promise<void>;
+}
+
+/** The cost job's writes on the SQLite writer thread. */
+export interface SqliteCostWriter {
+  /** Stores the costs and moves the job's watermark in one transaction. */
+  store(costs: NewSpanCost[], watermark: { name: string; value: string }): Promise<void>;
 }
 
 /** The retention job's writes on the SQLite writer thread. */
@@ -36,13 +46,18 @@ export function createSpanWriter(database: DatabaseConfig, onCheckpointError?: (
   if (database.dialect === 'sqlite') {
     const thread = new ThreadBatchWriter<SpanRow[], SpanRow[]>(workerUrl, { file: database.url }, flatten);
     const checkpointer = startSqliteCheckpointer(database.url, { onError: onCheckpointError });
-    const task = (work: RetentionTask) => thread.task(work);
+    const task = (work: RetentionTask | CostTask) => thread.task(work);
     return {
       write: (requests) => thread.write(requests),
       forgetProjects: () => thread.reset(),
       retention: {
         deleteTraces: async (traceRowids) => (await task({ kind: 'retention.deleteTraces', traceRowids })) as SqliteDeletedTraces,
         incrementalVacuum: async (pages) => (await task({ kind: 'retention.vacuum', pages })) as number,
+      },
+      costs: {
+        store: async (costs, watermark) => {
+          await task({ kind: 'costs.store', costs, watermark });
+        },
       },
       close: async () => {
         await checkpointer.close();

@@ -1,6 +1,7 @@
 /** The SQLite writer thread of span ingest: owns the write connection and folds queued batches into one commit. */
 import { workerData } from 'node:worker_threads';
 import { BACKSTOP_AUTOCHECKPOINT_PAGES, openSqlite, serveWriterThread } from '@sightline/common';
+import { isCostTask, SqliteCostStore } from '../db/repositories/cost-writes-sqlite.js';
 import { isRetentionTask, SqliteRetentionStore } from '../db/repositories/retention-writes-sqlite.js';
 import { SqliteSpanStore } from '../db/repositories/span-writes-sqlite.js';
 import type { SpanRow } from './span-rows.js';
@@ -10,14 +11,16 @@ const connection = openSqlite((workerData as { file: string }).file);
 connection.pragma(`wal_autocheckpoint = ${BACKSTOP_AUTOCHECKPOINT_PAGES}`);
 const store = new SqliteSpanStore(connection);
 const retention = new SqliteRetentionStore(connection);
+const costs = new SqliteCostStore(connection);
 
 serveWriterThread<SpanRow[]>({
   commit: (batches) => store.writeAll(batches),
   reset: () => store.forgetProjects(),
-  // The retention job's deletions run here, between commits (docs/retention.md).
+  // The retention job's deletions and the cost job's writes run here, between commits (docs/retention.md, docs/costs.md).
   task: (task) => {
-    if (!isRetentionTask(task)) throw new Error('unknown writer task');
-    return retention.run(task);
+    if (isRetentionTask(task)) return retention.run(task);
+    if (isCostTask(task)) return costs.run(task);
+    throw new Error('unknown writer task');
   },
   close: () => connection.close(),
 });
