@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { it } from 'node:test';
+import { prng } from '@sightline/common/testing';
 import { describeEachDialect, type TestMonitor } from './helpers/server.js';
 
 const REQUESTS = Number(process.env.MONITOR_FUZZ_REQUESTS ?? 20_000);
@@ -14,21 +15,6 @@ const SEED = Number(process.env.MONITOR_FUZZ_SEED ?? 0x5eed);
 const CONCURRENCY = 64;
 const DAY_MS = 86_400_000;
 
-/** mulberry32: a small, fast, seeded PRNG. */
-function prng(seed: number) {
-  let state = seed >>> 0;
-  const next = () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const int = (n: number) => Math.floor(next() * n);
-  const pick = <T>(items: readonly T[]): T => items[int(items.length)]!;
-  const chance = (p: number) => next() < p;
-  return { next, int, pick, chance };
-}
 type Rng = ReturnType<typeof prng>;
 
 const WEIRD_STRINGS = [

@@ -9,3 +9,4 @@ export {
 } from './databases.js';
 export { proxyDatabaseUrl, startTcpProxy, type TcpProxy } from './tcp-proxy.js';
 export { startPostgresCluster, type PostgresCluster } from './postgres-cluster.js';
+export { prng } from './prng.js';

@@ -6,28 +6,14 @@
  */
 import assert from 'node:assert/strict';
 import http from 'node:http';
+import { prng } from '@sightline/common/testing';
 
 /** The seed of every loop (each loop mixes its own name in); set SIGHTLINE_FUZZ_SEED to replay or to vary. */
 export const FUZZ_SEED = Number(process.env.SIGHTLINE_FUZZ_SEED ?? 0x51671e) >>> 0;
 /** Longest a loop runs; CI's budget for all fuzz loops together is about a minute on both databases. */
 export const FUZZ_SECONDS = Number(process.env.SIGHTLINE_FUZZ_SECONDS ?? 1.5);
 
-/** mulberry32: a small, fast, seeded PRNG. */
-export function prng(seed: number) {
-  let state = seed >>> 0;
-  const next = () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const int = (n: number) => Math.floor(next() * n);
-  const pick = <T>(items: readonly T[]): T => items[int(items.length)]!;
-  const chance = (p: number) => next() < p;
-  const bytes = (n: number) => Buffer.from(Array.from({ length: n }, () => int(256)));
-  return { next, int, pick, chance, bytes };
-}
+export { prng };
 export type Rng = ReturnType<typeof prng>;
 
 /** The seed of one named loop: the run's seed mixed with the name, so loops do not share a stream. */

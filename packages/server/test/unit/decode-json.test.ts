@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { prng } from '@sightline/common/testing';
 import { InvalidInputError } from '@sightline/common';
 import { decodeJsonExport } from '../../src/ingest/decode-json.js';
 import { OtlpDecodeError, type AttributeValue, type DecodedSpan } from '../../src/ingest/otlp-model.js';
@@ -557,17 +558,6 @@ describe('decodeJsonExport: malformed documents', () => {
 // ---------------------------------------------------------------------------------------------
 // Fuzz: only OtlpDecodeError may escape, and whatever decodes must map to rows.
 
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 function richDocument(snake: boolean): Obj {
   const attributes = [
     { key: 's', value: { stringValue: 'text' } },
@@ -724,7 +714,7 @@ describe('decodeJsonExport: fuzz', () => {
       const doc = richDocument(snake);
       assert.equal(decodeOrDecodeError(JSON.stringify(doc), 'unmutated'), 'ok');
       assert.equal(decodeJsonExport(JSON.stringify(doc))[0]!.spans.length, 2);
-      const random = prng(snake ? 2 : 1);
+      const random = prng(snake ? 2 : 1).next;
       const outcomes = { ok: 0, error: 0 };
       for (let i = 0; i < 3000; i++) outcomes[decodeOrDecodeError(mutate(doc, random), `mutation #${i}`)]++;
       assert.ok(outcomes.error > 300, `expected many rejections, got ${outcomes.error}`);

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { prng } from '@sightline/common/testing';
 import { decodeProtobufExport } from '../../src/ingest/decode-protobuf.js';
 import { OtlpDecodeError, type AttributeValue, type DecodedSpan } from '../../src/ingest/otlp-model.js';
 import { ExportTraceServiceRequest } from '../../src/ingest/otlp-schema.js';
@@ -377,16 +378,6 @@ describe('decodeProtobufExport: AnyValue', () => {
 // Malformed input: only OtlpDecodeError may escape.
 
 /** mulberry32: small deterministic PRNG so that fuzz failures reproduce. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function richRequest(): Uint8Array {
   let nested: Obj = { intValue: '-9223372036854775808' };
@@ -491,7 +482,7 @@ describe('decodeProtobufExport: malformed input', () => {
   });
 
   test('fuzz: random buffers throw only OtlpDecodeError', () => {
-    const random = prng(0x5eed);
+    const random = prng(0x5eed).next;
     let errors = 0;
     for (let i = 0; i < 3000; i++) {
       const buffer = new Uint8Array(Math.floor(random() * 64));
@@ -502,7 +493,7 @@ describe('decodeProtobufExport: malformed input', () => {
   });
 
   test('fuzz: mutated valid messages throw only OtlpDecodeError', () => {
-    const random = prng(42);
+    const random = prng(42).next;
     const base = richRequest();
     const outcomes = { ok: 0, error: 0 };
     for (let i = 0; i < 4000; i++) {
