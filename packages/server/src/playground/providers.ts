@@ -4,8 +4,15 @@
  * DeepSeek, xAI, Groq) and Anthropic messages, both streamed through the providers' own SDKs.
  * Knows nothing of HTTP routes or storage: it gets a resolved key and base URL.
  */
-import Anthropic from '@anthropic-ai/sdk';
-import OpenAI from 'openai';
+import type Anthropic from '@anthropic-ai/sdk';
+import type OpenAI from 'openai';
+
+// The SDKs take about 23 MB of memory once loaded; most servers never call a provider, so they
+// load on the first playground or judge run (docs/performance.md, "Memory").
+let openAiSdk: Promise<typeof OpenAI> | null = null;
+let anthropicSdk: Promise<typeof Anthropic> | null = null;
+const loadOpenAi = () => (openAiSdk ??= import('openai').then((module) => module.default));
+const loadAnthropic = () => (anthropicSdk ??= import('@anthropic-ai/sdk').then((module) => module.default));
 
 export type ProviderKind = 'openai' | 'anthropic';
 
@@ -107,7 +114,8 @@ async function* streamOpenAi(
   parameters: InvocationParameters,
   signal: AbortSignal,
 ): AsyncGenerator<ChatEvent> {
-  const client = new OpenAI({
+  const OpenAiClient = await loadOpenAi();
+  const client = new OpenAiClient({
     baseURL: target.baseUrl,
     // Keyless servers (Ollama, vLLM) ignore the header; the SDK insists on a value.
     apiKey: target.apiKey ?? 'none',
@@ -154,7 +162,8 @@ async function* streamAnthropic(
   parameters: InvocationParameters,
   signal: AbortSignal,
 ): AsyncGenerator<ChatEvent> {
-  const client = new Anthropic({ baseURL: target.baseUrl, apiKey: target.apiKey ?? 'none', maxRetries: 0 });
+  const AnthropicClient = await loadAnthropic();
+  const client = new AnthropicClient({ baseURL: target.baseUrl, apiKey: target.apiKey ?? 'none', maxRetries: 0 });
   const system = messages
     .filter((message) => message.role === 'system')
     .map((message) => message.content)
