@@ -1,6 +1,6 @@
 /** The SQLite writer thread of span ingest: owns the write connection and folds queued batches into one commit. */
 import { workerData } from 'node:worker_threads';
-import { BACKSTOP_AUTOCHECKPOINT_PAGES, openSqlite, serveWriterThread } from '@sightline/common';
+import { BACKSTOP_AUTOCHECKPOINT_PAGES, openSqlite, serveWriterThread } from '@sightline/common/writer-thread';
 import { isCostTask, SqliteCostStore } from '../db/repositories/cost-writes-sqlite.js';
 import { isRetentionTask, SqliteRetentionStore } from '../db/repositories/retention-writes-sqlite.js';
 import { SqliteSpanStore } from '../db/repositories/span-writes-sqlite.js';
