@@ -34,6 +34,8 @@ Options:
   --spans-per-trace N  spans per trace (default 5)
   --concurrency N      clients for loading and the max-rate phase (default 8)
   --server-env K=V     extra environment for the server (repeatable)
+  --reuse FILE         load the old spans once into FILE (a SQLite database kept between runs) and
+                       start every later run from a copy of it (a million spans take minutes to load)
   --skip-build         do not run tsc -b packages/cli first
   --keep               keep the temp directory
   --out FILE           JSON result path (default bench/results/retention-<timestamp>.json)
@@ -49,6 +51,7 @@ interface Options {
   serverEnv: Record<string, string>;
   skipBuild: boolean;
   keep: boolean;
+  reuse: string | null;
   out: string | null;
 }
 
@@ -63,6 +66,7 @@ function parseOptions(): Options {
       'server-env': { type: 'string', multiple: true, default: [] },
       'skip-build': { type: 'boolean', default: false },
       keep: { type: 'boolean', default: false },
+      reuse: { type: 'string' },
       out: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -91,6 +95,7 @@ function parseOptions(): Options {
     serverEnv,
     skipBuild: values['skip-build'],
     keep: values.keep,
+    reuse: values.reuse ?? null,
     out: values.out ?? null,
   };
 }
@@ -238,6 +243,39 @@ function api(port: number, method: string, urlPath: string, body?: unknown): Pro
   });
 }
 
+/**
+ * Every 10 s while the job runs, logs what its batches did since the last line (from the server's
+ * debug log): spans deleted, batches, mean size, mean time held / answered / selecting, and the WAL size.
+ */
+function watchBatches(logFile: string, dbFile: string, since: number): { stop(): void } {
+  let offset = fs.statSync(logFile).size;
+  const timer = setInterval(() => {
+    const size = fs.statSync(logFile).size;
+    const text = Buffer.alloc(size - offset);
+    const fd = fs.openSync(logFile, 'r');
+    fs.readSync(fd, text, 0, text.length, offset);
+    fs.closeSync(fd);
+    offset = size;
+    const batches = text
+      .toString('utf8')
+      .split('\n')
+      .filter((line) => line.includes('"retentionBatch"'))
+      .map(
+        (line) =>
+          (JSON.parse(line) as { retentionBatch: { traces: number; spans: number; heldMs: number; totalMs: number; selectMs: number } })
+            .retentionBatch,
+      );
+    const sum = (pick: (batch: (typeof batches)[number]) => number) => batches.reduce((total, batch) => total + pick(batch), 0);
+    const n = Math.max(1, batches.length);
+    const wal = fs.existsSync(`${dbFile}-wal`) ? fs.statSync(`${dbFile}-wal`).size : 0;
+    log(
+      `job +${round((performance.now() - since) / 1000, 0)} s: ${sum((b) => b.spans)} spans in ${batches.length} batches of ${round(sum((b) => b.traces) / n, 0)} traces; ` +
+        `held ${round(sum((b) => b.heldMs) / n, 1)} ms, answered ${round(sum((b) => b.totalMs) / n, 1)} ms, select ${round(sum((b) => b.selectMs) / n, 1)} ms; WAL ${round(wal / 2 ** 20)} MiB`,
+    );
+  }, 10_000);
+  return { stop: () => clearInterval(timer) };
+}
+
 async function main(): Promise<void> {
   const options = parseOptions();
   if (!options.skipBuild) buildServer();
@@ -246,37 +284,59 @@ async function main(): Promise<void> {
   try {
     const port = await freePort();
     const grpcPort = await freePort();
-    server = await startServerProcess({
-      root: ROOT,
-      port,
-      logFile: path.join(workDir, 'server.log'),
-      cpuProfileDir: null,
-      startTimeoutMs: 60_000,
-      env: {
-        SERVICE_HOST: '127.0.0.1',
-        SERVICE_PORT: String(port),
-        SERVICE_GRPC_PORT: String(grpcPort),
-        SERVICE_WORKING_DIR: workDir,
-        SERVICE_LOG_LEVEL: 'warn',
-        SERVICE_ENABLE_AUTH: 'false',
-        // The benchmark starts the job itself, at a known moment.
-        SERVICE_RETENTION_INTERVAL_SECONDS: '86400',
-        ...options.serverEnv,
-      },
-    });
+    const dbFile = path.join(workDir, 'sightline.db');
+    const logFile = path.join(workDir, 'server.log');
+    const start = () =>
+      startServerProcess({
+        root: ROOT,
+        port,
+        logFile,
+        cpuProfileDir: null,
+        startTimeoutMs: 120_000,
+        env: {
+          SERVICE_HOST: '127.0.0.1',
+          SERVICE_PORT: String(port),
+          SERVICE_GRPC_PORT: String(grpcPort),
+          SERVICE_WORKING_DIR: workDir,
+          // Debug level: the job logs each deletion batch (size, time held, wait), summarised below.
+          SERVICE_LOG_LEVEL: 'debug',
+          SERVICE_ENABLE_AUTH: 'false',
+          // The benchmark starts the job itself, at a known moment.
+          SERVICE_RETENTION_INTERVAL_SECONDS: '86400',
+          ...options.serverEnv,
+        },
+      });
     const poolOptions = { size: 32, batch: options.batch, spansPerTrace: options.spansPerTrace };
     const tenDaysAgo = BigInt(Date.now() - 10 * 86_400_000) * 1_000_000n;
     const oldPool = buildBodyPool({ ...poolOptions, baseNanos: tenDaysAgo });
     const pool = buildBodyPool(poolOptions);
     const patcher = new IdPatcher();
 
-    log(`loading ${options.spans} spans dated ten days ago`);
-    const loadStart = performance.now();
-    const loaded = await load(port, oldPool, patcher, options.spans, options.concurrency);
-    const loadSeconds = (performance.now() - loadStart) / 1000;
-    log(
-      `loaded ${loaded} spans in ${round(loadSeconds)} s; database ${round(fs.statSync(path.join(workDir, 'sightline.db')).size / 2 ** 20)} MiB`,
-    );
+    let loaded: number;
+    let loadSeconds: number;
+    const reuseMeta = options.reuse ? `${options.reuse}.json` : null;
+    if (options.reuse && reuseMeta && fs.existsSync(options.reuse) && fs.existsSync(reuseMeta)) {
+      ({ loaded, loadSeconds } = JSON.parse(fs.readFileSync(reuseMeta, 'utf8')) as { loaded: number; loadSeconds: number });
+      log(`copying ${options.reuse} (${loaded} old spans, loaded earlier in ${loadSeconds} s)`);
+      fs.copyFileSync(options.reuse, dbFile);
+      server = await start();
+    } else {
+      server = await start();
+      log(`loading ${options.spans} spans dated ten days ago`);
+      const loadStart = performance.now();
+      loaded = await load(port, oldPool, patcher, options.spans, options.concurrency);
+      loadSeconds = round((performance.now() - loadStart) / 1000);
+      log(`loaded ${loaded} spans in ${loadSeconds} s; database ${round(fs.statSync(dbFile).size / 2 ** 20)} MiB`);
+      if (options.reuse && reuseMeta) {
+        // Stopped, the server checkpoints its WAL into the file, which then holds everything.
+        await server.stop(60_000);
+        fs.copyFileSync(dbFile, `${options.reuse}.loading`);
+        fs.renameSync(`${options.reuse}.loading`, options.reuse);
+        fs.writeFileSync(reuseMeta, `${JSON.stringify({ loaded, loadSeconds })}\n`);
+        log(`kept the loaded database as ${options.reuse}`);
+        server = await start();
+      }
+    }
 
     log(`measuring the maximum ingest rate for ${options.seconds} s (${options.concurrency} clients, closed loop)`);
     const max = await runLoad({
@@ -305,13 +365,15 @@ async function main(): Promise<void> {
     // A moment of load first, so the job starts into a steady stream.
     await new Promise((resolve) => setTimeout(resolve, 1000));
     const jobStart = performance.now();
+    const progress = watchBatches(logFile, dbFile, jobStart);
     const run = (await api(port, 'POST', '/v1/retention/run')) as {
       data: { deleted_traces: number; deleted_spans: number; vacuumed_pages: number };
     };
     const jobSeconds = (performance.now() - jobStart) / 1000;
+    progress.stop();
     done = true;
     const deleting = await during;
-    const dbBytes = fs.statSync(path.join(workDir, 'sightline.db')).size;
+    const dbBytes = fs.statSync(dbFile).size;
 
     const ratio = deleting.p99Ms / baseline.p99Ms;
     const errors = Object.values(baseline.errors).reduce((a, b) => a + b, 0) + Object.values(deleting.errors).reduce((a, b) => a + b, 0);
@@ -321,7 +383,7 @@ async function main(): Promise<void> {
       machine: machine(),
       source: sourceState(),
       options,
-      load: { spans: loaded, seconds: round(loadSeconds), spansPerSecond: Math.round(loaded / loadSeconds) },
+      load: { spans: loaded, seconds: loadSeconds, spansPerSecond: Math.round(loaded / loadSeconds), reused: options.reuse },
       maxSpansPerSecond: Math.round(maxRate),
       rateSpansPerSecond: Math.round(rate),
       withoutDeletion: baseline,

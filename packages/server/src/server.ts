@@ -100,6 +100,8 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
       targetBatchMs: config.retention.batchMs,
       pauseFactor: (100 - config.retention.dutyPercent) / config.retention.dutyPercent,
       onError: (error) => logger.error({ err: error }, 'retention job failed'),
+      onBatch: (batch) => logger.debug({ retentionBatch: batch }, 'retention batch deleted'),
+      ingestIdle: () => spanQueue.whenIdle(),
     });
     const retention = {
       policies: createRetentionService({ retention: data.repositories.retention, resolveProject: query.projects.resolve }),

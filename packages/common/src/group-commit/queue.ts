@@ -58,6 +58,7 @@ export class GroupCommitQueue<T> {
   private scheduled = false;
   private closed = false;
   private readonly drained: (() => void)[] = [];
+  private idle: Promise<void> | null = null;
   private readonly maxInFlight: number;
   private readonly weigh: (item: T) => number;
 
@@ -92,6 +93,23 @@ export class GroupCommitQueue<T> {
     const promise = new Promise<void>((resolve, reject) => this.pending.push({ item, weight, resolve, reject }));
     this.schedule();
     return promise;
+  }
+
+  /**
+   * Resolves when nothing is waiting or being written (at once if so now). Background work that
+   * shares the writer (the retention job) starts its batches then, so it takes only the time the
+   * requests leave idle.
+   */
+  whenIdle(): Promise<void> {
+    if (this.open === 0) return Promise.resolve();
+    // One promise per busy spell, however many callers gave up waiting on it and asked again.
+    this.idle ??= new Promise<void>((resolve) =>
+      this.drained.push(() => {
+        this.idle = null;
+        resolve();
+      }),
+    );
+    return this.idle;
   }
 
   /** Stops accepting items and waits until everything accepted is committed (or failed). */

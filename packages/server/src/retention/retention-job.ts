@@ -46,6 +46,30 @@ export interface RetentionJobOptions {
   /** Now in milliseconds since the epoch (tests and benchmarks move the clock). */
   clock?: () => number;
   onError?: (error: unknown) => void;
+  /**
+   * Resolves when ingest has nothing waiting or being written. Each batch waits for it (up to
+   * `maxIdleWaitMs`), so deletions take the writer's idle time and ingest keeps priority.
+   */
+  ingestIdle?: () => Promise<void>;
+  /** Longest wait for ingest to fall idle before a batch runs anyway (ms), so that the job progresses under saturation. */
+  maxIdleWaitMs?: number;
+  /** Called after each deletion batch (the server logs it at debug level, to see the job's pace under load). */
+  onBatch?: (batch: RetentionBatch) => void;
+}
+
+/** One deletion transaction of the job, as reported to `onBatch`. */
+export interface RetentionBatch {
+  projectId: number;
+  traces: number;
+  spans: number;
+  /** Time the batch held the database (ms). */
+  heldMs: number;
+  /** Time from asking for the deletion to its answer (ms): held time plus the wait behind ingest commits. */
+  totalMs: number;
+  /** Time to select the batch's trace ids (ms). */
+  selectMs: number;
+  /** Traces the next batch will ask for. */
+  nextSize: number;
 }
 
 /** What a run deleted in one project. */
@@ -95,6 +119,9 @@ export function startRetentionJob({
   minPauseMs = 5,
   clock = Date.now,
   onError,
+  onBatch,
+  ingestIdle,
+  maxIdleWaitMs = 1000,
 }: RetentionJobOptions): RetentionJob {
   const { retention } = repositories;
   let timer: NodeJS.Timeout | null = null;
@@ -116,6 +143,11 @@ export function startRetentionJob({
     work: (size: number) => Promise<T>,
     heldMs?: (result: T) => number,
   ): Promise<{ result: T; next: number }> => {
+    if (ingestIdle) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([ingestIdle(), new Promise<void>((resolve) => (timer = setTimeout(resolve, maxIdleWaitMs)))]);
+      clearTimeout(timer);
+    }
     const started = performance.now();
     const result = await work(size);
     const held = heldMs?.(result);
@@ -139,21 +171,37 @@ export function startRetentionJob({
     const bound = await boundOf(policy);
     // Traces arriving meanwhile start after the bound (or are as old as the ones deleted), so the loop ends.
     while (bound && !stopped) {
+      const selectStarted = performance.now();
       const ids = await retention.oldestTracesBefore(policy.projectId, bound, batchTraces);
+      const selectMs = performance.now() - selectStarted;
       if (ids.length === 0) break;
+      let totalMs = 0;
       const { result: deleted, next } = await paced(
         ids.length,
         { min: Math.min(MIN_BATCH_TRACES, maxBatchTraces), max: maxBatchTraces },
-        () =>
-          writer
-            ? writer.deleteTraces(ids)
-            : withTransaction(async (trx) => {
-                const result = await trx.retention.deleteTraces(ids);
-                const sessions = await trx.retention.deleteSessionsWithoutTraces(result.sessionRowids);
-                return { traces: result.traces, spans: result.spans, sessions, ms: Number.NaN };
-              }),
+        async () => {
+          const started = performance.now();
+          const result = writer
+            ? await writer.deleteTraces(ids)
+            : await withTransaction(async (trx) => {
+                const deletion = await trx.retention.deleteTraces(ids);
+                const sessions = await trx.retention.deleteSessionsWithoutTraces(deletion.sessionRowids);
+                return { traces: deletion.traces, spans: deletion.spans, sessions, ms: Number.NaN };
+              });
+          totalMs = performance.now() - started;
+          return result;
+        },
         (result) => result.ms ?? Number.NaN,
       );
+      onBatch?.({
+        projectId: policy.projectId,
+        traces: deleted.traces,
+        spans: deleted.spans,
+        heldMs: Number.isNaN(deleted.ms) ? totalMs : deleted.ms,
+        totalMs,
+        selectMs,
+        nextSize: next,
+      });
       run.deletedTraces += deleted.traces;
       run.deletedSpans += deleted.spans;
       run.deletedSessions += deleted.sessions;
