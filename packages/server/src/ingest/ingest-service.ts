@@ -3,7 +3,7 @@ import { GroupCommitQueue, QueueFullError } from '@sightline/common';
 import { type BodyAdmission, InflightBytes } from './inflight-bytes.js';
 import type { DecodedResourceSpans } from './otlp-model.js';
 import { type SpanRow, toSpanRows } from './span-rows.js';
-import type { SpanWriter } from './span-writer.js';
+import type { QueuedSpans, SpanWriter } from './span-writer.js';
 
 export interface IngestService {
   /** Stores the spans of an export; resolves with the number of spans after the commit. */
@@ -21,8 +21,19 @@ export interface IngestServiceOptions {
   maxInflightBytes: number;
 }
 
-/** The span queue: one item per request, weighed by its span count. */
-export type SpanQueue = GroupCommitQueue<SpanRow[]>;
+/** The span queue: one item per request, weighed by its span count, kept as the writer prepared it. */
+export interface SpanQueue {
+  /** Queues one request's rows; resolves once they are committed. Throws QueueFullError when there is no room. */
+  enqueue(rows: SpanRow[]): Promise<void>;
+  /** True when not even one more span would be accepted. */
+  readonly full: boolean;
+  /** Spans accepted and not yet committed. */
+  readonly depth: number;
+  /** Resolves when nothing is waiting or being written. */
+  whenIdle(): Promise<void>;
+  /** Stops accepting spans and waits for those accepted to be committed. */
+  close(): Promise<void>;
+}
 
 export interface SpanQueueOptions {
   maxQueuedSpans: number;
@@ -34,10 +45,10 @@ const QUEUE_FULL_MESSAGE = 'the server is busy writing earlier spans; retry late
 
 /** The group-commit queue in front of the span writer (docs/ingest.md, "Write path"). */
 export function createSpanQueue(writer: SpanWriter, options: SpanQueueOptions): SpanQueue {
-  return new GroupCommitQueue<SpanRow[]>(writer, {
+  const queue = new GroupCommitQueue<QueuedSpans>(writer, {
     maxQueuedWeight: options.maxQueuedSpans,
     maxBatchWeight: options.maxBatchSpans,
-    weigh: (rows) => rows.length,
+    weigh: (item) => item.count,
     messages: {
       full: QUEUE_FULL_MESSAGE,
       failed: 'the spans could not be stored; retry later',
@@ -47,6 +58,17 @@ export function createSpanQueue(writer: SpanWriter, options: SpanQueueOptions): 
     // A failed batch may have cached ids of projects its rollback removed.
     beforeRetry: () => writer.forgetProjects(),
   });
+  return {
+    enqueue: (rows) => queue.enqueue(writer.prepare?.(rows) ?? { count: rows.length, rows }),
+    get full() {
+      return queue.full;
+    },
+    get depth() {
+      return queue.depth;
+    },
+    whenIdle: () => queue.whenIdle(),
+    close: () => queue.close(),
+  };
 }
 
 /** An ingest service writing through the given queue. A full queue or failed write throws UnavailableError (503). */
@@ -56,10 +78,11 @@ export function createIngestService(queue: SpanQueue, options: IngestServiceOpti
     () => new QueueFullError('the server is receiving too many request bodies at once; retry later', 1),
   );
   return {
-    async ingest(resources, headerProject) {
+    // Not async: the rows must not stay referenced while the commit is awaited (see otlp-http-route.ts).
+    ingest(resources, headerProject) {
       const rows = toSpanRows(resources, headerProject);
-      await queue.enqueue(rows);
-      return rows.length;
+      const count = rows.length;
+      return queue.enqueue(rows).then(() => count);
     },
     admit(bytes) {
       // Refused before the body is read: reading and decoding it would be wasted work.

@@ -4,10 +4,19 @@ import type { CostTask } from '../db/repositories/cost-writes-sqlite.js';
 import type { NewSpanCost } from '../db/repositories/costs-repository.js';
 import type { RetentionTask, SqliteDeletedTraces } from '../db/repositories/retention-writes-sqlite.js';
 import { PostgresSpanWriter } from '../db/repositories/span-writes-postgres.js';
+import { type PackedSpans, packSpanRows } from './span-row-codec.js';
 import type { SpanRow } from './span-rows.js';
 
-/** What the ingest queue writes to: each item is one request's rows. */
-export interface SpanWriter extends BatchWriter<SpanRow[]> {
+/**
+ * One request's spans as they wait in the span queue: packed into one buffer for the SQLite
+ * writer thread (span-row-codec.ts says why), or the rows themselves for PostgreSQL.
+ */
+export type QueuedSpans = { count: number; rows: SpanRow[] } | { count: number; packed: PackedSpans };
+
+/** What the ingest queue writes to: each item is one request's spans. */
+export interface SpanWriter extends BatchWriter<QueuedSpans> {
+  /** Turns a request's rows into what waits in the queue (as they are when absent). */
+  prepare?(rows: SpanRow[]): QueuedSpans;
   /** Forgets cached project ids (after a project is deleted, or a failed batch). */
   forgetProjects(): void;
   /**
@@ -35,8 +44,20 @@ export interface SqliteRetentionWriter {
 
 const workerUrl = siblingModuleUrl(import.meta.url, 'sqlite-writer-worker');
 
+/** The rows of a queued request that was not packed. */
+function rowsOf(item: QueuedSpans): SpanRow[] {
+  if ('rows' in item) return item.rows;
+  throw new Error('packed spans reached a writer that takes rows');
+}
+
+/** The packed buffer of a queued request. */
+function packedOf(item: QueuedSpans): PackedSpans {
+  if ('packed' in item) return item.packed;
+  return packSpanRows(item.rows);
+}
+
 /** A batch of requests as one list of rows (no copy for the common single-request batch). */
-const flatten = (requests: SpanRow[][]): SpanRow[] => (requests.length === 1 ? requests[0]! : requests.flat());
+const flatten = (requests: QueuedSpans[]): SpanRow[] => (requests.length === 1 ? rowsOf(requests[0]!) : requests.flatMap(rowsOf));
 
 /**
  * The span writer for the configured database. On SQLite a checkpointer thread takes the WAL
@@ -44,10 +65,11 @@ const flatten = (requests: SpanRow[][]): SpanRow[] => (requests.length === 1 ? r
  */
 export function createSpanWriter(database: DatabaseConfig, onCheckpointError?: (message: string) => void): SpanWriter {
   if (database.dialect === 'sqlite') {
-    const thread = new ThreadBatchWriter<SpanRow[], SpanRow[]>(workerUrl, { file: database.url }, flatten);
+    const thread = new ThreadBatchWriter<QueuedSpans, PackedSpans[]>(workerUrl, { file: database.url }, (items) => items.map(packedOf));
     const checkpointer = startSqliteCheckpointer(database.url, { onError: onCheckpointError });
     const task = (work: RetentionTask | CostTask) => thread.task(work);
     return {
+      prepare: (rows) => ({ count: rows.length, packed: packSpanRows(rows) }),
       write: (requests) => thread.write(requests),
       forgetProjects: () => thread.reset(),
       retention: {

@@ -4,7 +4,7 @@ import { BACKSTOP_AUTOCHECKPOINT_PAGES, openSqlite, serveWriterThread } from '@s
 import { isCostTask, SqliteCostStore } from '../db/repositories/cost-writes-sqlite.js';
 import { isRetentionTask, SqliteRetentionStore } from '../db/repositories/retention-writes-sqlite.js';
 import { SqliteSpanStore } from '../db/repositories/span-writes-sqlite.js';
-import type { SpanRow } from './span-rows.js';
+import { type PackedSpans, unpackSpanRows } from './span-row-codec.js';
 
 const connection = openSqlite((workerData as { file: string }).file);
 // The checkpointer thread checkpoints (span-writer.ts); this threshold is only its backstop.
@@ -13,8 +13,8 @@ const store = new SqliteSpanStore(connection);
 const retention = new SqliteRetentionStore(connection);
 const costs = new SqliteCostStore(connection);
 
-serveWriterThread<SpanRow[]>({
-  commit: (batches) => store.writeAll(batches),
+serveWriterThread<PackedSpans[]>({
+  commit: (batches) => store.writeAll(batches.map((requests) => requests.flatMap(unpackSpanRows))),
   reset: () => store.forgetProjects(),
   // The retention job's deletions and the cost job's writes run here, between commits (docs/retention.md, docs/costs.md).
   task: (task) => {

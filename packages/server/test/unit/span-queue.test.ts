@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import { QueueFullError, StorageError } from '@sightline/common';
 import { createSpanQueue, type SpanQueueOptions } from '../../src/ingest/ingest-service.js';
 import type { SpanRow } from '../../src/ingest/span-rows.js';
-import type { SpanWriter } from '../../src/ingest/span-writer.js';
+import type { QueuedSpans, SpanWriter } from '../../src/ingest/span-writer.js';
 
 interface WriteCall {
   rows: SpanRow[];
@@ -17,8 +17,9 @@ class ControlledWriter implements SpanWriter {
   forgotten = 0;
   closed = false;
 
-  write(requests: SpanRow[][]): Promise<void> {
-    return new Promise((resolve, reject) => this.calls.push({ rows: requests.flat(), resolve, reject }));
+  write(requests: QueuedSpans[]): Promise<void> {
+    const rows = requests.flatMap((request) => ('rows' in request ? request.rows : []));
+    return new Promise((resolve, reject) => this.calls.push({ rows, resolve, reject }));
   }
 
   forgetProjects(): void {
@@ -152,6 +153,22 @@ describe('span queue (the group-commit engine as ingest configures it)', () => {
     call.resolve();
     await turn();
     assert.equal(b.state, 'resolved');
+  });
+
+  test('whenIdle resolves at once on an empty queue, else once every accepted span is committed', async () => {
+    const { writer, queue } = setup();
+    await queue.whenIdle();
+    const a = track(queue.enqueue(rows('a', 1)));
+    const idle = track(queue.whenIdle());
+    const first = await writer.waitForCalls(1);
+    const b = track(queue.enqueue(rows('b', 1)));
+    first.resolve();
+    await turn();
+    assert.equal(a.state, 'resolved');
+    assert.equal(idle.state, 'pending', 'b is still waiting');
+    (await writer.waitForCalls(2)).resolve();
+    await turn();
+    assert.deepEqual([b.state, idle.state], ['resolved', 'resolved']);
   });
 
   test('an empty request resolves at once without a write', async () => {

@@ -1,0 +1,157 @@
+/**
+ * One request's span rows packed into a single buffer for the SQLite writer thread (docs/ingest.md,
+ * "Write path"). The request thread packs them as soon as they are decoded, so the decoded objects
+ * die young instead of waiting in the queue long enough to be promoted to V8's old generation,
+ * which made the server's memory grow with the load; the buffer lives outside the JavaScript heap
+ * and crosses to the writer thread by transfer, without a copy.
+ *
+ * Layout: per row, the string fields as (uint32 byte length, UTF-8 bytes) with 0xFFFFFFFF for
+ * null, the two times as int64, and the three token counts as float64 with NaN for null.
+ */
+import type { SpanRow } from './span-rows.js';
+
+const NULL_LENGTH = 0xffffffff;
+const STATUS_CODES = ['UNSET', 'OK', 'ERROR'] as const;
+
+/** Rows packed for the writer thread. */
+export interface PackedSpans {
+  /** How many rows the buffer holds. */
+  count: number;
+  /** The packed rows; `bytes` of `buffer` are used. */
+  buffer: ArrayBuffer;
+  bytes: number;
+}
+
+class Writer {
+  private buffer: Buffer;
+  private offset = 0;
+
+  constructor(capacity: number) {
+    // Its own ArrayBuffer (never Node's shared pool), so that it can be transferred.
+    this.buffer = Buffer.allocUnsafeSlow(capacity);
+  }
+
+  private reserve(bytes: number): void {
+    if (this.offset + bytes <= this.buffer.length) return;
+    const grown = Buffer.allocUnsafeSlow(Math.max(this.buffer.length * 2, this.offset + bytes));
+    this.buffer.copy(grown, 0, 0, this.offset);
+    this.buffer = grown;
+  }
+
+  string(value: string | null): void {
+    if (value === null) {
+      this.reserve(4);
+      this.buffer.writeUInt32LE(NULL_LENGTH, this.offset);
+      this.offset += 4;
+      return;
+    }
+    // UTF-8 takes at most three bytes per UTF-16 unit, so this always fits.
+    this.reserve(4 + value.length * 3);
+    const written = this.buffer.write(value, this.offset + 4, 'utf8');
+    this.buffer.writeUInt32LE(written, this.offset);
+    this.offset += 4 + written;
+  }
+
+  int64(value: bigint): void {
+    this.reserve(8);
+    this.buffer.writeBigInt64LE(value, this.offset);
+    this.offset += 8;
+  }
+
+  number(value: number | null): void {
+    this.reserve(8);
+    this.buffer.writeDoubleLE(value ?? Number.NaN, this.offset);
+    this.offset += 8;
+  }
+
+  byte(value: number): void {
+    this.reserve(1);
+    this.buffer[this.offset++] = value;
+  }
+
+  finish(count: number): PackedSpans {
+    return { count, buffer: this.buffer.buffer as ArrayBuffer, bytes: this.offset };
+  }
+}
+
+/** Packs rows into one transferable buffer. */
+export function packSpanRows(rows: SpanRow[]): PackedSpans {
+  let estimate = 64;
+  for (const row of rows) estimate += row.attributes.length + row.events.length + 256;
+  const writer = new Writer(estimate);
+  for (const row of rows) {
+    writer.string(row.projectName);
+    writer.string(row.traceId);
+    writer.string(row.spanId);
+    writer.string(row.parentId);
+    writer.string(row.name);
+    writer.string(row.spanKind);
+    writer.int64(row.startTime);
+    writer.int64(row.endTime);
+    writer.byte(STATUS_CODES.indexOf(row.statusCode));
+    writer.string(row.statusMessage);
+    writer.string(row.attributes);
+    writer.string(row.events);
+    writer.number(row.tokenCountPrompt);
+    writer.number(row.tokenCountCompletion);
+    writer.number(row.tokenCountTotal);
+    writer.string(row.sessionId);
+  }
+  return writer.finish(rows.length);
+}
+
+/** Unpacks what packSpanRows packed. */
+export function unpackSpanRows(packed: PackedSpans): SpanRow[] {
+  const buffer = Buffer.from(packed.buffer, 0, packed.bytes);
+  let offset = 0;
+  const string = (): string | null => {
+    const length = buffer.readUInt32LE(offset);
+    offset += 4;
+    if (length === NULL_LENGTH) return null;
+    const value = buffer.toString('utf8', offset, offset + length);
+    offset += length;
+    return value;
+  };
+  const text = (): string => string() ?? '';
+  const int64 = (): bigint => {
+    const value = buffer.readBigInt64LE(offset);
+    offset += 8;
+    return value;
+  };
+  const number = (): number | null => {
+    const value = buffer.readDoubleLE(offset);
+    offset += 8;
+    return Number.isNaN(value) ? null : value;
+  };
+  const rows: SpanRow[] = new Array(packed.count);
+  for (let index = 0; index < packed.count; index++) {
+    const projectName = text();
+    const traceId = text();
+    const spanId = text();
+    const parentId = string();
+    const name = text();
+    const spanKind = text();
+    const startTime = int64();
+    const endTime = int64();
+    const statusCode = STATUS_CODES[buffer[offset++]!]!;
+    rows[index] = {
+      projectName,
+      traceId,
+      spanId,
+      parentId,
+      name,
+      spanKind,
+      startTime,
+      endTime,
+      statusCode,
+      statusMessage: text(),
+      attributes: text(),
+      events: text(),
+      tokenCountPrompt: number(),
+      tokenCountCompletion: number(),
+      tokenCountTotal: number(),
+      sessionId: string(),
+    };
+  }
+  return rows;
+}

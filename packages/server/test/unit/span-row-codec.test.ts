@@ -1,0 +1,64 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { packSpanRows, unpackSpanRows } from '../../src/ingest/span-row-codec.js';
+import type { SpanRow } from '../../src/ingest/span-rows.js';
+
+const row = (overrides: Partial<SpanRow> = {}): SpanRow => ({
+  projectName: 'default',
+  traceId: '0af7651916cd43dd8448eb211c80319c',
+  spanId: 'b7ad6b7169203331',
+  parentId: null,
+  name: 'chat',
+  spanKind: 'LLM',
+  startTime: 1_700_000_000_123_456_789n,
+  endTime: 1_700_000_001_987_654_321n,
+  statusCode: 'OK',
+  statusMessage: '',
+  attributes: '{"llm.model_name":"gpt-4o"}',
+  events: '[]',
+  tokenCountPrompt: 12,
+  tokenCountCompletion: 7,
+  tokenCountTotal: 19,
+  sessionId: null,
+  ...overrides,
+});
+
+describe('span row packing for the writer thread', () => {
+  test('rows come back exactly as packed, in order', () => {
+    const rows = [
+      row(),
+      row({
+        projectName: 'proj ünïcødé 🚀',
+        spanId: '00f067aa0ba902b7',
+        parentId: 'b7ad6b7169203331',
+        statusCode: 'ERROR',
+        statusMessage: 'boom — "quoted"\n',
+        attributes: JSON.stringify({ 'input.value': 'é'.repeat(5000), emoji: '👩‍💻', nul: '\uFFFD' }),
+        events: JSON.stringify([{ name: 'exception', timestamp: '2023-11-14T22:13:20.123456789Z', attributes: {} }]),
+        tokenCountPrompt: null,
+        tokenCountCompletion: 2 ** 40,
+        tokenCountTotal: null,
+        sessionId: 'session-1',
+      }),
+      row({ statusCode: 'UNSET', name: '', startTime: 0n, endTime: 2n ** 63n - 1n, tokenCountPrompt: 0 }),
+    ];
+    const packed = packSpanRows(rows);
+    assert.equal(packed.count, 3);
+    assert.ok(packed.bytes <= packed.buffer.byteLength);
+    assert.deepEqual(unpackSpanRows(packed), rows);
+  });
+
+  test('a copy of the buffer (what crosses to the thread) unpacks the same, twice', () => {
+    const rows = Array.from({ length: 200 }, (_, index) => row({ spanId: index.toString(16).padStart(16, '0') }));
+    const packed = packSpanRows(rows);
+    const copy = { ...packed, buffer: structuredClone(packed.buffer) };
+    assert.deepEqual(unpackSpanRows(copy), rows);
+    assert.deepEqual(unpackSpanRows(copy), rows, 'unpacking does not consume the buffer (a failed batch is retried)');
+  });
+
+  test('an empty request packs to nothing', () => {
+    const packed = packSpanRows([]);
+    assert.equal(packed.count, 0);
+    assert.deepEqual(unpackSpanRows(packed), []);
+  });
+});
