@@ -61,6 +61,8 @@ Options:
                        CREATEDB) and dropped afterwards; default is SQLite in a temp dir
   --server-env K=V     extra environment for the server (repeatable), e.g.
                        --server-env SERVICE_INGEST_MAX_BATCH_SPANS=2000
+  --node-arg ARG       an option for the server's node (repeatable), e.g. --node-arg=--trace-gc
+                       (its output goes to the server log; keep it with --keep)
   --cpu-prof           write V8 CPU profiles of the server to bench/results/ and summarise them
   --skip-build         do not run tsc -b packages/cli first
   --skip-floor         measure only the server
@@ -85,6 +87,7 @@ interface Options {
   auth: boolean;
   postgres: string | null;
   serverEnv: Record<string, string>;
+  nodeArgs: string[];
   cpuProf: boolean;
   skipBuild: boolean;
   skipFloor: boolean;
@@ -108,6 +111,7 @@ function parseOptions(argv: string[]): Options {
       postgres: { type: 'string' },
       'sqlite-file': { type: 'string' },
       'server-env': { type: 'string', multiple: true },
+      'node-arg': { type: 'string', multiple: true },
       'cpu-prof': { type: 'boolean' },
       'no-auth': { type: 'boolean' },
       'skip-build': { type: 'boolean' },
@@ -155,6 +159,7 @@ function parseOptions(argv: string[]): Options {
     postgres: values.postgres ?? null,
     sqliteFile: values['sqlite-file'] ? path.resolve(values['sqlite-file']) : null,
     serverEnv,
+    nodeArgs: values['node-arg'] ?? [],
     cpuProf: values['cpu-prof'] ?? false,
     skipBuild: values['skip-build'] ?? false,
     skipFloor: values['skip-floor'] ?? false,
@@ -298,6 +303,7 @@ async function main(): Promise<number> {
       port,
       logFile: path.join(workDir, 'server.log'),
       cpuProfileDir: profileDir,
+      nodeArgs: options.nodeArgs,
       startTimeoutMs: 60_000,
       env: {
         SERVICE_HOST: '127.0.0.1',

@@ -115,6 +115,8 @@ export interface ServerProcessOptions {
   /** Directory for V8 CPU profiles (--cpu-prof), or null. */
   cpuProfileDir: string | null;
   startTimeoutMs: number;
+  /** Extra options for the server's node (e.g. --trace-gc, --max-old-space-size=…). */
+  nodeArgs?: string[];
 }
 
 export interface ServerProcess {
@@ -135,7 +137,10 @@ export interface ServerProcess {
 /** Starts the built server and waits until /healthz answers. */
 export async function startServerProcess(options: ServerProcessOptions): Promise<ServerProcess> {
   const log = fs.openSync(options.logFile, 'a');
-  const nodeArgs = options.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`] : [];
+  const nodeArgs = [
+    ...(options.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`] : []),
+    ...(options.nodeArgs ?? []),
+  ];
   // Inherit nothing that could reconfigure the server behind the benchmark's back.
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) {
