@@ -15,7 +15,7 @@ const { values } = parseArgs({
 const rows = Number(values.rows);
 const fieldBytes = Number(values['field-bytes']);
 
-/** The benchmark's CSV: a question, an answer and a topic per row, plus an optional long field. */
+/** The benchmark's CSV: a question, an answer and a topic per row, plus an optional long field (stored as input too). */
 function csvOf(count: number): string {
   const long = fieldBytes > 0 ? 'x'.repeat(fieldBytes) : '';
   const lines = ['question,answer,topic,context'];
@@ -38,7 +38,8 @@ async function floorSeconds(csv: string): Promise<number> {
 
 if (!values['skip-build']) buildServer();
 const csv = csvOf(rows);
-log(`CSV of ${rows} rows, ${round(Buffer.byteLength(csv) / 1024 / 1024)} MiB`);
+const csvMiB = round(Buffer.byteLength(csv) / 1024 / 1024);
+log(`CSV of ${rows} rows, ${csvMiB} MiB; load average ${os.loadavg()[0]!.toFixed(2)}`);
 const { server, stop } = await startSqliteServer(ROOT, 'datasets');
 try {
   const idle = server.sample();
@@ -46,7 +47,7 @@ try {
   for (const [key, value] of [
     ['name', 'bench'],
     ['action', 'create'],
-    ['input_keys[]', 'question'],
+    ['input_keys[]', fieldBytes > 0 ? 'question,context' : 'question'],
     ['output_keys[]', 'answer'],
     ['metadata_keys[]', 'topic'],
   ]) {
@@ -63,11 +64,13 @@ try {
   if (response.status !== 200 || body.data?.num_created_examples !== rows) {
     throw new Error(`upload answered ${response.status}: ${JSON.stringify(body).slice(0, 300)}`);
   }
+  const stored = (await (await fetch(`${server.url}/v1/datasets/bench`)).json()) as { data?: { example_count: number } };
+  if (stored.data?.example_count !== rows) throw new Error(`the dataset holds ${stored.data?.example_count} examples, expected ${rows}`);
   const floor = await floorSeconds(csv);
   const peakMb = round((status?.hwmKb ?? server.maxRssKb) / 1024);
   console.log(
     [
-      `upload  ${rows} rows in ${round(uploadSeconds, 2)} s (${Math.round(rows / uploadSeconds)} rows/s)  server peak RSS ${peakMb} MB (idle ${round((idle?.rssKb ?? 0) / 1024)} MB)`,
+      `upload  ${rows} rows (${csvMiB} MiB) in ${round(uploadSeconds, 2)} s (${Math.round(rows / uploadSeconds)} rows/s)  server peak RSS ${peakMb} MB (idle ${round((idle?.rssKb ?? 0) / 1024)} MB)`,
       `floor   ${round(floor, 2)} s (the same CSV parsed with csv-parse in one thread, no HTTP, no database)`,
       `ratio   ${round(floor / uploadSeconds, 2)}  (targets: upload < 10 s, peak RSS < 300 MB)`,
       `  ${machine().cpus} × ${machine().cpuModel}, Node ${process.version}, SQLite in a temp dir; load average ${os.loadavg()[0]!.toFixed(2)}`,

@@ -84,6 +84,8 @@ export interface Config {
   idps: IdpConfig[];
   ingest: IngestConfig;
   retention: RetentionConfig;
+  /** A dataset upload that writes nothing for this long is abandoned: its rows are deleted (docs/datasets.md). */
+  datasetUploadIdleSeconds: number;
   /** How long a SIGTERM/SIGINT may take to drain before the process exits non-zero (docs/deployment.md). */
   shutdownTimeoutSeconds: number;
   logLevel: string;
@@ -145,6 +147,7 @@ export function loadConfig(env: Env = process.env): Config {
       batchMs: envPositiveInt(read, 'SERVICE_RETENTION_BATCH_MS', 50),
       dutyPercent: dutyPercent(read),
     },
+    datasetUploadIdleSeconds: envPositiveInt(read, 'SERVICE_DATASET_UPLOAD_IDLE_SECONDS', 60),
     shutdownTimeoutSeconds: envPositiveInt(read, 'SERVICE_SHUTDOWN_TIMEOUT_SECONDS', 10),
     logLevel: envLogLevel('SERVICE_LOG_LEVEL', read('SERVICE_LOG_LEVEL')),
   };

@@ -78,7 +78,16 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
     });
     const data = createDataAccess(database);
     const prompts = createPromptsService({ prompts: data.repositories.prompts, withTransaction: data.withTransaction });
-    const datasets = createDatasetsService({ datasets: data.repositories.datasets, withTransaction: data.withTransaction });
+    const datasets = createDatasetsService({
+      datasets: data.repositories.datasets,
+      withTransaction: data.withTransaction,
+      options: {
+        idleTimeoutMs: config.datasetUploadIdleSeconds * 1000,
+        onCleanupError: (error) => logger.error({ err: error }, 'deleting a failed dataset upload failed'),
+      },
+    });
+    // Uploads that died with an earlier process (docs/datasets.md, "Uploads"); the next upload would delete them too.
+    await datasets.cleanUpAbandoned().catch((error) => logger.error({ err: error }, 'deleting abandoned dataset uploads failed'));
     const experiments = createExperimentsService({
       experiments: data.repositories.experiments,
       traces: data.repositories.traces,

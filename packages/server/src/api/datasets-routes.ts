@@ -1,16 +1,19 @@
 /** `/v1/datasets`: upload (create, append, update), read any version, download, delete; Phoenix-compatible (docs/datasets.md). */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import multipart from '@fastify/multipart';
+import multipart, { type Multipart } from '@fastify/multipart';
 import { type Static, Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { DomainError, InvalidInputError, TooLargeError } from '@sightline/common';
+import type { Readable } from 'node:stream';
 import {
   type DatasetsService,
   type DatasetWithCount,
   type ExampleInput,
   UPLOAD_ACTIONS,
+  type UploadAction,
   type UploadInput,
+  type UploadResult,
 } from '../datasets/datasets-service.js';
-import { fileFormat, readFileExamples } from '../datasets/file-examples.js';
+import { type FileFormat, type FileKeys, fileFormat, readFileExamples } from '../datasets/file-examples.js';
 import type { DatasetVersionRecord, ExampleRecord } from '../db/repositories/datasets-repository.js';
 import {
   Dataset,
@@ -111,59 +114,104 @@ function fromJson(body: Static<typeof UploadDatasetBody>): UploadInput {
   };
 }
 
+/** The error of the multipart parser or the file stream as a domain error: 413 for a file too large, 400 for a malformed body. */
+function multipartError(error: unknown): unknown {
+  if ((error as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') {
+    return new TooLargeError(`the file is larger than ${MAX_FILE_BYTES / (1024 * 1024)} MiB`);
+  }
+  // The multipart parser's own errors (no boundary, a body that ends mid-part) carry no status: the body is malformed.
+  if (error instanceof DomainError || typeof (error as { statusCode?: unknown }).statusCode === 'number') return error;
+  return new InvalidInputError(`the multipart body is malformed: ${(error as Error).message}`, true);
+}
+
+/** The next part of the form, with the parser's errors as domain errors. */
+async function nextPart(parts: AsyncIterator<Multipart>): Promise<IteratorResult<Multipart>> {
+  try {
+    return await parts.next();
+  } catch (error) {
+    throw multipartError(error);
+  }
+}
+
+/**
+ * The examples of the form's file as it arrives (storable: NUL and lone surrogates become U+FFFD,
+ * as storableInput never saw a form), then the rest of the form: fields after the file are
+ * ignored, a second file is refused. Parser and stream errors become domain errors here, so that
+ * the service's own errors (a database that is away) keep theirs.
+ */
+async function* formExamples(
+  file: Readable,
+  format: FileFormat,
+  keys: FileKeys,
+  parts: AsyncIterator<Multipart>,
+): AsyncGenerator<ExampleInput> {
+  const examples = readFileExamples(file, format, keys);
+  for (;;) {
+    let next: IteratorResult<ExampleInput>;
+    try {
+      next = await examples.next();
+    } catch (error) {
+      throw multipartError(error);
+    }
+    if (next.done) break;
+    yield storableDeep(next.value) as ExampleInput;
+  }
+  for (let part = await nextPart(parts); !part.done; part = await nextPart(parts)) {
+    if (part.value.type === 'file') throw new InvalidInputError('send one file');
+  }
+}
+
 /**
  * The upload of a multipart form: fields `name`, `description`, `action`, `input_keys[]`,
  * `output_keys[]`, `metadata_keys[]`, `span_id_key`, `example_id_key`, then `file` (CSV or
- * JSONL). The fields must come before the file, as browsers and Phoenix's clients send them.
+ * JSONL), streamed into the service as it arrives. The fields must come before the file, as
+ * browsers and Phoenix's clients send them.
  */
-async function fromForm(request: FastifyRequest): Promise<UploadInput> {
+async function uploadForm(request: FastifyRequest, datasets: DatasetsService): Promise<UploadResult> {
   const fields = new Map<string, string[]>();
-  let examples: ExampleInput[] | null = null;
-  try {
-    for await (const part of request.parts()) {
-      if (part.type === 'field') {
-        const name = part.fieldname.replace(/\[\]$/, '');
-        fields.set(name, [...(fields.get(name) ?? []), String(part.value)]);
-        continue;
-      }
-      if (examples !== null) throw new InvalidInputError('send one file');
-      const keys = (name: string) =>
-        (fields.get(name) ?? [])
-          .flatMap((value) => value.split(','))
-          .map((key) => key.trim())
-          .filter(Boolean);
-      examples = await readFileExamples(part.file, fileFormat(part.filename, part.mimetype), {
+  const parts = request.parts()[Symbol.asyncIterator]();
+  for (let next = await nextPart(parts); !next.done; next = await nextPart(parts)) {
+    const part = next.value;
+    if (part.type === 'field') {
+      const name = part.fieldname.replace(/\[\]$/, '');
+      fields.set(name, [...(fields.get(name) ?? []), String(part.value)]);
+      continue;
+    }
+    const action = fields.get('action')?.[0] ?? 'create';
+    if (!(UPLOAD_ACTIONS as readonly string[]).includes(action)) {
+      throw new InvalidInputError(`action must be one of ${UPLOAD_ACTIONS.map((value) => JSON.stringify(value)).join(', ')}`);
+    }
+    const name = fields.get('name')?.[0];
+    if (name === undefined) throw new InvalidInputError('the form has no name field (the fields must come before the file)');
+    const keys = (field: string) =>
+      (fields.get(field) ?? [])
+        .flatMap((value) => value.split(','))
+        .map((key) => key.trim())
+        .filter(Boolean);
+    const format = fileFormat(part.filename, part.mimetype);
+    const examples = formExamples(
+      part.file,
+      format,
+      {
         inputKeys: keys('input_keys'),
         outputKeys: keys('output_keys'),
         metadataKeys: keys('metadata_keys'),
         spanIdKey: fields.get('span_id_key')?.[0],
         exampleIdKey: fields.get('example_id_key')?.[0],
-      });
-    }
-  } catch (error) {
-    if ((error as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') {
-      throw new TooLargeError(`the file is larger than ${MAX_FILE_BYTES / (1024 * 1024)} MiB`);
-    }
-    // The multipart parser's own errors (no boundary, a body that ends mid-part) carry no status: the body is malformed.
-    if (error instanceof DomainError || typeof (error as { statusCode?: unknown }).statusCode === 'number') throw error;
-    throw new InvalidInputError(`the multipart body is malformed: ${(error as Error).message}`, true);
+      },
+      parts,
+    );
+    const description = fields.get('description')?.[0];
+    // A form is read here, not parsed before the hooks, so storableInput never saw it: NUL and lone surrogates become U+FFFD here.
+    return datasets.upload({
+      action: action as UploadAction,
+      name: storableDeep(name) as string,
+      description: description === undefined ? null : (storableDeep(description) as string),
+      metadata: {},
+      examples,
+    });
   }
-  if (examples === null) throw new InvalidInputError('the form has no file: send a CSV or JSONL file in the field "file"');
-  const action = fields.get('action')?.[0] ?? 'create';
-  if (!(UPLOAD_ACTIONS as readonly string[]).includes(action)) {
-    throw new InvalidInputError(`action must be one of ${UPLOAD_ACTIONS.map((value) => JSON.stringify(value)).join(', ')}`);
-  }
-  const name = fields.get('name')?.[0];
-  if (name === undefined) throw new InvalidInputError('the form has no name field');
-  const upload: UploadInput = {
-    action: action as UploadInput['action'],
-    name,
-    description: fields.get('description')?.[0] ?? null,
-    metadata: {},
-    examples,
-  };
-  // A form is read here, not parsed before the hooks, so storableInput never saw it: NUL and lone surrogates become U+FFFD here.
-  return storableDeep(upload) as UploadInput;
+  throw new InvalidInputError('the form has no file: send a CSV or JSONL file in the field "file"');
 }
 
 export async function datasetsRoutes(instance: FastifyInstance, { datasets }: { datasets: DatasetsService }) {
@@ -195,8 +243,9 @@ export async function datasetsRoutes(instance: FastifyInstance, { datasets }: { 
       },
     },
     async (request) => {
-      const upload = request.isMultipart() ? await fromForm(request) : fromJson(request.body as Static<typeof UploadDatasetBody>);
-      const result = await datasets.upload(upload);
+      const result = request.isMultipart()
+        ? await uploadForm(request, datasets)
+        : await datasets.upload(fromJson(request.body as Static<typeof UploadDatasetBody>));
       return {
         data: {
           dataset_id: toGlobalId('Dataset', result.dataset.id),

@@ -69,45 +69,59 @@ function toExample(row: Record<string, unknown>, keys: FileKeys): ExampleInput {
 }
 
 /**
- * Reads the examples of a CSV (header row first) or JSONL stream; 422 naming the line for malformed
- * input. A stream that fails (a multipart body cut short) rejects with the stream's own error.
+ * The examples of a CSV (header row first) or JSONL stream, yielded as they are parsed: the
+ * consumer's pace is the parser's, so the file is read no faster than the examples are stored.
+ * 422 naming the line for malformed input; a stream that fails (a multipart body cut short)
+ * throws the stream's own error. Checks the keys before it reads anything.
  */
-export async function readFileExamples(stream: Readable, format: FileFormat, keys: FileKeys): Promise<ExampleInput[]> {
+export function readFileExamples(stream: Readable, format: FileFormat, keys: FileKeys): AsyncGenerator<ExampleInput> {
   if (keys.inputKeys.length === 0) throw new InvalidInputError('input_keys[] must name at least one column');
+  return format === 'csv' ? csvExamples(stream, keys) : jsonlExamples(stream, keys);
+}
+
+async function* csvExamples(stream: Readable, keys: FileKeys): AsyncGenerator<ExampleInput> {
   // Neither pipe() nor readline's iterator passes a source error on: the parser would wait for ever
   // and readline would re-emit it as an unhandled 'error' event, which ends the process.
   let streamError: Error | null = null;
-  const examples: ExampleInput[] = [];
-  if (format === 'csv') {
-    let checked = false;
-    const parser = parse({
-      columns: true,
-      bom: true,
-      max_record_size: MAX_RECORD_BYTES,
-      skip_empty_lines: true,
-      relax_column_count: false,
-    });
-    stream.once('error', (error) => {
-      streamError = error;
-      parser.destroy(error);
-    });
-    stream.pipe(parser);
-    try {
-      for await (const record of parser as AsyncIterable<Record<string, string>>) {
-        if (!checked) {
-          checkKeys(Object.keys(record), keys);
-          checked = true;
-        }
-        examples.push(toExample(record, keys));
+  let checked = false;
+  const parser = parse({
+    columns: true,
+    bom: true,
+    max_record_size: MAX_RECORD_BYTES,
+    skip_empty_lines: true,
+    relax_column_count: false,
+  });
+  stream.once('error', (error) => {
+    streamError = error;
+    parser.destroy(error);
+  });
+  stream.pipe(parser);
+  const records = (parser as AsyncIterable<Record<string, string>>)[Symbol.asyncIterator]();
+  try {
+    for (;;) {
+      let next: IteratorResult<Record<string, string>>;
+      try {
+        next = await records.next();
+      } catch (error) {
+        if (streamError !== null) throw streamError;
+        const { lines, message } = error as { lines?: number; message?: string };
+        throw new InvalidInputError(`the CSV file is malformed${lines ? ` at line ${lines}` : ''}: ${message ?? 'unreadable'}`);
       }
-    } catch (error) {
-      if (error instanceof InvalidInputError) throw error;
-      if (streamError !== null) throw streamError;
-      const { lines, message } = error as { lines?: number; message?: string };
-      throw new InvalidInputError(`the CSV file is malformed${lines ? ` at line ${lines}` : ''}: ${message ?? 'unreadable'}`);
+      if (next.done) return;
+      if (!checked) {
+        checkKeys(Object.keys(next.value), keys);
+        checked = true;
+      }
+      yield toExample(next.value, keys);
     }
-    return examples;
+  } finally {
+    // The consumer stopped early (its upload failed): stop parsing the rest of the file.
+    parser.destroy();
   }
+}
+
+async function* jsonlExamples(stream: Readable, keys: FileKeys): AsyncGenerator<ExampleInput> {
+  let streamError: Error | null = null;
   let line = 0;
   let columns: string[] | null = null;
   const reader = createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY });
@@ -115,24 +129,27 @@ export async function readFileExamples(stream: Readable, format: FileFormat, key
     streamError = error;
     reader.close();
   });
-  for await (const text of reader) {
-    line++;
-    if (text.trim() === '') continue;
-    let row: unknown;
-    try {
-      row = JSON.parse(text);
-    } catch {
-      throw new InvalidInputError(`line ${line} of the JSONL file is not valid JSON`);
+  try {
+    for await (const text of reader) {
+      line++;
+      if (text.trim() === '') continue;
+      let row: unknown;
+      try {
+        row = JSON.parse(text);
+      } catch {
+        throw new InvalidInputError(`line ${line} of the JSONL file is not valid JSON`);
+      }
+      if (row === null || typeof row !== 'object' || Array.isArray(row))
+        throw new InvalidInputError(`line ${line} of the JSONL file is not a JSON object`);
+      // The first object plays the CSV header's part: the keys named must be among its keys.
+      if (columns === null) {
+        columns = Object.keys(row);
+        checkKeys(columns, keys);
+      }
+      yield toExample(row as Record<string, unknown>, keys);
     }
-    if (row === null || typeof row !== 'object' || Array.isArray(row))
-      throw new InvalidInputError(`line ${line} of the JSONL file is not a JSON object`);
-    // The first object plays the CSV header's part: the keys named must be among its keys.
-    if (columns === null) {
-      columns = Object.keys(row);
-      checkKeys(columns, keys);
-    }
-    examples.push(toExample(row as Record<string, unknown>, keys));
+  } finally {
+    reader.close();
   }
   if (streamError !== null) throw streamError;
-  return examples;
 }

@@ -238,6 +238,10 @@ export interface DatasetVersionsTable {
   description: string | null;
   metadata: string;
   created_at: Timestamp;
+  /** Null while the upload writing the version runs: readers see completed versions only. */
+  completed_at: Timestamp | null;
+  /** When the upload last wrote a batch (a pending version idle for long was abandoned). */
+  last_write_at: Timestamp | null;
 }
 
 export interface DatasetExamplesTable {

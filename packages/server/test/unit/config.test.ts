@@ -58,6 +58,7 @@ describe('loadConfig: defaults', () => {
       idps: [],
       ingest: { maxBodyBytes: 32 * 1024 * 1024, maxQueuedSpans: 50_000, maxBatchSpans: 5_000, maxInflightBytes: 16 * 1024 * 1024 },
       retention: { intervalSeconds: 60, batchMs: 50, dutyPercent: 50 },
+      datasetUploadIdleSeconds: 60,
       shutdownTimeoutSeconds: 10,
       logLevel: 'info',
     });
@@ -126,6 +127,7 @@ describe('loadConfig: defaults', () => {
       SERVICE_RETENTION_INTERVAL_SECONDS: '5',
       SERVICE_RETENTION_BATCH_MS: '20',
       SERVICE_RETENTION_DUTY_PERCENT: '25',
+      SERVICE_DATASET_UPLOAD_IDLE_SECONDS: '5',
       SERVICE_SHUTDOWN_TIMEOUT_SECONDS: '30',
       SERVICE_LOG_LEVEL: 'DEBUG',
     });
@@ -138,6 +140,7 @@ describe('loadConfig: defaults', () => {
     assert.equal(config.defaultAdminInitialPassword, 's3cret!');
     assert.deepEqual(config.ingest, { maxBodyBytes: 1024, maxQueuedSpans: 100, maxBatchSpans: 10, maxInflightBytes: 4096 });
     assert.deepEqual(config.retention, { intervalSeconds: 5, batchMs: 20, dutyPercent: 25 });
+    assert.equal(config.datasetUploadIdleSeconds, 5);
     assert.equal(config.shutdownTimeoutSeconds, 30);
     assert.equal(config.logLevel, 'debug');
   });
@@ -241,6 +244,7 @@ describe('loadConfig: numbers', () => {
       'SERVICE_RETENTION_BATCH_MS',
       'SERVICE_RETENTION_DUTY_PERCENT',
       'SERVICE_INGEST_MAX_INFLIGHT_BYTES',
+      'SERVICE_DATASET_UPLOAD_IDLE_SECONDS',
       'SERVICE_SHUTDOWN_TIMEOUT_SECONDS',
     ]) {
       for (const value of ['0', '-5', '2.5', 'ten', '99999999999999999999']) {

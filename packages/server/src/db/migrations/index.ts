@@ -17,6 +17,7 @@ import * as retention from './0014-retention.js';
 import * as annotationConfigs from './0015-annotation-configs.js';
 import * as secrets from './0016-secrets.js';
 import * as rateLimits from './0017-rate-limits.js';
+import * as datasetUploads from './0018-dataset-uploads.js';
 
 export interface MigrationContext {
   dialect: Dialect;
@@ -41,5 +42,6 @@ export function migrations(context: MigrationContext): Record<string, Migration>
     '0015-annotation-configs': { up: annotationConfigs.up(context) },
     '0016-secrets': { up: secrets.up(context) },
     '0017-rate-limits': { up: rateLimits.up(context) },
+    '0018-dataset-uploads': { up: datasetUploads.up(context) },
   };
 }

@@ -3,8 +3,13 @@
  * in place: each version adds revisions, and reading a version picks each example's newest
  * revision at or before it. JSON documents are text, parsed on the way out. A service that
  * writes several rows runs these methods inside `withTransaction` (db/repositories/index.ts).
+ *
+ * A version is written while pending (`completed_at` null) and completed in one last statement;
+ * every read here sees completed versions only, and a dataset only once it has one (its first
+ * upload is still being written until then).
  */
-import { type Kysely, type Selectable, sql } from 'kysely';
+import type { ExpressionBuilder, Kysely, Selectable } from 'kysely';
+import type { Dialect } from '../../config.js';
 import type { DatasetVersionsTable, DatasetsTable, DB } from '../schema.js';
 
 export interface DatasetRecord {
@@ -36,13 +41,29 @@ export interface ExampleRecord {
   updatedAt: string;
 }
 
-/** A revision to write: the example's values at the new version, or its deletion. */
+/** A revision to write: the example's values at the new version, as JSON text. */
 export interface NewRevision {
   exampleId: number;
-  kind: 'CREATE' | 'PATCH' | 'DELETE';
-  input: Record<string, unknown>;
-  output: Record<string, unknown>;
-  metadata: Record<string, unknown>;
+  kind: 'CREATE' | 'PATCH';
+  input: string;
+  output: string;
+  metadata: string;
+}
+
+/** An example at a version with its documents as stored (JSON text), for matching an update. */
+export interface StoredExampleText {
+  id: number;
+  externalId: string | null;
+  input: string;
+  output: string;
+  metadata: string;
+}
+
+/** A version whose upload is still running, or died. */
+export interface PendingVersion {
+  id: number;
+  datasetId: number;
+  lastWriteAt: string;
 }
 
 export interface NewExample {
@@ -63,6 +84,19 @@ export interface DatasetPageQuery {
 const INSERT_CHUNK = 500;
 
 const parse = (text: string): Record<string, unknown> => JSON.parse(text) as Record<string, unknown>;
+
+/** `last_write_at` of a version given up: older than any cut-off, so that any cleaner may finish deleting it. */
+const GIVEN_UP = '1970-01-01T00:00:00.000Z';
+
+/** The dataset has a completed version: its first upload has finished. */
+const hasCompletedVersion = (eb: ExpressionBuilder<DB, 'datasets'>) =>
+  eb.exists(
+    eb
+      .selectFrom('dataset_versions as v')
+      .select('v.id')
+      .whereRef('v.dataset_id', '=', 'datasets.id')
+      .where('v.completed_at', 'is not', null),
+  );
 
 function toDataset(row: Selectable<DatasetsTable>): DatasetRecord {
   return {
@@ -88,7 +122,7 @@ function toVersion(row: Selectable<DatasetVersionsTable>): DatasetVersionRecord 
 export type DatasetsRepository = ReturnType<typeof createDatasetsRepository>;
 
 /** Datasets repository over a Kysely connection (or transaction). */
-export function createDatasetsRepository(db: Kysely<DB>) {
+export function createDatasetsRepository(db: Kysely<DB>, dialect: Dialect) {
   /** The newest revision of each example of the dataset at or before the version (DELETEs included). */
   const revisionsAt = (datasetId: number, versionId: number) =>
     db
@@ -119,16 +153,26 @@ export function createDatasetsRepository(db: Kysely<DB>) {
       return toDataset(row);
     },
     async findById(id: number): Promise<DatasetRecord | undefined> {
-      const row = await db.selectFrom('datasets').selectAll().where('id', '=', id).executeTakeFirst();
+      const row = await db.selectFrom('datasets').selectAll().where('id', '=', id).where(hasCompletedVersion).executeTakeFirst();
       return row && toDataset(row);
     },
     async findByName(name: string): Promise<DatasetRecord | undefined> {
-      const row = await db.selectFrom('datasets').selectAll().where('name', '=', name).executeTakeFirst();
+      const row = await db.selectFrom('datasets').selectAll().where('name', '=', name).where(hasCompletedVersion).executeTakeFirst();
+      return row && toDataset(row);
+    },
+    /**
+     * The dataset of the name for an upload, also while its first upload is written. On PostgreSQL
+     * the row is locked for the transaction, so that uploads to one dataset start one after the
+     * other and number their versions in the order they commit.
+     */
+    async findByNameForUpload(name: string): Promise<DatasetRecord | undefined> {
+      const select = db.selectFrom('datasets').selectAll().where('name', '=', name);
+      const row = await (dialect === 'postgres' ? select.forNoKeyUpdate() : select).executeTakeFirst();
       return row && toDataset(row);
     },
     /** Datasets newest first, keyset-paginated by id. */
     async list(query: DatasetPageQuery): Promise<DatasetRecord[]> {
-      let select = db.selectFrom('datasets').selectAll().orderBy('id', 'desc').limit(query.limit);
+      let select = db.selectFrom('datasets').selectAll().where(hasCompletedVersion).orderBy('id', 'desc').limit(query.limit);
       if (query.fromId !== undefined) select = select.where('id', '<=', query.fromId);
       if (query.name !== undefined) select = select.where('name', '=', query.name);
       return (await select.execute()).map(toDataset);
@@ -141,8 +185,28 @@ export function createDatasetsRepository(db: Kysely<DB>) {
       const result = await db.deleteFrom('datasets').where('id', '=', id).executeTakeFirst();
       return Number(result.numDeletedRows) > 0;
     },
+    /** Deletes the dataset if it has no version at all (one created by an upload that failed). */
+    async deleteDatasetWithoutVersions(id: number): Promise<boolean> {
+      const result = await db
+        .deleteFrom('datasets')
+        .where('id', '=', id)
+        .where(({ not, exists, selectFrom }) =>
+          not(
+            exists(
+              selectFrom('dataset_versions').select('dataset_versions.id').whereRef('dataset_versions.dataset_id', '=', 'datasets.id'),
+            ),
+          ),
+        )
+        .executeTakeFirst();
+      return Number(result.numDeletedRows) > 0;
+    },
 
-    async insertVersion(version: { datasetId: number; description: string | null; metadata: Record<string, unknown> }, now: string) {
+    /** A new version: completed at once, or pending until `completeVersion`. */
+    async insertVersion(
+      version: { datasetId: number; description: string | null; metadata: Record<string, unknown> },
+      now: string,
+      options: { pending: boolean },
+    ) {
       const row = await db
         .insertInto('dataset_versions')
         .values({
@@ -150,6 +214,8 @@ export function createDatasetsRepository(db: Kysely<DB>) {
           description: version.description,
           metadata: JSON.stringify(version.metadata),
           created_at: now,
+          completed_at: options.pending ? null : now,
+          last_write_at: now,
         })
         .returningAll()
         .executeTakeFirstOrThrow();
@@ -161,6 +227,7 @@ export function createDatasetsRepository(db: Kysely<DB>) {
         .selectAll()
         .where('dataset_id', '=', datasetId)
         .where('id', '=', versionId)
+        .where('completed_at', 'is not', null)
         .executeTakeFirst();
       return row && toVersion(row);
     },
@@ -169,6 +236,7 @@ export function createDatasetsRepository(db: Kysely<DB>) {
         .selectFrom('dataset_versions')
         .selectAll()
         .where('dataset_id', '=', datasetId)
+        .where('completed_at', 'is not', null)
         .orderBy('id', 'desc')
         .limit(1)
         .executeTakeFirst();
@@ -180,10 +248,145 @@ export function createDatasetsRepository(db: Kysely<DB>) {
         .selectFrom('dataset_versions')
         .selectAll()
         .where('dataset_id', '=', datasetId)
+        .where('completed_at', 'is not', null)
         .orderBy('id', 'desc')
         .limit(query.limit);
       if (query.fromId !== undefined) select = select.where('id', '<=', query.fromId);
       return (await select.execute()).map(toVersion);
+    },
+
+    /** The dataset's pending version (at most one: a unique index says so), if any. */
+    async pendingVersion(datasetId: number): Promise<PendingVersion | undefined> {
+      const row = await db
+        .selectFrom('dataset_versions')
+        .select(['id', 'dataset_id', 'last_write_at'])
+        .where('dataset_id', '=', datasetId)
+        .where('completed_at', 'is', null)
+        .executeTakeFirst();
+      return row && { id: Number(row.id), datasetId: Number(row.dataset_id), lastWriteAt: row.last_write_at ?? GIVEN_UP };
+    },
+    /** Pending versions that wrote nothing since `before`: their uploads died. */
+    async abandonedVersions(before: string, limit: number): Promise<PendingVersion[]> {
+      const rows = await db
+        .selectFrom('dataset_versions')
+        .select(['id', 'dataset_id', 'last_write_at'])
+        .where('completed_at', 'is', null)
+        .where((eb) => eb.or([eb('last_write_at', 'is', null), eb('last_write_at', '<', before)]))
+        .orderBy('id')
+        .limit(limit)
+        .execute();
+      return rows.map((row) => ({ id: Number(row.id), datasetId: Number(row.dataset_id), lastWriteAt: row.last_write_at ?? GIVEN_UP }));
+    },
+    /**
+     * Gives a pending version up (its own upload failed, or, with `before`, it wrote nothing since
+     * then): from now on its upload can write nothing more, and any cleaner may delete it.
+     */
+    async giveUpVersion(versionId: number, before: string | null): Promise<boolean> {
+      let update = db
+        .updateTable('dataset_versions')
+        .set({ last_write_at: GIVEN_UP })
+        .where('id', '=', versionId)
+        .where('completed_at', 'is', null);
+      if (before !== null) update = update.where((eb) => eb.or([eb('last_write_at', 'is', null), eb('last_write_at', '<', before)]));
+      const result = await update.executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
+    },
+    /**
+     * Records that the upload of a pending version wrote (run first in each batch's transaction);
+     * false when the version is gone, given up, or idle since before `since`: the upload must stop.
+     */
+    async keepVersionAlive(versionId: number, now: string, since: string): Promise<boolean> {
+      const result = await db
+        .updateTable('dataset_versions')
+        .set({ last_write_at: now })
+        .where('id', '=', versionId)
+        .where('completed_at', 'is', null)
+        .where('last_write_at', '>=', since)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
+    },
+    /** Makes a pending version visible (the same conditions as keepVersionAlive). */
+    async completeVersion(versionId: number, now: string, since: string): Promise<boolean> {
+      const result = await db
+        .updateTable('dataset_versions')
+        .set({ completed_at: now, last_write_at: now })
+        .where('id', '=', versionId)
+        .where('completed_at', 'is', null)
+        .where('last_write_at', '>=', since)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
+    },
+    /** Deletes up to `limit` examples that a pending version created (their revisions cascade); returns how many. */
+    async deleteExamplesCreatedBy(versionId: number, limit: number): Promise<number> {
+      const result = await db
+        .deleteFrom('dataset_examples')
+        .where('id', 'in', (eb) =>
+          eb
+            .selectFrom('dataset_example_revisions')
+            .select('example_id')
+            .where('version_id', '=', versionId)
+            .where('kind', '=', 'CREATE')
+            .limit(limit),
+        )
+        .executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
+    /** Deletes up to `limit` revisions of a version; returns how many. */
+    async deleteRevisionsOf(versionId: number, limit: number): Promise<number> {
+      const result = await db
+        .deleteFrom('dataset_example_revisions')
+        .where('id', 'in', (eb) =>
+          eb.selectFrom('dataset_example_revisions as v').select('v.id').where('v.version_id', '=', versionId).limit(limit),
+        )
+        .executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
+    /** Deletes a version that is still pending (once its rows are gone). */
+    async deletePendingVersion(versionId: number): Promise<boolean> {
+      const result = await db
+        .deleteFrom('dataset_versions')
+        .where('id', '=', versionId)
+        .where('completed_at', 'is', null)
+        .executeTakeFirst();
+      return Number(result.numDeletedRows) > 0;
+    },
+
+    /** The largest example id of the dataset (0 without examples): examples above it are newer. */
+    async maxExampleId(datasetId: number): Promise<number> {
+      const row = await db
+        .selectFrom('dataset_examples')
+        .select((eb) => eb.fn.max('id').as('id'))
+        .where('dataset_id', '=', datasetId)
+        .executeTakeFirst();
+      return Number(row?.id ?? 0);
+    },
+    /** The dataset's examples, of any version, that carry one of the external ids. */
+    async examplesWithExternalIds(datasetId: number, externalIds: string[]): Promise<{ id: number; externalId: string }[]> {
+      if (externalIds.length === 0) return [];
+      const rows = await db
+        .selectFrom('dataset_examples')
+        .select(['id', 'external_id'])
+        .where('dataset_id', '=', datasetId)
+        .where('external_id', 'in', externalIds)
+        .execute();
+      return rows.map((row) => ({ id: Number(row.id), externalId: row.external_id! }));
+    },
+    /** A page of the examples at a version, after `afterId` in id order, with their documents as stored. */
+    async exampleTextsAt(datasetId: number, versionId: number, afterId: number, limit: number): Promise<StoredExampleText[]> {
+      const rows = await revisionsAt(datasetId, versionId)
+        .where('r.kind', '!=', 'DELETE')
+        .where('e.id', '>', afterId)
+        .select(['e.id', 'e.external_id', 'r.input', 'r.output', 'r.metadata'])
+        .orderBy('e.id')
+        .limit(limit)
+        .execute();
+      return rows.map((row) => ({
+        id: Number(row.id),
+        externalId: row.external_id,
+        input: row.input,
+        output: row.output,
+        metadata: row.metadata,
+      }));
     },
 
     /** Inserts the examples in chunks; returns their ids in input order. */
@@ -217,11 +420,42 @@ export function createDatasetsRepository(db: Kysely<DB>) {
               example_id: revision.exampleId,
               version_id: versionId,
               kind: revision.kind,
-              input: JSON.stringify(revision.input),
-              output: JSON.stringify(revision.output),
-              metadata: JSON.stringify(revision.metadata),
+              input: revision.input,
+              output: revision.output,
+              metadata: revision.metadata,
               created_at: now,
             })),
+          )
+          .execute();
+      }
+    },
+    /** Writes DELETE revisions at the version for the examples, keeping the values they had at `atVersionId`. */
+    async insertDeleteRevisions(versionId: number, atVersionId: number, exampleIds: number[], now: string): Promise<void> {
+      for (let start = 0; start < exampleIds.length; start += INSERT_CHUNK) {
+        const ids = exampleIds.slice(start, start + INSERT_CHUNK);
+        await db
+          .insertInto('dataset_example_revisions')
+          .columns(['example_id', 'version_id', 'kind', 'input', 'output', 'metadata', 'created_at'])
+          .expression(
+            db
+              .selectFrom('dataset_example_revisions as r')
+              .select((eb) => [
+                'r.example_id',
+                eb.val(versionId).as('version_id'),
+                eb.val('DELETE').as('kind'),
+                'r.input',
+                'r.output',
+                'r.metadata',
+                eb.val(now).as('created_at'),
+              ])
+              .where('r.example_id', 'in', ids)
+              .where('r.version_id', '=', (eb) =>
+                eb
+                  .selectFrom('dataset_example_revisions as newest')
+                  .select((inner) => inner.fn.max('newest.version_id').as('version_id'))
+                  .whereRef('newest.example_id', '=', 'r.example_id')
+                  .where('newest.version_id', '<=', atVersionId),
+              ),
           )
           .execute();
       }
@@ -246,18 +480,27 @@ export function createDatasetsRepository(db: Kysely<DB>) {
         updatedAt: row.created_at,
       }));
     },
-    /** How many examples each dataset holds at its latest version. */
+    /** How many examples each dataset holds at its latest completed version (a pending one's rows do not count). */
     async exampleCounts(datasetIds: number[]): Promise<Map<number, number>> {
       if (datasetIds.length === 0) return new Map();
+      const latest = db
+        .selectFrom('dataset_versions')
+        .select((eb) => ['dataset_id', eb.fn.max('id').as('version_id')])
+        .where('dataset_id', 'in', datasetIds)
+        .where('completed_at', 'is not', null)
+        .groupBy('dataset_id');
       const rows = await db
         .selectFrom('dataset_example_revisions as r')
         .innerJoin('dataset_examples as e', 'e.id', 'r.example_id')
+        .innerJoin(latest.as('l'), 'l.dataset_id', 'e.dataset_id')
         .where('e.dataset_id', 'in', datasetIds)
         .where('r.kind', '!=', 'DELETE')
-        .where(
-          'r.version_id',
-          '=',
-          sql<number>`(SELECT max(newest.version_id) FROM dataset_example_revisions AS newest WHERE newest.example_id = r.example_id)`,
+        .where('r.version_id', '=', (eb) =>
+          eb
+            .selectFrom('dataset_example_revisions as newest')
+            .select((inner) => inner.fn.max('newest.version_id').as('version_id'))
+            .whereRef('newest.example_id', '=', 'r.example_id')
+            .whereRef('newest.version_id', '<=', 'l.version_id'),
         )
         .select((eb) => ['e.dataset_id', eb.fn.countAll<number | string>().as('n')])
         .groupBy('e.dataset_id')

@@ -46,7 +46,7 @@ export function createRepositories(db: Kysely<DB>, dialect: Dialect) {
     annotations: createAnnotationsRepository(db, dialect),
     annotationConfigs: createAnnotationConfigsRepository(db, dialect),
     prompts: createPromptsRepository(db),
-    datasets: createDatasetsRepository(db),
+    datasets: createDatasetsRepository(db, dialect),
     experiments: createExperimentsRepository(db, dialect),
     costs: createCostsRepository(db),
     secrets: createSecretsRepository(db),

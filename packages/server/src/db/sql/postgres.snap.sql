@@ -327,32 +327,53 @@ delete from "prompts" where "id" = $1;
 -- datasets.insertDataset
 insert into "datasets" ("name", "description", "metadata", "created_at", "updated_at") values ($1, $2, $3, $4, $5) returning *;
 
--- datasets.findById
-select * from "datasets" where "id" = $1;
-
--- datasets.findByName
-select * from "datasets" where "name" = $1;
-
--- datasets.list
-select * from "datasets" where "id" <= $1 and "name" = $2 order by "id" desc limit $3;
+-- datasets.findByNameForUpload
+select * from "datasets" where "name" = $1 for no key update;
 
 -- datasets.insertVersion
-insert into "dataset_versions" ("dataset_id", "description", "metadata", "created_at") values ($1, $2, $3, $4) returning *;
+insert into "dataset_versions" ("dataset_id", "description", "metadata", "created_at", "completed_at", "last_write_at") values ($1, $2, $3, $4, $5, $6) returning *;
+
+-- datasets.pendingVersion
+select "id", "dataset_id", "last_write_at" from "dataset_versions" where "dataset_id" = $1 and "completed_at" is null;
+
+-- datasets.keepVersionAlive
+update "dataset_versions" set "last_write_at" = $1 where "id" = $2 and "completed_at" is null and "last_write_at" >= $3;
+
+-- datasets.completeVersion
+update "dataset_versions" set "completed_at" = $1, "last_write_at" = $2 where "id" = $3 and "completed_at" is null and "last_write_at" >= $4;
+
+-- datasets.findById
+select * from "datasets" where "id" = $1 and exists (select "v"."id" from "dataset_versions" as "v" where "v"."dataset_id" = "datasets"."id" and "v"."completed_at" is not null);
+
+-- datasets.findByName
+select * from "datasets" where "name" = $1 and exists (select "v"."id" from "dataset_versions" as "v" where "v"."dataset_id" = "datasets"."id" and "v"."completed_at" is not null);
+
+-- datasets.list
+select * from "datasets" where exists (select "v"."id" from "dataset_versions" as "v" where "v"."dataset_id" = "datasets"."id" and "v"."completed_at" is not null) and "id" <= $1 and "name" = $2 order by "id" desc limit $3;
 
 -- datasets.findVersion
-select * from "dataset_versions" where "dataset_id" = $1 and "id" = $2;
+select * from "dataset_versions" where "dataset_id" = $1 and "id" = $2 and "completed_at" is not null;
 
 -- datasets.latestVersion
-select * from "dataset_versions" where "dataset_id" = $1 order by "id" desc limit $2;
+select * from "dataset_versions" where "dataset_id" = $1 and "completed_at" is not null order by "id" desc limit $2;
 
 -- datasets.listVersions
-select * from "dataset_versions" where "dataset_id" = $1 and "id" <= $2 order by "id" desc limit $3;
+select * from "dataset_versions" where "dataset_id" = $1 and "completed_at" is not null and "id" <= $2 order by "id" desc limit $3;
+
+-- datasets.maxExampleId
+select max("id") as "id" from "dataset_examples" where "dataset_id" = $1;
 
 -- datasets.insertExamples
 insert into "dataset_examples" ("dataset_id", "external_id", "source_span_id", "created_at") values ($1, $2, $3, $4) returning "id";
 
 -- datasets.insertRevisions
 insert into "dataset_example_revisions" ("example_id", "version_id", "kind", "input", "output", "metadata", "created_at") values ($1, $2, $3, $4, $5, $6, $7);
+
+-- datasets.examplesWithExternalIds
+select "id", "external_id" from "dataset_examples" where "dataset_id" = $1 and "external_id" in ($2, $3);
+
+-- datasets.exampleTextsAt
+select "e"."id", "e"."external_id", "r"."input", "r"."output", "r"."metadata" from "dataset_example_revisions" as "r" inner join "dataset_examples" as "e" on "e"."id" = "r"."example_id" where "e"."dataset_id" = $1 and "r"."version_id" = (select max("newest"."version_id") as "version_id" from "dataset_example_revisions" as "newest" where "newest"."example_id" = "r"."example_id" and "newest"."version_id" <= $2) and "r"."kind" != $3 and "e"."id" > $4 order by "e"."id" limit $5;
 
 -- datasets.examplesAt
 select "e"."id", "e"."external_id", "e"."source_span_id", "r"."input", "r"."output", "r"."metadata", "r"."created_at" from "dataset_example_revisions" as "r" inner join "dataset_examples" as "e" on "e"."id" = "r"."example_id" where "e"."dataset_id" = $1 and "r"."version_id" = (select max("newest"."version_id") as "version_id" from "dataset_example_revisions" as "newest" where "newest"."example_id" = "r"."example_id" and "newest"."version_id" <= $2) and "r"."kind" != $3 order by "e"."id";
@@ -361,7 +382,34 @@ select "e"."id", "e"."external_id", "e"."source_span_id", "r"."input", "r"."outp
 select "e"."id", "e"."external_id", "e"."source_span_id", "r"."input", "r"."output", "r"."metadata", "r"."created_at" from "dataset_example_revisions" as "r" inner join "dataset_examples" as "e" on "e"."id" = "r"."example_id" where "e"."dataset_id" = $1 and "r"."version_id" = (select max("newest"."version_id") as "version_id" from "dataset_example_revisions" as "newest" where "newest"."example_id" = "r"."example_id" and "newest"."version_id" <= $2) and "r"."kind" != $3 and "e"."id" in ($4, $5) order by "e"."id";
 
 -- datasets.exampleCounts
-select "e"."dataset_id", count(*) as "n" from "dataset_example_revisions" as "r" inner join "dataset_examples" as "e" on "e"."id" = "r"."example_id" where "e"."dataset_id" in ($1) and "r"."kind" != $2 and "r"."version_id" = (SELECT max(newest.version_id) FROM dataset_example_revisions AS newest WHERE newest.example_id = r.example_id) group by "e"."dataset_id";
+select "e"."dataset_id", count(*) as "n" from "dataset_example_revisions" as "r" inner join "dataset_examples" as "e" on "e"."id" = "r"."example_id" inner join (select "dataset_id", max("id") as "version_id" from "dataset_versions" where "dataset_id" in ($1) and "completed_at" is not null group by "dataset_id") as "l" on "l"."dataset_id" = "e"."dataset_id" where "e"."dataset_id" in ($2) and "r"."kind" != $3 and "r"."version_id" = (select max("newest"."version_id") as "version_id" from "dataset_example_revisions" as "newest" where "newest"."example_id" = "r"."example_id" and "newest"."version_id" <= "l"."version_id") group by "e"."dataset_id";
+
+-- datasets.insertVersion (a second one)
+insert into "dataset_versions" ("dataset_id", "description", "metadata", "created_at", "completed_at", "last_write_at") values ($1, $2, $3, $4, $5, $6) returning *;
+
+-- datasets.insertDeleteRevisions
+insert into "dataset_example_revisions" ("example_id", "version_id", "kind", "input", "output", "metadata", "created_at") select "r"."example_id", $1 as "version_id", $2 as "kind", "r"."input", "r"."output", "r"."metadata", $3 as "created_at" from "dataset_example_revisions" as "r" where "r"."example_id" in ($4) and "r"."version_id" = (select max("newest"."version_id") as "version_id" from "dataset_example_revisions" as "newest" where "newest"."example_id" = "r"."example_id" and "newest"."version_id" <= $5);
+
+-- datasets.abandonedVersions
+select "id", "dataset_id", "last_write_at" from "dataset_versions" where "completed_at" is null and ("last_write_at" is null or "last_write_at" < $1) order by "id" limit $2;
+
+-- datasets.giveUpVersion
+update "dataset_versions" set "last_write_at" = $1 where "id" = $2 and "completed_at" is null and ("last_write_at" is null or "last_write_at" < $3);
+
+-- datasets.giveUpVersion (own)
+update "dataset_versions" set "last_write_at" = $1 where "id" = $2 and "completed_at" is null;
+
+-- datasets.deleteExamplesCreatedBy
+delete from "dataset_examples" where "id" in (select "example_id" from "dataset_example_revisions" where "version_id" = $1 and "kind" = $2 limit $3);
+
+-- datasets.deleteRevisionsOf
+delete from "dataset_example_revisions" where "id" in (select "v"."id" from "dataset_example_revisions" as "v" where "v"."version_id" = $1 limit $2);
+
+-- datasets.deletePendingVersion
+delete from "dataset_versions" where "id" = $1 and "completed_at" is null;
+
+-- datasets.deleteDatasetWithoutVersions
+delete from "datasets" where "id" = $1 and not exists (select "dataset_versions"."id" from "dataset_versions" where "dataset_versions"."dataset_id" = "datasets"."id");
 
 -- datasets.touch
 update "datasets" set "updated_at" = $1 where "id" = $2;

@@ -327,32 +327,53 @@ delete from "prompts" where "id" = ?;
 -- datasets.insertDataset
 insert into "datasets" ("name", "description", "metadata", "created_at", "updated_at") values (?, ?, ?, ?, ?) returning *;
 
--- datasets.findById
-select * from "datasets" where "id" = ?;
-
--- datasets.findByName
+-- datasets.findByNameForUpload
 select * from "datasets" where "name" = ?;
 
--- datasets.list
-select * from "datasets" where "id" <= ? and "name" = ? order by "id" desc limit ?;
-
 -- datasets.insertVersion
-insert into "dataset_versions" ("dataset_id", "description", "metadata", "created_at") values (?, ?, ?, ?) returning *;
+insert into "dataset_versions" ("dataset_id", "description", "metadata", "created_at", "completed_at", "last_write_at") values (?, ?, ?, ?, ?, ?) returning *;
+
+-- datasets.pendingVersion
+select "id", "dataset_id", "last_write_at" from "dataset_versions" where "dataset_id" = ? and "completed_at" is null;
+
+-- datasets.keepVersionAlive
+update "dataset_versions" set "last_write_at" = ? where "id" = ? and "completed_at" is null and "last_write_at" >= ?;
+
+-- datasets.completeVersion
+update "dataset_versions" set "completed_at" = ?, "last_write_at" = ? where "id" = ? and "completed_at" is null and "last_write_at" >= ?;
+
+-- datasets.findById
+select * from "datasets" where "id" = ? and exists (select "v"."id" from "dataset_versions" as "v" where "v"."dataset_id" = "datasets"."id" and "v"."completed_at" is not null);
+
+-- datasets.findByName
+select * from "datasets" where "name" = ? and exists (select "v"."id" from "dataset_versions" as "v" where "v"."dataset_id" = "datasets"."id" and "v"."completed_at" is not null);
+
+-- datasets.list
+select * from "datasets" where exists (select "v"."id" from "dataset_versions" as "v" where "v"."dataset_id" = "datasets"."id" and "v"."completed_at" is not null) and "id" <= ? and "name" = ? order by "id" desc limit ?;
 
 -- datasets.findVersion
-select * from "dataset_versions" where "dataset_id" = ? and "id" = ?;
+select * from "dataset_versions" where "dataset_id" = ? and "id" = ? and "completed_at" is not null;
 
 -- datasets.latestVersion
-select * from "dataset_versions" where "dataset_id" = ? order by "id" desc limit ?;
+select * from "dataset_versions" where "dataset_id" = ? and "completed_at" is not null order by "id" desc limit ?;
 
 -- datasets.listVersions
-select * from "dataset_versions" where "dataset_id" = ? and "id" <= ? order by "id" desc limit ?;
+select * from "dataset_versions" where "dataset_id" = ? and "completed_at" is not null and "id" <= ? order by "id" desc limit ?;
+
+-- datasets.maxExampleId
+select max("id") as "id" from "dataset_examples" where "dataset_id" = ?;
 
 -- datasets.insertExamples
 insert into "dataset_examples" ("dataset_id", "external_id", "source_span_id", "created_at") values (?, ?, ?, ?) returning "id";
 
 -- datasets.insertRevisions
 insert into "dataset_example_revisions" ("example_id", "version_id", "kind", "input", "output", "metadata", "created_at") values (?, ?, ?, ?, ?, ?, ?);
+
+-- datasets.examplesWithExternalIds
+select "id", "external_id" from "dataset_examples" where "dataset_id" = ? and "external_id" in (?, ?);
+
+-- datasets.exampleTextsAt
+select "e"."id", "e"."external_id", "r"."input", "r"."output", "r"."metadata" from "dataset_example_revisions" as "r" inner join "dataset_examples" as "e" on "e"."id" = "r"."example_id" where "e"."dataset_id" = ? and "r"."version_id" = (select max("newest"."version_id") as "version_id" from "dataset_example_revisions" as "newest" where "newest"."example_id" = "r"."example_id" and "newest"."version_id" <= ?) and "r"."kind" != ? and "e"."id" > ? order by "e"."id" limit ?;
 
 -- datasets.examplesAt
 select "e"."id", "e"."external_id", "e"."source_span_id", "r"."input", "r"."output", "r"."metadata", "r"."created_at" from "dataset_example_revisions" as "r" inner join "dataset_examples" as "e" on "e"."id" = "r"."example_id" where "e"."dataset_id" = ? and "r"."version_id" = (select max("newest"."version_id") as "version_id" from "dataset_example_revisions" as "newest" where "newest"."example_id" = "r"."example_id" and "newest"."version_id" <= ?) and "r"."kind" != ? order by "e"."id";
@@ -361,7 +382,34 @@ select "e"."id", "e"."external_id", "e"."source_span_id", "r"."input", "r"."outp
 select "e"."id", "e"."external_id", "e"."source_span_id", "r"."input", "r"."output", "r"."metadata", "r"."created_at" from "dataset_example_revisions" as "r" inner join "dataset_examples" as "e" on "e"."id" = "r"."example_id" where "e"."dataset_id" = ? and "r"."version_id" = (select max("newest"."version_id") as "version_id" from "dataset_example_revisions" as "newest" where "newest"."example_id" = "r"."example_id" and "newest"."version_id" <= ?) and "r"."kind" != ? and "e"."id" in (?, ?) order by "e"."id";
 
 -- datasets.exampleCounts
-select "e"."dataset_id", count(*) as "n" from "dataset_example_revisions" as "r" inner join "dataset_examples" as "e" on "e"."id" = "r"."example_id" where "e"."dataset_id" in (?) and "r"."kind" != ? and "r"."version_id" = (SELECT max(newest.version_id) FROM dataset_example_revisions AS newest WHERE newest.example_id = r.example_id) group by "e"."dataset_id";
+select "e"."dataset_id", count(*) as "n" from "dataset_example_revisions" as "r" inner join "dataset_examples" as "e" on "e"."id" = "r"."example_id" inner join (select "dataset_id", max("id") as "version_id" from "dataset_versions" where "dataset_id" in (?) and "completed_at" is not null group by "dataset_id") as "l" on "l"."dataset_id" = "e"."dataset_id" where "e"."dataset_id" in (?) and "r"."kind" != ? and "r"."version_id" = (select max("newest"."version_id") as "version_id" from "dataset_example_revisions" as "newest" where "newest"."example_id" = "r"."example_id" and "newest"."version_id" <= "l"."version_id") group by "e"."dataset_id";
+
+-- datasets.insertVersion (a second one)
+insert into "dataset_versions" ("dataset_id", "description", "metadata", "created_at", "completed_at", "last_write_at") values (?, ?, ?, ?, ?, ?) returning *;
+
+-- datasets.insertDeleteRevisions
+insert into "dataset_example_revisions" ("example_id", "version_id", "kind", "input", "output", "metadata", "created_at") select "r"."example_id", ? as "version_id", ? as "kind", "r"."input", "r"."output", "r"."metadata", ? as "created_at" from "dataset_example_revisions" as "r" where "r"."example_id" in (?) and "r"."version_id" = (select max("newest"."version_id") as "version_id" from "dataset_example_revisions" as "newest" where "newest"."example_id" = "r"."example_id" and "newest"."version_id" <= ?);
+
+-- datasets.abandonedVersions
+select "id", "dataset_id", "last_write_at" from "dataset_versions" where "completed_at" is null and ("last_write_at" is null or "last_write_at" < ?) order by "id" limit ?;
+
+-- datasets.giveUpVersion
+update "dataset_versions" set "last_write_at" = ? where "id" = ? and "completed_at" is null and ("last_write_at" is null or "last_write_at" < ?);
+
+-- datasets.giveUpVersion (own)
+update "dataset_versions" set "last_write_at" = ? where "id" = ? and "completed_at" is null;
+
+-- datasets.deleteExamplesCreatedBy
+delete from "dataset_examples" where "id" in (select "example_id" from "dataset_example_revisions" where "version_id" = ? and "kind" = ? limit ?);
+
+-- datasets.deleteRevisionsOf
+delete from "dataset_example_revisions" where "id" in (select "v"."id" from "dataset_example_revisions" as "v" where "v"."version_id" = ? limit ?);
+
+-- datasets.deletePendingVersion
+delete from "dataset_versions" where "id" = ? and "completed_at" is null;
+
+-- datasets.deleteDatasetWithoutVersions
+delete from "datasets" where "id" = ? and not exists (select "dataset_versions"."id" from "dataset_versions" where "dataset_versions"."dataset_id" = "datasets"."id");
 
 -- datasets.touch
 update "datasets" set "updated_at" = ? where "id" = ?;
