@@ -3,6 +3,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 
+/** Size the WAL file is cut back to when it restarts (docs/ingest.md, "Write path"). */
+export const WAL_SIZE_LIMIT_BYTES = 64 * 1024 * 1024;
+
 /**
  * Opens a SQLite file (creating its directory) with WAL, durable commits (synchronous=FULL), foreign keys and a 10 s lock wait.
  * A new file is created in incremental auto-vacuum mode.
@@ -17,6 +20,10 @@ export function openSqlite(file: string, options: { readonly?: boolean } = {}): 
   // FULL makes every commit durable before ingest acknowledges it; group commit keeps it cheap.
   connection.pragma('synchronous = FULL');
   connection.pragma('foreign_keys = ON');
+  // SQLite reuses the WAL file from its start after a checkpoint but never shrinks it: a burst of
+  // writes (retention deleting millions of spans) left hundreds of MB of WAL on disk for good.
+  // With a limit, the WAL is cut back to it whenever it restarts.
+  connection.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
   connection.pragma('busy_timeout = 10000');
   return connection;
 }

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { openSqlite, startSqliteCheckpointer } from '@sightline/common';
+import { openSqlite, startSqliteCheckpointer, WAL_SIZE_LIMIT_BYTES } from '@sightline/common';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sightline-checkpointer-'));
 after(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -53,4 +53,24 @@ test('a checkpointer on a file that is not a database reports the failure and cl
   await eventually(() => errors.length > 0, 'an error is reported');
   assert.match(errors[0]!, /NOTADB|not a database/i);
   await checkpointer.close();
+});
+
+test('a WAL that grew past the limit is cut back to it when it restarts', () => {
+  const file = path.join(dir, 'limit.db');
+  const writer = openSqlite(file);
+  writer.pragma('wal_autocheckpoint = 0');
+  writer.exec('CREATE TABLE rows (id INTEGER PRIMARY KEY, body TEXT NOT NULL)');
+  const insert = writer.prepare('INSERT INTO rows (body) VALUES (?)');
+  // About 1.5 times the limit of WAL in one transaction.
+  const rows = Math.ceil((WAL_SIZE_LIMIT_BYTES * 1.5) / 4000);
+  writer.transaction(() => {
+    for (let i = 0; i < rows; i++) insert.run('y'.repeat(3900));
+  })();
+  assert.ok(fs.statSync(`${file}-wal`).size > WAL_SIZE_LIMIT_BYTES, 'the WAL grew past the limit');
+  writer.pragma('wal_checkpoint(PASSIVE)');
+  // The next write restarts the WAL from its start, and truncates the file to the limit.
+  insert.run('z');
+  assert.ok(fs.statSync(`${file}-wal`).size <= WAL_SIZE_LIMIT_BYTES, `WAL of ${fs.statSync(`${file}-wal`).size} bytes`);
+  assert.equal(writer.prepare('SELECT count(*) FROM rows').pluck().get(), rows + 1);
+  writer.close();
 });
