@@ -15,6 +15,10 @@ const MAX_VACUUM_PAGES = 10_000;
 // Floors: every transaction pays a commit (an fsync), so tiny batches would delete almost nothing per commit.
 const MIN_BATCH_TRACES = 20;
 const MIN_VACUUM_PAGES = 100;
+/** Longest pause, as a multiple of the configured one, while ingest keeps the writer busy. */
+const MAX_BACKOFF = 32;
+/** A wait for ingest shorter than this is not a backlog (one ingest commit of a few requests). */
+const MIN_BACKLOG_MS = 5;
 
 /**
  * Where the deletions run on SQLite: the ingest writer thread, between its commits, so they never
@@ -70,6 +74,8 @@ export interface RetentionBatch {
   selectMs: number;
   /** Traces the next batch will ask for. */
   nextSize: number;
+  /** How many times the configured pause the job waits now (1 unless ingest keeps the writer busy). */
+  backoff: number;
 }
 
 /** What a run deleted in one project. */
@@ -130,31 +136,54 @@ export function startRetentionJob({
   // Adapted to targetBatchMs as the job goes; kept between runs.
   let batchTraces = Math.min(100, maxBatchTraces);
   let vacuumPages = 100;
+  // Smoothed cost of one item (a trace, a vacuumed page) in ms, per kind of work: one slow commit
+  // (an fsync stall) must not collapse the next batch, nor one quick one double it.
+  const costPerItem: Record<'traces' | 'pages', number | null> = { traces: null, pages: null };
+  // How many times the configured pause the job waits: it doubles while ingest still has a backlog
+  // when the job's next turn comes (the writer is near saturation), and shrinks back otherwise.
+  let backoff = 1;
+  let lastTook: number | null = null;
+
+  /** Waits (at most maxIdleWaitMs) until ingest has nothing waiting; resolves to how long that took. */
+  const waitForIngest = async (): Promise<number> => {
+    if (!ingestIdle) return 0;
+    const started = performance.now();
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([ingestIdle(), new Promise<void>((resolve) => (timer = setTimeout(resolve, maxIdleWaitMs)))]);
+    clearTimeout(timer);
+    return performance.now() - started;
+  };
 
   /**
-   * Runs `work` on `size` items, then yields `pauseFactor` times as long as it held the database;
-   * returns the result and the size that should take about `targetBatchMs` next time (the cost per
-   * item varies with span count and row size, so the size adapts rather than being fixed).
-   * `heldMs` reads the time the work itself reports (the writer thread's, without its queue wait).
+   * Runs `work` on `size` items once ingest is idle, then yields `pauseFactor` (times the backoff)
+   * times as long as it held the database; returns the result and the size that should take about
+   * `targetBatchMs` next time (the cost per item varies with span count and row size, so the size
+   * adapts rather than being fixed). `heldMs` reads the time the work itself reports (the writer
+   * thread's, without its queue wait).
    */
   const paced = async <T>(
+    kind: 'traces' | 'pages',
     size: number,
     limits: { min: number; max: number },
     work: (size: number) => Promise<T>,
     heldMs?: (result: T) => number,
   ): Promise<{ result: T; next: number }> => {
-    if (ingestIdle) {
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([ingestIdle(), new Promise<void>((resolve) => (timer = setTimeout(resolve, maxIdleWaitMs)))]);
-      clearTimeout(timer);
+    const waited = await waitForIngest();
+    // Ingest still draining what queued up during the last batch and its pause, for longer than
+    // the batch itself took: the writer is near saturation, so the job backs off.
+    if (lastTook !== null) {
+      backoff = waited > Math.max(lastTook, MIN_BACKLOG_MS) ? Math.min(backoff * 2, MAX_BACKOFF) : Math.max(1, backoff * 0.75);
     }
     const started = performance.now();
     const result = await work(size);
     const held = heldMs?.(result);
     const took = Math.max(0.1, held === undefined || Number.isNaN(held) ? performance.now() - started : held);
-    await sleep(Math.max(minPauseMs, took * pauseFactor));
-    // At most double or halve at a time: one slow commit (an fsync stall) must not collapse the size.
-    const next = Math.round(Math.min(size * 2, Math.max(size / 2, (size * targetBatchMs) / took)));
+    lastTook = took;
+    const previous = costPerItem[kind];
+    const cost = previous === null ? took / size : 0.7 * previous + 0.3 * (took / size);
+    costPerItem[kind] = cost;
+    await sleep(Math.max(minPauseMs, took * pauseFactor * backoff));
+    const next = Math.round(Math.min(size * 2, Math.max(size / 2, targetBatchMs / cost)));
     return { result, next: Math.min(limits.max, Math.max(limits.min, next)) };
   };
 
@@ -177,6 +206,7 @@ export function startRetentionJob({
       if (ids.length === 0) break;
       let totalMs = 0;
       const { result: deleted, next } = await paced(
+        'traces',
         ids.length,
         { min: Math.min(MIN_BATCH_TRACES, maxBatchTraces), max: maxBatchTraces },
         async () => {
@@ -201,6 +231,7 @@ export function startRetentionJob({
         totalMs,
         selectMs,
         nextSize: next,
+        backoff,
       });
       run.deletedTraces += deleted.traces;
       run.deletedSpans += deleted.spans;
@@ -219,6 +250,7 @@ export function startRetentionJob({
       const step = Math.min(free, vacuumPages);
       vacuumPages = (
         await paced(
+          'pages',
           step,
           { min: MIN_VACUUM_PAGES, max: MAX_VACUUM_PAGES },
           async (pages) => {

@@ -101,4 +101,30 @@ describe('retention job pacing', () => {
     assert.ok(performance.now() - started >= 15, 'it waited for ingest first');
     await job.stop();
   });
+
+  test('backs off while ingest still has a backlog when its turn comes, and not when ingest is idle', async () => {
+    const run = async (ingestBusyMs: number) => {
+      const batches: RetentionBatch[] = [];
+      const job = startRetentionJob({
+        repositories: oldTraces(8),
+        withTransaction: noTransactions,
+        writer: recordingWriter().writer,
+        intervalMs: 3_600_000,
+        maxBatchTraces: 1,
+        minPauseMs: 0,
+        pauseFactor: 0.001,
+        ingestIdle: () => (ingestBusyMs === 0 ? Promise.resolve() : new Promise<void>((resolve) => setTimeout(resolve, ingestBusyMs))),
+        onBatch: (batch) => batches.push(batch),
+      });
+      await job.runNow();
+      await job.stop();
+      return batches.map((batch) => batch.backoff);
+    };
+    // The fake writer reports 1 ms per batch: ingest taking 20 ms to drain means it is behind.
+    const behind = await run(20);
+    assert.equal(behind.length, 8);
+    assert.deepEqual(behind.slice(0, 6), [1, 2, 4, 8, 16, 32]);
+    assert.deepEqual(behind.slice(6), [32, 32], 'bounded');
+    assert.deepEqual(await run(0), Array(8).fill(1), 'idle ingest: no backoff');
+  });
 });
