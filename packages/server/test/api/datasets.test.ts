@@ -10,7 +10,9 @@ import http from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { toGlobalId } from '../../src/api/global-id.js';
+import type { Kysely } from 'kysely';
 import type { Database } from '../../src/db/database.js';
+import type { DB } from '../../src/db/schema.js';
 import { startServerOn } from '../helpers/server.js';
 import { createTestDatabase, DIALECTS } from '../helpers/databases.js';
 import { AUTH_ENV, memberAndSystemClients, anonymous, expectStatus, unique, type ApiClient } from '../helpers/auth.js';
@@ -540,47 +542,15 @@ describeEachDialect('datasets API', (server) => {
     const name = unique('died');
     expectStatus(await upload({ action: 'create', name, inputs: [{ q: 'kept' }], example_ids: ['kept'] }), 200);
     const longAgo = '2000-01-01T00:00:00.000Z';
-    /** What a process that died mid-upload leaves: a pending version, idle since long ago, with an example written. */
-    const leaveDeadUpload = async (datasetId: number) => {
-      const version = await db
-        .insertInto('dataset_versions')
-        .values({
-          dataset_id: datasetId,
-          description: null,
-          metadata: '{}',
-          created_at: longAgo,
-          completed_at: null,
-          last_write_at: longAgo,
-        })
-        .returning('id')
-        .executeTakeFirstOrThrow();
-      const example = await db
-        .insertInto('dataset_examples')
-        .values({ dataset_id: datasetId, external_id: 'ghost', source_span_id: null, created_at: longAgo })
-        .returning('id')
-        .executeTakeFirstOrThrow();
-      await db
-        .insertInto('dataset_example_revisions')
-        .values({
-          example_id: example.id,
-          version_id: version.id,
-          kind: 'CREATE',
-          input: '{"q":"ghost"}',
-          output: '{}',
-          metadata: '{}',
-          created_at: longAgo,
-        })
-        .execute();
-    };
     const dataset = await db.selectFrom('datasets').select('id').where('name', '=', name).executeTakeFirstOrThrow();
-    await leaveDeadUpload(Number(dataset.id));
+    await leaveDeadUpload(db, Number(dataset.id), 'ghost');
     const firstUploadDied = unique('died-first');
     const orphan = await db
       .insertInto('datasets')
       .values({ name: firstUploadDied, description: null, metadata: '{}', created_at: longAgo, updated_at: longAgo })
       .returning('id')
       .executeTakeFirstOrThrow();
-    await leaveDeadUpload(Number(orphan.id));
+    await leaveDeadUpload(db, Number(orphan.id), 'ghost');
 
     const datasetId = toGlobalId('Dataset', Number(dataset.id));
     assert.deepEqual(
@@ -836,36 +806,7 @@ for (const dialect of DIALECTS) {
       try {
         expectStatus(await request(first.url, 'POST', '/v1/datasets/upload', { action: 'create', name, inputs: [{ q: 1 }] }), 200);
         const dataset = await db.selectFrom('datasets').select('id').where('name', '=', name).executeTakeFirstOrThrow();
-        const longAgo = '2000-01-01T00:00:00.000Z';
-        const version = await db
-          .insertInto('dataset_versions')
-          .values({
-            dataset_id: dataset.id,
-            description: null,
-            metadata: '{}',
-            created_at: longAgo,
-            completed_at: null,
-            last_write_at: longAgo,
-          })
-          .returning('id')
-          .executeTakeFirstOrThrow();
-        const example = await db
-          .insertInto('dataset_examples')
-          .values({ dataset_id: dataset.id, external_id: null, source_span_id: null, created_at: longAgo })
-          .returning('id')
-          .executeTakeFirstOrThrow();
-        await db
-          .insertInto('dataset_example_revisions')
-          .values({
-            example_id: example.id,
-            version_id: version.id,
-            kind: 'CREATE',
-            input: '{}',
-            output: '{}',
-            metadata: '{}',
-            created_at: longAgo,
-          })
-          .execute();
+        await leaveDeadUpload(db, Number(dataset.id), null);
         assert.deepEqual(await storedRows(first.database, name), { datasets: 1, versions: 2, examples: 2, revisions: 2 });
       } finally {
         await first.close();
@@ -879,4 +820,31 @@ for (const dialect of DIALECTS) {
       }
     });
   });
+}
+
+/** What a process that died mid-upload leaves: a pending version, idle since long ago, with one example written. */
+async function leaveDeadUpload(db: Kysely<DB>, datasetId: number, externalId: string | null): Promise<void> {
+  const longAgo = '2000-01-01T00:00:00.000Z';
+  const version = await db
+    .insertInto('dataset_versions')
+    .values({ dataset_id: datasetId, description: null, metadata: '{}', created_at: longAgo, completed_at: null, last_write_at: longAgo })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  const example = await db
+    .insertInto('dataset_examples')
+    .values({ dataset_id: datasetId, external_id: externalId, source_span_id: null, created_at: longAgo })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  await db
+    .insertInto('dataset_example_revisions')
+    .values({
+      example_id: example.id,
+      version_id: version.id,
+      kind: 'CREATE',
+      input: '{"q":"ghost"}',
+      output: '{}',
+      metadata: '{}',
+      created_at: longAgo,
+    })
+    .execute();
 }
