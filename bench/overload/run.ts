@@ -1,9 +1,10 @@
 /**
  * bench/overload: many real OpenTelemetry exporters against a deliberately small ingest queue.
  *
- *   npm run bench:overload [-- --exporters 200 --seconds 60 --spans 50 --queue 2000]
+ *   npm run bench:overload [-- --exporters 200 --seconds 60 --spans 50 --queue 2000 --queue-wait 2000]
  *
- * Starts the built server (SQLite, auth off) with SERVICE_INGEST_MAX_QUEUED_SPANS=--queue, then
+ * Starts the built server (SQLite, auth off) with SERVICE_INGEST_MAX_QUEUED_SPANS=--queue and
+ * SERVICE_INGEST_QUEUE_WAIT_MS=--queue-wait (0: refuse at once when the queue is full), then
  * runs --exporters OTLP/HTTP protobuf exporters (@opentelemetry/exporter-trace-otlp-proto, with
  * their own retry of 429/502/503/504 and Retry-After) in this process, each exporting batches of
  * --spans new spans back to back for --seconds. Every HTTP answer the exporters receive is
@@ -30,6 +31,7 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: '60' },
     spans: { type: 'string', default: '50' },
     queue: { type: 'string', default: '2000' },
+    'queue-wait': { type: 'string', default: '2000' },
     'skip-build': { type: 'boolean', default: false },
   },
 });
@@ -42,6 +44,9 @@ const EXPORTERS = positive('exporters', values.exporters);
 const SECONDS = positive('seconds', values.seconds);
 const SPANS = positive('spans', values.spans);
 const QUEUE = positive('queue', values.queue);
+const QUEUE_WAIT_MS = Number(values['queue-wait']);
+if (!Number.isInteger(QUEUE_WAIT_MS) || QUEUE_WAIT_MS < 0)
+  throw new Error(`--queue-wait: expected milliseconds, 0 or more, got "${values['queue-wait']}"`);
 const PROJECT = 'overload-bench';
 /** ExportResultCode.SUCCESS of @opentelemetry/core (a transitive package, not imported). */
 const EXPORT_SUCCESS = 0;
@@ -93,6 +98,7 @@ async function main(): Promise<void> {
       SERVICE_WORKING_DIR: workDir,
       SERVICE_ENABLE_AUTH: 'false',
       SERVICE_INGEST_MAX_QUEUED_SPANS: String(QUEUE),
+      SERVICE_INGEST_QUEUE_WAIT_MS: String(QUEUE_WAIT_MS),
     },
   });
   try {
@@ -102,7 +108,7 @@ async function main(): Promise<void> {
     let failedExports = 0;
     let stop = false;
     const exporters = Array.from({ length: EXPORTERS }, () => new OTLPTraceExporter({ url, timeoutMillis: 30_000 }));
-    log(`${EXPORTERS} exporters × ${SPANS} spans per export for ${SECONDS} s; queue ${QUEUE} spans`);
+    log(`${EXPORTERS} exporters × ${SPANS} spans per export for ${SECONDS} s; queue ${QUEUE} spans, wait for room ${QUEUE_WAIT_MS} ms`);
     const started = performance.now();
     const loops = exporters.map(async (exporter) => {
       while (!stop) {
@@ -137,7 +143,7 @@ async function main(): Promise<void> {
       at: new Date().toISOString(),
       machine: machine(),
       source: sourceState(),
-      options: { exporters: EXPORTERS, seconds: SECONDS, spansPerExport: SPANS, queueSpans: QUEUE },
+      options: { exporters: EXPORTERS, seconds: SECONDS, spansPerExport: SPANS, queueSpans: QUEUE, queueWaitMs: QUEUE_WAIT_MS },
       answers,
       exportedSpans: exported,
       failedExports,

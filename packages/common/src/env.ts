@@ -57,6 +57,16 @@ export function envPositiveInt(read: EnvReader, name: string, fallback: number):
   return Number(value);
 }
 
+/** A whole number variable of 0 or more, or `fallback` when unset. */
+export function envNonNegativeInt(read: EnvReader, name: string, fallback: number): number {
+  const value = read(name);
+  if (value === undefined) return fallback;
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value))) {
+    throw new ConfigError(`${name}: expected a whole number of 0 or more, got "${value}"`);
+  }
+  return Number(value);
+}
+
 /** A TCP port variable (0 to 65535), or `fallback` when unset. */
 export function envPort(read: EnvReader, name: string, fallback: number): number {
   const value = read(name);

@@ -9,6 +9,7 @@ export {
   expandHome,
   envBool,
   envPositiveInt,
+  envNonNegativeInt,
   envPort,
   envDatabase,
   envLogLevel,

@@ -12,6 +12,7 @@ import {
   envLogLevel,
   envPort,
   envPositiveInt,
+  envNonNegativeInt,
   envReader,
   expandHome,
   type DatabaseConfig,
@@ -50,6 +51,8 @@ export interface IngestConfig {
   maxBatchSpans: number;
   /** Bytes of request bodies being received and decoded at once beyond which ingest answers 503. */
   maxInflightBytes: number;
+  /** How long a request waits for room in a full span queue before a 503 (ms; 0: at once). */
+  queueWaitMs: number;
 }
 
 export interface RetentionConfig {
@@ -141,6 +144,7 @@ export function loadConfig(env: Env = process.env): Config {
       maxQueuedSpans: envPositiveInt(read, 'SERVICE_INGEST_MAX_QUEUED_SPANS', 50_000),
       maxBatchSpans: envPositiveInt(read, 'SERVICE_INGEST_MAX_BATCH_SPANS', 5_000),
       maxInflightBytes: envPositiveInt(read, 'SERVICE_INGEST_MAX_INFLIGHT_BYTES', 16 * 1024 * 1024),
+      queueWaitMs: envNonNegativeInt(read, 'SERVICE_INGEST_QUEUE_WAIT_MS', 2000),
     },
     retention: {
       intervalSeconds: envPositiveInt(read, 'SERVICE_RETENTION_INTERVAL_SECONDS', 60),

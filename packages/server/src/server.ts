@@ -66,6 +66,7 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
     queue = createSpanQueue(writer, {
       maxQueuedSpans: config.ingest.maxQueuedSpans,
       maxBatchSpans: config.ingest.maxBatchSpans,
+      maxWaitMs: config.ingest.queueWaitMs,
       onError: (error) => logger.error({ err: error }, 'span write failed'),
     });
     const ingest = createIngestService(queue, { maxInflightBytes: config.ingest.maxInflightBytes });

@@ -42,6 +42,15 @@ export interface GroupCommitOptions<T> {
   beforeRetry?: () => void;
 }
 
+/** A request waiting in line for room in the queue. */
+interface RoomWaiter {
+  weight: number;
+  admit: () => void;
+  /** Turns the waiter away (the queue is closing). */
+  refuse: () => void;
+  timer: NodeJS.Timeout;
+}
+
 interface Pending<T> {
   item: T;
   weight: number;
@@ -59,6 +68,8 @@ export class GroupCommitQueue<T> {
   private closed = false;
   private readonly drained: (() => void)[] = [];
   private idle: Promise<void> | null = null;
+  /** Requests waiting for room, first come first served. */
+  private readonly waiting: RoomWaiter[] = [];
   private readonly maxInFlight: number;
   private readonly weigh: (item: T) => number;
 
@@ -85,14 +96,80 @@ export class GroupCommitQueue<T> {
     if (this.closed) return Promise.reject(this.storageError(this.options.messages.closing));
     const weight = this.weigh(item);
     if (weight === 0) return Promise.resolve();
-    // A single item heavier than the whole queue is still admitted when the queue is empty.
-    if (this.open > 0 && this.open + weight > this.options.maxQueuedWeight) {
+    if (!this.fits(weight) || this.waiting.length > 0) {
       throw new QueueFullError(this.options.messages.full, this.options.retryAfterSeconds?.full ?? 1);
     }
+    return this.admit(item, weight);
+  }
+
+  /**
+   * Queues an item like `enqueue`, but when there is no room it waits, up to `waitMs`, in a
+   * first-come first-served line for room to be freed by commits; only then does it reject with
+   * QueueFullError. Under a burst, clients then see slower answers rather than refusals, and no
+   * client is refused again and again while others get in (docs/ingest.md, "Overload").
+   */
+  enqueueWhenRoom(item: T, waitMs: number): Promise<void> {
+    if (this.closed) return Promise.reject(this.storageError(this.options.messages.closing));
+    const weight = this.weigh(item);
+    if (weight === 0) return Promise.resolve();
+    if (this.fits(weight) && this.waiting.length === 0) return this.admit(item, weight);
+    if (waitMs <= 0) return Promise.reject(new QueueFullError(this.options.messages.full, this.options.retryAfterSeconds?.full ?? 1));
+    return new Promise<void>((resolve, reject) => {
+      const waiter: RoomWaiter = {
+        weight,
+        admit: () => this.admit(item, weight).then(resolve, reject),
+        refuse: () => reject(this.storageError(this.options.messages.closing)),
+        timer: setTimeout(() => {
+          this.waiting.splice(this.waiting.indexOf(waiter), 1);
+          reject(new QueueFullError(this.options.messages.full, this.options.retryAfterSeconds?.full ?? 1));
+        }, waitMs),
+      };
+      this.waiting.push(waiter);
+    });
+  }
+
+  /**
+   * Resolves to true once an item of `weight` would be let in (at once if so now), false after
+   * `waitMs`. It reserves nothing: a request whose size is not known yet (an HTTP body not read)
+   * waits here, then joins the line with `enqueueWhenRoom`.
+   */
+  whenRoom(weight: number, waitMs: number): Promise<boolean> {
+    if (this.fits(weight) && this.waiting.length === 0) return Promise.resolve(true);
+    if (waitMs <= 0 || this.closed) return Promise.resolve(false);
+    return new Promise<boolean>((resolve) => {
+      const waiter: RoomWaiter = {
+        weight,
+        admit: () => resolve(true),
+        refuse: () => resolve(false),
+        timer: setTimeout(() => {
+          this.waiting.splice(this.waiting.indexOf(waiter), 1);
+          resolve(false);
+        }, waitMs),
+      };
+      this.waiting.push(waiter);
+    });
+  }
+
+  /** True when an item of `weight` fits now (a single item heavier than the whole queue fits an empty queue). */
+  private fits(weight: number): boolean {
+    return this.open === 0 || this.open + weight <= this.options.maxQueuedWeight;
+  }
+
+  private admit(item: T, weight: number): Promise<void> {
     this.open += weight;
     const promise = new Promise<void>((resolve, reject) => this.pending.push({ item, weight, resolve, reject }));
     this.schedule();
     return promise;
+  }
+
+  /** Lets waiters in, in arrival order, while they fit. */
+  private letWaitersIn(): void {
+    while (this.waiting.length > 0 && this.fits(this.waiting[0]!.weight)) {
+      const waiter = this.waiting.shift()!;
+      clearTimeout(waiter.timer);
+      // A whenRoom waiter reserves nothing, so the next one is judged against the same room.
+      waiter.admit();
+    }
   }
 
   /**
@@ -115,6 +192,10 @@ export class GroupCommitQueue<T> {
   /** Stops accepting items and waits until everything accepted is committed (or failed). */
   async close(): Promise<void> {
     this.closed = true;
+    for (const waiter of this.waiting.splice(0)) {
+      clearTimeout(waiter.timer);
+      waiter.refuse();
+    }
     if (this.open === 0) return;
     await new Promise<void>((resolve) => this.drained.push(resolve));
   }
@@ -159,6 +240,7 @@ export class GroupCommitQueue<T> {
     this.open -= entry.weight;
     if (error) entry.reject(error);
     else entry.resolve();
+    this.letWaitersIn();
     if (this.open === 0) for (const resolve of this.drained.splice(0)) resolve();
   }
 

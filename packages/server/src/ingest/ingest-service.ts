@@ -14,6 +14,11 @@ export interface IngestService {
    * their budget. The caller releases the admission once the request is answered.
    */
   admit(bytes: number): BodyAdmission;
+  /**
+   * Like `admit`, for a body not read yet (OTLP/HTTP): while the span queue is full it first
+   * waits, up to the queue wait, for room; the body stays unread meanwhile.
+   */
+  admitWhenRoom(bytes: number): Promise<BodyAdmission>;
 }
 
 export interface IngestServiceOptions {
@@ -31,6 +36,8 @@ export interface SpanQueue {
   readonly depth: number;
   /** Resolves when nothing is waiting or being written. */
   whenIdle(): Promise<void>;
+  /** Resolves to true once the queue has room (waiting at most the queue wait), else false. */
+  whenRoom(): Promise<boolean>;
   /** Stops accepting spans and waits for those accepted to be committed. */
   close(): Promise<void>;
 }
@@ -38,6 +45,8 @@ export interface SpanQueue {
 export interface SpanQueueOptions {
   maxQueuedSpans: number;
   maxBatchSpans: number;
+  /** How long a request waits for room in a full queue before it is refused (ms; 0 refuses at once). */
+  maxWaitMs?: number;
   onError?: (error: unknown) => void;
 }
 
@@ -58,8 +67,13 @@ export function createSpanQueue(writer: SpanWriter, options: SpanQueueOptions): 
     // A failed batch may have cached ids of projects its rollback removed.
     beforeRetry: () => writer.forgetProjects(),
   });
+  const maxWaitMs = options.maxWaitMs ?? 0;
   return {
-    enqueue: (rows) => queue.enqueue(writer.prepare?.(rows) ?? { count: rows.length, rows }),
+    enqueue: (rows) => {
+      const item = writer.prepare?.(rows) ?? { count: rows.length, rows };
+      return maxWaitMs > 0 ? queue.enqueueWhenRoom(item, maxWaitMs) : queue.enqueue(item);
+    },
+    whenRoom: () => queue.whenRoom(1, maxWaitMs),
     get full() {
       return queue.full;
     },
@@ -85,8 +99,13 @@ export function createIngestService(queue: SpanQueue, options: IngestServiceOpti
       return queue.enqueue(rows).then(() => count);
     },
     admit(bytes) {
-      // Refused before the body is read: reading and decoding it would be wasted work.
+      // Refused before the body is decoded: decoding it would be wasted work.
       if (queue.full) throw new QueueFullError(QUEUE_FULL_MESSAGE, 1);
+      return inflight.admit(bytes);
+    },
+    async admitWhenRoom(bytes) {
+      // Refused before the body is read, once waiting for room gave nothing.
+      if (queue.full && !(await queue.whenRoom())) throw new QueueFullError(QUEUE_FULL_MESSAGE, 1);
       return inflight.admit(bytes);
     },
   };

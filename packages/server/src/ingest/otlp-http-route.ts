@@ -39,7 +39,7 @@ export async function otlpHttpRoutes(app: FastifyInstance, options: { ingest: In
   app.addHook('onRequest', async (request, reply) => {
     const declared = Number(request.headers['content-length'] ?? 0);
     // An oversized body is refused with 413 by the body parser, unread: it needs no budget.
-    const admission = options.ingest.admit(declared <= options.maxBodyBytes ? declared : 0);
+    const admission = await options.ingest.admitWhenRoom(declared <= options.maxBodyBytes ? declared : 0);
     admissions.set(request, admission);
     reply.raw.once('close', admission.release);
   });

@@ -56,7 +56,13 @@ describe('loadConfig: defaults', () => {
       trustedProxies: [],
       smtp: null,
       idps: [],
-      ingest: { maxBodyBytes: 32 * 1024 * 1024, maxQueuedSpans: 50_000, maxBatchSpans: 5_000, maxInflightBytes: 16 * 1024 * 1024 },
+      ingest: {
+        maxBodyBytes: 32 * 1024 * 1024,
+        maxQueuedSpans: 50_000,
+        maxBatchSpans: 5_000,
+        maxInflightBytes: 16 * 1024 * 1024,
+        queueWaitMs: 2000,
+      },
       retention: { intervalSeconds: 60, batchMs: 50, dutyPercent: 50 },
       datasetUploadIdleSeconds: 60,
       shutdownTimeoutSeconds: 10,
@@ -124,6 +130,7 @@ describe('loadConfig: defaults', () => {
       SERVICE_INGEST_MAX_QUEUED_SPANS: '100',
       SERVICE_INGEST_MAX_BATCH_SPANS: '10',
       SERVICE_INGEST_MAX_INFLIGHT_BYTES: '4096',
+      SERVICE_INGEST_QUEUE_WAIT_MS: '0',
       SERVICE_RETENTION_INTERVAL_SECONDS: '5',
       SERVICE_RETENTION_BATCH_MS: '20',
       SERVICE_RETENTION_DUTY_PERCENT: '25',
@@ -138,7 +145,7 @@ describe('loadConfig: defaults', () => {
     assert.equal(config.refreshTokenExpiryMinutes, 60);
     assert.equal(config.passwordResetTokenExpiryMinutes, 30);
     assert.equal(config.defaultAdminInitialPassword, 's3cret!');
-    assert.deepEqual(config.ingest, { maxBodyBytes: 1024, maxQueuedSpans: 100, maxBatchSpans: 10, maxInflightBytes: 4096 });
+    assert.deepEqual(config.ingest, { maxBodyBytes: 1024, maxQueuedSpans: 100, maxBatchSpans: 10, maxInflightBytes: 4096, queueWaitMs: 0 });
     assert.deepEqual(config.retention, { intervalSeconds: 5, batchMs: 20, dutyPercent: 25 });
     assert.equal(config.datasetUploadIdleSeconds, 5);
     assert.equal(config.shutdownTimeoutSeconds, 30);
@@ -251,6 +258,13 @@ describe('loadConfig: numbers', () => {
         assertConfigError({ [variable]: value }, variable, 'expected a positive whole number');
       }
     }
+  });
+
+  test('the ingest queue wait is a whole number of milliseconds, 0 allowed', () => {
+    for (const value of ['-5', '2.5', 'ten', '99999999999999999999']) {
+      assertConfigError({ SERVICE_INGEST_QUEUE_WAIT_MS: value }, 'SERVICE_INGEST_QUEUE_WAIT_MS', 'expected a whole number of 0 or more');
+    }
+    assert.equal(loadConfig({ SERVICE_INGEST_QUEUE_WAIT_MS: '0' }).ingest.queueWaitMs, 0);
   });
 
   test('the retention job may take at most 90 % of the database', () => {

@@ -179,6 +179,60 @@ describe('span queue (the group-commit engine as ingest configures it)', () => {
     assert.equal(queue.depth, 0);
   });
 
+  describe('waiting for room (SERVICE_INGEST_QUEUE_WAIT_MS)', () => {
+    test('a request that does not fit waits in line and is let in when a commit frees room', async () => {
+      const { writer, queue } = setup({ maxQueuedSpans: 10, maxWaitMs: 5_000 });
+      const a = track(queue.enqueue(rows('a', 8)));
+      const first = await writer.waitForCalls(1);
+      const b = track(queue.enqueue(rows('b', 5)));
+      const c = track(queue.enqueue(rows('c', 1)));
+      await turn();
+      assert.equal(queue.depth, 8, 'b waits outside the queue, and c behind it even though c would fit');
+      assert.deepEqual([b.state, c.state], ['pending', 'pending']);
+      first.resolve();
+      const second = await writer.waitForCalls(2);
+      assert.equal(a.state, 'resolved');
+      assert.deepEqual(labels(second), ['b:0', 'b:1', 'b:2', 'b:3', 'b:4', 'c:0'], 'let in, in arrival order');
+      second.resolve();
+      await turn();
+      assert.deepEqual([b.state, c.state], ['resolved', 'resolved']);
+    });
+
+    test('a request still without room when its wait ends is refused with QueueFullError, and leaves no trace', async () => {
+      const { writer, queue } = setup({ maxQueuedSpans: 10, maxWaitMs: 30 });
+      track(queue.enqueue(rows('a', 10)));
+      const first = await writer.waitForCalls(1);
+      let room = 'pending';
+      void queue.whenRoom().then((has) => (room = String(has)));
+      const refused = await queue.enqueue(rows('b', 1)).then(
+        () => null,
+        (error: unknown) => error,
+      );
+      assert.ok(refused instanceof QueueFullError && refused.retryAfterSeconds === 1);
+      assert.equal(room, 'false', 'whenRoom gives up after the same wait');
+      assert.equal(queue.depth, 10);
+      first.resolve();
+      await turn();
+      assert.equal(queue.depth, 0);
+      assert.equal(await queue.whenRoom(), true, 'an empty queue has room at once');
+    });
+
+    test('closing turns the waiting requests away', async () => {
+      const { writer, queue } = setup({ maxQueuedSpans: 10, maxWaitMs: 5_000 });
+      track(queue.enqueue(rows('a', 10)));
+      const first = await writer.waitForCalls(1);
+      const waiting = queue.enqueue(rows('b', 1)).then(
+        () => 'stored',
+        (error: Error) => error.message,
+      );
+      const closed = queue.close();
+      assert.match(await waiting, /shutting down/);
+      first.resolve();
+      await closed;
+      assert.equal(writer.calls.length, 1, 'b was never written');
+    });
+  });
+
   describe('queue limit', () => {
     test('QueueFullError when the queued spans would exceed maxQueuedSpans', async () => {
       const { writer, queue } = setup({ maxQueuedSpans: 10 });
