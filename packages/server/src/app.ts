@@ -91,9 +91,13 @@ export async function buildApp({
   const uiPage = loadUiPage(config);
   installErrorHandlers(app, uiFallback(config, uiPage));
   securityHeaders(app, { publicUrl: config.rootUrl });
-  app.addHook('onSend', async (_request, reply) => {
+  app.addHook('onSend', async (request, reply) => {
     reply.header('x-sightline-version', SIGHTLINE_VERSION);
     reply.header('x-phoenix-server-version', PHOENIX_COMPATIBLE_VERSION);
+    // A refusal sent before the body was read whole (an upload failing at line 1) leaves the rest
+    // of the body on the connection, where Node does not drain a body a parser began to read:
+    // kept alive, the next request on it would never be answered. Closing costs one reconnect.
+    if (!request.raw.complete) reply.header('connection', 'close');
   });
 
   const prefix = config.hostRootPath;

@@ -172,6 +172,8 @@ async function uploadForm(request: FastifyRequest, datasets: DatasetsService): P
   const parts = request.parts()[Symbol.asyncIterator]();
   for (let next = await nextPart(parts); !next.done; next = await nextPart(parts)) {
     const part = next.value;
+    // A content-disposition without a readable name="…" leaves the parser's field name undefined.
+    if (typeof part.fieldname !== 'string') throw new InvalidInputError('the multipart body is malformed: a part has no field name', true);
     if (part.type === 'field') {
       const name = part.fieldname.replace(/\[\]$/, '');
       fields.set(name, [...(fields.get(name) ?? []), String(part.value)]);

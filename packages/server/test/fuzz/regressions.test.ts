@@ -3,10 +3,12 @@
  * input here once answered a 500 or an error outside the API's `{"detail"}` shape.
  */
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import net from 'node:net';
 import { it } from 'node:test';
 import { describeEachDialect } from '../helpers/server.js';
 import { jsonExport } from '../helpers/otlp-bodies.js';
+import { rawRequest } from '../helpers/fuzz.js';
 
 /** Sends raw bytes and returns everything the server wrote before closing. */
 function rawExchange(url: string, request: string): Promise<string> {
@@ -90,6 +92,20 @@ describeEachDialect('fuzz findings', (server) => {
     }
   });
 
+  it('answers 400, not 500, to a form part whose content-disposition names no field', async () => {
+    const form = multipartForm('x.csv', 'text/csv', 'q,a\n1,2\n').replace(
+      'content-disposition: form-data; name="input_keys[]"',
+      'content-disposition: form-data; \u0000G\u00dan="input_keys[]"',
+    );
+    const response = await fetch(`${server().url}/v1/datasets/upload`, {
+      method: 'POST',
+      headers: { 'content-type': `multipart/form-data; boundary=${BOUNDARY}` },
+      body: `${form}\r\n--${BOUNDARY}--\r\n`,
+    });
+    assert.equal(response.status, 400, await response.clone().text());
+    assert.match(((await response.json()) as { detail: string }).detail, /^the multipart body is malformed: a part has no field name/);
+  });
+
   it('answers 400 to an upload cut short inside its file, instead of waiting for ever (CSV) or crashing (JSONL)', async () => {
     for (const [filename, type, content] of [
       ['cut.csv', 'text/csv', 'q,a\n1,2\n'],
@@ -105,6 +121,30 @@ describeEachDialect('fuzz findings', (server) => {
       assert.match(((await response.json()) as { detail: string }).detail, /unexpected end of multipart data/, filename);
     }
     assert.equal((await fetch(`${server().url}/healthz`)).status, 200, 'the server is still up');
+  });
+
+  it('closes the connection after refusing an upload it had begun to read, so the next request on it is answered', async () => {
+    // The refusal comes at line 1 while most of the body is unread; kept alive, the connection used
+    // to stall the next request sent on it for ever.
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const base = new URL(server().url);
+    const form = multipartForm('early.jsonl', 'application/jsonl', `not json\n${`{"q":"${'x'.repeat(1000)}"}\n`.repeat(200)}`);
+    const refused = await rawRequest(
+      base,
+      agent,
+      'POST',
+      '/v1/datasets/upload',
+      { 'content-type': `multipart/form-data; boundary=${BOUNDARY}` },
+      Buffer.from(`${form}\r\n--${BOUNDARY}--\r\n`),
+    );
+    assert.equal(refused.status, 422, refused.body);
+    assert.equal(refused.headers.connection, 'close');
+    const next = await Promise.race([
+      rawRequest(base, agent, 'GET', '/healthz', {}),
+      new Promise<never>((_, reject) => setTimeout(() => reject(new Error('the next request got no answer in 10 s')), 10_000).unref()),
+    ]);
+    assert.equal(next.status, 200);
+    agent.destroy();
   });
 
   it('stores NUL and lone surrogates of uploaded forms and files as U+FFFD instead of failing (PostgreSQL)', async () => {

@@ -424,6 +424,8 @@ export function rawRequest(
       },
     );
     request.on('error', reject);
+    // A stalled connection fails its case (with the seed to replay) instead of the whole test's timeout.
+    request.setTimeout(20_000, () => request.destroy(new Error('no answer in 20 s')));
     request.end(body);
   });
 }
