@@ -25,13 +25,15 @@ export type FileFormat = 'csv' | 'jsonl';
 const MAX_RECORD_BYTES = 16 * 1024 * 1024;
 
 /** The format of an upload by its file name or media type; 422 for anything else. */
-export function fileFormat(filename: string, mimetype: string): FileFormat {
-  const name = filename.toLowerCase();
+export function fileFormat(filename: string | undefined, mimetype: string | undefined): FileFormat {
+  // A part can be a file without a filename= (busboy goes by its content type).
+  const name = (filename ?? '').toLowerCase();
   if (name.endsWith('.csv') || mimetype === 'text/csv') return 'csv';
   if (name.endsWith('.jsonl') || name.endsWith('.ndjson') || mimetype === 'application/jsonl' || mimetype === 'application/x-ndjson') {
     return 'jsonl';
   }
-  throw new InvalidInputError(`the file ${JSON.stringify(filename)} is neither CSV (.csv) nor JSONL (.jsonl)`);
+  const what = filename === undefined ? 'without a file name' : JSON.stringify(filename);
+  throw new InvalidInputError(`the file ${what} is neither CSV (.csv) nor JSONL (.jsonl)`);
 }
 
 function pick(row: Record<string, unknown>, keys: string[]): Record<string, unknown> {

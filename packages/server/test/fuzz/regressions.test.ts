@@ -123,6 +123,17 @@ describeEachDialect('fuzz findings', (server) => {
     assert.equal((await fetch(`${server().url}/healthz`)).status, 200, 'the server is still up');
   });
 
+  it('answers 422, not 500, to a file part without a file name', async () => {
+    const form = multipartForm('x.csv', 'application/octet-stream', 'q,a\n1,2\n').replace('; filename="x.csv"', '');
+    const response = await fetch(`${server().url}/v1/datasets/upload`, {
+      method: 'POST',
+      headers: { 'content-type': `multipart/form-data; boundary=${BOUNDARY}` },
+      body: `${form}\r\n--${BOUNDARY}--\r\n`,
+    });
+    assert.equal(response.status, 422, await response.clone().text());
+    assert.deepEqual(await response.json(), { detail: 'the file without a file name is neither CSV (.csv) nor JSONL (.jsonl)' });
+  });
+
   it('closes the connection after refusing an upload it had begun to read, so the next request on it is answered', async () => {
     // The refusal comes at line 1 while most of the body is unread; kept alive, the connection used
     // to stall the next request sent on it for ever.
