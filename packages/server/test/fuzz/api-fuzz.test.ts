@@ -273,8 +273,21 @@ describeEachDialect(
             return `${header}.${b64({ ...claims, [rng.pick(['sub', 'jti', 'sid', 'typ', 'exp'])]: rng.pick(WEIRD_VALUES) })}.${signature}`;
           case 2: // alg none, or a different algorithm named over the same signature
             return `${b64({ alg: rng.pick(['none', 'None', 'NONE', 'HS512', 'RS256', 'ES256']), typ: 'JWT' })}.${payload}.${rng.chance(0.5) ? '' : signature}`;
-          case 3:
-            return mutateBytes(rng, Buffer.from(real)).toString('latin1');
+          case 3: {
+            // A mutation may leave the token as it was, or change only the unused low bits of a
+            // base64url part's last character: the same bytes, so the same valid token. Redraw those.
+            const same = (token: string) => {
+              const parts = token.split('.');
+              return (
+                parts.length === 3 &&
+                parts.every((part, i) => Buffer.from(part, 'base64url').equals(Buffer.from(real.split('.')[i]!, 'base64url')))
+              );
+            };
+            let token: string;
+            do token = mutateBytes(rng, Buffer.from(real)).toString('latin1');
+            while (same(token));
+            return token;
+          }
           case 4: // huge
             return `${header}.${b64({ ...claims, pad: 'x'.repeat(rng.pick([1000, 6000, 20_000])) })}.${signature}`;
           case 5: // wrong types in the header or the body
