@@ -94,7 +94,13 @@ export function createIngestService(queue: SpanQueue, options: IngestServiceOpti
   return {
     // Not async: the rows must not stay referenced while the commit is awaited (see otlp-http-route.ts).
     ingest(resources, headerProject) {
-      const rows = toSpanRows(resources, headerProject);
+      let rows: SpanRow[];
+      try {
+        rows = toSpanRows(resources, headerProject);
+      } catch (error) {
+        // Callers rely on a promise: a gRPC handler's .then never saw this throw, and left the call unanswered.
+        return Promise.reject(error);
+      }
       const count = rows.length;
       return queue.enqueue(rows).then(() => count);
     },

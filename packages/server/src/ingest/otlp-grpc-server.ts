@@ -94,7 +94,14 @@ export async function startOtlpGrpcServer(options: GrpcServerOptions): Promise<G
       return fail(grpc.status.INTERNAL, 'internal error');
     }
     const header = call.metadata.get('x-project-name')[0];
-    options.ingest.ingest(resources, typeof header === 'string' ? header : undefined).then(
+    let stored: Promise<number>;
+    try {
+      stored = options.ingest.ingest(resources, typeof header === 'string' ? header : undefined);
+    } catch (error) {
+      // Every call is answered, so its bytes leave the in-flight budget (this runs inside a .then when auth is on).
+      stored = Promise.reject(error);
+    }
+    stored.then(
       () => callback(null, EMPTY_RESPONSE),
       (error: unknown) => {
         if (error instanceof DomainError) return fail(grpcStatusOf(error), error.message);

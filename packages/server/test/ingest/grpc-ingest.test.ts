@@ -48,6 +48,16 @@ describeEachDialect('OTLP/gRPC ingest', (server) => {
     assert.match(error?.details ?? '', /traceId must be 16 bytes, got 3/);
   });
 
+  it('answers INVALID_ARGUMENT for span times after 2262, and keeps answering', async () => {
+    // A time past a BIGINT of nanoseconds once threw outside the call's promise: no answer at all.
+    const { error } = await exportRaw(address(), protobufExport([{ end: '9259166755328058625' }]));
+    assert.equal(error?.code, grpc.status.INVALID_ARGUMENT, error?.details);
+    assert.match(error?.details ?? '', /start and end times must be before 2262-04-12/);
+    const traceId = newTraceId();
+    assert.equal((await exportRaw(address(), protobufExport([{ traceId }]))).error, null);
+    assert.equal((await storedSpans(server().server.database, [traceId])).size, 1);
+  });
+
   it('accepts gzip-compressed messages and the x-project-name metadata', async () => {
     const traceId = newTraceId();
     const metadata = new grpc.Metadata();
