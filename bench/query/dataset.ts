@@ -18,6 +18,7 @@
  * Ids are unique by construction (a bijective mix of a counter, plus seeded random digits), so
  * no span is dropped by the store's ON CONFLICT (span_id) DO NOTHING.
  */
+import { storeAttributes } from '../../packages/server/src/db/long-attributes.js';
 import type { SpanRow } from '../../packages/server/src/ingest/span-rows.js';
 
 export interface ProjectShare {
@@ -330,8 +331,9 @@ export class SpanCorpus {
         },
       ]);
     }
-    const json = JSON.stringify(attributes);
-    this.stats.attributeBytes += json.length;
+    this.stats.attributeBytes += JSON.stringify(attributes).length;
+    // As ingest stores them (docs/ingest.md, "How attributes are stored").
+    const stored = storeAttributes(attributes);
     return {
       projectName: project,
       traceId,
@@ -343,7 +345,8 @@ export class SpanCorpus {
       endTime: BigInt(startUs + durationUs) * 1000n,
       statusCode,
       statusMessage,
-      attributes: json,
+      attributes: stored.json,
+      longAttributes: stored.long,
       events,
       tokenCountPrompt: prompt,
       tokenCountCompletion: completion,

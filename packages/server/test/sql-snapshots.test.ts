@@ -463,6 +463,20 @@ function scenario(r: Repositories, dialect: string): [string, () => Promise<unkn
     ['retention.recordRun', () => r.retention.recordRun(1, { at: LATER, traces: 3, spans: 6 })],
     ['retention.writeLastRun', () => r.retention.writeLastRun('{}')],
     ['retention.readLastRun', () => r.retention.readLastRun()],
+    [
+      'spans.list (a long-value filter, finished on the merged attributes)',
+      () =>
+        r.spans.list(
+          {
+            projectId: 1,
+            attributes: [
+              { key: 'input.value', candidates: ['x'.repeat(65)] },
+              { key: 'user.id', candidates: ['u'] },
+            ],
+          },
+          { limit: 10, order: 'desc' },
+        ),
+    ],
     ...(dialect === 'sqlite' ? sqliteOnly : []),
     ['apiKeys.delete', () => r.apiKeys.delete(1)],
     ['apiKeys.deleteForUser', () => r.apiKeys.deleteForUser(1)],

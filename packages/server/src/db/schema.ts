@@ -45,7 +45,10 @@ export interface SpansTable {
   end_time: Nanos;
   status_code: string;
   status_message: string;
+  /** The short attributes (db/long-attributes.ts). */
   attributes: string;
+  /** The long attribute values, compressed (db/long-attributes.ts); null when none, and in rows written before 0019. */
+  long_attributes: Buffer | null;
   events: string;
   llm_token_count_prompt: number | null;
   llm_token_count_completion: number | null;

@@ -5,8 +5,9 @@
  * which made the server's memory grow with the load; the buffer lives outside the JavaScript heap
  * and crosses to the writer thread by transfer, without a copy.
  *
- * Layout: per row, the string fields as (uint32 byte length, UTF-8 bytes) with 0xFFFFFFFF for
- * null, the two times as int64, and the three token counts as float64 with NaN for null.
+ * Layout: per row, the string and bytes fields as (uint32 byte length, bytes; UTF-8 for strings)
+ * with 0xFFFFFFFF for null, the two times as int64, and the three token counts as float64 with NaN
+ * for null.
  */
 import type { SpanRow } from './span-rows.js';
 
@@ -52,6 +53,19 @@ class Writer {
     this.offset += 4 + written;
   }
 
+  bytes(value: Uint8Array | null): void {
+    if (value === null) {
+      this.reserve(4);
+      this.buffer.writeUInt32LE(NULL_LENGTH, this.offset);
+      this.offset += 4;
+      return;
+    }
+    this.reserve(4 + value.length);
+    this.buffer.writeUInt32LE(value.length, this.offset);
+    this.buffer.set(value, this.offset + 4);
+    this.offset += 4 + value.length;
+  }
+
   int64(value: bigint): void {
     this.reserve(8);
     this.buffer.writeBigInt64LE(value, this.offset);
@@ -77,7 +91,7 @@ class Writer {
 /** Packs rows into one transferable buffer. */
 export function packSpanRows(rows: SpanRow[]): PackedSpans {
   let estimate = 64;
-  for (const row of rows) estimate += row.attributes.length + row.events.length + 256;
+  for (const row of rows) estimate += row.attributes.length + (row.longAttributes?.length ?? 0) + row.events.length + 256;
   const writer = new Writer(estimate);
   for (const row of rows) {
     writer.string(row.projectName);
@@ -91,6 +105,7 @@ export function packSpanRows(rows: SpanRow[]): PackedSpans {
     writer.byte(STATUS_CODES.indexOf(row.statusCode));
     writer.string(row.statusMessage);
     writer.string(row.attributes);
+    writer.bytes(row.longAttributes);
     writer.string(row.events);
     writer.number(row.tokenCountPrompt);
     writer.number(row.tokenCountCompletion);
@@ -113,6 +128,16 @@ export function unpackSpanRows(packed: PackedSpans): SpanRow[] {
     return value;
   };
   const text = (): string => string() ?? '';
+  // A view into the request's buffer, not a copy: the writer thread has no time to spare, and the
+  // rows live no longer than the buffer (until their commit).
+  const bytes = (): Buffer | null => {
+    const length = buffer.readUInt32LE(offset);
+    offset += 4;
+    if (length === NULL_LENGTH) return null;
+    const value = buffer.subarray(offset, offset + length);
+    offset += length;
+    return value;
+  };
   const int64 = (): bigint => {
     const value = buffer.readBigInt64LE(offset);
     offset += 8;
@@ -146,6 +171,7 @@ export function unpackSpanRows(packed: PackedSpans): SpanRow[] {
       statusCode,
       statusMessage: text(),
       attributes: text(),
+      longAttributes: bytes(),
       events: text(),
       tokenCountPrompt: number(),
       tokenCountCompletion: number(),

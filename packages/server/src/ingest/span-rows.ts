@@ -1,5 +1,6 @@
 /** Maps decoded OTLP spans to the rows Sightline stores (project, OpenInference kind, token counts). */
 import { InvalidInputError } from '@sightline/common';
+import { packLongJson, splitAttributes } from '../db/long-attributes.js';
 import { nanosToIso, type AttributeValue, type Attributes, type DecodedResourceSpans } from './otlp-model.js';
 
 /** A span ready for storage; `projectName` is resolved to a project id by the writer. */
@@ -14,8 +15,10 @@ export interface SpanRow {
   endTime: bigint;
   statusCode: 'UNSET' | 'OK' | 'ERROR';
   statusMessage: string;
-  /** JSON object with the span's attributes under their dotted OTel keys. */
+  /** JSON object with the span's short attributes under their dotted OTel keys (db/long-attributes.ts). */
   attributes: string;
+  /** The long attribute values, compressed (db/long-attributes.ts); null when the span has none. */
+  longAttributes: Buffer | null;
   /** JSON array of `{name, timestamp, attributes}`. */
   events: string;
   tokenCountPrompt: number | null;
@@ -64,9 +67,17 @@ export function projectNameFor(resourceAttributes: Attributes, headerProject: st
  */
 export const MAX_SPAN_NANOS = 2n ** 63n - 1n;
 
-/** Turns a decoded export into rows, in the order received; 400 for a span time beyond MAX_SPAN_NANOS. */
+/** Turns a decoded export into rows, in the order received, compressing on the calling thread; 400 for a span time beyond MAX_SPAN_NANOS. */
 export function toSpanRows(resources: DecodedResourceSpans[], headerProject?: string): SpanRow[] {
-  const rows: SpanRow[] = [];
+  return mapSpans(resources, headerProject, packLongJson);
+}
+
+function mapSpans<L>(
+  resources: DecodedResourceSpans[],
+  headerProject: string | undefined,
+  long: (json: string) => L,
+): (Omit<SpanRow, 'longAttributes'> & { longAttributes: L | null })[] {
+  const rows: (Omit<SpanRow, 'longAttributes'> & { longAttributes: L | null })[] = [];
   for (const resource of resources) {
     const projectName = projectNameFor(resource.resourceAttributes, headerProject);
     for (const span of resource.spans) {
@@ -82,6 +93,7 @@ export function toSpanRows(resources: DecodedResourceSpans[], headerProject?: st
       const prompt = isLlm ? tokenCount(span.attributes['llm.token_count.prompt']) : null;
       const completion = isLlm ? tokenCount(span.attributes['llm.token_count.completion']) : null;
       const total = isLlm ? (tokenCount(span.attributes['llm.token_count.total']) ?? sumOrNull(prompt, completion)) : null;
+      const attributes = splitAttributes(span.attributes);
       rows.push({
         projectName,
         traceId: span.traceId,
@@ -94,7 +106,8 @@ export function toSpanRows(resources: DecodedResourceSpans[], headerProject?: st
         endTime: span.endTimeUnixNano < span.startTimeUnixNano ? span.startTimeUnixNano : span.endTimeUnixNano,
         statusCode: STATUS_CODES[span.statusCode] ?? 'UNSET',
         statusMessage: span.statusMessage,
-        attributes: JSON.stringify(span.attributes),
+        attributes: attributes.json,
+        longAttributes: attributes.long === null ? null : long(attributes.long),
         events: JSON.stringify(
           span.events.map((event) => ({ name: event.name, timestamp: nanosToIso(event.timeUnixNano), attributes: event.attributes })),
         ),

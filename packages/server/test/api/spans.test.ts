@@ -233,6 +233,89 @@ describeEachDialect('spans API', (server) => {
     assert.deepEqual(await namesOf('?attribute=missing.key:1'), []);
   });
 
+  it('filters on long values and list attributes, stored compressed (docs/ingest.md), as on short ones', async () => {
+    const project = unique('long-filters');
+    const question = `How do I return a damaged blender bought in March? Order ${'#'.repeat(3)} 1234, paid by card.`;
+    const answer = `Sorry to hear that. Returns of damaged items are free within 90 days: ${'print the label; '.repeat(3)}`;
+    const model = `arn:aws:bedrock:us-east-1:123456789012:inference-profile/us.anthropic.claude-3-5-sonnet-${'v2'.repeat(10)}`;
+    assert.ok(question.length > 64 && answer.length > 64 && model.length > 64);
+    const traceId = newTraceId();
+    // Filler first (oldest), so a newest-first scan crosses several rounds of rows before reaching them.
+    const filler = Array.from({ length: 1200 }, (_, i) => ({
+      traceId,
+      name: 'filler',
+      kind: 'LLM',
+      start: at(i),
+      attributes: { 'input.value': `${question} (variant ${i})`, 'llm.input_messages.0.message.role': 'system' },
+    }));
+    await sendSpans(url(), project, filler.slice(0, 600));
+    await sendSpans(url(), project, filler.slice(600));
+    await sendSpans(url(), project, [
+      {
+        traceId,
+        name: 'asked',
+        kind: 'LLM',
+        start: at(5000),
+        attributes: {
+          'input.value': question,
+          'output.value': answer,
+          'llm.input_messages.0.message.role': 'user',
+          'llm.input_messages.0.message.content': question,
+          'llm.model_name': model,
+          'user.id': 'u1',
+        },
+      },
+      {
+        traceId,
+        name: 'echoed',
+        kind: 'CHAIN',
+        start: at(5001),
+        attributes: { 'input.value': answer, 'output.value': question, 'user.id': 'u2' },
+      },
+      { traceId, name: 'short', kind: 'CHAIN', start: at(5002), attributes: { 'input.value': 'hi', 'user.id': 'u1' } },
+      { traceId, name: 'scored', kind: 'RETRIEVER', start: at(5003), attributes: { 'retrieval.documents.0.document.score': 0.5 } },
+    ]);
+    const path = `/v1/projects/${encodeURIComponent(project)}/spans`;
+    const names = async (query: string) => ((await getOk(url(), `${path}${query}`)).data as ApiSpan[]).map((span) => span.name);
+    const filter = (key: string, value: string) => `attribute=${encodeURIComponent(`${key}:${value}`)}`;
+    assert.deepEqual(await names(`?${filter('input.value', question)}`), ['asked']);
+    assert.deepEqual(await names(`?${filter('output.value', question)}`), ['echoed']);
+    assert.deepEqual(await names(`?${filter('input.value', answer)}`), ['echoed']);
+    assert.deepEqual(await names(`?${filter('llm.input_messages.0.message.content', question)}`), ['asked']);
+    assert.deepEqual(await names(`?${filter('input.value', 'hi')}`), ['short']);
+    assert.deepEqual(await names(`?${filter('input.value', `${question} (variant 7)`)}`), ['filler']);
+    assert.deepEqual(await names(`?${filter('input.value', `${question}!`)}`), []);
+    // A short value under a list key, numbers under one by value, and a long value under a key kept in the JSON column.
+    assert.deepEqual(await names(`?${filter('llm.input_messages.0.message.role', 'user')}`), ['asked']);
+    assert.deepEqual(await names(`?${filter('retrieval.documents.0.document.score', '0.50')}`), ['scored']);
+    assert.deepEqual(await names(`?${filter('retrieval.documents.0.document.score', '"0.5"')}`), []);
+    assert.deepEqual(await names(`?${filter('llm.model_name', model)}`), ['asked']);
+    // Long and short filters together, and with the other filters.
+    assert.deepEqual(await names(`?${filter('input.value', question)}&${filter('user.id', 'u1')}`), ['asked']);
+    assert.deepEqual(await names(`?${filter('input.value', question)}&${filter('user.id', 'u2')}`), []);
+    assert.deepEqual(await names(`?${filter('input.value', question)}&span_kind=CHAIN`), []);
+    // Pages of a long-value filter: 1,200 matches under a list key, met in rounds of rows, one page at a time.
+    const systemPages = await collectPages<ApiSpan>(url(), `${path}?${filter('llm.input_messages.0.message.role', 'system')}`, 350);
+    assert.equal(systemPages.items.length, 1200);
+    assert.equal(new Set(systemPages.items.map((span) => span.id)).size, 1200);
+    assert.equal(systemPages.pages, 4);
+    const oldest = await collectPages<ApiSpan>(url(), `${path}?order=asc&${filter('input.value', `${question} (variant 1199)`)}`, 1);
+    assert.deepEqual(
+      oldest.items.map((span) => span.name),
+      ['filler'],
+    );
+    // The attributes come back whole.
+    const [asked] = (await getOk(url(), `${path}?${filter('input.value', question)}`)).data as ApiSpan[];
+    assert.deepEqual(asked!.attributes, {
+      'input.value': question,
+      'output.value': answer,
+      'llm.input_messages.0.message.role': 'user',
+      'llm.input_messages.0.message.content': question,
+      'llm.model_name': model,
+      'user.id': 'u1',
+    });
+  });
+
   it('rejects malformed attribute filters with 422', async () => {
     for (const filter of ['nocolon', ':value', 'key:', 'key:null', 'key:[1]', 'key:{"a":1}']) {
       expectError(

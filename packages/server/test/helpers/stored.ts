@@ -1,6 +1,7 @@
 /** Reads what the server stored, straight from its database. */
 import { sql } from 'kysely';
 import type { Database } from '../../src/db/database.js';
+import { mergeAttributes } from '../../src/db/long-attributes.js';
 
 export interface StoredSpan {
   span_id: string;
@@ -40,6 +41,7 @@ export async function storedSpans(database: Database, traceIds?: string[]): Prom
       'spans.status_code',
       'spans.status_message',
       'spans.attributes',
+      'spans.long_attributes',
       'spans.events',
       'spans.llm_token_count_prompt',
       'spans.llm_token_count_completion',
@@ -48,11 +50,12 @@ export async function storedSpans(database: Database, traceIds?: string[]): Prom
   if (traceIds) query = query.where('traces.trace_id', 'in', traceIds);
   const rows = await query.execute();
   return new Map(
-    rows.map((row) => [
+    rows.map(({ long_attributes, ...row }) => [
       row.span_id,
       {
         ...row,
-        attributes: parse(row.attributes),
+        // The attributes as the API returns them: the JSON column's with the long values merged in (docs/ingest.md).
+        attributes: mergeAttributes(parse(row.attributes), long_attributes),
         events: parse(row.events),
         llm_token_count_prompt: row.llm_token_count_prompt === null ? null : Number(row.llm_token_count_prompt),
         llm_token_count_completion: row.llm_token_count_completion === null ? null : Number(row.llm_token_count_completion),

@@ -39,6 +39,7 @@ function rows(project: string, count: number): SpanRow[] {
     statusCode: 'OK' as const,
     statusMessage: '',
     attributes: '{}',
+    longAttributes: null,
     events: '[]',
     tokenCountPrompt: null,
     tokenCountCompletion: null,

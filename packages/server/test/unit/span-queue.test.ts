@@ -57,6 +57,7 @@ function rows(request: string, count: number): SpanRow[] {
     statusCode: 'UNSET' as const,
     statusMessage: '',
     attributes: '{}',
+    longAttributes: null,
     events: '[]',
     tokenCountPrompt: null,
     tokenCountCompletion: null,

@@ -15,6 +15,7 @@ const row = (overrides: Partial<SpanRow> = {}): SpanRow => ({
   statusCode: 'OK',
   statusMessage: '',
   attributes: '{"llm.model_name":"gpt-4o"}',
+  longAttributes: null,
   events: '[]',
   tokenCountPrompt: 12,
   tokenCountCompletion: 7,
@@ -33,14 +34,15 @@ describe('span row packing for the writer thread', () => {
         parentId: 'b7ad6b7169203331',
         statusCode: 'ERROR',
         statusMessage: 'boom — "quoted"\n',
-        attributes: JSON.stringify({ 'input.value': 'é'.repeat(5000), emoji: '👩‍💻', nul: '\uFFFD' }),
+        attributes: JSON.stringify({ emoji: '👩‍💻', nul: '\uFFFD' }),
+        longAttributes: Buffer.from([1, 0, 255, 7, 0xff, 0xff, 0xff, 0xff]),
         events: JSON.stringify([{ name: 'exception', timestamp: '2023-11-14T22:13:20.123456789Z', attributes: {} }]),
         tokenCountPrompt: null,
         tokenCountCompletion: 2 ** 40,
         tokenCountTotal: null,
         sessionId: 'session-1',
       }),
-      row({ statusCode: 'UNSET', name: '', startTime: 0n, endTime: 2n ** 63n - 1n, tokenCountPrompt: 0 }),
+      row({ statusCode: 'UNSET', name: '', startTime: 0n, endTime: 2n ** 63n - 1n, tokenCountPrompt: 0, longAttributes: Buffer.alloc(0) }),
     ];
     const packed = packSpanRows(rows);
     assert.equal(packed.count, 3);

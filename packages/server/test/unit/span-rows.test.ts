@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { mergeAttributes } from '../../src/db/long-attributes.js';
 import type { Attributes, DecodedResourceSpans, DecodedSpan } from '../../src/ingest/otlp-model.js';
 import { DEFAULT_PROJECT_NAME, SPAN_KINDS, projectNameFor, toSpanRows, type SpanRow } from '../../src/ingest/span-rows.js';
 
@@ -102,6 +103,7 @@ describe('toSpanRows', () => {
         statusCode: 'ERROR',
         statusMessage: 'boom',
         attributes: JSON.stringify(attributes),
+        longAttributes: null,
         events: '[]',
         tokenCountPrompt: null,
         tokenCountCompletion: null,
@@ -263,7 +265,39 @@ describe('toSpanRows', () => {
     };
     const row = rowOf(attributes);
     assert.deepEqual(JSON.parse(row.attributes), attributes);
+    assert.equal(row.longAttributes, null);
     assert.equal(rowOf({}).attributes, '{}');
+  });
+
+  test('long values are stored compressed beside the JSON column, and merge back whole', () => {
+    const prompt = 'Summarize the quarterly report for the board. '.repeat(20);
+    const attributes: Attributes = {
+      'openinference.span.kind': 'LLM',
+      'input.value': prompt,
+      'llm.input_messages.0.message.content': prompt,
+      'llm.model_name': `accounts/fireworks/models/${'x'.repeat(80)}`,
+      'session.id': 's'.repeat(100),
+      'llm.token_count.prompt': 12,
+      short: 'x'.repeat(64),
+      list: Array.from({ length: 30 }, (_, index) => index),
+      tags: ['a', 'b'],
+    };
+    const row = rowOf(attributes);
+    // Strings over 64 characters and long arrays move, except under the keys the server reads in SQL.
+    assert.deepEqual(JSON.parse(row.attributes), {
+      'openinference.span.kind': 'LLM',
+      'llm.model_name': attributes['llm.model_name'],
+      'session.id': attributes['session.id'],
+      'llm.token_count.prompt': 12,
+      short: 'x'.repeat(64),
+      tags: ['a', 'b'],
+    });
+    assert.ok(row.longAttributes !== null);
+    assert.ok(
+      row.longAttributes.length < prompt.length / 4,
+      `${row.longAttributes.length} bytes for two copies of ${prompt.length} characters`,
+    );
+    assert.deepEqual(mergeAttributes(JSON.parse(row.attributes), row.longAttributes), attributes);
   });
 
   test('events are stored as JSON with ISO timestamps of nine fractional digits', () => {

@@ -18,6 +18,7 @@ import * as annotationConfigs from './0015-annotation-configs.js';
 import * as secrets from './0016-secrets.js';
 import * as rateLimits from './0017-rate-limits.js';
 import * as datasetUploads from './0018-dataset-uploads.js';
+import * as longAttributes from './0019-long-attributes.js';
 
 export interface MigrationContext {
   dialect: Dialect;
@@ -43,5 +44,6 @@ export function migrations(context: MigrationContext): Record<string, Migration>
     '0016-secrets': { up: secrets.up(context) },
     '0017-rate-limits': { up: rateLimits.up(context) },
     '0018-dataset-uploads': { up: datasetUploads.up(context) },
+    '0019-long-attributes': { up: longAttributes.up(context) },
   };
 }

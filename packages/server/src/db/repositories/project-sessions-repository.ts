@@ -6,6 +6,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../../config.js';
 import type { SortOrder } from '../keyset.js';
+import { longAttributeText, unpackLongAttributes } from '../long-attributes.js';
 import type { DB } from '../schema.js';
 import { bigintText, sqlDialect } from '../sql-dialect.js';
 
@@ -170,6 +171,7 @@ export function createProjectSessionsRepository(db: Kysely<DB>, dialect: Dialect
           'spans.trace_rowid',
           sqlFor.attributeText('spans.attributes', 'input.value').as('input'),
           sqlFor.attributeText('spans.attributes', 'output.value').as('output'),
+          'spans.long_attributes',
         ])
         .where('spans.trace_rowid', 'in', traceRowids)
         .where('spans.parent_id', 'is', null)
@@ -179,7 +181,15 @@ export function createProjectSessionsRepository(db: Kysely<DB>, dialect: Dialect
         .execute();
       for (const row of rows) {
         const trace = Number(row.trace_rowid);
-        if (!result.has(trace)) result.set(trace, { input: row.input, output: row.output });
+        if (result.has(trace)) continue;
+        // A long input or output is in long_attributes (db/long-attributes.ts), read as the SQL above reads the JSON column.
+        let { input, output } = row;
+        if (row.long_attributes !== null && (input === null || output === null)) {
+          const long = unpackLongAttributes(row.long_attributes);
+          input ??= longAttributeText(long, 'input.value');
+          output ??= longAttributeText(long, 'output.value');
+        }
+        result.set(trace, { input, output });
       }
       return result;
     },

@@ -48,12 +48,12 @@ const LINK_TRACES = `
 
 const INSERT_SPANS = `
   INSERT INTO spans (trace_rowid, project_id, span_id, parent_id, name, span_kind, start_time, end_time,
-    status_code, status_message, attributes, events,
+    status_code, status_message, attributes, long_attributes, events,
     llm_token_count_prompt, llm_token_count_completion, llm_token_count_total)
-  SELECT t, p, s, pa, n, k, st, et, sc, sm, a::jsonb, e::jsonb, tp, tc, tt
+  SELECT t, p, s, pa, n, k, st, et, sc, sm, a::jsonb, la, e::jsonb, tp, tc, tt
   FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::bigint[],
-    $9::text[], $10::text[], $11::text[], $12::text[], $13::bigint[], $14::bigint[], $15::bigint[])
-    AS u(t, p, s, pa, n, k, st, et, sc, sm, a, e, tp, tc, tt)
+    $9::text[], $10::text[], $11::text[], $12::bytea[], $13::text[], $14::bigint[], $15::bigint[], $16::bigint[])
+    AS u(t, p, s, pa, n, k, st, et, sc, sm, a, la, e, tp, tc, tt)
   ON CONFLICT (span_id) DO NOTHING`;
 
 /**
@@ -201,6 +201,7 @@ export class PostgresSpanWriter {
         column((row) => row.statusCode),
         column((row) => row.statusMessage),
         column((row) => row.attributes),
+        column((row) => row.longAttributes),
         column((row) => row.events),
         column((row) => row.tokenCountPrompt),
         column((row) => row.tokenCountCompletion),

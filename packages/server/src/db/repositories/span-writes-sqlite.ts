@@ -42,9 +42,9 @@ export class SqliteSpanStore {
     this.linkTrace = connection.prepare('UPDATE traces SET project_session_rowid = ? WHERE id = ?');
     this.insertSpan = connection.prepare(
       `INSERT INTO spans (trace_rowid, project_id, span_id, parent_id, name, span_kind, start_time, end_time,
-         status_code, status_message, attributes, events,
+         status_code, status_message, attributes, long_attributes, events,
          llm_token_count_prompt, llm_token_count_completion, llm_token_count_total)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (span_id) DO NOTHING`,
     );
     this.writeBatches = connection.transaction((batches: SpanRow[][]) => {
@@ -109,6 +109,7 @@ export class SqliteSpanStore {
         row.statusCode,
         row.statusMessage,
         row.attributes,
+        row.longAttributes,
         row.events,
         row.tokenCountPrompt,
         row.tokenCountCompletion,

@@ -3,9 +3,10 @@
  * Times are read as exact decimal text (nanoseconds), never as JavaScript numbers.
  */
 import { type AnnotationFilter, spanHasAnnotation } from './annotation-filters.js';
-import { sql, type Kysely } from 'kysely';
+import { type AliasedRawBuilder, sql, type Kysely, type SqlBool } from 'kysely';
 import type { Dialect } from '../../config.js';
 import { fromPosition, type KeysetPosition, type SortOrder } from '../keyset.js';
+import { inLongAttributes, mergeAttributes, unpackLongAttributes } from '../long-attributes.js';
 import type { DB } from '../schema.js';
 import { bigintText, nanosLiteral, parseJsonColumn, sqlDialect, type AttributeScalar } from '../sql-dialect.js';
 
@@ -90,6 +91,7 @@ type SpanRow = {
   status_code: string;
   status_message: string;
   attributes: unknown;
+  long_attributes: Uint8Array | null;
   events: unknown;
   llm_token_count_prompt: number | string | null;
   llm_token_count_completion: number | string | null;
@@ -112,12 +114,73 @@ function toRecord(row: SpanRow): SpanRecord {
     endTime: row.end_time,
     statusCode: row.status_code as StatusCode,
     statusMessage: row.status_message,
-    attributes: parseJsonColumn<Record<string, unknown>>(row.attributes, {}),
+    attributes: mergeAttributes(parseJsonColumn<Record<string, unknown>>(row.attributes, {}), row.long_attributes),
     events: parseJsonColumn<SpanEventRecord[]>(row.events, []),
     tokenCountPrompt: count(row.llm_token_count_prompt),
     tokenCountCompletion: count(row.llm_token_count_completion),
     tokenCountTotal: count(row.llm_token_count_total),
   };
+}
+
+/** An attribute filter with candidates that may be stored in `long_attributes` (db/long-attributes.ts). */
+interface LongFilter {
+  key: string;
+  candidates: AttributeScalar[];
+  /** The selected column that says whether the JSON column matched. */
+  column: string;
+}
+
+/** What the scan reads of a row: its position, long values, and whether each filter's JSON column matched. */
+type LongFilterRow = { id: number; start_time: string; long_attributes: Uint8Array | null } & Record<string, unknown>;
+
+/** Rows fetched per round of a long-value filter: a few pages' worth, as most rows fetched may not match. */
+const LONG_FILTER_CHUNK = 500;
+
+/**
+ * A page of spans for filters on long values, which SQL cannot read (they are compressed): fetches
+ * the rows that match everything else in list order, a chunk at a time, and keeps those whose
+ * JSON column matched or whose merged attributes hold a candidate. Slower than a JSON filter, as
+ * it decompresses every row it looks at, but exact; only for values under OpenInference's list
+ * keys and strings longer than LONG_VALUE_CHARS (docs/api.md).
+ */
+async function scanForLongValues(
+  filters: LongFilter[],
+  page: SpanPageQuery,
+  fetch: (from: KeysetPosition | undefined, limit: number) => Promise<LongFilterRow[]>,
+  fetchWhole: (ids: number[]) => Promise<SpanRecord[]>,
+): Promise<SpanRecord[]> {
+  const found: number[] = [];
+  const whole = async () => {
+    const byId = new Map((await fetchWhole(found)).map((record) => [record.id, record]));
+    return found.map((id) => byId.get(id)).filter((record) => record !== undefined);
+  };
+  let from = page.from;
+  let previousId: number | null = null;
+  for (;;) {
+    const rows = await fetch(from, LONG_FILTER_CHUNK);
+    for (const row of rows) {
+      // The keyset position is inclusive: the first row of a later chunk is the last of the one before.
+      if (Number(row.id) === previousId) continue;
+      // Only the long values are read and decompressed to test a row; the rest of it only for those that match.
+      let long: Record<string, unknown> | null | undefined;
+      const matches = filters.every((filter) => {
+        if (row[filter.column] === true || row[filter.column] === 1) return true;
+        if (row.long_attributes === null) return false;
+        long ??= unpackLongAttributes(row.long_attributes);
+        const value = Object.hasOwn(long, filter.key) ? long[filter.key] : undefined;
+        // As the SQL compares: the same JSON type, numbers by value.
+        return filter.candidates.some((candidate) => typeof value === typeof candidate && value === candidate);
+      });
+      if (matches) {
+        found.push(Number(row.id));
+        if (found.length === page.limit) return whole();
+      }
+    }
+    if (rows.length < LONG_FILTER_CHUNK) return whole();
+    const last = rows.at(-1)!;
+    previousId = Number(last.id);
+    from = { key: BigInt(last.start_time), id: previousId };
+  }
 }
 
 export type SpansRepository = ReturnType<typeof createSpansRepository>;
@@ -144,6 +207,7 @@ export function createSpansRepository(db: Kysely<DB>, dialect: Dialect) {
         'spans.status_code',
         'spans.status_message',
         'spans.attributes',
+        'spans.long_attributes',
         'spans.events',
         'spans.llm_token_count_prompt',
         'spans.llm_token_count_completion',
@@ -189,13 +253,39 @@ export function createSpansRepository(db: Kysely<DB>, dialect: Dialect) {
         query = query.where(sql<boolean>`${sql.ref('spans.start_time')} >= ${nanosLiteral(filters.startTime)}`);
       if (filters.endTime !== undefined)
         query = query.where(sql<boolean>`${sql.ref('spans.start_time')} < ${nanosLiteral(filters.endTime)}`);
+      // Filters whose candidates could be long values (db/long-attributes.ts) are finished below, on the merged attributes.
+      const longFilters: LongFilter[] = [];
+      const jsonMatches: AliasedRawBuilder<SqlBool, string>[] = [];
       for (const attribute of filters.attributes ?? []) {
-        query = query.where(sqlFor.attributeEquals('spans.attributes', attribute.key, attribute.candidates));
+        const inJson = sqlFor.attributeEquals('spans.attributes', attribute.key, attribute.candidates);
+        const long = attribute.candidates.filter((candidate) => inLongAttributes(attribute.key, candidate));
+        if (long.length === 0) {
+          query = query.where(inJson);
+          continue;
+        }
+        const column = `json_match_${longFilters.length}`;
+        // The JSON column matches (short candidates; any candidate in rows written before 0019), or the row has long values to look at.
+        query = query.where((eb) => eb.or([inJson, eb('spans.long_attributes', 'is not', null)]));
+        jsonMatches.push(inJson.as(column));
+        longFilters.push({ key: attribute.key, candidates: long, column });
       }
       for (const annotation of filters.annotations ?? []) query = query.where(spanHasAnnotation('spans.id', annotation));
-      if (page.from) query = query.where(fromPosition(sql.ref('spans.start_time'), 'spans.id', page.from, page.order));
-      query = query.orderBy('spans.start_time', page.order).orderBy('spans.id', page.order).limit(page.limit);
-      return execute(query);
+      const ordered = (from: KeysetPosition | undefined, limit: number) => {
+        let ranged = query;
+        if (from) ranged = ranged.where(fromPosition(sql.ref('spans.start_time'), 'spans.id', from, page.order));
+        return ranged.orderBy('spans.start_time', page.order).orderBy('spans.id', page.order).limit(limit);
+      };
+      if (longFilters.length === 0) return execute(ordered(page.from, page.limit));
+      return scanForLongValues(
+        longFilters,
+        page,
+        (from, limit) =>
+          ordered(from, limit)
+            .clearSelect()
+            .select(['spans.id', bigintText('spans.start_time').as('start_time'), 'spans.long_attributes', ...jsonMatches])
+            .execute() as Promise<LongFilterRow[]>,
+        (ids) => (ids.length === 0 ? Promise.resolve([]) : execute(fullSpans().where('spans.id', 'in', ids))),
+      );
     },
 
     /** One span by row id. */
