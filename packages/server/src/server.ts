@@ -15,6 +15,7 @@ import { createDatasetsService } from './datasets/datasets-service.js';
 import { createExperimentsService } from './experiments/experiments-service.js';
 import { createCostsService } from './costs/costs-service.js';
 import { startCostJob, type CostJob } from './costs/cost-job.js';
+import { startLongAttributesJob, type LongAttributesJob } from './ingest/long-attributes-job.js';
 import { createSecretBox } from './playground/secret-box.js';
 import { createSecretsService } from './playground/secrets-service.js';
 import { createPlaygroundService } from './playground/playground-service.js';
@@ -36,6 +37,8 @@ export interface RunningServer {
   costJob: CostJob;
   /** Deletes traces past each project's retention policy in the background (docs/retention.md). */
   retentionJob: RetentionJob;
+  /** Converts the spans written before migration 0019 in the background, then ends (docs/ingest.md). */
+  longAttributesJob: LongAttributesJob;
   close(): Promise<void>;
 }
 
@@ -48,12 +51,14 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
   let app: FastifyInstance | null = null;
   let costJob: CostJob | null = null;
   let retentionJob: RetentionJob | null = null;
+  let longAttributesJob: LongAttributesJob | null = null;
   const close = async () => {
     // Both listeners stop taking new requests at once and let the ones in flight finish; the
     // queue is closed only after them, so each in-flight request is answered after its commit.
     await Promise.all([app?.close(), grpc?.close()]);
     await costJob?.stop();
     await retentionJob?.stop();
+    await longAttributesJob?.stop();
     await queue?.close();
     await writer?.close();
     await database.close();
@@ -113,6 +118,19 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
       onBatch: (batch) => logger.debug({ retentionBatch: batch }, 'retention batch deleted'),
       ingestIdle: () => spanQueue.whenIdle(),
     });
+    let convertedBatches = 0;
+    longAttributesJob = startLongAttributesJob({
+      repository: data.repositories.longAttributes,
+      withTransaction: data.withTransaction,
+      writer: writer.longAttributes,
+      ingestIdle: () => spanQueue.whenIdle(),
+      onError: (error) => logger.error({ err: error }, 'long-attributes conversion failed'),
+      onProgress: (progress) => {
+        if (!progress.finished) logger.debug({ longAttributes: progress }, 'long-attributes conversion batch');
+        else if (convertedBatches > 0) logger.info({ longAttributes: progress }, 'long-attributes conversion finished');
+        convertedBatches++;
+      },
+    });
     const retention = {
       policies: createRetentionService({ retention: data.repositories.retention, resolveProject: query.projects.resolve }),
       job: retentionJob,
@@ -167,6 +185,7 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
       auth,
       costJob,
       retentionJob,
+      longAttributesJob,
       close,
     };
   } catch (error) {

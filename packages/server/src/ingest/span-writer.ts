@@ -2,6 +2,8 @@
 import { siblingModuleUrl, startSqliteCheckpointer, ThreadBatchWriter, type BatchWriter, type DatabaseConfig } from '@sightline/common';
 import type { CostTask } from '../db/repositories/cost-writes-sqlite.js';
 import type { NewSpanCost } from '../db/repositories/costs-repository.js';
+import type { ConvertedSpan } from '../db/repositories/long-attributes-repository.js';
+import type { LongAttributesTask } from '../db/repositories/long-attributes-writes-sqlite.js';
 import type { RetentionTask, SqliteDeletedTraces } from '../db/repositories/retention-writes-sqlite.js';
 import { PostgresSpanWriter } from '../db/repositories/span-writes-postgres.js';
 import { type PackedSpans, packSpanRows } from './span-row-codec.js';
@@ -26,6 +28,8 @@ export interface SpanWriter extends BatchWriter<QueuedSpans> {
   retention?: SqliteRetentionWriter;
   /** SQLite only: the cost job's writes, on the writer thread too (docs/costs.md); undefined on PostgreSQL. */
   costs?: SqliteCostWriter;
+  /** SQLite only: the long-attributes conversion's writes, on the writer thread too (docs/ingest.md); undefined on PostgreSQL. */
+  longAttributes?: SqliteLongAttributesWriter;
   close(): Promise<void>;
 }
 
@@ -33,6 +37,12 @@ export interface SpanWriter extends BatchWriter<QueuedSpans> {
 export interface SqliteCostWriter {
   /** Stores the costs and moves the job's watermark in one transaction. */
   store(costs: NewSpanCost[], watermark: { name: string; value: string }): Promise<void>;
+}
+
+/** The long-attributes conversion's writes on the SQLite writer thread. */
+export interface SqliteLongAttributesWriter {
+  /** Stores converted spans and the conversion's progress in one transaction. */
+  store(spans: ConvertedSpan[], done: number): Promise<void>;
 }
 
 /** The retention job's writes on the SQLite writer thread. */
@@ -67,7 +77,7 @@ export function createSpanWriter(database: DatabaseConfig, onCheckpointError?: (
   if (database.dialect === 'sqlite') {
     const thread = new ThreadBatchWriter<QueuedSpans, PackedSpans[]>(workerUrl, { file: database.url }, (items) => items.map(packedOf));
     const checkpointer = startSqliteCheckpointer(database.url, { onError: onCheckpointError });
-    const task = (work: RetentionTask | CostTask) => thread.task(work);
+    const task = (work: RetentionTask | CostTask | LongAttributesTask) => thread.task(work);
     return {
       prepare: (rows) => ({ count: rows.length, packed: packSpanRows(rows) }),
       write: (requests) => thread.write(requests),
@@ -79,6 +89,11 @@ export function createSpanWriter(database: DatabaseConfig, onCheckpointError?: (
       costs: {
         store: async (costs, watermark) => {
           await task({ kind: 'costs.store', costs, watermark });
+        },
+      },
+      longAttributes: {
+        store: async (spans, done) => {
+          await task({ kind: 'longAttributes.store', spans, done });
         },
       },
       close: async () => {

@@ -2,6 +2,7 @@
 import { workerData } from 'node:worker_threads';
 import { BACKSTOP_AUTOCHECKPOINT_PAGES, openSqlite, serveWriterThread } from '@sightline/common/writer-thread';
 import { isCostTask, SqliteCostStore } from '../db/repositories/cost-writes-sqlite.js';
+import { isLongAttributesTask, SqliteLongAttributesStore } from '../db/repositories/long-attributes-writes-sqlite.js';
 import { isRetentionTask, SqliteRetentionStore } from '../db/repositories/retention-writes-sqlite.js';
 import { SqliteSpanStore } from '../db/repositories/span-writes-sqlite.js';
 import { type PackedSpans, unpackSpanRows } from './span-row-codec.js';
@@ -12,14 +13,17 @@ connection.pragma(`wal_autocheckpoint = ${BACKSTOP_AUTOCHECKPOINT_PAGES}`);
 const store = new SqliteSpanStore(connection);
 const retention = new SqliteRetentionStore(connection);
 const costs = new SqliteCostStore(connection);
+const longAttributes = new SqliteLongAttributesStore(connection);
 
 serveWriterThread<PackedSpans[]>({
   commit: (batches) => store.writeAll(batches.map((requests) => requests.flatMap(unpackSpanRows))),
   reset: () => store.forgetProjects(),
-  // The retention job's deletions and the cost job's writes run here, between commits (docs/retention.md, docs/costs.md).
+  // The retention job's deletions, the cost job's writes and the long-attributes conversion's run here, between commits
+  // (docs/retention.md, docs/costs.md, docs/ingest.md).
   task: (task) => {
     if (isRetentionTask(task)) return retention.run(task);
     if (isCostTask(task)) return costs.run(task);
+    if (isLongAttributesTask(task)) return longAttributes.run(task);
     throw new Error('unknown writer task');
   },
   close: () => connection.close(),

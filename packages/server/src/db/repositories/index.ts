@@ -11,6 +11,7 @@ import { createAnnotationConfigsRepository } from './annotation-configs-reposito
 import { createAnnotationsRepository } from './annotations-repository.js';
 import { createApiKeysRepository } from './api-keys-repository.js';
 import { createLoginFailuresRepository } from './login-failures-repository.js';
+import { createLongAttributesRepository } from './long-attributes-repository.js';
 import { createPasswordResetRepository } from './password-reset-repository.js';
 import { createRateLimitsRepository } from './rate-limits-repository.js';
 import { createProjectMetricsRepository } from './project-metrics-repository.js';
@@ -51,6 +52,7 @@ export function createRepositories(db: Kysely<DB>, dialect: Dialect) {
     costs: createCostsRepository(db),
     secrets: createSecretsRepository(db),
     retention: createRetentionRepository(db, dialect),
+    longAttributes: createLongAttributesRepository(db, dialect),
   };
 }
 

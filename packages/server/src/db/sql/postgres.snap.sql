@@ -569,6 +569,17 @@ select "value" from "job_state" where "name" = $1;
 -- spans.list (a long-value filter, finished on the merged attributes)
 select "spans"."id", cast("spans"."start_time" as text) as "start_time", "spans"."long_attributes", (("spans"."attributes" -> cast($1 as text)) = cast($2 as jsonb)) as "json_match_0" from "spans" inner join "traces" on "traces"."id" = "spans"."trace_rowid" where "spans"."project_id" = $3 and ((("spans"."attributes" -> cast($4 as text)) = cast($5 as jsonb)) or "spans"."long_attributes" is not null) and (("spans"."attributes" -> cast($6 as text)) = cast($7 as jsonb)) order by "spans"."start_time" desc, "spans"."id" desc limit $8;
 
+-- longAttributes.progress
+select "value" from "job_state" where "name" = $1;
+select "value" from "job_state" where "name" = $1;
+
+-- longAttributes.unconverted
+select "id", "attributes" from "spans" where "id" > $1 and "id" <= $2 and "long_attributes" is null order by "id" limit $3;
+
+-- longAttributes.store
+UPDATE spans SET attributes = cast(u.a as jsonb), long_attributes = u.la FROM unnest($1::bigint[], $2::text[], $3::bytea[]) AS u(id, a, la) WHERE spans.id = u.id AND spans.long_attributes IS NULL;
+update "job_state" set "value" = $1 where "name" = $2;
+
 -- apiKeys.delete
 delete from "api_keys" where "id" = $1;
 

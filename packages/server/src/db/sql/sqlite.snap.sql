@@ -568,6 +568,17 @@ select "value" from "job_state" where "name" = ?;
 -- spans.list (a long-value filter, finished on the merged attributes)
 select "spans"."id", cast("spans"."start_time" as text) as "start_time", "spans"."long_attributes", ((json_type("spans"."attributes", ?) = 'text' and json_extract("spans"."attributes", ?) = ?)) as "json_match_0" from "spans" inner join "traces" on "traces"."id" = "spans"."trace_rowid" where "spans"."project_id" = ? and (((json_type("spans"."attributes", ?) = 'text' and json_extract("spans"."attributes", ?) = ?)) or "spans"."long_attributes" is not null) and ((json_type("spans"."attributes", ?) = 'text' and json_extract("spans"."attributes", ?) = ?)) order by "spans"."start_time" desc, "spans"."id" desc limit ?;
 
+-- longAttributes.progress
+select "value" from "job_state" where "name" = ?;
+select "value" from "job_state" where "name" = ?;
+
+-- longAttributes.unconverted
+select "id", "attributes" from "spans" where "id" > ? and "id" <= ? and "long_attributes" is null order by "id" limit ?;
+
+-- longAttributes.store
+update "spans" set "attributes" = ?, "long_attributes" = ? where "id" = ? and "long_attributes" is null;
+update "job_state" set "value" = ? where "name" = ?;
+
 -- retention.incrementalVacuumEnabled
 PRAGMA auto_vacuum;
 
