@@ -15,6 +15,7 @@ import { createDatasetsService } from './datasets/datasets-service.js';
 import { createExperimentsService } from './experiments/experiments-service.js';
 import { createCostsService } from './costs/costs-service.js';
 import { startCostJob, type CostJob } from './costs/cost-job.js';
+import { startLongAttributesCompressor, type LongAttributesCompressor } from './ingest/long-attributes-compressor.js';
 import { startLongAttributesJob, type LongAttributesJob } from './ingest/long-attributes-job.js';
 import { createSecretBox } from './playground/secret-box.js';
 import { createSecretsService } from './playground/secrets-service.js';
@@ -52,6 +53,7 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
   let costJob: CostJob | null = null;
   let retentionJob: RetentionJob | null = null;
   let longAttributesJob: LongAttributesJob | null = null;
+  let compressor: LongAttributesCompressor | null = null;
   const close = async () => {
     // Both listeners stop taking new requests at once and let the ones in flight finish; the
     // queue is closed only after them, so each in-flight request is answered after its commit.
@@ -59,6 +61,8 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
     await costJob?.stop();
     await retentionJob?.stop();
     await longAttributesJob?.stop();
+    // Every request that will be answered has its rows compressed and queued by now.
+    await compressor?.close();
     await queue?.close();
     await writer?.close();
     await database.close();
@@ -74,7 +78,8 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
       maxWaitMs: config.ingest.queueWaitMs,
       onError: (error) => logger.error({ err: error }, 'span write failed'),
     });
-    const ingest = createIngestService(queue, { maxInflightBytes: config.ingest.maxInflightBytes });
+    compressor = startLongAttributesCompressor();
+    const ingest = createIngestService(queue, { maxInflightBytes: config.ingest.maxInflightBytes, compressor });
     // A deleted project's id must not stay cached by the writer, or its next spans would be refused.
     const spanQueue = queue;
     const query = createQueryLayer(database, {

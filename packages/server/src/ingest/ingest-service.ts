@@ -2,7 +2,8 @@
 import { GroupCommitQueue, QueueFullError } from '@sightline/common';
 import { type BodyAdmission, InflightBytes } from './inflight-bytes.js';
 import type { DecodedResourceSpans } from './otlp-model.js';
-import { type SpanRow, toSpanRows } from './span-rows.js';
+import type { LongAttributesCompressor } from './long-attributes-compressor.js';
+import { type SpanRow, toSpanRows, toUncompressedSpanRows } from './span-rows.js';
 import type { QueuedSpans, SpanWriter } from './span-writer.js';
 
 export interface IngestService {
@@ -24,6 +25,8 @@ export interface IngestService {
 export interface IngestServiceOptions {
   /** Bytes of request bodies being received and decoded at once beyond which requests are refused. */
   maxInflightBytes: number;
+  /** Compresses long attribute values off the request thread; without it they are compressed here. */
+  compressor?: LongAttributesCompressor | undefined;
 }
 
 /** The span queue: one item per request, weighed by its span count, kept as the writer prepared it. */
@@ -94,15 +97,23 @@ export function createIngestService(queue: SpanQueue, options: IngestServiceOpti
   return {
     // Not async: the rows must not stay referenced while the commit is awaited (see otlp-http-route.ts).
     ingest(resources, headerProject) {
-      let rows: SpanRow[];
+      let count: number;
+      let rows: SpanRow[] | Promise<SpanRow[]>;
       try {
-        rows = toSpanRows(resources, headerProject);
+        if (options.compressor) {
+          const uncompressed = toUncompressedSpanRows(resources, headerProject);
+          count = uncompressed.length;
+          rows = options.compressor.compress(uncompressed);
+        } else {
+          rows = toSpanRows(resources, headerProject);
+          count = rows.length;
+        }
       } catch (error) {
         // Callers rely on a promise: a gRPC handler's .then never saw this throw, and left the call unanswered.
         return Promise.reject(error);
       }
-      const count = rows.length;
-      return queue.enqueue(rows).then(() => count);
+      if (Array.isArray(rows)) return queue.enqueue(rows).then(() => count);
+      return rows.then((compressed) => queue.enqueue(compressed)).then(() => count);
     },
     admit(bytes) {
       // Refused before the body is decoded: decoding it would be wasted work.

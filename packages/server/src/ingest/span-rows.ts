@@ -28,6 +28,14 @@ export interface SpanRow {
   sessionId: string | null;
 }
 
+/**
+ * A row whose long attribute values are still their JSON text, to be compressed off the request
+ * thread (long-attributes-compressor.ts).
+ */
+export interface UncompressedSpanRow extends Omit<SpanRow, 'longAttributes'> {
+  longAttributes: string | null;
+}
+
 export const DEFAULT_PROJECT_NAME = 'default';
 
 /** The OpenInference span kinds, plus UNKNOWN for spans that carry none. */
@@ -70,6 +78,11 @@ export const MAX_SPAN_NANOS = 2n ** 63n - 1n;
 /** Turns a decoded export into rows, in the order received, compressing on the calling thread; 400 for a span time beyond MAX_SPAN_NANOS. */
 export function toSpanRows(resources: DecodedResourceSpans[], headerProject?: string): SpanRow[] {
   return mapSpans(resources, headerProject, packLongJson);
+}
+
+/** As toSpanRows, leaving the long attribute values as JSON text for long-attributes-compressor.ts. */
+export function toUncompressedSpanRows(resources: DecodedResourceSpans[], headerProject?: string): UncompressedSpanRow[] {
+  return mapSpans(resources, headerProject, (json) => json);
 }
 
 function mapSpans<L>(

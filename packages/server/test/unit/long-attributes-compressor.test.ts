@@ -1,0 +1,67 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { mergeAttributes } from '../../src/db/long-attributes.js';
+import { startLongAttributesCompressor } from '../../src/ingest/long-attributes-compressor.js';
+import type { Attributes, DecodedResourceSpans } from '../../src/ingest/otlp-model.js';
+import { toSpanRows, toUncompressedSpanRows } from '../../src/ingest/span-rows.js';
+
+/** An export of `count` spans; every third has short values only. */
+function exportOf(count: number, seed: number): DecodedResourceSpans[] {
+  const spans = Array.from({ length: count }, (_, index) => {
+    const attributes: Attributes =
+      index % 3 === 0
+        ? { 'llm.model_name': 'gpt-4o', n: index }
+        : {
+            'input.value': `Request ${seed}/${index}: ${'ünïcødé and plain words '.repeat(1 + (index % 7))}`,
+            'llm.input_messages.0.message.role': 'user',
+            n: index,
+          };
+    return {
+      traceId: '0123456789abcdef0123456789abcdef',
+      spanId: (seed * 1000 + index).toString(16).padStart(16, '0'),
+      parentSpanId: null,
+      name: 'span',
+      kind: 1,
+      startTimeUnixNano: 1n,
+      endTimeUnixNano: 2n,
+      attributes,
+      events: [],
+      statusCode: 0,
+      statusMessage: '',
+    };
+  });
+  return [{ resourceAttributes: {}, spans }];
+}
+
+const merged = (rows: { attributes: string; longAttributes: Buffer | null }[]) =>
+  rows.map((row) => mergeAttributes(JSON.parse(row.attributes) as Record<string, unknown>, row.longAttributes));
+
+describe('the long-attributes compression thread', () => {
+  test('compresses many requests at once, each to what the request thread would store', async () => {
+    const compressor = startLongAttributesCompressor();
+    try {
+      const exports = Array.from({ length: 8 }, (_, seed) => exportOf(60, seed));
+      const results = await Promise.all(exports.map((decoded) => compressor.compress(toUncompressedSpanRows(decoded))));
+      for (const [seed, rows] of results.entries()) {
+        const here = toSpanRows(exports[seed]!);
+        assert.equal(rows.length, 60);
+        assert.deepEqual(merged(rows), merged(here));
+        for (const [index, row] of rows.entries()) {
+          assert.equal(row.longAttributes === null, index % 3 === 0, `span ${index}`);
+          if (row.longAttributes) assert.ok(Buffer.isBuffer(row.longAttributes));
+        }
+      }
+    } finally {
+      await compressor.close();
+    }
+  });
+
+  test('a request without long values does not wait for the thread, and a stopped thread falls back to this one', async () => {
+    const compressor = startLongAttributesCompressor();
+    await compressor.close();
+    const short = await compressor.compress(toUncompressedSpanRows(exportOf(1, 1)));
+    assert.equal(short[0]!.longAttributes, null);
+    const rows = await compressor.compress(toUncompressedSpanRows(exportOf(30, 2)));
+    assert.deepEqual(merged(rows), merged(toSpanRows(exportOf(30, 2))));
+  });
+});
