@@ -78,14 +78,15 @@ export function createLogHandler({ spaces, queue, maxBodyBytes, logger }: LogHan
         answer(response, check.status, messageBody(check.message));
         return;
       }
-      // A full queue throws QueueFullError here; a failed commit rejects: both answer 503 with Retry-After.
-      queue.enqueue(toRecordRow(grant.spaceId, check.record, nowMs * MICROS_PER_MS)).then(
-        () => {
-          response.writeHead(200, OK_HEADERS);
-          response.end(OK_BODY);
-        },
-        (error: unknown) => fail(request, response, error),
-      );
+      // A full queue throws QueueFullError here; a failed commit calls back with its error: both answer 503 with Retry-After.
+      queue.submit(toRecordRow(grant.spaceId, check.record, nowMs * MICROS_PER_MS), (error) => {
+        if (error !== null) {
+          fail(request, response, error);
+          return;
+        }
+        response.writeHead(200, OK_HEADERS);
+        response.end(OK_BODY);
+      });
     } catch (error) {
       fail(request, response, error);
     }
