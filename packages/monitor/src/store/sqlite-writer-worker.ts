@@ -1,6 +1,6 @@
 /** The SQLite writer thread of the log API: owns the write connection, folds queued batches into one commit and syncs the WAL before acknowledging it. */
 import { workerData } from 'node:worker_threads';
-import { openSqlite, serveWriterThread } from '@sightline/common';
+import { openSqlite, serveWriterThread } from '@sightline/common/writer-thread';
 import { SqliteRecordStore } from '../db/repositories/record-writes-sqlite.js';
 import type { RowValues } from './record-rows.js';
 import { WalSync } from './wal-sync.js';
