@@ -1,7 +1,7 @@
 /**
  * bench/log: POST /v1/log throughput against its floor, measured in one run with one load generator.
  *
- *   npm run build && npm run bench:log [-- --connections 16 --rounds 3 --duration 5 --warmup 3 --cpu-prof]
+ *   npm run build && npm run bench:log [-- --connections 16 --rounds 3 --duration 5 --warmup 3 --cpu-prof | --perf]
  *
  * - The floor: a bare `node:http` server that reads the body and answers 200 without other work
  *   (bench/log/floor-server.ts).
@@ -20,7 +20,9 @@
  * Prints requests/s, p50/p99 latency, CPU µs per record and the ratio service/floor (target ≥ 0.5);
  * writes the figures to bench/results/log-<time>.json. With --cpu-prof the service runs under
  * `node --cpu-prof` (slower: the ratio is then not a result) and the profiles of its request
- * and writer threads are summarised (self time per function).
+ * and writer threads are summarised (self time per function, wall time). With --perf the
+ * service's threads are recorded with Linux perf instead (on-CPU samples, kernel included) and
+ * their CPU per record is split by category (bench/log/perf-summary.ts).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -30,18 +32,23 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { formatProfile } from '../ingest/profile-summary.js';
 import { percentile, runLoad, type LoadResult } from './load.js';
+import { formatPerfSummary } from './perf-summary.js';
 import { sampleThreads, threadCpuBetween, type ThreadCpu } from './threads.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const bin = path.join(root, 'packages/cli/bin/sightline.js');
 const MODEL_ID = 'bench-model';
+/** perf samples per second of CPU time of each thread. */
+const PERF_FREQUENCY = 1999;
 
 const HELP = `npm run bench:log [-- options]
   --connections N   keep-alive connections, one request in flight each (default 16)
   --rounds N        floor/service rounds (default 3)
   --duration S      measured seconds per round (default 5)
   --warmup S        warm-up seconds before the first round of each (default 3; later rounds 0.5)
-  --cpu-prof        run the service under node --cpu-prof and summarise its profiles
+  --cpu-prof        run the service under node --cpu-prof and summarise its profiles (wall time)
+  --perf            record the service's threads with Linux perf (on-CPU samples, kernel included)
+                    and print CPU µs per record by category and thread (needs perf; slower)
   --service-env NAME=value   an extra MONITOR_* variable for the service (repeatable), e.g. MONITOR_SQLITE_SYNCS=1
   --dir DIR         where the service's SQLite database goes (default: the OS temp dir); /dev/shm
                     (tmpfs: fsync returns at once) takes the disk out, to see the CPU per record alone
@@ -56,6 +63,7 @@ function parseOptions() {
       duration: { type: 'string' },
       warmup: { type: 'string' },
       'cpu-prof': { type: 'boolean' },
+      perf: { type: 'boolean' },
       dir: { type: 'string' },
       'service-env': { type: 'string', multiple: true },
       help: { type: 'boolean', short: 'h' },
@@ -87,6 +95,7 @@ function parseOptions() {
     durationMs: number('duration', values.duration, 5, false) * 1000,
     warmupMs: number('warmup', values.warmup, 3, false) * 1000,
     cpuProf: values['cpu-prof'] ?? false,
+    perf: values.perf ?? false,
     dir: values.dir ?? os.tmpdir(),
   };
 }
@@ -103,9 +112,9 @@ function freePort(): Promise<number> {
 }
 
 /** Starts a child and resolves once its stdout contains `ready`. */
-function startChild(command: string, args: string[], env: Record<string, string>, ready: string): Promise<ChildProcess> {
+function startChild(command: string, args: string[], env: Record<string, string>, ready: string, cwd = root): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
@@ -266,13 +275,23 @@ async function main(): Promise<void> {
     children.push(floor);
     const port = await freePort();
     const profileArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+    // --perf-basic-prof: a map of JIT code for perf's symbols (and V8 logs in the working directory).
+    const perfArgs = options.perf ? ['--perf-basic-prof'] : [];
     const service = await startChild(
       process.execPath,
-      [...profileArgs, bin, 'monitor', 'serve'],
+      [...profileArgs, ...perfArgs, bin, 'monitor', 'serve'],
       { ...env, MONITOR_PORT: String(port) },
       'Log API',
+      workingDir,
     );
     children.push(service);
+    const perfFile = options.perf ? path.join(workingDir, 'perf.data') : null;
+    // Samples only while the service's threads run: during the floor's rounds it idles.
+    const perf = perfFile
+      ? spawn('perf', ['record', '-e', 'cpu-clock', '-F', String(PERF_FREQUENCY), '-g', '-p', String(service.pid), '-o', perfFile], {
+          stdio: 'ignore',
+        })
+      : null;
 
     const run = Date.now().toString(36);
     const idOf = (round: number, i: number) => `${run}-${round}-${i}`;
@@ -312,6 +331,11 @@ async function main(): Promise<void> {
         `  round ${round + 1}: floor ${summary(f.result).requests_per_second} req/s, service ${summary(s.result).requests_per_second} req/s\n`,
       );
     }
+    if (perf) {
+      const stopped = new Promise((resolve) => perf.once('exit', resolve));
+      perf.kill('SIGINT');
+      await stopped;
+    }
     const floorResult = merge(floorRounds);
     const serviceResult = merge(serviceRounds);
     // The service stops (committing what it holds) and a fresh process reads the records back:
@@ -344,8 +368,13 @@ async function main(): Promise<void> {
     );
     process.stdout.write(
       `ratio service/floor = ${ratio.toFixed(2)} (target ≥ 0.5) ${ratio >= 0.5 ? 'PASS' : 'BELOW TARGET'}` +
-        `${profileDir ? ' (under --cpu-prof: not a result)' : ''}; load average ${os.loadavg()[0]!.toFixed(2)}\n`,
+        `${profileDir || perfFile ? ' (profiled: not a result)' : ''}; load average ${os.loadavg()[0]!.toFixed(2)}\n`,
     );
+
+    if (perfFile) {
+      process.stdout.write(`\n${formatPerfSummary(perfFile, service.pid!, PERF_FREQUENCY, serviceResult.answered)}\n`);
+      fs.rmSync(`/tmp/perf-${service.pid}.map`, { force: true });
+    }
 
     if (profileDir) {
       for (const name of fs
@@ -375,6 +404,7 @@ async function main(): Promise<void> {
           warmup_s: options.warmupMs / 1000,
           round_s: options.durationMs / 1000,
           cpu_profile: profileDir !== null,
+          perf: perfFile !== null,
           floor: { ...floorFigures, cpu_us_per_request: floorPerRequest },
           service: { ...serviceFigures, cpu_us_per_record: servicePerRecord },
           rounds_req_per_s: floorRounds.map((round, i) => ({

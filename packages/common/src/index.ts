@@ -34,11 +34,19 @@ export {
   httpAnswer,
   type DomainErrorKind,
 } from './errors.js';
-export { installErrorHandlers, type ErrorHandlerOptions, type ClientErrorAnswer } from './http/error-handlers.js';
+export {
+  installErrorHandlers,
+  errorAnswer,
+  type ErrorHandlerOptions,
+  type ErrorAnswer,
+  type ErrorAnswerOptions,
+  type ClientErrorAnswer,
+} from './http/error-handlers.js';
 export {
   securityHeaders,
   securityHeaderSetter,
   API_CONTENT_SECURITY_POLICY,
+  API_SECURITY_HEADERS,
   DOCS_CONTENT_SECURITY_POLICY,
   type SecurityHeaderOptions,
 } from './http/security-headers.js';

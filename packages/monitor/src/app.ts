@@ -1,9 +1,11 @@
 /** Builds the monitor's HTTP application: health, POST /v1/log, the read API, the admin routes. */
+import http from 'node:http';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { securityHeaders } from '@sightline/common';
 import type { MonitorConfig } from './config.js';
 import { adminRoutes } from './http/admin-routes.js';
 import { clientErrorHandler, installErrorHandlers } from './http/errors.js';
+import { createLogHandler } from './http/log-handler.js';
 import { logRoute } from './http/log-route.js';
 import { readRoutes } from './http/read-routes.js';
 import type { RecordReader } from './read/record-reader.js';
@@ -20,16 +22,36 @@ export interface MonitorAppDependencies {
 
 /** A ready-to-listen Fastify instance serving every route of the monitor. */
 export async function buildMonitorApp({ config, spaces, queue, reader, logger }: MonitorAppDependencies): Promise<FastifyInstance> {
+  const logHandler = createLogHandler({ spaces, queue, maxBodyBytes: config.maxBodyBytes, logger });
+  let closing = false;
   const app = Fastify({
     // No per-request logger (nor per-request lines): unexpected errors are logged by the error handler.
     logger: false,
     bodyLimit: config.maxBodyBytes,
     keepAliveTimeout: 75_000,
     forceCloseConnections: 'idle',
+    // POST /v1/log is answered on node:http directly (http/log-handler.ts); everything else, and
+    // every request once the server is closing (Fastify answers those 503), goes to Fastify.
+    serverFactory: (fastifyHandler) => {
+      const server = http.createServer((request, response) => {
+        if (!closing && logHandler.takes(request)) logHandler.handle(request, response);
+        else fastifyHandler(request, response);
+      });
+      // What Fastify sets on a server it creates itself.
+      server.keepAliveTimeout = 75_000;
+      server.requestTimeout = 0;
+      server.setTimeout(0);
+      return server;
+    },
     return503OnClosing: true,
     // Model ids travel in paths (URL-encoded): allow long ones.
     routerOptions: { maxParamLength: 8192 },
     clientErrorHandler,
+  });
+  // Fastify marks itself closing just before its preClose hooks run.
+  app.addHook('preClose', (done) => {
+    closing = true;
+    done();
   });
   installErrorHandlers(app, logger);
   securityHeaders(app);

@@ -26,7 +26,7 @@ export interface MonitorConfig {
   maxBatchRecords: number;
   /** How long a SIGTERM/SIGINT may take to drain before the process exits non-zero (docs/deployment.md). */
   shutdownTimeoutSeconds: number;
-  /** SQLite: committed batches whose WAL sync may run at once. */
+  /** SQLite: WAL syncs that may run at once (1: the writer thread syncs after each commit). */
   sqliteSyncs: number;
   logLevel: string;
 }
@@ -54,7 +54,7 @@ export function loadMonitorConfig(env: Env = process.env): MonitorConfig {
     maxQueuedRecords: envPositiveInt(read, 'MONITOR_MAX_QUEUED_RECORDS', 50_000),
     maxBatchRecords: envPositiveInt(read, 'MONITOR_MAX_BATCH_RECORDS', 2_000),
     shutdownTimeoutSeconds: envPositiveInt(read, 'MONITOR_SHUTDOWN_TIMEOUT_SECONDS', 10),
-    sqliteSyncs: envPositiveInt(read, 'MONITOR_SQLITE_SYNCS', 4),
+    sqliteSyncs: envPositiveInt(read, 'MONITOR_SQLITE_SYNCS', 1),
     logLevel: envLogLevel('MONITOR_LOG_LEVEL', read('MONITOR_LOG_LEVEL')),
   };
 }

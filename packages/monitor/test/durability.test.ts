@@ -32,68 +32,78 @@ for (const _ of DIALECTS.filter((dialect) => dialect === 'sqlite')) {
     });
     after(async () => database?.drop());
 
-    it('every acknowledged record is in the database after the process is killed mid-load', async () => {
-      const config = loadMonitorConfig(database.env);
-      const space = await withSpaces(config, (spaces) => spaces.createSpace('crash'));
-      const child = spawn(process.execPath, [bin, 'monitor', 'serve'], {
-        env: { PATH: process.env.PATH, HOME: os.tmpdir(), ...database.env, MONITOR_PORT: '0', MONITOR_LOG_LEVEL: 'warn' },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let output = '';
-      child.stdout.on('data', (chunk) => (output += chunk));
-      child.stderr.on('data', (chunk) => (output += chunk));
-      const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
-      const acknowledged: string[] = [];
-      let killed = false;
-      try {
-        let base: string | undefined;
-        for (let i = 0; i < 150 && base === undefined; i++) {
-          base = /Log API +POST (http:\/\/\S+)\/v1\/log/.exec(output)?.[1];
-          if (base === undefined) await new Promise((resolve) => setTimeout(resolve, 100));
-        }
-        assert.ok(base, `the service did not start:\n${output}`);
-        const kill = () => {
-          killed = true;
-          child.kill('SIGKILL');
-        };
-        const deadline = setTimeout(kill, DEADLINE_MS);
-        const clients = Array.from({ length: CLIENTS }, async () => {
-          while (!killed) {
-            const body = fullRecord(space.space_key, { model_id: 'crash-model' });
-            try {
-              const response = await fetch(`${base}/v1/log`, {
-                method: 'POST',
-                headers: { authorization: space.api_key },
-                body: JSON.stringify(body),
-              });
-              if (response.status !== 200) assert.fail(`unexpected ${response.status}: ${await response.text()}`);
-              acknowledged.push(body.prediction_id);
-              // Killed while the other clients still have requests in flight.
-              if (acknowledged.length === KILL_AFTER) kill();
-            } catch (error) {
-              if (!killed) throw error;
-              return; // killed while this request was in flight: its fate is unknown
-            }
-          }
+    // One WAL sync at a time runs on the writer thread; more run on the thread pool (wal-sync.ts).
+    for (const syncs of ['1', '4'])
+      it(`every acknowledged record is in the database after the process is killed mid-load (MONITOR_SQLITE_SYNCS=${syncs})`, async () => {
+        const config = loadMonitorConfig(database.env);
+        const space = await withSpaces(config, (spaces) => spaces.createSpace('crash'));
+        const model = `crash-model-${syncs}`;
+        const child = spawn(process.execPath, [bin, 'monitor', 'serve'], {
+          env: {
+            PATH: process.env.PATH,
+            HOME: os.tmpdir(),
+            ...database.env,
+            MONITOR_PORT: '0',
+            MONITOR_LOG_LEVEL: 'warn',
+            MONITOR_SQLITE_SYNCS: syncs,
+          },
+          stdio: ['ignore', 'pipe', 'pipe'],
         });
-        await Promise.all(clients);
-        clearTimeout(deadline);
-      } finally {
-        child.kill('SIGKILL');
-      }
-      assert.equal(await exited, 'SIGKILL');
-      assert.ok(acknowledged.length >= CLIENTS, `only ${acknowledged.length} records were acknowledged before the kill`);
-      const connection = openSqlite(config.database.url);
-      try {
-        const stored = new Set(
-          connection.prepare("SELECT prediction_id FROM monitor_records WHERE model_id = 'crash-model'").pluck().all() as string[],
-        );
-        const missing = acknowledged.filter((id) => !stored.has(id));
-        assert.deepEqual(missing, [], `${missing.length} of ${acknowledged.length} acknowledged records are missing`);
-      } finally {
-        connection.close();
-      }
-    });
+        let output = '';
+        child.stdout.on('data', (chunk) => (output += chunk));
+        child.stderr.on('data', (chunk) => (output += chunk));
+        const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
+        const acknowledged: string[] = [];
+        let killed = false;
+        try {
+          let base: string | undefined;
+          for (let i = 0; i < 150 && base === undefined; i++) {
+            base = /Log API +POST (http:\/\/\S+)\/v1\/log/.exec(output)?.[1];
+            if (base === undefined) await new Promise((resolve) => setTimeout(resolve, 100));
+          }
+          assert.ok(base, `the service did not start:\n${output}`);
+          const kill = () => {
+            killed = true;
+            child.kill('SIGKILL');
+          };
+          const deadline = setTimeout(kill, DEADLINE_MS);
+          const clients = Array.from({ length: CLIENTS }, async () => {
+            while (!killed) {
+              const body = fullRecord(space.space_key, { model_id: model });
+              try {
+                const response = await fetch(`${base}/v1/log`, {
+                  method: 'POST',
+                  headers: { authorization: space.api_key },
+                  body: JSON.stringify(body),
+                });
+                if (response.status !== 200) assert.fail(`unexpected ${response.status}: ${await response.text()}`);
+                acknowledged.push(body.prediction_id);
+                // Killed while the other clients still have requests in flight.
+                if (acknowledged.length === KILL_AFTER) kill();
+              } catch (error) {
+                if (!killed) throw error;
+                return; // killed while this request was in flight: its fate is unknown
+              }
+            }
+          });
+          await Promise.all(clients);
+          clearTimeout(deadline);
+        } finally {
+          child.kill('SIGKILL');
+        }
+        assert.equal(await exited, 'SIGKILL');
+        assert.ok(acknowledged.length >= CLIENTS, `only ${acknowledged.length} records were acknowledged before the kill`);
+        const connection = openSqlite(config.database.url);
+        try {
+          const stored = new Set(
+            connection.prepare('SELECT prediction_id FROM monitor_records WHERE model_id = ?').pluck().all(model) as string[],
+          );
+          const missing = acknowledged.filter((id) => !stored.has(id));
+          assert.deepEqual(missing, [], `${missing.length} of ${acknowledged.length} acknowledged records are missing`);
+        } finally {
+          connection.close();
+        }
+      });
 
     it('syncs the real WAL when the database is reached through a symbolic link', async () => {
       const target = path.join(database.workingDir, 'real', 'linked.db');

@@ -209,6 +209,36 @@ describeEachDialect('POST /v1/log error table', (current) => {
     for (const [body, message] of cases) expectMessage(await t.log(body), 400, message);
   });
 
+  it('answers alike on node:http and through Fastify (a query string or an unusual Content-Type takes the Fastify route)', async () => {
+    const t = current();
+    const paths = [
+      { url: `${t.url}/v1/log`, type: 'application/json' },
+      { url: `${t.url}/v1/log?source=test`, type: 'application/json' },
+      { url: `${t.url}/v1/log`, type: 'application/json ; charset=utf-8' },
+    ];
+    const bodies: [string, (id: string) => string][] = [
+      ['stored', (id) => JSON.stringify(fullRecord(t.spaceKey, { prediction_id: id }))],
+      ['not JSON', () => '{not json'],
+      ['empty', () => ''],
+      ['wrong space key', (id) => JSON.stringify(fullRecord('slm-sk-wrong', { prediction_id: id }))],
+      ['shape error', (id) => JSON.stringify(fullRecord(t.spaceKey, { prediction_id: id, model_id: 7 }))],
+    ];
+    for (const [what, body] of bodies) {
+      const answers = [];
+      for (const { url, type } of paths) {
+        const id = randomUUID();
+        const response = await fetch(url, { method: 'POST', headers: { authorization: t.apiKey, 'content-type': type }, body: body(id) });
+        const headers = ['content-type', 'x-content-type-options', 'x-frame-options', 'referrer-policy', 'content-security-policy'];
+        answers.push({ status: response.status, body: await response.json(), headers: headers.map((name) => response.headers.get(name)) });
+        if (response.status === 200) assert.equal((await readRecord(t, 'fraud-model', id)).prediction_id, id);
+      }
+      assert.deepEqual(answers[1], answers[0], `${what}: query string`);
+      assert.deepEqual(answers[2], answers[0], `${what}: Content-Type with a space`);
+    }
+    const unauthenticated = await fetch(`${t.url}/v1/log?x=1`, { method: 'POST', body: '{}' });
+    assert.deepEqual([unauthenticated.status, await unauthenticated.json()], [403, { message: MESSAGES.noAuthorization }]);
+  });
+
   it('200 OK only after the record is stored, whatever the Content-Type', async () => {
     const t = current();
     for (const type of ['application/json', 'text/plain', 'application/x-www-form-urlencoded', undefined]) {

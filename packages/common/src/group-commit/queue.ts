@@ -54,8 +54,8 @@ interface RoomWaiter {
 interface Pending<T> {
   item: T;
   weight: number;
-  resolve: () => void;
-  reject: (error: Error) => void;
+  /** Called once: with null after the commit, with the refusal otherwise. */
+  done: (error: Error | null) => void;
 }
 
 /** A bounded group-commit queue in front of one BatchWriter. */
@@ -100,6 +100,27 @@ export class GroupCommitQueue<T> {
       throw new QueueFullError(this.options.messages.full, this.options.retryAfterSeconds?.full ?? 1);
     }
     return this.admit(item, weight);
+  }
+
+  /**
+   * enqueue with a callback instead of a promise, for paths that answer many small requests (the
+   * log API): `done` gets null once the item is committed, or the refusal (a closing queue
+   * included). Throws QueueFullError at once when there is no room.
+   */
+  submit(item: T, done: (error: Error | null) => void): void {
+    if (this.closed) {
+      done(this.storageError(this.options.messages.closing));
+      return;
+    }
+    const weight = this.weigh(item);
+    if (weight === 0) {
+      done(null);
+      return;
+    }
+    if (!this.fits(weight) || this.waiting.length > 0) {
+      throw new QueueFullError(this.options.messages.full, this.options.retryAfterSeconds?.full ?? 1);
+    }
+    this.push(item, weight, done);
   }
 
   /**
@@ -156,10 +177,13 @@ export class GroupCommitQueue<T> {
   }
 
   private admit(item: T, weight: number): Promise<void> {
+    return new Promise<void>((resolve, reject) => this.push(item, weight, (error) => (error === null ? resolve() : reject(error))));
+  }
+
+  private push(item: T, weight: number, done: (error: Error | null) => void): void {
     this.open += weight;
-    const promise = new Promise<void>((resolve, reject) => this.pending.push({ item, weight, resolve, reject }));
+    this.pending.push({ item, weight, done });
     this.schedule();
-    return promise;
   }
 
   /** Lets waiters in, in arrival order, while they fit. */
@@ -218,10 +242,7 @@ export class GroupCommitQueue<T> {
     while (this.pending.length > 0 && this.inFlight < this.maxInFlight) {
       const batch = this.takeBatch();
       this.inFlight++;
-      void this.commit(batch).finally(() => {
-        this.inFlight--;
-        if (this.pending.length > 0) this.schedule();
-      });
+      void this.commit(batch);
     }
   }
 
@@ -238,20 +259,38 @@ export class GroupCommitQueue<T> {
 
   private settle(entry: Pending<T>, error?: Error): void {
     this.open -= entry.weight;
-    if (error) entry.reject(error);
-    else entry.resolve();
+    try {
+      entry.done(error ?? null);
+    } catch (thrown) {
+      // A callback's bug must not keep the batch's other items from settling: it surfaces as an uncaught exception.
+      queueMicrotask(() => {
+        throw thrown;
+      });
+    }
     this.letWaitersIn();
     if (this.open === 0) for (const resolve of this.drained.splice(0)) resolve();
   }
 
+  /** Writes a batch in its in-flight slot, then frees the slot and settles the batch's items. */
   private async commit(batch: Pending<T>[]): Promise<void> {
+    let released = false;
+    // The items that queued up while this batch was at the writer leave at once, before this
+    // batch's requests are answered: the writer starts on them while the answers go out.
+    const release = () => {
+      if (released) return;
+      released = true;
+      this.inFlight--;
+      this.flush();
+    };
     try {
       await this.writer.write(batch.map((entry) => entry.item));
+      release();
       for (const entry of batch) this.settle(entry);
       return;
     } catch (error) {
       if (batch.length === 1) {
         this.options.onError?.(error);
+        release();
         this.settle(batch[0]!, this.storageError(this.options.messages.failed));
         return;
       }
@@ -266,5 +305,6 @@ export class GroupCommitQueue<T> {
         this.settle(entry, this.storageError(this.options.messages.failed));
       }
     }
+    release();
   }
 }

@@ -26,6 +26,13 @@ export interface WriterThreadHandlers<W> {
    * deletions), so it never contends with the commits for SQLite's write lock; returns its result.
    */
   task?(task: unknown): unknown;
+  /**
+   * Makes what `commit` wrote durable before it is acknowledged, for connections that commit
+   * without syncing (e.g. an fdatasync of the WAL after synchronous=NORMAL commits); the commit's
+   * replies are posted when `done` is called, as failures when it gets an error. Without it a
+   * write is acknowledged as soon as its commit returns.
+   */
+  durable?(done: (error: Error | null) => void): void;
   /** Closes the connection before the thread ends. */
   close(): void;
 }
@@ -60,7 +67,15 @@ export function serveWriterThread<W>(handlers: WriterThreadHandlers<W>): void {
       else if (message.type === 'reset') handlers.reset?.();
       else close = true;
     }
-    if (writes.length > 0) port.postMessage(commitFolded(handlers, writes));
+    if (writes.length > 0) {
+      const replies = commitFolded(handlers, writes);
+      if (handlers.durable === undefined || replies.every((reply) => reply.error !== undefined)) port.postMessage(replies);
+      else {
+        handlers.durable((error) =>
+          port.postMessage(error === null ? replies : replies.map((reply) => ({ id: reply.id, error: reply.error ?? error.message }))),
+        );
+      }
+    }
     for (const { id, task } of tasks) {
       try {
         if (!handlers.task) throw new Error('this writer thread runs no tasks');

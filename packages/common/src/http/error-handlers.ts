@@ -30,14 +30,61 @@ export interface ErrorHandlerOptions {
   logger?: FastifyBaseLogger;
 }
 
+/** An answer: status, extra headers (Retry-After, WWW-Authenticate) and the JSON body. */
+export interface ErrorAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: unknown;
+}
+
+/** The options errorAnswer needs (a subset of ErrorHandlerOptions). */
+export type ErrorAnswerOptions = Pick<ErrorHandlerOptions, 'body' | 'invalidStatus' | 'internalMessage' | 'logger'>;
+
+/** The answer to a domain error, with the service's status for invalid input. */
+function domainAnswer(error: DomainError, options: ErrorAnswerOptions): ErrorAnswer {
+  const { status, headers } = httpAnswer(error);
+  const code = status === 422 && options.invalidStatus !== undefined ? options.invalidStatus : status;
+  return { status: code, headers, body: options.body(error.message) };
+}
+
+/** The answer to an error that is neither a domain error nor a client error: the database is away (503), else a bug (500, logged). */
+function serverFaultAnswer(
+  error: unknown,
+  options: ErrorAnswerOptions,
+  logger: FastifyBaseLogger,
+  method: string,
+  url: string,
+): ErrorAnswer {
+  if (isDatabaseUnavailable(error)) {
+    logger.warn({ err: error, method, url: url.split('?')[0] }, 'database unavailable');
+    return { status: 503, headers: { 'retry-after': '5' }, body: options.body('the database is unavailable right now; retry later') };
+  }
+  logger.error({ err: error, method, url: url.split('?')[0] }, 'unhandled error');
+  return { status: 500, headers: {}, body: options.body(options.internalMessage) };
+}
+
+/**
+ * The answer installErrorHandlers gives to an error a handler threw, for handlers that answer on
+ * node:http directly (the monitor's POST /v1/log): domain errors by their kind, an absent database
+ * 503, anything else 500 (logged with method and path, never the body).
+ */
+export function errorAnswer(
+  error: unknown,
+  options: ErrorAnswerOptions & { logger: FastifyBaseLogger },
+  method: string,
+  url: string,
+): ErrorAnswer {
+  if (error instanceof DomainError) return domainAnswer(error, options);
+  return serverFaultAnswer(error, options, options.logger, method, url);
+}
+
 /** Installs the error and not-found handlers on the root instance. */
 export function installErrorHandlers(app: FastifyInstance, options: ErrorHandlerOptions): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     reply.type('application/json; charset=utf-8');
     if (error instanceof DomainError) {
-      const { status, headers } = httpAnswer(error);
-      const code = status === 422 && options.invalidStatus !== undefined ? options.invalidStatus : status;
-      return reply.code(code).headers(headers).send(options.body(error.message));
+      const answer = domainAnswer(error, options);
+      return reply.code(answer.status).headers(answer.headers).send(answer.body);
     }
     if (error.validation) {
       if (options.validation) {
@@ -57,13 +104,8 @@ export function installErrorHandlers(app: FastifyInstance, options: ErrorHandler
     if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
       return reply.code(error.statusCode).send(options.body(error.message));
     }
-    const logger = options.logger ?? request.log;
-    if (isDatabaseUnavailable(error)) {
-      logger.warn({ err: error, method: request.method, url: request.url.split('?')[0] }, 'database unavailable');
-      return reply.code(503).header('retry-after', '5').send(options.body('the database is unavailable right now; retry later'));
-    }
-    logger.error({ err: error, method: request.method, url: request.url.split('?')[0] }, 'unhandled error');
-    return reply.code(500).send(options.body(options.internalMessage));
+    const answer = serverFaultAnswer(error, options, options.logger ?? request.log, request.method, request.url);
+    return reply.code(answer.status).headers(answer.headers).send(answer.body);
   });
   app.setNotFoundHandler(
     (request, reply) =>

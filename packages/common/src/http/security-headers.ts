@@ -14,6 +14,17 @@ export const DOCS_CONTENT_SECURITY_POLICY =
   "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
   "font-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'";
 
+/**
+ * The headers of an API answer over plain HTTP, in the order the setter adds them: for handlers
+ * that answer on node:http directly, outside Fastify's hooks (the monitor's POST /v1/log).
+ */
+export const API_SECURITY_HEADERS = {
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+  'referrer-policy': 'same-origin',
+  'content-security-policy': API_CONTENT_SECURITY_POLICY,
+} as const;
+
 /** One year with subdomains, the value OWASP ASVS 14.4.5 names. */
 const HSTS = 'max-age=31536000; includeSubDomains';
 
@@ -26,9 +37,9 @@ export interface SecurityHeaderOptions {
 export function securityHeaderSetter(options: SecurityHeaderOptions = {}): (request: FastifyRequest, reply: FastifyReply) => void {
   const publicHttps = options.publicUrl?.startsWith('https:') ?? false;
   return (request, reply) => {
-    reply.header('x-content-type-options', 'nosniff');
-    reply.header('x-frame-options', 'DENY');
-    if (!reply.hasHeader('referrer-policy')) reply.header('referrer-policy', 'same-origin');
+    reply.header('x-content-type-options', API_SECURITY_HEADERS['x-content-type-options']);
+    reply.header('x-frame-options', API_SECURITY_HEADERS['x-frame-options']);
+    if (!reply.hasHeader('referrer-policy')) reply.header('referrer-policy', API_SECURITY_HEADERS['referrer-policy']);
     if (!reply.hasHeader('content-security-policy')) reply.header('content-security-policy', API_CONTENT_SECURITY_POLICY);
     if ((publicHttps || request.protocol === 'https') && !reply.hasHeader('strict-transport-security')) {
       reply.header('strict-transport-security', HSTS);

@@ -1,4 +1,9 @@
-/** POST /v1/log: authenticate, read and check the body in the contract's order, commit, answer. */
+/**
+ * POST /v1/log: authenticate, read and check the body in the contract's order, commit, answer.
+ * Most requests never reach this Fastify route: http/log-handler.ts answers them on node:http
+ * with the same checks; this route serves the rest (a query string, a Content-Type Fastify must
+ * judge, requests while the server closes).
+ */
 import { InvalidInputError } from '@sightline/common';
 import type { FastifyInstance } from 'fastify';
 import { MICROS_PER_MS } from '../log/time.js';
@@ -14,7 +19,8 @@ export interface LogRouteOptions {
   queue: RecordQueue;
 }
 
-const JSON_TYPE = 'application/json; charset=utf-8';
+/** Content-Type of every answer of the log API. */
+export const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** The body as a JSON object, or a 400 "invalid JSON body". */
 export function parseJsonObject(body: unknown): Record<string, unknown> {

@@ -45,6 +45,8 @@ export const LIMITS = {
   category: 1024,
 } as const;
 
+/** A canonical integer of at most 18 digits (|n| < 10^18 < 2^63): valid and stored as sent. */
+const CANONICAL_SHORT_INT = /^(?:0|-?[1-9]\d{0,17})$/;
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
 
@@ -266,6 +268,8 @@ function scalarValue(value: Json): ScalarValue | null {
       // Booleans are carried as the text of the boolean.
       return typeof content === 'boolean' ? { string: String(content) } : null;
     case 'int': {
+      // Most ints are short canonical digit strings: no BigInt needed to know they are in range.
+      if (typeof content === 'string' && CANONICAL_SHORT_INT.test(content)) return value as IntValue;
       const int = intValue(content);
       return int !== null && int.int === content ? (value as IntValue) : int;
     }
