@@ -1,6 +1,7 @@
 /**
  * The floor: what one thread of this process achieves with the server's own decode and insert
- * code and no HTTP: each request body decoded (decodeProtobufExport + toSpanRows), rows
+ * code and no HTTP: each request body decoded (decodeProtobufExport + toSpanRows; for the lean
+ * table without compressing long values), rows
  * collected and committed in batches of `batchSpans` (the server's largest group commit), on a
  * fresh migrated database. Only decode and insert are timed (id patching is the load
  * generator's work and is left out).
@@ -11,7 +12,7 @@ import { openDatabase, openSqlite } from '../../packages/server/src/db/database.
 import { migrateToLatest } from '../../packages/server/src/db/migrate.js';
 import { decodeProtobufExport } from '../../packages/server/src/ingest/decode-protobuf.js';
 import { PostgresSpanWriter } from '../../packages/server/src/db/repositories/span-writes-postgres.js';
-import { toSpanRows, type SpanRow } from '../../packages/server/src/ingest/span-rows.js';
+import { toSpanRows, toUncompressedSpanRows, type SpanRow, type UncompressedSpanRow } from '../../packages/server/src/ingest/span-rows.js';
 import { SqliteSpanStore } from '../../packages/server/src/db/repositories/span-writes-sqlite.js';
 import type { BodyTemplate, IdPatcher } from './spans.js';
 
@@ -44,25 +45,34 @@ export interface FloorResult {
   storedSpans: number;
 }
 
+/** A row as the floor decoded it: compressed long values for the real schema, their JSON text for the lean table. */
+type FloorRow = SpanRow | UncompressedSpanRow;
+
 interface Store {
-  write(rows: SpanRow[]): void | Promise<void>;
+  /** How a body's spans become rows for this store. */
+  decode(body: Uint8Array): FloorRow[];
+  write(rows: FloorRow[]): void | Promise<void>;
   count(): Promise<number>;
   close(): Promise<void>;
 }
 
-/** The lean table: the span row's columns, a rowid primary key, and two indexes; same pragmas as the server. */
+/**
+ * The lean table: the span row's columns, a rowid primary key, and two indexes; same pragmas as
+ * the server. It keeps every attribute byte as JSON text and compresses nothing, so the floor is
+ * the one issue 15 defined before long values were compressed (docs/performance.md).
+ */
 function openLeanStore(file: string): Store {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const connection = openSqlite(file);
   connection.exec(`CREATE TABLE spans (
     id INTEGER PRIMARY KEY, trace_id TEXT NOT NULL, span_id TEXT NOT NULL, parent_id TEXT, project TEXT NOT NULL,
     name TEXT NOT NULL, span_kind TEXT NOT NULL, start_time INTEGER NOT NULL, end_time INTEGER NOT NULL,
-    status_code TEXT NOT NULL, status_message TEXT NOT NULL, attributes TEXT NOT NULL, events TEXT NOT NULL,
+    status_code TEXT NOT NULL, status_message TEXT NOT NULL, attributes TEXT NOT NULL, long_attributes TEXT, events TEXT NOT NULL,
     llm_token_count_prompt INTEGER, llm_token_count_completion INTEGER, llm_token_count_total INTEGER)`);
   connection.exec('CREATE INDEX spans_trace ON spans (trace_id)');
   connection.exec('CREATE INDEX spans_start ON spans (start_time)');
-  const insert = connection.prepare('INSERT INTO spans VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
-  const write = connection.transaction((rows: SpanRow[]) => {
+  const insert = connection.prepare('INSERT INTO spans VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
+  const write = connection.transaction((rows: FloorRow[]) => {
     for (const row of rows) {
       insert.run(
         row.traceId,
@@ -76,6 +86,7 @@ function openLeanStore(file: string): Store {
         row.statusCode,
         row.statusMessage,
         row.attributes,
+        row.longAttributes,
         row.events,
         row.tokenCountPrompt,
         row.tokenCountCompletion,
@@ -84,11 +95,15 @@ function openLeanStore(file: string): Store {
     }
   });
   return {
+    decode: (body) => toUncompressedSpanRows(decodeProtobufExport(body)),
     write: (rows) => write(rows),
     count: async () => Number(connection.prepare('SELECT count(*) FROM spans').pluck().get()),
     close: async () => void connection.close(),
   };
 }
+
+/** The server's own decode: long attribute values compressed on this thread. */
+const serverDecode = (body: Uint8Array): SpanRow[] => toSpanRows(decodeProtobufExport(body));
 
 async function openStore(target: FloorTarget): Promise<Store> {
   if (target.dialect === 'sqlite' && target.lean) return openLeanStore(target.file);
@@ -100,7 +115,8 @@ async function openStore(target: FloorTarget): Promise<Store> {
     const connection = openSqlite(target.file);
     const store = new SqliteSpanStore(connection);
     return {
-      write: (rows) => store.write(rows),
+      decode: serverDecode,
+      write: (rows) => store.write(rows as SpanRow[]),
       count: async () => Number(connection.prepare('SELECT count(*) FROM spans').pluck().get()),
       close: async () => void connection.close(),
     };
@@ -110,7 +126,8 @@ async function openStore(target: FloorTarget): Promise<Store> {
   await database.close();
   const writer = new PostgresSpanWriter(target.url);
   return {
-    write: (rows) => writer.write(rows),
+    decode: serverDecode,
+    write: (rows) => writer.write(rows as SpanRow[]),
     count: async () => {
       const counter = openDatabase({ dialect: 'postgres', url: target.url });
       try {
@@ -131,7 +148,7 @@ async function openStore(target: FloorTarget): Promise<Store> {
 export async function measureFloor(options: FloorOptions): Promise<FloorResult> {
   const store = await openStore(options.target);
   try {
-    let pending: SpanRow[] = [];
+    let pending: FloorRow[] = [];
     let spans = 0;
     let commits = 0;
     let decodeNs = 0n;
@@ -146,7 +163,7 @@ export async function measureFloor(options: FloorOptions): Promise<FloorResult> 
       const template = options.pool[next++ % options.pool.length]!;
       const body = options.patcher.next(template);
       const t0 = process.hrtime.bigint();
-      const rows = toSpanRows(decodeProtobufExport(body));
+      const rows = store.decode(body);
       for (const row of rows) pending.push(row);
       const t1 = process.hrtime.bigint();
       decodeNs += t1 - t0;
