@@ -205,7 +205,7 @@ export function createAnnotationConfigsService(deps: AnnotationConfigsServiceDep
      * decode): 422 for a bad or unknown id, 404 for an unknown project. Returns them newest first.
      */
     async setForProject(projectIdentifier: Identifier, configIds: (number | null)[], given: string[]): Promise<AnnotationConfigRecord[]> {
-      const bad = configIds.findIndex((id) => id === null);
+      const bad = configIds.indexOf(null);
       if (bad >= 0)
         throw new InvalidInputError(`annotation_config_ids[${bad}]: invalid annotation config id "${given[bad]?.slice(0, 60)}"`);
       const wanted = [...new Set(configIds as number[])];
