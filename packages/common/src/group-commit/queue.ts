@@ -93,13 +93,12 @@ export class GroupCommitQueue<T> {
 
   /** Queues an item for the next commit; throws QueueFullError at once when there is no room. */
   enqueue(item: T): Promise<void> {
-    if (this.closed) return Promise.reject(this.storageError(this.options.messages.closing));
-    const weight = this.weigh(item);
-    if (weight === 0) return Promise.resolve();
-    if (!this.fits(weight) || this.waiting.length > 0) {
-      throw new QueueFullError(this.options.messages.full, this.options.retryAfterSeconds?.full ?? 1);
-    }
-    return this.admit(item, weight);
+    let settle!: (error: Error | null) => void;
+    const committed = new Promise<void>((resolve, reject) => {
+      settle = (error) => (error === null ? resolve() : reject(error));
+    });
+    this.submit(item, settle);
+    return committed;
   }
 
   /**
@@ -109,7 +108,7 @@ export class GroupCommitQueue<T> {
    */
   submit(item: T, done: (error: Error | null) => void): void {
     if (this.closed) {
-      done(this.storageError(this.options.messages.closing));
+      done(this.closingError());
       return;
     }
     const weight = this.weigh(item);
@@ -117,9 +116,7 @@ export class GroupCommitQueue<T> {
       done(null);
       return;
     }
-    if (!this.fits(weight) || this.waiting.length > 0) {
-      throw new QueueFullError(this.options.messages.full, this.options.retryAfterSeconds?.full ?? 1);
-    }
+    if (!this.fits(weight) || this.waiting.length > 0) throw this.fullError();
     this.push(item, weight, done);
   }
 
@@ -130,23 +127,18 @@ export class GroupCommitQueue<T> {
    * client is refused again and again while others get in (docs/ingest.md, "Overload").
    */
   enqueueWhenRoom(item: T, waitMs: number): Promise<void> {
-    if (this.closed) return Promise.reject(this.storageError(this.options.messages.closing));
+    if (this.closed) return Promise.reject(this.closingError());
     const weight = this.weigh(item);
     if (weight === 0) return Promise.resolve();
     if (this.fits(weight) && this.waiting.length === 0) return this.admit(item, weight);
-    if (waitMs <= 0) return Promise.reject(new QueueFullError(this.options.messages.full, this.options.retryAfterSeconds?.full ?? 1));
-    return new Promise<void>((resolve, reject) => {
-      const waiter: RoomWaiter = {
-        weight,
+    if (waitMs <= 0) return Promise.reject(this.fullError());
+    return new Promise<void>((resolve, reject) =>
+      this.waitInLine(weight, waitMs, {
         admit: () => this.admit(item, weight).then(resolve, reject),
-        refuse: () => reject(this.storageError(this.options.messages.closing)),
-        timer: setTimeout(() => {
-          this.waiting.splice(this.waiting.indexOf(waiter), 1);
-          reject(new QueueFullError(this.options.messages.full, this.options.retryAfterSeconds?.full ?? 1));
-        }, waitMs),
-      };
-      this.waiting.push(waiter);
-    });
+        refuse: () => reject(this.closingError()),
+        timeout: () => reject(this.fullError()),
+      }),
+    );
   }
 
   /**
@@ -157,18 +149,31 @@ export class GroupCommitQueue<T> {
   whenRoom(weight: number, waitMs: number): Promise<boolean> {
     if (this.fits(weight) && this.waiting.length === 0) return Promise.resolve(true);
     if (waitMs <= 0 || this.closed) return Promise.resolve(false);
-    return new Promise<boolean>((resolve) => {
-      const waiter: RoomWaiter = {
-        weight,
-        admit: () => resolve(true),
-        refuse: () => resolve(false),
-        timer: setTimeout(() => {
-          this.waiting.splice(this.waiting.indexOf(waiter), 1);
-          resolve(false);
-        }, waitMs),
-      };
-      this.waiting.push(waiter);
-    });
+    return new Promise<boolean>((resolve) =>
+      this.waitInLine(weight, waitMs, { admit: () => resolve(true), refuse: () => resolve(false), timeout: () => resolve(false) }),
+    );
+  }
+
+  /** Joins the line for room; `timeout` runs (and the waiter leaves the line) after `waitMs`. */
+  private waitInLine(weight: number, waitMs: number, on: { admit: () => void; refuse: () => void; timeout: () => void }): void {
+    const waiter: RoomWaiter = {
+      weight,
+      admit: on.admit,
+      refuse: on.refuse,
+      timer: setTimeout(() => {
+        this.waiting.splice(this.waiting.indexOf(waiter), 1);
+        on.timeout();
+      }, waitMs),
+    };
+    this.waiting.push(waiter);
+  }
+
+  private fullError(): QueueFullError {
+    return new QueueFullError(this.options.messages.full, this.options.retryAfterSeconds?.full ?? 1);
+  }
+
+  private closingError(): StorageError {
+    return this.storageError(this.options.messages.closing);
   }
 
   /** True when an item of `weight` fits now (a single item heavier than the whole queue fits an empty queue). */
