@@ -50,6 +50,7 @@ export {
   DOCS_CONTENT_SECURITY_POLICY,
   type SecurityHeaderOptions,
 } from './http/security-headers.js';
+export { closeAfterUnfinishedBodies } from './http/unfinished-bodies.js';
 export {
   GroupCommitQueue,
   QueueFullError,

@@ -1,7 +1,7 @@
 /** Builds the monitor's HTTP application: health, POST /v1/log, the read API, the admin routes. */
 import http from 'node:http';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import { securityHeaders } from '@sightline/common';
+import { closeAfterUnfinishedBodies, securityHeaders } from '@sightline/common';
 import type { MonitorConfig } from './config.js';
 import { adminRoutes } from './http/admin-routes.js';
 import { clientErrorHandler, installErrorHandlers } from './http/errors.js';
@@ -55,6 +55,7 @@ export async function buildMonitorApp({ config, spaces, queue, reader, logger }:
   });
   installErrorHandlers(app, logger);
   securityHeaders(app);
+  closeAfterUnfinishedBodies(app);
   app.decorateRequest('monitorGrant', null);
   // Clients send any Content-Type (curl -d sends form encoding) or none: every body is read as
   // bytes and parsed as JSON by the route, after the credentials are checked.

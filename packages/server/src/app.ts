@@ -7,7 +7,13 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { Config } from './config.js';
 import { MAX_PARAM_LENGTH, clientErrorHandler, frameworkErrorsHandler, installErrorHandlers } from './http/error-handler.js';
 import { hoistNamedSchemas } from './http/openapi-components.js';
-import { DOCS_CONTENT_SECURITY_POLICY, TooManyRequestsError, securityHeaders, securityHeaderSetter } from '@sightline/common';
+import {
+  closeAfterUnfinishedBodies,
+  DOCS_CONTENT_SECURITY_POLICY,
+  TooManyRequestsError,
+  securityHeaders,
+  securityHeaderSetter,
+} from '@sightline/common';
 import { storableInput } from './http/storable-input.js';
 import { databaseRateLimitStore } from './http/rate-limit-store.js';
 import type { RateLimitsRepository } from './db/repositories/rate-limits-repository.js';
@@ -91,13 +97,10 @@ export async function buildApp({
   const uiPage = loadUiPage(config);
   installErrorHandlers(app, uiFallback(config, uiPage));
   securityHeaders(app, { publicUrl: config.rootUrl });
-  app.addHook('onSend', async (request, reply) => {
+  closeAfterUnfinishedBodies(app);
+  app.addHook('onSend', async (_request, reply) => {
     reply.header('x-sightline-version', SIGHTLINE_VERSION);
     reply.header('x-phoenix-server-version', PHOENIX_COMPATIBLE_VERSION);
-    // A refusal sent before the body was read whole (an upload failing at line 1) leaves the rest
-    // of the body on the connection, where Node does not drain a body a parser began to read:
-    // kept alive, the next request on it would never be answered. Closing costs one reconnect.
-    if (!request.raw.complete) reply.header('connection', 'close');
   });
 
   const prefix = config.hostRootPath;
