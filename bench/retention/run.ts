@@ -267,7 +267,7 @@ function watchBatches(logFile: string, dbFile: string, since: number): { stop():
         (line) =>
           (
             JSON.parse(line) as {
-              retentionBatch: { traces: number; spans: number; heldMs: number; totalMs: number; selectMs: number; backoff: number };
+              retentionBatch: { traces: number; spans: number; heldMs: number; totalMs: number; selectMs: number; waitedMs: number };
             }
           ).retentionBatch,
       );
@@ -276,7 +276,7 @@ function watchBatches(logFile: string, dbFile: string, since: number): { stop():
     const wal = fs.existsSync(`${dbFile}-wal`) ? fs.statSync(`${dbFile}-wal`).size : 0;
     log(
       `job +${round((performance.now() - since) / 1000, 0)} s: ${sum((b) => b.spans)} spans in ${batches.length} batches of ${round(sum((b) => b.traces) / n, 0)} traces; ` +
-        `held ${round(sum((b) => b.heldMs) / n, 1)} ms, answered ${round(sum((b) => b.totalMs) / n, 1)} ms, select ${round(sum((b) => b.selectMs) / n, 1)} ms; backoff ${batches.at(-1)?.backoff ?? '-'}; WAL ${round(wal / 2 ** 20)} MiB`,
+        `held ${round(sum((b) => b.heldMs) / n, 1)} ms, answered ${round(sum((b) => b.totalMs) / n, 1)} ms, select ${round(sum((b) => b.selectMs) / n, 1)} ms, waited for idle ingest ${round(sum((b) => b.waitedMs) / n, 1)} ms; WAL ${round(wal / 2 ** 20)} MiB`,
     );
   }, 10_000);
   return { stop: () => clearInterval(timer) };

@@ -62,6 +62,8 @@ export interface RetentionConfig {
   batchMs: number;
   /** Share of the database's time a running job may take, 1 to 90 percent. */
   dutyPercent: number;
+  /** Share it keeps while ingest never leaves the writer idle, 1 to `dutyPercent` percent. */
+  minDutyPercent: number;
 }
 
 export interface Config {
@@ -149,7 +151,7 @@ export function loadConfig(env: Env = process.env): Config {
     retention: {
       intervalSeconds: envPositiveInt(read, 'SERVICE_RETENTION_INTERVAL_SECONDS', 60),
       batchMs: envPositiveInt(read, 'SERVICE_RETENTION_BATCH_MS', 50),
-      dutyPercent: dutyPercent(read),
+      ...dutyPercents(read),
     },
     datasetUploadIdleSeconds: envPositiveInt(read, 'SERVICE_DATASET_UPLOAD_IDLE_SECONDS', 60),
     shutdownTimeoutSeconds: envPositiveInt(read, 'SERVICE_SHUTDOWN_TIMEOUT_SECONDS', 10),
@@ -157,11 +159,21 @@ export function loadConfig(env: Env = process.env): Config {
   };
 }
 
-/** SERVICE_RETENTION_DUTY_PERCENT: above 90 the job could starve ingest of the database. */
-function dutyPercent(read: EnvReader): number {
-  const value = envPositiveInt(read, 'SERVICE_RETENTION_DUTY_PERCENT', 50);
-  if (value > 90) throw new ConfigError(`SERVICE_RETENTION_DUTY_PERCENT: expected 1 to 90, got "${value}"`);
-  return value;
+/**
+ * SERVICE_RETENTION_DUTY_PERCENT (above 90 the job could starve ingest of the database) and
+ * SERVICE_RETENTION_MIN_DUTY_PERCENT, the share kept under saturation (docs/retention.md), which
+ * cannot exceed the first; by default a fifth, or the duty when that is lower.
+ */
+function dutyPercents(read: EnvReader): { dutyPercent: number; minDutyPercent: number } {
+  const dutyPercent = envPositiveInt(read, 'SERVICE_RETENTION_DUTY_PERCENT', 50);
+  if (dutyPercent > 90) throw new ConfigError(`SERVICE_RETENTION_DUTY_PERCENT: expected 1 to 90, got "${dutyPercent}"`);
+  const minDutyPercent = envPositiveInt(read, 'SERVICE_RETENTION_MIN_DUTY_PERCENT', Math.min(20, dutyPercent));
+  if (minDutyPercent > dutyPercent) {
+    throw new ConfigError(
+      `SERVICE_RETENTION_MIN_DUTY_PERCENT: expected 1 to SERVICE_RETENTION_DUTY_PERCENT (${dutyPercent}), got "${minDutyPercent}"`,
+    );
+  }
+  return { dutyPercent, minDutyPercent };
 }
 
 function origin(value: string, name: string): string {

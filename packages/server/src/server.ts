@@ -119,6 +119,7 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
       intervalMs: config.retention.intervalSeconds * 1000,
       targetBatchMs: config.retention.batchMs,
       pauseFactor: (100 - config.retention.dutyPercent) / config.retention.dutyPercent,
+      maxPauseFactor: (100 - config.retention.minDutyPercent) / config.retention.minDutyPercent,
       onError: (error) => logger.error({ err: error }, 'retention job failed'),
       onBatch: (batch) => logger.debug({ retentionBatch: batch }, 'retention batch deleted'),
       ingestIdle: () => spanQueue.whenIdle(),

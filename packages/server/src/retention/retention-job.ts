@@ -15,10 +15,6 @@ const MAX_VACUUM_PAGES = 10_000;
 // Floors: every transaction pays a commit (an fsync), so tiny batches would delete almost nothing per commit.
 const MIN_BATCH_TRACES = 20;
 const MIN_VACUUM_PAGES = 100;
-/** Longest pause, as a multiple of the configured one, while ingest keeps the writer busy. */
-const MAX_BACKOFF = 32;
-/** A wait for ingest shorter than this is not a backlog (one ingest commit of a few requests). */
-const MIN_BACKLOG_MS = 5;
 
 /**
  * Where the deletions run on SQLite: the ingest writer thread, between its commits, so they never
@@ -45,18 +41,22 @@ export interface RetentionJobOptions {
   targetBatchMs?: number;
   /** Pause after each transaction, as a multiple of the time it took: 1 leaves other writers half the time or more, 3 three quarters. */
   pauseFactor?: number;
+  /**
+   * Longest pause after each transaction while ingest never falls idle, as a multiple of the time
+   * it took (at least `pauseFactor`): 4 still gives the job a fifth of the writer under saturation,
+   * so that it keeps up with a database that ingest fills without a break.
+   */
+  maxPauseFactor?: number;
   /** Shortest pause after each transaction (ms). */
   minPauseMs?: number;
   /** Now in milliseconds since the epoch (tests and benchmarks move the clock). */
   clock?: () => number;
   onError?: (error: unknown) => void;
   /**
-   * Resolves when ingest has nothing waiting or being written. Each batch waits for it (up to
-   * `maxIdleWaitMs`), so deletions take the writer's idle time and ingest keeps priority.
+   * Resolves when ingest has nothing waiting or being written. After its pause each batch waits for
+   * it (until the longest pause is up), so deletions take the writer's idle time first.
    */
   ingestIdle?: () => Promise<void>;
-  /** Longest wait for ingest to fall idle before a batch runs anyway (ms), so that the job progresses under saturation. */
-  maxIdleWaitMs?: number;
   /** Called after each deletion batch (the server logs it at debug level, to see the job's pace under load). */
   onBatch?: (batch: RetentionBatch) => void;
 }
@@ -74,8 +74,8 @@ export interface RetentionBatch {
   selectMs: number;
   /** Traces the next batch will ask for. */
   nextSize: number;
-  /** How many times the configured pause the job waits now (1 unless ingest keeps the writer busy). */
-  backoff: number;
+  /** How long the batch waited, after its pause, for ingest to fall idle (ms; bounded by the longest pause). */
+  waitedMs: number;
 }
 
 /** What a run deleted in one project. */
@@ -122,12 +122,12 @@ export function startRetentionJob({
   maxBatchTraces = 1000,
   targetBatchMs = 50,
   pauseFactor = 1,
+  maxPauseFactor = 4,
   minPauseMs = 5,
   clock = Date.now,
   onError,
   onBatch,
   ingestIdle,
-  maxIdleWaitMs = 1000,
 }: RetentionJobOptions): RetentionJob {
   const { retention } = repositories;
   let timer: NodeJS.Timeout | null = null;
@@ -139,27 +139,31 @@ export function startRetentionJob({
   // Smoothed cost of one item (a trace, a vacuumed page) in ms, per kind of work: one slow commit
   // (an fsync stall) must not collapse the next batch, nor one quick one double it.
   const costPerItem: Record<'traces' | 'pages', number | null> = { traces: null, pages: null };
-  // How many times the configured pause the job waits: it doubles while ingest still has a backlog
-  // when the job's next turn comes (the writer is near saturation), and shrinks back otherwise.
-  let backoff = 1;
-  let lastTook: number | null = null;
+  const longestPauseFactor = Math.max(pauseFactor, maxPauseFactor);
+  // How long the next piece of work may wait for ingest to fall idle (ms); follows from the last one.
+  let idleWaitLimitMs = targetBatchMs * (longestPauseFactor - pauseFactor);
 
-  /** Waits (at most maxIdleWaitMs) until ingest has nothing waiting; resolves to how long that took. */
-  const waitForIngest = async (): Promise<number> => {
-    if (!ingestIdle) return 0;
+  /** Waits until ingest has nothing waiting, for at most `limitMs`; resolves to how long that took. */
+  const waitForIngest = async (limitMs: number): Promise<number> => {
+    if (!ingestIdle || limitMs <= 0) return 0;
     const started = performance.now();
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([ingestIdle(), new Promise<void>((resolve) => (timer = setTimeout(resolve, maxIdleWaitMs)))]);
+    await Promise.race([ingestIdle(), new Promise<void>((resolve) => (timer = setTimeout(resolve, limitMs)))]);
     clearTimeout(timer);
     return performance.now() - started;
   };
 
   /**
-   * Runs `work` on `size` items once ingest is idle, then yields `pauseFactor` (times the backoff)
-   * times as long as it held the database; returns the result and the size that should take about
-   * `targetBatchMs` next time (the cost per item varies with span count and row size, so the size
-   * adapts rather than being fixed). `heldMs` reads the time the work itself reports (the writer
-   * thread's, without its queue wait).
+   * Runs `work` on `size` items once ingest is idle, or once the longest pause since the last
+   * work is up, whichever comes first; then pauses `pauseFactor` times as long as it held the
+   * database. So the job takes the writer's idle time up to its duty, and under ingest that never
+   * pauses still gets `1 / (1 + maxPauseFactor)` of the writer: a backlog of old data must not
+   * grow for ever because ingest is busy (docs/retention.md). Time the work spent in the writer
+   * thread's queue behind an ingest commit was ingest's, so it counts toward both pauses; and when
+   * those commits are long (a saturated writer on a large database), batches grow to keep the
+   * share. Returns the result, how long it waited for ingest, and the size that should take about
+   * `targetBatchMs` (or that longer time) next. `heldMs` reads the time the work itself reports
+   * (the writer thread's, without its queue wait).
    */
   const paced = async <T>(
     kind: 'traces' | 'pages',
@@ -167,24 +171,23 @@ export function startRetentionJob({
     limits: { min: number; max: number },
     work: (size: number) => Promise<T>,
     heldMs?: (result: T) => number,
-  ): Promise<{ result: T; next: number }> => {
-    const waited = await waitForIngest();
-    // Ingest still draining what queued up during the last batch and its pause, for longer than
-    // the batch itself took: the writer is near saturation, so the job backs off.
-    if (lastTook !== null) {
-      backoff = waited > Math.max(lastTook, MIN_BACKLOG_MS) ? Math.min(backoff * 2, MAX_BACKOFF) : Math.max(1, backoff * 0.75);
-    }
+  ): Promise<{ result: T; next: number; waitedMs: number }> => {
+    const waitedMs = await waitForIngest(idleWaitLimitMs);
     const started = performance.now();
     const result = await work(size);
+    const answeredMs = performance.now() - started;
     const held = heldMs?.(result);
-    const took = Math.max(0.1, held === undefined || Number.isNaN(held) ? performance.now() - started : held);
-    lastTook = took;
+    const took = Math.max(0.1, held === undefined || Number.isNaN(held) ? answeredMs : held);
+    const queuedMs = Math.max(0, answeredMs - took);
     const previous = costPerItem[kind];
     const cost = previous === null ? took / size : 0.7 * previous + 0.3 * (took / size);
     costPerItem[kind] = cost;
-    await sleep(Math.max(minPauseMs, took * pauseFactor * backoff));
-    const next = Math.round(Math.min(size * 2, Math.max(size / 2, targetBatchMs / cost)));
-    return { result, next: Math.min(limits.max, Math.max(limits.min, next)) };
+    const pauseMs = Math.max(minPauseMs, took * pauseFactor - queuedMs);
+    idleWaitLimitMs = Math.max(0, took * longestPauseFactor - queuedMs - pauseMs);
+    await sleep(pauseMs);
+    const targetMs = Math.max(targetBatchMs, queuedMs / longestPauseFactor);
+    const next = Math.round(Math.min(size * 2, Math.max(size / 2, targetMs / cost)));
+    return { result, next: Math.min(limits.max, Math.max(limits.min, next)), waitedMs };
   };
 
   /** The bound before which the policy deletes every trace, or null when it deletes none. */
@@ -205,7 +208,11 @@ export function startRetentionJob({
       const selectMs = performance.now() - selectStarted;
       if (ids.length === 0) break;
       let totalMs = 0;
-      const { result: deleted, next } = await paced(
+      const {
+        result: deleted,
+        next,
+        waitedMs,
+      } = await paced(
         'traces',
         ids.length,
         { min: Math.min(MIN_BATCH_TRACES, maxBatchTraces), max: maxBatchTraces },
@@ -231,7 +238,7 @@ export function startRetentionJob({
         totalMs,
         selectMs,
         nextSize: next,
-        backoff,
+        waitedMs,
       });
       run.deletedTraces += deleted.traces;
       run.deletedSpans += deleted.spans;

@@ -63,7 +63,7 @@ describe('loadConfig: defaults', () => {
         maxInflightBytes: 16 * 1024 * 1024,
         queueWaitMs: 2000,
       },
-      retention: { intervalSeconds: 60, batchMs: 50, dutyPercent: 50 },
+      retention: { intervalSeconds: 60, batchMs: 50, dutyPercent: 50, minDutyPercent: 20 },
       datasetUploadIdleSeconds: 60,
       shutdownTimeoutSeconds: 10,
       logLevel: 'info',
@@ -134,6 +134,7 @@ describe('loadConfig: defaults', () => {
       SERVICE_RETENTION_INTERVAL_SECONDS: '5',
       SERVICE_RETENTION_BATCH_MS: '20',
       SERVICE_RETENTION_DUTY_PERCENT: '25',
+      SERVICE_RETENTION_MIN_DUTY_PERCENT: '10',
       SERVICE_DATASET_UPLOAD_IDLE_SECONDS: '5',
       SERVICE_SHUTDOWN_TIMEOUT_SECONDS: '30',
       SERVICE_LOG_LEVEL: 'DEBUG',
@@ -146,7 +147,7 @@ describe('loadConfig: defaults', () => {
     assert.equal(config.passwordResetTokenExpiryMinutes, 30);
     assert.equal(config.defaultAdminInitialPassword, 's3cret!');
     assert.deepEqual(config.ingest, { maxBodyBytes: 1024, maxQueuedSpans: 100, maxBatchSpans: 10, maxInflightBytes: 4096, queueWaitMs: 0 });
-    assert.deepEqual(config.retention, { intervalSeconds: 5, batchMs: 20, dutyPercent: 25 });
+    assert.deepEqual(config.retention, { intervalSeconds: 5, batchMs: 20, dutyPercent: 25, minDutyPercent: 10 });
     assert.equal(config.datasetUploadIdleSeconds, 5);
     assert.equal(config.shutdownTimeoutSeconds, 30);
     assert.equal(config.logLevel, 'debug');
@@ -270,6 +271,17 @@ describe('loadConfig: numbers', () => {
   test('the retention job may take at most 90 % of the database', () => {
     assertConfigError({ SERVICE_RETENTION_DUTY_PERCENT: '91' }, 'SERVICE_RETENTION_DUTY_PERCENT', 'expected 1 to 90');
     assert.equal(loadConfig({ SERVICE_RETENTION_DUTY_PERCENT: '90' }).retention.dutyPercent, 90);
+  });
+
+  test('the share kept under saturation is at most the duty, and follows a lower duty by default', () => {
+    assertConfigError(
+      { SERVICE_RETENTION_DUTY_PERCENT: '30', SERVICE_RETENTION_MIN_DUTY_PERCENT: '31' },
+      'SERVICE_RETENTION_MIN_DUTY_PERCENT',
+      'expected 1 to SERVICE_RETENTION_DUTY_PERCENT (30)',
+    );
+    assertConfigError({ SERVICE_RETENTION_MIN_DUTY_PERCENT: '0' }, 'SERVICE_RETENTION_MIN_DUTY_PERCENT', 'expected');
+    assert.equal(loadConfig({ SERVICE_RETENTION_DUTY_PERCENT: '10' }).retention.minDutyPercent, 10);
+    assert.equal(loadConfig({ SERVICE_RETENTION_MIN_DUTY_PERCENT: '50' }).retention.minDutyPercent, 50);
   });
 });
 

@@ -55,7 +55,8 @@ describe('retention job pacing', () => {
       intervalMs: 3_600_000,
       maxBatchTraces: 10,
       minPauseMs: 0,
-      maxIdleWaitMs: 60_000,
+      // No longest pause in reach: every batch waits for ingest.
+      maxPauseFactor: 1_000_000,
       // Ingest stays busy for 20 ms each time the job asks.
       ingestIdle: () => {
         events.push('wait');
@@ -83,48 +84,105 @@ describe('retention job pacing', () => {
     for (const index of deletes) assert.deepEqual(events.slice(index - 2, index), ['wait', 'idle'], `events: ${events.join(' ')}`);
   });
 
-  test('under ingest that never pauses, a batch runs after the longest wait, so the job still progresses', async () => {
+  test('under ingest that never pauses, each batch runs once the longest pause is up, so the job keeps its share', async () => {
+    const batches: RetentionBatch[] = [];
     const { writer, deleted } = recordingWriter();
     const job = startRetentionJob({
       repositories: oldTraces(5),
       withTransaction: noTransactions,
       writer,
       intervalMs: 3_600_000,
+      maxBatchTraces: 1,
       minPauseMs: 0,
-      maxIdleWaitMs: 20,
+      targetBatchMs: 1,
+      pauseFactor: 1,
+      // The fake writer holds the database 1 ms per batch: 20 ms of waiting for ingest at most, then 1 ms of pause.
+      maxPauseFactor: 21,
       ingestIdle: () => new Promise<void>(() => {}),
+      onBatch: (batch) => batches.push(batch),
     });
     const started = performance.now();
     const result = await job.runNow();
+    const took = performance.now() - started;
+    await job.stop();
     assert.equal(result.deletedTraces, 5);
     assert.equal(deleted.length, 5);
-    assert.ok(performance.now() - started >= 15, 'it waited for ingest first');
-    await job.stop();
+    assert.equal(batches.length, 5);
+    for (const batch of batches) assert.ok(batch.waitedMs >= 19 && batch.waitedMs < 200, `waited ${batch.waitedMs} ms`);
+    assert.ok(took >= 5 * 19, `the run took ${took} ms`);
   });
 
-  test('backs off while ingest still has a backlog when its turn comes, and not when ingest is idle', async () => {
-    const run = async (ingestBusyMs: number) => {
+  test('with ingest idle, batches follow one another after the configured pause alone', async () => {
+    const batches: RetentionBatch[] = [];
+    const job = startRetentionJob({
+      repositories: oldTraces(8),
+      withTransaction: noTransactions,
+      writer: recordingWriter().writer,
+      intervalMs: 3_600_000,
+      maxBatchTraces: 1,
+      minPauseMs: 0,
+      pauseFactor: 1,
+      maxPauseFactor: 1_000,
+      ingestIdle: () => Promise.resolve(),
+      onBatch: (batch) => batches.push(batch),
+    });
+    const started = performance.now();
+    await job.runNow();
+    const took = performance.now() - started;
+    await job.stop();
+    assert.equal(batches.length, 8);
+    for (const batch of batches) assert.ok(batch.waitedMs < 20, `waited ${batch.waitedMs} ms`);
+    // Had each batch waited its longest pause (1 s), the run would take 8 s.
+    assert.ok(took < 1_000, `the run took ${took} ms`);
+  });
+
+  test('time a batch waited behind ingest commits counts as its pause, and long waits grow the batches', async () => {
+    const run = async (queuedMs: number) => {
       const batches: RetentionBatch[] = [];
       const job = startRetentionJob({
-        repositories: oldTraces(8),
+        repositories: oldTraces(1000),
         withTransaction: noTransactions,
-        writer: recordingWriter().writer,
+        // Holds the database 1 ms per batch, answered after `queuedMs` in the writer's queue.
+        writer: {
+          deleteTraces: async (ids) => {
+            await new Promise((resolve) => setTimeout(resolve, queuedMs));
+            return { traces: ids.length, spans: ids.length * 5, sessions: 0, ms: 1 };
+          },
+          incrementalVacuum: async () => 0,
+        },
         intervalMs: 3_600_000,
-        maxBatchTraces: 1,
         minPauseMs: 0,
-        pauseFactor: 0.001,
-        ingestIdle: () => (ingestBusyMs === 0 ? Promise.resolve() : new Promise<void>((resolve) => setTimeout(resolve, ingestBusyMs))),
+        targetBatchMs: 1,
+        pauseFactor: 1,
+        maxPauseFactor: 4,
+        // Never idle: without the queue wait counted, each batch would wait its longest pause.
+        ingestIdle: () => new Promise<void>(() => {}),
         onBatch: (batch) => batches.push(batch),
       });
       await job.runNow();
       await job.stop();
-      return batches.map((batch) => batch.backoff);
+      return batches;
     };
-    // The fake writer reports 1 ms per batch: ingest taking 20 ms to drain means it is behind.
-    const behind = await run(20);
-    assert.equal(behind.length, 8);
-    assert.deepEqual(behind.slice(0, 6), [1, 2, 4, 8, 16, 32]);
-    assert.deepEqual(behind.slice(6), [32, 32], 'bounded');
-    assert.deepEqual(await run(0), Array(8).fill(1), 'idle ingest: no backoff');
+    // Each full batch of 100 traces holds the database 1 ms, the 1 ms asked for: the size stays.
+    const quick = await run(0);
+    assert.equal(quick.length, 10);
+    assert.deepEqual(
+      quick.slice(0, -1).map((batch) => batch.nextSize),
+      Array(9).fill(100),
+    );
+    assert.ok(
+      quick.slice(1).every((batch) => batch.waitedMs >= 2),
+      'with no queue wait, each batch waits for ingest',
+    );
+    // 40 ms behind ingest for 1 ms of work: the job asks for batches of 10 ms, so sizes double (the most per step).
+    const queued = await run(40);
+    assert.deepEqual(
+      queued.slice(0, 2).map((batch) => batch.nextSize),
+      [200, 400],
+    );
+    assert.ok(
+      queued.slice(1).every((batch) => batch.waitedMs < 2),
+      `the queue wait was the pause: ${queued.map((batch) => batch.waitedMs)}`,
+    );
   });
 });
