@@ -1,5 +1,6 @@
 /** Helpers every benchmark runner uses: logging, rounding, percentiles, build, machine and source description. */
 import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,6 +20,21 @@ export const round = (value: number, digits = 1): number => Number(value.toFixed
 export function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))]!;
+}
+
+/**
+ * Copies a database file for a benchmark to start from without leaving the copy in the page cache.
+ * A plain copy leaves it there in large folios (Linux 6.x, ext4 and others), and every later 4 KiB
+ * write into one dirties and writes back the whole folio: on a copied 1M-span database a WAL
+ * checkpoint wrote 102 KB per span instead of 8 (docs/performance.md, "Retention"), which no
+ * server that wrote its own file would see. `dd oflag=direct` writes around the cache; where it
+ * is refused (a file system without O_DIRECT), the plain copy is used and said so.
+ */
+export function copyDatabaseFile(from: string, to: string): void {
+  const result = spawnSync('dd', [`if=${from}`, `of=${to}`, 'bs=4M', 'oflag=direct', 'status=none'], { encoding: 'utf8' });
+  if (result.status === 0) return;
+  log(`dd oflag=direct failed (${(result.stderr || result.error?.message || '').trim()}); copying through the page cache`);
+  fs.copyFileSync(from, to);
 }
 
 /** Builds the command line (and the server and monitor it references) so the benchmark runs the code as shipped. */

@@ -16,7 +16,7 @@ import { parseArgs } from 'node:util';
 import { runLoad } from '../ingest/load.js';
 import { freePort, startServerProcess, type ServerProcess } from '../ingest/server-process.js';
 import { buildBodyPool, IdPatcher, type BodyTemplate } from '../ingest/spans.js';
-import { ROOT, buildServer, log, machine, percentile, round, sourceState } from '../shared.js';
+import { ROOT, buildServer, copyDatabaseFile, log, machine, percentile, round, sourceState } from '../shared.js';
 
 const TARGET_RATIO = 2;
 const PROJECT = 'ingest-bench';
@@ -326,7 +326,7 @@ async function main(): Promise<void> {
       ({ loaded, loadSeconds } = JSON.parse(fs.readFileSync(reuseMeta, 'utf8')) as { loaded: number; loadSeconds: number });
       log(`copying ${options.reuse} (${loaded} old spans, loaded earlier in ${loadSeconds} s)`);
       template = options.reuse;
-      fs.copyFileSync(template, dbFile);
+      copyDatabaseFile(template, dbFile);
       server = await start();
     } else {
       server = await start();
@@ -339,7 +339,7 @@ async function main(): Promise<void> {
       // control run below starts again from this copy.
       await server.stop(60_000);
       template = options.reuse ?? path.join(workDir, 'loaded.db');
-      fs.copyFileSync(dbFile, `${template}.loading`);
+      copyDatabaseFile(dbFile, `${template}.loading`);
       fs.renameSync(`${template}.loading`, template);
       if (options.reuse && reuseMeta) {
         fs.writeFileSync(reuseMeta, `${JSON.stringify({ loaded, loadSeconds })}\n`);
@@ -391,7 +391,7 @@ async function main(): Promise<void> {
     log(`control: a fresh copy of the loaded database, ${Math.round(rate)} spans/s for ${round(deleting.seconds, 0)} s without deletion`);
     await server.stop(60_000);
     for (const suffix of ['', '-wal', '-shm']) fs.rmSync(`${dbFile}${suffix}`, { force: true });
-    fs.copyFileSync(template, dbFile);
+    copyDatabaseFile(template, dbFile);
     server = await start();
     const controlEnd = performance.now() + deleting.seconds * 1000;
     const control = await openLoop(port, pool, patcher, rate, () => performance.now() >= controlEnd);
