@@ -10,6 +10,7 @@ import {
   startServer,
 } from '@sightline/server';
 import { Command, CommanderError } from 'commander';
+import { tuneHeapForService } from './heap.js';
 import { registerMonitorCommands } from './monitor-commands.js';
 import { stopOnSignals } from './shutdown.js';
 
@@ -26,6 +27,7 @@ export function buildCli(): Command {
     .description('Run the observability server: UI, REST API and OTLP/HTTP on SERVICE_PORT, OTLP/gRPC on SERVICE_GRPC_PORT')
     .action(async () => {
       const config = loadConfig();
+      tuneHeapForService();
       const server = await startServer(config);
       printBanner(config, server.url, server.grpcPort);
       stopOnSignals({
