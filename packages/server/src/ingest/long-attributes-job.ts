@@ -11,6 +11,7 @@ import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { ConvertedSpan, LongAttributesRepository } from '../db/repositories/long-attributes-repository.js';
 import type { WithTransaction } from '../db/repositories/index.js';
 import { storeAttributes } from '../db/long-attributes.js';
+import { type IngestIdle, waitForIdleIngest } from './idle-ingest.js';
 
 /** Where the converted rows go on SQLite: the ingest writer thread (span-writer.ts). */
 export interface LongAttributesWriter {
@@ -25,7 +26,7 @@ export interface LongAttributesJobOptions {
   /** Spans read per batch. */
   batchSpans?: number;
   /** Resolves when ingest has nothing waiting or being written; each batch waits for it, up to `maxIdleWaitMs`. */
-  ingestIdle?: () => Promise<void>;
+  ingestIdle?: IngestIdle;
   maxIdleWaitMs?: number;
   /** Pause before the first batch, and after a failed one (ms). */
   delayMs?: number;
@@ -83,11 +84,7 @@ export function startLongAttributesJob({
   const batch = async (): Promise<LongAttributesProgress> => {
     const { last, done } = await repository.progress();
     if (done >= last) return { done, last, converted: 0, finished: true };
-    if (ingestIdle) {
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([ingestIdle(), new Promise<void>((resolve) => (timer = setTimeout(resolve, maxIdleWaitMs)))]);
-      clearTimeout(timer);
-    }
+    await waitForIdleIngest(ingestIdle, maxIdleWaitMs);
     const spans = await repository.unconverted(done, last, batchSpans);
     const converted: ConvertedSpan[] = [];
     for (const [index, span] of spans.entries()) {

@@ -9,6 +9,7 @@
  */
 import type { RetentionPolicyRecord, TraceBound } from '../db/repositories/retention-repository.js';
 import type { Repositories, WithTransaction } from '../db/repositories/index.js';
+import { type IngestIdle, waitForIdleIngest } from '../ingest/idle-ingest.js';
 
 const NANOS_PER_DAY = 86_400_000_000_000n;
 const MAX_VACUUM_PAGES = 10_000;
@@ -56,7 +57,7 @@ export interface RetentionJobOptions {
    * Resolves when ingest has nothing waiting or being written. After its pause each batch waits for
    * it (until the longest pause is up), so deletions take the writer's idle time first.
    */
-  ingestIdle?: () => Promise<void>;
+  ingestIdle?: IngestIdle;
   /** Called after each deletion batch (the server logs it at debug level, to see the job's pace under load). */
   onBatch?: (batch: RetentionBatch) => void;
 }
@@ -143,16 +144,6 @@ export function startRetentionJob({
   // How long the next piece of work may wait for ingest to fall idle (ms); follows from the last one.
   let idleWaitLimitMs = targetBatchMs * (longestPauseFactor - pauseFactor);
 
-  /** Waits until ingest has nothing waiting, for at most `limitMs`; resolves to how long that took. */
-  const waitForIngest = async (limitMs: number): Promise<number> => {
-    if (!ingestIdle || limitMs <= 0) return 0;
-    const started = performance.now();
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([ingestIdle(), new Promise<void>((resolve) => (timer = setTimeout(resolve, limitMs)))]);
-    clearTimeout(timer);
-    return performance.now() - started;
-  };
-
   /**
    * Runs `work` on `size` items once ingest is idle, or once the longest pause since the last
    * work is up, whichever comes first; then pauses `pauseFactor` times as long as it held the
@@ -172,7 +163,7 @@ export function startRetentionJob({
     work: (size: number) => Promise<T>,
     heldMs?: (result: T) => number,
   ): Promise<{ result: T; next: number; waitedMs: number }> => {
-    const waitedMs = await waitForIngest(idleWaitLimitMs);
+    const waitedMs = await waitForIdleIngest(ingestIdle, idleWaitLimitMs);
     const started = performance.now();
     const result = await work(size);
     const answeredMs = performance.now() - started;
