@@ -19,6 +19,7 @@
  * no span is dropped by the store's ON CONFLICT (span_id) DO NOTHING.
  */
 import { storeAttributes } from '../../packages/server/src/db/long-attributes.js';
+import { userKeyOf } from '../../packages/server/src/db/trace-users.js';
 import type { SpanRow } from '../../packages/server/src/ingest/span-rows.js';
 
 export interface ProjectShare {
@@ -352,6 +353,7 @@ export class SpanCorpus {
       tokenCountCompletion: completion,
       tokenCountTotal: prompt === null || completion === null ? null : prompt + completion,
       sessionId: null,
+      userKey: userKeyOf(user),
     };
   }
 

@@ -22,6 +22,8 @@ export interface TracesTable {
   end_time: Nanos;
   /** The session of the trace (docs/sessions.md); null for traces without a `session.id`. */
   project_session_rowid: ColumnType<number | null, number | null | undefined, number | null>;
+  /** The key of the `user.id` its spans carry, `*` for several (db/trace-users.ts); null for none. */
+  user_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** One per `session.id` and project, upserted by the ingest writers (docs/sessions.md). */

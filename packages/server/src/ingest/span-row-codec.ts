@@ -113,6 +113,7 @@ export function packSpanRows(rows: SpanRow[]): PackedSpans {
     writer.number(row.tokenCountCompletion);
     writer.number(row.tokenCountTotal);
     writer.string(row.sessionId);
+    writer.string(row.userKey);
   }
   return writer.finish(rows.length);
 }
@@ -180,6 +181,7 @@ export function unpackSpanRows(packed: PackedSpans): SpanRow[] {
       tokenCountCompletion: number(),
       tokenCountTotal: number(),
       sessionId: string(),
+      userKey: string(),
     };
   }
   return rows;

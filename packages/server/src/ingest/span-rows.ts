@@ -1,6 +1,7 @@
 /** Maps decoded OTLP spans to the rows Sightline stores (project, OpenInference kind, token counts). */
 import { InvalidInputError } from '@sightline/common';
 import { packLongJson, splitAttributes } from '../db/long-attributes.js';
+import { USER_ID_ATTRIBUTE, userKeyOf } from '../db/trace-users.js';
 import { nanosToIso, type AttributeValue, type Attributes, type DecodedResourceSpans } from './otlp-model.js';
 
 /** A span ready for storage; `projectName` is resolved to a project id by the writer. */
@@ -26,6 +27,8 @@ export interface SpanRow {
   tokenCountTotal: number | null;
   /** The `session.id` attribute (docs/sessions.md), or null when the span carries none. */
   sessionId: string | null;
+  /** The key of the `user.id` attribute for its trace (db/trace-users.ts), or null when the span carries none. */
+  userKey: string | null;
 }
 
 /**
@@ -128,6 +131,7 @@ function mapSpans<L>(
         tokenCountCompletion: completion,
         tokenCountTotal: total,
         sessionId: sessionIdOf(span.attributes['session.id']),
+        userKey: userKeyOf(span.attributes[USER_ID_ATTRIBUTE]),
       });
     }
   }

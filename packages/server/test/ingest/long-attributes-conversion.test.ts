@@ -140,7 +140,7 @@ async function releaseDatabase(dialect: 'sqlite' | 'postgres', spans: FixtureSpa
   try {
     const all = migrations({ dialect });
     const release = Object.fromEntries(Object.entries(all).filter(([name]) => name < '0019'));
-    assert.equal(Object.keys(release).length, Object.keys(all).length - 1, 'every migration but the one under test');
+    assert.ok('0019-long-attributes' in all && !('0019-long-attributes' in release), 'every migration before the one under test');
     await runMigrations(opened.db as Kysely<unknown>, release, { label: 'database' });
     await writeAsRelease(opened.db, dialect, spans);
   } finally {

@@ -45,6 +45,7 @@ function rows(project: string, count: number): SpanRow[] {
     tokenCountCompletion: null,
     tokenCountTotal: null,
     sessionId: null,
+    userKey: null,
   }));
 }
 

@@ -63,6 +63,7 @@ function rows(request: string, count: number): SpanRow[] {
     tokenCountCompletion: null,
     tokenCountTotal: null,
     sessionId: null,
+    userKey: null,
   }));
 }
 

@@ -21,6 +21,7 @@ const row = (overrides: Partial<SpanRow> = {}): SpanRow => ({
   tokenCountCompletion: 7,
   tokenCountTotal: 19,
   sessionId: null,
+  userKey: null,
   ...overrides,
 });
 
@@ -41,6 +42,7 @@ describe('span row packing for the writer thread', () => {
         tokenCountCompletion: 2 ** 40,
         tokenCountTotal: null,
         sessionId: 'session-1',
+        userKey: 'user-ü 7',
       }),
       row({ statusCode: 'UNSET', name: '', startTime: 0n, endTime: 2n ** 63n - 1n, tokenCountPrompt: 0, longAttributes: Buffer.alloc(0) }),
     ];

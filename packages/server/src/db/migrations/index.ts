@@ -19,6 +19,7 @@ import * as secrets from './0016-secrets.js';
 import * as rateLimits from './0017-rate-limits.js';
 import * as datasetUploads from './0018-dataset-uploads.js';
 import * as longAttributes from './0019-long-attributes.js';
+import * as traceUsers from './0020-trace-users.js';
 
 export interface MigrationContext {
   dialect: Dialect;
@@ -45,5 +46,6 @@ export function migrations(context: MigrationContext): Record<string, Migration>
     '0017-rate-limits': { up: rateLimits.up(context) },
     '0018-dataset-uploads': { up: datasetUploads.up(context) },
     '0019-long-attributes': { up: longAttributes.up(context) },
+    '0020-trace-users': { up: traceUsers.up(context) },
   };
 }

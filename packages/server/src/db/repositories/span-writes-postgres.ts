@@ -7,7 +7,7 @@
 import type pg from 'pg';
 import { createPgPool, inPgTransaction } from '@sightline/common';
 import type { SpanRow } from '../../ingest/span-rows.js';
-import { sessionsOf, tracesOf, type TraceInBatch } from './span-writes.js';
+import { MERGE_USER_ID, sessionsOf, tracesOf, type TraceInBatch } from './span-writes.js';
 
 /**
  * DO UPDATE (not DO NOTHING) so the statement returns the id even when another replica created
@@ -23,11 +23,12 @@ const UPSERT_PROJECT = `
   RETURNING id`;
 
 const UPSERT_TRACES = `
-  INSERT INTO traces (project_id, trace_id, start_time, end_time)
-  SELECT * FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::bigint[])
+  INSERT INTO traces (project_id, trace_id, start_time, end_time, user_id)
+  SELECT * FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::bigint[], $5::text[])
   ON CONFLICT (trace_id) DO UPDATE SET
     start_time = LEAST(traces.start_time, excluded.start_time),
-    end_time = GREATEST(traces.end_time, excluded.end_time)
+    end_time = GREATEST(traces.end_time, excluded.end_time),
+    user_id = ${MERGE_USER_ID}
   RETURNING id, trace_id, project_id, project_session_rowid,
     (SELECT s.session_id FROM project_sessions s WHERE s.id = traces.project_session_rowid) AS session_id`;
 
@@ -181,6 +182,7 @@ export class PostgresSpanWriter {
         traces.map((trace) => trace.traceId),
         traces.map((trace) => trace.startTime.toString()),
         traces.map((trace) => trace.endTime.toString()),
+        traces.map((trace) => trace.userKey),
       ],
     });
     const traceRows = new Map(traceResult.rows.map((row) => [row.trace_id, row]));

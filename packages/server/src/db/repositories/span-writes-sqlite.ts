@@ -1,7 +1,7 @@
 /** Span ingest SQL for SQLite: synchronous batch inserts with cached prepared statements (run by the writer thread). */
 import type SQLite from 'better-sqlite3';
 import type { SpanRow } from '../../ingest/span-rows.js';
-import { tracesOf } from './span-writes.js';
+import { MERGE_USER_ID, tracesOf } from './span-writes.js';
 
 export class SqliteSpanStore {
   private readonly projectIds = new Map<string, number>();
@@ -20,10 +20,11 @@ export class SqliteSpanStore {
     );
     this.selectProject = connection.prepare('SELECT id FROM projects WHERE name = ?').pluck();
     this.upsertTrace = connection.prepare(
-      `INSERT INTO traces (project_id, trace_id, start_time, end_time) VALUES (?, ?, ?, ?)
+      `INSERT INTO traces (project_id, trace_id, start_time, end_time, user_id) VALUES (?, ?, ?, ?, ?)
        ON CONFLICT (trace_id) DO UPDATE SET
          start_time = min(traces.start_time, excluded.start_time),
-         end_time = max(traces.end_time, excluded.end_time)
+         end_time = max(traces.end_time, excluded.end_time),
+         user_id = ${MERGE_USER_ID}
        RETURNING id, project_id, project_session_rowid`,
     );
     // Sessions (docs/sessions.md): a trace keeps the session it has; a new one is named by the batch's session.id.
@@ -82,7 +83,7 @@ export class SqliteSpanStore {
     const traceRows = new Map<string, { id: number; project_id: number }>();
     for (const trace of tracesOf(rows)) {
       const projectId = this.projectId(trace.projectName);
-      const traceRow = this.upsertTrace.get(projectId, trace.traceId, trace.startTime, trace.endTime) as {
+      const traceRow = this.upsertTrace.get(projectId, trace.traceId, trace.startTime, trace.endTime, trace.userKey) as {
         id: number;
         project_id: number;
         project_session_rowid: number | null;

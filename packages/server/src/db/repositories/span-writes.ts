@@ -1,13 +1,18 @@
 /** What the span writers of both dialects share: a batch's spans grouped by trace, and its sessions. */
 import type { SpanRow } from '../../ingest/span-rows.js';
+import { MIXED_USERS, mergeUserKeys } from '../trace-users.js';
 
-/** Per-trace aggregate of a batch: a trace's time range, the project of its first span and the first session id seen. */
+/**
+ * Per-trace aggregate of a batch: a trace's time range, the project of its first span, the first
+ * session id seen, and the user key of its spans (db/trace-users.ts).
+ */
 export interface TraceInBatch {
   traceId: string;
   projectName: string;
   startTime: bigint;
   endTime: bigint;
   sessionId: string | null;
+  userKey: string | null;
 }
 
 /** Groups a batch's spans by trace, sorted by trace id so concurrent writers lock in one order. */
@@ -22,9 +27,11 @@ export function tracesOf(rows: SpanRow[]): TraceInBatch[] {
         startTime: row.startTime,
         endTime: row.endTime,
         sessionId: row.sessionId,
+        userKey: row.userKey,
       });
     } else {
       trace.sessionId ??= row.sessionId;
+      trace.userKey = mergeUserKeys(trace.userKey, row.userKey);
       if (row.startTime < trace.startTime) trace.startTime = row.startTime;
       if (row.endTime > trace.endTime) trace.endTime = row.endTime;
     }
@@ -63,3 +70,9 @@ export function sessionsOf(traces: { trace: TraceInBatch; projectId: number; exi
     a.projectId !== b.projectId ? a.projectId - b.projectId : a.sessionId < b.sessionId ? -1 : a.sessionId > b.sessionId ? 1 : 0,
   );
 }
+
+/** The upsert's SQL for a stored trace's user key and a batch's (`excluded`), as mergeUserKeys does: same in both dialects. */
+export const MERGE_USER_ID = `CASE
+    WHEN excluded.user_id IS NULL THEN traces.user_id
+    WHEN traces.user_id IS NULL OR traces.user_id = excluded.user_id THEN excluded.user_id
+    ELSE '${MIXED_USERS}' END`;

@@ -7,6 +7,7 @@ import { type AliasedRawBuilder, sql, type Kysely, type SqlBool } from 'kysely';
 import type { Dialect } from '../../config.js';
 import { fromPosition, type KeysetPosition, type SortOrder } from '../keyset.js';
 import { inLongAttributes, mergeAttributes, unpackLongAttributes } from '../long-attributes.js';
+import { MAX_USER_TRACES_READ, USER_ID_ATTRIBUTE, userKeysMatching } from '../trace-users.js';
 import type { DB } from '../schema.js';
 import { bigintText, nanosLiteral, parseJsonColumn, sqlDialect, type AttributeScalar } from '../sql-dialect.js';
 
@@ -216,6 +217,29 @@ export function createSpansRepository(db: Kysely<DB>, dialect: Dialect) {
 
   const execute = async (query: ReturnType<typeof fullSpans>) => (await query.execute()).map((row) => toRecord(row as SpanRow));
 
+  /**
+   * The traces.user_id keys that narrow a `user.id` filter to its user's traces (db/trace-users.ts),
+   * or undefined when there is no such filter or the user has too many traces for reading them all to pay.
+   */
+  const userTraceKeys = async (filters: SpanFilters): Promise<string[] | undefined> => {
+    const filter = filters.attributes?.find((attribute) => attribute.key === USER_ID_ATTRIBUTE);
+    if (filter === undefined) return undefined;
+    const keys = userKeysMatching(filter.candidates);
+    const { count } = await db
+      .selectFrom((eb) =>
+        eb
+          .selectFrom('traces')
+          .select('id')
+          .where('project_id', '=', filters.projectId)
+          .where('user_id', 'in', keys)
+          .limit(MAX_USER_TRACES_READ + 1)
+          .as('user_traces'),
+      )
+      .select((eb) => eb.fn.countAll().as('count'))
+      .executeTakeFirstOrThrow();
+    return Number(count) <= MAX_USER_TRACES_READ ? keys : undefined;
+  };
+
   return {
     /** A project's spans matching every filter, in (start_time, id) order from `from` on. */
     async list(filters: SpanFilters, page: SpanPageQuery): Promise<SpanRecord[]> {
@@ -224,15 +248,24 @@ export function createSpansRepository(db: Kysely<DB>, dialect: Dialect) {
         typeof filters.parentId === 'string'
           ? await db.selectFrom('spans').select('trace_rowid').where('span_id', '=', filters.parentId).executeTakeFirst()
           : undefined;
+      const byIds = Boolean(filters.traceIds?.length || filters.spanIds?.length || parentTrace);
+      // Without ids, a user.id filter may name few traces to read (db/trace-users.ts).
+      const userKeys = byIds ? undefined : await userTraceKeys(filters);
       // SQLite plans without statistics and would walk the project's time index for the ORDER BY even when
-      // trace, span or parent ids name a few rows; a unary + keeps it off the project-leading indexes then.
-      const selective = dialect === 'sqlite' && Boolean(filters.traceIds?.length || filters.spanIds?.length || parentTrace);
+      // trace, span, parent or user ids name a few rows; a unary + keeps it off the project-leading indexes then.
+      const selective = dialect === 'sqlite' && (byIds || userKeys !== undefined);
       const projectColumn = selective ? sql<number>`+${sql.ref('spans.project_id')}` : sql.ref<number>('spans.project_id');
       let query = fullSpans().where(projectColumn, '=', filters.projectId);
       if (filters.traceIds?.length) {
         const traceIds = filters.traceIds;
         query = query.where('spans.trace_rowid', 'in', (eb) =>
           eb.selectFrom('traces as t').select('t.id').where('t.trace_id', 'in', traceIds).where('t.project_id', '=', filters.projectId),
+        );
+      }
+      if (userKeys) {
+        // Only narrows: the user.id filter's own test below still decides each span.
+        query = query.where('spans.trace_rowid', 'in', (eb) =>
+          eb.selectFrom('traces as u').select('u.id').where('u.project_id', '=', filters.projectId).where('u.user_id', 'in', userKeys),
         );
       }
       if (filters.spanIds?.length) query = query.where('spans.span_id', 'in', filters.spanIds);

@@ -1,0 +1,258 @@
+/**
+ * The user of each trace (migration 0020, db/trace-users.ts): the migration fills it in for traces
+ * stored before it, both span writers keep it as spans arrive (mixed users and late users
+ * included), and the span list's `user.id` filter reads that user's traces: the same answers,
+ * pages and order as testing every span, through the index on SQLite (checked on the plan of the
+ * very statement the repository ran), and by walking the project for a user with many traces.
+ */
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { createPgPool, openSqlite, runMigrations } from '@sightline/common';
+import { CompiledQuery, Kysely, PostgresDialect, sql, SqliteDialect } from 'kysely';
+import { migrations } from '../../src/db/migrations/index.js';
+import { createRepositories } from '../../src/db/repositories/index.js';
+import { PostgresSpanWriter } from '../../src/db/repositories/span-writes-postgres.js';
+import { SqliteSpanStore } from '../../src/db/repositories/span-writes-sqlite.js';
+import type { SpanRecord } from '../../src/db/repositories/spans-repository.js';
+import type { DB } from '../../src/db/schema.js';
+import { sqlDialect } from '../../src/db/sql-dialect.js';
+import { MAX_USER_TRACES_READ, MIXED_USERS, userKeyOf } from '../../src/db/trace-users.js';
+import type { SpanRow } from '../../src/ingest/span-rows.js';
+import { createTestDatabase, DIALECTS, type TestDatabase } from '../helpers/databases.js';
+
+const PROJECT = 'users';
+const INDEX = 'traces_project_user';
+const START = 1_764_000_000_000_000_000n;
+
+interface FixtureSpan {
+  trace: string;
+  spanId: string;
+  start: bigint;
+  attributes: Record<string, unknown>;
+}
+
+let spanCounter = 0;
+const traceId = (name: string) => Buffer.from(name).toString('hex').padEnd(32, '0').slice(0, 32);
+/** One span of trace `trace`; each later span starts later, so newest-first order is by creation. */
+function span(trace: string, user?: unknown): FixtureSpan {
+  const n = spanCounter++;
+  const attributes: Record<string, unknown> = { 'llm.model_name': 'gpt-4o-mini' };
+  if (user !== undefined) attributes['user.id'] = user;
+  return { trace, spanId: n.toString(16).padStart(16, '0'), start: START + BigInt(n) * 1000n, attributes };
+}
+
+/** Written before the migration, as any release since 0019 stored spans. */
+const OLD = [
+  span('old-alice', 'alice'),
+  span('old-alice'),
+  span('old-mixed', 'alice'),
+  span('old-mixed', 'bob'),
+  span('old-number', 12345),
+  span('old-string', '12345'),
+  span('old-boolean', true),
+  span('old-none'),
+  span('old-list', ['alice']),
+];
+/** Written after it through the span writer, in batches. */
+const BATCHES = [
+  [span('new-bob', 'bob'), span('new-late'), span('new-split', 'carol'), span('new-in-batch', 'erin'), span('new-in-batch', 'frank')],
+  [span('new-late', 'carol'), span('new-split', 'dave'), span('old-alice', 'alice'), span('new-bob', 'bob'), span('new-fraction', 0.5)],
+];
+const ALL = [...OLD, ...BATCHES.flat()];
+
+/** The user key each trace must end with. */
+const EXPECTED_KEYS: Record<string, string | null> = {
+  'old-alice': 'alice',
+  'old-mixed': MIXED_USERS,
+  'old-number': '12345',
+  'old-string': '12345',
+  'old-boolean': MIXED_USERS,
+  'old-none': null,
+  'old-list': null,
+  'new-bob': 'bob',
+  'new-late': 'carol',
+  'new-split': MIXED_USERS,
+  'new-in-batch': MIXED_USERS,
+  'new-fraction': MIXED_USERS,
+};
+
+function toRow(fixture: FixtureSpan): SpanRow {
+  return {
+    projectName: PROJECT,
+    traceId: traceId(fixture.trace),
+    spanId: fixture.spanId,
+    parentId: null,
+    name: 'chat',
+    spanKind: 'LLM',
+    startTime: fixture.start,
+    endTime: fixture.start,
+    statusCode: 'OK',
+    statusMessage: '',
+    attributes: JSON.stringify(fixture.attributes),
+    longAttributes: null,
+    events: '[]',
+    tokenCountPrompt: null,
+    tokenCountCompletion: null,
+    tokenCountTotal: null,
+    sessionId: null,
+    userKey: userKeyOf(fixture.attributes['user.id']),
+  };
+}
+
+/** Inserts spans with plain SQL on the schema before 0020 (no traces.user_id yet). */
+async function insertBeforeMigration(
+  db: Kysely<DB>,
+  dialect: 'sqlite' | 'postgres',
+  projectId: number,
+  spans: FixtureSpan[],
+): Promise<void> {
+  const json = sqlDialect(dialect).json;
+  const traceRowids = new Map<string, number>();
+  for (const fixture of spans) {
+    const start = sql`cast(${fixture.start.toString()} as bigint)`;
+    let rowid = traceRowids.get(fixture.trace);
+    if (rowid === undefined) {
+      const trace = await sql<{ id: number }>`INSERT INTO traces (project_id, trace_id, start_time, end_time)
+        VALUES (${projectId}, ${traceId(fixture.trace)}, ${start}, ${start}) RETURNING id`.execute(db);
+      rowid = Number(trace.rows[0]!.id);
+      traceRowids.set(fixture.trace, rowid);
+    }
+    await sql`INSERT INTO spans (trace_rowid, project_id, span_id, parent_id, name, span_kind, start_time, end_time,
+        status_code, status_message, attributes, events)
+      VALUES (${rowid}, ${projectId}, ${fixture.spanId}, NULL, 'chat', 'LLM', ${start}, ${start}, 'OK', '', ${json(fixture.attributes)}, ${json([])})`.execute(
+      db,
+    );
+  }
+}
+
+/** The span ids a filter must find, newest first. */
+function expected(spans: FixtureSpan[], match: (value: unknown) => boolean): string[] {
+  return spans
+    .filter((fixture) => Object.hasOwn(fixture.attributes, 'user.id') && match(fixture.attributes['user.id']))
+    .sort((a, b) => (a.start > b.start ? -1 : 1))
+    .map((fixture) => fixture.spanId);
+}
+
+for (const dialect of DIALECTS) {
+  describe(`the user of each trace (migration 0020) [${dialect}]`, () => {
+    let database: TestDatabase;
+    let db: Kysely<DB>;
+    let last: CompiledQuery | undefined;
+    let projectId: number;
+    let write: (rows: SpanRow[]) => Promise<void>;
+    let closeWriter: () => Promise<void>;
+
+    before(async () => {
+      database = await createTestDatabase(dialect);
+      const file = path.join(database.workingDir, 'sightline.db');
+      db = new Kysely<DB>({
+        dialect:
+          database.url === undefined
+            ? new SqliteDialect({ database: openSqlite(file) })
+            : new PostgresDialect({ pool: createPgPool(database.url, 1) }),
+        log: (event) => {
+          last = event.query;
+        },
+      });
+      const all = migrations({ dialect });
+      assert.ok('0020-trace-users' in all);
+      await runMigrations(db as Kysely<unknown>, Object.fromEntries(Object.entries(all).filter(([name]) => name < '0020')), {
+        label: 'database',
+      });
+      const now = new Date().toISOString();
+      const project = await db
+        .insertInto('projects')
+        .values({ name: PROJECT, description: null, created_at: now, updated_at: now })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      projectId = Number(project.id);
+      await insertBeforeMigration(db, dialect, projectId, OLD);
+      await runMigrations(db as Kysely<unknown>, all, { label: 'database' });
+      if (database.url === undefined) {
+        const connection = openSqlite(file);
+        const store = new SqliteSpanStore(connection);
+        write = async (rows) => store.write(rows);
+        closeWriter = async () => void connection.close();
+      } else {
+        const writer = new PostgresSpanWriter(database.url);
+        write = (rows) => writer.write(rows);
+        closeWriter = () => writer.close();
+      }
+      for (const batch of BATCHES) await write(batch.map(toRow));
+    });
+    after(async () => {
+      await closeWriter?.();
+      await db?.destroy();
+      await database?.drop();
+    });
+
+    /** Every page of the list for one user.id filter, five spans a page, and the plan of its first statement. */
+    const listAll = async (candidates: (string | number | boolean)[]) => {
+      const repository = createRepositories(db, dialect).spans;
+      const found: SpanRecord[] = [];
+      let plan = '';
+      for (;;) {
+        const tail = found.at(-1);
+        const page = await repository.list(
+          { projectId, attributes: [{ key: 'user.id', candidates }] },
+          { limit: 5, order: 'desc', ...(tail ? { from: { key: BigInt(tail.startTime), id: tail.id } } : {}) },
+        );
+        if (plan === '' && dialect === 'sqlite') {
+          const statement = last!;
+          const rows = await db.executeQuery(CompiledQuery.raw(`explain query plan ${statement.sql}`, [...statement.parameters]));
+          plan = rows.rows.map((row) => (row as { detail: string }).detail).join('\n');
+        }
+        // The cursor position is inclusive: a later page starts with the last span of the one before.
+        found.push(...page.filter((record) => record.id !== tail?.id));
+        if (page.length < 5) return { ids: found.map((record) => record.spanId), plan };
+      }
+    };
+
+    it('fills in the user of traces stored before it, and the writer keeps it as spans arrive', async () => {
+      const rows = await db.selectFrom('traces').select(['trace_id', 'user_id']).execute();
+      const byTrace = Object.fromEntries(rows.map((row) => [row.trace_id, row.user_id]));
+      for (const [name, key] of Object.entries(EXPECTED_KEYS)) assert.equal(byTrace[traceId(name)], key, name);
+    });
+
+    it('finds a user’s spans through their traces: every page, newest first, as the exact test decides', async () => {
+      const cases: [(string | number | boolean)[], (value: unknown) => boolean][] = [
+        [['alice'], (value) => value === 'alice'],
+        [['bob'], (value) => value === 'bob'],
+        [['carol'], (value) => value === 'carol'],
+        [['dave'], (value) => value === 'dave'],
+        [['frank'], (value) => value === 'frank'],
+        [['12345', 12345], (value) => value === '12345' || value === 12345],
+        [[12345], (value) => value === 12345],
+        [['12345'], (value) => value === '12345'],
+        [['true', true], (value) => value === 'true' || value === true],
+        [[0.5], (value) => value === 0.5],
+        [['nobody'], () => false],
+      ];
+      for (const [candidates, match] of cases) {
+        const { ids, plan } = await listAll(candidates);
+        assert.deepEqual(ids, expected(ALL, match), JSON.stringify(candidates));
+        if (dialect === 'sqlite') assert.match(plan, new RegExp(INDEX), `${JSON.stringify(candidates)}: ${plan}`);
+      }
+      assert.ok(expected(ALL, (value) => value === 'alice').length >= 3 && expected(ALL, (value) => value === 'bob').length === 3);
+    });
+
+    it(`walks the project instead for a user with more than ${MAX_USER_TRACES_READ} traces, with the same answers`, async () => {
+      const many = Array.from({ length: MAX_USER_TRACES_READ + 1 }, (_, i) => span(`zed-${i}`, 'zed'));
+      await write(many.map(toRow));
+      const first = await createRepositories(db, dialect).spans.list(
+        { projectId, attributes: [{ key: 'user.id', candidates: ['zed'] }] },
+        { limit: 20, order: 'desc' },
+      );
+      assert.deepEqual(
+        first.map((record) => record.spanId),
+        expected(many, () => true).slice(0, 20),
+      );
+      if (dialect === 'sqlite') {
+        const statement = last!;
+        const plan = await db.executeQuery(CompiledQuery.raw(`explain query plan ${statement.sql}`, [...statement.parameters]));
+        assert.doesNotMatch(JSON.stringify(plan.rows), new RegExp(INDEX));
+      }
+    });
+  });
+}
