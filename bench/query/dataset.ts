@@ -38,6 +38,14 @@ export const PROJECTS: ProjectShare[] = [
 export const MAIN_PROJECT = PROJECTS[0]!.name;
 
 /** Root span name of the 200-span traces (found again through the name index on --reuse). */
+/** Distinct `user.id` values, one per trace at random: at 1M spans each user has about 200 spans. */
+export const USERS = 5000;
+
+/** The `user.id` of user number `n` (1 to USERS). */
+export function userId(n: number): string {
+  return `user-${n}`;
+}
+
 export const BIG_TRACE_ROOT_NAME = 'AgentExecutor.run';
 export const BIG_TRACE_SPANS = 200;
 
@@ -187,7 +195,7 @@ export class SpanCorpus {
     const project = this.weighted(PROJECTS).name;
     const startUs = Math.round(this.startUs + index * this.stepUs + this.random() * this.stepUs);
     const session = `sess-${this.hex(4)}`;
-    const user = `user-${this.int(1, 5000)}`;
+    const user = userId(this.int(1, USERS));
     return this.random() < this.options.bigTraceShare
       ? this.bigTrace(project, traceId, startUs, session, user)
       : this.smallTrace(project, traceId, startUs, session, user);

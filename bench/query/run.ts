@@ -21,16 +21,17 @@ import { presentSpan, presentTrace, presentTraceDetail } from '../../packages/se
 import type { SpanPage } from '../../packages/server/src/query/spans-service.js';
 import type { TraceDetail, TraceListItem } from '../../packages/server/src/query/traces-service.js';
 import { breakdown, type Scenario, type ScenarioBreakdown } from './breakdown.js';
-import { BIG_TRACE_ROOT_NAME, BIG_TRACE_SPANS, MAIN_PROJECT, MODELS } from './dataset.js';
+import { BIG_TRACE_ROOT_NAME, BIG_TRACE_SPANS, MAIN_PROJECT, MODELS, USERS, userId } from './dataset.js';
 import { HttpClient, distribution, measure, type Distribution, type Measurement, type Reply } from './http-client.js';
 import { loadCorpus, type LoadResult, type Target } from './load.js';
 import { ROOT, buildServer, log, machine as baseMachine, redact, round, sourceState } from '../shared.js';
 
-/** Targets of issue 5 (SQLite, 1M spans), on the p50. */
+/** Targets of issue 5 (SQLite, 1M spans), on the p50; the user's spans, issue 15's attribute filter (10M spans). */
 const TARGETS_MS: Record<string, number | null> = {
   'traces first page': 50,
   'traces deep page': 50,
   'spans filtered': null,
+  'spans of one user': 100,
   'trace tree (200 spans)': 20,
 };
 
@@ -44,6 +45,8 @@ child process, and times with one keep-alive HTTP client, sequentially, after a 
   traces deep page        the same list at page --deep-page (cursor walked from page 1)
   spans filtered          GET /v1/projects/bench-main/spans?limit=50&span_kind=LLM&status_code=ERROR
                             &attribute=llm.model_name:<model>
+  spans of one user       GET /v1/projects/bench-main/spans?limit=50&attribute=user.id:user-<n>
+                            (a different user of 5,000 each request: one span in 5,000)
   trace tree (200 spans)  GET /v1/projects/bench-main/traces/<trace id> (every span in full)
 and prints p50/p99, the ratio to the floor and PASS/FAIL against the targets. Then (server
 stopped) runs each scenario's service call in-process and prints the time of every SQL
@@ -429,6 +432,10 @@ async function main(): Promise<number> {
     const spansPath =
       `/v1/projects/${project}/spans?limit=${options.limit}&span_kind=LLM&status_code=ERROR` +
       `&attribute=${encodeURIComponent(`llm.model_name:${options.model}`)}`;
+    // Users in a fixed scattered order, so that successive requests do not read neighbouring index pages.
+    const userOf = (index: number) => userId(1 + ((index * 7919) % USERS));
+    const userPath = (index: number) =>
+      `/v1/projects/${project}/spans?limit=${options.limit}&attribute=${encodeURIComponent(`user.id:${userOf(index)}`)}`;
     const treePath = (index: number) => `/v1/projects/${project}/traces/${stock.bigTraceIds[index % stock.bigTraceIds.length]!}`;
 
     // ---- the deep cursor: walk the list from page 1, as a client paging through would
@@ -480,6 +487,15 @@ async function main(): Promise<number> {
           );
         }
       },
+      'spans of one user': (reply) => {
+        const data = parse(reply, 'spans of one user').data as Array<{ start_time: string; attributes: Json }>;
+        const user = data[0]?.attributes['user.id'];
+        expect(data.length > 0 && typeof user === 'string', 'spans of one user: no spans');
+        for (const [i, span] of data.entries()) {
+          expect(span.attributes['user.id'] === user, `spans of one user: a span of another user: ${JSON.stringify(span).slice(0, 200)}`);
+          expect(i === 0 || data[i - 1]!.start_time >= span.start_time, 'spans of one user: not newest first');
+        }
+      },
       'trace tree (200 spans)': (reply) => {
         const data = parse(reply, 'trace tree').data as { spans: unknown[]; span_count: number };
         expect(
@@ -493,6 +509,7 @@ async function main(): Promise<number> {
       'traces first page': () => tracesPath(),
       'traces deep page': () => tracesPath(deepCursor),
       'spans filtered': () => spansPath,
+      'spans of one user': userPath,
       'trace tree (200 spans)': treePath,
     };
     const names = Object.keys(TARGETS_MS).filter((name) => options.only.length === 0 || options.only.some((text) => name.includes(text)));
@@ -570,6 +587,7 @@ async function main(): Promise<number> {
       log(`breakdown: each scenario's service call in-process, ${options.breakdownIterations} iterations`);
       const bigIds = stock.bigTraceIds;
       let tree = 0;
+      let user = 0;
       const scenarios: Scenario[] = [
         {
           name: 'traces first page',
@@ -590,6 +608,12 @@ async function main(): Promise<number> {
               status_code: ['ERROR'],
               attribute: [`llm.model_name:${options.model}`],
             }),
+          present: (result) => (result as SpanPage).spans.map(presentSpan),
+        },
+        {
+          name: 'spans of one user',
+          run: (layer) =>
+            layer.spans.list(identifier('Project', MAIN_PROJECT), { limit: options.limit, attribute: [`user.id:${userOf(user++)}`] }),
           present: (result) => (result as SpanPage).spans.map(presentSpan),
         },
         {
