@@ -21,13 +21,47 @@ async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T
 export async function createScratchDatabase(adminUrl: string, suffix: string): Promise<ScratchDatabase> {
   const name = `sightline_bench_${process.pid}_${Date.now().toString(36)}_${suffix}`;
   await withClient(adminUrl, (client) => client.query(`CREATE DATABASE ${name}`));
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
   return {
     name,
-    url: url.toString(),
+    url: databaseUrl(adminUrl, name),
     drop: () => withClient(adminUrl, (client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => {}),
   };
+}
+
+/** The URL of database `name` on the server of `adminUrl`. */
+export function databaseUrl(adminUrl: string, name: string): string {
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+/** PostgreSQL identifiers the benchmarks accept for a kept database (no quoting needed). */
+const PLAIN_NAME = /^[a-z_][a-z0-9_]{0,50}$/;
+
+/**
+ * A database kept across runs (`--reuse NAME`): reused when it exists, otherwise `load` fills
+ * NAME_loading, which is renamed once complete, so that an interrupted load is never reused.
+ */
+export async function keptDatabase(
+  adminUrl: string,
+  name: string,
+  load: (url: string) => Promise<void>,
+): Promise<{ url: string; loaded: boolean }> {
+  if (!PLAIN_NAME.test(name)) throw new Error(`database name "${name}": lower-case letters, digits and _ only`);
+  const exists = (candidate: string) =>
+    withClient(
+      adminUrl,
+      async (client) => (await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [candidate])).rowCount === 1,
+    );
+  if (await exists(name)) return { url: databaseUrl(adminUrl, name), loaded: false };
+  const loading = `${name}_loading`;
+  await withClient(adminUrl, async (client) => {
+    await client.query(`DROP DATABASE IF EXISTS ${loading} WITH (FORCE)`);
+    await client.query(`CREATE DATABASE ${loading}`);
+  });
+  await load(databaseUrl(adminUrl, loading));
+  await withClient(adminUrl, (client) => client.query(`ALTER DATABASE ${loading} RENAME TO ${name}`));
+  return { url: databaseUrl(adminUrl, name), loaded: true };
 }
 
 /** Spans stored in a database. */

@@ -15,7 +15,7 @@ import { decodeProtobufExport } from '../../packages/server/src/ingest/decode-pr
 import { toSpanRows } from '../../packages/server/src/ingest/span-rows.js';
 import { measureFloor, type FloorResult, type FloorTarget } from './floor.js';
 import { runLoad, type LoadResult } from './load.js';
-import { countSpans, createScratchDatabase, describeServer, listIndexes, type ScratchDatabase } from './postgres.js';
+import { countSpans, createScratchDatabase, databaseUrl, describeServer, listIndexes, type ScratchDatabase } from './postgres.js';
 import { formatProfile } from './profile-summary.js';
 import {
   cpuBetween,
@@ -59,6 +59,9 @@ Options:
                        what is sent
   --postgres URL       use PostgreSQL: fresh databases are created through URL (role needs
                        CREATEDB) and dropped afterwards; default is SQLite in a temp dir
+  --postgres-database NAME  with --postgres, ingest into this existing database on that server
+                       (e.g. one of 10M spans loaded by npm run bench:query -- --postgres URL
+                       --reuse NAME) instead of a fresh one; it keeps what is sent
   --server-env K=V     extra environment for the server (repeatable), e.g.
                        --server-env SERVICE_INGEST_MAX_BATCH_SPANS=2000
   --node-arg ARG       an option for the server's node (repeatable), e.g. --node-arg=--trace-gc
@@ -83,6 +86,7 @@ interface Options {
   floorBatch: number;
   /** An existing SQLite database to ingest into, or null for a fresh one. */
   sqliteFile: string | null;
+  postgresDatabase: string | null;
   /** Auth on, ingest with a system API key. */
   auth: boolean;
   postgres: string | null;
@@ -110,6 +114,7 @@ function parseOptions(argv: string[]): Options {
       'floor-batch': { type: 'string' },
       postgres: { type: 'string' },
       'sqlite-file': { type: 'string' },
+      'postgres-database': { type: 'string' },
       'server-env': { type: 'string', multiple: true },
       'node-arg': { type: 'string', multiple: true },
       'cpu-prof': { type: 'boolean' },
@@ -146,6 +151,7 @@ function parseOptions(argv: string[]): Options {
   if (values.postgres !== undefined && !/^postgres(ql)?:\/\//i.test(values.postgres)) {
     throw new Error('--postgres: expected a postgresql://user@host:port/database URL');
   }
+  if (values['postgres-database'] !== undefined && values.postgres === undefined) throw new Error('--postgres-database needs --postgres');
   return {
     seconds,
     warmup: number('warmup', values.warmup, 2, { min: 0, integer: false }),
@@ -158,6 +164,7 @@ function parseOptions(argv: string[]): Options {
     floorBatch: number('floor-batch', values['floor-batch'], 5000),
     postgres: values.postgres ?? null,
     sqliteFile: values['sqlite-file'] ? path.resolve(values['sqlite-file']) : null,
+    postgresDatabase: values['postgres-database'] ?? null,
     serverEnv,
     nodeArgs: values['node-arg'] ?? [],
     cpuProf: values['cpu-prof'] ?? false,
@@ -269,12 +276,16 @@ async function main(): Promise<number> {
     let postgresSettings: Record<string, string> | null = null;
     if (options.postgres) {
       postgresSettings = await describeServer(options.postgres);
-      serverDb = await createScratchDatabase(options.postgres, 'server');
-      const dropServerDb = serverDb;
-      cleanups.push(() => {
-        if (!options.keep) return dropServerDb.drop();
-        log(`kept database ${dropServerDb.name}`);
-      });
+      if (options.postgresDatabase !== null) {
+        serverDb = { name: options.postgresDatabase, url: databaseUrl(options.postgres, options.postgresDatabase), drop: async () => {} };
+      } else {
+        serverDb = await createScratchDatabase(options.postgres, 'server');
+        const dropServerDb = serverDb;
+        cleanups.push(() => {
+          if (!options.keep) return dropServerDb.drop();
+          log(`kept database ${dropServerDb.name}`);
+        });
+      }
       if (!options.skipFloor) {
         floorDb = await createScratchDatabase(options.postgres, 'floor');
         const dropFloorDb = floorDb;
@@ -288,8 +299,13 @@ async function main(): Promise<number> {
     // ---- server phase
     if (options.sqliteFile && options.postgres) throw new Error('--sqlite-file and --postgres exclude each other');
     if (options.sqliteFile && !fs.existsSync(options.sqliteFile)) throw new Error(`--sqlite-file: ${options.sqliteFile} does not exist`);
-    const spansBefore = options.sqliteFile ? countSqliteSpans(options.sqliteFile) : 0;
+    const spansBefore = options.sqliteFile
+      ? countSqliteSpans(options.sqliteFile)
+      : options.postgresDatabase !== null
+        ? await countSpans(serverDb!.url)
+        : 0;
     if (options.sqliteFile) log(`ingesting into ${options.sqliteFile}, which holds ${spansBefore} spans`);
+    if (options.postgresDatabase !== null) log(`ingesting into database ${options.postgresDatabase}, which holds ${spansBefore} spans`);
     const port = await freePort();
     let grpcPort = await freePort();
     while (grpcPort === port) grpcPort = await freePort();
@@ -385,7 +401,7 @@ async function main(): Promise<number> {
     let databaseBytes = 0;
     let indexes: string[];
     if (serverDb) {
-      storedSpans = await countSpans(serverDb.url);
+      storedSpans = (await countSpans(serverDb.url)) - spansBefore;
       indexes = await listIndexes(serverDb.url);
     } else {
       const file = options.sqliteFile ?? path.join(serverDir, 'sightline.db');

@@ -3,7 +3,7 @@
  * (default 1,000,000), against the floor of the same server answering GET /healthz to the
  * same keep-alive client in the same run.
  *
- *   npm run bench:query -- [--spans 1000000] [--requests 200] [--reuse FILE] [--postgres URL]
+ *   npm run bench:query -- [--spans 1000000] [--requests 200] [--reuse FILE|NAME] [--postgres URL]
  *
  * See docs/performance.md ("Query (bench/query)") and `--help`.
  */
@@ -15,7 +15,7 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import SQLite from 'better-sqlite3';
 import { formatProfile } from '../ingest/profile-summary.js';
-import { createScratchDatabase, describeServer, type ScratchDatabase } from '../ingest/postgres.js';
+import { createScratchDatabase, describeServer, keptDatabase, type ScratchDatabase } from '../ingest/postgres.js';
 import { freePort, readMachineBusySeconds, readProcCpuSeconds, startServerProcess, type ServerProcess } from '../ingest/server-process.js';
 import { presentSpan, presentTrace, presentTraceDetail } from '../../packages/server/src/api/query-presenters.js';
 import type { SpanPage } from '../../packages/server/src/query/spans-service.js';
@@ -58,7 +58,8 @@ Options:
   --days N             days the trace start times span (default 3)
   --seed N             corpus seed (default 1)
   --reuse FILE         SQLite file to reuse: loaded on the first run, reused as is afterwards
-                       (default: a fresh database in a temp dir, removed afterwards)
+                       (default: a fresh database in a temp dir, removed afterwards); with
+                       --postgres, the name of a database on that server, kept the same way
   --requests N         measured requests per scenario (default 200)
   --warmup N           unmeasured requests per scenario first (default 20)
   --limit N            page size (default 50)
@@ -152,8 +153,6 @@ function parseOptions(argv: string[]): Options {
   }
   if (values.postgres !== undefined && !/^postgres(ql)?:\/\//i.test(values.postgres))
     throw new Error('--postgres: expected a postgresql://user@host:port/database URL');
-  if (values.postgres !== undefined && values.reuse !== undefined)
-    throw new Error('--reuse: SQLite only (PostgreSQL databases are always fresh)');
   const model = values.model ?? 'claude-3-5-sonnet-20241022';
   if (!MODELS.some((entry) => entry.model === model)) throw new Error(`--model: one of ${MODELS.map((entry) => entry.model).join(', ')}`);
   return {
@@ -161,7 +160,7 @@ function parseOptions(argv: string[]): Options {
     batch: number('batch', values.batch, 20_000, 100, 1_000_000),
     days: number('days', values.days, 3, 1, 365),
     seed: number('seed', values.seed, 1, 0),
-    reuse: values.reuse ? path.resolve(values.reuse) : null,
+    reuse: values.reuse ? (values.postgres === undefined ? path.resolve(values.reuse) : values.reuse) : null,
     requests: number('requests', values.requests, 200, 1, 100_000),
     warmup: number('warmup', values.warmup, 20, 0, 100_000),
     limit: number('limit', values.limit, 50, 1, 1000),
@@ -336,18 +335,6 @@ async function main(): Promise<number> {
     });
 
     // ---- database
-    let target: Target;
-    let scratch: ScratchDatabase | null = null;
-    let postgresSettings: Record<string, string> | null = null;
-    if (options.postgres) {
-      postgresSettings = await describeServer(options.postgres);
-      scratch = await createScratchDatabase(options.postgres, 'query');
-      const created = scratch;
-      cleanups.push(() => (options.keep ? log(`kept database ${created.name}`) : created.drop()));
-      target = { dialect: 'postgres', url: scratch.url };
-    } else {
-      target = { dialect: 'sqlite', file: options.reuse ?? path.join(workDir, 'data', 'sightline.db') };
-    }
     const datasetOptions = {
       spans: options.spans,
       batchSpans: options.batch,
@@ -356,34 +343,53 @@ async function main(): Promise<number> {
       bigTraceShare: 1 / 800,
       seed: options.seed,
     };
-    let loaded: LoadResult | null = null;
-    const reusing = target.dialect === 'sqlite' && options.reuse !== null && fs.existsSync(options.reuse);
-    if (reusing) {
-      log(`reusing ${options.reuse} (not loading; --spans and --seed are ignored)`);
-    } else {
-      log(
-        `loading ${options.spans} spans into ${dialect === 'sqlite' ? (target as { file: string }).file : scratch!.name} in transactions of ~${options.batch} (load average ${loadAverage().join(' ')})`,
-      );
+    // Set by load(): a closure, which narrowing does not see.
+    let loaded = null as LoadResult | null;
+    const load = async (loadTarget: Target, name: string) => {
+      log(`loading ${options.spans} spans into ${name} in transactions of ~${options.batch} (load average ${loadAverage().join(' ')})`);
       const cpuStart = process.cpuUsage();
       const busyStart = readMachineBusySeconds();
-      // A --reuse file is loaded under another name and renamed once complete, so an interrupted load is never reused.
-      const finalFile = target.dialect === 'sqlite' && options.reuse !== null ? options.reuse : null;
-      const loadTarget: Target = finalFile ? { dialect: 'sqlite', file: `${finalFile}.loading` } : target;
-      if (finalFile) for (const suffix of ['', '-wal', '-shm']) fs.rmSync(`${finalFile}.loading${suffix}`, { force: true });
-      loaded = await loadCorpus(loadTarget, datasetOptions, log);
-      if (finalFile) {
-        for (const suffix of ['-wal', '-shm']) fs.rmSync(`${finalFile}.loading${suffix}`, { force: true });
-        fs.renameSync(`${finalFile}.loading`, finalFile);
-      }
+      const result = await loadCorpus(loadTarget, datasetOptions, log);
       const ownCpu = process.cpuUsage(cpuStart);
-      const otherCores = Math.max(0, readMachineBusySeconds() - busyStart - (ownCpu.user + ownCpu.system) / 1e6) / loaded.seconds;
+      const otherCores = Math.max(0, readMachineBusySeconds() - busyStart - (ownCpu.user + ownCpu.system) / 1e6) / result.seconds;
       log(
-        `loaded ${loaded.stats.spans} spans / ${loaded.stats.traces} traces in ${loaded.seconds.toFixed(1)} s: ${Math.round(loaded.spansPerSecond)} spans/s ` +
-          `(insert only ${Math.round(loaded.insertSpansPerSecond)} spans/s; generation ${loaded.generateSeconds.toFixed(1)} s), ` +
-          `${(loaded.databaseBytes / 2 ** 20).toFixed(0)} MiB on disk; other processes used ${otherCores.toFixed(2)} cores meanwhile`,
+        `loaded ${result.stats.spans} spans / ${result.stats.traces} traces in ${result.seconds.toFixed(1)} s: ${Math.round(result.spansPerSecond)} spans/s ` +
+          `(insert only ${Math.round(result.insertSpansPerSecond)} spans/s; generation ${result.generateSeconds.toFixed(1)} s), ` +
+          `${(result.databaseBytes / 2 ** 20).toFixed(0)} MiB on disk; other processes used ${otherCores.toFixed(2)} cores meanwhile`,
       );
-      loaded.otherCpuCores = round(otherCores, 2);
+      result.otherCpuCores = round(otherCores, 2);
+      loaded = result;
+    };
+    let target: Target;
+    let postgresSettings: Record<string, string> | null = null;
+    if (options.postgres && options.reuse !== null) {
+      postgresSettings = await describeServer(options.postgres);
+      const kept = await keptDatabase(options.postgres, options.reuse, (url) =>
+        load({ dialect: 'postgres', url }, `database ${options.reuse}`),
+      );
+      target = { dialect: 'postgres', url: kept.url };
+    } else if (options.postgres) {
+      postgresSettings = await describeServer(options.postgres);
+      const scratch: ScratchDatabase = await createScratchDatabase(options.postgres, 'query');
+      cleanups.push(() => (options.keep ? log(`kept database ${scratch.name}`) : scratch.drop()));
+      target = { dialect: 'postgres', url: scratch.url };
+      await load(target, scratch.name);
+    } else if (options.reuse !== null) {
+      target = { dialect: 'sqlite', file: options.reuse };
+      if (!fs.existsSync(options.reuse)) {
+        // Loaded under another name and renamed once complete, so an interrupted load is never reused.
+        const loading = `${options.reuse}.loading`;
+        for (const suffix of ['', '-wal', '-shm']) fs.rmSync(`${loading}${suffix}`, { force: true });
+        await load({ dialect: 'sqlite', file: loading }, loading);
+        for (const suffix of ['-wal', '-shm']) fs.rmSync(`${loading}${suffix}`, { force: true });
+        fs.renameSync(loading, options.reuse);
+      }
+    } else {
+      target = { dialect: 'sqlite', file: path.join(workDir, 'data', 'sightline.db') };
+      await load(target, target.file);
     }
+    const reusing = loaded === null;
+    if (reusing) log(`reusing ${options.reuse} (not loading; --spans and --seed are ignored)`);
     const stock = await inventory(target);
     expect(stock.bigTraceIds.length > 0, `no ${BIG_TRACE_SPANS}-span trace in ${MAIN_PROJECT}: load more spans`);
     log(
