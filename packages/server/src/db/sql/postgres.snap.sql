@@ -567,8 +567,7 @@ insert into "job_state" ("name", "value") values ($1, $2) on conflict ("name") d
 select "value" from "job_state" where "name" = $1;
 
 -- spans.list (a long-value filter, finished on the merged attributes)
-select count(*) as "count" from (select "id" from "traces" where "project_id" = $1 and "user_id" in ($2, $3) limit $4) as "user_traces";
-select "spans"."id", cast("spans"."start_time" as text) as "start_time", "spans"."long_attributes", (("spans"."attributes" -> cast($1 as text)) = cast($2 as jsonb)) as "json_match_0" from "spans" inner join "traces" on "traces"."id" = "spans"."trace_rowid" where "spans"."project_id" = $3 and "spans"."trace_rowid" in (select "u"."id" from "traces" as "u" where "u"."project_id" = $4 and "u"."user_id" in ($5, $6)) and ((("spans"."attributes" -> cast($7 as text)) = cast($8 as jsonb)) or "spans"."long_attributes" is not null) and (("spans"."attributes" -> cast($9 as text)) = cast($10 as jsonb)) order by "spans"."start_time" desc, "spans"."id" desc limit $11;
+select "id" from "traces" where "project_id" = $1 and "user_id" in ($2, $3) limit $4;
 
 -- longAttributes.progress
 select "value" from "job_state" where "name" = $1;

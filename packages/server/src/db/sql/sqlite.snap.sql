@@ -566,8 +566,7 @@ insert into "job_state" ("name", "value") values (?, ?) on conflict ("name") do 
 select "value" from "job_state" where "name" = ?;
 
 -- spans.list (a long-value filter, finished on the merged attributes)
-select count(*) as "count" from (select "id" from "traces" where "project_id" = ? and "user_id" in (?, ?) limit ?) as "user_traces";
-select "spans"."id", cast("spans"."start_time" as text) as "start_time", "spans"."long_attributes", ((json_type("spans"."attributes", ?) = 'text' and json_extract("spans"."attributes", ?) = ?)) as "json_match_0" from "spans" inner join "traces" on "traces"."id" = "spans"."trace_rowid" where +"spans"."project_id" = ? and "spans"."trace_rowid" in (select "u"."id" from "traces" as "u" where "u"."project_id" = ? and "u"."user_id" in (?, ?)) and (((json_type("spans"."attributes", ?) = 'text' and json_extract("spans"."attributes", ?) = ?)) or "spans"."long_attributes" is not null) and ((json_type("spans"."attributes", ?) = 'text' and json_extract("spans"."attributes", ?) = ?)) order by "spans"."start_time" desc, "spans"."id" desc limit ?;
+select "id" from "traces" where "project_id" = ? and "user_id" in (?, ?) limit ?;
 
 -- longAttributes.progress
 select "value" from "job_state" where "name" = ?;
