@@ -20,6 +20,8 @@ import { sqlDialect } from '../../src/db/sql-dialect.js';
 import { MAX_USER_TRACES_READ, MIXED_USERS, userKeyOf } from '../../src/db/trace-users.js';
 import type { SpanRow } from '../../src/ingest/span-rows.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../helpers/databases.js';
+import { spanRow } from '../helpers/span-row.js';
+import { insertProject } from '../helpers/stored.js';
 
 const PROJECT = 'users';
 const USER_INDEX = 'traces_project_user';
@@ -80,26 +82,18 @@ const EXPECTED_KEYS: Record<string, string | null> = {
 };
 
 function toRow(fixture: FixtureSpan): SpanRow {
-  return {
+  return spanRow({
     projectName: PROJECT,
     traceId: traceId(fixture.trace),
     spanId: fixture.spanId,
-    parentId: null,
     name: 'chat',
     spanKind: 'LLM',
     startTime: fixture.start,
     endTime: fixture.start,
     statusCode: 'OK',
-    statusMessage: '',
     attributes: JSON.stringify(fixture.attributes),
-    longAttributes: null,
-    events: '[]',
-    tokenCountPrompt: null,
-    tokenCountCompletion: null,
-    tokenCountTotal: null,
-    sessionId: null,
     userKey: userKeyOf(fixture.attributes['user.id']),
-  };
+  });
 }
 
 /** Inserts spans with plain SQL on the schema before 0020 (no traces.user_id yet). */
@@ -162,13 +156,7 @@ for (const dialect of DIALECTS) {
       await runMigrations(db as Kysely<unknown>, Object.fromEntries(Object.entries(all).filter(([name]) => name < '0020')), {
         label: 'database',
       });
-      const now = new Date().toISOString();
-      const project = await db
-        .insertInto('projects')
-        .values({ name: PROJECT, description: null, created_at: now, updated_at: now })
-        .returning('id')
-        .executeTakeFirstOrThrow();
-      projectId = Number(project.id);
+      projectId = await insertProject(db, PROJECT);
       await insertBeforeMigration(db, dialect, projectId, OLD);
       await runMigrations(db as Kysely<unknown>, all, { label: 'database' });
       if (database.url === undefined) {

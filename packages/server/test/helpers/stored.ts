@@ -1,6 +1,7 @@
 /** Reads what the server stored, straight from its database. */
-import { sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { Database } from '../../src/db/database.js';
+import type { DB } from '../../src/db/schema.js';
 import { mergeAttributes } from '../../src/db/long-attributes.js';
 
 export interface StoredSpan {
@@ -77,4 +78,15 @@ export async function storedTrace(database: Database, traceId: string) {
     ])
     .where('traces.trace_id', '=', traceId)
     .executeTakeFirst();
+}
+
+/** Creates a project row directly (for tests that write as an older release did), and returns its id. */
+export async function insertProject(db: Kysely<DB>, name: string): Promise<number> {
+  const now = new Date().toISOString();
+  const project = await db
+    .insertInto('projects')
+    .values({ name, description: null, created_at: now, updated_at: now })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return Number(project.id);
 }

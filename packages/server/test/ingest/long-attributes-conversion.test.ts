@@ -19,6 +19,7 @@ import { startLongAttributesJob } from '../../src/ingest/long-attributes-job.js'
 import type { RunningServer } from '../../src/server.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../helpers/databases.js';
 import { startServerOn } from '../helpers/server.js';
+import { insertProject } from '../helpers/stored.js';
 import { at, getOk, newSpanId, newTraceId, sendSpans } from '../helpers/query.js';
 
 const PROJECT = 'release-data';
@@ -86,18 +87,13 @@ function fixture(spansPerTrace: number): FixtureSpan[] {
  */
 async function writeAsRelease(db: Kysely<DB>, dialect: 'sqlite' | 'postgres', spans: FixtureSpan[]): Promise<void> {
   const json = sqlDialect(dialect).json;
-  const now = new Date().toISOString();
-  const project = await db
-    .insertInto('projects')
-    .values({ name: PROJECT, description: null, created_at: now, updated_at: now })
-    .returning('id')
-    .executeTakeFirstOrThrow();
+  const projectId = await insertProject(db, PROJECT);
   const traceIds = [...new Set(spans.map((span) => span.traceId))];
   const times = spans.map((span) => span.start);
   const session = await db
     .insertInto('project_sessions')
     .values({
-      project_id: project.id,
+      project_id: projectId,
       session_id: SESSION,
       start_time: sql`cast(${times[0]!.toString()} as bigint)`,
       end_time: sql`cast(${times.at(-1)!.toString()} as bigint)`,
@@ -110,7 +106,7 @@ async function writeAsRelease(db: Kysely<DB>, dialect: 'sqlite' | 'postgres', sp
     const row = await db
       .insertInto('traces')
       .values({
-        project_id: project.id,
+        project_id: projectId,
         trace_id: traceId,
         start_time: sql`cast(${own[0]!.toString()} as bigint)`,
         end_time: sql`cast(${(own.at(-1)! + 1_000_000n).toString()} as bigint)`,
@@ -123,7 +119,7 @@ async function writeAsRelease(db: Kysely<DB>, dialect: 'sqlite' | 'postgres', sp
   for (const span of spans) {
     await sql`INSERT INTO spans (trace_rowid, project_id, span_id, parent_id, name, span_kind, start_time, end_time,
         status_code, status_message, attributes, events, llm_token_count_prompt, llm_token_count_completion, llm_token_count_total)
-      VALUES (${traceRowids.get(span.traceId)!}, ${project.id}, ${span.spanId}, ${span.parentId}, ${span.name}, ${span.kind},
+      VALUES (${traceRowids.get(span.traceId)!}, ${projectId}, ${span.spanId}, ${span.parentId}, ${span.name}, ${span.kind},
         cast(${span.start.toString()} as bigint), cast(${(span.start + 1_000_000n).toString()} as bigint), 'OK', '',
         ${json(span.attributes)}, ${json([])}, NULL, NULL, NULL)`.execute(db);
   }

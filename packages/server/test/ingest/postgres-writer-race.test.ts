@@ -22,31 +22,24 @@ import { type RunningServer, startServer } from '../../src/server.js';
 import { AUTH_ENV, bearerClient, expectStatus, unique } from '../helpers/auth.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../helpers/databases.js';
 import { jsonExport, newSpanId, newTraceId } from '../helpers/otlp-bodies.js';
+import { spanRow } from '../helpers/span-row.js';
 
 const hex = (bytes: number) => randomBytes(bytes).toString('hex');
 
 function rows(project: string, count: number): SpanRow[] {
   const traceId = hex(16);
-  return Array.from({ length: count }, (_, index) => ({
-    projectName: project,
-    traceId,
-    spanId: hex(8),
-    parentId: null,
-    name: `span ${index}`,
-    spanKind: 'CHAIN',
-    startTime: 1_700_000_000_000_000_000n + BigInt(index),
-    endTime: 1_700_000_000_000_000_100n + BigInt(index),
-    statusCode: 'OK' as const,
-    statusMessage: '',
-    attributes: '{}',
-    longAttributes: null,
-    events: '[]',
-    tokenCountPrompt: null,
-    tokenCountCompletion: null,
-    tokenCountTotal: null,
-    sessionId: null,
-    userKey: null,
-  }));
+  return Array.from({ length: count }, (_, index) =>
+    spanRow({
+      projectName: project,
+      traceId,
+      spanId: hex(8),
+      name: `span ${index}`,
+      spanKind: 'CHAIN',
+      startTime: 1_700_000_000_000_000_000n + BigInt(index),
+      endTime: 1_700_000_000_000_000_100n + BigInt(index),
+      statusCode: 'OK',
+    }),
+  );
 }
 
 // PostgreSQL only: SQLite has one writer by construction.

@@ -3,6 +3,7 @@ import { describe, test } from 'node:test';
 import { QueueFullError, StorageError } from '@sightline/common';
 import { createSpanQueue, type SpanQueueOptions } from '../../src/ingest/ingest-service.js';
 import type { SpanRow } from '../../src/ingest/span-rows.js';
+import { spanRow } from '../helpers/span-row.js';
 import type { QueuedSpans, SpanWriter } from '../../src/ingest/span-writer.js';
 
 interface WriteCall {
@@ -45,26 +46,9 @@ async function turn(): Promise<void> {
 
 /** Rows labelled `${request}:${index}` in spanId, so that writes show which request they came from. */
 function rows(request: string, count: number): SpanRow[] {
-  return Array.from({ length: count }, (_, i) => ({
-    projectName: 'p',
-    traceId: '0'.repeat(32),
-    spanId: `${request}:${i}`,
-    parentId: null,
-    name: request,
-    spanKind: 'UNKNOWN',
-    startTime: 0n,
-    endTime: 0n,
-    statusCode: 'UNSET' as const,
-    statusMessage: '',
-    attributes: '{}',
-    longAttributes: null,
-    events: '[]',
-    tokenCountPrompt: null,
-    tokenCountCompletion: null,
-    tokenCountTotal: null,
-    sessionId: null,
-    userKey: null,
-  }));
+  return Array.from({ length: count }, (_, i) =>
+    spanRow({ projectName: 'p', traceId: '0'.repeat(32), spanId: `${request}:${i}`, name: request }),
+  );
 }
 
 const labels = (call: WriteCall) => call.rows.map((row) => row.spanId);

@@ -109,6 +109,7 @@ describe('toSpanRows', () => {
         tokenCountCompletion: null,
         tokenCountTotal: null,
         sessionId: null,
+        userKey: null,
       },
     ]);
   });
@@ -230,6 +231,15 @@ describe('toSpanRows', () => {
       assert.equal(rowOf({ 'session.id': none }).sessionId, null, JSON.stringify(none));
     }
     assert.equal(rowOf({ 'session.id': 'x'.repeat(512) }).sessionId, 'x'.repeat(512));
+  });
+
+  test('user.id keys the trace (db/trace-users.ts): strings as sent, integers as text, other scalars *, lists none', () => {
+    assert.equal(rowOf({ 'user.id': ' alice ' }).userKey, ' alice ');
+    assert.equal(rowOf({ 'user.id': 12345 }).userKey, '12345');
+    assert.equal(rowOf({ 'user.id': 'x'.repeat(256) }).userKey, 'x'.repeat(256));
+    for (const mixed of ['x'.repeat(257), 0.5, true, 1e15]) assert.equal(rowOf({ 'user.id': mixed }).userKey, '*', JSON.stringify(mixed));
+    for (const none of [[1], null]) assert.equal(rowOf({ 'user.id': none }).userKey, null, JSON.stringify(none));
+    assert.equal(rowOf({}).userKey, null);
   });
 
   test('status codes map to UNSET, OK and ERROR; others are UNSET', () => {
