@@ -16,7 +16,7 @@
  *    as a live system would have written them.
  *
  * Ids are unique by construction (a bijective mix of a counter, plus seeded random digits), so
- * no span is dropped by the store's ON CONFLICT (span_id) DO NOTHING.
+ * no span is dropped by the store's ON CONFLICT (trace_rowid, span_id) DO NOTHING.
  */
 import { storeAttributes } from '../../packages/server/src/db/long-attributes.js';
 import { userKeyOf } from '../../packages/server/src/db/trace-users.js';

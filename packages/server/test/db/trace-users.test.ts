@@ -8,8 +8,9 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { createPgPool, openSqlite, runMigrations } from '@sightline/common';
+import { createPgPool, openSqlite } from '@sightline/common';
 import { CompiledQuery, Kysely, PostgresDialect, sql, SqliteDialect } from 'kysely';
+import { applyMigrations } from '../../src/db/migrate.js';
 import { migrations } from '../../src/db/migrations/index.js';
 import { createRepositories } from '../../src/db/repositories/index.js';
 import { PostgresSpanWriter } from '../../src/db/repositories/span-writes-postgres.js';
@@ -153,12 +154,10 @@ for (const dialect of DIALECTS) {
       });
       const all = migrations({ dialect });
       assert.ok('0020-trace-users' in all);
-      await runMigrations(db as Kysely<unknown>, Object.fromEntries(Object.entries(all).filter(([name]) => name < '0020')), {
-        label: 'database',
-      });
+      await applyMigrations(db as Kysely<unknown>, dialect, Object.fromEntries(Object.entries(all).filter(([name]) => name < '0020')));
       projectId = await insertProject(db, PROJECT);
       await insertBeforeMigration(db, dialect, projectId, OLD);
-      await runMigrations(db as Kysely<unknown>, all, { label: 'database' });
+      await applyMigrations(db as Kysely<unknown>, dialect, all);
       if (database.url === undefined) {
         const connection = openSqlite(file);
         const store = new SqliteSpanStore(connection);

@@ -6,9 +6,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { runMigrations } from '@sightline/common';
 import { type Kysely, sql } from 'kysely';
 import { openDatabase, type Database } from '../../src/db/database.js';
+import { applyMigrations } from '../../src/db/migrate.js';
 import { migrations } from '../../src/db/migrations/index.js';
 import { createDataAccess } from '../../src/db/repositories/index.js';
 import { LONG_ATTRIBUTES_DONE, LONG_ATTRIBUTES_LAST } from '../../src/db/repositories/long-attributes-repository.js';
@@ -137,7 +137,7 @@ async function releaseDatabase(dialect: 'sqlite' | 'postgres', spans: FixtureSpa
     const all = migrations({ dialect });
     const release = Object.fromEntries(Object.entries(all).filter(([name]) => name < '0019'));
     assert.ok('0019-long-attributes' in all && !('0019-long-attributes' in release), 'every migration before the one under test');
-    await runMigrations(opened.db as Kysely<unknown>, release, { label: 'database' });
+    await applyMigrations(opened.db as Kysely<unknown>, dialect, release);
     await writeAsRelease(opened.db, dialect, spans);
   } finally {
     await opened.close();
@@ -205,7 +205,7 @@ for (const dialect of DIALECTS) {
       const opened = openDatabase(config.database);
       let before: Awaited<ReturnType<typeof storedRows>>;
       try {
-        await runMigrations(opened.db as Kysely<unknown>, migrations({ dialect }), { label: 'database' });
+        await applyMigrations(opened.db as Kysely<unknown>, dialect, migrations({ dialect }));
         before = await storedRows(opened);
         assert.ok(before.rows.every((row) => row.long === null));
         const repositories = createDataAccess(opened).repositories;
@@ -292,7 +292,7 @@ for (const dialect of DIALECTS) {
       });
       const opened = openDatabase(config.database);
       try {
-        await runMigrations(opened.db as Kysely<unknown>, migrations({ dialect }), { label: 'database' });
+        await applyMigrations(opened.db as Kysely<unknown>, dialect, migrations({ dialect }));
         const { repositories, withTransaction } = createDataAccess(opened);
         assert.deepEqual(await repositories.longAttributes.progress(), { last: 300, done: 0 });
         let batches = 0;

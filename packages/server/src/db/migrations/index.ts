@@ -20,6 +20,7 @@ import * as rateLimits from './0017-rate-limits.js';
 import * as datasetUploads from './0018-dataset-uploads.js';
 import * as longAttributes from './0019-long-attributes.js';
 import * as traceUsers from './0020-trace-users.js';
+import * as spanIdsPerTrace from './0021-span-ids-per-trace.js';
 
 export interface MigrationContext {
   dialect: Dialect;
@@ -47,5 +48,6 @@ export function migrations(context: MigrationContext): Record<string, Migration>
     '0018-dataset-uploads': { up: datasetUploads.up(context) },
     '0019-long-attributes': { up: longAttributes.up(context) },
     '0020-trace-users': { up: traceUsers.up(context) },
+    '0021-span-ids-per-trace': { up: spanIdsPerTrace.up(context) },
   };
 }

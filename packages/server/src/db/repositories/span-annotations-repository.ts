@@ -2,6 +2,7 @@
 import type { Kysely } from 'kysely';
 import type { Dialect } from '../../config.js';
 import type { DB } from '../schema.js';
+import { allSpanRowidsBySpanId } from '../span-ids.js';
 import { parseJsonColumn, sqlDialect } from '../sql-dialect.js';
 
 export type AnnotatorKind = 'LLM' | 'CODE' | 'HUMAN';
@@ -82,7 +83,11 @@ export function createSpanAnnotationsRepository(db: Kysely<DB>, dialect: Dialect
         .selectAll('span_annotations')
         .select('spans.span_id')
         .where('spans.project_id', '=', query.projectId);
-      if (query.spanIds?.length) select = select.where('spans.span_id', 'in', query.spanIds);
+      if (query.spanIds?.length) {
+        const rowids = await allSpanRowidsBySpanId(db, query.spanIds);
+        if (rowids.length === 0) return [];
+        select = select.where('span_annotations.span_rowid', 'in', rowids);
+      }
       if (query.identifiers?.length) select = select.where('span_annotations.identifier', 'in', query.identifiers);
       if (query.includeNames?.length) select = select.where('span_annotations.name', 'in', query.includeNames);
       if (query.excludeNames?.length) select = select.where('span_annotations.name', 'not in', query.excludeNames);

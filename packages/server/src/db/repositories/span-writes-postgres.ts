@@ -55,7 +55,7 @@ const INSERT_SPANS = `
   FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::bigint[],
     $9::text[], $10::text[], $11::text[], $12::bytea[], $13::text[], $14::bigint[], $15::bigint[], $16::bigint[])
     AS u(t, p, s, pa, n, k, st, et, sc, sm, a, la, e, tp, tc, tt)
-  ON CONFLICT (span_id) DO NOTHING`;
+  ON CONFLICT (trace_rowid, span_id) DO NOTHING`;
 
 /**
  * PostgreSQL's deadlock_detected and serialization_failure: the transaction was rolled back as a

@@ -46,7 +46,7 @@ export class SqliteSpanStore {
          status_code, status_message, attributes, long_attributes, events,
          llm_token_count_prompt, llm_token_count_completion, llm_token_count_total)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (span_id) DO NOTHING`,
+       ON CONFLICT (trace_rowid, span_id) DO NOTHING`,
     );
     this.writeBatches = connection.transaction((batches: SpanRow[][]) => {
       for (const rows of batches) this.insert(rows);

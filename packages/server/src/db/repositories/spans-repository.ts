@@ -7,6 +7,7 @@ import { type AliasedRawBuilder, sql, type Kysely, type SqlBool } from 'kysely';
 import type { Dialect } from '../../config.js';
 import { fromPosition, type KeysetPosition, type SortOrder } from '../keyset.js';
 import { inLongAttributes, mergeAttributes, unpackLongAttributes } from '../long-attributes.js';
+import { allSpanRowidsBySpanId, spanRowidsBySpanId } from '../span-ids.js';
 import { MAX_USER_TRACES_READ, USER_ID_ATTRIBUTE, userKeysMatching } from '../trace-users.js';
 import type { DB } from '../schema.js';
 import { bigintText, nanosLiteral, parseJsonColumn, sqlDialect, type AttributeScalar } from '../sql-dialect.js';
@@ -239,12 +240,19 @@ export function createSpansRepository(db: Kysely<DB>, dialect: Dialect) {
   return {
     /** A project's spans matching every filter, in (start_time, id) order from `from` on. */
     async list(filters: SpanFilters, page: SpanPageQuery): Promise<SpanRecord[]> {
-      // Children of a stored span are looked up in that span's trace; children of an unknown span (orphans) by scanning.
-      const parentTrace =
-        typeof filters.parentId === 'string'
-          ? await db.selectFrom('spans').select('trace_rowid').where('span_id', '=', filters.parentId).executeTakeFirst()
-          : undefined;
-      const byIds = Boolean(filters.traceIds?.length || filters.spanIds?.length || parentTrace);
+      // Children of a stored span are looked up in the traces holding its id (span ids are unique per
+      // trace only); children of an unknown span (orphans) by scanning.
+      const parentRowids = typeof filters.parentId === 'string' ? await allSpanRowidsBySpanId(db, [filters.parentId]) : [];
+      const parentTraces =
+        parentRowids.length === 0
+          ? undefined
+          : (await db.selectFrom('spans').select('trace_rowid').where('id', 'in', parentRowids).execute()).map((row) =>
+              Number(row.trace_rowid),
+            );
+      // Span ids are looked up once (db/span-ids.ts), then filter by row id.
+      const spanRowids = filters.spanIds?.length ? await allSpanRowidsBySpanId(db, filters.spanIds) : undefined;
+      if (spanRowids?.length === 0) return [];
+      const byIds = Boolean(filters.traceIds?.length || spanRowids || parentTraces);
       // Without ids, a user.id filter may name few traces to read (db/trace-users.ts).
       const userTraces = byIds ? undefined : await userTraceRowids(filters);
       if (userTraces?.length === 0) return [];
@@ -261,11 +269,11 @@ export function createSpansRepository(db: Kysely<DB>, dialect: Dialect) {
       }
       // Only narrows: the user.id filter's own test below still decides each span.
       if (userTraces) query = query.where('spans.trace_rowid', 'in', userTraces);
-      if (filters.spanIds?.length) query = query.where('spans.span_id', 'in', filters.spanIds);
+      if (spanRowids) query = query.where('spans.id', 'in', spanRowids);
       if (filters.parentId === null) query = query.where('spans.parent_id', 'is', null);
       else if (filters.parentId !== undefined) {
         query = query.where('spans.parent_id', '=', filters.parentId);
-        if (parentTrace) query = query.where('spans.trace_rowid', '=', Number(parentTrace.trace_rowid));
+        if (parentTraces) query = query.where('spans.trace_rowid', 'in', parentTraces);
       }
       if (filters.names?.length) query = query.where('spans.name', 'in', filters.names);
       if (filters.spanKinds?.length) query = query.where('spans.span_kind', 'in', filters.spanKinds);
@@ -321,7 +329,8 @@ export function createSpansRepository(db: Kysely<DB>, dialect: Dialect) {
 
     /** One span by its OpenTelemetry span id (lower-case hex). */
     async findBySpanId(spanId: string): Promise<SpanRecord | undefined> {
-      return (await execute(fullSpans().where('spans.span_id', '=', spanId)))[0];
+      const id = (await spanRowidsBySpanId(db, [spanId])).get(spanId);
+      return id === undefined ? undefined : (await execute(fullSpans().where('spans.id', '=', id)))[0];
     },
 
     /** Every span of one trace, in start order. */
@@ -362,15 +371,9 @@ export function createSpansRepository(db: Kysely<DB>, dialect: Dialect) {
       }));
     },
 
-    /** Row ids of the given OpenTelemetry span ids that exist (any project). */
+    /** Row ids of the given OpenTelemetry span ids that exist (any project; the newest span of an id held by two traces). */
     async rowidsBySpanId(spanIds: string[]): Promise<Map<string, number>> {
-      const found = new Map<string, number>();
-      for (let i = 0; i < spanIds.length; i += 500) {
-        const chunk = spanIds.slice(i, i + 500);
-        const rows = await db.selectFrom('spans').select(['id', 'span_id']).where('span_id', 'in', chunk).execute();
-        for (const row of rows) found.set(row.span_id, Number(row.id));
-      }
-      return found;
+      return spanRowidsBySpanId(db, spanIds);
     },
 
     /** Deletes one span (its annotations cascade; its children stay, as orphans); returns its trace, or undefined when it did not exist. */
@@ -387,11 +390,13 @@ export function createSpansRepository(db: Kysely<DB>, dialect: Dialect) {
 
     /** True when at least one of the span ids exists in the project. */
     async anyInProject(projectId: number, spanIds: string[]): Promise<boolean> {
+      const rowids = await allSpanRowidsBySpanId(db, spanIds);
+      if (rowids.length === 0) return false;
       const row = await db
         .selectFrom('spans')
         .select('id')
         .where('project_id', '=', projectId)
-        .where('span_id', 'in', spanIds)
+        .where('id', 'in', rowids)
         .limit(1)
         .executeTakeFirst();
       return row !== undefined;

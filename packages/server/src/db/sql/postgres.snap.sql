@@ -137,13 +137,17 @@ select "trace_rowid", count(*) as "span_count", sum(case when "status_code" = 'E
 select "traces"."trace_id", sum("spans"."llm_token_count_prompt") as "prompt", sum("spans"."llm_token_count_completion") as "completion", sum("spans"."llm_token_count_total") as "total" from "traces" inner join "spans" on "spans"."trace_rowid" = "traces"."id" where "traces"."trace_id" in ($1, $2) group by "traces"."trace_id";
 
 -- spans.list
-select "spans"."id", "spans"."trace_rowid", "spans"."project_id", "traces"."trace_id", "spans"."span_id", "spans"."parent_id", "spans"."name", "spans"."span_kind", cast("spans"."start_time" as text) as "start_time", cast("spans"."end_time" as text) as "end_time", "spans"."status_code", "spans"."status_message", "spans"."attributes", "spans"."long_attributes", "spans"."events", "spans"."llm_token_count_prompt", "spans"."llm_token_count_completion", "spans"."llm_token_count_total" from "spans" inner join "traces" on "traces"."id" = "spans"."trace_rowid" where "spans"."project_id" = $1 and "spans"."trace_rowid" in (select "t"."id" from "traces" as "t" where "t"."trace_id" in ($2) and "t"."project_id" = $3) and "spans"."span_id" in ($4) and "spans"."parent_id" is null and "spans"."name" in ($5) and "spans"."span_kind" in ($6) and "spans"."status_code" = 'ERROR' and "spans"."start_time" >= cast($7 as bigint) and "spans"."start_time" < cast($8 as bigint) and (("spans"."attributes" -> cast($9 as text)) = cast($10 as jsonb) or ("spans"."attributes" -> cast($11 as text)) = cast($12 as jsonb) or ("spans"."attributes" -> cast($13 as text)) = cast($14 as jsonb)) and ("spans"."start_time" <= cast($15 as bigint) and ("spans"."start_time" < cast($16 as bigint) or "spans"."id" <= $17)) order by "spans"."start_time" desc, "spans"."id" desc limit $18;
+select (select min("id") as "id" from "spans") as "low", (select max("id") as "id" from "spans") as "high";
+select "id", "span_id" from "spans" where ("id" >> 14) in ($1) and "span_id" in ($2);
+select "spans"."id", "spans"."trace_rowid", "spans"."project_id", "traces"."trace_id", "spans"."span_id", "spans"."parent_id", "spans"."name", "spans"."span_kind", cast("spans"."start_time" as text) as "start_time", cast("spans"."end_time" as text) as "end_time", "spans"."status_code", "spans"."status_message", "spans"."attributes", "spans"."long_attributes", "spans"."events", "spans"."llm_token_count_prompt", "spans"."llm_token_count_completion", "spans"."llm_token_count_total" from "spans" inner join "traces" on "traces"."id" = "spans"."trace_rowid" where "spans"."project_id" = $1 and "spans"."trace_rowid" in (select "t"."id" from "traces" as "t" where "t"."trace_id" in ($2) and "t"."project_id" = $3) and "spans"."id" in ($4) and "spans"."parent_id" is null and "spans"."name" in ($5) and "spans"."span_kind" in ($6) and "spans"."status_code" = 'ERROR' and "spans"."start_time" >= cast($7 as bigint) and "spans"."start_time" < cast($8 as bigint) and (("spans"."attributes" -> cast($9 as text)) = cast($10 as jsonb) or ("spans"."attributes" -> cast($11 as text)) = cast($12 as jsonb) or ("spans"."attributes" -> cast($13 as text)) = cast($14 as jsonb)) and ("spans"."start_time" <= cast($15 as bigint) and ("spans"."start_time" < cast($16 as bigint) or "spans"."id" <= $17)) order by "spans"."start_time" desc, "spans"."id" desc limit $18;
 
 -- spans.findById
 select "spans"."id", "spans"."trace_rowid", "spans"."project_id", "traces"."trace_id", "spans"."span_id", "spans"."parent_id", "spans"."name", "spans"."span_kind", cast("spans"."start_time" as text) as "start_time", cast("spans"."end_time" as text) as "end_time", "spans"."status_code", "spans"."status_message", "spans"."attributes", "spans"."long_attributes", "spans"."events", "spans"."llm_token_count_prompt", "spans"."llm_token_count_completion", "spans"."llm_token_count_total" from "spans" inner join "traces" on "traces"."id" = "spans"."trace_rowid" where "spans"."id" = $1;
 
 -- spans.findBySpanId
-select "spans"."id", "spans"."trace_rowid", "spans"."project_id", "traces"."trace_id", "spans"."span_id", "spans"."parent_id", "spans"."name", "spans"."span_kind", cast("spans"."start_time" as text) as "start_time", cast("spans"."end_time" as text) as "end_time", "spans"."status_code", "spans"."status_message", "spans"."attributes", "spans"."long_attributes", "spans"."events", "spans"."llm_token_count_prompt", "spans"."llm_token_count_completion", "spans"."llm_token_count_total" from "spans" inner join "traces" on "traces"."id" = "spans"."trace_rowid" where "spans"."span_id" = $1;
+select (select min("id") as "id" from "spans") as "low", (select max("id") as "id" from "spans") as "high";
+select "id", "span_id" from "spans" where ("id" >> 14) in ($1) and "span_id" in ($2);
+select "spans"."id", "spans"."trace_rowid", "spans"."project_id", "traces"."trace_id", "spans"."span_id", "spans"."parent_id", "spans"."name", "spans"."span_kind", cast("spans"."start_time" as text) as "start_time", cast("spans"."end_time" as text) as "end_time", "spans"."status_code", "spans"."status_message", "spans"."attributes", "spans"."long_attributes", "spans"."events", "spans"."llm_token_count_prompt", "spans"."llm_token_count_completion", "spans"."llm_token_count_total" from "spans" inner join "traces" on "traces"."id" = "spans"."trace_rowid" where "spans"."id" = $1;
 
 -- spans.listOfTrace
 select "spans"."id", "spans"."trace_rowid", "spans"."project_id", "traces"."trace_id", "spans"."span_id", "spans"."parent_id", "spans"."name", "spans"."span_kind", cast("spans"."start_time" as text) as "start_time", cast("spans"."end_time" as text) as "end_time", "spans"."status_code", "spans"."status_message", "spans"."attributes", "spans"."long_attributes", "spans"."events", "spans"."llm_token_count_prompt", "spans"."llm_token_count_completion", "spans"."llm_token_count_total" from "spans" inner join "traces" on "traces"."id" = "spans"."trace_rowid" where "spans"."trace_rowid" = $1 order by "spans"."start_time" asc, "spans"."id" asc;
@@ -152,10 +156,13 @@ select "spans"."id", "spans"."trace_rowid", "spans"."project_id", "traces"."trac
 select "id", "trace_rowid", "span_id", "parent_id", "name", "span_kind", "status_code", cast("start_time" as text) as "start_time", cast("end_time" as text) as "end_time" from "spans" where "trace_rowid" in ($1, $2) and "parent_id" is null order by "spans"."trace_rowid", "spans"."start_time", "spans"."id";
 
 -- spans.rowidsBySpanId
-select "id", "span_id" from "spans" where "span_id" in ($1);
+select (select min("id") as "id" from "spans") as "low", (select max("id") as "id" from "spans") as "high";
+select "id", "span_id" from "spans" where ("id" >> 14) in ($1) and "span_id" in ($2);
 
 -- spans.anyInProject
-select "id" from "spans" where "project_id" = $1 and "span_id" in ($2) limit $3;
+select (select min("id") as "id" from "spans") as "low", (select max("id") as "id" from "spans") as "high";
+select "id", "span_id" from "spans" where ("id" >> 14) in ($1) and "span_id" in ($2);
+select "id" from "spans" where "project_id" = $1 and "id" in ($2) limit $3;
 
 -- spans.anyInTrace
 select "id" from "spans" where "trace_rowid" = $1 limit $2;
@@ -264,7 +271,9 @@ select "traces"."project_session_rowid", sum("spans"."llm_token_count_prompt") a
 select "spans"."trace_rowid", ("spans"."attributes" ->> cast($1 as text)) as "input", ("spans"."attributes" ->> cast($2 as text)) as "output", "spans"."long_attributes" from "spans" where "spans"."trace_rowid" in ($3, $4) and "spans"."parent_id" is null order by "spans"."trace_rowid", "spans"."start_time", "spans"."id";
 
 -- spanAnnotations.list
-select "span_annotations".*, "spans"."span_id" from "span_annotations" inner join "spans" on "spans"."id" = "span_annotations"."span_rowid" where "spans"."project_id" = $1 and "spans"."span_id" in ($2) and "span_annotations"."identifier" in ($3) and "span_annotations"."name" in ($4) and "span_annotations"."name" not in ($5) and "span_annotations"."id" <= $6 order by "span_annotations"."id" desc limit $7;
+select (select min("id") as "id" from "spans") as "low", (select max("id") as "id" from "spans") as "high";
+select "id", "span_id" from "spans" where ("id" >> 14) in ($1) and "span_id" in ($2);
+select "span_annotations".*, "spans"."span_id" from "span_annotations" inner join "spans" on "spans"."id" = "span_annotations"."span_rowid" where "spans"."project_id" = $1 and "span_annotations"."span_rowid" in ($2) and "span_annotations"."identifier" in ($3) and "span_annotations"."name" in ($4) and "span_annotations"."name" not in ($5) and "span_annotations"."id" <= $6 order by "span_annotations"."id" desc limit $7;
 
 -- projectMetrics.byKind
 select "spans"."span_kind" as "grp", count(*) as "span_count", sum(case when "spans"."status_code" = 'ERROR' then 1 else 0 end) as "error_count", sum("spans"."llm_token_count_prompt") as "prompt", sum("spans"."llm_token_count_completion") as "completion", sum("spans"."llm_token_count_total") as "total" from "spans" where "spans"."project_id" = $1 and "spans"."start_time" >= cast($2 as bigint) and "spans"."start_time" < cast($3 as bigint) group by 1;

@@ -137,13 +137,17 @@ select "trace_rowid", count(*) as "span_count", sum(case when "status_code" = 'E
 select "traces"."trace_id", sum("spans"."llm_token_count_prompt") as "prompt", sum("spans"."llm_token_count_completion") as "completion", sum("spans"."llm_token_count_total") as "total" from "traces" inner join "spans" on "spans"."trace_rowid" = "traces"."id" where "traces"."trace_id" in (?, ?) group by "traces"."trace_id";
 
 -- spans.list
-select "spans"."id", "spans"."trace_rowid", "spans"."project_id", "traces"."trace_id", "spans"."span_id", "spans"."parent_id", "spans"."name", "spans"."span_kind", cast("spans"."start_time" as text) as "start_time", cast("spans"."end_time" as text) as "end_time", "spans"."status_code", "spans"."status_message", "spans"."attributes", "spans"."long_attributes", "spans"."events", "spans"."llm_token_count_prompt", "spans"."llm_token_count_completion", "spans"."llm_token_count_total" from "spans" inner join "traces" on "traces"."id" = "spans"."trace_rowid" where +"spans"."project_id" = ? and "spans"."trace_rowid" in (select "t"."id" from "traces" as "t" where "t"."trace_id" in (?) and "t"."project_id" = ?) and "spans"."span_id" in (?) and "spans"."parent_id" is null and "spans"."name" in (?) and "spans"."span_kind" in (?) and "spans"."status_code" = 'ERROR' and "spans"."start_time" >= cast(? as bigint) and "spans"."start_time" < cast(? as bigint) and ((json_type("spans"."attributes", ?) = 'text' and json_extract("spans"."attributes", ?) = ?) or (json_type("spans"."attributes", ?) in ('integer', 'real') and json_extract("spans"."attributes", ?) = ?) or json_type("spans"."attributes", ?) = ?) and ("spans"."start_time" <= cast(? as bigint) and ("spans"."start_time" < cast(? as bigint) or "spans"."id" <= ?)) order by "spans"."start_time" desc, "spans"."id" desc limit ?;
+select (select min("id") as "id" from "spans") as "low", (select max("id") as "id" from "spans") as "high";
+select "id", "span_id" from "spans" where ("id" >> 14) in (?) and "span_id" in (?);
+select "spans"."id", "spans"."trace_rowid", "spans"."project_id", "traces"."trace_id", "spans"."span_id", "spans"."parent_id", "spans"."name", "spans"."span_kind", cast("spans"."start_time" as text) as "start_time", cast("spans"."end_time" as text) as "end_time", "spans"."status_code", "spans"."status_message", "spans"."attributes", "spans"."long_attributes", "spans"."events", "spans"."llm_token_count_prompt", "spans"."llm_token_count_completion", "spans"."llm_token_count_total" from "spans" inner join "traces" on "traces"."id" = "spans"."trace_rowid" where +"spans"."project_id" = ? and "spans"."trace_rowid" in (select "t"."id" from "traces" as "t" where "t"."trace_id" in (?) and "t"."project_id" = ?) and "spans"."id" in (?) and "spans"."parent_id" is null and "spans"."name" in (?) and "spans"."span_kind" in (?) and "spans"."status_code" = 'ERROR' and "spans"."start_time" >= cast(? as bigint) and "spans"."start_time" < cast(? as bigint) and ((json_type("spans"."attributes", ?) = 'text' and json_extract("spans"."attributes", ?) = ?) or (json_type("spans"."attributes", ?) in ('integer', 'real') and json_extract("spans"."attributes", ?) = ?) or json_type("spans"."attributes", ?) = ?) and ("spans"."start_time" <= cast(? as bigint) and ("spans"."start_time" < cast(? as bigint) or "spans"."id" <= ?)) order by "spans"."start_time" desc, "spans"."id" desc limit ?;
 
 -- spans.findById
 select "spans"."id", "spans"."trace_rowid", "spans"."project_id", "traces"."trace_id", "spans"."span_id", "spans"."parent_id", "spans"."name", "spans"."span_kind", cast("spans"."start_time" as text) as "start_time", cast("spans"."end_time" as text) as "end_time", "spans"."status_code", "spans"."status_message", "spans"."attributes", "spans"."long_attributes", "spans"."events", "spans"."llm_token_count_prompt", "spans"."llm_token_count_completion", "spans"."llm_token_count_total" from "spans" inner join "traces" on "traces"."id" = "spans"."trace_rowid" where "spans"."id" = ?;
 
 -- spans.findBySpanId
-select "spans"."id", "spans"."trace_rowid", "spans"."project_id", "traces"."trace_id", "spans"."span_id", "spans"."parent_id", "spans"."name", "spans"."span_kind", cast("spans"."start_time" as text) as "start_time", cast("spans"."end_time" as text) as "end_time", "spans"."status_code", "spans"."status_message", "spans"."attributes", "spans"."long_attributes", "spans"."events", "spans"."llm_token_count_prompt", "spans"."llm_token_count_completion", "spans"."llm_token_count_total" from "spans" inner join "traces" on "traces"."id" = "spans"."trace_rowid" where "spans"."span_id" = ?;
+select (select min("id") as "id" from "spans") as "low", (select max("id") as "id" from "spans") as "high";
+select "id", "span_id" from "spans" where ("id" >> 14) in (?) and "span_id" in (?);
+select "spans"."id", "spans"."trace_rowid", "spans"."project_id", "traces"."trace_id", "spans"."span_id", "spans"."parent_id", "spans"."name", "spans"."span_kind", cast("spans"."start_time" as text) as "start_time", cast("spans"."end_time" as text) as "end_time", "spans"."status_code", "spans"."status_message", "spans"."attributes", "spans"."long_attributes", "spans"."events", "spans"."llm_token_count_prompt", "spans"."llm_token_count_completion", "spans"."llm_token_count_total" from "spans" inner join "traces" on "traces"."id" = "spans"."trace_rowid" where "spans"."id" = ?;
 
 -- spans.listOfTrace
 select "spans"."id", "spans"."trace_rowid", "spans"."project_id", "traces"."trace_id", "spans"."span_id", "spans"."parent_id", "spans"."name", "spans"."span_kind", cast("spans"."start_time" as text) as "start_time", cast("spans"."end_time" as text) as "end_time", "spans"."status_code", "spans"."status_message", "spans"."attributes", "spans"."long_attributes", "spans"."events", "spans"."llm_token_count_prompt", "spans"."llm_token_count_completion", "spans"."llm_token_count_total" from "spans" inner join "traces" on "traces"."id" = "spans"."trace_rowid" where "spans"."trace_rowid" = ? order by "spans"."start_time" asc, "spans"."id" asc;
@@ -152,10 +156,13 @@ select "spans"."id", "spans"."trace_rowid", "spans"."project_id", "traces"."trac
 select "id", "trace_rowid", "span_id", "parent_id", "name", "span_kind", "status_code", cast("start_time" as text) as "start_time", cast("end_time" as text) as "end_time" from "spans" where "trace_rowid" in (?, ?) and "parent_id" is null order by "spans"."trace_rowid", "spans"."start_time", "spans"."id";
 
 -- spans.rowidsBySpanId
-select "id", "span_id" from "spans" where "span_id" in (?);
+select (select min("id") as "id" from "spans") as "low", (select max("id") as "id" from "spans") as "high";
+select "id", "span_id" from "spans" where ("id" >> 14) in (?) and "span_id" in (?);
 
 -- spans.anyInProject
-select "id" from "spans" where "project_id" = ? and "span_id" in (?) limit ?;
+select (select min("id") as "id" from "spans") as "low", (select max("id") as "id" from "spans") as "high";
+select "id", "span_id" from "spans" where ("id" >> 14) in (?) and "span_id" in (?);
+select "id" from "spans" where "project_id" = ? and "id" in (?) limit ?;
 
 -- spans.anyInTrace
 select "id" from "spans" where "trace_rowid" = ? limit ?;
@@ -264,7 +271,9 @@ select "traces"."project_session_rowid", sum("spans"."llm_token_count_prompt") a
 select "spans"."trace_rowid", json_extract("spans"."attributes", ?) as "input", json_extract("spans"."attributes", ?) as "output", "spans"."long_attributes" from "spans" where "spans"."trace_rowid" in (?, ?) and "spans"."parent_id" is null order by "spans"."trace_rowid", "spans"."start_time", "spans"."id";
 
 -- spanAnnotations.list
-select "span_annotations".*, "spans"."span_id" from "span_annotations" inner join "spans" on "spans"."id" = "span_annotations"."span_rowid" where "spans"."project_id" = ? and "spans"."span_id" in (?) and "span_annotations"."identifier" in (?) and "span_annotations"."name" in (?) and "span_annotations"."name" not in (?) and "span_annotations"."id" <= ? order by "span_annotations"."id" desc limit ?;
+select (select min("id") as "id" from "spans") as "low", (select max("id") as "id" from "spans") as "high";
+select "id", "span_id" from "spans" where ("id" >> 14) in (?) and "span_id" in (?);
+select "span_annotations".*, "spans"."span_id" from "span_annotations" inner join "spans" on "spans"."id" = "span_annotations"."span_rowid" where "spans"."project_id" = ? and "span_annotations"."span_rowid" in (?) and "span_annotations"."identifier" in (?) and "span_annotations"."name" in (?) and "span_annotations"."name" not in (?) and "span_annotations"."id" <= ? order by "span_annotations"."id" desc limit ?;
 
 -- projectMetrics.byKind
 select "spans"."span_kind" as "grp", count(*) as "span_count", sum(case when "spans"."status_code" = 'ERROR' then 1 else 0 end) as "error_count", sum("spans"."llm_token_count_prompt") as "prompt", sum("spans"."llm_token_count_completion") as "completion", sum("spans"."llm_token_count_total") as "total" from "spans" where "spans"."project_id" = ? and "spans"."start_time" >= cast(? as bigint) and "spans"."start_time" < cast(? as bigint) group by 1;
