@@ -7,18 +7,16 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { createPgPool, openSqlite } from '@sightline/common';
-import { CompiledQuery, Kysely, PostgresDialect, sql, SqliteDialect } from 'kysely';
+import { CompiledQuery, type Kysely, sql } from 'kysely';
 import { applyMigrations } from '../../src/db/migrate.js';
 import { migrations } from '../../src/db/migrations/index.js';
 import { createRepositories } from '../../src/db/repositories/index.js';
-import { PostgresSpanWriter } from '../../src/db/repositories/span-writes-postgres.js';
-import { SqliteSpanStore } from '../../src/db/repositories/span-writes-sqlite.js';
 import type { DB } from '../../src/db/schema.js';
 import { SPAN_ID_BUCKET_BITS } from '../../src/db/span-ids.js';
 import type { SpanRow } from '../../src/ingest/span-rows.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../helpers/databases.js';
 import { spanRow } from '../helpers/span-row.js';
+import { openLoggedKysely, openSpanWriter } from '../helpers/span-writer.js';
 import { insertProject } from '../helpers/stored.js';
 
 const PROJECT = 'span-ids';
@@ -60,13 +58,7 @@ for (const dialect of DIALECTS) {
     before(async () => {
       database = await createTestDatabase(dialect);
       const file = path.join(database.workingDir, 'sightline.db');
-      db = new Kysely<DB>({
-        dialect:
-          database.url === undefined
-            ? new SqliteDialect({ database: openSqlite(file) })
-            : new PostgresDialect({ pool: createPgPool(database.url, 1) }),
-        log: (event) => void statements.push(event.query),
-      });
+      db = openLoggedKysely(database, file, () => statements);
       const all = migrations({ dialect });
       assert.ok('0021-span-ids-per-trace' in all);
       await applyMigrations(db as Kysely<unknown>, dialect, Object.fromEntries(Object.entries(all).filter(([name]) => name < '0021')));
@@ -95,16 +87,9 @@ for (const dialect of DIALECTS) {
       before0021 = await storedRows();
 
       await applyMigrations(db as Kysely<unknown>, dialect, all);
-      if (database.url === undefined) {
-        const connection = openSqlite(file);
-        const store = new SqliteSpanStore(connection);
-        write = async (rows) => store.write(rows);
-        closeWriter = async () => void connection.close();
-      } else {
-        const writer = new PostgresSpanWriter(database.url);
-        write = (rows) => writer.write(rows);
-        closeWriter = () => writer.close();
-      }
+      const writer = openSpanWriter(database, file);
+      write = writer.write;
+      closeWriter = writer.close;
     });
     after(async () => {
       await closeWriter?.();

@@ -8,13 +8,10 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { createPgPool, openSqlite } from '@sightline/common';
-import { CompiledQuery, Kysely, PostgresDialect, sql, SqliteDialect } from 'kysely';
+import { CompiledQuery, type Kysely, sql } from 'kysely';
 import { applyMigrations } from '../../src/db/migrate.js';
 import { migrations } from '../../src/db/migrations/index.js';
 import { createRepositories } from '../../src/db/repositories/index.js';
-import { PostgresSpanWriter } from '../../src/db/repositories/span-writes-postgres.js';
-import { SqliteSpanStore } from '../../src/db/repositories/span-writes-sqlite.js';
 import type { SpanRecord } from '../../src/db/repositories/spans-repository.js';
 import type { DB } from '../../src/db/schema.js';
 import { sqlDialect } from '../../src/db/sql-dialect.js';
@@ -22,6 +19,7 @@ import { MAX_USER_TRACES_READ, MIXED_USERS, userKeyOf } from '../../src/db/trace
 import type { SpanRow } from '../../src/ingest/span-rows.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../helpers/databases.js';
 import { spanRow } from '../helpers/span-row.js';
+import { openLoggedKysely, openSpanWriter } from '../helpers/span-writer.js';
 import { insertProject } from '../helpers/stored.js';
 
 const PROJECT = 'users';
@@ -143,31 +141,16 @@ for (const dialect of DIALECTS) {
     before(async () => {
       database = await createTestDatabase(dialect);
       const file = path.join(database.workingDir, 'sightline.db');
-      db = new Kysely<DB>({
-        dialect:
-          database.url === undefined
-            ? new SqliteDialect({ database: openSqlite(file) })
-            : new PostgresDialect({ pool: createPgPool(database.url, 1) }),
-        log: (event) => {
-          statements.push(event.query);
-        },
-      });
+      db = openLoggedKysely(database, file, () => statements);
       const all = migrations({ dialect });
       assert.ok('0020-trace-users' in all);
       await applyMigrations(db as Kysely<unknown>, dialect, Object.fromEntries(Object.entries(all).filter(([name]) => name < '0020')));
       projectId = await insertProject(db, PROJECT);
       await insertBeforeMigration(db, dialect, projectId, OLD);
       await applyMigrations(db as Kysely<unknown>, dialect, all);
-      if (database.url === undefined) {
-        const connection = openSqlite(file);
-        const store = new SqliteSpanStore(connection);
-        write = async (rows) => store.write(rows);
-        closeWriter = async () => void connection.close();
-      } else {
-        const writer = new PostgresSpanWriter(database.url);
-        write = (rows) => writer.write(rows);
-        closeWriter = () => writer.close();
-      }
+      const writer = openSpanWriter(database, file);
+      write = writer.write;
+      closeWriter = writer.close;
       for (const batch of BATCHES) await write(batch.map(toRow));
     });
     after(async () => {

@@ -1,0 +1,35 @@
+/** The dialect's own span writer and a logging Kysely on a test database, for tests below the ingest queue. */
+import { createPgPool, openSqlite } from '@sightline/common';
+import { type CompiledQuery, Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { PostgresSpanWriter } from '../../src/db/repositories/span-writes-postgres.js';
+import { SqliteSpanStore } from '../../src/db/repositories/span-writes-sqlite.js';
+import type { DB } from '../../src/db/schema.js';
+import type { SpanRow } from '../../src/ingest/span-rows.js';
+import type { TestDatabase } from './databases.js';
+
+export interface TestSpanWriter {
+  write(rows: SpanRow[]): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** The writer ingest uses on this database (SQLite: the store on a connection of its own to `file`). */
+export function openSpanWriter(database: TestDatabase, file: string): TestSpanWriter {
+  if (database.url === undefined) {
+    const connection = openSqlite(file);
+    const store = new SqliteSpanStore(connection);
+    return { write: async (rows) => store.write(rows), close: async () => void connection.close() };
+  }
+  const writer = new PostgresSpanWriter(database.url);
+  return { write: (rows) => writer.write(rows), close: () => writer.close() };
+}
+
+/** A Kysely on the database (one connection) that appends every statement it runs to `statements`. */
+export function openLoggedKysely(database: TestDatabase, file: string, statements: () => CompiledQuery[]): Kysely<DB> {
+  return new Kysely<DB>({
+    dialect:
+      database.url === undefined
+        ? new SqliteDialect({ database: openSqlite(file) })
+        : new PostgresDialect({ pool: createPgPool(database.url, 1) }),
+    log: (event) => void statements().push(event.query),
+  });
+}
