@@ -41,6 +41,7 @@ import { playgroundRoutes } from './api/playground-routes.js';
 import type { PlaygroundService } from './playground/playground-service.js';
 import type { SecretsService } from './playground/secrets-service.js';
 import { retentionRoutes, type RetentionLayer } from './api/retention-routes.js';
+import { lazyCompilersFactory } from './api/lazy-compilers.js';
 import type { PromptsService } from './prompts/prompts-service.js';
 import type { QueryLayer } from './query/index.js';
 import { PHOENIX_COMPATIBLE_VERSION, SIGHTLINE_VERSION } from './version.js';
@@ -92,6 +93,7 @@ export async function buildApp({
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     frameworkErrors: frameworkErrorsHandler(securityHeaderSetter({ publicUrl: config.rootUrl })),
     clientErrorHandler,
+    schemaController: { compilersFactory: lazyCompilersFactory() },
   });
   // Unknown GET paths that ask for HTML get the UI's page: its router alone knows its pages.
   const uiPage = loadUiPage(config);
