@@ -1,8 +1,8 @@
 /**
  * Realistic OpenInference LLM traffic for the ingest benchmark: a pool of pre-encoded OTLP
- * protobuf request bodies, plus an id patcher that gives every span sent fresh trace and span
- * ids (the server ignores a span id it already stored, so re-sending a body would inflate
- * the figures).
+ * protobuf request bodies, plus a patcher that gives every span sent fresh trace and span ids
+ * (the server ignores a span id it already stored, so re-sending a body would inflate the
+ * figures) and moves its times forward with the clock, as spans of live traffic are timed.
  *
  * Each trace is one CHAIN span with LLM children; every LLM span carries about 1.5 KB of
  * attributes (prompts, completion, token counts, invocation parameters, input/output values).
@@ -20,6 +20,9 @@ interface SpanSlot {
   trace: number;
   /** Index (within the body) of the parent span, -1 for a root span. */
   parent: number;
+  /** Offsets of start_time_unix_nano and end_time_unix_nano (fixed64, little-endian). */
+  startOffset: number;
+  endOffset: number;
 }
 
 /** One pre-encoded request body and the positions of its ids. */
@@ -41,7 +44,11 @@ export interface PoolOptions {
   /** Spans per trace: one CHAIN root plus (spansPerTrace - 1) LLM children. */
   spansPerTrace: number;
   seed?: number;
-  /** Start time of the first trace, ns since the epoch (default now); the retention benchmark loads old data. */
+  /**
+   * Start time of the first trace of every body, ns since the epoch (default: a minute ago, so a
+   * body's spans end by now); the retention benchmark loads old data. The patcher adds the time
+   * elapsed since it was created.
+   */
   baseNanos?: bigint;
 }
 
@@ -275,11 +282,10 @@ function buildBody(content: Content, batch: number, spansPerTrace: number, baseN
 export function buildBodyPool(options: PoolOptions): BodyTemplate[] {
   if (options.spansPerTrace < 2) throw new Error('spansPerTrace must be at least 2 (a CHAIN root and one LLM span)');
   const content = new Content(options.seed ?? 20251122);
-  const baseNanos = options.baseNanos ?? BigInt(Date.now()) * 1_000_000n;
+  const baseNanos = options.baseNanos ?? BigInt(Date.now() - 60_000) * 1_000_000n;
   const pool: BodyTemplate[] = [];
-  for (let i = 0; i < options.size; i++) {
-    pool.push(buildBody(content, options.batch, options.spansPerTrace, baseNanos + BigInt(i) * 60_000_000_000n));
-  }
+  // Every body starts at the same time: the patcher spreads them over the run as it sends them.
+  for (let i = 0; i < options.size; i++) pool.push(buildBody(content, options.batch, options.spansPerTrace, baseNanos));
   return pool;
 }
 
@@ -326,7 +332,7 @@ function eachField(
   if (position !== end) throw new Error('protobuf field overran its message');
 }
 
-/** Offsets of trace_id, span_id and parent_span_id of every span, in encoding order. */
+/** Offsets of trace_id, span_id, parent_span_id and both times of every span, in encoding order. */
 function locateIds(bytes: Uint8Array): Array<Omit<SpanSlot, 'trace' | 'parent'>> {
   const found: Array<Omit<SpanSlot, 'trace' | 'parent'>> = [];
   // ExportTraceServiceRequest.resource_spans = 1 → ResourceSpans.scope_spans = 2 → ScopeSpans.spans = 2
@@ -336,13 +342,16 @@ function locateIds(bytes: Uint8Array): Array<Omit<SpanSlot, 'trace' | 'parent'>>
       if (field !== 2) return;
       eachField(bytes, ssStart, ssEnd, (field, spanStart, spanEnd) => {
         if (field !== 2) return;
-        const slot = { traceOffset: -1, spanOffset: -1, parentOffset: -1 };
+        const slot = { traceOffset: -1, spanOffset: -1, parentOffset: -1, startOffset: -1, endOffset: -1 };
         eachField(bytes, spanStart, spanEnd, (field, start, end) => {
           if (field === 1 && end - start === 16) slot.traceOffset = start;
           else if (field === 2 && end - start === 8) slot.spanOffset = start;
           else if (field === 4 && end - start === 8) slot.parentOffset = start;
+          else if (field === 7 && end - start === 8) slot.startOffset = start;
+          else if (field === 8 && end - start === 8) slot.endOffset = start;
         });
         if (slot.traceOffset < 0 || slot.spanOffset < 0) throw new Error('span without trace or span id');
+        if (slot.startOffset < 0 || slot.endOffset < 0) throw new Error('span without start or end time');
         found.push(slot);
       });
     });
@@ -352,11 +361,16 @@ function locateIds(bytes: Uint8Array): Array<Omit<SpanSlot, 'trace' | 'parent'>>
 
 /**
  * Gives bodies fresh ids: 16 random bytes per trace; per span 4 random bytes followed by a
- * 32-bit counter, so span ids never repeat within a run (and differ between runs).
+ * 32-bit counter, so span ids never repeat within a run (and differ between runs). It also adds
+ * the time elapsed since the patcher was created to every start and end time: re-sending a
+ * body's own times would pile up spans with equal times in the time indexes, which no exporter
+ * does and which makes those indexes grow random inserts as the database grows
+ * (docs/performance.md, "Span times of the benchmark corpus").
  */
 export class IdPatcher {
   private counter = 0;
   private scratch = Buffer.alloc(0);
+  private readonly created = process.hrtime.bigint();
 
   /** A copy of the template's bytes with new ids (the template itself is left untouched). */
   next(template: BodyTemplate): Buffer {
@@ -371,6 +385,11 @@ export class IdPatcher {
   }
 
   private patch(body: Buffer, template: BodyTemplate): void {
+    const elapsed = process.hrtime.bigint() - this.created;
+    for (const slot of template.slots) {
+      body.writeBigUInt64LE(body.readBigUInt64LE(slot.startOffset) + elapsed, slot.startOffset);
+      body.writeBigUInt64LE(body.readBigUInt64LE(slot.endOffset) + elapsed, slot.endOffset);
+    }
     const need = template.traces * 16 + template.spans * 4;
     if (this.scratch.length < need) this.scratch = Buffer.alloc(need);
     randomFillSync(this.scratch, 0, need);
