@@ -112,7 +112,19 @@ interface PhaseResult {
   p99Ms: number;
   maxMs: number;
   errors: Record<string, number>;
+  /** The latencies by window of the phase (by when each request was sent), to see when a p99 is made. */
+  windows: LatencyWindow[];
 }
+
+interface LatencyWindow {
+  fromSeconds: number;
+  requests: number;
+  p50Ms: number;
+  p99Ms: number;
+}
+
+/** Seconds per latency window of a phase. */
+const WINDOW_SECONDS = 20;
 
 /** POSTs one body on a keep-alive agent; resolves to the status (or error code) and the latency. */
 function post(
@@ -156,6 +168,7 @@ async function openLoop(
   const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
   const intervalMs = (1000 * pool[0]!.spans) / spansPerSecond;
   const latencies: number[] = [];
+  const byWindow: number[][] = [];
   const errors: Record<string, number> = {};
   const inFlight = new Set<Promise<void>>();
   const started = performance.now();
@@ -167,9 +180,12 @@ async function openLoop(
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
     const template = pool[sent % pool.length]!;
     sent++;
+    const window = Math.floor((performance.now() - started) / (WINDOW_SECONDS * 1000));
     const request = post(agent, port, '/v1/traces', patcher.next(template), 'application/x-protobuf').then((outcome) => {
       if (outcome.status === '200') {
         latencies.push(outcome.ms);
+        byWindow[window] ??= [];
+        byWindow[window].push(outcome.ms);
         spans += template.spans;
       } else errors[outcome.status] = (errors[outcome.status] ?? 0) + 1;
     });
@@ -188,7 +204,21 @@ async function openLoop(
     p99Ms: round(percentile(latencies, 0.99), 2),
     maxMs: round(latencies.at(-1) ?? Number.NaN, 2),
     errors,
+    windows: Array.from(byWindow, (window = [], index) => {
+      window.sort((a, b) => a - b);
+      return {
+        fromSeconds: index * WINDOW_SECONDS,
+        requests: window.length,
+        p50Ms: round(percentile(window, 0.5), 1),
+        p99Ms: round(percentile(window, 0.99), 1),
+      };
+    }),
   };
+}
+
+/** One line of a phase's windows: `from s: p50/p99 ms`. */
+function windowsLine(phase: PhaseResult): string {
+  return phase.windows.map((window) => `${window.fromSeconds}s ${window.p50Ms}/${window.p99Ms}`).join(', ');
 }
 
 /** Loads `total` spans (rounded up to whole requests) with `concurrency` closed-loop clients; throws on any non-200. */
@@ -432,7 +462,9 @@ async function main(): Promise<void> {
         `max ingest        ${Math.round(maxRate)} spans/s; measured at ${Math.round(rate)} spans/s`,
         `without deletion  p50 ${baseline.p50Ms} ms, p99 ${baseline.p99Ms} ms, max ${baseline.maxMs} ms, ${baseline.requests} requests, errors ${JSON.stringify(baseline.errors)}`,
         `with deletion     p50 ${deleting.p50Ms} ms, p99 ${deleting.p99Ms} ms, max ${deleting.maxMs} ms, ${deleting.requests} requests, errors ${JSON.stringify(deleting.errors)}`,
+        `  by ${WINDOW_SECONDS} s (p50/p99 ms): ${windowsLine(deleting)}`,
         `control           p50 ${control.p50Ms} ms, p99 ${control.p99Ms} ms, max ${control.maxMs} ms, ${control.requests} requests, errors ${JSON.stringify(control.errors)} (same rate and duration from the loaded database, no deletion)`,
+        `  by ${WINDOW_SECONDS} s (p50/p99 ms): ${windowsLine(control)}`,
         `job               ${run.data.deleted_spans} spans / ${run.data.deleted_traces} traces deleted in ${round(jobSeconds, 1)} s (${result.job.spansPerSecond} spans/s), ${run.data.vacuumed_pages} pages vacuumed, database ${result.job.databaseMiBAfter} MiB after`,
         `p99 ratio         ${round(ratio, 2)} with deletion / control (target ≤ ${TARGET_RATIO}, no error): ${result.met ? 'met' : 'NOT met'}`,
         `result            ${path.relative(ROOT, out)}`,
