@@ -162,12 +162,14 @@ export function loadConfig(env: Env = process.env): Config {
 /**
  * SERVICE_RETENTION_DUTY_PERCENT (above 90 the job could starve ingest of the database) and
  * SERVICE_RETENTION_MIN_DUTY_PERCENT, the share kept under saturation (docs/retention.md), which
- * cannot exceed the first; by default a fifth, or the duty when that is lower.
+ * cannot exceed the first; by default 10 and 5 % (or the duty when that is lower), the pace at
+ * which deleting a million spans beside ingest at half its capacity leaves ingest's p99 within 2×
+ * (docs/performance.md, "Retention").
  */
 function dutyPercents(read: EnvReader): { dutyPercent: number; minDutyPercent: number } {
-  const dutyPercent = envPositiveInt(read, 'SERVICE_RETENTION_DUTY_PERCENT', 50);
+  const dutyPercent = envPositiveInt(read, 'SERVICE_RETENTION_DUTY_PERCENT', 10);
   if (dutyPercent > 90) throw new ConfigError(`SERVICE_RETENTION_DUTY_PERCENT: expected 1 to 90, got "${dutyPercent}"`);
-  const minDutyPercent = envPositiveInt(read, 'SERVICE_RETENTION_MIN_DUTY_PERCENT', Math.min(20, dutyPercent));
+  const minDutyPercent = envPositiveInt(read, 'SERVICE_RETENTION_MIN_DUTY_PERCENT', Math.min(5, dutyPercent));
   if (minDutyPercent > dutyPercent) {
     throw new ConfigError(
       `SERVICE_RETENTION_MIN_DUTY_PERCENT: expected 1 to SERVICE_RETENTION_DUTY_PERCENT (${dutyPercent}), got "${minDutyPercent}"`,

@@ -63,7 +63,7 @@ describe('loadConfig: defaults', () => {
         maxInflightBytes: 16 * 1024 * 1024,
         queueWaitMs: 2000,
       },
-      retention: { intervalSeconds: 60, batchMs: 50, dutyPercent: 50, minDutyPercent: 20 },
+      retention: { intervalSeconds: 60, batchMs: 50, dutyPercent: 10, minDutyPercent: 5 },
       datasetUploadIdleSeconds: 60,
       shutdownTimeoutSeconds: 10,
       logLevel: 'info',
@@ -280,8 +280,14 @@ describe('loadConfig: numbers', () => {
       'expected 1 to SERVICE_RETENTION_DUTY_PERCENT (30)',
     );
     assertConfigError({ SERVICE_RETENTION_MIN_DUTY_PERCENT: '0' }, 'SERVICE_RETENTION_MIN_DUTY_PERCENT', 'expected');
-    assert.equal(loadConfig({ SERVICE_RETENTION_DUTY_PERCENT: '10' }).retention.minDutyPercent, 10);
-    assert.equal(loadConfig({ SERVICE_RETENTION_MIN_DUTY_PERCENT: '50' }).retention.minDutyPercent, 50);
+    assert.equal(loadConfig({ SERVICE_RETENTION_DUTY_PERCENT: '3' }).retention.minDutyPercent, 3);
+    assert.equal(loadConfig({ SERVICE_RETENTION_DUTY_PERCENT: '60' }).retention.minDutyPercent, 5);
+    assert.equal(loadConfig({ SERVICE_RETENTION_MIN_DUTY_PERCENT: '10' }).retention.minDutyPercent, 10);
+    assertConfigError(
+      { SERVICE_RETENTION_MIN_DUTY_PERCENT: '11' },
+      'SERVICE_RETENTION_MIN_DUTY_PERCENT',
+      'expected 1 to SERVICE_RETENTION_DUTY_PERCENT (10)',
+    );
   });
 });
 
