@@ -386,10 +386,6 @@ export class IdPatcher {
 
   private patch(body: Buffer, template: BodyTemplate): void {
     const elapsed = process.hrtime.bigint() - this.created;
-    for (const slot of template.slots) {
-      body.writeBigUInt64LE(body.readBigUInt64LE(slot.startOffset) + elapsed, slot.startOffset);
-      body.writeBigUInt64LE(body.readBigUInt64LE(slot.endOffset) + elapsed, slot.endOffset);
-    }
     const need = template.traces * 16 + template.spans * 4;
     if (this.scratch.length < need) this.scratch = Buffer.alloc(need);
     randomFillSync(this.scratch, 0, need);
@@ -399,6 +395,8 @@ export class IdPatcher {
       this.scratch.copy(body, slot.traceOffset, slot.trace * 16, slot.trace * 16 + 16);
       this.scratch.copy(body, slot.spanOffset, spanBase + i * 4, spanBase + i * 4 + 4);
       body.writeUInt32BE(this.counter++ >>> 0, slot.spanOffset + 4);
+      body.writeBigUInt64LE(body.readBigUInt64LE(slot.startOffset) + elapsed, slot.startOffset);
+      body.writeBigUInt64LE(body.readBigUInt64LE(slot.endOffset) + elapsed, slot.endOffset);
     }
     for (const slot of template.slots) {
       if (slot.parent >= 0)
