@@ -122,6 +122,8 @@ export interface RateLimitsTable {
 export interface SpanAnnotationsTable {
   id: Generated<number>;
   span_rowid: number;
+  /** The span's trace (migration 0022): PostgreSQL's foreign key to the partitioned spans needs it. */
+  trace_rowid: number;
   name: string;
   label: string | null;
   score: number | null;
@@ -163,6 +165,8 @@ export interface SessionAnnotationsTable extends AnnotationColumns {
 
 export interface DocumentAnnotationsTable extends AnnotationColumns {
   span_rowid: number;
+  /** The span's trace (migration 0022), as in span_annotations. */
+  trace_rowid: number;
   document_position: number;
 }
 

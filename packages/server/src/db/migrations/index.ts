@@ -21,6 +21,7 @@ import * as datasetUploads from './0018-dataset-uploads.js';
 import * as longAttributes from './0019-long-attributes.js';
 import * as traceUsers from './0020-trace-users.js';
 import * as spanIdsPerTrace from './0021-span-ids-per-trace.js';
+import * as timePartitions from './0022-time-partitions.js';
 
 export interface MigrationContext {
   dialect: Dialect;
@@ -49,5 +50,6 @@ export function migrations(context: MigrationContext): Record<string, Migration>
     '0019-long-attributes': { up: longAttributes.up(context) },
     '0020-trace-users': { up: traceUsers.up(context) },
     '0021-span-ids-per-trace': { up: spanIdsPerTrace.up(context) },
+    '0022-time-partitions': { up: timePartitions.up(context) },
   };
 }

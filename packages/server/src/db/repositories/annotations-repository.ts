@@ -133,14 +133,15 @@ export function createAnnotationsRepository(db: Kysely<DB>, dialect: Dialect) {
       const values = updatable(input, now);
       const row = await db
         .insertInto('document_annotations')
-        .values({
+        .values((eb) => ({
           ...values,
           span_rowid: spanRowid,
+          trace_rowid: eb.selectFrom('spans').select('spans.trace_rowid').where('spans.id', '=', spanRowid),
           document_position: documentPosition,
           name: input.name,
           identifier: input.identifier,
           created_at: now,
-        })
+        }))
         .onConflict((oc) => oc.columns(['name', 'span_rowid', 'document_position', 'identifier']).doUpdateSet(values))
         .returning('id')
         .executeTakeFirstOrThrow();

@@ -68,7 +68,14 @@ export function createSpanAnnotationsRepository(db: Kysely<DB>, dialect: Dialect
       };
       const row = await db
         .insertInto('span_annotations')
-        .values({ ...values, span_rowid: input.spanRowid, name: input.name, identifier: input.identifier, created_at: now })
+        .values((eb) => ({
+          ...values,
+          span_rowid: input.spanRowid,
+          trace_rowid: eb.selectFrom('spans').select('spans.trace_rowid').where('spans.id', '=', input.spanRowid),
+          name: input.name,
+          identifier: input.identifier,
+          created_at: now,
+        }))
         .onConflict((oc) => oc.columns(['name', 'span_rowid', 'identifier']).doUpdateSet(values))
         .returning('id')
         .executeTakeFirstOrThrow();

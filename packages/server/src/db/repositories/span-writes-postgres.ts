@@ -1,12 +1,16 @@
 /**
  * Span ingest SQL for PostgreSQL: one dedicated connection, each batch a transaction of
- * set-based statements (projects, traces via unnest, spans via unnest, and, when the batch
- * touches sessions, sessions and the traces' links to them). Safe across replicas: conflicts
- * resolve by unique keys, traces are locked in trace-id order and sessions in key order.
+ * set-based statements (projects, trace ids, traces via unnest, spans via unnest, and, when the
+ * batch touches sessions, sessions and the traces' links to them). Safe across replicas:
+ * conflicts resolve by unique keys, traces are locked in trace-id order and sessions in key
+ * order. Traces and spans are partitioned by day (docs/partitioning.md): a new trace's row id
+ * carries its day, and the day's partitions are created before the batch's transaction.
  */
 import type pg from 'pg';
 import { createPgPool, inPgTransaction } from '@sightline/common';
 import type { SpanRow } from '../../ingest/span-rows.js';
+import { dayOfMillis, partitionDayOf } from '../partitions.js';
+import { createDayPartitions } from './partitions-postgres.js';
 import { MERGE_USER_ID, sessionsOf, tracesOf, type TraceInBatch } from './span-writes.js';
 
 /**
@@ -22,10 +26,23 @@ const UPSERT_PROJECT = `
   ON CONFLICT (name) DO UPDATE SET updated_at = projects.updated_at
   RETURNING id`;
 
+/**
+ * A row id for each new trace id, `day × 2^32 + sequence` (db/partitions.ts); trace ids already
+ * stored keep theirs, which TRACE_ROWIDS reads. DO NOTHING waits for another replica's insert of
+ * the same trace id to commit or roll back, and the next statement sees the row it committed.
+ */
+const CLAIM_TRACE_ROWIDS = `
+  INSERT INTO trace_ids (trace_id, trace_rowid)
+  SELECT t, (d << 32) + (nextval('traces_id_seq') & 4294967295) FROM unnest($1::text[], $2::bigint[]) AS u(t, d)
+  ON CONFLICT (trace_id) DO NOTHING
+  RETURNING trace_id, trace_rowid`;
+
+const TRACE_ROWIDS = 'SELECT trace_id, trace_rowid FROM trace_ids WHERE trace_id = ANY($1::text[])';
+
 const UPSERT_TRACES = `
-  INSERT INTO traces (project_id, trace_id, start_time, end_time, user_id)
-  SELECT * FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::bigint[], $5::text[])
-  ON CONFLICT (trace_id) DO UPDATE SET
+  INSERT INTO traces (id, project_id, trace_id, start_time, end_time, user_id)
+  SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::bigint[], $5::bigint[], $6::text[])
+  ON CONFLICT (id) DO UPDATE SET
     start_time = LEAST(traces.start_time, excluded.start_time),
     end_time = GREATEST(traces.end_time, excluded.end_time),
     user_id = ${MERGE_USER_ID}
@@ -73,6 +90,8 @@ function isRetryable(error: unknown): boolean {
 export class PostgresSpanWriter {
   private readonly pool: pg.Pool;
   private readonly projectIds = new Map<string, number>();
+  /** Days whose partitions are known to exist. */
+  private readonly partitionDays = new Set<number>();
 
   constructor(url: string) {
     this.pool = createPgPool(url, 1);
@@ -80,13 +99,17 @@ export class PostgresSpanWriter {
 
   /** Inserts the rows in one transaction; resolves once the commit is durable. */
   async write(rows: SpanRow[]): Promise<void> {
+    const today = dayOfMillis(Date.now());
     for (let attempt = 1; ; attempt++) {
       try {
-        await inPgTransaction(this.pool, (client) => this.insert(client, rows));
+        await this.createPartitions(today, rows);
+        await inPgTransaction(this.pool, (client) => this.insert(client, rows, today));
         return;
       } catch (error) {
-        // A rolled-back transaction may have cached ids of projects it created.
+        // A rolled-back transaction may have cached ids of projects it created, and a partition
+        // may have been dropped by hand: both are looked up again.
         this.projectIds.clear();
+        this.partitionDays.clear();
         // Replicas writing the same traces or sessions at once may still meet in a deadlock;
         // PostgreSQL breaks it by rolling one back, which is retried here instead of refused.
         if (attempt >= MAX_ATTEMPTS || !isRetryable(error)) throw error;
@@ -100,6 +123,38 @@ export class PostgresSpanWriter {
 
   close(): Promise<void> {
     return this.pool.end();
+  }
+
+  /**
+   * Creates the partitions of the batch's days that are not known yet, and tomorrow's ahead of
+   * need, so that a day's partition DDL rarely waits in front of its first batch.
+   */
+  private async createPartitions(today: number, rows: SpanRow[]): Promise<void> {
+    const days = new Set([today, today + 1]);
+    for (const row of rows) days.add(partitionDayOf(row.startTime, today));
+    const missing = [...days].filter((day) => !this.partitionDays.has(day));
+    if (missing.length === 0) return;
+    await createDayPartitions(this.pool, missing);
+    for (const day of missing) this.partitionDays.add(day);
+  }
+
+  /** The row id of each of the batch's traces: the stored trace's, or a new one in the trace's day. */
+  private async traceRowidsOf(client: pg.PoolClient, traces: TraceInBatch[], today: number): Promise<Map<string, number>> {
+    const claimed = await client.query<{ trace_id: string; trace_rowid: string }>({
+      name: 'claim-trace-rowids',
+      text: CLAIM_TRACE_ROWIDS,
+      values: [traces.map((trace) => trace.traceId), traces.map((trace) => partitionDayOf(trace.startTime, today))],
+    });
+    const rowids = new Map(claimed.rows.map((row) => [row.trace_id, Number(row.trace_rowid)]));
+    if (rowids.size < traces.length) {
+      const stored = await client.query<{ trace_id: string; trace_rowid: string }>({
+        name: 'trace-rowids',
+        text: TRACE_ROWIDS,
+        values: [traces.filter((trace) => !rowids.has(trace.traceId)).map((trace) => trace.traceId)],
+      });
+      for (const row of stored.rows) rowids.set(row.trace_id, Number(row.trace_rowid));
+    }
+    return rowids;
   }
 
   /**
@@ -161,13 +216,14 @@ export class PostgresSpanWriter {
     });
   }
 
-  private async insert(client: pg.PoolClient, rows: SpanRow[]): Promise<void> {
+  private async insert(client: pg.PoolClient, rows: SpanRow[], today: number): Promise<void> {
     const traces = tracesOf(rows);
     const idsByName = await this.projectIdsOf(
       client,
       traces.map((trace) => trace.projectName),
     );
     const projectIds = traces.map((trace) => idsByName.get(trace.projectName)!);
+    const traceRowids = await this.traceRowidsOf(client, traces, today);
     const traceResult = await client.query<{
       id: number;
       trace_id: string;
@@ -178,6 +234,7 @@ export class PostgresSpanWriter {
       name: 'upsert-traces',
       text: UPSERT_TRACES,
       values: [
+        traces.map((trace) => traceRowids.get(trace.traceId)!),
         projectIds,
         traces.map((trace) => trace.traceId),
         traces.map((trace) => trace.startTime.toString()),

@@ -1,0 +1,275 @@
+/**
+ * Time-partitioned traces and spans on PostgreSQL (migration 0022, docs/partitioning.md): the
+ * migration turns a database written by the release before it into the partitioned layout in
+ * place, keeping every row id and every row that references one; the writer puts a new trace
+ * and its spans in the partition of the trace's day (within a day of today), keeps a trace that
+ * arrives in several batches in one row, and continues traces stored before the migration in the
+ * legacy partition; replicas racing on new traces store each once; deletes cascade through the
+ * partitions. On SQLite the migration only gives span and document annotations their trace.
+ */
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { type CompiledQuery, type Kysely, sql } from 'kysely';
+import { applyMigrations } from '../../src/db/migrate.js';
+import { migrations } from '../../src/db/migrations/index.js';
+import { dayOfMillis, dayOfRowid, partitionName } from '../../src/db/partitions.js';
+import { createRepositories } from '../../src/db/repositories/index.js';
+import type { DB } from '../../src/db/schema.js';
+import { createTestDatabase, DIALECTS, type TestDatabase } from '../helpers/databases.js';
+import { spanRow } from '../helpers/span-row.js';
+import { openLoggedKysely, openSpanWriter, type TestSpanWriter } from '../helpers/span-writer.js';
+import { insertProject } from '../helpers/stored.js';
+
+const PROJECT = 'partitions';
+const NANOS_PER_DAY = 86_400_000_000_000n;
+const traceId = (name: string) => Buffer.from(name).toString('hex').padEnd(32, '0').slice(0, 32);
+const spanId = (n: number) => n.toString(16).padStart(16, '0');
+/** Nanoseconds at `days` from now (negative: in the past). */
+const daysFromNow = (days: number) => BigInt(Date.now()) * 1_000_000n + BigInt(days) * NANOS_PER_DAY;
+
+const annotation = {
+  name: 'quality',
+  annotatorKind: 'HUMAN' as const,
+  label: 'good',
+  score: 1,
+  explanation: null,
+  metadata: {},
+  identifier: '',
+  source: 'API' as const,
+  userId: null,
+};
+
+for (const dialect of DIALECTS) {
+  describe(`time partitions (migration 0022) [${dialect}]`, () => {
+    let database: TestDatabase;
+    let db: Kysely<DB>;
+    let writer: TestSpanWriter;
+    let legacyTraceRowid: number;
+    let legacySpanRowids: number[];
+    const statements: CompiledQuery[] = [];
+
+    const row = (trace: string, n: number, start: bigint, extra: Partial<Parameters<typeof spanRow>[0]> = {}) =>
+      spanRow({ projectName: PROJECT, traceId: traceId(trace), spanId: spanId(n), startTime: start, endTime: start + 1000n, ...extra });
+    /** trace id → (row id, partition) of every stored trace, and span id → (trace row id, partition) of every span. */
+    const stored = async () => {
+      const partition = dialect === 'postgres' ? sql<string>`tableoid::regclass::text` : sql<string>`'main'`;
+      const traces = await sql<{ trace_id: string; id: string; part: string }>`
+        SELECT trace_id, id, ${partition} AS part FROM traces ORDER BY id`.execute(db);
+      const spans = await sql<{ span_id: string; id: string; trace_rowid: string; part: string }>`
+        SELECT span_id, id, trace_rowid, ${partition} AS part FROM spans ORDER BY id`.execute(db);
+      return {
+        traces: traces.rows.map((r) => ({ traceId: r.trace_id, id: Number(r.id), part: r.part })),
+        spans: spans.rows.map((r) => ({ spanId: r.span_id, id: Number(r.id), traceRowid: Number(r.trace_rowid), part: r.part })),
+      };
+    };
+
+    before(async () => {
+      database = await createTestDatabase(dialect);
+      const file = path.join(database.workingDir, 'sightline.db');
+      db = openLoggedKysely(database, file, () => statements);
+      const all = migrations({ dialect });
+      await applyMigrations(db as Kysely<unknown>, dialect, Object.fromEntries(Object.entries(all).filter(([name]) => name < '0022')));
+
+      // As the release before 0022 stored them: a trace of two spans, an annotation of each kind
+      // on them and a cost.
+      const projectId = await insertProject(db, PROJECT);
+      const trace = await sql<{ id: string }>`INSERT INTO traces (project_id, trace_id, start_time, end_time)
+        VALUES (${projectId}, ${traceId('legacy')}, 1, 2) RETURNING id`.execute(db);
+      legacyTraceRowid = Number(trace.rows[0]!.id);
+      legacySpanRowids = [];
+      for (const n of [1, 2]) {
+        const span = await sql<{ id: string }>`INSERT INTO spans (trace_rowid, project_id, span_id, name, span_kind, start_time,
+            end_time, status_code, status_message, attributes, events)
+          VALUES (${legacyTraceRowid}, ${projectId}, ${spanId(n)}, 'chat', 'LLM', ${n}, ${n}, 'OK', '', '{}', '[]') RETURNING id`.execute(
+          db,
+        );
+        legacySpanRowids.push(Number(span.rows[0]!.id));
+      }
+      await sql`INSERT INTO span_annotations (span_rowid, name, label, metadata, annotator_kind, identifier, source, created_at, updated_at)
+        VALUES (${legacySpanRowids[0]}, 'quality', 'good', '{}', 'HUMAN', '', 'API', 'now', 'now')`.execute(db);
+      await sql`INSERT INTO document_annotations (span_rowid, document_position, name, label, metadata, annotator_kind, identifier,
+          source, created_at, updated_at)
+        VALUES (${legacySpanRowids[1]}, 0, 'relevance', 'yes', '{}', 'HUMAN', '', 'API', 'now', 'now')`.execute(db);
+      await sql`INSERT INTO span_costs (span_rowid, trace_rowid, project_id, model_id, start_time, prompt_cost, completion_cost, total_cost)
+        VALUES (${legacySpanRowids[0]}, ${legacyTraceRowid}, ${projectId}, NULL, 1, 0.5, 0.25, 0.75)`.execute(db);
+
+      await applyMigrations(db as Kysely<unknown>, dialect, all);
+      writer = openSpanWriter(database, file);
+    });
+    after(async () => {
+      await writer?.close();
+      await db?.destroy();
+      await database?.drop();
+    });
+
+    it('keeps every row id and gives span and document annotations their trace', async () => {
+      const { traces, spans } = await stored();
+      assert.deepEqual(
+        traces.map((t) => t.id),
+        [legacyTraceRowid],
+      );
+      assert.deepEqual(
+        spans.map((s) => [s.id, s.traceRowid]),
+        legacySpanRowids.map((id) => [id, legacyTraceRowid]),
+      );
+      const spanAnnotations = await sql<{
+        span_rowid: string;
+        trace_rowid: string;
+      }>`SELECT span_rowid, trace_rowid FROM span_annotations`.execute(db);
+      assert.deepEqual(
+        spanAnnotations.rows.map((r) => [Number(r.span_rowid), Number(r.trace_rowid)]),
+        [[legacySpanRowids[0], legacyTraceRowid]],
+      );
+      const documents = await sql<{
+        span_rowid: string;
+        trace_rowid: string;
+      }>`SELECT span_rowid, trace_rowid FROM document_annotations`.execute(db);
+      assert.deepEqual(
+        documents.rows.map((r) => [Number(r.span_rowid), Number(r.trace_rowid)]),
+        [[legacySpanRowids[1], legacyTraceRowid]],
+      );
+      if (dialect === 'postgres') {
+        assert.deepEqual(
+          traces.map((t) => t.part),
+          ['traces_legacy'],
+        );
+        assert.deepEqual(
+          spans.map((s) => s.part),
+          ['spans_legacy', 'spans_legacy'],
+        );
+        const ids = await sql<{ trace_id: string; trace_rowid: string }>`SELECT trace_id, trace_rowid FROM trace_ids`.execute(db);
+        assert.deepEqual(
+          ids.rows.map((r) => [r.trace_id, Number(r.trace_rowid)]),
+          [[traceId('legacy'), legacyTraceRowid]],
+        );
+        const partitioned = await sql<{ name: string; key: string }>`
+          SELECT c.relname AS name, pg_get_partkeydef(c.oid) AS key FROM pg_class c
+          WHERE c.relkind = 'p' AND c.relname IN ('traces', 'spans') ORDER BY 1`.execute(db);
+        assert.deepEqual(partitioned.rows, [
+          { name: 'spans', key: 'RANGE (trace_rowid)' },
+          { name: 'traces', key: 'RANGE (id)' },
+        ]);
+      }
+    });
+
+    it('puts a new trace and its spans in the partition of its day, within a day of today', async () => {
+      const today = dayOfMillis(Date.now());
+      await writer.write([row('today', 10, daysFromNow(0)), row('today', 11, daysFromNow(0)), row('old', 12, daysFromNow(-40))]);
+      await writer.write([row('future', 13, daysFromNow(30)), row('yesterday', 14, daysFromNow(-1))]);
+      const { traces, spans } = await stored();
+      const byTrace = new Map(traces.map((t) => [t.traceId, t]));
+      for (const [name, offset] of [
+        ['today', 0],
+        ['old', -1],
+        ['future', 1],
+        ['yesterday', -1],
+      ] as const) {
+        const trace = byTrace.get(traceId(name))!;
+        if (dialect === 'sqlite') {
+          assert.ok(trace.id < 2 ** 32, `SQLite keeps its row ids (${name})`);
+          continue;
+        }
+        assert.equal(dayOfRowid(trace.id), today + offset, name);
+        assert.equal(trace.part, partitionName('traces', today + offset), name);
+        for (const span of spans.filter((s) => s.traceRowid === trace.id))
+          assert.equal(span.part, partitionName('spans', today + offset), name);
+      }
+      assert.equal(spans.filter((s) => s.traceRowid === byTrace.get(traceId('today'))!.id).length, 2);
+      // Span row ids stay dense: each new span takes the next one.
+      const newSpanIds = spans.filter((s) => s.id > legacySpanRowids[1]!).map((s) => s.id);
+      assert.equal(newSpanIds.length, 5);
+      assert.equal(newSpanIds[4]! - newSpanIds[0]!, 4);
+    });
+
+    it('keeps a trace that arrives in several batches in one row, and a repeated span once', async () => {
+      await writer.write([row('batches', 20, daysFromNow(0))]);
+      // An earlier span of the same trace, from the day before: the trace keeps its row and partition.
+      const earlier = daysFromNow(-1);
+      await writer.write([row('batches', 21, earlier), row('batches', 20, daysFromNow(0))]);
+      const { traces, spans } = await stored();
+      const rows = traces.filter((t) => t.traceId === traceId('batches'));
+      assert.equal(rows.length, 1);
+      assert.deepEqual(
+        spans.filter((s) => s.traceRowid === rows[0]!.id).map((s) => s.spanId),
+        [spanId(20), spanId(21)],
+      );
+      const times = await sql<{
+        start_time: string;
+      }>`SELECT cast(start_time AS text) AS start_time FROM traces WHERE id = ${rows[0]!.id}`.execute(db);
+      assert.equal(BigInt(times.rows[0]!.start_time), earlier, 'the trace starts with its earliest span');
+    });
+
+    it('continues a trace stored before the migration in its own partition', async () => {
+      await writer.write([row('legacy', 3, 5n)]);
+      const { traces, spans } = await stored();
+      assert.equal(traces.filter((t) => t.traceId === traceId('legacy')).length, 1);
+      const added = spans.find((s) => s.spanId === spanId(3))!;
+      assert.equal(added.traceRowid, legacyTraceRowid);
+      if (dialect === 'postgres') assert.equal(added.part, 'spans_legacy');
+    });
+
+    it('annotates spans of a day partition and deletes what references a trace with it', async () => {
+      const repositories = createRepositories(db, dialect);
+      const { traces, spans } = await stored();
+      const trace = traces.find((t) => t.traceId === traceId('today'))!;
+      const span = spans.find((s) => s.traceRowid === trace.id)!;
+      const now = new Date().toISOString();
+      await repositories.spanAnnotations.upsert({ ...annotation, spanRowid: span.id }, now);
+      await repositories.annotations.upsertDocument(span.id, 1, { ...annotation, name: 'relevance' }, now);
+      const traceOf = async (table: 'span_annotations' | 'document_annotations') =>
+        (
+          await sql<{ trace_rowid: string }>`SELECT trace_rowid FROM ${sql.table(table)} WHERE span_rowid = ${span.id}`.execute(db)
+        ).rows.map((r) => Number(r.trace_rowid));
+      assert.deepEqual(await traceOf('span_annotations'), [trace.id]);
+      assert.deepEqual(await traceOf('document_annotations'), [trace.id]);
+
+      await sql`DELETE FROM traces WHERE id = ${trace.id}`.execute(db);
+      assert.deepEqual(await traceOf('span_annotations'), []);
+      assert.deepEqual(await traceOf('document_annotations'), []);
+      const after = await stored();
+      assert.equal(
+        after.spans.some((s) => s.traceRowid === trace.id),
+        false,
+      );
+      if (dialect === 'postgres') {
+        const ids = await sql<{ n: string }>`SELECT count(*) AS n FROM trace_ids WHERE trace_id = ${traceId('today')}`.execute(db);
+        assert.equal(Number(ids.rows[0]!.n), 0, 'the trace id is free again');
+        // A trace id that comes back after its trace was deleted is a new trace.
+        await writer.write([row('today', 30, daysFromNow(0))]);
+        const again = (await stored()).traces.filter((t) => t.traceId === traceId('today'));
+        assert.equal(again.length, 1);
+        assert.notEqual(again[0]!.id, trace.id);
+      }
+    });
+
+    if (dialect === 'postgres') {
+      it('stores each new trace once when replicas write the same traces at once', async () => {
+        const writers = [openSpanWriter(database, ''), openSpanWriter(database, '')];
+        try {
+          const batch = (w: number) =>
+            Array.from({ length: 40 }, (_, i) => row(`race-${i}`, 1000 + w * 100 + i, daysFromNow(0) - BigInt(w * 1000)));
+          await Promise.all(writers.map((w, index) => w.write(batch(index))));
+        } finally {
+          await Promise.all(writers.map((w) => w.close()));
+        }
+        const { traces, spans } = await stored();
+        const raced = traces.filter((t) => t.traceId.startsWith(traceId('race-').slice(0, 10)));
+        assert.equal(raced.length, 40);
+        assert.equal(new Set(raced.map((t) => t.traceId)).size, 40);
+        const rowids = new Set(raced.map((t) => t.id));
+        assert.equal(spans.filter((s) => rowids.has(s.traceRowid)).length, 80);
+      });
+
+      it('creates tomorrow’s partitions ahead of need', async () => {
+        const tomorrow = dayOfMillis(Date.now()) + 1;
+        const tables = await sql<{ name: string }>`
+          SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+          WHERE i.inhparent IN ('traces'::regclass, 'spans'::regclass) ORDER BY 1`.execute(db);
+        const names = tables.rows.map((r) => r.name);
+        assert.ok(names.includes(partitionName('traces', tomorrow)), names.join());
+        assert.ok(names.includes(partitionName('spans', tomorrow)), names.join());
+      });
+    }
+  });
+}
