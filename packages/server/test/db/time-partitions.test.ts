@@ -10,11 +10,14 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { createPgPool } from '@sightline/common';
 import { type CompiledQuery, type Kysely, sql } from 'kysely';
 import { applyMigrations } from '../../src/db/migrate.js';
 import { migrations } from '../../src/db/migrations/index.js';
-import { dayOfMillis, dayOfRowid, partitionName } from '../../src/db/partitions.js';
+import { dayOfMillis, dayOfRowid, partitionName, ROWIDS_PER_DAY } from '../../src/db/partitions.js';
 import { createRepositories } from '../../src/db/repositories/index.js';
+import { createDayPartitions } from '../../src/db/repositories/partitions-postgres.js';
+import { startRetentionJob } from '../../src/retention/retention-job.js';
 import type { DB } from '../../src/db/schema.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../helpers/databases.js';
 import { spanRow } from '../helpers/span-row.js';
@@ -269,6 +272,84 @@ for (const dialect of DIALECTS) {
         const names = tables.rows.map((r) => r.name);
         assert.ok(names.includes(partitionName('traces', tomorrow)), names.join());
         assert.ok(names.includes(partitionName('spans', tomorrow)), names.join());
+      });
+
+      it('retention drops a day whose every trace is past its project’s max_days, with what references it', async () => {
+        const today = dayOfMillis(Date.now());
+        const [expiredDay, keptDay] = [today - 10, today - 9];
+        const pool = createPgPool(database.url!, 1);
+        try {
+          await createDayPartitions(pool, [expiredDay, keptDay]);
+        } finally {
+          await pool.end();
+        }
+        const aged = await insertProject(db, 'aged');
+        const kept = await insertProject(db, 'kept');
+        await sql`INSERT INTO retention_policies (project_id, max_days, created_at, updated_at) VALUES (${aged}, 5, 'now', 'now')`.execute(
+          db,
+        );
+        const session = await sql<{ id: string }>`INSERT INTO project_sessions (project_id, session_id, start_time, end_time)
+          VALUES (${aged}, 'old-session', 1, 2) RETURNING id`.execute(db);
+        const insertTrace = async (projectId: number, day: number, n: number, sessionRowid: number | null) => {
+          const id = day * ROWIDS_PER_DAY + n;
+          const start = BigInt(day) * NANOS_PER_DAY + BigInt(n);
+          await sql`INSERT INTO traces (id, project_id, trace_id, start_time, end_time, project_session_rowid)
+            VALUES (${id}, ${projectId}, ${traceId(`day-${day}-${n}`)}, ${start}, ${start}, ${sessionRowid})`.execute(db);
+          await sql`INSERT INTO trace_ids (trace_id, trace_rowid) VALUES (${traceId(`day-${day}-${n}`)}, ${id})`.execute(db);
+          const span = await sql<{ id: string }>`INSERT INTO spans (trace_rowid, project_id, span_id, name, span_kind, start_time,
+              end_time, status_code, status_message, attributes, events)
+            VALUES (${id}, ${projectId}, ${spanId(n)}, 'chat', 'LLM', ${start}, ${start}, 'OK', '', '{}', '[]') RETURNING id`.execute(db);
+          return { id, spanRowid: Number(span.rows[0]!.id) };
+        };
+        const old = await insertTrace(aged, expiredDay, 1, Number(session.rows[0]!.id));
+        await insertTrace(aged, expiredDay, 2, null);
+        const other = await insertTrace(kept, keptDay, 3, null);
+        await insertTrace(aged, keptDay, 4, null);
+        const now = new Date().toISOString();
+        const repositories = createRepositories(db, 'postgres');
+        await repositories.spanAnnotations.upsert({ ...annotation, spanRowid: old.spanRowid }, now);
+        await repositories.annotations.upsertTrace(old.id, annotation, now);
+        await sql`INSERT INTO span_costs (span_rowid, trace_rowid, project_id, model_id, start_time, prompt_cost, completion_cost, total_cost)
+          VALUES (${old.spanRowid}, ${old.id}, ${aged}, NULL, 1, 0.5, 0.25, 0.75)`.execute(db);
+        const partitions = async () =>
+          (
+            await sql<{ name: string }>`
+              SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+              WHERE i.inhparent IN ('traces'::regclass, 'spans'::regclass)`.execute(db)
+          ).rows.map((r) => r.name);
+
+        const job = startRetentionJob({
+          repositories,
+          withTransaction: (work) => db.transaction().execute((trx) => work(createRepositories(trx, 'postgres'))),
+          intervalMs: 3_600_000,
+        });
+        const run = await job.runNow();
+        await job.stop();
+
+        const names = await partitions();
+        assert.ok(
+          !names.includes(partitionName('traces', expiredDay)) && !names.includes(partitionName('spans', expiredDay)),
+          names.join(),
+        );
+        // The next day holds a trace of a project without a policy: its partitions stay, and the
+        // expired trace of the other project in it goes row by row.
+        assert.ok(names.includes(partitionName('traces', keptDay)) && names.includes(partitionName('spans', keptDay)), names.join());
+        const left = await sql<{ id: string }>`SELECT id FROM traces WHERE id >= ${expiredDay * ROWIDS_PER_DAY} ORDER BY id`.execute(db);
+        assert.deepEqual(
+          left.rows.map((r) => Number(r.id)).filter((id) => dayOfRowid(id) <= keptDay),
+          [other.id],
+        );
+        const count = async (table: string) =>
+          Number(
+            (await sql<{ n: string }>`SELECT count(*) AS n FROM ${sql.table(table)} WHERE trace_rowid = ${old.id}`.execute(db)).rows[0]!.n,
+          );
+        for (const table of ['trace_ids', 'span_annotations', 'trace_annotations', 'span_costs'])
+          assert.equal(await count(table), 0, table);
+        const sessions = await sql`SELECT id FROM project_sessions WHERE session_id = 'old-session'`.execute(db);
+        assert.equal(sessions.rows.length, 0, 'the session left without traces is gone');
+        const agedRun = run.projects.find((p) => p.projectId === aged)!;
+        assert.deepEqual([agedRun.deletedTraces, agedRun.deletedSpans], [3, 3]);
+        assert.equal(run.deletedSessions, 1);
       });
     }
   });

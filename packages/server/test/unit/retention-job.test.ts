@@ -9,6 +9,8 @@ function oldTraces(traces: number) {
   const retention = {
     listActivePolicies: async () => [{ projectId: 7, maxDays: 1, maxTraces: null }],
     nthNewestTrace: async () => null,
+    // SQLite and an unpartitioned database: no day partitions to drop.
+    dayPartitionsBefore: async () => [],
     oldestTracesBefore: async (_project: number, _bound: unknown, limit: number) => {
       const ids: number[] = [];
       while (ids.length < limit && next <= traces) ids.push(next++);

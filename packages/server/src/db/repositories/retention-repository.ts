@@ -6,6 +6,7 @@
  */
 import { type Kysely, type Selectable, sql } from 'kysely';
 import type { Dialect } from '../../config.js';
+import { partitionBounds, partitionName } from '../partitions.js';
 import type { DB, RetentionPoliciesTable } from '../schema.js';
 import { bigintText, nanosLiteral } from '../sql-dialect.js';
 
@@ -37,6 +38,15 @@ export interface DeletedTraces {
   /** Sessions the deleted traces belonged to (candidates for the clean-up). */
   sessionRowids: number[];
 }
+
+/** What dropping a day's partitions removed, by project (docs/partitioning.md). */
+export interface DroppedDay {
+  byProject: Map<number, { traces: number; spans: number }>;
+  /** Sessions the dropped traces belonged to (candidates for the clean-up). */
+  sessionRowids: number[];
+}
+
+const DAY_PARTITION = /^traces_p(\d{4})(\d{2})(\d{2})$/;
 
 /** The job state key of the retention job's last run (docs/retention.md). */
 export const RETENTION_LAST_RUN = 'retention.last_run';
@@ -144,6 +154,70 @@ export function createRetentionRepository(db: Kysely<DB>, dialect: Dialect) {
       const sessionRowids = new Set<number>();
       for (const row of traces) if (row.project_session_rowid !== null) sessionRowids.add(Number(row.project_session_rowid));
       return { traces: traces.length, spans: Number(spans.numDeletedRows), sessionRowids: [...sessionRowids].sort((a, b) => a - b) };
+    },
+
+    /** PostgreSQL: the days before `beforeDay` that have partitions, oldest first (none on SQLite, nor the legacy partition). */
+    async dayPartitionsBefore(beforeDay: number): Promise<number[]> {
+      if (!pg) return [];
+      const rows = await sql<{ name: string }>`
+        SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+        WHERE i.inhparent = 'traces'::regclass`.execute(db);
+      const days: number[] = [];
+      for (const { name } of rows.rows) {
+        const match = DAY_PARTITION.exec(name);
+        if (!match) continue;
+        const day = Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3])) / 86_400_000;
+        if (day < beforeDay) days.push(day);
+      }
+      return days.sort((a, b) => a - b);
+    },
+
+    /** PostgreSQL: the projects with traces in a day's partition (a loose scan of its project index). */
+    async projectsOfDay(day: number): Promise<number[]> {
+      const traces = sql.table(partitionName('traces', day));
+      const rows = await sql<{ project_id: string }>`
+        WITH RECURSIVE p AS (
+          (SELECT project_id FROM ${traces} ORDER BY project_id LIMIT 1)
+          UNION ALL
+          SELECT (SELECT t.project_id FROM ${traces} t WHERE t.project_id > p.project_id ORDER BY t.project_id LIMIT 1)
+          FROM p WHERE p.project_id IS NOT NULL)
+        SELECT project_id FROM p WHERE project_id IS NOT NULL`.execute(db);
+      return rows.rows.map((row) => Number(row.project_id));
+    },
+
+    /**
+     * PostgreSQL: drops a day's traces and spans partitions whole, after the rows that reference
+     * them (trace ids, costs, annotations), which their foreign keys would otherwise refuse to lose.
+     * Detaching locks `traces` and `spans` for a moment; it gives up after 5 s rather than queue
+     * every reader behind a long query (the next run tries again). Run it in a transaction.
+     */
+    async dropDayPartition(day: number): Promise<DroppedDay> {
+      const traces = partitionName('traces', day);
+      const spans = partitionName('spans', day);
+      const { from, to } = partitionBounds(day);
+      const inDay = (column: string) => sql.raw(`${column} >= ${from} AND ${column} < ${to}`);
+      await sql`SET LOCAL lock_timeout = '5s'`.execute(db);
+      const byProject = new Map<number, { traces: number; spans: number }>();
+      const traceCounts = await sql<{ project_id: string; n: string }>`
+        SELECT project_id, count(*) AS n FROM ${sql.table(traces)} GROUP BY project_id`.execute(db);
+      for (const row of traceCounts.rows) byProject.set(Number(row.project_id), { traces: Number(row.n), spans: 0 });
+      const spanCounts = await sql<{ project_id: string; n: string }>`
+        SELECT project_id, count(*) AS n FROM ${sql.table(spans)} GROUP BY project_id`.execute(db);
+      for (const row of spanCounts.rows) {
+        const counts = byProject.get(Number(row.project_id)) ?? { traces: 0, spans: 0 };
+        counts.spans = Number(row.n);
+        byProject.set(Number(row.project_id), counts);
+      }
+      const sessions = await sql<{ id: string }>`
+        SELECT DISTINCT project_session_rowid AS id FROM ${sql.table(traces)} WHERE project_session_rowid IS NOT NULL`.execute(db);
+      for (const table of ['trace_ids', 'trace_annotations', 'span_annotations', 'document_annotations', 'span_costs']) {
+        await sql`DELETE FROM ${sql.table(table)} WHERE ${inDay('trace_rowid')}`.execute(db);
+      }
+      for (const table of [spans, traces]) {
+        await sql`ALTER TABLE ${sql.table(table === spans ? 'spans' : 'traces')} DETACH PARTITION ${sql.table(table)}`.execute(db);
+        await sql`DROP TABLE ${sql.table(table)}`.execute(db);
+      }
+      return { byProject, sessionRowids: sessions.rows.map((row) => Number(row.id)).sort((a, b) => a - b) };
     },
 
     /**
