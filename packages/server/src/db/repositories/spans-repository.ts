@@ -256,10 +256,14 @@ export function createSpansRepository(db: Kysely<DB>, dialect: Dialect) {
       // Without ids, a user.id filter may name few traces to read (db/trace-users.ts).
       const userTraces = byIds ? undefined : await userTraceRowids(filters);
       if (userTraces?.length === 0) return [];
-      // SQLite plans without statistics and would walk the project's time index for the ORDER BY even when
-      // trace, span, parent or user ids name a few rows; a unary + keeps it off the project-leading indexes then.
-      const selective = dialect === 'sqlite' && (byIds || userTraces !== undefined);
-      const projectColumn = selective ? sql<number>`+${sql.ref('spans.project_id')}` : sql.ref<number>('spans.project_id');
+      // When trace, span, parent or user ids name a few rows, both planners may still walk the project's
+      // time index for the ORDER BY: SQLite plans without statistics, and PostgreSQL's estimate of a
+      // long list of trace row ids can be a hundred times too high (docs/performance.md, "Time
+      // partitions"). A project column that no index matches (a unary + on SQLite, + 0 on PostgreSQL)
+      // keeps them on the id indexes then.
+      const selective = byIds || userTraces !== undefined;
+      const project = sql.ref<number>('spans.project_id');
+      const projectColumn = !selective ? project : dialect === 'sqlite' ? sql<number>`+${project}` : sql<number>`(${project} + 0)`;
       let query = fullSpans().where(projectColumn, '=', filters.projectId);
       if (filters.traceIds?.length) {
         const traceIds = filters.traceIds;
