@@ -4,8 +4,8 @@
  * place, keeping every row id and every row that references one; the writer puts a new trace
  * and its spans in the partition of the trace's day (within a day of today), keeps a trace that
  * arrives in several batches in one row, and continues traces stored before the migration in the
- * legacy partition; replicas racing on new traces store each once; deletes cascade through the
- * partitions. On SQLite the migration only gives span and document annotations their trace.
+ * legacy partition; replicas racing on new traces store each once; deleting a trace or a
+ * session deletes its spans, which have no foreign key to traces on PostgreSQL. On SQLite the migration only gives span and document annotations their trace.
  */
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -212,7 +212,7 @@ for (const dialect of DIALECTS) {
       if (dialect === 'postgres') assert.equal(added.part, 'spans_legacy');
     });
 
-    it('annotates spans of a day partition and deletes what references a trace with it', async () => {
+    it('annotates spans of a day partition and deletes a trace with its spans and what references them', async () => {
       const repositories = createRepositories(db, dialect);
       const { traces, spans } = await stored();
       const trace = traces.find((t) => t.traceId === traceId('today'))!;
@@ -227,7 +227,7 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(await traceOf('span_annotations'), [trace.id]);
       assert.deepEqual(await traceOf('document_annotations'), [trace.id]);
 
-      await sql`DELETE FROM traces WHERE id = ${trace.id}`.execute(db);
+      assert.equal(await repositories.traces.deleteById(trace.id), true);
       assert.deepEqual(await traceOf('span_annotations'), []);
       assert.deepEqual(await traceOf('document_annotations'), []);
       const after = await stored();
@@ -246,6 +246,35 @@ for (const dialect of DIALECTS) {
       );
       // On PostgreSQL it keeps its row id (trace_ids), so its day's partition.
       if (dialect === 'postgres') assert.equal(back[0]!.part, trace.part);
+    });
+
+    it('deletes a session with its traces and their spans', async () => {
+      await writer.write([
+        row('in-session-1', 40, daysFromNow(0), { sessionId: 'doomed' }),
+        row('in-session-1', 41, daysFromNow(0), { sessionId: 'doomed' }),
+        row('in-session-2', 42, daysFromNow(0), { sessionId: 'doomed' }),
+        row('kept', 43, daysFromNow(0), { sessionId: 'kept' }),
+      ]);
+      const sessions = await sql<{ id: string; session_id: string }>`SELECT id, session_id FROM project_sessions`.execute(db);
+      const doomed = Number(sessions.rows.find((r) => r.session_id === 'doomed')!.id);
+      const before = await stored();
+      const doomedTraces = before.traces.filter((t) => t.traceId === traceId('in-session-1') || t.traceId === traceId('in-session-2'));
+      assert.equal(doomedTraces.length, 2);
+      assert.equal(await createRepositories(db, dialect).projectSessions.deleteByIds([doomed]), 1);
+      const after = await stored();
+      const gone = new Set(doomedTraces.map((t) => t.id));
+      assert.deepEqual(
+        after.spans.filter((s) => gone.has(s.traceRowid)),
+        [],
+      );
+      assert.deepEqual(
+        after.traces.filter((t) => gone.has(t.id)),
+        [],
+      );
+      assert.ok(
+        after.spans.some((s) => s.spanId === spanId(43)),
+        'the other session keeps its span',
+      );
     });
 
     if (dialect === 'postgres') {

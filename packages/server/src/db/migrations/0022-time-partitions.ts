@@ -87,8 +87,12 @@ async function partition(db: Kysely<unknown>): Promise<void> {
     for (const fk of foreignKeys) await run(`ALTER TABLE ${table} ADD CONSTRAINT ${fk.name} ${fk.definition}`);
   }
 
+  // Spans get no foreign key to traces: each check is a query through the partitioned traces
+  // that locks every partition, so ingest slowed with each day kept (18 % at 33 partitions,
+  // docs/performance.md, "Time partitions"). The writer inserts a span's trace in the same
+  // transaction, and whatever deletes traces deletes their spans itself.
   for (const fk of referencing) {
-    if (fk.target === 'traces') await run(`ALTER TABLE ${fk.table} ADD CONSTRAINT ${fk.name} ${fk.definition}`);
+    if (fk.target === 'traces' && fk.table !== 'spans') await run(`ALTER TABLE ${fk.table} ADD CONSTRAINT ${fk.name} ${fk.definition}`);
   }
   for (const table of [...SPAN_REFERENCES, 'span_costs']) {
     if (table !== 'span_costs') await run(`ALTER TABLE ${table} ALTER COLUMN trace_rowid SET NOT NULL`);

@@ -5,6 +5,7 @@
  */
 import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../../config.js';
+import { inTransaction } from '../in-transaction.js';
 import type { SortOrder } from '../keyset.js';
 import { longAttributeText, unpackLongAttributes } from '../long-attributes.js';
 import type { DB } from '../schema.js';
@@ -194,11 +195,25 @@ export function createProjectSessionsRepository(db: Kysely<DB>, dialect: Dialect
       return result;
     },
 
-    /** Deletes the sessions (their traces, spans and annotations cascade); returns how many existed. */
+    /**
+     * Deletes the sessions with their traces and spans (annotations and costs cascade); returns how
+     * many existed. The spans go by name: on partitioned PostgreSQL they have no foreign key to
+     * traces (docs/partitioning.md).
+     */
     async deleteByIds(ids: number[]): Promise<number> {
       if (ids.length === 0) return 0;
-      const result = await db.deleteFrom('project_sessions').where('id', 'in', ids).executeTakeFirst();
-      return Number(result.numDeletedRows);
+      return inTransaction(db, async (trx) => {
+        const traces = await trx.selectFrom('traces').select('id').where('project_session_rowid', 'in', ids).execute();
+        const result = await trx.deleteFrom('project_sessions').where('id', 'in', ids).executeTakeFirst();
+        const traceRowids = traces.map((trace) => Number(trace.id));
+        for (let start = 0; start < traceRowids.length; start += 500) {
+          await trx
+            .deleteFrom('spans')
+            .where('trace_rowid', 'in', traceRowids.slice(start, start + 500))
+            .execute();
+        }
+        return Number(result.numDeletedRows);
+      });
     },
   };
 }

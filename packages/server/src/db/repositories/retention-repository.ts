@@ -143,14 +143,20 @@ export function createRetentionRepository(db: Kysely<DB>, dialect: Dialect) {
     },
 
     /**
-     * Deletes the traces with their spans; costs and annotations of both cascade. Spans go first
-     * so their count is exact. Run it in a transaction: its first statement writes, so on SQLite
-     * it takes the write lock (waiting for the ingest writer) before it reads anything.
+     * Deletes the traces with their spans; costs and annotations of both cascade. Run it in a
+     * transaction: its first statement writes, so on SQLite it takes the write lock (waiting for
+     * the ingest writer) before it reads anything. SQLite deletes the spans first, so that their
+     * count is exact before the traces' cascade. On PostgreSQL spans have no foreign key to traces
+     * (docs/partitioning.md), so the traces go first: deleting one waits for an ingest transaction
+     * that is adding a late span to it, and the spans statement, in a snapshot taken after that
+     * wait, deletes that span too.
      */
     async deleteTraces(traceRowids: number[]): Promise<DeletedTraces> {
       if (traceRowids.length === 0) return { traces: 0, spans: 0, sessionRowids: [] };
-      const spans = await db.deleteFrom('spans').where('trace_rowid', 'in', traceRowids).executeTakeFirst();
+      const deleteSpans = () => db.deleteFrom('spans').where('trace_rowid', 'in', traceRowids).executeTakeFirst();
+      const sqliteSpans = pg ? undefined : await deleteSpans();
       const traces = await db.deleteFrom('traces').where('id', 'in', traceRowids).returning('project_session_rowid').execute();
+      const spans = sqliteSpans ?? (await deleteSpans());
       const sessionRowids = new Set<number>();
       for (const row of traces) if (row.project_session_rowid !== null) sessionRowids.add(Number(row.project_session_rowid));
       return { traces: traces.length, spans: Number(spans.numDeletedRows), sessionRowids: [...sessionRowids].sort((a, b) => a - b) };

@@ -3,6 +3,7 @@ import { type AnnotationFilter, traceHasAnnotation } from './annotation-filters.
 import { sql, type Expression, type Kysely } from 'kysely';
 import { fromPosition, type KeysetPosition, type SortOrder } from '../keyset.js';
 import type { DB } from '../schema.js';
+import { inTransaction } from '../in-transaction.js';
 import { bigintText, nanosLiteral } from '../sql-dialect.js';
 
 export interface TraceRecord {
@@ -125,10 +126,17 @@ export function createTracesRepository(db: Kysely<DB>) {
       return row !== undefined;
     },
 
-    /** Deletes a trace (its spans and their annotations cascade); true when it existed. */
+    /**
+     * Deletes a trace and its spans (their annotations and costs cascade); true when it existed.
+     * The spans go by name: on partitioned PostgreSQL they have no foreign key to traces
+     * (docs/partitioning.md).
+     */
     async deleteById(id: number): Promise<boolean> {
-      const result = await db.deleteFrom('traces').where('id', '=', id).executeTakeFirst();
-      return Number(result.numDeletedRows) > 0;
+      return inTransaction(db, async (trx) => {
+        const result = await trx.deleteFrom('traces').where('id', '=', id).executeTakeFirst();
+        await trx.deleteFrom('spans').where('trace_rowid', '=', id).execute();
+        return Number(result.numDeletedRows) > 0;
+      });
     },
 
     /** Span count, error count and token sums of each given trace. */

@@ -559,8 +559,8 @@ select "id", cast("start_time" as text) as "start_time" from "traces" where "pro
 select "id" from "traces" where "project_id" = $1 and ("start_time" < cast($2 as bigint) or ("start_time" = cast($3 as bigint) and "id" < $4)) order by "start_time", "id" limit $5;
 
 -- retention.deleteTraces
-delete from "spans" where "trace_rowid" in ($1, $2);
 delete from "traces" where "id" in ($1, $2) returning "project_session_rowid";
+delete from "spans" where "trace_rowid" in ($1, $2);
 
 -- retention.deleteSessionsWithoutTraces
 select "id" from "project_sessions" where "id" in ($1, $2) order by "id" for update;
@@ -602,10 +602,16 @@ update "users" set "deleted_at" = $1, "updated_at" = $2, "password_hash" = $3, "
 delete from "spans" where "id" = $1 returning "trace_rowid";
 
 -- traces.deleteById
+begin;
 delete from "traces" where "id" = $1;
+delete from "spans" where "trace_rowid" = $1;
+commit;
 
 -- projectSessions.deleteByIds
+begin;
+select "id" from "traces" where "project_session_rowid" in ($1, $2);
 delete from "project_sessions" where "id" in ($1, $2);
+commit;
 
 -- projects.delete
 delete from "projects" where "id" = $1;

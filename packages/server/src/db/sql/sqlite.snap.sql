@@ -610,10 +610,16 @@ update "users" set "deleted_at" = ?, "updated_at" = ?, "password_hash" = ?, "pas
 delete from "spans" where "id" = ? returning "trace_rowid";
 
 -- traces.deleteById
+begin;
 delete from "traces" where "id" = ?;
+delete from "spans" where "trace_rowid" = ?;
+commit;
 
 -- projectSessions.deleteByIds
+begin;
+select "id" from "traces" where "project_session_rowid" in (?, ?);
 delete from "project_sessions" where "id" in (?, ?);
+commit;
 
 -- projects.delete
 delete from "projects" where "id" = ?;
