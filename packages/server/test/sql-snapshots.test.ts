@@ -502,8 +502,11 @@ function capturing(database: TestDatabase, sqliteFile: string): { db: Kysely<DB>
   return { db, statements };
 }
 
-/** Span 'cd', so that lookups by span id run past the empty-table check (db/span-ids.ts). */
-async function storeSpanToLookUp(db: Kysely<DB>): Promise<void> {
+/**
+ * Span 'cd' of trace 'ab', so that lookups by span id run past the empty-table check
+ * (db/span-ids.ts) and lookups by trace id past PostgreSQL's `trace_ids` (db/partitions.ts).
+ */
+async function storeSpanToLookUp(db: Kysely<DB>, dialect: string): Promise<void> {
   const project = await db
     .insertInto('projects')
     .values({ name: 'lookups', created_at: NOW, updated_at: NOW })
@@ -511,9 +514,10 @@ async function storeSpanToLookUp(db: Kysely<DB>): Promise<void> {
     .executeTakeFirstOrThrow();
   const trace = await db
     .insertInto('traces')
-    .values({ project_id: project.id, trace_id: 'ef', start_time: 1n, end_time: 2n })
+    .values({ project_id: project.id, trace_id: 'ab', start_time: 1n, end_time: 2n })
     .returning('id')
     .executeTakeFirstOrThrow();
+  if (dialect === 'postgres') await db.insertInto('trace_ids').values({ trace_id: 'ab', trace_rowid: trace.id }).execute();
   await db
     .insertInto('spans')
     .values({
@@ -551,7 +555,7 @@ for (const dialect of DIALECTS) {
       const { db, statements } = capturing(database, file);
       opened.push({ close: () => db.destroy() });
       await migrateToLatest({ dialect, db, config: { dialect, url: database.url ?? file }, close: async () => {} } satisfies Database);
-      await storeSpanToLookUp(db);
+      await storeSpanToLookUp(db, dialect);
       statements.length = 0;
       const sections: [string, string[]][] = [];
       for (const [name, run] of scenario(createRepositories(db, dialect), dialect)) {

@@ -381,9 +381,16 @@ export interface RetentionPoliciesTable {
   total_deleted_spans: ColumnType<number | string, number | undefined, number>;
 }
 
+/** PostgreSQL only (migration 0022): trace ids, unique across the day partitions of traces (docs/partitioning.md). */
+export interface TraceIdsTable {
+  trace_id: string;
+  trace_rowid: number;
+}
+
 export interface DB {
   projects: ProjectsTable;
   traces: TracesTable;
+  trace_ids: TraceIdsTable;
   project_sessions: ProjectSessionsTable;
   spans: SpansTable;
   users: UsersTable;

@@ -40,7 +40,7 @@ export function createRepositories(db: Kysely<DB>, dialect: Dialect) {
     passwordResets: createPasswordResetRepository(db),
     projects: createProjectsRepository(db, dialect),
     spans: createSpansRepository(db, dialect),
-    traces: createTracesRepository(db),
+    traces: createTracesRepository(db, dialect),
     projectSessions: createProjectSessionsRepository(db, dialect),
     projectMetrics: createProjectMetricsRepository(db, dialect),
     spanAnnotations: createSpanAnnotationsRepository(db, dialect),

@@ -1,8 +1,9 @@
 /**
  * SQL for retention (docs/retention.md): the policy of each project, the retention job's reads of
- * the oldest traces past a policy's bound, its batch deletions (spans first, to count them; their
- * costs and annotations cascade), the clean-up of sessions left without traces, its run records
- * and, on SQLite, the incremental vacuum that returns freed pages to the file system.
+ * the oldest traces past a policy's bound, its batch deletions (traces with their spans; costs and
+ * annotations cascade), on PostgreSQL the drop of whole day partitions (docs/partitioning.md), the
+ * clean-up of sessions left without traces, its run records and, on SQLite, the incremental
+ * vacuum that returns freed pages to the file system.
  */
 import { type Kysely, type Selectable, sql } from 'kysely';
 import type { Dialect } from '../../config.js';

@@ -3,6 +3,7 @@ import { type AnnotationFilter, traceHasAnnotation } from './annotation-filters.
 import { sql, type Expression, type Kysely } from 'kysely';
 import { fromPosition, type KeysetPosition, type SortOrder } from '../keyset.js';
 import type { DB } from '../schema.js';
+import type { Dialect } from '../../config.js';
 import { inTransaction } from '../in-transaction.js';
 import { bigintText, nanosLiteral } from '../sql-dialect.js';
 
@@ -56,7 +57,7 @@ export function traceSortKey(sort: TraceSort): Expression<unknown> {
 export type TracesRepository = ReturnType<typeof createTracesRepository>;
 
 /** Traces repository over a Kysely connection (or transaction). */
-export function createTracesRepository(db: Kysely<DB>) {
+export function createTracesRepository(db: Kysely<DB>, dialect: Dialect) {
   const traces = () =>
     db
       .selectFrom('traces')
@@ -67,6 +68,17 @@ export function createTracesRepository(db: Kysely<DB>) {
         bigintText('traces.start_time').as('start_time'),
         bigintText('traces.end_time').as('end_time'),
       ]);
+
+  /**
+   * The select of the trace with this OpenTelemetry id, or undefined when there is none. On
+   * PostgreSQL its row id comes from `trace_ids` first, so that the select reads one day's
+   * partition instead of probing the trace-id index of every day (docs/partitioning.md).
+   */
+  const byTraceId = async (traceId: string) => {
+    if (dialect === 'sqlite') return traces().where('traces.trace_id', '=', traceId);
+    const stored = await db.selectFrom('trace_ids').select('trace_rowid').where('trace_id', '=', traceId).executeTakeFirst();
+    return stored && traces().where('traces.id', '=', Number(stored.trace_rowid)).where('traces.trace_id', '=', traceId);
+  };
 
   return {
     /** A project's traces in (sort key, id) order from `from` on. */
@@ -86,15 +98,14 @@ export function createTracesRepository(db: Kysely<DB>) {
 
     /** A trace of the project by row id or by OpenTelemetry trace id. */
     async findInProject(projectId: number, by: { id: number } | { traceId: string }): Promise<TraceRecord | undefined> {
-      let select = traces().where('traces.project_id', '=', projectId);
-      select = 'id' in by ? select.where('traces.id', '=', by.id) : select.where('traces.trace_id', '=', by.traceId);
-      const row = await select.executeTakeFirst();
+      const select = 'id' in by ? traces().where('traces.id', '=', by.id) : await byTraceId(by.traceId);
+      const row = await select?.where('traces.project_id', '=', projectId).executeTakeFirst();
       return row && toRecord(row);
     },
 
     /** A trace of any project by its OpenTelemetry trace id. */
     async findByTraceId(traceId: string): Promise<TraceRecord | undefined> {
-      const row = await traces().where('traces.trace_id', '=', traceId).executeTakeFirst();
+      const row = await (await byTraceId(traceId))?.executeTakeFirst();
       return row && toRecord(row);
     },
 
