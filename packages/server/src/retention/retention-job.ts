@@ -109,6 +109,12 @@ export interface RetentionJob {
   stop(): Promise<void>;
 }
 
+/** What a run's partition drops removed so far: traces and spans by project, and sessions left empty. */
+interface DroppedDays {
+  byProject: Map<number, { traces: number; spans: number }>;
+  sessions: number;
+}
+
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** The later of two bounds in (start time, row id) order; traces before it are deleted. */
@@ -246,12 +252,11 @@ export function startRetentionJob({
 
   /**
    * PostgreSQL: drops each day partition, older than the writer's window, that holds only traces
-   * of projects whose max_days puts the whole day out of retention; an empty one goes too. Returns
-   * what went, by project, and how many sessions were left without traces.
+   * of projects whose max_days puts the whole day out of retention; an empty one goes too. Adds
+   * what went, by project, and the sessions left without traces to `dropped` as each day goes, so
+   * that a failure on a later day keeps the count of the earlier ones.
    */
-  const dropExpiredDays = async (policies: RetentionPolicyRecord[]) => {
-    const byProject = new Map<number, { traces: number; spans: number }>();
-    let sessions = 0;
+  const dropExpiredDays = async (policies: RetentionPolicyRecord[], dropped: DroppedDays): Promise<void> => {
     const nowMs = clock();
     const maxDays = new Map(policies.flatMap((policy) => (policy.maxDays === null ? [] : [[policy.projectId, policy.maxDays] as const])));
     const expired = (dayEndMs: number, projectId: number) => {
@@ -263,17 +268,16 @@ export function startRetentionJob({
       if (stopped) break;
       const projects = await retention.projectsOfDay(day);
       if (!projects.every((projectId) => expired((day + 1) * MS_PER_DAY, projectId))) continue;
-      const dropped = await withTransaction(async (trx) => {
+      const removed = await withTransaction(async (trx) => {
         const deleted = await trx.retention.dropDayPartition(day);
         return { ...deleted, sessions: await trx.retention.deleteSessionsWithoutTraces(deleted.sessionRowids) };
       });
-      for (const [projectId, counts] of dropped.byProject) {
-        const total = byProject.get(projectId) ?? { traces: 0, spans: 0 };
-        byProject.set(projectId, { traces: total.traces + counts.traces, spans: total.spans + counts.spans });
+      for (const [projectId, counts] of removed.byProject) {
+        const total = dropped.byProject.get(projectId) ?? { traces: 0, spans: 0 };
+        dropped.byProject.set(projectId, { traces: total.traces + counts.traces, spans: total.spans + counts.spans });
       }
-      sessions += dropped.sessions;
+      dropped.sessions += removed.sessions;
     }
-    return { byProject, sessions };
   };
 
   /** Returns freed SQLite pages to the file system in short steps (PostgreSQL's autovacuum does this itself). */
@@ -308,9 +312,9 @@ export function startRetentionJob({
     const startedAt = new Date(clock()).toISOString();
     const projects: ProjectRetentionRun[] = [];
     const policies = await retention.listActivePolicies();
-    let days: Awaited<ReturnType<typeof dropExpiredDays>> = { byProject: new Map(), sessions: 0 };
+    const days: DroppedDays = { byProject: new Map(), sessions: 0 };
     try {
-      if (policies.length > 0) days = await dropExpiredDays(policies);
+      if (policies.length > 0) await dropExpiredDays(policies, days);
     } catch (error) {
       // A partition that could not be dropped (a lock not granted in time) is tried again next run; rows still go below.
       onError?.(error);
