@@ -99,11 +99,14 @@ export class PostgresSpanWriter {
 
   /** Inserts the rows in one transaction; resolves once the commit is durable. */
   async write(rows: SpanRow[]): Promise<void> {
+    const traces = tracesOf(rows);
+    // The day of each trace of the batch, should it be new (db/partitions.ts).
     const today = dayOfMillis(Date.now());
+    const days = traces.map((trace) => partitionDayOf(trace.startTime, today));
     for (let attempt = 1; ; attempt++) {
       try {
-        await this.createPartitions(today, rows);
-        await inPgTransaction(this.pool, (client) => this.insert(client, rows, today));
+        await this.createPartitions(today, days);
+        await inPgTransaction(this.pool, (client) => this.insert(client, rows, traces, days));
         return;
       } catch (error) {
         // A rolled-back transaction may have cached ids of projects it created, and a partition
@@ -129,21 +132,19 @@ export class PostgresSpanWriter {
    * Creates the partitions of the batch's days that are not known yet, and tomorrow's ahead of
    * need, so that a day's partition DDL rarely waits in front of its first batch.
    */
-  private async createPartitions(today: number, rows: SpanRow[]): Promise<void> {
-    const days = new Set([today, today + 1]);
-    for (const row of rows) days.add(partitionDayOf(row.startTime, today));
-    const missing = [...days].filter((day) => !this.partitionDays.has(day));
+  private async createPartitions(today: number, traceDays: number[]): Promise<void> {
+    const missing = [...new Set([today, today + 1, ...traceDays])].filter((day) => !this.partitionDays.has(day));
     if (missing.length === 0) return;
     await createDayPartitions(this.pool, missing);
     for (const day of missing) this.partitionDays.add(day);
   }
 
   /** The row id of each of the batch's traces: the stored trace's, or a new one in the trace's day. */
-  private async traceRowidsOf(client: pg.PoolClient, traces: TraceInBatch[], today: number): Promise<Map<string, number>> {
+  private async traceRowidsOf(client: pg.PoolClient, traces: TraceInBatch[], days: number[]): Promise<Map<string, number>> {
     const claimed = await client.query<{ trace_id: string; trace_rowid: string }>({
       name: 'claim-trace-rowids',
       text: CLAIM_TRACE_ROWIDS,
-      values: [traces.map((trace) => trace.traceId), traces.map((trace) => partitionDayOf(trace.startTime, today))],
+      values: [traces.map((trace) => trace.traceId), days],
     });
     const rowids = new Map(claimed.rows.map((row) => [row.trace_id, Number(row.trace_rowid)]));
     if (rowids.size < traces.length) {
@@ -216,14 +217,13 @@ export class PostgresSpanWriter {
     });
   }
 
-  private async insert(client: pg.PoolClient, rows: SpanRow[], today: number): Promise<void> {
-    const traces = tracesOf(rows);
+  private async insert(client: pg.PoolClient, rows: SpanRow[], traces: TraceInBatch[], days: number[]): Promise<void> {
     const idsByName = await this.projectIdsOf(
       client,
       traces.map((trace) => trace.projectName),
     );
     const projectIds = traces.map((trace) => idsByName.get(trace.projectName)!);
-    const traceRowids = await this.traceRowidsOf(client, traces, today);
+    const traceRowids = await this.traceRowidsOf(client, traces, days);
     const traceResult = await client.query<{
       id: number;
       trace_id: string;
