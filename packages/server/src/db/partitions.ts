@@ -9,8 +9,8 @@
 /** Row ids per day: a day's partition holds the row ids [day × 2^32, (day + 1) × 2^32). */
 export const ROWIDS_PER_DAY = 2 ** 32;
 
-/** The end of the legacy partitions (row ids of traces stored before partitioning), as SQL. */
-export const LEGACY_PARTITION_END = '4294967296';
+/** The end of the legacy partitions (row ids of traces stored before partitioning), as SQL: day 1's first row id. */
+export const LEGACY_PARTITION_END = String(ROWIDS_PER_DAY);
 
 const NANOS_PER_DAY = 86_400_000_000_000n;
 const MS_PER_DAY = 86_400_000;

@@ -203,15 +203,11 @@ export function createProjectSessionsRepository(db: Kysely<DB>, dialect: Dialect
     async deleteByIds(ids: number[]): Promise<number> {
       if (ids.length === 0) return 0;
       return inTransaction(db, async (trx) => {
-        const traces = await trx.selectFrom('traces').select('id').where('project_session_rowid', 'in', ids).execute();
+        await trx
+          .deleteFrom('spans')
+          .where('trace_rowid', 'in', trx.selectFrom('traces').select('traces.id').where('traces.project_session_rowid', 'in', ids))
+          .execute();
         const result = await trx.deleteFrom('project_sessions').where('id', 'in', ids).executeTakeFirst();
-        const traceRowids = traces.map((trace) => Number(trace.id));
-        for (let start = 0; start < traceRowids.length; start += 500) {
-          await trx
-            .deleteFrom('spans')
-            .where('trace_rowid', 'in', traceRowids.slice(start, start + 500))
-            .execute();
-        }
         return Number(result.numDeletedRows);
       });
     },

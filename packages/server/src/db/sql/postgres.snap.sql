@@ -611,7 +611,7 @@ commit;
 
 -- projectSessions.deleteByIds
 begin;
-select "id" from "traces" where "project_session_rowid" in ($1, $2);
+delete from "spans" where "trace_rowid" in (select "traces"."id" from "traces" where "traces"."project_session_rowid" in ($1, $2));
 delete from "project_sessions" where "id" in ($1, $2);
 commit;
 

@@ -617,7 +617,7 @@ commit;
 
 -- projectSessions.deleteByIds
 begin;
-select "id" from "traces" where "project_session_rowid" in (?, ?);
+delete from "spans" where "trace_rowid" in (select "traces"."id" from "traces" where "traces"."project_session_rowid" in (?, ?));
 delete from "project_sessions" where "id" in (?, ?);
 commit;
 
