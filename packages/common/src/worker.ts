@@ -1,5 +1,5 @@
 /** Worker threads: starting them whether the code runs built (.js) or from TypeScript sources under tsx (.ts), and awaiting their replies. */
-import { Worker } from 'node:worker_threads';
+import { type TransferListItem, Worker } from 'node:worker_threads';
 
 /** URL of the module `name` next to `base` (an import.meta.url), with the extension `base` has (.ts from sources, else .js). */
 export function siblingModuleUrl(base: string, name: string): URL {
@@ -52,13 +52,17 @@ export class WorkerRequests {
     worker.on('exit', () => fail(new Error(exitMessage)));
   }
 
-  /** Posts the request `message(id)` builds and resolves to the reply's result when the worker replies to that id. */
-  request(message: (id: number) => unknown): Promise<unknown> {
+  /**
+   * Posts the request `message(id)` builds and resolves to the reply's result when the worker
+   * replies to that id. Buffers in `transfer` move to the worker instead of being copied; the
+   * caller must not use them afterwards.
+   */
+  request(message: (id: number) => unknown, transfer?: readonly TransferListItem[]): Promise<unknown> {
     if (this.failure) return Promise.reject(this.failure);
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
-      this.worker.postMessage(message(id));
+      this.worker.postMessage(message(id), transfer);
     });
   }
 

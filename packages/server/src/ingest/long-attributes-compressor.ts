@@ -60,7 +60,7 @@ export function startLongAttributesCompressor(): LongAttributesCompressor {
       }
       let result: CompressionResult;
       try {
-        result = (await requests.request((id) => ({ id, texts: texts.buffer, ends }))) as CompressionResult;
+        result = (await requests.request((id) => ({ id, texts: texts.buffer, ends }), [texts.buffer, ends.buffer])) as CompressionResult;
       } catch {
         failed = true;
         return compressHere(rows);

@@ -3,7 +3,9 @@
  * "Write path"). The request thread packs them as soon as they are decoded, so the decoded objects
  * die young instead of waiting in the queue long enough to be promoted to V8's old generation,
  * which made the server's memory grow with the load; the buffer lives outside the JavaScript heap
- * and crosses to the writer thread by transfer, without a copy.
+ * and crosses to the writer thread as one copy of compact bytes. It is copied, not transferred:
+ * when a batch of several requests fails, the queue retries each request alone, so it must keep
+ * the buffer.
  *
  * Layout: per row, the string and bytes fields as (uint32 byte length, bytes; UTF-8 for strings)
  * with 0xFFFFFFFF for null, the two times as int64, and the three token counts as float64 with NaN
@@ -28,7 +30,7 @@ class Writer {
   private offset = 0;
 
   constructor(capacity: number) {
-    // Its own ArrayBuffer (never Node's shared pool), so that it can be transferred.
+    // Its own ArrayBuffer (never Node's shared pool), so that the copy to the thread holds these rows only.
     this.buffer = Buffer.allocUnsafeSlow(capacity);
   }
 
@@ -90,7 +92,7 @@ class Writer {
   }
 }
 
-/** Packs rows into one transferable buffer. */
+/** Packs rows into one buffer of their own. */
 export function packSpanRows(rows: SpanRow[]): PackedSpans {
   let estimate = 64;
   for (const row of rows) estimate += row.attributes.length + (row.longAttributes?.length ?? 0) + row.events.length + 256;
