@@ -79,6 +79,7 @@ describe('storableString', () => {
     assert.equal(storableString('\uD800'), '\uFFFD');
     assert.equal(storableString('x\uDC00y'), 'x\uFFFDy');
     assert.equal(storableString('\uD83D'), '\uFFFD'); // high half of an emoji alone
+    assert.equal(storableString('\uD800\u0000\uD83D\uDE00'), '\uFFFD\uFFFD\uD83D\uDE00'); // both at once, a pair kept
     assert.equal(storableString('\uDC00\uD800'), '\uFFFD\uFFFD'); // reversed pair is not a pair
   });
 
