@@ -1,16 +1,19 @@
 /** Worker threads: starting them whether the code runs built (.js) or from TypeScript sources under tsx (.ts), and awaiting their replies. */
-import { type TransferListItem, Worker } from 'node:worker_threads';
+import { type ResourceLimits, type TransferListItem, Worker } from 'node:worker_threads';
 
 /** URL of the module `name` next to `base` (an import.meta.url), with the extension `base` has (.ts from sources, else .js). */
 export function siblingModuleUrl(base: string, name: string): URL {
   return new URL(`./${name}${base.endsWith('.ts') ? '.ts' : '.js'}`, base);
 }
 
-/** Starts a worker on `url`; a .ts module gets tsx registered first, as Node 20 workers do not inherit loader hooks. */
-export function startWorker(url: URL, workerData: unknown): Worker {
-  if (!url.pathname.endsWith('.ts')) return new Worker(url, { workerData });
+/**
+ * Starts a worker on `url`, with V8 heap limits when given; a .ts module gets tsx registered
+ * first, as Node 20 workers do not inherit loader hooks.
+ */
+export function startWorker(url: URL, workerData: unknown, resourceLimits?: ResourceLimits): Worker {
+  if (!url.pathname.endsWith('.ts')) return new Worker(url, { workerData, resourceLimits });
   const bootstrap = `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(url.href)}); })`;
-  return new Worker(bootstrap, { eval: true, workerData });
+  return new Worker(bootstrap, { eval: true, workerData, resourceLimits });
 }
 
 /** A worker's answer to the request with the same id; `error` is the failure message. */

@@ -4,7 +4,7 @@
  * the next transaction (one fsync for all of them). `ThreadBatchWriter` is the main thread's
  * side, `serveWriterThread` the worker's.
  */
-import { parentPort, receiveMessageOnPort } from 'node:worker_threads';
+import { parentPort, receiveMessageOnPort, type ResourceLimits } from 'node:worker_threads';
 import { startWorker, WorkerRequests, type WorkerReply } from '../worker.js';
 import type { BatchWriter } from './queue.js';
 
@@ -102,8 +102,9 @@ export class ThreadBatchWriter<T, W = T[]> implements BatchWriter<T> {
     workerUrl: URL,
     workerData: unknown,
     private readonly encode: (items: T[]) => W,
+    resourceLimits?: ResourceLimits,
   ) {
-    this.requests = new WorkerRequests(startWorker(workerUrl, workerData), 'the SQLite writer thread stopped');
+    this.requests = new WorkerRequests(startWorker(workerUrl, workerData, resourceLimits), 'the SQLite writer thread stopped');
   }
 
   async write(items: T[]): Promise<void> {

@@ -54,6 +54,13 @@ export interface SqliteRetentionWriter {
 
 const workerUrl = siblingModuleUrl(import.meta.url, 'sqlite-writer-worker');
 
+/**
+ * The writer thread's young generation (V8's default grows it to 32 MB). The thread unpacks one
+ * request at a time, so little survives a collection and a small one costs no throughput: peak
+ * RSS 20-25 MB lower under bench:ingest (docs/performance.md, "Memory").
+ */
+const WRITER_THREAD_LIMITS = { maxYoungGenerationSizeMb: 8 };
+
 /** The rows of a queued request that was not packed. */
 function rowsOf(item: QueuedSpans): SpanRow[] {
   if ('rows' in item) return item.rows;
@@ -75,7 +82,12 @@ const flatten = (requests: QueuedSpans[]): SpanRow[] => (requests.length === 1 ?
  */
 export function createSpanWriter(database: DatabaseConfig, onCheckpointError?: (message: string) => void): SpanWriter {
   if (database.dialect === 'sqlite') {
-    const thread = new ThreadBatchWriter<QueuedSpans, PackedSpans[]>(workerUrl, { file: database.url }, (items) => items.map(packedOf));
+    const thread = new ThreadBatchWriter<QueuedSpans, PackedSpans[]>(
+      workerUrl,
+      { file: database.url },
+      (items) => items.map(packedOf),
+      WRITER_THREAD_LIMITS,
+    );
     const checkpointer = startSqliteCheckpointer(database.url, { onError: onCheckpointError });
     const task = (work: RetentionTask | CostTask | LongAttributesTask) => thread.task(work);
     return {

@@ -5,7 +5,17 @@ import { isCostTask, SqliteCostStore } from '../db/repositories/cost-writes-sqli
 import { isLongAttributesTask, SqliteLongAttributesStore } from '../db/repositories/long-attributes-writes-sqlite.js';
 import { isRetentionTask, SqliteRetentionStore } from '../db/repositories/retention-writes-sqlite.js';
 import { SqliteSpanStore } from '../db/repositories/span-writes-sqlite.js';
+import type { SpanRow } from './span-rows.js';
 import { type PackedSpans, unpackSpanRows } from './span-row-codec.js';
+
+/**
+ * Each request's rows, unpacked only when the transaction reaches them: a fold of many requests
+ * unpacked at once held up to 5,000 rows of strings alive, which made every young-generation
+ * collection of this thread copy them and grew its heap (docs/performance.md, "Memory").
+ */
+function* requestRows(writes: PackedSpans[][]): Generator<SpanRow[]> {
+  for (const requests of writes) for (const packed of requests) yield unpackSpanRows(packed);
+}
 
 const connection = openSqlite((workerData as { file: string }).file);
 // The checkpointer thread checkpoints (span-writer.ts); this threshold is only its backstop.
@@ -16,7 +26,7 @@ const costs = new SqliteCostStore(connection);
 const longAttributes = new SqliteLongAttributesStore(connection);
 
 serveWriterThread<PackedSpans[]>({
-  commit: (batches) => store.writeAll(batches.map((requests) => requests.flatMap(unpackSpanRows))),
+  commit: (batches) => store.writeAll(requestRows(batches)),
   reset: () => store.forgetProjects(),
   // The retention job's deletions, the cost job's writes and the long-attributes conversion's run here, between commits
   // (docs/retention.md, docs/costs.md, docs/ingest.md).

@@ -12,7 +12,7 @@ export class SqliteSpanStore {
   private readonly upsertSession: SQLite.Statement;
   private readonly linkTrace: SQLite.Statement;
   private readonly insertSpan: SQLite.Statement;
-  private readonly writeBatches: (batches: SpanRow[][]) => void;
+  private readonly writeBatches: (batches: Iterable<SpanRow[]>) => void;
 
   constructor(connection: SQLite.Database) {
     this.insertProject = connection.prepare(
@@ -48,7 +48,7 @@ export class SqliteSpanStore {
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (trace_rowid, span_id) DO NOTHING`,
     );
-    this.writeBatches = connection.transaction((batches: SpanRow[][]) => {
+    this.writeBatches = connection.transaction((batches: Iterable<SpanRow[]>) => {
       for (const rows of batches) this.insert(rows);
     });
   }
@@ -58,8 +58,11 @@ export class SqliteSpanStore {
     this.writeBatches([rows]);
   }
 
-  /** Inserts every batch's rows in one transaction: the writer thread folds what queued up (group commit). */
-  writeAll(batches: SpanRow[][]): void {
+  /**
+   * Inserts every batch's rows in one transaction: the writer thread folds what queued up (group
+   * commit). Batches are taken one at a time, so a lazy iterable keeps only one in memory.
+   */
+  writeAll(batches: Iterable<SpanRow[]>): void {
     this.writeBatches(batches);
   }
 
