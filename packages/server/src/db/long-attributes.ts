@@ -12,6 +12,7 @@
  * are compressed on a thread of their own (ingest/long-attributes-compressor.ts), other rows
  * where they are made (docs/performance.md, "Smaller span rows").
  */
+import type { ValueList } from '../ingest/span-row-codec.js';
 import zlib from 'node:zlib';
 
 /** Strings longer than this (UTF-16 code units), and arrays or objects whose JSON text is, are long. */
@@ -163,6 +164,29 @@ export function packLongJson(json: string | Uint8Array): Buffer {
   packed[0] = FORMAT_DEFLATE_V1;
   deflated.copy(packed, 1);
   return packed;
+}
+
+/** packLongJson of each UTF-8 text of a list (the compression thread's work), as one list. */
+export function packLongJsonList(texts: ValueList): ValueList {
+  const source = Buffer.from(texts.values);
+  const parts: Buffer[] = [];
+  const ends = new Uint32Array(texts.ends.length);
+  let start = 0;
+  let total = 0;
+  for (const [index, end] of texts.ends.entries()) {
+    const part = packLongJson(source.subarray(start, end));
+    parts.push(part);
+    total += part.length;
+    ends[index] = total;
+    start = end;
+  }
+  const packed = Buffer.concat(parts, total);
+  // Its own ArrayBuffer (a concatenation this large never comes from Node's shared pool), so it can be transferred.
+  const values =
+    packed.byteOffset === 0 && packed.byteLength === packed.buffer.byteLength
+      ? (packed.buffer as ArrayBuffer)
+      : (packed.buffer.slice(packed.byteOffset, packed.byteOffset + total) as ArrayBuffer);
+  return { values, ends };
 }
 
 /** The long values' object of a stored `long_attributes` value. Throws on an unknown format. */

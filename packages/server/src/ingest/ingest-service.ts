@@ -3,6 +3,7 @@ import { GroupCommitQueue, QueueFullError } from '@sightline/common';
 import { type BodyAdmission, InflightBytes } from './inflight-bytes.js';
 import type { DecodedResourceSpans } from './otlp-model.js';
 import type { LongAttributesCompressor } from './long-attributes-compressor.js';
+import { type PackedSpans, packSpanRowsDeferringLong } from './span-row-codec.js';
 import { type SpanRow, toSpanRows, toUncompressedSpanRows } from './span-rows.js';
 import type { QueuedSpans, SpanWriter } from './span-writer.js';
 
@@ -33,6 +34,10 @@ export interface IngestServiceOptions {
 export interface SpanQueue {
   /** Queues one request's rows; resolves once they are committed. Throws QueueFullError when there is no room. */
   enqueue(rows: SpanRow[]): Promise<void>;
+  /** True when the writer takes packed rows (SQLite's writer thread), which `enqueuePacked` then queues as they are. */
+  readonly takesPacked: boolean;
+  /** Like `enqueue`, for rows already packed (span-row-codec.ts); only when `takesPacked`. */
+  enqueuePacked(packed: PackedSpans): Promise<void>;
   /** True when not even one more span would be accepted. */
   readonly full: boolean;
   /** Spans accepted and not yet committed. */
@@ -71,11 +76,11 @@ export function createSpanQueue(writer: SpanWriter, options: SpanQueueOptions): 
     beforeRetry: () => writer.forgetProjects(),
   });
   const maxWaitMs = options.maxWaitMs ?? 0;
+  const enqueueItem = (item: QueuedSpans) => (maxWaitMs > 0 ? queue.enqueueWhenRoom(item, maxWaitMs) : queue.enqueue(item));
   return {
-    enqueue: (rows) => {
-      const item = writer.prepare?.(rows) ?? { count: rows.length, rows };
-      return maxWaitMs > 0 ? queue.enqueueWhenRoom(item, maxWaitMs) : queue.enqueue(item);
-    },
+    enqueue: (rows) => enqueueItem(writer.prepare?.(rows) ?? { count: rows.length, rows }),
+    takesPacked: writer.prepare !== undefined,
+    enqueuePacked: (packed) => enqueueItem({ count: packed.count, packed }),
     whenRoom: () => queue.whenRoom(1, maxWaitMs),
     get full() {
       return queue.full;
@@ -100,6 +105,17 @@ export function createIngestService(queue: SpanQueue, options: IngestServiceOpti
       let count: number;
       let rows: SpanRow[] | Promise<SpanRow[]>;
       try {
+        if (options.compressor && queue.takesPacked) {
+          // Packed before compression, so the decoded rows die here, young, rather than live
+          // through the wait for the compression thread (span-row-codec.ts).
+          const { packed, texts } = packSpanRowsDeferringLong(toUncompressedSpanRows(resources, headerProject));
+          count = packed.count;
+          if (texts === null) return queue.enqueuePacked(packed).then(() => count);
+          return options.compressor
+            .compressTexts(texts)
+            .then((long) => queue.enqueuePacked({ ...packed, long }))
+            .then(() => count);
+        }
         if (options.compressor) {
           const uncompressed = toUncompressedSpanRows(resources, headerProject);
           count = uncompressed.length;

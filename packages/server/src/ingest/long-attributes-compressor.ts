@@ -3,27 +3,19 @@
  * thread of its own, so that the request thread, which decodes every export, does not spend
  * the 20 µs a span that deflate costs (docs/performance.md, "Smaller span rows"). A request's
  * long values cross as one buffer and come back as one, both transferred, not copied. Should the
- * thread fail, rows are compressed on the request thread instead: slower, never refused.
+ * thread fail, values are compressed on the request thread instead: slower, and only the
+ * requests the thread held when it stopped are refused (503), their texts gone with it.
  */
-import { siblingModuleUrl, startWorker, WorkerRequests } from '@sightline/common';
-import { packLongJson } from '../db/long-attributes.js';
+import { StorageError, siblingModuleUrl, startWorker, WorkerRequests } from '@sightline/common';
+import { packLongJson, packLongJsonList } from '../db/long-attributes.js';
+import type { ValueList } from './span-row-codec.js';
 import type { SpanRow, UncompressedSpanRow } from './span-rows.js';
-
-/** A request's long values for the thread: UTF-8 texts back to back, and where each ends. */
-export interface CompressionRequest {
-  texts: ArrayBuffer;
-  ends: Uint32Array;
-}
-
-/** The thread's answer: compressed values back to back, and where each ends. */
-export interface CompressionResult {
-  packed: ArrayBuffer;
-  ends: Uint32Array;
-}
 
 export interface LongAttributesCompressor {
   /** The rows with their long values compressed (the same objects, updated). */
   compress(rows: UncompressedSpanRow[]): Promise<SpanRow[]>;
+  /** Compresses each UTF-8 JSON text of `texts` (whose buffer moves to the thread: do not use it after). */
+  compressTexts(texts: ValueList): Promise<ValueList>;
   close(): Promise<void>;
 }
 
@@ -45,7 +37,20 @@ function compressHere(rows: UncompressedSpanRow[]): SpanRow[] {
 export function startLongAttributesCompressor(): LongAttributesCompressor {
   const requests = new WorkerRequests(startWorker(workerUrl, null), 'the attribute compression thread stopped');
   let failed = false;
+  const compressTexts = async (texts: ValueList): Promise<ValueList> => {
+    if (failed) return packLongJsonList(texts);
+    try {
+      return (await requests.request((id) => ({ id, ...texts }), [texts.values, texts.ends.buffer as ArrayBuffer])) as ValueList;
+    } catch {
+      failed = true;
+      // A thread that had stopped before this request kept nothing of it; one that stopped while
+      // holding the texts took them along (they moved, not copied), and the client sends them again.
+      if (texts.values.byteLength > 0) return packLongJsonList(texts);
+      throw new StorageError('the attribute compression thread stopped; retry later', 1);
+    }
+  };
   return {
+    compressTexts,
     async compress(rows) {
       const withLong = rows.filter((row) => row.longAttributes !== null);
       if (withLong.length === 0 || failed) return compressHere(rows);
@@ -58,14 +63,13 @@ export function startLongAttributesCompressor(): LongAttributesCompressor {
         offset += texts.write(row.longAttributes!, offset, 'utf8');
         ends[index] = offset;
       }
-      let result: CompressionResult;
+      let result: ValueList;
       try {
-        result = (await requests.request((id) => ({ id, texts: texts.buffer, ends }), [texts.buffer, ends.buffer])) as CompressionResult;
+        result = await compressTexts({ values: texts.buffer as ArrayBuffer, ends });
       } catch {
-        failed = true;
         return compressHere(rows);
       }
-      const packed = Buffer.from(result.packed);
+      const packed = Buffer.from(result.values);
       const values = new Map<UncompressedSpanRow, Buffer>();
       let start = 0;
       for (const [index, row] of withLong.entries()) {

@@ -7,14 +7,25 @@
  * when a batch of several requests fails, the queue retries each request alone, so it must keep
  * the buffer.
  *
+ * OTLP exports are packed before their long attribute values are compressed
+ * (`packSpanRowsDeferringLong`), for the same reason: the rows die before the request waits for
+ * the compression thread. Their long values then travel beside the rows, in `long`.
+ *
  * Layout: per row, the string and bytes fields as (uint32 byte length, bytes; UTF-8 for strings)
- * with 0xFFFFFFFF for null, the two times as int64, and the three token counts as float64 with NaN
- * for null.
+ * with 0xFFFFFFFF for null and 0xFFFFFFFE for a long value kept in `long`, the two times as int64,
+ * and the three token counts as float64 with NaN for null.
  */
-import type { SpanRow } from './span-rows.js';
+import type { SpanRow, UncompressedSpanRow } from './span-rows.js';
 
 const NULL_LENGTH = 0xffffffff;
+const DEFERRED_LENGTH = 0xfffffffe;
 const STATUS_CODES = ['UNSET', 'OK', 'ERROR'] as const;
+
+/** Values back to back in one buffer, and where each ends: long values as UTF-8 JSON text, or compressed. */
+export interface ValueList {
+  values: ArrayBuffer;
+  ends: Uint32Array;
+}
 
 /** Rows packed for the writer thread. */
 export interface PackedSpans {
@@ -23,6 +34,14 @@ export interface PackedSpans {
   /** The packed rows; `bytes` of `buffer` are used. */
   buffer: ArrayBuffer;
   bytes: number;
+  /** The compressed long values of the rows whose field is deferred, in row order. */
+  long?: ValueList;
+}
+
+/** An export's rows packed ahead of compression, and their long values' texts for the compressor (null when none). */
+export interface PackedAheadOfCompression {
+  packed: PackedSpans;
+  texts: ValueList | null;
 }
 
 class Writer {
@@ -42,9 +61,18 @@ class Writer {
   }
 
   private null(): void {
+    this.marker(NULL_LENGTH);
+  }
+
+  private marker(length: number): void {
     this.reserve(4);
-    this.buffer.writeUInt32LE(NULL_LENGTH, this.offset);
+    this.buffer.writeUInt32LE(length, this.offset);
     this.offset += 4;
+  }
+
+  /** A long value that travels in PackedSpans.long. */
+  deferred(): void {
+    this.marker(DEFERRED_LENGTH);
   }
 
   string(value: string | null): void {
@@ -92,44 +120,93 @@ class Writer {
   }
 }
 
+/** Writes one row; `long` writes its long-values field. */
+function packRow(writer: Writer, row: Omit<SpanRow, 'longAttributes'>, long: () => void): void {
+  writer.string(row.projectName);
+  writer.string(row.traceId);
+  writer.string(row.spanId);
+  writer.string(row.parentId);
+  writer.string(row.name);
+  writer.string(row.spanKind);
+  writer.int64(row.startTime);
+  writer.int64(row.endTime);
+  writer.byte(STATUS_CODES.indexOf(row.statusCode));
+  writer.string(row.statusMessage);
+  writer.string(row.attributes);
+  long();
+  writer.string(row.events);
+  writer.number(row.tokenCountPrompt);
+  writer.number(row.tokenCountCompletion);
+  writer.number(row.tokenCountTotal);
+  writer.string(row.sessionId);
+  writer.string(row.userKey);
+}
+
 /** Packs rows into one buffer of their own. */
 export function packSpanRows(rows: SpanRow[]): PackedSpans {
   let estimate = 64;
   for (const row of rows) estimate += row.attributes.length + (row.longAttributes?.length ?? 0) + row.events.length + 256;
   const writer = new Writer(estimate);
-  for (const row of rows) {
-    writer.string(row.projectName);
-    writer.string(row.traceId);
-    writer.string(row.spanId);
-    writer.string(row.parentId);
-    writer.string(row.name);
-    writer.string(row.spanKind);
-    writer.int64(row.startTime);
-    writer.int64(row.endTime);
-    writer.byte(STATUS_CODES.indexOf(row.statusCode));
-    writer.string(row.statusMessage);
-    writer.string(row.attributes);
-    writer.bytes(row.longAttributes);
-    writer.string(row.events);
-    writer.number(row.tokenCountPrompt);
-    writer.number(row.tokenCountCompletion);
-    writer.number(row.tokenCountTotal);
-    writer.string(row.sessionId);
-    writer.string(row.userKey);
-  }
+  for (const row of rows) packRow(writer, row, () => writer.bytes(row.longAttributes));
   return writer.finish(rows.length);
+}
+
+/**
+ * Packs rows whose long values are still JSON text: the rows without them, and the texts in one
+ * buffer for the compressor. Their compressed values, in the same order, go in the result's `long`.
+ */
+export function packSpanRowsDeferringLong(rows: UncompressedSpanRow[]): PackedAheadOfCompression {
+  let estimate = 64;
+  let longBytes = 0;
+  let longCount = 0;
+  for (const row of rows) {
+    estimate += row.attributes.length + row.events.length + 256;
+    if (row.longAttributes !== null) {
+      // Exact, rather than three bytes per UTF-16 unit: the buffer is in flight until compressed.
+      longBytes += Buffer.byteLength(row.longAttributes, 'utf8');
+      longCount++;
+    }
+  }
+  const writer = new Writer(estimate);
+  const texts = Buffer.allocUnsafeSlow(longBytes);
+  const ends = new Uint32Array(longCount);
+  let textBytes = 0;
+  let index = 0;
+  for (const row of rows) {
+    packRow(writer, row, () => {
+      if (row.longAttributes === null) writer.bytes(null);
+      else {
+        writer.deferred();
+        textBytes += texts.write(row.longAttributes, textBytes, 'utf8');
+        ends[index++] = textBytes;
+      }
+    });
+  }
+  return { packed: writer.finish(rows.length), texts: longCount === 0 ? null : { values: texts.buffer as ArrayBuffer, ends } };
 }
 
 /** Unpacks what packSpanRows packed. */
 export function unpackSpanRows(packed: PackedSpans): SpanRow[] {
   const buffer = Buffer.from(packed.buffer, 0, packed.bytes);
   let offset = 0;
+  const long = packed.long === undefined ? null : Buffer.from(packed.long.values);
+  let longIndex = 0;
+  let longStart = 0;
+  /** The next value of `long`, for a deferred field. */
+  const nextLong = (): Buffer => {
+    if (long === null || longIndex >= packed.long!.ends.length) throw new Error('packed spans: a deferred long value is missing');
+    const end = packed.long!.ends[longIndex++]!;
+    const value = long.subarray(longStart, end);
+    longStart = end;
+    return value;
+  };
   // A view into the request's buffer, not a copy: the writer thread has no time to spare, and the
   // rows live no longer than the buffer (until their commit).
   const bytes = (): Buffer | null => {
     const length = buffer.readUInt32LE(offset);
     offset += 4;
     if (length === NULL_LENGTH) return null;
+    if (length === DEFERRED_LENGTH) return nextLong();
     const value = buffer.subarray(offset, offset + length);
     offset += length;
     return value;

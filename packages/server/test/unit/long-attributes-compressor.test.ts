@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { mergeAttributes } from '../../src/db/long-attributes.js';
+import { mergeAttributes, packLongJson } from '../../src/db/long-attributes.js';
 import { startLongAttributesCompressor } from '../../src/ingest/long-attributes-compressor.js';
 import type { Attributes, DecodedResourceSpans } from '../../src/ingest/otlp-model.js';
 import { toSpanRows, toUncompressedSpanRows } from '../../src/ingest/span-rows.js';
@@ -63,5 +63,34 @@ describe('the long-attributes compression thread', () => {
     assert.equal(short[0]!.longAttributes, null);
     const rows = await compressor.compress(toUncompressedSpanRows(exportOf(30, 2)));
     assert.deepEqual(merged(rows), merged(toSpanRows(exportOf(30, 2))));
+  });
+
+  test('compresses a list of texts as packLongJson does each, moving the texts to the thread', async () => {
+    const compressor = startLongAttributesCompressor();
+    try {
+      const texts = [JSON.stringify({ 'output.value': 'ünïcødé '.repeat(40) }), JSON.stringify({ 'input.value': 'x' })];
+      const bytes = Buffer.concat(texts.map((text) => Buffer.from(text)));
+      const values = new ArrayBuffer(bytes.length);
+      Buffer.from(values).set(bytes);
+      const ends = new Uint32Array([Buffer.byteLength(texts[0]!), bytes.length]);
+      const result = await compressor.compressTexts({ values, ends });
+      assert.equal(values.byteLength, 0, 'the texts moved to the thread');
+      const out = Buffer.from(result.values);
+      assert.deepEqual(out.subarray(0, result.ends[0]), packLongJson(texts[0]!));
+      assert.deepEqual(out.subarray(result.ends[0], result.ends[1]), packLongJson(texts[1]!));
+      assert.equal(result.ends[1], out.length);
+    } finally {
+      await compressor.close();
+    }
+  });
+
+  test('once the thread has stopped, texts are compressed on the calling thread', async () => {
+    const compressor = startLongAttributesCompressor();
+    await compressor.close();
+    const text = JSON.stringify({ 'input.value': 'after the thread' });
+    const values = new ArrayBuffer(Buffer.byteLength(text));
+    Buffer.from(values).write(text);
+    const result = await compressor.compressTexts({ values, ends: new Uint32Array([values.byteLength]) });
+    assert.deepEqual(Buffer.from(result.values), packLongJson(text));
   });
 });

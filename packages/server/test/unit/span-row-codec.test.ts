@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { packSpanRows, unpackSpanRows } from '../../src/ingest/span-row-codec.js';
-import type { SpanRow } from '../../src/ingest/span-rows.js';
+import { packLongJson, packLongJsonList } from '../../src/db/long-attributes.js';
+import { packSpanRows, packSpanRowsDeferringLong, unpackSpanRows } from '../../src/ingest/span-row-codec.js';
+import type { SpanRow, UncompressedSpanRow } from '../../src/ingest/span-rows.js';
 
 const row = (overrides: Partial<SpanRow> = {}): SpanRow => ({
   projectName: 'default',
@@ -64,5 +65,31 @@ describe('span row packing for the writer thread', () => {
     const packed = packSpanRows([]);
     assert.equal(packed.count, 0);
     assert.deepEqual(unpackSpanRows(packed), []);
+  });
+
+  test('rows packed ahead of compression come back with their long values, once those are joined', () => {
+    const long = (text: string) => JSON.stringify({ 'input.value': text });
+    const uncompressed: UncompressedSpanRow[] = [
+      { ...row(), longAttributes: long('first, ünïcødé 👩‍💻') },
+      { ...row({ spanId: '00f067aa0ba902b7' }), longAttributes: null },
+      { ...row({ spanId: '00f067aa0ba902b8', attributes: '{}' }), longAttributes: long('third '.repeat(500)) },
+    ];
+    const { packed, texts } = packSpanRowsDeferringLong(uncompressed);
+    assert.ok(texts !== null);
+    assert.equal(texts.ends.length, 2, 'one text per row with long values');
+    assert.equal(texts.values.byteLength, texts.ends[1], 'the texts buffer is exactly their UTF-8 size');
+    const expected = uncompressed.map((r) => ({ ...r, longAttributes: r.longAttributes === null ? null : packLongJson(r.longAttributes) }));
+    assert.deepEqual(unpackSpanRows({ ...packed, long: packLongJsonList(texts) }), expected);
+    assert.throws(
+      () => unpackSpanRows(packed),
+      /deferred long value is missing/,
+      'rows without their long values are refused, not stored empty',
+    );
+  });
+
+  test('rows without long values need no compression', () => {
+    const { packed, texts } = packSpanRowsDeferringLong([{ ...row(), longAttributes: null }]);
+    assert.equal(texts, null);
+    assert.deepEqual(unpackSpanRows(packed), [row()]);
   });
 });
