@@ -114,6 +114,30 @@ describeEachDialect(
       close(early.cost_total, 0.00441, 'first 30 s');
     });
 
+    it('reads the price attributes by their JSON type: cache writes given as text count, a model name that is a number prices nothing', async () => {
+      const typed = 'costs-typed';
+      const writes = newTraceId();
+      const numeric = newTraceId();
+      const spans: QuerySpan[] = [
+        {
+          ...llm(writes, 'claude-3-5-sonnet-20241022', 1000, 100, {
+            'llm.token_count.prompt_details.cache_write': '400',
+            'llm.provider': 'anthropic',
+          }),
+          parentSpanId: null,
+        },
+        { ...llm(numeric, null, 1000, 100, { 'llm.model_name': 4 }), parentSpanId: null },
+      ];
+      expectStatus(await system.post('/v1/traces', otlpJson(typed, spans), { 'x-project-name': typed }), 200);
+      // claude-3-5-sonnet: 600 × 3 + 400 × 3.75 per million for the prompt, then 100 × 15.
+      const typedTrace = async (traceId: string) =>
+        expectStatus(await member.get(`/v1/projects/${typed}/traces/${traceId}`), 200).body.data;
+      await eventually(async () => close((await typedTrace(writes)).cost_total, 0.0033 + 0.0015, 'cache writes as text'));
+      const numericSpan = (await typedTrace(numeric)).spans[0];
+      assert.equal(numericSpan.attributes['llm.model_name'], 4);
+      assert.equal(numericSpan.cost_total, null, 'a model name that is not a string matches no price');
+    });
+
     it('lets admins add a price override, which prices the spans that had none', async () => {
       expectStatus(
         await member.post('/v1/model_prices', { name: 'house', name_pattern: '^house-model', input_per_million: 1, output_per_million: 2 }),

@@ -29,6 +29,7 @@ export interface SpanForCost {
   projectId: number;
   /** Nanoseconds, exact decimal text. */
   startTime: string;
+  /** The attributes the price lookup reads (model, provider, cache token counts), where the span has them. */
   attributes: Record<string, unknown>;
   promptTokens: number;
   completionTokens: number;
@@ -85,6 +86,21 @@ const totals = (row: { prompt: Num; completion: Num; total: Num } | undefined): 
 });
 
 export type CostsRepository = ReturnType<typeof createCostsRepository>;
+
+/** The attributes the cost job's price lookup reads (costs/cost-job.ts). */
+const COST_ATTRIBUTES = [
+  'llm.model_name',
+  'llm.provider',
+  'llm.token_count.prompt_details.cache_read',
+  'llm.token_count.prompt_details.cache_write',
+] as const;
+
+/** The cost attributes of a span's attributes, picked at once so the rest dies young. */
+function costAttributes(attributes: Record<string, unknown>): Record<string, unknown> {
+  const picked: Record<string, unknown> = {};
+  for (const key of COST_ATTRIBUTES) if (Object.hasOwn(attributes, key)) picked[key] = attributes[key];
+  return picked;
+}
 
 /** Costs repository over a Kysely connection (or transaction). */
 export function createCostsRepository(db: Kysely<DB>) {
@@ -183,7 +199,8 @@ export function createCostsRepository(db: Kysely<DB>) {
         traceRowid: Number(row.trace_rowid),
         projectId: Number(row.project_id),
         startTime: row.start_time,
-        attributes: parseJsonColumn<Record<string, unknown>>(row.attributes, {}),
+        // A slice's parsed attributes would otherwise live, whole, until its costs are stored.
+        attributes: costAttributes(parseJsonColumn<Record<string, unknown>>(row.attributes, {})),
         promptTokens: Number(row.llm_token_count_prompt ?? 0),
         completionTokens: Number(row.llm_token_count_completion ?? 0),
       }));
