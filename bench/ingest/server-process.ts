@@ -1,7 +1,9 @@
 /**
  * The server under test, in its own process (so its memory and CPU can be read from /proc):
- * `node packages/cli/bin/sightline.js serve` on 127.0.0.1 and free ports.
+ * `node packages/cli/bin/sightline.js serve` on 127.0.0.1 and free ports, with the node options
+ * `npm start` passes (SERVE_NODE_OPTIONS).
  */
+import { SERVE_NODE_OPTIONS } from '../../packages/cli/src/heap.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -137,7 +139,9 @@ export interface ServerProcess {
 /** Starts the built server and waits until /healthz answers. */
 export async function startServerProcess(options: ServerProcessOptions): Promise<ServerProcess> {
   const log = fs.openSync(options.logFile, 'a');
+  // As `npm start` runs it: the figures are for the server users start.
   const nodeArgs = [
+    ...SERVE_NODE_OPTIONS,
     ...(options.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`] : []),
     ...(options.nodeArgs ?? []),
   ];
