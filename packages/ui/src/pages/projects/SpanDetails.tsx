@@ -364,7 +364,8 @@ export function SpanDetails({ span }: { span: Span }) {
   return (
     <Stack gap="sm" data-testid="span-details">
       <Stack gap={6}>
-        <Group gap="xs" wrap="nowrap" justify="space-between">
+        {/* The actions move below a name that leaves them no room, rather than squeeze it mid-word. */}
+        <Group gap="xs" wrap="wrap" justify="space-between">
           <Group gap="xs" wrap="nowrap" style={{ minWidth: 0 }}>
             <KindBadge kind={span.span_kind} />
             <Title order={3} size="h4" style={{ wordBreak: 'break-word' }}>
