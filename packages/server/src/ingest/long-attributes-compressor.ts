@@ -8,7 +8,7 @@
  */
 import { StorageError, siblingModuleUrl, startWorker, WorkerRequests } from '@sightline/common';
 import { packLongJson, packLongJsonList } from '../db/long-attributes.js';
-import type { ValueList } from './span-row-codec.js';
+import { utf8ValueList, type ValueList } from './span-row-codec.js';
 import type { SpanRow, UncompressedSpanRow } from './span-rows.js';
 
 export interface LongAttributesCompressor {
@@ -54,18 +54,9 @@ export function startLongAttributesCompressor(): LongAttributesCompressor {
     async compress(rows) {
       const withLong = rows.filter((row) => row.longAttributes !== null);
       if (withLong.length === 0 || failed) return compressHere(rows);
-      let bytes = 0;
-      for (const row of withLong) bytes += row.longAttributes!.length * 3;
-      const texts = Buffer.allocUnsafeSlow(bytes);
-      const ends = new Uint32Array(withLong.length);
-      let offset = 0;
-      for (const [index, row] of withLong.entries()) {
-        offset += texts.write(row.longAttributes!, offset, 'utf8');
-        ends[index] = offset;
-      }
       let result: ValueList;
       try {
-        result = await compressTexts({ values: texts.buffer as ArrayBuffer, ends });
+        result = await compressTexts(utf8ValueList(withLong.map((row) => row.longAttributes!)));
       } catch {
         return compressHere(rows);
       }

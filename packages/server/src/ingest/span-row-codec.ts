@@ -151,38 +151,40 @@ export function packSpanRows(rows: SpanRow[]): PackedSpans {
   return writer.finish(rows.length);
 }
 
+/** Strings as UTF-8 back to back in one buffer of their own (so it can move to a thread), sized exactly. */
+export function utf8ValueList(texts: readonly string[]): ValueList {
+  let bytes = 0;
+  for (const text of texts) bytes += Buffer.byteLength(text, 'utf8');
+  const values = Buffer.allocUnsafeSlow(bytes);
+  const ends = new Uint32Array(texts.length);
+  let offset = 0;
+  for (const [index, text] of texts.entries()) {
+    offset += values.write(text, offset, 'utf8');
+    ends[index] = offset;
+  }
+  return { values: values.buffer as ArrayBuffer, ends };
+}
+
 /**
  * Packs rows whose long values are still JSON text: the rows without them, and the texts in one
  * buffer for the compressor. Their compressed values, in the same order, go in the result's `long`.
  */
 export function packSpanRowsDeferringLong(rows: UncompressedSpanRow[]): PackedAheadOfCompression {
   let estimate = 64;
-  let longBytes = 0;
-  let longCount = 0;
-  for (const row of rows) {
-    estimate += row.attributes.length + row.events.length + 256;
-    if (row.longAttributes !== null) {
-      // Exact, rather than three bytes per UTF-16 unit: the buffer is in flight until compressed.
-      longBytes += Buffer.byteLength(row.longAttributes, 'utf8');
-      longCount++;
-    }
-  }
+  for (const row of rows) estimate += row.attributes.length + row.events.length + 256;
   const writer = new Writer(estimate);
-  const texts = Buffer.allocUnsafeSlow(longBytes);
-  const ends = new Uint32Array(longCount);
-  let textBytes = 0;
-  let index = 0;
+  const longTexts: string[] = [];
   for (const row of rows) {
     packRow(writer, row, () => {
       if (row.longAttributes === null) writer.bytes(null);
       else {
         writer.deferred();
-        textBytes += texts.write(row.longAttributes, textBytes, 'utf8');
-        ends[index++] = textBytes;
+        longTexts.push(row.longAttributes);
       }
     });
   }
-  return { packed: writer.finish(rows.length), texts: longCount === 0 ? null : { values: texts.buffer as ArrayBuffer, ends } };
+  // Sized exactly, rather than three bytes per UTF-16 unit: the buffer is in flight until compressed.
+  return { packed: writer.finish(rows.length), texts: longTexts.length === 0 ? null : utf8ValueList(longTexts) };
 }
 
 /** Unpacks what packSpanRows packed. */
@@ -190,12 +192,13 @@ export function unpackSpanRows(packed: PackedSpans): SpanRow[] {
   const buffer = Buffer.from(packed.buffer, 0, packed.bytes);
   let offset = 0;
   const long = packed.long === undefined ? null : Buffer.from(packed.long.values);
+  const longEnds = packed.long?.ends ?? new Uint32Array(0);
   let longIndex = 0;
   let longStart = 0;
   /** The next value of `long`, for a deferred field. */
   const nextLong = (): Buffer => {
-    if (long === null || longIndex >= packed.long!.ends.length) throw new Error('packed spans: a deferred long value is missing');
-    const end = packed.long!.ends[longIndex++]!;
+    if (long === null || longIndex >= longEnds.length) throw new Error('packed spans: a deferred long value is missing');
+    const end = longEnds[longIndex++]!;
     const value = long.subarray(longStart, end);
     longStart = end;
     return value;
