@@ -53,6 +53,7 @@ export {
 export { closeAfterUnfinishedBodies } from './http/unfinished-bodies.js';
 export {
   GroupCommitQueue,
+  PartialWriteError,
   QueueFullError,
   StorageError,
   ThreadBatchWriter,
@@ -60,6 +61,7 @@ export {
   type BatchWriter,
   type GroupCommitOptions,
   type GroupCommitMessages,
+  type ThreadBatchWriterOptions,
   type WriterThreadHandlers,
   type WriterThreadMessage,
 } from './group-commit/index.js';

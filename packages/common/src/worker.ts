@@ -65,7 +65,13 @@ export class WorkerRequests {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
-      this.worker.postMessage(message(id), transfer);
+      try {
+        this.worker.postMessage(message(id), transfer);
+      } catch (error) {
+        // Nothing was posted (e.g. a value that cannot be cloned): no reply will come.
+        this.waiting.delete(id);
+        reject(error as Error);
+      }
     });
   }
 

@@ -10,3 +10,16 @@ export class QueueFullError extends UnavailableError {
 export class StorageError extends UnavailableError {
   override readonly name: string = 'StorageError';
 }
+
+/**
+ * A write of which only some items failed; the others are committed. A writer that isolates a bad
+ * item itself rejects with it, and the queue settles each item by it instead of retrying them.
+ */
+export class PartialWriteError extends Error {
+  override readonly name: string = 'PartialWriteError';
+
+  /** `failures[i]`: why item i was not stored, or null when it was committed. */
+  constructor(readonly failures: readonly (Error | null)[]) {
+    super(`${failures.filter((failure) => failure !== null).length} of ${failures.length} items could not be stored`);
+  }
+}

@@ -3,14 +3,18 @@
  * enqueue items; whatever arrived in one turn of the event loop goes to the writer as one batch,
  * up to `maxInFlight` batches at once; each request resolves only after the transaction holding
  * its item committed. The queue is bounded by weight (a span export weighs its span count, a log
- * record 1), and a failing batch is split: every item is retried alone, so one bad request never
- * fails the others.
+ * record 1), and one bad request never fails the others: a writer either reports each item's
+ * outcome itself, or a failing batch is split and every item retried alone.
  */
-import { QueueFullError, StorageError } from './errors.js';
+import { PartialWriteError, QueueFullError, StorageError } from './errors.js';
 
 /** What the queue needs from storage: commit a batch atomically and durably. */
 export interface BatchWriter<T> {
-  /** Commits every item in one transaction; resolves only once the commit is durable. */
+  /**
+   * Commits every item in one transaction; resolves only once the commit is durable. A writer
+   * that isolates a bad item itself rejects with PartialWriteError, naming the items that failed;
+   * on any other rejection the queue retries each item alone.
+   */
   write(items: T[]): Promise<void>;
 }
 
@@ -40,6 +44,18 @@ export interface GroupCommitOptions<T> {
   onError?: (error: unknown) => void;
   /** Called before the items of a failed batch are retried alone (e.g. to drop cached ids). */
   beforeRetry?: () => void;
+}
+
+/** What a writer that threw nothing at all failed with. */
+const WRITE_FAILED = new Error('the write failed');
+
+/** Why item `index` of a rejected write failed: its own failure (null: committed) if the writer named one, else the whole write's. */
+function failureOf(error: unknown, index: number): unknown {
+  if (error instanceof PartialWriteError) {
+    const failure = error.failures[index];
+    return failure === undefined ? error : failure;
+  }
+  return error ?? WRITE_FAILED;
 }
 
 /** A request waiting in line for room in the queue. */
@@ -276,6 +292,16 @@ export class GroupCommitQueue<T> {
     if (this.open === 0) for (const resolve of this.drained.splice(0)) resolve();
   }
 
+  /** Settles an item with the outcome of its write: committed (null), or failed with `error`. */
+  private conclude(entry: Pending<T>, error: unknown): void {
+    if (error === null) {
+      this.settle(entry);
+      return;
+    }
+    this.options.onError?.(error);
+    this.settle(entry, this.storageError(this.options.messages.failed));
+  }
+
   /** Writes a batch in its in-flight slot, then frees the slot and settles the batch's items. */
   private async commit(batch: Pending<T>[]): Promise<void> {
     let released = false;
@@ -293,22 +319,21 @@ export class GroupCommitQueue<T> {
       for (const entry of batch) this.settle(entry);
       return;
     } catch (error) {
-      if (batch.length === 1) {
-        this.options.onError?.(error);
+      if (error instanceof PartialWriteError || batch.length === 1) {
         release();
-        this.settle(batch[0]!, this.storageError(this.options.messages.failed));
+        for (const [index, entry] of batch.entries()) this.conclude(entry, failureOf(error, index));
         return;
       }
     }
     this.options.beforeRetry?.();
     for (const entry of batch) {
+      let error: unknown = null;
       try {
         await this.writer.write([entry.item]);
-        this.settle(entry);
-      } catch (error) {
-        this.options.onError?.(error);
-        this.settle(entry, this.storageError(this.options.messages.failed));
+      } catch (thrown) {
+        error = failureOf(thrown, 0);
       }
+      this.conclude(entry, error);
     }
     release();
   }

@@ -4,21 +4,28 @@
  * the next transaction (one fsync for all of them). `ThreadBatchWriter` is the main thread's
  * side, `serveWriterThread` the worker's.
  */
-import { parentPort, receiveMessageOnPort, type ResourceLimits } from 'node:worker_threads';
+import { parentPort, receiveMessageOnPort, type ResourceLimits, type TransferListItem } from 'node:worker_threads';
 import { startWorker, WorkerRequests, type WorkerReply } from '../worker.js';
+import { PartialWriteError } from './errors.js';
 import type { BatchWriter } from './queue.js';
 
 /** Messages from the main thread to the writer thread. */
-export type WriterThreadMessage<W> =
-  | { type: 'write'; id: number; batch: W }
+export type WriterThreadMessage<I> =
+  | { type: 'write'; id: number; items: I[] }
   | { type: 'task'; id: number; task: unknown }
   | { type: 'reset' }
   | { type: 'close' };
 
-/** What the worker module does with the batches it receives. */
-export interface WriterThreadHandlers<W> {
-  /** Commits every batch in one transaction (throws to roll them all back). */
-  commit(batches: W[]): void;
+/**
+ * The thread's answer to a write: nothing when every item committed, else each item's failure
+ * message in order (null for an item that committed).
+ */
+export type WriteFailures = (string | null)[] | undefined;
+
+/** What the worker module does with the items it receives. */
+export interface WriterThreadHandlers<I> {
+  /** Commits every item in one transaction (throws to roll them all back). */
+  commit(items: I[]): void;
   /** Drops cached state (e.g. project ids) after a failure or on request. */
   reset?(): void;
   /**
@@ -37,30 +44,44 @@ export interface WriterThreadHandlers<W> {
   close(): void;
 }
 
-/** Commits the writes together; if that fails, each alone, so one bad batch fails only itself. */
-function commitFolded<W>(handlers: WriterThreadHandlers<W>, writes: { id: number; batch: W }[]): WorkerReply[] {
+/**
+ * Commits the items together; if that fails, each alone, so one bad item fails only itself.
+ * Returns each item's failure message, null for those committed. The thread holds the items, so
+ * it isolates a bad one itself: the main thread may have moved them here rather than copied them.
+ */
+function commitItems<I>(handlers: WriterThreadHandlers<I>, items: I[]): (string | null)[] {
   try {
-    handlers.commit(writes.map((write) => write.batch));
-    return writes.map((write) => ({ id: write.id }));
+    handlers.commit(items);
+    return items.map(() => null);
   } catch (error) {
     handlers.reset?.();
-    if (writes.length === 1) return [{ id: writes[0]!.id, error: (error as Error).message }];
+    if (items.length === 1) return [(error as Error).message];
   }
-  return writes.flatMap((write) => commitFolded(handlers, [write]));
+  return items.map((item) => commitItems(handlers, [item])[0]!);
+}
+
+/** The replies to `writes`, whose items' failures are `failures` end to end. */
+function writeReplies(writes: { id: number; items: unknown[] }[], failures: (string | null)[]): WorkerReply[] {
+  let start = 0;
+  return writes.map(({ id, items }) => {
+    const own = failures.slice(start, start + items.length);
+    start += items.length;
+    return own.every((failure) => failure === null) ? { id } : { id, result: own satisfies WriteFailures };
+  });
 }
 
 /** Runs in the worker: answers every write message once its transaction committed. */
-export function serveWriterThread<W>(handlers: WriterThreadHandlers<W>): void {
+export function serveWriterThread<I>(handlers: WriterThreadHandlers<I>): void {
   const port = parentPort;
   if (!port) throw new Error('serveWriterThread must run in a worker thread');
-  port.on('message', (first: WriterThreadMessage<W>) => {
-    const writes: { id: number; batch: W }[] = [];
+  port.on('message', (first: WriterThreadMessage<I>) => {
+    const writes: { id: number; items: I[] }[] = [];
     const tasks: { id: number; task: unknown }[] = [];
     let close = false;
     for (
-      let message: WriterThreadMessage<W> | undefined = first;
+      let message: WriterThreadMessage<I> | undefined = first;
       message !== undefined;
-      message = receiveMessageOnPort(port)?.message as WriterThreadMessage<W> | undefined
+      message = receiveMessageOnPort(port)?.message as WriterThreadMessage<I> | undefined
     ) {
       if (message.type === 'write') writes.push(message);
       else if (message.type === 'task') tasks.push(message);
@@ -68,11 +89,14 @@ export function serveWriterThread<W>(handlers: WriterThreadHandlers<W>): void {
       else close = true;
     }
     if (writes.length > 0) {
-      const replies = commitFolded(handlers, writes);
-      if (handlers.durable === undefined || replies.every((reply) => reply.error !== undefined)) port.postMessage(replies);
+      const failures = commitItems(
+        handlers,
+        writes.flatMap((write) => write.items),
+      );
+      if (handlers.durable === undefined || failures.every((failure) => failure !== null)) port.postMessage(writeReplies(writes, failures));
       else {
         handlers.durable((error) =>
-          port.postMessage(error === null ? replies : replies.map((reply) => ({ id: reply.id, error: reply.error ?? error.message }))),
+          port.postMessage(writeReplies(writes, error === null ? failures : failures.map((failure) => failure ?? error.message))),
         );
       }
     }
@@ -91,37 +115,54 @@ export function serveWriterThread<W>(handlers: WriterThreadHandlers<W>): void {
   });
 }
 
+export interface ThreadBatchWriterOptions<I> {
+  /** V8 heap limits of the thread. */
+  resourceLimits?: ResourceLimits;
+  /** The buffers of an encoded item that move to the thread instead of being copied (the item must not be used after). */
+  transfer?: (item: I) => readonly TransferListItem[];
+}
+
 /**
- * The main thread's BatchWriter over a writer thread. `encode` turns a batch into what crosses
- * to the thread (arrays clone faster than objects).
+ * The main thread's BatchWriter over a writer thread. `encode` turns an item into what crosses
+ * to the thread (arrays clone faster than objects). The thread isolates a bad item itself and
+ * names it (PartialWriteError); any other rejection means the thread has stopped.
  */
-export class ThreadBatchWriter<T, W = T[]> implements BatchWriter<T> {
+export class ThreadBatchWriter<T, I = T> implements BatchWriter<T> {
   private readonly requests: WorkerRequests;
+  private readonly transfer: ((item: I) => readonly TransferListItem[]) | undefined;
 
   constructor(
     workerUrl: URL,
     workerData: unknown,
-    private readonly encode: (items: T[]) => W,
-    resourceLimits?: ResourceLimits,
+    private readonly encode: (item: T) => I,
+    options: ThreadBatchWriterOptions<I> = {},
   ) {
-    this.requests = new WorkerRequests(startWorker(workerUrl, workerData, resourceLimits), 'the SQLite writer thread stopped');
+    this.requests = new WorkerRequests(startWorker(workerUrl, workerData, options.resourceLimits), 'the SQLite writer thread stopped');
+    this.transfer = options.transfer;
   }
 
+  /** Commits the items; rejects with PartialWriteError when the thread stored only some of them. */
   async write(items: T[]): Promise<void> {
-    await this.requests.request((id) => ({ type: 'write', id, batch: this.encode(items) }) satisfies WriterThreadMessage<W>);
+    const encoded = items.map(this.encode);
+    const transfer = this.transfer === undefined ? undefined : encoded.flatMap(this.transfer);
+    const failures = (await this.requests.request(
+      (id) => ({ type: 'write', id, items: encoded }) satisfies WriterThreadMessage<I>,
+      transfer,
+    )) as WriteFailures;
+    if (failures !== undefined) throw new PartialWriteError(failures.map((failure) => (failure === null ? null : new Error(failure))));
   }
 
   /** Runs a task on the thread's connection between commits; resolves to what the thread's `task` handler returned. */
   task(task: unknown): Promise<unknown> {
-    return this.requests.request((id) => ({ type: 'task', id, task }) satisfies WriterThreadMessage<W>);
+    return this.requests.request((id) => ({ type: 'task', id, task }) satisfies WriterThreadMessage<I>);
   }
 
   /** Asks the thread to drop its cached state. */
   reset(): void {
-    this.requests.post({ type: 'reset' } satisfies WriterThreadMessage<W>);
+    this.requests.post({ type: 'reset' } satisfies WriterThreadMessage<I>);
   }
 
   close(): Promise<void> {
-    return this.requests.close({ type: 'close' } satisfies WriterThreadMessage<W>);
+    return this.requests.close({ type: 'close' } satisfies WriterThreadMessage<I>);
   }
 }

@@ -32,11 +32,11 @@ export interface RecordQueueOptions {
  * (sqlite-writer-worker.ts); batches that queue up meanwhile are folded into its next commit.
  */
 export class SqliteRecordWriter implements RecordWriter {
-  private readonly thread: ThreadBatchWriter<RecordRow, RowValues[]>;
+  private readonly thread: ThreadBatchWriter<RecordRow, RowValues>;
 
   /** `syncs`: WAL syncs the thread runs at once (1: on the thread itself, after each commit). */
   constructor(file: string, syncs: number) {
-    this.thread = new ThreadBatchWriter<RecordRow, RowValues[]>(workerUrl, { file, syncs }, (rows) => rows.map(rowValues));
+    this.thread = new ThreadBatchWriter<RecordRow, RowValues>(workerUrl, { file, syncs }, rowValues);
   }
 
   write(rows: RecordRow[]): Promise<void> {

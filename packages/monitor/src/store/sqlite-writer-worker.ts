@@ -18,8 +18,8 @@ const store = new SqliteRecordStore(connection);
 // The WAL is synced before a commit is acknowledged (wal-sync.ts).
 const wal = new WalSync(file, syncs);
 
-serveWriterThread<RowValues[]>({
-  commit: (batches) => store.writeBatches(batches),
+serveWriterThread<RowValues>({
+  commit: (rows) => store.writeRows(rows),
   durable: (done) => wal.sync(done),
   close: () => {
     wal.close();

@@ -3,9 +3,7 @@
  * "Write path"). The request thread packs them as soon as they are decoded, so the decoded objects
  * die young instead of waiting in the queue long enough to be promoted to V8's old generation,
  * which made the server's memory grow with the load; the buffer lives outside the JavaScript heap
- * and crosses to the writer thread as one copy of compact bytes. It is copied, not transferred:
- * when a batch of several requests fails, the queue retries each request alone, so it must keep
- * the buffer.
+ * and moves to the writer thread without a copy (span-writer.ts).
  *
  * OTLP exports are packed before their long attribute values are compressed
  * (`packSpanRowsDeferringLong`), for the same reason: the rows die before the request waits for
@@ -49,7 +47,7 @@ class Writer {
   private offset = 0;
 
   constructor(capacity: number) {
-    // Its own ArrayBuffer (never Node's shared pool), so that the copy to the thread holds these rows only.
+    // Its own ArrayBuffer (never Node's shared pool), so that it can move to the thread.
     this.buffer = Buffer.allocUnsafeSlow(capacity);
   }
 

@@ -73,6 +73,15 @@ function packedOf(item: QueuedSpans): PackedSpans {
   return packSpanRows(item.rows);
 }
 
+/**
+ * The buffers of a request's packed spans, which move to the writer thread rather than being
+ * copied: the copy cost about 20 MB of peak RSS under bench:ingest (docs/performance.md,
+ * "Memory"). The thread retries a bad request alone itself, so the queue never needs them again.
+ */
+function packedBuffers(packed: PackedSpans): ArrayBuffer[] {
+  return packed.long === undefined ? [packed.buffer] : [packed.buffer, packed.long.values, packed.long.ends.buffer as ArrayBuffer];
+}
+
 /** A batch of requests as one list of rows (no copy for the common single-request batch). */
 const flatten = (requests: QueuedSpans[]): SpanRow[] => (requests.length === 1 ? rowsOf(requests[0]!) : requests.flatMap(rowsOf));
 
@@ -82,12 +91,10 @@ const flatten = (requests: QueuedSpans[]): SpanRow[] => (requests.length === 1 ?
  */
 export function createSpanWriter(database: DatabaseConfig, onCheckpointError?: (message: string) => void): SpanWriter {
   if (database.dialect === 'sqlite') {
-    const thread = new ThreadBatchWriter<QueuedSpans, PackedSpans[]>(
-      workerUrl,
-      { file: database.url },
-      (items) => items.map(packedOf),
-      WRITER_THREAD_LIMITS,
-    );
+    const thread = new ThreadBatchWriter<QueuedSpans, PackedSpans>(workerUrl, { file: database.url }, packedOf, {
+      resourceLimits: WRITER_THREAD_LIMITS,
+      transfer: packedBuffers,
+    });
     const checkpointer = startSqliteCheckpointer(database.url, { onError: onCheckpointError });
     const task = (work: RetentionTask | CostTask | LongAttributesTask) => thread.task(work);
     return {

@@ -13,8 +13,8 @@ import { type PackedSpans, unpackSpanRows } from './span-row-codec.js';
  * unpacked at once held up to 5,000 rows of strings alive, which made every young-generation
  * collection of this thread copy them and grew its heap (docs/performance.md, "Memory").
  */
-function* requestRows(writes: PackedSpans[][]): Generator<SpanRow[]> {
-  for (const requests of writes) for (const packed of requests) yield unpackSpanRows(packed);
+function* requestRows(requests: PackedSpans[]): Generator<SpanRow[]> {
+  for (const packed of requests) yield unpackSpanRows(packed);
 }
 
 const connection = openSqlite((workerData as { file: string }).file);
@@ -25,8 +25,8 @@ const retention = new SqliteRetentionStore(connection);
 const costs = new SqliteCostStore(connection);
 const longAttributes = new SqliteLongAttributesStore(connection);
 
-serveWriterThread<PackedSpans[]>({
-  commit: (batches) => store.writeAll(requestRows(batches)),
+serveWriterThread<PackedSpans>({
+  commit: (requests) => store.writeAll(requestRows(requests)),
   reset: () => store.forgetProjects(),
   // The retention job's deletions, the cost job's writes and the long-attributes conversion's run here, between commits
   // (docs/retention.md, docs/costs.md, docs/ingest.md).

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { QueueFullError, StorageError } from '@sightline/common';
+import { PartialWriteError, QueueFullError, StorageError } from '@sightline/common';
 import { createSpanQueue, type SpanQueueOptions } from '../../src/ingest/ingest-service.js';
 import type { SpanRow } from '../../src/ingest/span-rows.js';
 import { spanRow } from '../helpers/span-row.js';
@@ -70,6 +70,20 @@ function setup(options: Partial<SpanQueueOptions> = {}) {
   const errors: unknown[] = [];
   const queue = createSpanQueue(writer, { maxQueuedSpans: 1000, maxBatchSpans: 1000, onError: (error) => errors.push(error), ...options });
   return { writer, queue, errors };
+}
+
+/** Request a is written alone; b, a poisoned request and d queue meanwhile and make the second write. */
+async function poisonedBatch() {
+  const { writer, queue, errors } = setup();
+  const a = track(queue.enqueue(rows('a', 1)));
+  const first = await writer.waitForCalls(1);
+  const b = track(queue.enqueue(rows('b', 2)));
+  const poisoned = track(queue.enqueue(rows('poison', 1)));
+  const d = track(queue.enqueue(rows('d', 1)));
+  first.resolve();
+  const batch = await writer.waitForCalls(2);
+  assert.deepEqual(labels(batch), ['b:0', 'b:1', 'poison:0', 'd:0']);
+  return { writer, queue, errors, a, b, poisoned, d, batch };
 }
 
 describe('span queue (the group-commit engine as ingest configures it)', () => {
@@ -350,15 +364,7 @@ describe('span queue (the group-commit engine as ingest configures it)', () => {
 
   describe('failures', () => {
     test('a failing batch is retried request by request; a poisoned request fails alone', async () => {
-      const { writer, queue, errors } = setup();
-      const a = track(queue.enqueue(rows('a', 1)));
-      const first = await writer.waitForCalls(1);
-      const b = track(queue.enqueue(rows('b', 2)));
-      const poisoned = track(queue.enqueue(rows('poison', 1)));
-      const d = track(queue.enqueue(rows('d', 1)));
-      first.resolve();
-      const batch = await writer.waitForCalls(2);
-      assert.deepEqual(labels(batch), ['b:0', 'b:1', 'poison:0', 'd:0']);
+      const { writer, queue, errors, a, b, poisoned, d, batch } = await poisonedBatch();
       const batchError = new Error('constraint violated');
       batch.reject(batchError);
 
@@ -384,6 +390,23 @@ describe('span queue (the group-commit engine as ingest configures it)', () => {
       assert.deepEqual(errors, [poisonError], 'only the request that failed on its own is reported');
       assert.equal(queue.depth, 0);
       assert.equal(writer.calls.length, 5);
+    });
+
+    test('a writer that names the bad request (PartialWriteError) fails only it, without retries', async () => {
+      const { writer, queue, errors, b, poisoned, d, batch } = await poisonedBatch();
+      // As the SQLite writer thread answers: it retried each request alone itself.
+      const poisonError = new Error('bad row');
+      batch.reject(new PartialWriteError([null, poisonError, null]));
+      await turn();
+
+      assert.equal(b.state, 'resolved');
+      assert.equal(d.state, 'resolved');
+      assert.ok(poisoned.state instanceof StorageError, `poisoned request: ${String(poisoned.state)}`);
+      assert.match(poisoned.state.message, /could not be stored/);
+      assert.deepEqual(errors, [poisonError]);
+      assert.equal(writer.forgotten, 0, 'nothing is retried, so no cached ids are dropped');
+      assert.equal(writer.calls.length, 2);
+      assert.equal(queue.depth, 0);
     });
 
     test('requests resolve as soon as their own retry commits', async () => {

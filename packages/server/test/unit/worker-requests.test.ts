@@ -30,4 +30,19 @@ describe('WorkerRequests', () => {
       await requests.close({ close: true });
     }
   });
+
+  test('a request that cannot be posted rejects at once, and the next one is answered', async () => {
+    const requests = new WorkerRequests(echoLengths(), 'stopped');
+    try {
+      // A function cannot be cloned: posting fails before anything reaches the thread.
+      await assert.rejects(
+        requests.request((id) => ({ id, buffer: new ArrayBuffer(4), run: () => id })),
+        { name: 'DataCloneError' },
+      );
+      const buffer = new ArrayBuffer(8);
+      assert.equal(await requests.request((id) => ({ id, buffer }), [buffer]), 8);
+    } finally {
+      await requests.close({ close: true });
+    }
+  });
 });

@@ -7,20 +7,20 @@ const UPSERT = `INSERT INTO monitor_records (${RECORD_COLUMNS.join(', ')})
   VALUES (${RECORD_COLUMNS.map(() => '?').join(', ')})
   ${UPSERT_CONFLICT_CLAUSE}`;
 
-/** Upserts record batches on the writer thread's connection. */
+/** Upserts records on the writer thread's connection. */
 export class SqliteRecordStore {
   private readonly upsert: SQLite.Statement;
-  private readonly writeAll: (batches: RowValues[][]) => void;
+  private readonly writeAll: (rows: RowValues[]) => void;
 
   constructor(connection: SQLite.Database) {
     this.upsert = connection.prepare(UPSERT);
-    this.writeAll = connection.transaction((batches: RowValues[][]) => {
-      for (const rows of batches) for (const values of rows) this.upsert.run(values);
+    this.writeAll = connection.transaction((rows: RowValues[]) => {
+      for (const values of rows) this.upsert.run(values);
     });
   }
 
-  /** Upserts every row (as RowValues) of every batch, in order, in one transaction (durable on return: synchronous=FULL). */
-  writeBatches(batches: RowValues[][]): void {
-    this.writeAll(batches);
+  /** Upserts every row, in order, in one transaction (durable once the writer thread's WAL sync returns). */
+  writeRows(rows: RowValues[]): void {
+    this.writeAll(rows);
   }
 }
