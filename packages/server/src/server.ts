@@ -71,14 +71,18 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
     await migrateToLatest(database);
     const auth = createAuthLayer(config, database, (error, context) => logger.error({ err: error }, `${context} failed`));
     if (config.enableAuth) await auth.users.ensureDefaultAdmin(config.defaultAdminInitialPassword);
-    writer = createSpanWriter(config.database, (message) => logger.error(`WAL checkpoint failed: ${message}`));
+    writer = createSpanWriter(config.database);
     queue = createSpanQueue(writer, {
       maxQueuedSpans: config.ingest.maxQueuedSpans,
       maxBatchSpans: config.ingest.maxBatchSpans,
       maxWaitMs: config.ingest.queueWaitMs,
       onError: (error) => logger.error({ err: error }, 'span write failed'),
     });
-    compressor = startLongAttributesCompressor();
+    compressor = startLongAttributesCompressor(
+      config.database.dialect === 'sqlite'
+        ? { walCheckpoints: { file: config.database.url, onError: (message) => logger.error(`WAL checkpoint failed: ${message}`) } }
+        : {},
+    );
     const ingest = createIngestService(queue, { maxInflightBytes: config.ingest.maxInflightBytes, compressor });
     // A deleted project's id must not stay cached by the writer, or its next spans would be refused.
     const spanQueue = queue;

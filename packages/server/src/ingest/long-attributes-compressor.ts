@@ -5,6 +5,10 @@
  * long values cross as one buffer and come back as one, both transferred, not copied. Should the
  * thread fail, values are compressed on the request thread instead: slower, and only the
  * requests the thread held when it stopped are refused (503), their texts gone with it.
+ *
+ * On SQLite the same thread runs the WAL checkpoints (common/sqlite-checkpointer.ts) rather than
+ * a thread of their own, which cost about 9 MB of RSS; a checkpoint delays the compressions
+ * queued behind it, not the writer (docs/ingest.md, "Write path").
  */
 import { StorageError, siblingModuleUrl, startWorker, WorkerRequests } from '@sightline/common';
 import { packLongJson, packLongJsonList } from '../db/long-attributes.js';
@@ -21,6 +25,22 @@ export interface LongAttributesCompressor {
 
 const workerUrl = siblingModuleUrl(import.meta.url, 'long-attributes-compressor-worker');
 
+/** What the compression thread is started with. */
+export interface CompressorThreadData {
+  /** The SQLite file whose WAL the thread checkpoints, if any. */
+  walFile?: string;
+}
+
+/** What the compression thread posts besides replies: a failed checkpoint. */
+export interface CheckpointFailure {
+  checkpointError: string;
+}
+
+export interface CompressorOptions {
+  /** SQLite: checkpoint this database's WAL on the thread too; `onError` hears each failure. */
+  walCheckpoints?: { file: string; onError: (message: string) => void };
+}
+
 /** The row, its long values replaced by their compressed form (in place: rows are many, and no one else holds them). */
 function compressed(row: UncompressedSpanRow, value: Buffer | null): SpanRow {
   const updated = row as unknown as SpanRow;
@@ -34,8 +54,14 @@ function compressHere(rows: UncompressedSpanRow[]): SpanRow[] {
 }
 
 /** Starts the compression thread. */
-export function startLongAttributesCompressor(): LongAttributesCompressor {
-  const requests = new WorkerRequests(startWorker(workerUrl, null), 'the attribute compression thread stopped');
+export function startLongAttributesCompressor({ walCheckpoints }: CompressorOptions = {}): LongAttributesCompressor {
+  const worker = startWorker(workerUrl, { walFile: walCheckpoints?.file } satisfies CompressorThreadData);
+  if (walCheckpoints !== undefined) {
+    worker.on('message', (message: Partial<CheckpointFailure>) => {
+      if (message.checkpointError !== undefined) walCheckpoints.onError(message.checkpointError);
+    });
+  }
+  const requests = new WorkerRequests(worker, 'the attribute compression thread stopped');
   let failed = false;
   const compressTexts = async (texts: ValueList): Promise<ValueList> => {
     if (failed) return packLongJsonList(texts);

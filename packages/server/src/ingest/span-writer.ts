@@ -1,5 +1,5 @@
 /** The span writer behind the ingest queue: the SQLite writer thread, or PostgreSQL on one connection. */
-import { siblingModuleUrl, startSqliteCheckpointer, ThreadBatchWriter, type BatchWriter, type DatabaseConfig } from '@sightline/common';
+import { siblingModuleUrl, ThreadBatchWriter, type BatchWriter, type DatabaseConfig } from '@sightline/common';
 import type { CostTask } from '../db/repositories/cost-writes-sqlite.js';
 import type { NewSpanCost } from '../db/repositories/costs-repository.js';
 import type { ConvertedSpan } from '../db/repositories/long-attributes-repository.js';
@@ -86,16 +86,15 @@ function packedBuffers(packed: PackedSpans): ArrayBuffer[] {
 const flatten = (requests: QueuedSpans[]): SpanRow[] => (requests.length === 1 ? rowsOf(requests[0]!) : requests.flatMap(rowsOf));
 
 /**
- * The span writer for the configured database. On SQLite a checkpointer thread takes the WAL
- * checkpoints off the writer thread (docs/ingest.md); `onCheckpointError` hears its failures.
+ * The span writer for the configured database. On SQLite the WAL checkpoints run on the
+ * compression thread, not the writer thread (long-attributes-compressor.ts, docs/ingest.md).
  */
-export function createSpanWriter(database: DatabaseConfig, onCheckpointError?: (message: string) => void): SpanWriter {
+export function createSpanWriter(database: DatabaseConfig): SpanWriter {
   if (database.dialect === 'sqlite') {
     const thread = new ThreadBatchWriter<QueuedSpans, PackedSpans>(workerUrl, { file: database.url }, packedOf, {
       resourceLimits: WRITER_THREAD_LIMITS,
       transfer: packedBuffers,
     });
-    const checkpointer = startSqliteCheckpointer(database.url, { onError: onCheckpointError });
     const task = (work: RetentionTask | CostTask | LongAttributesTask) => thread.task(work);
     return {
       prepare: (rows) => ({ count: rows.length, packed: packSpanRows(rows) }),
@@ -115,10 +114,7 @@ export function createSpanWriter(database: DatabaseConfig, onCheckpointError?: (
           await task({ kind: 'longAttributes.store', spans, done });
         },
       },
-      close: async () => {
-        await checkpointer.close();
-        await thread.close();
-      },
+      close: () => thread.close(),
     };
   }
   const postgres = new PostgresSpanWriter(database.url);
