@@ -25,6 +25,13 @@ export interface LongAttributesCompressor {
 
 const workerUrl = siblingModuleUrl(import.meta.url, 'long-attributes-compressor-worker');
 
+/**
+ * The thread's young generation: V8 grew it to 8 MB under load, for objects that die at once
+ * (each request's parts). At 4 MB peak RSS under bench:ingest was about 8 MB lower, throughput
+ * within the spread; at 2 MB, lower in three pairs of three (docs/performance.md, "Memory").
+ */
+const COMPRESSOR_THREAD_LIMITS = { maxYoungGenerationSizeMb: 4 };
+
 /** What the compression thread is started with. */
 export interface CompressorThreadData {
   /** The SQLite file whose WAL the thread checkpoints, if any. */
@@ -55,7 +62,7 @@ function compressHere(rows: UncompressedSpanRow[]): SpanRow[] {
 
 /** Starts the compression thread. */
 export function startLongAttributesCompressor({ walCheckpoints }: CompressorOptions = {}): LongAttributesCompressor {
-  const worker = startWorker(workerUrl, { walFile: walCheckpoints?.file } satisfies CompressorThreadData);
+  const worker = startWorker(workerUrl, { walFile: walCheckpoints?.file } satisfies CompressorThreadData, COMPRESSOR_THREAD_LIMITS);
   if (walCheckpoints !== undefined) {
     worker.on('message', (message: Partial<CheckpointFailure>) => {
       if (message.checkpointError !== undefined) walCheckpoints.onError(message.checkpointError);
