@@ -46,22 +46,24 @@ export interface WriterThreadHandlers<I> {
 
 /**
  * Commits the items together; if that fails, each alone, so one bad item fails only itself.
- * Returns each item's failure message, null for those committed. The thread holds the items, so
- * it isolates a bad one itself: the main thread may have moved them here rather than copied them.
+ * Returns null when every item committed (the usual case, with nothing to allocate), else each
+ * item's failure message, null for those committed. The thread holds the items, so it isolates a
+ * bad one itself: the main thread may have moved them here rather than copied them.
  */
-function commitItems<I>(handlers: WriterThreadHandlers<I>, items: I[]): (string | null)[] {
+function commitItems<I>(handlers: WriterThreadHandlers<I>, items: I[]): (string | null)[] | null {
   try {
     handlers.commit(items);
-    return items.map(() => null);
+    return null;
   } catch (error) {
     handlers.reset?.();
     if (items.length === 1) return [(error as Error).message];
   }
-  return items.map((item) => commitItems(handlers, [item])[0]!);
+  return items.map((item) => commitItems(handlers, [item])?.[0] ?? null);
 }
 
-/** The replies to `writes`, whose items' failures are `failures` end to end. */
-function writeReplies(writes: { id: number; items: unknown[] }[], failures: (string | null)[]): WorkerReply[] {
+/** The replies to `writes`, whose items' failures are `failures` end to end (null: none failed). */
+function writeReplies(writes: { id: number; items: unknown[] }[], failures: (string | null)[] | null): WorkerReply[] {
+  if (failures === null) return writes.map(({ id }) => ({ id }));
   let start = 0;
   return writes.map(({ id, items }) => {
     const own = failures.slice(start, start + items.length);
@@ -89,14 +91,14 @@ export function serveWriterThread<I>(handlers: WriterThreadHandlers<I>): void {
       else close = true;
     }
     if (writes.length > 0) {
-      const failures = commitItems(
-        handlers,
-        writes.flatMap((write) => write.items),
-      );
-      if (handlers.durable === undefined || failures.every((failure) => failure !== null)) port.postMessage(writeReplies(writes, failures));
+      const items = writes.length === 1 ? writes[0]!.items : writes.flatMap((write) => write.items);
+      const failures = commitItems(handlers, items);
+      const allFailed = failures?.every((failure) => failure !== null) ?? false;
+      if (handlers.durable === undefined || allFailed) port.postMessage(writeReplies(writes, failures));
       else {
+        // A failed sync fails every item that had committed.
         handlers.durable((error) =>
-          port.postMessage(writeReplies(writes, error === null ? failures : failures.map((failure) => failure ?? error.message))),
+          port.postMessage(writeReplies(writes, error === null ? failures : items.map((_, index) => failures?.[index] ?? error.message))),
         );
       }
     }
