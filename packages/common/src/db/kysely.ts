@@ -1,5 +1,18 @@
 /** The one database opener and migration runner of both services: Kysely over SQLite or PostgreSQL. */
-import { Kysely, type Migration, Migrator, PostgresAdapter, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import {
+  CompiledQuery,
+  type DatabaseConnection,
+  type Driver,
+  Kysely,
+  type Migration,
+  Migrator,
+  PostgresAdapter,
+  PostgresDialect,
+  SqliteDialect,
+  type SqliteDialectConfig,
+  SqliteDriver,
+  sql,
+} from 'kysely';
 import type { DatabaseConfig, Dialect } from '../env.js';
 import { createPgPool } from '../postgres.js';
 import { openSqlite } from '../sqlite.js';
@@ -11,12 +24,39 @@ export interface OpenDatabase<DB> {
   close(): Promise<void>;
 }
 
+/**
+ * SQLite transactions that take the write lock as they begin. A deferred transaction (SQLite's
+ * default) that reads and then writes cannot wait for the lock: when another connection (the span
+ * writer thread, the compression thread) holds it at that moment, SQLite answers SQLITE_BUSY at once,
+ * without its busy timeout, since waiting could deadlock, and the request failed with 503. Every
+ * transaction on this connection writes and none waits on the network, so locking up front costs nothing.
+ */
+class ImmediateSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+}
+
+/** Kysely's SQLite dialect with {@link ImmediateSqliteDriver}. */
+class ImmediateSqliteDialect extends SqliteDialect {
+  readonly #config: SqliteDialectConfig;
+
+  constructor(config: SqliteDialectConfig) {
+    super(config);
+    this.#config = config;
+  }
+
+  override createDriver(): Driver {
+    return new ImmediateSqliteDriver(this.#config);
+  }
+}
+
 /** Opens the database named by the config behind one Kysely instance. */
 export function openKysely<DB>(config: DatabaseConfig): OpenDatabase<DB> {
   const dialect =
     config.dialect === 'postgres'
       ? new PostgresDialect({ pool: createPgPool(config.url) })
-      : new SqliteDialect({ database: openSqlite(config.url) });
+      : new ImmediateSqliteDialect({ database: openSqlite(config.url) });
   const db = new Kysely<DB>({ dialect });
   return { dialect: config.dialect, db, config, close: () => db.destroy() };
 }
