@@ -1,5 +1,5 @@
 /** Public entry of @sightline/common: plumbing shared by @sightline/server and @sightline/monitor. Test helpers are `@sightline/common/testing`. */
-export { openSqlite, WAL_SIZE_LIMIT_BYTES } from './sqlite.js';
+export { immediateTransaction, openSqlite, WAL_SIZE_LIMIT_BYTES } from './sqlite.js';
 export { runWalCheckpoints, BACKSTOP_AUTOCHECKPOINT_PAGES, type WalCheckpoints } from './sqlite-checkpointer.js';
 export { createPgPool, inPgTransaction, redactUrl } from './postgres.js';
 export { TtlCache } from './ttl-cache.js';

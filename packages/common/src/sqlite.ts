@@ -27,3 +27,13 @@ export function openSqlite(file: string, options: { readonly?: boolean } = {}): 
   connection.pragma('busy_timeout = 10000');
   return connection;
 }
+
+/**
+ * `fn` as a transaction that takes the write lock as it begins (BEGIN IMMEDIATE). Each SQLite file
+ * has writers on two connections (a writer thread's and the main thread's); a deferred transaction
+ * that reads before it writes cannot wait for the lock the other holds, and fails at once with
+ * SQLITE_BUSY despite busy_timeout. An immediate one waits, as a single statement does.
+ */
+export function immediateTransaction<A extends unknown[], R>(connection: SQLite.Database, fn: (...args: A) => R): (...args: A) => R {
+  return connection.transaction(fn).immediate;
+}

@@ -3,6 +3,6 @@
  * pulls in Kysely, pg and the HTTP helpers, about 23 MB per thread that a writer thread never
  * uses (docs/performance.md, "Memory").
  */
-export { openSqlite } from './sqlite.js';
+export { immediateTransaction, openSqlite } from './sqlite.js';
 export { BACKSTOP_AUTOCHECKPOINT_PAGES, runWalCheckpoints, type WalCheckpoints } from './sqlite-checkpointer.js';
 export { serveWriterThread } from './group-commit/writer-thread.js';

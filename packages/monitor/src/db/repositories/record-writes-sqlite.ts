@@ -1,4 +1,5 @@
 /** Record upsert SQL for SQLite: synchronous upserts on one connection (used by the writer thread). */
+import { immediateTransaction } from '@sightline/common/writer-thread';
 import type SQLite from 'better-sqlite3';
 import type { RowValues } from '../../store/record-rows.js';
 import { RECORD_COLUMNS, UPSERT_CONFLICT_CLAUSE } from './record-writes.js';
@@ -14,7 +15,7 @@ export class SqliteRecordStore {
 
   constructor(connection: SQLite.Database) {
     this.upsert = connection.prepare(UPSERT);
-    this.writeAll = connection.transaction((rows: RowValues[]) => {
+    this.writeAll = immediateTransaction(connection, (rows: RowValues[]) => {
       for (const values of rows) this.upsert.run(values);
     });
   }

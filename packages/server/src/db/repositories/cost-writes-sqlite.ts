@@ -4,6 +4,7 @@
  * SQLite's write lock in the busy handler — synchronously, holding up every request — whenever
  * ingest committed back to back. The span costs and the job's watermark commit together.
  */
+import { immediateTransaction } from '@sightline/common/writer-thread';
 import type SQLite from 'better-sqlite3';
 import type { NewSpanCost } from './costs-repository.js';
 
@@ -32,7 +33,7 @@ export class SqliteCostStore {
     const writeState = connection.prepare(
       'INSERT INTO job_state (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value',
     );
-    this.store = connection.transaction((task: CostTask) => {
+    this.store = immediateTransaction(connection, (task: CostTask) => {
       let inserted = 0;
       for (const cost of task.costs) {
         inserted += insertCost.run(

@@ -4,6 +4,7 @@
  * wait for SQLite's write lock while ingest commits back to back. The rows were compressed on the
  * main thread (ingest/long-attributes-job.ts); this only stores them.
  */
+import { immediateTransaction } from '@sightline/common/writer-thread';
 import type SQLite from 'better-sqlite3';
 import { type ConvertedSpan, LONG_ATTRIBUTES_DONE } from './long-attributes-repository.js';
 
@@ -26,7 +27,7 @@ export class SqliteLongAttributesStore {
     // Same statements as long-attributes-repository.ts's store.
     const update = connection.prepare('UPDATE spans SET attributes = ?, long_attributes = ? WHERE id = ? AND long_attributes IS NULL');
     const progress = connection.prepare('UPDATE job_state SET value = ? WHERE name = ?');
-    this.store = connection.transaction((task: LongAttributesTask) => {
+    this.store = immediateTransaction(connection, (task: LongAttributesTask) => {
       let changed = 0;
       for (const span of task.spans) changed += update.run(span.attributes, span.longAttributes, span.id).changes;
       progress.run(String(task.done), LONG_ATTRIBUTES_DONE);

@@ -5,6 +5,7 @@
  * retention-repository.ts's deleteTraces and deleteSessionsWithoutTraces, prepared once; ids
  * travel as one JSON array so every batch size uses the same statement.
  */
+import { immediateTransaction } from '@sightline/common/writer-thread';
 import type SQLite from 'better-sqlite3';
 
 /** What one batch deleted. */
@@ -41,7 +42,7 @@ export class SqliteRetentionStore {
        AND NOT EXISTS (SELECT 1 FROM traces WHERE traces.project_session_rowid = project_sessions.id)`,
     );
     // Spans first, so their count is exact; their costs and annotations, and the traces', cascade.
-    this.deleteBatch = connection.transaction((traceRowids: number[]) => {
+    this.deleteBatch = immediateTransaction(connection, (traceRowids: number[]) => {
       const ids = JSON.stringify(traceRowids);
       const spans = this.deleteSpans.run(ids).changes;
       const sessionRowids = new Set<number>();

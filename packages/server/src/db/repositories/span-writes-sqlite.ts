@@ -1,4 +1,5 @@
 /** Span ingest SQL for SQLite: synchronous batch inserts with cached prepared statements (run by the writer thread). */
+import { immediateTransaction } from '@sightline/common/writer-thread';
 import type SQLite from 'better-sqlite3';
 import type { SpanRow } from '../../ingest/span-rows.js';
 import { MERGE_USER_ID, tracesOf } from './span-writes.js';
@@ -48,7 +49,7 @@ export class SqliteSpanStore {
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (trace_rowid, span_id) DO NOTHING`,
     );
-    this.writeBatches = connection.transaction((batches: Iterable<SpanRow[]>) => {
+    this.writeBatches = immediateTransaction(connection, (batches: Iterable<SpanRow[]>) => {
       for (const rows of batches) this.insert(rows);
     });
   }
