@@ -35,6 +35,7 @@ export function buildCli(): Command {
         close: () => server.close(),
         timeoutSeconds: config.shutdownTimeoutSeconds,
         timeoutVariable: 'SERVICE_SHUTDOWN_TIMEOUT_SECONDS',
+        failed: server.failed,
       });
     });
   const admin = program.command('admin').description('Operator commands on the configured database (run on the host)');

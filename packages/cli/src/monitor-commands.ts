@@ -53,6 +53,7 @@ export function registerMonitorCommands(program: Command): Command {
         close: () => server.close(),
         timeoutSeconds: config.shutdownTimeoutSeconds,
         timeoutVariable: 'MONITOR_SHUTDOWN_TIMEOUT_SECONDS',
+        failed: server.failed,
       });
     });
 

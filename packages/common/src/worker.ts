@@ -32,11 +32,16 @@ export class WorkerRequests {
   private readonly waiting = new Map<number, { resolve: (result: unknown) => void; reject: (error: Error) => void }>();
   private nextId = 1;
   private failure: Error | null = null;
+  private closing = false;
 
-  /** Takes over `worker`'s replies; `exitMessage` is the error requests get once the thread has stopped. */
+  /**
+   * Takes over `worker`'s replies; `exitMessage` is the error requests get once the thread has
+   * stopped. `onStop` hears, once, of a thread that stopped without being closed.
+   */
   constructor(
     private readonly worker: Worker,
     exitMessage: string,
+    onStop?: (error: Error) => void,
   ) {
     worker.on('message', (message: WorkerReply | WorkerReply[]) => {
       for (const reply of Array.isArray(message) ? message : [message]) {
@@ -47,12 +52,15 @@ export class WorkerRequests {
       }
     });
     const fail = (error: Error) => {
+      // A thread that errors exits too: the first of the two is the reason.
+      if (this.failure !== null) return;
       this.failure = error;
       for (const waiter of this.waiting.values()) waiter.reject(error);
       this.waiting.clear();
+      if (!this.closing) onStop?.(error);
     };
-    worker.on('error', fail);
-    worker.on('exit', () => fail(new Error(exitMessage)));
+    worker.on('error', (error: Error) => fail(new Error(`${exitMessage}: ${error.message}`)));
+    worker.on('exit', (code: number) => fail(new Error(`${exitMessage} (exit code ${code})`)));
   }
 
   /**
@@ -83,6 +91,7 @@ export class WorkerRequests {
   /** Posts `message`, which must make the worker finish, and resolves when the thread exits (at once if it already failed). */
   async close(message: unknown): Promise<void> {
     if (this.failure) return;
+    this.closing = true;
     const exited = new Promise((resolve) => this.worker.once('exit', resolve));
     this.worker.postMessage(message);
     await exited;

@@ -17,6 +17,8 @@ export interface RunningMonitor {
   database: MonitorDatabase;
   spaces: SpacesService;
   queue: RecordQueue;
+  /** Resolves should the SQLite writer thread stop by itself: every record is refused from then on. */
+  failed: Promise<Error>;
   close(): Promise<void>;
 }
 
@@ -29,6 +31,10 @@ export async function startMonitorServer(
   let writer: RecordWriter | null = null;
   let queue: RecordQueue | null = null;
   let app: FastifyInstance | null = null;
+  let fail: (error: Error) => void = () => {};
+  const failed = new Promise<Error>((resolve) => {
+    fail = resolve;
+  });
   const close = async () => {
     await app?.close();
     await queue?.close();
@@ -43,13 +49,17 @@ export async function startMonitorServer(
       maxBatchRecords: config.maxBatchRecords,
       sqliteSyncs: config.sqliteSyncs,
       onError: (error) => logger.error({ err: error }, 'record write failed'),
+      onWriterStopped: (error) => {
+        logger.fatal({ err: error }, 'the SQLite writer thread stopped: no record can be stored until the service is restarted');
+        fail(error);
+      },
     }));
     app = await buildMonitorApp({ config, spaces, queue, reader: new RecordReader(database), logger });
     await app.listen({ host: config.host, port: config.port });
     const address = app.server.address();
     const port = typeof address === 'object' && address !== null ? address.port : config.port;
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-    return { url: `http://${host}:${port}`, port, app, database, spaces, queue, close };
+    return { url: `http://${host}:${port}`, port, app, database, spaces, queue, failed, close };
   } catch (error) {
     await close().catch(() => {});
     throw error;

@@ -40,6 +40,11 @@ export interface RunningServer {
   retentionJob: RetentionJob;
   /** Converts the spans written before migration 0019 in the background, then ends (docs/ingest.md). */
   longAttributesJob: LongAttributesJob;
+  /**
+   * Resolves should the server lose a part it cannot serve without (the SQLite writer thread):
+   * it then refuses every span, and whoever runs it should close it and start it again.
+   */
+  failed: Promise<Error>;
   close(): Promise<void>;
 }
 
@@ -54,6 +59,10 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
   let retentionJob: RetentionJob | null = null;
   let longAttributesJob: LongAttributesJob | null = null;
   let compressor: LongAttributesCompressor | null = null;
+  let fail: (error: Error) => void = () => {};
+  const failed = new Promise<Error>((resolve) => {
+    fail = resolve;
+  });
   const close = async () => {
     // Both listeners stop taking new requests at once and let the ones in flight finish; the
     // queue is closed only after them, so each in-flight request is answered after its commit.
@@ -71,18 +80,29 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
     await migrateToLatest(database);
     const auth = createAuthLayer(config, database, (error, context) => logger.error({ err: error }, `${context} failed`));
     if (config.enableAuth) await auth.users.ensureDefaultAdmin(config.defaultAdminInitialPassword);
-    writer = createSpanWriter(config.database);
+    writer = createSpanWriter(config.database, {
+      onStopped: (error) => {
+        logger.fatal({ err: error }, 'the SQLite writer thread stopped: no span can be stored until Sightline is restarted');
+        fail(error);
+      },
+    });
     queue = createSpanQueue(writer, {
       maxQueuedSpans: config.ingest.maxQueuedSpans,
       maxBatchSpans: config.ingest.maxBatchSpans,
       maxWaitMs: config.ingest.queueWaitMs,
       onError: (error) => logger.error({ err: error }, 'span write failed'),
     });
-    compressor = startLongAttributesCompressor(
-      config.database.dialect === 'sqlite'
-        ? { walCheckpoints: { file: config.database.url, onError: (message) => logger.error(`WAL checkpoint failed: ${message}`) } }
-        : {},
-    );
+    compressor = startLongAttributesCompressor({
+      walCheckpoints:
+        config.database.dialect === 'sqlite'
+          ? { file: config.database.url, onError: (message) => logger.error(`WAL checkpoint failed: ${message}`) }
+          : undefined,
+      onStopped: (error) =>
+        logger.error(
+          { err: error },
+          'the attribute compression thread stopped: long values are compressed on the request thread from now on, and on SQLite the writer checkpoints the WAL itself',
+        ),
+    });
     const ingest = createIngestService(queue, { maxInflightBytes: config.ingest.maxInflightBytes, compressor });
     // A deleted project's id must not stay cached by the writer, or its next spans would be refused.
     const spanQueue = queue;
@@ -196,6 +216,7 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
       costJob,
       retentionJob,
       longAttributesJob,
+      failed,
       close,
     };
   } catch (error) {

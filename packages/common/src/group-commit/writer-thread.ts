@@ -122,6 +122,8 @@ export interface ThreadBatchWriterOptions<I> {
   resourceLimits?: ResourceLimits;
   /** The buffers of an encoded item that move to the thread instead of being copied (the item must not be used after). */
   transfer?: (item: I) => readonly TransferListItem[];
+  /** Hears of a thread that stopped without being closed: nothing can be written any more. */
+  onStopped?: (error: Error) => void;
 }
 
 /**
@@ -139,7 +141,11 @@ export class ThreadBatchWriter<T, I = T> implements BatchWriter<T> {
     private readonly encode: (item: T) => I,
     options: ThreadBatchWriterOptions<I> = {},
   ) {
-    this.requests = new WorkerRequests(startWorker(workerUrl, workerData, options.resourceLimits), 'the SQLite writer thread stopped');
+    this.requests = new WorkerRequests(
+      startWorker(workerUrl, workerData, options.resourceLimits),
+      'the SQLite writer thread stopped',
+      options.onStopped,
+    );
     this.transfer = options.transfer;
   }
 

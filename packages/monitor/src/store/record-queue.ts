@@ -25,6 +25,8 @@ export interface RecordQueueOptions {
   /** SQLite: WAL syncs at once (default 1: the writer thread syncs after each commit). */
   sqliteSyncs?: number;
   onError?: (error: unknown) => void;
+  /** SQLite: hears of a writer thread that stopped by itself. */
+  onWriterStopped?: (error: Error) => void;
 }
 
 /**
@@ -34,9 +36,12 @@ export interface RecordQueueOptions {
 export class SqliteRecordWriter implements RecordWriter {
   private readonly thread: ThreadBatchWriter<RecordRow, RowValues>;
 
-  /** `syncs`: WAL syncs the thread runs at once (1: on the thread itself, after each commit). */
-  constructor(file: string, syncs: number) {
-    this.thread = new ThreadBatchWriter<RecordRow, RowValues>(workerUrl, { file, syncs }, rowValues);
+  /**
+   * `syncs`: WAL syncs the thread runs at once (1: on the thread itself, after each commit);
+   * `onStopped` hears of a thread that stopped by itself.
+   */
+  constructor(file: string, syncs: number, onStopped?: (error: Error) => void) {
+    this.thread = new ThreadBatchWriter<RecordRow, RowValues>(workerUrl, { file, syncs }, rowValues, { onStopped });
   }
 
   write(rows: RecordRow[]): Promise<void> {
@@ -53,7 +58,7 @@ export function createRecordWritePath(database: DatabaseConfig, options: RecordQ
   const sqlite = database.dialect === 'sqlite';
   const syncs = options.sqliteSyncs ?? 1;
   const writer: RecordWriter = sqlite
-    ? new SqliteRecordWriter(database.url, syncs)
+    ? new SqliteRecordWriter(database.url, syncs, options.onWriterStopped)
     : new PostgresRecordWriter(database.url, POSTGRES_WRITE_CONNECTIONS);
   const queue = new GroupCommitQueue<RecordRow>(writer, {
     maxQueuedWeight: options.maxQueuedRecords,

@@ -46,6 +46,8 @@ export interface CheckpointFailure {
 export interface CompressorOptions {
   /** SQLite: checkpoint this database's WAL on the thread too; `onError` hears each failure. */
   walCheckpoints?: { file: string; onError: (message: string) => void };
+  /** Hears of a thread that stopped by itself (compression goes on here, checkpoints do not). */
+  onStopped?: (error: Error) => void;
 }
 
 /** The row, its long values replaced by their compressed form (in place: rows are many, and no one else holds them). */
@@ -61,14 +63,14 @@ function compressHere(rows: UncompressedSpanRow[]): SpanRow[] {
 }
 
 /** Starts the compression thread. */
-export function startLongAttributesCompressor({ walCheckpoints }: CompressorOptions = {}): LongAttributesCompressor {
+export function startLongAttributesCompressor({ walCheckpoints, onStopped }: CompressorOptions = {}): LongAttributesCompressor {
   const worker = startWorker(workerUrl, { walFile: walCheckpoints?.file } satisfies CompressorThreadData, COMPRESSOR_THREAD_LIMITS);
   if (walCheckpoints !== undefined) {
     worker.on('message', (message: Partial<CheckpointFailure>) => {
       if (message.checkpointError !== undefined) walCheckpoints.onError(message.checkpointError);
     });
   }
-  const requests = new WorkerRequests(worker, 'the attribute compression thread stopped');
+  const requests = new WorkerRequests(worker, 'the attribute compression thread stopped', onStopped);
   let failed = false;
   const compressTexts = async (texts: ValueList): Promise<ValueList> => {
     if (failed) return packLongJsonList(texts);

@@ -87,13 +87,15 @@ const flatten = (requests: QueuedSpans[]): SpanRow[] => (requests.length === 1 ?
 
 /**
  * The span writer for the configured database. On SQLite the WAL checkpoints run on the
- * compression thread, not the writer thread (long-attributes-compressor.ts, docs/ingest.md).
+ * compression thread, not the writer thread (long-attributes-compressor.ts, docs/ingest.md);
+ * `onStopped` hears of a writer thread that stopped by itself, after which nothing is stored.
  */
-export function createSpanWriter(database: DatabaseConfig): SpanWriter {
+export function createSpanWriter(database: DatabaseConfig, options: { onStopped?: (error: Error) => void } = {}): SpanWriter {
   if (database.dialect === 'sqlite') {
     const thread = new ThreadBatchWriter<QueuedSpans, PackedSpans>(workerUrl, { file: database.url }, packedOf, {
       resourceLimits: WRITER_THREAD_LIMITS,
       transfer: packedBuffers,
+      onStopped: options.onStopped,
     });
     const task = (work: RetentionTask | CostTask | LongAttributesTask) => thread.task(work);
     return {

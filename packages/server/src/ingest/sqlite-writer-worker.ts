@@ -18,7 +18,7 @@ function* requestRows(requests: PackedSpans[]): Generator<SpanRow[]> {
 }
 
 const connection = openSqlite((workerData as { file: string }).file);
-// The checkpointer thread checkpoints (span-writer.ts); this threshold is only its backstop.
+// The compression thread checkpoints (long-attributes-compressor.ts); this threshold is only its backstop.
 connection.pragma(`wal_autocheckpoint = ${BACKSTOP_AUTOCHECKPOINT_PAGES}`);
 const store = new SqliteSpanStore(connection);
 const retention = new SqliteRetentionStore(connection);

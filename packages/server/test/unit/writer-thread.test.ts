@@ -1,6 +1,7 @@
 /**
  * The folding writer thread (common/group-commit/writer-thread.ts): it isolates a bad item
- * itself, answers which items failed, and fails every committed item when their sync fails.
+ * itself, answers which items failed, fails every committed item when their sync fails, and
+ * says when it stopped by itself.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -38,5 +39,23 @@ describe('the folding writer thread', () => {
     } finally {
       await writer.close();
     }
+  });
+
+  test('a thread that stops by itself is reported once, with its exit code; a closed one is not', async () => {
+    const stops: string[] = [];
+    const writer = new ThreadBatchWriter<string>(workerUrl, { failSync: false }, (item) => item, {
+      onStopped: (error) => stops.push(error.message),
+    });
+    await assert.rejects(writer.write(['a', 'exit']), { message: 'the SQLite writer thread stopped (exit code 3)' });
+    await assert.rejects(writer.write(['b']), { message: 'the SQLite writer thread stopped (exit code 3)' });
+    assert.deepEqual(stops, ['the SQLite writer thread stopped (exit code 3)']);
+    await writer.close();
+
+    const closed = new ThreadBatchWriter<string>(workerUrl, { failSync: false }, (item) => item, {
+      onStopped: (error) => stops.push(error.message),
+    });
+    await closed.write(['a']);
+    await closed.close();
+    assert.equal(stops.length, 1, 'closing is not stopping');
   });
 });
