@@ -32,6 +32,8 @@ const TARGETS_MS: Record<string, number | null> = {
   'traces deep page': 50,
   'spans filtered': null,
   'spans of one user': 100,
+  'spans of one kind': 50,
+  'spans of two names': 50,
   'trace tree (200 spans)': 20,
 };
 
@@ -47,6 +49,8 @@ child process, and times with one keep-alive HTTP client, sequentially, after a 
                             &attribute=llm.model_name:<model>
   spans of one user       GET /v1/projects/bench-main/spans?limit=50&attribute=user.id:user-<n>
                             (a different user of 5,000 each request: one span in 5,000)
+  spans of one kind       GET /v1/projects/bench-main/spans?limit=50&span_kind=TOOL
+  spans of two names      GET /v1/projects/bench-main/spans?limit=50&name=ToolCall&name=VectorStoreRetriever
   trace tree (200 spans)  GET /v1/projects/bench-main/traces/<trace id> (every span in full)
 and prints p50/p99, the ratio to the floor and PASS/FAIL against the targets. Then (server
 stopped) runs each scenario's service call in-process and prints the time of every SQL
@@ -442,6 +446,8 @@ async function main(): Promise<number> {
     const userOf = (index: number) => userId(1 + ((index * 7919) % USERS));
     const userPath = (index: number) =>
       `/v1/projects/${project}/spans?limit=${options.limit}&attribute=${encodeURIComponent(`user.id:${userOf(index)}`)}`;
+    const kindPath = `/v1/projects/${project}/spans?limit=${options.limit}&span_kind=TOOL`;
+    const namesPath = `/v1/projects/${project}/spans?limit=${options.limit}&name=ToolCall&name=VectorStoreRetriever`;
     const treePath = (index: number) => `/v1/projects/${project}/traces/${stock.bigTraceIds[index % stock.bigTraceIds.length]!}`;
 
     // ---- the deep cursor: walk the list from page 1, as a client paging through would
@@ -475,6 +481,15 @@ async function main(): Promise<number> {
         `${what}: ${data.length} rows, expected ${options.limit} and a next cursor`,
       );
     };
+    /** A full page of spans that all match, newest first (start times are 19-digit nanoseconds, so text order is time order). */
+    const checkNewestFirst = (what: string, reply: Reply, matches: (span: { name: string; span_kind: string }) => boolean) => {
+      const data = parse(reply, what).data as Array<{ name: string; span_kind: string; start_time: string }>;
+      expect(data.length === options.limit, `${what}: ${data.length} rows, expected ${options.limit}`);
+      for (const [i, span] of data.entries()) {
+        expect(matches(span), `${what}: a span that does not match the filter: ${JSON.stringify(span).slice(0, 200)}`);
+        expect(i === 0 || data[i - 1]!.start_time >= span.start_time, `${what}: not newest first`);
+      }
+    };
     const checks: Record<string, (reply: Reply) => void> = {
       floor: (reply) => expect(reply.status === 200 && reply.body.toString() === 'OK', `/healthz: HTTP ${reply.status}`),
       'traces first page': checkTracePage('traces first page'),
@@ -502,6 +517,9 @@ async function main(): Promise<number> {
           expect(i === 0 || data[i - 1]!.start_time >= span.start_time, 'spans of one user: not newest first');
         }
       },
+      'spans of one kind': (reply) => checkNewestFirst('spans of one kind', reply, (span) => span.span_kind === 'TOOL'),
+      'spans of two names': (reply) =>
+        checkNewestFirst('spans of two names', reply, (span) => span.name === 'ToolCall' || span.name === 'VectorStoreRetriever'),
       'trace tree (200 spans)': (reply) => {
         const data = parse(reply, 'trace tree').data as { spans: unknown[]; span_count: number };
         expect(
@@ -516,6 +534,8 @@ async function main(): Promise<number> {
       'traces deep page': () => tracesPath(deepCursor),
       'spans filtered': () => spansPath,
       'spans of one user': userPath,
+      'spans of one kind': () => kindPath,
+      'spans of two names': () => namesPath,
       'trace tree (200 spans)': treePath,
     };
     const names = Object.keys(TARGETS_MS).filter((name) => options.only.length === 0 || options.only.some((text) => name.includes(text)));
@@ -620,6 +640,17 @@ async function main(): Promise<number> {
           name: 'spans of one user',
           run: (layer) =>
             layer.spans.list(identifier('Project', MAIN_PROJECT), { limit: options.limit, attribute: [`user.id:${userOf(user++)}`] }),
+          present: (result) => (result as SpanPage).spans.map(presentSpan),
+        },
+        {
+          name: 'spans of one kind',
+          run: (layer) => layer.spans.list(identifier('Project', MAIN_PROJECT), { limit: options.limit, span_kind: ['TOOL'] }),
+          present: (result) => (result as SpanPage).spans.map(presentSpan),
+        },
+        {
+          name: 'spans of two names',
+          run: (layer) =>
+            layer.spans.list(identifier('Project', MAIN_PROJECT), { limit: options.limit, name: ['ToolCall', 'VectorStoreRetriever'] }),
           present: (result) => (result as SpanPage).spans.map(presentSpan),
         },
         {
