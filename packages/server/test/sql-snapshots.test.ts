@@ -134,6 +134,14 @@ function scenario(r: Repositories, dialect: string): [string, () => Promise<unkn
           { limit: 10, order: 'desc', from: { key: 3n, id: 4 } },
         ),
     ],
+    [
+      'spans.list (one kind: on SQLite by start second, db/start-seconds.ts)',
+      () => r.spans.list({ projectId: 1, spanKinds: ['LLM'] }, { limit: 10, order: 'desc', from: { key: 3n, id: 4 } }),
+    ],
+    [
+      'spans.list (two names in a time range: a scan per name on SQLite)',
+      () => r.spans.list({ projectId: 1, names: ['a', 'b'], startTime: 1n, endTime: 2n }, { limit: 10, order: 'asc' }),
+    ],
     ['spans.findById', () => r.spans.findById(1)],
     ['spans.findBySpanId', () => r.spans.findBySpanId('cd')],
     ['spans.listOfTrace', () => r.spans.listOfTrace(1)],

@@ -22,6 +22,7 @@ import * as longAttributes from './0019-long-attributes.js';
 import * as traceUsers from './0020-trace-users.js';
 import * as spanIdsPerTrace from './0021-span-ids-per-trace.js';
 import * as timePartitions from './0022-time-partitions.js';
+import * as spanSecondIndexes from './0023-span-second-indexes.js';
 
 export interface MigrationContext {
   dialect: Dialect;
@@ -51,5 +52,6 @@ export function migrations(context: MigrationContext): Record<string, Migration>
     '0020-trace-users': { up: traceUsers.up(context) },
     '0021-span-ids-per-trace': { up: spanIdsPerTrace.up(context) },
     '0022-time-partitions': { up: timePartitions.up(context) },
+    '0023-span-second-indexes': { up: spanSecondIndexes.up(context) },
   };
 }

@@ -12,6 +12,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Dialect } from '../../config.js';
 import type { DB } from '../schema.js';
 import { nanosLiteral, sqlDialect } from '../sql-dialect.js';
+import { secondOf, startSecond } from '../start-seconds.js';
 
 export interface MetricsRange {
   projectId: number;
@@ -74,7 +75,14 @@ export function createProjectMetricsRepository(db: Kysely<DB>, dialect: Dialect)
       sql<Num>`sum(${sql.ref('spans.llm_token_count_completion')})`.as('completion'),
       sql<Num>`sum(${sql.ref('spans.llm_token_count_total')})`.as('total'),
     ]);
-    if (onlyLlm) query = query.where('spans.span_kind', '=', 'LLM');
+    if (onlyLlm) {
+      query = query.where('spans.span_kind', '=', 'LLM');
+      // The range in seconds too, for SQLite's kind index, keyed by start second (db/start-seconds.ts).
+      if (dialect === 'sqlite' && range.startTime !== undefined)
+        query = query.where(startSecond('spans.start_time'), '>=', secondOf(range.startTime));
+      if (dialect === 'sqlite' && range.endTime !== undefined)
+        query = query.where(startSecond('spans.start_time'), '<=', secondOf(range.endTime));
+    }
     // Grouping by position keeps the select and group expressions one (a bound JSON key would otherwise be two parameters).
     const rows = (await query.groupBy(sql`1`).execute()) as unknown as {
       grp: string | number | null;

@@ -11,6 +11,7 @@ import { allSpanRowidsBySpanId, spanRowidsBySpanId } from '../span-ids.js';
 import { MAX_USER_TRACES_READ, USER_ID_ATTRIBUTE, userKeysMatching } from '../trace-users.js';
 import type { DB } from '../schema.js';
 import { bigintText, nanosLiteral, parseJsonColumn, sqlDialect, type AttributeScalar } from '../sql-dialect.js';
+import { secondOf, startSecond } from '../start-seconds.js';
 
 export type StatusCode = 'UNSET' | 'OK' | 'ERROR';
 
@@ -185,6 +186,18 @@ async function scanForLongValues(
   }
 }
 
+/**
+ * The column of a filter that SQLite's second-keyed indexes serve, with its values (db/start-seconds.ts):
+ * span kind or name, whichever has fewer values, as each value is a scan of its own.
+ */
+function secondIndexed(filters: SpanFilters): { column: 'spans.span_kind' | 'spans.name'; values: string[] } | undefined {
+  const kinds = filters.spanKinds?.length ? filters.spanKinds : undefined;
+  const names = filters.names?.length ? filters.names : undefined;
+  if (kinds && (!names || kinds.length <= names.length)) return { column: 'spans.span_kind', values: kinds };
+  if (names) return { column: 'spans.name', values: names };
+  return undefined;
+}
+
 export type SpansRepository = ReturnType<typeof createSpansRepository>;
 
 /** Spans repository over a Kysely connection (or transaction). */
@@ -279,18 +292,31 @@ export function createSpansRepository(db: Kysely<DB>, dialect: Dialect) {
         query = query.where('spans.parent_id', '=', filters.parentId);
         if (parentTraces) query = query.where('spans.trace_rowid', 'in', parentTraces);
       }
-      if (filters.names?.length) query = query.where('spans.name', 'in', filters.names);
-      if (filters.spanKinds?.length) query = query.where('spans.span_kind', 'in', filters.spanKinds);
-      if (filters.statusCodes?.length === 1 && filters.statusCodes[0] === 'ERROR') {
+      const errorsOnly = filters.statusCodes?.length === 1 && filters.statusCodes[0] === 'ERROR';
+      // SQLite's kind and name indexes are keyed by start second, then row id (db/start-seconds.ts):
+      // a list filtered on one of them is ordered by the second first, one scan per value of the
+      // filter, merged. Not for error spans: their partial index by kind is keyed by start time.
+      const bySecond = dialect === 'sqlite' && !selective && !errorsOnly ? secondIndexed(filters) : undefined;
+      if (filters.names?.length && bySecond?.column !== 'spans.name') query = query.where('spans.name', 'in', filters.names);
+      if (filters.spanKinds?.length && bySecond?.column !== 'spans.span_kind')
+        query = query.where('spans.span_kind', 'in', filters.spanKinds);
+      if (errorsOnly) {
         // A literal, so that SQLite can use the partial index of error spans.
         query = query.where('spans.status_code', '=', sql.lit('ERROR'));
       } else if (filters.statusCodes?.length) {
         query = query.where('spans.status_code', 'in', filters.statusCodes);
       }
-      if (filters.startTime !== undefined)
-        query = query.where(sql<boolean>`${sql.ref('spans.start_time')} >= ${nanosLiteral(filters.startTime)}`);
-      if (filters.endTime !== undefined)
-        query = query.where(sql<boolean>`${sql.ref('spans.start_time')} < ${nanosLiteral(filters.endTime)}`);
+      // With the second-keyed indexes, start times only test rows (a unary +): SQLite would otherwise
+      // plan a range of the project's time index and sort every span of the kind or name in it.
+      const startTime = bySecond ? sql`+${sql.ref('spans.start_time')}` : sql.ref('spans.start_time');
+      if (filters.startTime !== undefined) {
+        query = query.where(sql<boolean>`${startTime} >= ${nanosLiteral(filters.startTime)}`);
+        if (bySecond) query = query.where(startSecond('spans.start_time'), '>=', secondOf(filters.startTime));
+      }
+      if (filters.endTime !== undefined) {
+        query = query.where(sql<boolean>`${startTime} < ${nanosLiteral(filters.endTime)}`);
+        if (bySecond) query = query.where(startSecond('spans.start_time'), '<=', secondOf(filters.endTime));
+      }
       // Filters whose candidates could be long values (db/long-attributes.ts) are finished below, on the merged attributes.
       const longFilters: LongFilter[] = [];
       const jsonMatches: AliasedRawBuilder<SqlBool, string>[] = [];
@@ -310,8 +336,27 @@ export function createSpansRepository(db: Kysely<DB>, dialect: Dialect) {
       for (const annotation of filters.annotations ?? []) query = query.where(spanHasAnnotation('spans.id', annotation));
       const ordered = (from: KeysetPosition | undefined, limit: number) => {
         let ranged = query;
-        if (from) ranged = ranged.where(fromPosition(sql.ref('spans.start_time'), 'spans.id', from, page.order));
-        return ranged.orderBy('spans.start_time', page.order).orderBy('spans.id', page.order).limit(limit);
+        if (from) ranged = ranged.where(fromPosition(startTime, 'spans.id', from, page.order));
+        if (!bySecond) return ranged.orderBy('spans.start_time', page.order).orderBy('spans.id', page.order).limit(limit);
+        if (from) ranged = ranged.where(startSecond('spans.start_time'), page.order === 'desc' ? '<=' : '>=', secondOf(from.key));
+        const scan = (value: string) =>
+          ranged
+            .where(bySecond.column, '=', value)
+            .orderBy(startSecond('spans.start_time'), page.order)
+            .orderBy('spans.start_time', page.order)
+            .orderBy('spans.id', page.order)
+            .limit(limit);
+        if (bySecond.values.length === 1) return scan(bySecond.values[0]!);
+        // Each value's first rows, by id; the page is the first of them all.
+        const [first, ...rest] = bySecond.values.map((value) =>
+          db.selectFrom(scan(value).clearSelect().select('spans.id').as('s')).select('s.id'),
+        );
+        const ids = rest.reduce((union, next) => union.unionAll(next), first!);
+        return fullSpans()
+          .where('spans.id', 'in', ids)
+          .orderBy('spans.start_time', page.order)
+          .orderBy('spans.id', page.order)
+          .limit(limit);
       };
       if (longFilters.length === 0) return execute(ordered(page.from, page.limit));
       return scanForLongValues(
