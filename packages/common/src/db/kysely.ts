@@ -26,8 +26,8 @@ export interface OpenDatabase<DB> {
 
 /**
  * SQLite transactions that take the write lock as they begin. A deferred transaction (SQLite's
- * default) that reads and then writes cannot wait for the lock: when another connection (the span
- * writer thread, the compression thread) holds it at that moment, SQLite answers SQLITE_BUSY at once,
+ * default) that reads and then writes cannot wait for the lock: when another connection (a writer
+ * thread's) holds it at that moment, SQLite answers SQLITE_BUSY at once,
  * without its busy timeout, since waiting could deadlock, and the request failed with 503. Every
  * transaction on this connection writes and none waits on the network, so locking up front costs nothing.
  */
