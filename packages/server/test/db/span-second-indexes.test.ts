@@ -2,7 +2,7 @@
  * SQLite's span kind and name indexes keyed by start second, then row id (migration 0023,
  * db/start-seconds.ts): the migration replaces the time-keyed ones on a database written
  * before it; lists filtered by kind or name come in exact (start time, id) order through every
- * page, in both orders, with several values and time ranges; and on SQLite they read the new
+ * page, in both orders, with several values, time ranges and a long-value filter; and on SQLite they read the new
  * indexes, sorting only each second's rows. PostgreSQL, whose indexes stay, gives the same lists.
  */
 import assert from 'node:assert/strict';
@@ -10,6 +10,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { CompiledQuery, type Kysely, sql } from 'kysely';
 import { applyMigrations } from '../../src/db/migrate.js';
+import { packLongJson } from '../../src/db/long-attributes.js';
 import { migrations } from '../../src/db/migrations/index.js';
 import { createRepositories } from '../../src/db/repositories/index.js';
 import type { SpanFilters } from '../../src/db/repositories/spans-repository.js';
@@ -27,6 +28,9 @@ const KINDS = ['LLM', 'CHAIN', 'TOOL'];
 const NAMES = ['chat', 'search', 'plan', 'answer'];
 const traceId = (n: number) => n.toString(16).padStart(32, '0');
 const spanId = (n: number) => n.toString(16).padStart(16, '0');
+/** A value long enough to be stored compressed beside the JSON column (db/long-attributes.ts); every fourth span has it. */
+const LONG_INPUT = 'a long prompt '.repeat(8);
+const hasLongInput = (n: number) => n % 4 === 0;
 
 /**
  * 120 spans of 24 traces sent out of start order, as exporters send them: several in one second
@@ -45,6 +49,7 @@ function corpus(offset: number): SpanRow[] {
       spanKind: KINDS[n % KINDS.length]!,
       startTime: BASE + second * SECOND + within,
       endTime: BASE + second * SECOND + within + 1n,
+      longAttributes: hasLongInput(n) ? packLongJson(JSON.stringify({ 'input.value': LONG_INPUT })) : null,
     });
   });
 }
@@ -61,7 +66,7 @@ for (const dialect of DIALECTS) {
     let statements: CompiledQuery[] = [];
     let closeWriter: () => Promise<void>;
     let projectId: number;
-    let stored: { id: number; name: string; spanKind: string; startTime: bigint }[];
+    let stored: { id: number; name: string; spanKind: string; startTime: bigint; longInput: boolean }[];
 
     before(async () => {
       database = await createTestDatabase(dialect);
@@ -84,8 +89,15 @@ for (const dialect of DIALECTS) {
         name: string;
         span_kind: string;
         start_time: string;
-      }>`SELECT id, project_id, name, span_kind, CAST(start_time AS TEXT) AS start_time FROM spans`.execute(db);
-      stored = rows.rows.map((row) => ({ id: Number(row.id), name: row.name, spanKind: row.span_kind, startTime: BigInt(row.start_time) }));
+        span_id: string;
+      }>`SELECT id, project_id, name, span_kind, CAST(start_time AS TEXT) AS start_time, span_id FROM spans`.execute(db);
+      stored = rows.rows.map((row) => ({
+        id: Number(row.id),
+        name: row.name,
+        spanKind: row.span_kind,
+        startTime: BigInt(row.start_time),
+        longInput: hasLongInput(Number.parseInt(row.span_id, 16) - 1),
+      }));
       projectId = Number(rows.rows[0]!.project_id);
     });
     after(async () => {
@@ -115,6 +127,7 @@ for (const dialect of DIALECTS) {
         .filter((span) => !filters.names || filters.names.includes(span.name))
         .filter((span) => filters.startTime === undefined || span.startTime >= filters.startTime)
         .filter((span) => filters.endTime === undefined || span.startTime < filters.endTime)
+        .filter((span) => !filters.attributes || span.longInput)
         .sort((a, b) => sign * (a.startTime === b.startTime ? a.id - b.id : a.startTime < b.startTime ? -1 : 1))
         .map((span) => ({ id: span.id, startTime: span.startTime.toString() }));
     };
@@ -139,6 +152,10 @@ for (const dialect of DIALECTS) {
       ['three names and two kinds', { names: ['chat', 'plan', 'answer'], spanKinds: ['CHAIN', 'TOOL'] }],
       ['a kind within a time range', { spanKinds: ['CHAIN'], startTime: BASE + 3n * SECOND + 200_000_000n, endTime: BASE + 9n * SECOND }],
       ['a kind no span has', { spanKinds: ['RETRIEVER'] }],
+      [
+        'two kinds with a long value (finished on the merged attributes)',
+        { spanKinds: ['LLM', 'CHAIN'], attributes: [{ key: 'input.value', candidates: [LONG_INPUT] }] },
+      ],
     ];
     for (const [label, filters] of cases) {
       it(`lists ${label} in exact order through every page, both ways`, async () => {
