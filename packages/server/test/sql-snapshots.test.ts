@@ -252,6 +252,10 @@ function scenario(r: Repositories, dialect: string): [string, () => Promise<unkn
     ],
     ['projectMetrics.byKind', () => r.projectMetrics.byKind({ projectId: 1, startTime: 1n, endTime: 2n })],
     ['projectMetrics.byModel', () => r.projectMetrics.byModel({ projectId: 1 })],
+    [
+      'projectMetrics.byModel (a time range: on SQLite by start second)',
+      () => r.projectMetrics.byModel({ projectId: 1, startTime: 1n, endTime: 2n }),
+    ],
     ['projectMetrics.byBucket', () => r.projectMetrics.byBucket({ projectId: 1 }, { origin: 0n, width: 60_000_000_000n })],
     ['projectMetrics.traceCounts', () => r.projectMetrics.traceCounts({ projectId: 1 }, { origin: 0n, width: 60_000_000_000n })],
     ['projectMetrics.rootLatency', () => r.projectMetrics.rootLatency({ projectId: 1 })],

@@ -7,7 +7,8 @@
  * A list in start order reads a second's rows and sorts them (SQLite's sort of the right part of
  * an ORDER BY), so a query costs at most one second of a project's spans more.
  */
-import { type RawBuilder, sql } from 'kysely';
+import { type RawBuilder, type SqlBool, sql } from 'kysely';
+import { nanosLiteral } from './sql-dialect.js';
 
 const NANOS_PER_SECOND = 1_000_000_000n;
 
@@ -22,4 +23,30 @@ export function startSecond(column: string): RawBuilder<number> {
 /** The second of a time in nanoseconds, as `startSecond` computes it (both truncate toward zero). */
 export function secondOf(nanos: bigint): number {
   return Number(nanos / NANOS_PER_SECOND);
+}
+
+/**
+ * A start time that rows are tested on but no index ranges over (a unary +). Beside a kind or name
+ * filter, SQLite would otherwise range over the project's time index and test each row's kind or
+ * name, instead of ranging over the seconds of the second-keyed index.
+ */
+export function startTimeTestedOnly(column: string): RawBuilder<bigint> {
+  return sql<bigint>`+${sql.ref(column)}`;
+}
+
+/** The conditions of a start-time range [startTime, endTime) read through a second-keyed index. */
+export function startRangeBySecond(
+  column: string,
+  range: { startTime?: bigint | undefined; endTime?: bigint | undefined },
+): RawBuilder<SqlBool>[] {
+  const time = startTimeTestedOnly(column);
+  const second = startSecond(column);
+  const conditions: RawBuilder<SqlBool>[] = [];
+  if (range.startTime !== undefined) {
+    conditions.push(sql<SqlBool>`${time} >= ${nanosLiteral(range.startTime)}`, sql<SqlBool>`${second} >= ${secondOf(range.startTime)}`);
+  }
+  if (range.endTime !== undefined) {
+    conditions.push(sql<SqlBool>`${time} < ${nanosLiteral(range.endTime)}`, sql<SqlBool>`${second} <= ${secondOf(range.endTime)}`);
+  }
+  return conditions;
 }

@@ -192,6 +192,33 @@ for (const dialect of DIALECTS) {
           assert.doesNotMatch(detail, /SCAN spans/, detail);
         }
       });
+
+      it('sums tokens by model over a time range through the kind index, not the project time index', async () => {
+        statements = [];
+        const models = await createRepositories(db, dialect).projectMetrics.byModel({
+          projectId,
+          startTime: BASE + 2n * SECOND,
+          endTime: BASE + 8n * SECOND,
+        });
+        const ran = statements;
+        statements = [];
+        // Every LLM span in the range, and only those.
+        const inRange = stored.filter(
+          (span) => span.spanKind === 'LLM' && span.startTime >= BASE + 2n * SECOND && span.startTime < BASE + 8n * SECOND,
+        );
+        assert.equal(
+          models.reduce((sum, model) => sum + model.spanCount, 0),
+          inRange.length,
+        );
+        assert.equal(ran.length, 1);
+        const plan = await db.executeQuery(CompiledQuery.raw(`explain query plan ${ran[0]!.sql}`, [...ran[0]!.parameters]));
+        const detail = plan.rows.map((row) => (row as { detail: string }).detail).join('\n');
+        assert.match(
+          detail,
+          /USING INDEX spans_project_kind_second \(project_id=\? AND span_kind=\? AND <expr>>\? AND <expr><\?\)/,
+          detail,
+        );
+      });
     }
   });
 }

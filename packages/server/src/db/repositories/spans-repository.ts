@@ -11,7 +11,7 @@ import { allSpanRowidsBySpanId, spanRowidsBySpanId } from '../span-ids.js';
 import { MAX_USER_TRACES_READ, USER_ID_ATTRIBUTE, userKeysMatching } from '../trace-users.js';
 import type { DB } from '../schema.js';
 import { bigintText, nanosLiteral, parseJsonColumn, sqlDialect, type AttributeScalar } from '../sql-dialect.js';
-import { secondOf, startSecond } from '../start-seconds.js';
+import { secondOf, startRangeBySecond, startSecond, startTimeTestedOnly } from '../start-seconds.js';
 
 export type StatusCode = 'UNSET' | 'OK' | 'ERROR';
 
@@ -306,16 +306,14 @@ export function createSpansRepository(db: Kysely<DB>, dialect: Dialect) {
       } else if (filters.statusCodes?.length) {
         query = query.where('spans.status_code', 'in', filters.statusCodes);
       }
-      // With the second-keyed indexes, start times only test rows (a unary +): SQLite would otherwise
-      // plan a range of the project's time index and sort every span of the kind or name in it.
-      const startTime = bySecond ? sql`+${sql.ref('spans.start_time')}` : sql.ref('spans.start_time');
-      if (filters.startTime !== undefined) {
-        query = query.where(sql<boolean>`${startTime} >= ${nanosLiteral(filters.startTime)}`);
-        if (bySecond) query = query.where(startSecond('spans.start_time'), '>=', secondOf(filters.startTime));
-      }
-      if (filters.endTime !== undefined) {
-        query = query.where(sql<boolean>`${startTime} < ${nanosLiteral(filters.endTime)}`);
-        if (bySecond) query = query.where(startSecond('spans.start_time'), '<=', secondOf(filters.endTime));
+      // With the second-keyed indexes, start times only test rows, or SQLite would range over the
+      // project's time index and sort every span of the kind or name in it.
+      const startTime = bySecond ? startTimeTestedOnly('spans.start_time') : sql.ref('spans.start_time');
+      if (bySecond) {
+        for (const condition of startRangeBySecond('spans.start_time', filters)) query = query.where(condition);
+      } else {
+        if (filters.startTime !== undefined) query = query.where(sql<boolean>`${startTime} >= ${nanosLiteral(filters.startTime)}`);
+        if (filters.endTime !== undefined) query = query.where(sql<boolean>`${startTime} < ${nanosLiteral(filters.endTime)}`);
       }
       // Filters whose candidates could be long values (db/long-attributes.ts) are finished below, on the merged attributes.
       const longFilters: LongFilter[] = [];

@@ -289,6 +289,9 @@ select "spans"."span_kind" as "grp", count(*) as "span_count", sum(case when "sp
 -- projectMetrics.byModel
 select ("spans"."attributes" ->> cast($1 as text)) as "grp", count(*) as "span_count", sum(case when "spans"."status_code" = 'ERROR' then 1 else 0 end) as "error_count", sum("spans"."llm_token_count_prompt") as "prompt", sum("spans"."llm_token_count_completion") as "completion", sum("spans"."llm_token_count_total") as "total" from "spans" where "spans"."project_id" = $2 and "spans"."span_kind" = $3 group by 1;
 
+-- projectMetrics.byModel (a time range: on SQLite by start second)
+select ("spans"."attributes" ->> cast($1 as text)) as "grp", count(*) as "span_count", sum(case when "spans"."status_code" = 'ERROR' then 1 else 0 end) as "error_count", sum("spans"."llm_token_count_prompt") as "prompt", sum("spans"."llm_token_count_completion") as "completion", sum("spans"."llm_token_count_total") as "total" from "spans" where "spans"."project_id" = $2 and "spans"."start_time" >= cast($3 as bigint) and "spans"."start_time" < cast($4 as bigint) and "spans"."span_kind" = $5 group by 1;
+
 -- projectMetrics.byBucket
 select (("spans"."start_time" - cast($1 as bigint)) / cast($2 as bigint)) as "grp", count(*) as "span_count", sum(case when "spans"."status_code" = 'ERROR' then 1 else 0 end) as "error_count", sum("spans"."llm_token_count_prompt") as "prompt", sum("spans"."llm_token_count_completion") as "completion", sum("spans"."llm_token_count_total") as "total" from "spans" where "spans"."project_id" = $3 group by 1;
 

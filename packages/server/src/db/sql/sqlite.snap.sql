@@ -287,6 +287,9 @@ select "spans"."span_kind" as "grp", count(*) as "span_count", sum(case when "sp
 -- projectMetrics.byModel
 select json_extract("spans"."attributes", ?) as "grp", count(*) as "span_count", sum(case when "spans"."status_code" = 'ERROR' then 1 else 0 end) as "error_count", sum("spans"."llm_token_count_prompt") as "prompt", sum("spans"."llm_token_count_completion") as "completion", sum("spans"."llm_token_count_total") as "total" from "spans" where "spans"."project_id" = ? and "spans"."span_kind" = ? group by 1;
 
+-- projectMetrics.byModel (a time range: on SQLite by start second)
+select json_extract("spans"."attributes", ?) as "grp", count(*) as "span_count", sum(case when "spans"."status_code" = 'ERROR' then 1 else 0 end) as "error_count", sum("spans"."llm_token_count_prompt") as "prompt", sum("spans"."llm_token_count_completion") as "completion", sum("spans"."llm_token_count_total") as "total" from "spans" where "spans"."project_id" = ? and +"spans"."start_time" >= cast(? as bigint) and ("spans"."start_time" / 1000000000) >= ? and +"spans"."start_time" < cast(? as bigint) and ("spans"."start_time" / 1000000000) <= ? and "spans"."span_kind" = ? group by 1;
+
 -- projectMetrics.byBucket
 select (("spans"."start_time" - cast(? as bigint)) / cast(? as bigint)) as "grp", count(*) as "span_count", sum(case when "spans"."status_code" = 'ERROR' then 1 else 0 end) as "error_count", sum("spans"."llm_token_count_prompt") as "prompt", sum("spans"."llm_token_count_completion") as "completion", sum("spans"."llm_token_count_total") as "total" from "spans" where "spans"."project_id" = ? group by 1;
 
