@@ -25,11 +25,9 @@ export interface OpenDatabase<DB> {
 }
 
 /**
- * SQLite transactions that take the write lock as they begin. A deferred transaction (SQLite's
- * default) that reads and then writes cannot wait for the lock: when another connection (a writer
- * thread's) holds it at that moment, SQLite answers SQLITE_BUSY at once,
- * without its busy timeout, since waiting could deadlock, and the request failed with 503. Every
- * transaction on this connection writes and none waits on the network, so locking up front costs nothing.
+ * SQLite transactions that take the write lock as they begin (BEGIN IMMEDIATE), as
+ * `immediateTransaction` (sqlite.ts, which says why) does for the writer threads' connections:
+ * a deferred one that read first failed with SQLITE_BUSY while a writer thread committed.
  */
 class ImmediateSqliteDriver extends SqliteDriver {
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
