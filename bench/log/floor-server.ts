@@ -4,6 +4,7 @@
  * "listening <port>".
  */
 import http from 'node:http';
+import { serveFloor } from './serve-floor.js';
 
 const OK = Buffer.from('{"message":"OK"}');
 const HEADERS = { 'content-type': 'application/json; charset=utf-8', 'content-length': String(OK.length) };
@@ -15,13 +16,4 @@ const server = http.createServer({ keepAliveTimeout: 75_000 }, (request, respons
   });
   request.resume();
 });
-server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => {
-  const address = server.address();
-  process.stdout.write(`listening ${typeof address === 'object' && address ? address.port : ''}\n`);
-});
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    server.closeAllConnections();
-    server.close(() => process.exit(0));
-  });
-}
+serveFloor(server);

@@ -5,19 +5,25 @@
  *
  * - The floor: a bare `node:http` server that reads the body and answers 200 without other work
  *   (bench/log/floor-server.ts).
+ * - The durable floor (SQLite runs only): a bare `node:http` server that parses each body as JSON
+ *   and appends it to a one-column table in the same directory, answering 200 after the commit and
+ *   a sync of the WAL (bench/log/durable-floor-server.ts): what the disk leaves for any service
+ *   that answers only once a record is stored.
  * - The service: `sightline monitor serve` (built bin) on a fresh SQLite database in a temp
  *   directory (every 200 is on disk: its WAL was synced after the commit), or on PostgreSQL with
  *   MONITOR_BENCH_DATABASE_URL=postgresql://... (an empty database).
  * - The load: an undici Pool (bench/log/load.ts) of `connections` keep-alive connections, one
  *   request in flight on each, one record per request (a full record with six features and two
  *   tags, a new prediction_id each).
- * Both servers run side by side; the load alternates between them (floor, service, floor, ...)
- * for `rounds` rounds of `duration` seconds each, so drifts in the machine's other load hit both.
+ * The servers run side by side; the load alternates between them (floor, durable floor, service,
+ * floor, ...) for `rounds` rounds of `duration` seconds each, so drifts in the machine's other
+ * load hit them all.
  * The CPU each thread of the service used during its rounds is read from /proc and divided by
  * the records answered: request thread, writer thread, other threads (GC, compiler).
  * Afterwards the service is stopped and every acknowledged record is looked up through the read
  * API of a fresh service process on the same database.
- * Prints requests/s, p50/p99 latency, CPU µs per record and the ratio service/floor (target ≥ 0.5);
+ * Prints requests/s, p50/p99 latency, CPU µs per record and the ratios service/floor (target ≥ 0.5),
+ * durable floor/floor and service/durable floor;
  * writes the figures to bench/results/log-<time>.json. With --cpu-prof the service runs under
  * `node --cpu-prof` (slower: the ratio is then not a result) and the profiles of its request
  * and writer threads are summarised (self time per function, wall time). With --perf the
@@ -25,6 +31,7 @@
  * their CPU per record is split by category (bench/log/perf-summary.ts).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import SQLite from 'better-sqlite3';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -43,7 +50,7 @@ const PERF_FREQUENCY = 1999;
 
 const HELP = `npm run bench:log [-- options]
   --connections N   keep-alive connections, one request in flight each (default 16)
-  --rounds N        floor/service rounds (default 3)
+  --rounds N        rounds of floor, durable floor (SQLite only) and service (default 3)
   --duration S      measured seconds per round (default 5)
   --warmup S        warm-up seconds before the first round of each (default 3; later rounds 0.5)
   --cpu-prof        run the service under node --cpu-prof and summarise its profiles (wall time)
@@ -249,7 +256,7 @@ async function main(): Promise<void> {
   };
   const cpus = os.cpus();
   process.stdout.write(
-    `bench/log: undici, ${options.connections} keep-alive connections, one record per request; floor and service alternate, ` +
+    `bench/log: undici, ${options.connections} keep-alive connections, one record per request; ${databaseUrl ? 'floor and service' : 'floor, durable floor and service'} alternate, ` +
       `${options.rounds} rounds of ${options.durationMs / 1000} s each (after ${options.warmupMs / 1000} s of warm-up); ` +
       `${cpus.length} × ${cpus[0]?.model ?? 'cpu'}, Node ${process.version}, load average ${os.loadavg()[0]!.toFixed(2)}, ` +
       `${databaseUrl ? 'PostgreSQL' : `SQLite (WAL, synced before every 200) in ${options.dir}`}${profileDir ? ', service under --cpu-prof' : ''}\n`,
@@ -273,6 +280,18 @@ async function main(): Promise<void> {
       'listening',
     );
     children.push(floor);
+    // The durable floor's database sits beside the service's, on the same disk.
+    const durableFile = path.join(workingDir, 'durable-floor.db');
+    const durablePort = await freePort();
+    const durable = databaseUrl
+      ? null
+      : await startChild(
+          process.execPath,
+          ['--import', 'tsx', 'bench/log/durable-floor-server.ts'],
+          { PORT: String(durablePort), DATABASE_FILE: durableFile },
+          'listening',
+        );
+    if (durable) children.push(durable);
     const port = await freePort();
     const profileArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
     // --perf-basic-prof: a map of JIT code for perf's symbols (and V8 logs in the working directory).
@@ -296,12 +315,17 @@ async function main(): Promise<void> {
     const run = Date.now().toString(36);
     const idOf = (round: number, i: number) => `${run}-${round}-${i}`;
     const headers = { authorization: apiKey, 'content-type': 'application/json' };
-    const load = async (target: 'floor' | 'service', round: number, warmupMs: number): Promise<{ result: LoadResult; cpu: LoadCpu }> => {
-      const child = target === 'floor' ? floor : service;
+    const targets = {
+      floor: { child: floor, port: floorPort },
+      durable: { child: durable, port: durablePort },
+      service: { child: service, port },
+    };
+    const load = async (target: keyof typeof targets, round: number, warmupMs: number): Promise<{ result: LoadResult; cpu: LoadCpu }> => {
+      const child = targets[target].child!;
       const threadsBefore = sampleThreads(child.pid!);
       const generatorBefore = process.cpuUsage();
       const result = await runLoad({
-        origin: `http://127.0.0.1:${target === 'floor' ? floorPort : port}`,
+        origin: `http://127.0.0.1:${targets[target].port}`,
         path: '/v1/log',
         headers,
         connections: options.connections,
@@ -314,6 +338,7 @@ async function main(): Promise<void> {
       return { result, cpu: { server, generator: (generator.user + generator.system) / 1e6 } };
     };
     const floorRounds: LoadResult[] = [];
+    const durableRounds: LoadResult[] = [];
     const serviceRounds: LoadResult[] = [];
     const floorCpu = emptyCpu();
     const serviceCpu = emptyCpu();
@@ -323,12 +348,15 @@ async function main(): Promise<void> {
       const f = await load('floor', round, warmupMs);
       floorRounds.push(f.result);
       addCpu(floorCpu, f.cpu);
+      const d = durable ? await load('durable', round, warmupMs) : null;
+      if (d) durableRounds.push(d.result);
       const s = await load('service', round, warmupMs);
       serviceRounds.push(s.result);
       addCpu(serviceCpu, s.cpu);
       for (const i of s.result.acknowledged) acknowledged.add(idOf(round, i));
       process.stdout.write(
-        `  round ${round + 1}: floor ${summary(f.result).requests_per_second} req/s, service ${summary(s.result).requests_per_second} req/s\n`,
+        `  round ${round + 1}: floor ${summary(f.result).requests_per_second} req/s, ` +
+          `${d ? `durable floor ${summary(d.result).requests_per_second} req/s, ` : ''}service ${summary(s.result).requests_per_second} req/s\n`,
       );
     }
     if (perf) {
@@ -345,15 +373,29 @@ async function main(): Promise<void> {
     const reader = await startChild(process.execPath, [bin, 'monitor', 'serve'], { ...env, MONITOR_PORT: String(port) }, 'Log API');
     children.push(reader);
     const stored = await countStored(`http://127.0.0.1:${port}`, apiKey, spaceKey, acknowledged);
+    let durableStored: { acknowledged: number; stored: number } | null = null;
+    if (durable) {
+      await stopChild(durable);
+      const connection = new SQLite(durableFile, { readonly: true });
+      const { rows } = connection.prepare('SELECT count(*) AS rows FROM records').get() as { rows: number };
+      connection.close();
+      durableStored = { acknowledged: durableRounds.reduce((sum, round) => sum + round.acknowledged.length, 0), stored: rows };
+    }
 
     const floorFigures = summary(floorResult);
     const serviceFigures = summary(serviceResult);
     const floorPerRequest = perRequest(floorCpu, floorResult.answered);
     const servicePerRecord = perRequest(serviceCpu, serviceResult.answered);
     const ratio = serviceFigures.requests_per_second / floorFigures.requests_per_second;
+    const durableFigures = durable ? summary(merge(durableRounds)) : null;
     process.stdout.write(
       `floor   (bare node:http)       ${floorFigures.requests_per_second} req/s  p50 ${floorFigures.p50_ms} ms  p99 ${floorFigures.p99_ms} ms\n`,
     );
+    if (durableFigures) {
+      process.stdout.write(
+        `durable floor (JSON, stored)  ${durableFigures.requests_per_second} req/s  p50 ${durableFigures.p50_ms} ms  p99 ${durableFigures.p99_ms} ms\n`,
+      );
+    }
     process.stdout.write(
       `service (POST /v1/log, stored) ${serviceFigures.requests_per_second} req/s  p50 ${serviceFigures.p50_ms} ms  p99 ${serviceFigures.p99_ms} ms\n`,
     );
@@ -366,6 +408,13 @@ async function main(): Promise<void> {
       `durability: ${acknowledged.size} acknowledged with 200, ${stored.stored} stored, ${stored.missing} acknowledged but missing, ` +
         `${serviceResult.unknown} unanswered, non-200: ${JSON.stringify(serviceResult.non200)}\n`,
     );
+    if (durableFigures && durableStored) {
+      process.stdout.write(
+        `durable floor: ${durableStored.acknowledged} acknowledged with 200, ${durableStored.stored} stored; ` +
+          `durable floor/floor = ${(durableFigures.requests_per_second / floorFigures.requests_per_second).toFixed(2)}, ` +
+          `service/durable floor = ${(serviceFigures.requests_per_second / durableFigures.requests_per_second).toFixed(2)}\n`,
+      );
+    }
     process.stdout.write(
       `ratio service/floor = ${ratio.toFixed(2)} (target ≥ 0.5) ${ratio >= 0.5 ? 'PASS' : 'BELOW TARGET'}` +
         `${profileDir || perfFile ? ' (profiled: not a result)' : ''}; load average ${os.loadavg()[0]!.toFixed(2)}\n`,
@@ -407,8 +456,10 @@ async function main(): Promise<void> {
           perf: perfFile !== null,
           floor: { ...floorFigures, cpu_us_per_request: floorPerRequest },
           service: { ...serviceFigures, cpu_us_per_record: servicePerRecord },
+          durable_floor: durableFigures && { ...durableFigures, ...durableStored },
           rounds_req_per_s: floorRounds.map((round, i) => ({
             floor: summary(round).requests_per_second,
+            durable_floor: durableRounds[i] ? summary(durableRounds[i]).requests_per_second : null,
             service: summary(serviceRounds[i]!).requests_per_second,
           })),
           ratio: Number(ratio.toFixed(3)),
@@ -421,7 +472,7 @@ async function main(): Promise<void> {
       )}\n`,
     );
     process.stdout.write(`figures written to ${path.relative(root, file)}\n`);
-    if (stored.missing > 0) process.exitCode = 1;
+    if (stored.missing > 0 || (durableStored !== null && durableStored.stored < durableStored.acknowledged)) process.exitCode = 1;
   } finally {
     for (const child of children) await stopChild(child);
     fs.rmSync(workingDir, { recursive: true, force: true });
