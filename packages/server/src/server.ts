@@ -22,6 +22,8 @@ import { createSecretsService } from './playground/secrets-service.js';
 import { createPlaygroundService } from './playground/playground-service.js';
 import { createRetentionService } from './retention/retention-service.js';
 import { startRetentionJob, type RetentionJob } from './retention/retention-job.js';
+import { startPartitionCompactionJob, type PartitionCompactionJob } from './retention/partition-compaction-job.js';
+import { createPartitionCompactionRepository } from './db/repositories/partition-compaction-repository.js';
 import { createIngestService, createSpanQueue, type SpanQueue } from './ingest/ingest-service.js';
 import { startOtlpGrpcServer, type GrpcServerHandle } from './ingest/otlp-grpc-server.js';
 import { createSpanWriter, type SpanWriter } from './ingest/span-writer.js';
@@ -38,6 +40,8 @@ export interface RunningServer {
   costJob: CostJob;
   /** Deletes traces past each project's retention policy in the background (docs/retention.md). */
   retentionJob: RetentionJob;
+  /** PostgreSQL: rebuilds the indexes of each closed day partition once, in the background (docs/partitioning.md); null on SQLite. */
+  compactionJob: PartitionCompactionJob | null;
   /** Converts the spans written before migration 0019 in the background, then ends (docs/ingest.md). */
   longAttributesJob: LongAttributesJob;
   /**
@@ -57,6 +61,7 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
   let app: FastifyInstance | null = null;
   let costJob: CostJob | null = null;
   let retentionJob: RetentionJob | null = null;
+  let compactionJob: PartitionCompactionJob | null = null;
   let longAttributesJob: LongAttributesJob | null = null;
   let compressor: LongAttributesCompressor | null = null;
   let fail: (error: Error) => void = () => {};
@@ -69,6 +74,7 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
     await Promise.all([app?.close(), grpc?.close()]);
     await costJob?.stop();
     await retentionJob?.stop();
+    await compactionJob?.stop();
     await longAttributesJob?.stop();
     // Every request that will be answered has its rows compressed and queued by now.
     await compressor?.close();
@@ -148,6 +154,14 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
       onBatch: (batch) => logger.debug({ retentionBatch: batch }, 'retention batch deleted'),
       ingestIdle: () => spanQueue.whenIdle(),
     });
+    if (database.dialect === 'postgres') {
+      compactionJob = startPartitionCompactionJob({
+        partitions: createPartitionCompactionRepository(database.db),
+        onError: (error) => logger.error({ err: error }, 'partition compaction failed'),
+        onCompacted: (day, ms) =>
+          logger.info({ day: new Date(day * 86_400_000).toISOString().slice(0, 10), ms: Math.round(ms) }, 'day partitions compacted'),
+      });
+    }
     let convertedBatches = 0;
     longAttributesJob = startLongAttributesJob({
       repository: data.repositories.longAttributes,
@@ -215,6 +229,7 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
       auth,
       costJob,
       retentionJob,
+      compactionJob,
       longAttributesJob,
       failed,
       close,

@@ -8,6 +8,7 @@
 import { type Kysely, type Selectable, sql } from 'kysely';
 import type { Dialect } from '../../config.js';
 import { partitionBounds, partitionName } from '../partitions.js';
+import { listDayPartitions } from './partition-compaction-repository.js';
 import type { DB, RetentionPoliciesTable } from '../schema.js';
 import { bigintText, nanosLiteral } from '../sql-dialect.js';
 
@@ -46,8 +47,6 @@ export interface DroppedDay {
   /** Sessions the dropped traces belonged to (candidates for the clean-up). */
   sessionRowids: number[];
 }
-
-const DAY_PARTITION = /^traces_p(\d{4})(\d{2})(\d{2})$/;
 
 /** The job state key of the retention job's last run (docs/retention.md). */
 export const RETENTION_LAST_RUN = 'retention.last_run';
@@ -166,17 +165,7 @@ export function createRetentionRepository(db: Kysely<DB>, dialect: Dialect) {
     /** PostgreSQL: the days before `beforeDay` that have partitions, oldest first (none on SQLite, nor the legacy partition). */
     async dayPartitionsBefore(beforeDay: number): Promise<number[]> {
       if (!pg) return [];
-      const rows = await sql<{ name: string }>`
-        SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-        WHERE i.inhparent = 'traces'::regclass`.execute(db);
-      const days: number[] = [];
-      for (const { name } of rows.rows) {
-        const match = DAY_PARTITION.exec(name);
-        if (!match) continue;
-        const day = Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3])) / 86_400_000;
-        if (day < beforeDay) days.push(day);
-      }
-      return days.sort((a, b) => a - b);
+      return (await listDayPartitions(db)).filter((day) => day < beforeDay);
     },
 
     /** PostgreSQL: the projects with traces in a day's partition (a loose scan of its project index). */
