@@ -21,7 +21,7 @@ import { createSecretBox } from './playground/secret-box.js';
 import { createSecretsService } from './playground/secrets-service.js';
 import { createPlaygroundService } from './playground/playground-service.js';
 import { createRetentionService } from './retention/retention-service.js';
-import { startRetentionJob, type RetentionJob } from './retention/retention-job.js';
+import { dayOutOfRetention, startRetentionJob, type RetentionJob } from './retention/retention-job.js';
 import { startPartitionCompactionJob, type PartitionCompactionJob } from './retention/partition-compaction-job.js';
 import { createPartitionCompactionRepository } from './db/repositories/partition-compaction-repository.js';
 import { createIngestService, createSpanQueue, type SpanQueue } from './ingest/ingest-service.js';
@@ -155,8 +155,11 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
       ingestIdle: () => spanQueue.whenIdle(),
     });
     if (database.dialect === 'postgres') {
+      const { retention: retentionRepository } = data.repositories;
       compactionJob = startPartitionCompactionJob({
         partitions: createPartitionCompactionRepository(database.db),
+        skipDay: async (day, nowMs) =>
+          dayOutOfRetention(await retentionRepository.projectsOfDay(day), await retentionRepository.listActivePolicies(), day, nowMs),
         onError: (error) => logger.error({ err: error }, 'partition compaction failed'),
         onCompacted: (day, ms) =>
           logger.info({ day: new Date(day * 86_400_000).toISOString().slice(0, 10), ms: Math.round(ms) }, 'day partitions compacted'),

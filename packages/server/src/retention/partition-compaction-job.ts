@@ -17,6 +17,8 @@ export interface PartitionCompactionJobOptions {
   firstRunDelayMs?: number;
   /** Now in milliseconds since the epoch (tests move the clock). */
   clock?: () => number;
+  /** True for a closed day not worth rebuilding: the retention job is about to drop it. */
+  skipDay?: (day: number, nowMs: number) => Promise<boolean>;
   onError?: (error: unknown) => void;
   /** Called after each day compacted, with how long it took. */
   onCompacted?: (day: number, ms: number) => void;
@@ -45,6 +47,7 @@ export function startPartitionCompactionJob({
   intervalMs = HOUR_MS,
   firstRunDelayMs = 60_000,
   clock = Date.now,
+  skipDay,
   onError,
   onCompacted,
 }: PartitionCompactionJobOptions): PartitionCompactionJob {
@@ -56,11 +59,12 @@ export function startPartitionCompactionJob({
   const compact = async (session: CompactionSession, days: number[]) => {
     // The writer still puts traces in yesterday's partition (db/partitions.ts): only the days
     // before it are closed. A late span of a closed day still lands; it only costs a little room.
-    const closed = await session.daysBefore(dayOfMillis(clock()) - 1);
+    const nowMs = clock();
+    const closed = await session.daysBefore(dayOfMillis(nowMs) - 1);
     const through = await session.compactedThrough();
     for (const day of closed) {
       if (stopped) break;
-      if (through !== null && day <= through) continue;
+      if ((through !== null && day <= through) || (await skipDay?.(day, nowMs))) continue;
       const started = performance.now();
       await session.compactDay(day);
       await session.recordCompacted(day);

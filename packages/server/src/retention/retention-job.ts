@@ -124,6 +124,19 @@ function later(a: TraceBound | null, b: TraceBound | null): TraceBound | null {
   return a.id >= b.id ? a : b;
 }
 
+/**
+ * True when a day partition is out of retention as a whole: every project with traces in it
+ * (`projectIds`) has a max_days policy under which the day has ended (an empty day too). The job
+ * drops such a day on PostgreSQL; the compaction leaves it alone.
+ */
+export function dayOutOfRetention(projectIds: number[], policies: RetentionPolicyRecord[], day: number, nowMs: number): boolean {
+  const dayEndMs = (day + 1) * MS_PER_DAY;
+  return projectIds.every((projectId) => {
+    const maxDays = policies.find((policy) => policy.projectId === projectId)?.maxDays;
+    return maxDays !== undefined && maxDays !== null && dayEndMs <= nowMs - maxDays * MS_PER_DAY;
+  });
+}
+
 /** Starts the job; call `stop()` before closing the database. */
 export function startRetentionJob({
   repositories,
@@ -258,20 +271,17 @@ export function startRetentionJob({
    */
   const dropExpiredDays = async (policies: RetentionPolicyRecord[], dropped: DroppedDays): Promise<void> => {
     const nowMs = clock();
-    const maxDays = new Map(policies.flatMap((policy) => (policy.maxDays === null ? [] : [[policy.projectId, policy.maxDays] as const])));
-    const expired = (dayEndMs: number, projectId: number) => {
-      const days = maxDays.get(projectId);
-      return days !== undefined && dayEndMs <= nowMs - days * MS_PER_DAY;
-    };
     // The writer still puts new traces in yesterday's partition (db/partitions.ts).
     for (const day of await retention.dayPartitionsBefore(dayOfMillis(nowMs) - 1)) {
       if (stopped) break;
-      const projects = await retention.projectsOfDay(day);
-      if (!projects.every((projectId) => expired((day + 1) * MS_PER_DAY, projectId))) continue;
+      if (!dayOutOfRetention(await retention.projectsOfDay(day), policies, day, nowMs)) continue;
       const removed = await withTransaction(async (trx) => {
+        // A day the compaction is rebuilding goes in a later run (its rows meanwhile below, row by row).
+        if (!(await trx.retention.tryLockDayPartitions(day))) return null;
         const deleted = await trx.retention.dropDayPartition(day);
         return { ...deleted, sessions: await trx.retention.deleteSessionsWithoutTraces(deleted.sessionRowids) };
       });
+      if (removed === null) continue;
       for (const [projectId, counts] of removed.byProject) {
         const total = dropped.byProject.get(projectId) ?? { traces: 0, spans: 0 };
         dropped.byProject.set(projectId, { traces: total.traces + counts.traces, spans: total.spans + counts.spans });

@@ -3,7 +3,8 @@
  * indexes of each day partition before yesterday once, oldest first, leaving today's and
  * yesterday's alone; the rebuilt indexes are smaller, valid, still attached to the parent
  * indexes and answer the same queries; one replica compacts at a time; a rebuild interrupted by
- * stop() leaves invalid indexes that the next run drops before it compacts the day again.
+ * stop() leaves invalid indexes that the next run drops before it compacts the day again; the
+ * retention job leaves a day being rebuilt for its next run; a day out of retention is not rebuilt.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -12,10 +13,16 @@ import { type Kysely, sql } from 'kysely';
 import { type Database, openDatabase } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { dayOfMillis, partitionName, ROWIDS_PER_DAY } from '../../src/db/partitions.js';
-import { COMPACTED_THROUGH, createPartitionCompactionRepository } from '../../src/db/repositories/partition-compaction-repository.js';
+import { createRepositories, type Repositories } from '../../src/db/repositories/index.js';
+import {
+  COMPACTED_THROUGH,
+  createPartitionCompactionRepository,
+  DAY_PARTITIONS_LOCK_CLASS,
+} from '../../src/db/repositories/partition-compaction-repository.js';
 import { createDayPartitions } from '../../src/db/repositories/partitions-postgres.js';
 import type { DB } from '../../src/db/schema.js';
 import { startPartitionCompactionJob } from '../../src/retention/partition-compaction-job.js';
+import { dayOutOfRetention, startRetentionJob } from '../../src/retention/retention-job.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../helpers/databases.js';
 import { insertProject } from '../helpers/stored.js';
 
@@ -59,6 +66,13 @@ for (const _ of DIALECTS.filter((dialect) => dialect === 'postgres')) {
         AND start_time < ${from + NANOS_PER_DAY} ORDER BY start_time DESC, id DESC LIMIT 100`.execute(db)
       ).rows.map((row) => row.id);
     };
+    const exists = async (table: string) =>
+      (await sql<{ oid: string | null }>`SELECT to_regclass(${table}) AS oid`.execute(db)).rows[0]!.oid !== null;
+    const retentionAccess = () => ({
+      repositories: createRepositories(db, 'postgres'),
+      withTransaction: <T>(work: (repositories: Repositories) => Promise<T>) =>
+        db.transaction().execute((trx) => work(createRepositories(trx, 'postgres'))),
+    });
     const watermark = async () =>
       (await db.selectFrom('job_state').select('value').where('name', '=', COMPACTED_THROUGH).executeTakeFirst())?.value;
 
@@ -202,6 +216,73 @@ for (const _ of DIALECTS.filter((dialect) => dialect === 'postgres')) {
         reader.release();
         await pool.end();
       }
+    });
+    it('retention leaves a day the compaction is rebuilding for its next run, without an error', async () => {
+      const day = today - 6;
+      const pool = createPgPool(database.url!, 2);
+      const compaction = await pool.connect();
+      const errors: unknown[] = [];
+      try {
+        await createDayPartitions(pool, [day]);
+        const aged = await insertProject(db, 'aged');
+        await sql`INSERT INTO retention_policies (project_id, max_days, created_at, updated_at) VALUES (${aged}, 1, 'now', 'now')`.execute(
+          db,
+        );
+        const id = day * ROWIDS_PER_DAY;
+        const start = BigInt(day) * NANOS_PER_DAY;
+        await sql`INSERT INTO traces (id, project_id, trace_id, start_time, end_time) VALUES (${id}, ${aged}, ${'a'.repeat(32)}, ${start}, ${start})`.execute(
+          db,
+        );
+        // As compactDay holds it while it rebuilds the day.
+        await compaction.query('SELECT pg_advisory_lock($1, $2)', [DAY_PARTITIONS_LOCK_CLASS, day]);
+        const job = startRetentionJob({ ...retentionAccess(), intervalMs: 3_600_000, onError: (error) => errors.push(error) });
+        try {
+          await job.runNow();
+          assert.ok(await exists(partitionName('spans', day)), 'the day is kept while it is rebuilt');
+          await compaction.query('SELECT pg_advisory_unlock($1, $2)', [DAY_PARTITIONS_LOCK_CLASS, day]);
+          await job.runNow();
+          assert.ok(
+            !(await exists(partitionName('spans', day))) && !(await exists(partitionName('traces', day))),
+            'dropped by the next run',
+          );
+        } finally {
+          await job.stop();
+        }
+        assert.deepEqual(errors, []);
+      } finally {
+        compaction.release();
+        await pool.end();
+      }
+    });
+
+    it('leaves alone a closed day that retention is about to drop', async () => {
+      // Two days ahead, yesterday is closed; under a max_days of 1 it is also out of retention.
+      const clock = () => Date.now() + 2 * 86_400_000;
+      const repositories = createRepositories(db, 'postgres');
+      const skipDay = async (day: number, nowMs: number) =>
+        dayOutOfRetention(await repositories.retention.projectsOfDay(day), await repositories.retention.listActivePolicies(), day, nowMs);
+      const run = async () => {
+        const job = startPartitionCompactionJob({
+          partitions: createPartitionCompactionRepository(db),
+          clock,
+          skipDay,
+          firstRunDelayMs: 3_600_000,
+        });
+        try {
+          return await job.runNow();
+        } finally {
+          await job.stop();
+        }
+      };
+      const before = await timeIndexOf(yesterday);
+      await sql`INSERT INTO retention_policies (project_id, max_days, created_at, updated_at) VALUES (${projectId}, 1, 'now', 'now')`.execute(
+        db,
+      );
+      assert.deepEqual(await run(), { days: [], skipped: false });
+      assert.deepEqual(await timeIndexOf(yesterday), before, 'not rebuilt');
+      await sql`DELETE FROM retention_policies WHERE project_id = ${projectId}`.execute(db);
+      assert.deepEqual(await run(), { days: [yesterday], skipped: false });
+      assert.ok((await timeIndexOf(yesterday)).bytes < before.bytes * 0.7, 'rebuilt once retention keeps it');
     });
   });
 }

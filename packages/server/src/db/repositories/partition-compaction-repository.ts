@@ -12,6 +12,14 @@ import type { DB } from '../schema.js';
 /** pg_advisory_lock key of the compaction ("sightline.compaction"): one replica compacts at a time. */
 const COMPACTION_LOCK = 7_303_822_012;
 
+/**
+ * pg_advisory_lock class of one day's partitions (the day is the second key): held while the
+ * compaction rebuilds the day, tried by retention before it drops the day. Dropping detaches the
+ * partitions, which locks `traces` and `spans` whole; waiting there for a rebuild to let go of the
+ * partition would hold up every query on them.
+ */
+export const DAY_PARTITIONS_LOCK_CLASS = 73_038_220;
+
 /** job_state row: the newest day whose partitions are compacted (days go oldest first). */
 export const COMPACTED_THROUGH = 'partitions.compacted_through';
 
@@ -42,7 +50,10 @@ export interface CompactionSession {
   /** The newest day compacted so far (null: none yet). */
   compactedThrough(): Promise<number | null>;
   recordCompacted(day: number): Promise<void>;
-  /** Rebuilds every index of the day's `traces` and `spans` partitions online, after dropping what an interrupted rebuild left. */
+  /**
+   * Rebuilds every index of the day's `traces` and `spans` partitions online, after dropping what
+   * an interrupted rebuild left, holding the day's lock (it waits for a retention drop in progress).
+   */
   compactDay(day: number): Promise<void>;
 }
 
@@ -96,20 +107,30 @@ function compactionSession(connection: Kysely<DB>, pid: number): CompactionSessi
     },
 
     async compactDay(day) {
-      for (const table of ['traces', 'spans'] as const) {
-        const partition = partitionName(table, day);
-        const { rows } = await sql<{ name: string; valid: boolean }>`
-          SELECT c.relname AS name, i.indisvalid AS valid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
-          WHERE i.indrelid = to_regclass(${partition})`.execute(connection);
-        // A partition dropped by retention meanwhile has no indexes left to rebuild.
-        if (rows.length === 0) continue;
-        for (const { name } of rows.filter((row) => !row.valid && REBUILD_LEFTOVER.test(row.name))) {
-          await sql`DROP INDEX CONCURRENTLY IF EXISTS ${sql.id(name)}`.execute(connection);
-        }
-        await sql`REINDEX TABLE CONCURRENTLY ${sql.id(partition)}`.execute(connection);
+      await sql`SELECT pg_advisory_lock(${DAY_PARTITIONS_LOCK_CLASS}, ${day})`.execute(connection);
+      try {
+        await rebuildDay(connection, day);
+      } finally {
+        await sql`SELECT pg_advisory_unlock(${DAY_PARTITIONS_LOCK_CLASS}, ${day})`.execute(connection);
       }
     },
   };
+}
+
+/** REINDEX CONCURRENTLY of a day's partitions that still exist, after dropping an interrupted rebuild's leftovers. */
+async function rebuildDay(connection: Kysely<DB>, day: number): Promise<void> {
+  for (const table of ['traces', 'spans'] as const) {
+    const partition = partitionName(table, day);
+    const { rows } = await sql<{ name: string; valid: boolean }>`
+      SELECT c.relname AS name, i.indisvalid AS valid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+      WHERE i.indrelid = to_regclass(${partition})`.execute(connection);
+    // A partition dropped by retention meanwhile has no indexes left to rebuild.
+    if (rows.length === 0) continue;
+    for (const { name } of rows.filter((row) => !row.valid && REBUILD_LEFTOVER.test(row.name))) {
+      await sql`DROP INDEX CONCURRENTLY IF EXISTS ${sql.id(name)}`.execute(connection);
+    }
+    await sql`REINDEX TABLE CONCURRENTLY ${sql.id(partition)}`.execute(connection);
+  }
 }
 
 export type PartitionCompactionRepository = ReturnType<typeof createPartitionCompactionRepository>;

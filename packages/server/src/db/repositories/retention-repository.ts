@@ -8,7 +8,7 @@
 import { type Kysely, type Selectable, sql } from 'kysely';
 import type { Dialect } from '../../config.js';
 import { partitionBounds, partitionName } from '../partitions.js';
-import { listDayPartitions } from './partition-compaction-repository.js';
+import { DAY_PARTITIONS_LOCK_CLASS, listDayPartitions } from './partition-compaction-repository.js';
 import type { DB, RetentionPoliciesTable } from '../schema.js';
 import { bigintText, nanosLiteral } from '../sql-dialect.js';
 
@@ -179,6 +179,17 @@ export function createRetentionRepository(db: Kysely<DB>, dialect: Dialect) {
           FROM p WHERE p.project_id IS NOT NULL)
         SELECT project_id FROM p WHERE project_id IS NOT NULL`.execute(db);
       return rows.rows.map((row) => Number(row.project_id));
+    },
+
+    /**
+     * PostgreSQL: takes the day's partitions lock for the transaction, unless the compaction holds
+     * it (rebuilding the day's indexes): then false, and the day is better left for the next run
+     * than waited for while detaching holds `traces` and `spans` (docs/partitioning.md).
+     */
+    async tryLockDayPartitions(day: number): Promise<boolean> {
+      const { rows } = await sql<{ locked: boolean }>`
+        SELECT pg_try_advisory_xact_lock(${DAY_PARTITIONS_LOCK_CLASS}, ${day}) AS locked`.execute(db);
+      return rows[0]?.locked === true;
     },
 
     /**
