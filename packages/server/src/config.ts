@@ -64,6 +64,8 @@ export interface RetentionConfig {
   dutyPercent: number;
   /** Share it keeps while ingest never leaves the writer idle, 1 to `dutyPercent` percent. */
   minDutyPercent: number;
+  /** PostgreSQL: rebuild the indexes of each closed day partition (docs/partitioning.md, "Compaction"). */
+  compactPartitions: boolean;
 }
 
 export interface Config {
@@ -152,6 +154,7 @@ export function loadConfig(env: Env = process.env): Config {
       intervalSeconds: envPositiveInt(read, 'SERVICE_RETENTION_INTERVAL_SECONDS', 60),
       batchMs: envPositiveInt(read, 'SERVICE_RETENTION_BATCH_MS', 50),
       ...dutyPercents(read),
+      compactPartitions: envBool(read, 'SERVICE_PARTITION_COMPACTION', true),
     },
     datasetUploadIdleSeconds: envPositiveInt(read, 'SERVICE_DATASET_UPLOAD_IDLE_SECONDS', 60),
     shutdownTimeoutSeconds: envPositiveInt(read, 'SERVICE_SHUTDOWN_TIMEOUT_SECONDS', 10),

@@ -40,7 +40,7 @@ export interface RunningServer {
   costJob: CostJob;
   /** Deletes traces past each project's retention policy in the background (docs/retention.md). */
   retentionJob: RetentionJob;
-  /** PostgreSQL: rebuilds the indexes of each closed day partition once, in the background (docs/partitioning.md); null on SQLite. */
+  /** PostgreSQL: rebuilds the indexes of each closed day partition once, in the background (docs/partitioning.md); null on SQLite or when turned off. */
   compactionJob: PartitionCompactionJob | null;
   /** Converts the spans written before migration 0019 in the background, then ends (docs/ingest.md). */
   longAttributesJob: LongAttributesJob;
@@ -154,7 +154,7 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
       onBatch: (batch) => logger.debug({ retentionBatch: batch }, 'retention batch deleted'),
       ingestIdle: () => spanQueue.whenIdle(),
     });
-    if (database.dialect === 'postgres') {
+    if (database.dialect === 'postgres' && config.retention.compactPartitions) {
       const { retention: retentionRepository } = data.repositories;
       compactionJob = startPartitionCompactionJob({
         partitions: createPartitionCompactionRepository(database.db),

@@ -4,7 +4,8 @@
  * yesterday's alone; the rebuilt indexes are smaller, valid, still attached to the parent
  * indexes and answer the same queries; one replica compacts at a time; a rebuild interrupted by
  * stop() leaves invalid indexes that the next run drops before it compacts the day again; the
- * retention job leaves a day being rebuilt for its next run; a day out of retention is not rebuilt.
+ * retention job leaves a day being rebuilt for its next run; a day out of retention is not rebuilt;
+ * a server starts the job unless SERVICE_PARTITION_COMPACTION turns it off.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -24,6 +25,7 @@ import type { DB } from '../../src/db/schema.js';
 import { startPartitionCompactionJob } from '../../src/retention/partition-compaction-job.js';
 import { dayOutOfRetention, startRetentionJob } from '../../src/retention/retention-job.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../helpers/databases.js';
+import { startServerOn } from '../helpers/server.js';
 import { insertProject } from '../helpers/stored.js';
 
 const NANOS_PER_DAY = 86_400_000_000_000n;
@@ -283,6 +285,19 @@ for (const _ of DIALECTS.filter((dialect) => dialect === 'postgres')) {
       await sql`DELETE FROM retention_policies WHERE project_id = ${projectId}`.execute(db);
       assert.deepEqual(await run(), { days: [yesterday], skipped: false });
       assert.ok((await timeIndexOf(yesterday)).bytes < before.bytes * 0.7, 'rebuilt once retention keeps it');
+    });
+    it('runs in a server on PostgreSQL unless SERVICE_PARTITION_COMPACTION is false', async () => {
+      for (const [env, runs] of [
+        [{}, true],
+        [{ SERVICE_PARTITION_COMPACTION: 'false' }, false],
+      ] as const) {
+        const server = await startServerOn(database, env);
+        try {
+          assert.equal(server.compactionJob !== null, runs, JSON.stringify(env));
+        } finally {
+          await server.close();
+        }
+      }
     });
   });
 }

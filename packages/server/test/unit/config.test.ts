@@ -63,7 +63,7 @@ describe('loadConfig: defaults', () => {
         maxInflightBytes: 16 * 1024 * 1024,
         queueWaitMs: 2000,
       },
-      retention: { intervalSeconds: 60, batchMs: 50, dutyPercent: 10, minDutyPercent: 5 },
+      retention: { intervalSeconds: 60, batchMs: 50, dutyPercent: 10, minDutyPercent: 5, compactPartitions: true },
       datasetUploadIdleSeconds: 60,
       shutdownTimeoutSeconds: 10,
       logLevel: 'info',
@@ -135,6 +135,7 @@ describe('loadConfig: defaults', () => {
       SERVICE_RETENTION_BATCH_MS: '20',
       SERVICE_RETENTION_DUTY_PERCENT: '25',
       SERVICE_RETENTION_MIN_DUTY_PERCENT: '10',
+      SERVICE_PARTITION_COMPACTION: 'false',
       SERVICE_DATASET_UPLOAD_IDLE_SECONDS: '5',
       SERVICE_SHUTDOWN_TIMEOUT_SECONDS: '30',
       SERVICE_LOG_LEVEL: 'DEBUG',
@@ -147,7 +148,7 @@ describe('loadConfig: defaults', () => {
     assert.equal(config.passwordResetTokenExpiryMinutes, 30);
     assert.equal(config.defaultAdminInitialPassword, 's3cret!');
     assert.deepEqual(config.ingest, { maxBodyBytes: 1024, maxQueuedSpans: 100, maxBatchSpans: 10, maxInflightBytes: 4096, queueWaitMs: 0 });
-    assert.deepEqual(config.retention, { intervalSeconds: 5, batchMs: 20, dutyPercent: 25, minDutyPercent: 10 });
+    assert.deepEqual(config.retention, { intervalSeconds: 5, batchMs: 20, dutyPercent: 25, minDutyPercent: 10, compactPartitions: false });
     assert.equal(config.datasetUploadIdleSeconds, 5);
     assert.equal(config.shutdownTimeoutSeconds, 30);
     assert.equal(config.logLevel, 'debug');
@@ -190,7 +191,7 @@ describe('loadConfig: booleans', () => {
   });
 
   test('any other word is a ConfigError naming the variable', () => {
-    for (const variable of [...variables, 'SERVICE_SMTP_VALIDATE_CERTS']) {
+    for (const variable of [...variables, 'SERVICE_SMTP_VALIDATE_CERTS', 'SERVICE_PARTITION_COMPACTION']) {
       for (const word of ['on', 'off', 'y', 'n', '2', 'truthy', 'enabled']) {
         const error = assertConfigError({ [variable]: word, SERVICE_SMTP_HOSTNAME: 'h', SERVICE_SECRET: SECRET }, variable);
         assert.ok(error.message.includes(`"${word}"`));
