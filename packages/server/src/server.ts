@@ -24,6 +24,7 @@ import { createRetentionService } from './retention/retention-service.js';
 import { dayOutOfRetention, startRetentionJob, type RetentionJob } from './retention/retention-job.js';
 import { startPartitionCompactionJob, type PartitionCompactionJob } from './retention/partition-compaction-job.js';
 import { createPartitionCompactionRepository } from './db/repositories/partition-compaction-repository.js';
+import { dayDate } from './db/partitions.js';
 import { createIngestService, createSpanQueue, type SpanQueue } from './ingest/ingest-service.js';
 import { startOtlpGrpcServer, type GrpcServerHandle } from './ingest/otlp-grpc-server.js';
 import { createSpanWriter, type SpanWriter } from './ingest/span-writer.js';
@@ -161,8 +162,7 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
         skipDay: async (day, nowMs) =>
           dayOutOfRetention(await retentionRepository.projectsOfDay(day), await retentionRepository.listActivePolicies(), day, nowMs),
         onError: (error) => logger.error({ err: error }, 'partition compaction failed'),
-        onCompacted: (day, ms) =>
-          logger.info({ day: new Date(day * 86_400_000).toISOString().slice(0, 10), ms: Math.round(ms) }, 'day partitions compacted'),
+        onCompacted: (day, ms) => logger.info({ day: dayDate(day), ms: Math.round(ms) }, 'day partitions compacted'),
       });
     }
     let convertedBatches = 0;

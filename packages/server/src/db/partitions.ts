@@ -31,10 +31,19 @@ export function dayOfRowid(rowid: number): number {
   return Math.floor(rowid / ROWIDS_PER_DAY);
 }
 
+/** A day's date, UTC: `2026-11-26`. */
+export function dayDate(day: number): string {
+  return new Date(day * MS_PER_DAY).toISOString().slice(0, 10);
+}
+
+/** The day (since the epoch, UTC) of a calendar date; `month` counts from 1. */
+export function dayOfDate(year: number, month: number, date: number): number {
+  return Date.UTC(year, month - 1, date) / MS_PER_DAY;
+}
+
 /** The name of a table's partition for a day: `spans_p20261126`. */
 export function partitionName(table: 'traces' | 'spans', day: number): string {
-  const date = new Date(day * MS_PER_DAY).toISOString().slice(0, 10).replace(/-/g, '');
-  return `${table}_p${date}`;
+  return `${table}_p${dayDate(day).replace(/-/g, '')}`;
 }
 
 /** A day's row-id range as SQL literals: [from, to). */

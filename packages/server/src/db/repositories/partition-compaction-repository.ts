@@ -6,7 +6,7 @@
  * writes the day any more, `REINDEX ... CONCURRENTLY` packs them without blocking reads or writes.
  */
 import { type Kysely, sql } from 'kysely';
-import { partitionName } from '../partitions.js';
+import { dayOfDate, partitionName } from '../partitions.js';
 import type { DB } from '../schema.js';
 
 /** pg_advisory_lock key of the compaction ("sightline.compaction"): one replica compacts at a time. */
@@ -36,7 +36,7 @@ export async function listDayPartitions(db: Kysely<DB>): Promise<number[]> {
   const days: number[] = [];
   for (const { name } of rows.rows) {
     const match = DAY_PARTITION.exec(name);
-    if (match) days.push(Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3])) / 86_400_000);
+    if (match) days.push(dayOfDate(Number(match[1]), Number(match[2]), Number(match[3])));
   }
   return days.sort((a, b) => a - b);
 }
