@@ -108,10 +108,10 @@ function compactionSession(connection: Kysely<DB>, pid: number): CompactionSessi
 
     async compactDay(day) {
       await sql`SELECT pg_advisory_lock(${DAY_PARTITIONS_LOCK_CLASS}, ${day})`.execute(connection);
-      // One process builds each index: parallel workers take every core from ingest for a job
-      // that has the whole day to finish (docs/performance.md, "Compacting closed days").
-      await sql`SET max_parallel_maintenance_workers = 0`.execute(connection);
       try {
+        // One process builds each index: parallel workers take every core from ingest for a job
+        // that has the whole day to finish (docs/performance.md, "Compacting closed days").
+        await sql`SET max_parallel_maintenance_workers = 0`.execute(connection);
         await rebuildDay(connection, day);
       } finally {
         await sql`RESET max_parallel_maintenance_workers`.execute(connection);
