@@ -11,9 +11,14 @@ import path from 'node:path';
 import { openDatabase, openSqlite } from '../../packages/server/src/db/database.js';
 import { migrateToLatest } from '../../packages/server/src/db/migrate.js';
 import { decodeProtobufExport } from '../../packages/server/src/ingest/decode-protobuf.js';
-import { PostgresSpanWriter } from '../../packages/server/src/db/repositories/span-writes-postgres.js';
-import { toSpanRows, toUncompressedSpanRows, type SpanRow, type UncompressedSpanRow } from '../../packages/server/src/ingest/span-rows.js';
-import { SqliteSpanStore } from '../../packages/server/src/db/repositories/span-writes-sqlite.js';
+import { PostgresSpanWriter } from '../../packages/server/src/db/writer/span-writes-postgres.js';
+import {
+  toSpanRows,
+  toUncompressedSpanRows,
+  type SpanRow,
+  type UncompressedSpanRow,
+} from '../../packages/server/src/span-model/span-rows.js';
+import { SqliteSpanStore } from '../../packages/server/src/db/writer/span-writes-sqlite.js';
 import type { BodyTemplate, IdPatcher } from './spans.js';
 
 /**

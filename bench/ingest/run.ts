@@ -12,7 +12,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import SQLite from 'better-sqlite3';
 import { decodeProtobufExport } from '../../packages/server/src/ingest/decode-protobuf.js';
-import { toSpanRows } from '../../packages/server/src/ingest/span-rows.js';
+import { toSpanRows } from '../../packages/server/src/span-model/span-rows.js';
 import { measureFloor, type FloorResult, type FloorTarget } from './floor.js';
 import { runLoad, type LoadResult } from './load.js';
 import { countSpans, createScratchDatabase, databaseUrl, describeServer, listIndexes, type ScratchDatabase } from './postgres.js';

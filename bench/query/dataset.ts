@@ -18,9 +18,9 @@
  * Ids are unique by construction (a bijective mix of a counter, plus seeded random digits), so
  * no span is dropped by the store's ON CONFLICT (trace_rowid, span_id) DO NOTHING.
  */
-import { storeAttributes } from '../../packages/server/src/db/long-attributes.js';
-import { userKeyOf } from '../../packages/server/src/db/trace-users.js';
-import type { SpanRow } from '../../packages/server/src/ingest/span-rows.js';
+import { storeAttributes } from '../../packages/server/src/span-model/long-attributes.js';
+import { userKeyOf } from '../../packages/server/src/span-model/trace-users.js';
+import type { SpanRow } from '../../packages/server/src/span-model/span-rows.js';
 
 export interface ProjectShare {
   name: string;

@@ -8,9 +8,9 @@ import path from 'node:path';
 import pg from 'pg';
 import { openDatabase, openSqlite } from '../../packages/server/src/db/database.js';
 import { migrateToLatest } from '../../packages/server/src/db/migrate.js';
-import { PostgresSpanWriter } from '../../packages/server/src/db/repositories/span-writes-postgres.js';
-import type { SpanRow } from '../../packages/server/src/ingest/span-rows.js';
-import { SqliteSpanStore } from '../../packages/server/src/db/repositories/span-writes-sqlite.js';
+import { PostgresSpanWriter } from '../../packages/server/src/db/writer/span-writes-postgres.js';
+import type { SpanRow } from '../../packages/server/src/span-model/span-rows.js';
+import { SqliteSpanStore } from '../../packages/server/src/db/writer/span-writes-sqlite.js';
 import { SpanCorpus, type DatasetOptions, type DatasetStats } from './dataset.js';
 
 export type Target = { dialect: 'sqlite'; file: string } | { dialect: 'postgres'; url: string };

@@ -15,7 +15,7 @@ import { createDatasetsService } from './datasets/datasets-service.js';
 import { createExperimentsService } from './experiments/experiments-service.js';
 import { createCostsService } from './costs/costs-service.js';
 import { startCostJob, type CostJob } from './costs/cost-job.js';
-import { startLongAttributesCompressor, type LongAttributesCompressor } from './ingest/long-attributes-compressor.js';
+import { startLongAttributesCompressor, type LongAttributesCompressor } from './span-model/long-attributes-compressor.js';
 import { startLongAttributesJob, type LongAttributesJob } from './ingest/long-attributes-job.js';
 import { createSecretBox } from './playground/secret-box.js';
 import { createSecretsService } from './playground/secrets-service.js';
@@ -27,7 +27,7 @@ import { createPartitionCompactionRepository } from './db/repositories/partition
 import { dayDate } from './db/partitions.js';
 import { createIngestService, createSpanQueue, type SpanQueue } from './ingest/ingest-service.js';
 import { startOtlpGrpcServer, type GrpcServerHandle } from './ingest/otlp-grpc-server.js';
-import { createSpanWriter, type SpanWriter } from './ingest/span-writer.js';
+import { createDatabaseWriter, type DatabaseWriter } from './db/writer/database-writer.js';
 
 export interface RunningServer {
   /** Base URL of the HTTP server including the root path, e.g. http://127.0.0.1:6006/sightline */
@@ -56,7 +56,7 @@ export interface RunningServer {
 /** Opens and migrates the database, then listens on the HTTP and gRPC ports of the config. */
 export async function startServer(config: Config, logger: Logger = pino({ level: config.logLevel })): Promise<RunningServer> {
   const database = openDatabase(config.database);
-  let writer: SpanWriter | null = null;
+  let writer: DatabaseWriter | null = null;
   let queue: SpanQueue | null = null;
   let grpc: GrpcServerHandle | null = null;
   let app: FastifyInstance | null = null;
@@ -87,7 +87,7 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
     await migrateToLatest(database);
     const auth = createAuthLayer(config, database, (error, context) => logger.error({ err: error }, `${context} failed`));
     if (config.enableAuth) await auth.users.ensureDefaultAdmin(config.defaultAdminInitialPassword);
-    writer = createSpanWriter(config.database, {
+    writer = createDatabaseWriter(config.database, {
       onStopped: (error) => {
         logger.fatal({ err: error }, 'the SQLite writer thread stopped: no span can be stored until Sightline is restarted');
         fail(error);

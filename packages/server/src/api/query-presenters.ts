@@ -3,7 +3,7 @@ import type { ProjectRecord } from '../db/repositories/projects-repository.js';
 import type { SpanAnnotationRecord } from '../db/repositories/span-annotations-repository.js';
 import type { SpanRecord, SpanSummaryRecord } from '../db/repositories/spans-repository.js';
 import type { ProjectSummary, ProjectTimeseries } from '../query/metrics-service.js';
-import { latencyMs, nanosToIso } from '../query/time.js';
+import { latencyMs, nanosToIso } from '../span-model/time.js';
 import type { TraceDetail, TraceListItem, TraceView } from '../query/traces-service.js';
 import { toGlobalId } from './global-id.js';
 

@@ -5,7 +5,7 @@
  * Sightline's additions, which are marked in their descriptions.
  */
 import { Type, type Static, type TSchema, type TUnsafe } from '@sinclair/typebox';
-import { SPAN_KINDS } from '../ingest/span-rows.js';
+import { SPAN_KINDS } from '../span-model/span-rows.js';
 import { DEFAULT_LIMIT, MAX_LIMIT } from './pagination.js';
 
 /**

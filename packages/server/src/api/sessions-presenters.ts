@@ -1,6 +1,6 @@
 /** Response shape of a session: Phoenix's SessionData plus trace_count, duration_ms, first_input and last_output. */
 import type { SessionView } from '../query/sessions-service.js';
-import { latencyMs, nanosToIso } from '../query/time.js';
+import { latencyMs, nanosToIso } from '../span-model/time.js';
 import { toGlobalId } from './global-id.js';
 
 const iso = (nanos: string) => nanosToIso(BigInt(nanos));

@@ -8,7 +8,7 @@ import type { CostsRepository, ModelRecord, NewSpanCost, SpanForCost } from '../
 import { COST_WATERMARK } from './costs-service.js';
 import { costOf, createCostLookup } from './cost-lookup.js';
 
-/** Where the job writes on SQLite: the ingest writer thread (span-writer.ts), never the main thread's connection. */
+/** Where the job writes on SQLite: the database writer thread (db/writer/database-writer.ts), never the main thread's connection. */
 export interface CostWriter {
   store(costs: NewSpanCost[], watermark: { name: string; value: string }): Promise<void>;
 }

@@ -22,7 +22,7 @@ export interface TracesTable {
   end_time: Nanos;
   /** The session of the trace (docs/sessions.md); null for traces without a `session.id`. */
   project_session_rowid: ColumnType<number | null, number | null | undefined, number | null>;
-  /** The key of the `user.id` its spans carry, `*` for several (db/trace-users.ts); null for none. */
+  /** The key of the `user.id` its spans carry, `*` for several (span-model/trace-users.ts); null for none. */
   user_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
@@ -47,9 +47,9 @@ export interface SpansTable {
   end_time: Nanos;
   status_code: string;
   status_message: string;
-  /** The short attributes (db/long-attributes.ts). */
+  /** The short attributes (span-model/long-attributes.ts). */
   attributes: string;
-  /** The long attribute values, compressed (db/long-attributes.ts); null when none, and in rows written before 0019. */
+  /** The long attribute values, compressed (span-model/long-attributes.ts); null when none, and in rows written before 0019. */
   long_attributes: Buffer | null;
   events: string;
   llm_token_count_prompt: number | null;

@@ -6,7 +6,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { InvalidInputError } from '@sightline/common';
-import { storableString } from '../ingest/otlp-model.js';
+import { storableString } from '../span-model/decoded-spans.js';
 
 /**
  * Deepest nesting of arrays and objects accepted in request input. JSON.parse reads any depth, but

@@ -13,7 +13,7 @@ import {
   type DecodedEvent,
   type DecodedResourceSpans,
   type DecodedSpan,
-} from './otlp-model.js';
+} from '../span-model/decoded-spans.js';
 
 type Json = unknown;
 type JsonObject = Record<string, Json>;

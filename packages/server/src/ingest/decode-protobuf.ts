@@ -9,7 +9,7 @@ import {
   type Attributes,
   type DecodedResourceSpans,
   type DecodedSpan,
-} from './otlp-model.js';
+} from '../span-model/decoded-spans.js';
 
 /** Decodes an `ExportTraceServiceRequest`; throws OtlpDecodeError on malformed input. */
 export function decodeProtobufExport(body: Uint8Array): DecodedResourceSpans[] {

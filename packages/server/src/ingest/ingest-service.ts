@@ -1,11 +1,11 @@
 /** Accepts decoded OTLP exports from any transport and resolves once their spans are committed. */
 import { GroupCommitQueue, QueueFullError } from '@sightline/common';
 import { type BodyAdmission, InflightBytes } from './inflight-bytes.js';
-import type { DecodedResourceSpans } from './otlp-model.js';
-import type { LongAttributesCompressor } from './long-attributes-compressor.js';
-import { type PackedSpans, packSpanRowsDeferringLong } from './span-row-codec.js';
-import { type SpanRow, toSpanRows, toUncompressedSpanRows } from './span-rows.js';
-import type { QueuedSpans, SpanWriter } from './span-writer.js';
+import type { DecodedResourceSpans } from '../span-model/decoded-spans.js';
+import type { LongAttributesCompressor } from '../span-model/long-attributes-compressor.js';
+import { type PackedSpans, packSpanRowsDeferringLong } from '../span-model/span-row-codec.js';
+import { type SpanRow, toSpanRows, toUncompressedSpanRows } from '../span-model/span-rows.js';
+import type { QueuedSpans, DatabaseWriter } from '../db/writer/database-writer.js';
 
 export interface IngestService {
   /** Stores the spans of an export; resolves with the number of spans after the commit. */
@@ -61,7 +61,7 @@ export interface SpanQueueOptions {
 const QUEUE_FULL_MESSAGE = 'the server is busy writing earlier spans; retry later';
 
 /** The group-commit queue in front of the span writer (docs/ingest.md, "Write path"). */
-export function createSpanQueue(writer: SpanWriter, options: SpanQueueOptions): SpanQueue {
+export function createSpanQueue(writer: DatabaseWriter, options: SpanQueueOptions): SpanQueue {
   const queue = new GroupCommitQueue<QueuedSpans>(writer, {
     maxQueuedWeight: options.maxQueuedSpans,
     maxBatchWeight: options.maxBatchSpans,

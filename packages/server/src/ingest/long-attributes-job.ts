@@ -1,5 +1,5 @@
 /**
- * Converts the spans written before migration 0019 to the stored form of db/long-attributes.ts, in
+ * Converts the spans written before migration 0019 to the stored form of span-model/long-attributes.ts, in
  * the background after start-up (the migration says why not in it): in id order up to the newest
  * row that existed when the migration ran, a batch at a time, each batch one short transaction
  * that also records how far the job has come, so a restart resumes where it stopped. Like the
@@ -10,10 +10,10 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { ConvertedSpan, LongAttributesRepository } from '../db/repositories/long-attributes-repository.js';
 import type { WithTransaction } from '../db/repositories/index.js';
-import { storeAttributes } from '../db/long-attributes.js';
+import { storeAttributes } from '../span-model/long-attributes.js';
 import { type IngestIdle, waitForIdleIngest } from './idle-ingest.js';
 
-/** Where the converted rows go on SQLite: the ingest writer thread (span-writer.ts). */
+/** Where the converted rows go on SQLite: the database writer thread (db/writer/database-writer.ts). */
 export interface LongAttributesWriter {
   store(spans: ConvertedSpan[], done: number): Promise<void>;
 }

@@ -3,7 +3,7 @@ import * as grpc from '@grpc/grpc-js';
 import { decodeProtobufExport } from './decode-protobuf.js';
 import type { BodyAdmission } from './inflight-bytes.js';
 import type { IngestService } from './ingest-service.js';
-import { type DecodedResourceSpans, OtlpDecodeError } from './otlp-model.js';
+import { type DecodedResourceSpans, OtlpDecodeError } from '../span-model/decoded-spans.js';
 import { ExportTraceServiceResponse } from './otlp-schema.js';
 import { DomainError } from '@sightline/common';
 import { grpcStatusOf } from './grpc-status.js';

@@ -8,7 +8,7 @@ import { decodeJsonExport } from './decode-json.js';
 import { decodeProtobufExport } from './decode-protobuf.js';
 import type { BodyAdmission } from './inflight-bytes.js';
 import type { IngestService } from './ingest-service.js';
-import { OtlpDecodeError, type DecodedResourceSpans } from './otlp-model.js';
+import { OtlpDecodeError, type DecodedResourceSpans } from '../span-model/decoded-spans.js';
 import { ExportTraceServiceResponse } from './otlp-schema.js';
 
 const gunzip = promisify(zlib.gunzip);

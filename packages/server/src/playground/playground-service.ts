@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { InvalidInputError, UnavailableError } from '@sightline/common';
 import type { IngestService } from '../ingest/ingest-service.js';
-import type { Attributes } from '../ingest/otlp-model.js';
+import type { Attributes } from '../span-model/decoded-spans.js';
 import {
   type ChatEvent,
   type ChatMessage,

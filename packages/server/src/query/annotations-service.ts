@@ -11,7 +11,7 @@ import type { ProjectSessionsRepository } from '../db/repositories/project-sessi
 import type { SpansRepository } from '../db/repositories/spans-repository.js';
 import type { TracesRepository } from '../db/repositories/traces-repository.js';
 import type { Identifier } from './identifier.js';
-import { parseTimeRange } from './time.js';
+import { parseTimeRange } from '../span-model/time.js';
 import type { ProjectsService } from './projects-service.js';
 import type { SessionsService } from './sessions-service.js';
 import type { SpanAnnotationData } from './span-annotations-service.js';

@@ -5,7 +5,7 @@ import type { ProjectRecord } from '../db/repositories/projects-repository.js';
 import type { CostTotals, CostsRepository } from '../db/repositories/costs-repository.js';
 import { InvalidInputError } from '@sightline/common';
 import type { ProjectsService } from './projects-service.js';
-import { parseTimeRange } from './time.js';
+import { parseTimeRange } from '../span-model/time.js';
 
 export interface TokenTotals {
   tokenCountPrompt: number;

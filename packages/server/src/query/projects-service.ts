@@ -3,7 +3,7 @@ import { isUniqueViolation } from '../db/errors.js';
 import type { Identifier } from './identifier.js';
 import type { ProjectRecord, ProjectsRepository } from '../db/repositories/projects-repository.js';
 import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError } from '@sightline/common';
-import { DEFAULT_PROJECT_NAME } from '../ingest/span-rows.js';
+import { DEFAULT_PROJECT_NAME } from '../span-model/span-rows.js';
 
 export interface ProjectsServiceDependencies {
   projects: ProjectsRepository;

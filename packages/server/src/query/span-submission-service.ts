@@ -1,15 +1,15 @@
 /**
  * Spans sent as JSON in Phoenix's REST shape (phoenix-client's logSpans): checked all or
- * nothing, then mapped exactly as OTLP spans are (ingest/span-rows.ts) and written through the
+ * nothing, then mapped exactly as OTLP spans are (span-model/span-rows.ts) and written through the
  * ingest queue and writer, so span SQL stays in the writers (docs/api.md, "Creating spans").
  */
 import { InvalidInputError } from '@sightline/common';
 import type { SpansRepository } from '../db/repositories/spans-repository.js';
-import type { AttributeValue, Attributes, DecodedSpan } from '../ingest/otlp-model.js';
-import { type SpanRow, toSpanRows } from '../ingest/span-rows.js';
+import type { AttributeValue, Attributes, DecodedSpan } from '../span-model/decoded-spans.js';
+import { type SpanRow, toSpanRows } from '../span-model/span-rows.js';
 import type { Identifier } from './identifier.js';
 import type { ProjectsService } from './projects-service.js';
-import { isoToNanos } from './time.js';
+import { isoToNanos } from '../span-model/time.js';
 
 /** A span as phoenix-client sends it: Phoenix's Span, attributes under dotted keys. */
 export interface SpanInput {

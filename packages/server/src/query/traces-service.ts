@@ -8,7 +8,7 @@ import { parseAnnotationFilters } from './annotation-filter.js';
 import { decodeCursor, keysetPage, type SortOrder } from './cursor.js';
 import type { ProjectsService } from './projects-service.js';
 import type { SessionsService } from './sessions-service.js';
-import { parseTimeRange } from './time.js';
+import { parseTimeRange } from '../span-model/time.js';
 
 export interface TraceListParams {
   limit: number;

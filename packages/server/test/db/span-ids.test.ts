@@ -13,7 +13,7 @@ import { migrations } from '../../src/db/migrations/index.js';
 import { createRepositories } from '../../src/db/repositories/index.js';
 import type { DB } from '../../src/db/schema.js';
 import { SPAN_ID_BUCKET_BITS } from '../../src/db/span-ids.js';
-import type { SpanRow } from '../../src/ingest/span-rows.js';
+import type { SpanRow } from '../../src/span-model/span-rows.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../helpers/databases.js';
 import { spanRow } from '../helpers/span-row.js';
 import { openLoggedKysely, openSpanWriter } from '../helpers/span-writer.js';

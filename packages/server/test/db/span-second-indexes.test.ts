@@ -10,12 +10,12 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { CompiledQuery, type Kysely, sql } from 'kysely';
 import { applyMigrations } from '../../src/db/migrate.js';
-import { packLongJson } from '../../src/db/long-attributes.js';
+import { packLongJson } from '../../src/span-model/long-attributes.js';
 import { migrations } from '../../src/db/migrations/index.js';
 import { createRepositories } from '../../src/db/repositories/index.js';
 import type { SpanFilters } from '../../src/db/repositories/spans-repository.js';
 import type { DB } from '../../src/db/schema.js';
-import type { SpanRow } from '../../src/ingest/span-rows.js';
+import type { SpanRow } from '../../src/span-model/span-rows.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../helpers/databases.js';
 import { spanRow } from '../helpers/span-row.js';
 import { openLoggedKysely, openSpanWriter } from '../helpers/span-writer.js';
@@ -28,7 +28,7 @@ const KINDS = ['LLM', 'CHAIN', 'TOOL'];
 const NAMES = ['chat', 'search', 'plan', 'answer'];
 const traceId = (n: number) => n.toString(16).padStart(32, '0');
 const spanId = (n: number) => n.toString(16).padStart(16, '0');
-/** A value long enough to be stored compressed beside the JSON column (db/long-attributes.ts); every fourth span has it. */
+/** A value long enough to be stored compressed beside the JSON column (span-model/long-attributes.ts); every fourth span has it. */
 const LONG_INPUT = 'a long prompt '.repeat(8);
 const hasLongInput = (n: number) => n % 4 === 0;
 

@@ -1,5 +1,5 @@
 /**
- * The user of each trace (migration 0020, db/trace-users.ts): the migration fills it in for traces
+ * The user of each trace (migration 0020, span-model/trace-users.ts): the migration fills it in for traces
  * stored before it, both span writers keep it as spans arrive (mixed users and late users
  * included), and the span list's `user.id` filter reads that user's traces: the same answers,
  * pages and order as testing every span, through the index on SQLite (checked on the plans of the
@@ -15,8 +15,8 @@ import { createRepositories } from '../../src/db/repositories/index.js';
 import type { SpanRecord } from '../../src/db/repositories/spans-repository.js';
 import type { DB } from '../../src/db/schema.js';
 import { sqlDialect } from '../../src/db/sql-dialect.js';
-import { MAX_USER_TRACES_READ, MIXED_USERS, userKeyOf } from '../../src/db/trace-users.js';
-import type { SpanRow } from '../../src/ingest/span-rows.js';
+import { MAX_USER_TRACES_READ, MIXED_USERS, userKeyOf } from '../../src/span-model/trace-users.js';
+import type { SpanRow } from '../../src/span-model/span-rows.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../helpers/databases.js';
 import { spanRow } from '../helpers/span-row.js';
 import { openLoggedKysely, openSpanWriter } from '../helpers/span-writer.js';

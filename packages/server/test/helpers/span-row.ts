@@ -1,5 +1,5 @@
 /** Span rows as the writers take them, for tests that write without going through ingest. */
-import type { SpanRow } from '../../src/ingest/span-rows.js';
+import type { SpanRow } from '../../src/span-model/span-rows.js';
 
 /** A row of an UNSET root span with empty attributes and no tokens, session or user; `overrides` sets the rest. */
 export function spanRow(overrides: Partial<SpanRow> & Pick<SpanRow, 'traceId' | 'spanId'>): SpanRow {

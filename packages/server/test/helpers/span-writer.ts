@@ -1,10 +1,10 @@
 /** The dialect's own span writer and a logging Kysely on a test database, for tests below the ingest queue. */
 import { createPgPool, openSqlite } from '@sightline/common';
 import { type CompiledQuery, Kysely, PostgresDialect, SqliteDialect } from 'kysely';
-import { PostgresSpanWriter } from '../../src/db/repositories/span-writes-postgres.js';
-import { SqliteSpanStore } from '../../src/db/repositories/span-writes-sqlite.js';
+import { PostgresSpanWriter } from '../../src/db/writer/span-writes-postgres.js';
+import { SqliteSpanStore } from '../../src/db/writer/span-writes-sqlite.js';
 import type { DB } from '../../src/db/schema.js';
-import type { SpanRow } from '../../src/ingest/span-rows.js';
+import type { SpanRow } from '../../src/span-model/span-rows.js';
 import type { TestDatabase } from './databases.js';
 
 export interface TestSpanWriter {

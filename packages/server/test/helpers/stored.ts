@@ -2,7 +2,7 @@
 import { type Kysely, sql } from 'kysely';
 import type { Database } from '../../src/db/database.js';
 import type { DB } from '../../src/db/schema.js';
-import { mergeAttributes } from '../../src/db/long-attributes.js';
+import { mergeAttributes } from '../../src/span-model/long-attributes.js';
 
 export interface StoredSpan {
   span_id: string;

@@ -9,14 +9,14 @@ import { after, before, test } from 'node:test';
 import { openSqlite, PartialWriteError } from '@sightline/common';
 import { openDatabase } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
-import { type PackedSpans, packSpanRows, packSpanRowsDeferringLong } from '../../src/ingest/span-row-codec.js';
-import { createSpanWriter, type QueuedSpans, type SpanWriter } from '../../src/ingest/span-writer.js';
+import { type PackedSpans, packSpanRows, packSpanRowsDeferringLong } from '../../src/span-model/span-row-codec.js';
+import { createDatabaseWriter, type QueuedSpans, type DatabaseWriter } from '../../src/db/writer/database-writer.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/databases.js';
 import { spanRow } from '../helpers/span-row.js';
 
 let database: TestDatabase;
 let file: string;
-let writer: SpanWriter;
+let writer: DatabaseWriter;
 
 before(async () => {
   database = await createTestDatabase('sqlite');
@@ -24,7 +24,7 @@ before(async () => {
   const opened = openDatabase({ dialect: 'sqlite', url: file });
   await migrateToLatest(opened);
   await opened.close();
-  writer = createSpanWriter({ dialect: 'sqlite', url: file });
+  writer = createDatabaseWriter({ dialect: 'sqlite', url: file });
 });
 
 after(async () => {

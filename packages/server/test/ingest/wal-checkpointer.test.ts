@@ -9,8 +9,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { openSqlite, runWalCheckpoints, WAL_SIZE_LIMIT_BYTES } from '@sightline/common';
-import { startLongAttributesCompressor } from '../../src/ingest/long-attributes-compressor.js';
-import { utf8ValueList } from '../../src/ingest/span-row-codec.js';
+import { startLongAttributesCompressor } from '../../src/span-model/long-attributes-compressor.js';
+import { utf8ValueList } from '../../src/span-model/span-row-codec.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sightline-checkpointer-'));
 after(() => fs.rmSync(dir, { recursive: true, force: true }));

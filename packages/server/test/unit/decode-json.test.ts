@@ -3,8 +3,8 @@ import { describe, test } from 'node:test';
 import { prng } from '@sightline/common/testing';
 import { InvalidInputError } from '@sightline/common';
 import { decodeJsonExport } from '../../src/ingest/decode-json.js';
-import { OtlpDecodeError, type AttributeValue, type DecodedSpan } from '../../src/ingest/otlp-model.js';
-import { toSpanRows } from '../../src/ingest/span-rows.js';
+import { OtlpDecodeError, type AttributeValue, type DecodedSpan } from '../../src/span-model/decoded-spans.js';
+import { toSpanRows } from '../../src/span-model/span-rows.js';
 
 const TRACE_ID = '0123456789abcdeffedcba9876543210';
 const SPAN_ID = '0011223344556677';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { prng } from '@sightline/common/testing';
 import { decodeProtobufExport } from '../../src/ingest/decode-protobuf.js';
-import { OtlpDecodeError, type AttributeValue, type DecodedSpan } from '../../src/ingest/otlp-model.js';
+import { OtlpDecodeError, type AttributeValue, type DecodedSpan } from '../../src/span-model/decoded-spans.js';
 import { ExportTraceServiceRequest } from '../../src/ingest/otlp-schema.js';
 
 const TRACE_ID = '0123456789abcdeffedcba9876543210';

@@ -3,8 +3,8 @@ import { describe, test } from 'node:test';
 import { QueueFullError } from '@sightline/common';
 import { InflightBytes } from '../../src/ingest/inflight-bytes.js';
 import { createIngestService, createSpanQueue } from '../../src/ingest/ingest-service.js';
-import type { SpanRow } from '../../src/ingest/span-rows.js';
-import type { SpanWriter } from '../../src/ingest/span-writer.js';
+import type { SpanRow } from '../../src/span-model/span-rows.js';
+import type { DatabaseWriter } from '../../src/db/writer/database-writer.js';
 
 const refusal = () => new QueueFullError('too many bodies', 1);
 
@@ -50,7 +50,7 @@ describe('in-flight byte budget', () => {
 describe('ingest admission', () => {
   test('a full span queue refuses a body before it is read', async () => {
     const writes: (() => void)[] = [];
-    const writer: SpanWriter = {
+    const writer: DatabaseWriter = {
       write: () => new Promise<void>((resolve) => writes.push(resolve)),
       forgetProjects: () => {},
       close: async () => {},

@@ -25,7 +25,11 @@ const RULES: Rule[] = [
   { folder: 'server/src/playground', forbidden: [/^server\/src\/(api|http|auth)\//, /^fastify$/, /^@fastify\//, /^kysely$/] },
   { folder: 'server/src/costs', forbidden: [/^server\/src\/(api|http|auth)\//, /^fastify$/, /^@fastify\//, /^kysely$/] },
   { folder: 'server/src/retention', forbidden: [/^server\/src\/(api|http|auth)\//, /^fastify$/, /^@fastify\//, /^kysely$/] },
-  { folder: 'server/src/db', forbidden: [/^server\/src\/(api|http|auth|query)\//, /^fastify$/] },
+  { folder: 'server/src/db', forbidden: [/^server\/src\/(api|http|auth|query|ingest)\//, /^fastify$/] },
+  // The span model is what ingest, db/ and the services share: it depends on none of them.
+  { folder: 'server/src/span-model', forbidden: [/^server\/src\/(?!span-model\/)/, /^fastify$/, /^@fastify\//, /^kysely$/] },
+  // Transport only: decoding and the ingest service; span rows and their storage live elsewhere.
+  { folder: 'server/src/ingest', forbidden: [/^server\/src\/(api|http|auth|query)\//, /^kysely$/] },
   { folder: 'monitor/src/spaces', forbidden: [/^monitor\/src\/http\//, /^fastify$/] },
   { folder: 'monitor/src/read', forbidden: [/^monitor\/src\/http\//, /^fastify$/] },
   { folder: 'monitor/src/db', forbidden: [/^monitor\/src\/(http|spaces|read)\//, /^fastify$/] },
@@ -57,6 +61,59 @@ function importsOf(file: string): string[] {
   );
 }
 
+/**
+ * The import graph between the top folders of `root` (a file directly in `root` is a node of its
+ * own: the composition root and config), and every cycle in it.
+ */
+function folderCycles(root: string): string[][] {
+  const nodeOf = (file: string) =>
+    path
+      .relative(root, file)
+      .split(path.sep)[0]!
+      .replace(/\.tsx?$/, '');
+  const graph = new Map<string, Set<string>>();
+  for (const file of sourceFiles(root)) {
+    const from = nodeOf(file);
+    const edges = graph.get(from) ?? new Set<string>();
+    graph.set(from, edges);
+    for (const specifier of importsOf(file)) {
+      const target = path.join(packages, specifier);
+      if (!specifier.startsWith('server/src/') || !target.startsWith(root)) continue;
+      const to = nodeOf(target);
+      if (to !== from) edges.add(to);
+    }
+  }
+  return cyclesOf(graph);
+}
+
+/** One cycle per strongly connected component of more than one node, as a path that returns to its start. */
+function cyclesOf(graph: Map<string, Set<string>>): string[][] {
+  const cycles: string[][] = [];
+  const done = new Set<string>();
+  for (const start of [...graph.keys()].sort()) {
+    if (done.has(start)) continue;
+    // Depth-first from `start`, looking for a path back to it.
+    const path_: string[] = [];
+    const seen = new Set<string>();
+    const walk = (node: string): boolean => {
+      path_.push(node);
+      seen.add(node);
+      for (const next of [...(graph.get(node) ?? [])].sort()) {
+        if (next === start) return true;
+        if (!seen.has(next) && !done.has(next) && walk(next)) return true;
+      }
+      path_.pop();
+      return false;
+    };
+    if (walk(start)) {
+      cycles.push([...path_, start]);
+      for (const node of path_) done.add(node);
+    }
+    done.add(start);
+  }
+  return cycles;
+}
+
 describe('layers (docs/architecture.md)', () => {
   for (const rule of RULES) {
     it(`${rule.folder} imports nothing it must not`, () => {
@@ -70,6 +127,21 @@ describe('layers (docs/architecture.md)', () => {
       assert.deepEqual(violations, []);
     });
   }
+
+  it('no two folders of server/src import each other, directly or through others', () => {
+    const cycles = folderCycles(path.join(packages, 'server/src'));
+    assert.deepEqual(cycles, [], cycles.map((cycle) => cycle.join(' → ')).join('\n'));
+  });
+
+  it('the cycle check finds a cycle between folders', () => {
+    const graph = new Map([
+      ['a', new Set(['b'])],
+      ['b', new Set(['c'])],
+      ['c', new Set(['a'])],
+      ['d', new Set(['a'])],
+    ]);
+    assert.deepEqual(cyclesOf(graph), [['a', 'b', 'c', 'a']]);
+  });
 
   it('the import scanner sees relative and package imports', () => {
     const imports = importsOf(path.join(packages, 'server/src/http/auth-plugin.ts'));

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { mergeAttributes, packLongJson } from '../../src/db/long-attributes.js';
-import { startLongAttributesCompressor } from '../../src/ingest/long-attributes-compressor.js';
-import type { Attributes, DecodedResourceSpans } from '../../src/ingest/otlp-model.js';
-import { toSpanRows, toUncompressedSpanRows } from '../../src/ingest/span-rows.js';
+import { mergeAttributes, packLongJson } from '../../src/span-model/long-attributes.js';
+import { startLongAttributesCompressor } from '../../src/span-model/long-attributes-compressor.js';
+import type { Attributes, DecodedResourceSpans } from '../../src/span-model/decoded-spans.js';
+import { toSpanRows, toUncompressedSpanRows } from '../../src/span-model/span-rows.js';
 
 /** An export of `count` spans; every third has short values only. */
 function exportOf(count: number, seed: number): DecodedResourceSpans[] {

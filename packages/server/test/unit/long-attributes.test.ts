@@ -8,7 +8,7 @@ import {
   packLongJson,
   storeAttributes,
   unpackLongAttributes,
-} from '../../src/db/long-attributes.js';
+} from '../../src/span-model/long-attributes.js';
 
 const roundTrip = (attributes: Record<string, unknown>) => {
   const stored = storeAttributes(attributes);
@@ -83,7 +83,7 @@ describe('stored attributes (docs/ingest.md, "How attributes are stored")', () =
   });
 
   test('the stored format does not change: a value written by the first version still reads', () => {
-    // Format byte 1: raw deflate with the preset dictionary of db/long-attributes.ts, as written on 2026-11-26.
+    // Format byte 1: raw deflate with the preset dictionary of span-model/long-attributes.ts, as written on 2026-11-26.
     const written = Buffer.from(
       'AbWRQQoCMQxFr/LxAIPgAVx4AJfiMk5SEihNSVtkFt7dlc5GERRP8P977z+YZx+gEBBUck0j4wk0vZa1Jviq1kmpwxq6CkLSKIzq2eYFyQMeLNHQ1GoVRnccqBDT/qPdH3Ic34xipoLL46YwrtbVCnZbMC1t2tzu',
       'base64',

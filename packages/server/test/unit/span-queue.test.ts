@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { PartialWriteError, QueueFullError, StorageError } from '@sightline/common';
 import { createSpanQueue, type SpanQueueOptions } from '../../src/ingest/ingest-service.js';
-import type { SpanRow } from '../../src/ingest/span-rows.js';
+import type { SpanRow } from '../../src/span-model/span-rows.js';
 import { spanRow } from '../helpers/span-row.js';
-import type { QueuedSpans, SpanWriter } from '../../src/ingest/span-writer.js';
+import type { QueuedSpans, DatabaseWriter } from '../../src/db/writer/database-writer.js';
 
 interface WriteCall {
   rows: SpanRow[];
@@ -12,8 +12,8 @@ interface WriteCall {
   reject(error: Error): void;
 }
 
-/** A SpanWriter whose every write() waits until the test resolves or rejects it. */
-class ControlledWriter implements SpanWriter {
+/** A DatabaseWriter whose every write() waits until the test resolves or rejects it. */
+class ControlledWriter implements DatabaseWriter {
   readonly calls: WriteCall[] = [];
   forgotten = 0;
   closed = false;
@@ -450,7 +450,7 @@ describe('span queue (the group-commit engine as ingest configures it)', () => {
     test('a writer that throws synchronously fails the request with StorageError', async () => {
       const errors: unknown[] = [];
       const failure = new Error('sync failure');
-      const writer: SpanWriter = {
+      const writer: DatabaseWriter = {
         write: () => {
           throw failure;
         },

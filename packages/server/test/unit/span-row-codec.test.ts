@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { packLongJson, packLongJsonList } from '../../src/db/long-attributes.js';
-import { packSpanRows, packSpanRowsDeferringLong, unpackSpanRows } from '../../src/ingest/span-row-codec.js';
-import type { SpanRow, UncompressedSpanRow } from '../../src/ingest/span-rows.js';
+import { packLongJson, packLongJsonList } from '../../src/span-model/long-attributes.js';
+import { packSpanRows, packSpanRowsDeferringLong, unpackSpanRows } from '../../src/span-model/span-row-codec.js';
+import type { SpanRow, UncompressedSpanRow } from '../../src/span-model/span-rows.js';
 
 const row = (overrides: Partial<SpanRow> = {}): SpanRow => ({
   projectName: 'default',

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { mergeAttributes } from '../../src/db/long-attributes.js';
-import type { Attributes, DecodedResourceSpans, DecodedSpan } from '../../src/ingest/otlp-model.js';
-import { DEFAULT_PROJECT_NAME, SPAN_KINDS, projectNameFor, toSpanRows, type SpanRow } from '../../src/ingest/span-rows.js';
+import { mergeAttributes } from '../../src/span-model/long-attributes.js';
+import type { Attributes, DecodedResourceSpans, DecodedSpan } from '../../src/span-model/decoded-spans.js';
+import { DEFAULT_PROJECT_NAME, SPAN_KINDS, projectNameFor, toSpanRows, type SpanRow } from '../../src/span-model/span-rows.js';
 
 function span(overrides: Partial<DecodedSpan> = {}): DecodedSpan {
   return {
@@ -233,7 +233,7 @@ describe('toSpanRows', () => {
     assert.equal(rowOf({ 'session.id': 'x'.repeat(512) }).sessionId, 'x'.repeat(512));
   });
 
-  test('user.id keys the trace (db/trace-users.ts): strings as sent, integers as text, other scalars *, lists none', () => {
+  test('user.id keys the trace (span-model/trace-users.ts): strings as sent, integers as text, other scalars *, lists none', () => {
     assert.equal(rowOf({ 'user.id': ' alice ' }).userKey, ' alice ');
     assert.equal(rowOf({ 'user.id': 12345 }).userKey, '12345');
     assert.equal(rowOf({ 'user.id': 'x'.repeat(256) }).userKey, 'x'.repeat(256));

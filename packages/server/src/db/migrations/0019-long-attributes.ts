@@ -1,6 +1,6 @@
 /**
  * Smaller span rows (docs/ingest.md, "How attributes are stored"): long attribute values move out
- * of the JSON column into `long_attributes`, compressed by the server (db/long-attributes.ts).
+ * of the JSON column into `long_attributes`, compressed by the server (span-model/long-attributes.ts).
  *
  * The migration only adds the column, at once on both dialects (no table rewrite), and records
  * which rows are older: those up to `long-attributes.last`. Converting them is the job of

@@ -1,5 +1,5 @@
 /**
- * The user of each trace (db/trace-users.ts): `traces.user_id`, filled in for the traces already
+ * The user of each trace (span-model/trace-users.ts): `traces.user_id`, filled in for the traces already
  * stored, and an index on it per project, so that a span list filtered on one `user.id` reads
  * that user's traces instead of every span of the project (about 350 ms at 10 million spans for
  * a user with one span in 5,000; docs/performance.md).

@@ -1,7 +1,7 @@
 /**
  * SQL of the conversion of spans written before migration 0019 (ingest/long-attributes-job.ts):
  * their JSON column still holds every attribute; converted, it keeps the short ones and
- * `long_attributes` the rest (db/long-attributes.ts). The job's progress is in `job_state`.
+ * `long_attributes` the rest (span-model/long-attributes.ts). The job's progress is in `job_state`.
  */
 import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../../config.js';

@@ -7,7 +7,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../../config.js';
 import { inTransaction } from '../in-transaction.js';
 import type { SortOrder } from '../keyset.js';
-import { longAttributeText, unpackLongAttributes } from '../long-attributes.js';
+import { longAttributeText, unpackLongAttributes } from '../../span-model/long-attributes.js';
 import type { DB } from '../schema.js';
 import { bigintText, sqlDialect } from '../sql-dialect.js';
 
@@ -183,7 +183,7 @@ export function createProjectSessionsRepository(db: Kysely<DB>, dialect: Dialect
       for (const row of rows) {
         const trace = Number(row.trace_rowid);
         if (result.has(trace)) continue;
-        // A long input or output is in long_attributes (db/long-attributes.ts), read as the SQL above reads the JSON column.
+        // A long input or output is in long_attributes (span-model/long-attributes.ts), read as the SQL above reads the JSON column.
         let { input, output } = row;
         if (row.long_attributes !== null && (input === null || output === null)) {
           const long = unpackLongAttributes(row.long_attributes);

@@ -6,9 +6,9 @@ import { type AnnotationFilter, spanHasAnnotation } from './annotation-filters.j
 import { type AliasedRawBuilder, sql, type Kysely, type SqlBool } from 'kysely';
 import type { Dialect } from '../../config.js';
 import { fromPosition, type KeysetPosition, type SortOrder } from '../keyset.js';
-import { inLongAttributes, mergeAttributes, unpackLongAttributes } from '../long-attributes.js';
+import { inLongAttributes, mergeAttributes, unpackLongAttributes } from '../../span-model/long-attributes.js';
 import { allSpanRowidsBySpanId, spanRowidsBySpanId } from '../span-ids.js';
-import { MAX_USER_TRACES_READ, USER_ID_ATTRIBUTE, userKeysMatching } from '../trace-users.js';
+import { MAX_USER_TRACES_READ, USER_ID_ATTRIBUTE, userKeysMatching } from '../../span-model/trace-users.js';
 import type { DB } from '../schema.js';
 import { bigintText, nanosLiteral, parseJsonColumn, sqlDialect, type AttributeScalar } from '../sql-dialect.js';
 import { secondOf, startRangeBySecond, startSecond, startTimeTestedOnly } from '../start-seconds.js';
@@ -125,7 +125,7 @@ function toRecord(row: SpanRow): SpanRecord {
   };
 }
 
-/** An attribute filter with candidates that may be stored in `long_attributes` (db/long-attributes.ts). */
+/** An attribute filter with candidates that may be stored in `long_attributes` (span-model/long-attributes.ts). */
 interface LongFilter {
   key: string;
   candidates: AttributeScalar[];
@@ -232,7 +232,7 @@ export function createSpansRepository(db: Kysely<DB>, dialect: Dialect) {
   const execute = async (query: ReturnType<typeof fullSpans>) => (await query.execute()).map((row) => toRecord(row as SpanRow));
 
   /**
-   * The row ids of the traces that may hold a `user.id` filter's spans (db/trace-users.ts), or
+   * The row ids of the traces that may hold a `user.id` filter's spans (span-model/trace-users.ts), or
    * undefined when there is no such filter or the user has too many traces for reading them all
    * to pay. Ids rather than a subquery: PostgreSQL planned the subquery beside the join to
    * traces as a scan of every trace (100 ms at 10M spans).
@@ -266,7 +266,7 @@ export function createSpansRepository(db: Kysely<DB>, dialect: Dialect) {
       const spanRowids = filters.spanIds?.length ? await allSpanRowidsBySpanId(db, filters.spanIds) : undefined;
       if (spanRowids?.length === 0) return [];
       const byIds = Boolean(filters.traceIds?.length || spanRowids || parentTraces);
-      // Without ids, a user.id filter may name few traces to read (db/trace-users.ts).
+      // Without ids, a user.id filter may name few traces to read (span-model/trace-users.ts).
       const userTraces = byIds ? undefined : await userTraceRowids(filters);
       if (userTraces?.length === 0) return [];
       // When trace, span, parent or user ids name a few rows, both planners may still walk the project's
@@ -315,7 +315,7 @@ export function createSpansRepository(db: Kysely<DB>, dialect: Dialect) {
         if (filters.startTime !== undefined) query = query.where(sql<boolean>`${startTime} >= ${nanosLiteral(filters.startTime)}`);
         if (filters.endTime !== undefined) query = query.where(sql<boolean>`${startTime} < ${nanosLiteral(filters.endTime)}`);
       }
-      // Filters whose candidates could be long values (db/long-attributes.ts) are finished below, on the merged attributes.
+      // Filters whose candidates could be long values (span-model/long-attributes.ts) are finished below, on the merged attributes.
       const longFilters: LongFilter[] = [];
       const jsonMatches: AliasedRawBuilder<SqlBool, string>[] = [];
       for (const attribute of filters.attributes ?? []) {

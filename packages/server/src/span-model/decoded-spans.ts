@@ -68,11 +68,3 @@ const MIN_SAFE = BigInt(Number.MIN_SAFE_INTEGER);
 export function int64Value(value: bigint): number | string {
   return value <= MAX_SAFE && value >= MIN_SAFE ? Number(value) : value.toString();
 }
-
-/** Nanoseconds since the epoch as an ISO 8601 UTC string with exactly nine fractional digits. */
-export function nanosToIso(nanos: bigint): string {
-  const millis = nanos / 1_000_000n;
-  const fraction = (nanos % 1_000_000_000n).toString().padStart(9, '0');
-  const iso = new Date(Number(millis)).toISOString(); // YYYY-MM-DDTHH:MM:SS.mmmZ
-  return `${iso.slice(0, 19)}.${fraction}Z`;
-}

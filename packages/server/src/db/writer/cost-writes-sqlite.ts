@@ -6,7 +6,7 @@
  */
 import { immediateTransaction } from '@sightline/common/writer-thread';
 import type SQLite from 'better-sqlite3';
-import type { NewSpanCost } from './costs-repository.js';
+import type { NewSpanCost } from '../repositories/costs-repository.js';
 
 /** A task of the writer thread for the cost job. */
 export interface CostTask {

@@ -1,13 +1,13 @@
 /** The span writer behind the ingest queue: the SQLite writer thread, or PostgreSQL on one connection. */
 import { siblingModuleUrl, ThreadBatchWriter, type BatchWriter, type DatabaseConfig } from '@sightline/common';
-import type { CostTask } from '../db/repositories/cost-writes-sqlite.js';
-import type { NewSpanCost } from '../db/repositories/costs-repository.js';
-import type { ConvertedSpan } from '../db/repositories/long-attributes-repository.js';
-import type { LongAttributesTask } from '../db/repositories/long-attributes-writes-sqlite.js';
-import type { RetentionTask, SqliteDeletedTraces } from '../db/repositories/retention-writes-sqlite.js';
-import { PostgresSpanWriter } from '../db/repositories/span-writes-postgres.js';
-import { type PackedSpans, packSpanRows } from './span-row-codec.js';
-import type { SpanRow } from './span-rows.js';
+import type { CostTask } from './cost-writes-sqlite.js';
+import type { NewSpanCost } from '../repositories/costs-repository.js';
+import type { ConvertedSpan } from '../repositories/long-attributes-repository.js';
+import type { LongAttributesTask } from './long-attributes-writes-sqlite.js';
+import type { RetentionTask, SqliteDeletedTraces } from './retention-writes-sqlite.js';
+import { PostgresSpanWriter } from './span-writes-postgres.js';
+import { type PackedSpans, packSpanRows } from '../../span-model/span-row-codec.js';
+import type { SpanRow } from '../../span-model/span-rows.js';
 
 /**
  * One request's spans as they wait in the span queue: packed into one buffer for the SQLite
@@ -16,7 +16,7 @@ import type { SpanRow } from './span-rows.js';
 export type QueuedSpans = { count: number; rows: SpanRow[] } | { count: number; packed: PackedSpans };
 
 /** What the ingest queue writes to: each item is one request's spans. */
-export interface SpanWriter extends BatchWriter<QueuedSpans> {
+export interface DatabaseWriter extends BatchWriter<QueuedSpans> {
   /** Turns a request's rows into what waits in the queue (as they are when absent). */
   prepare?(rows: SpanRow[]): QueuedSpans;
   /** Forgets cached project ids (after a project is deleted, or a failed batch). */
@@ -52,7 +52,7 @@ export interface SqliteRetentionWriter {
   incrementalVacuum(pages: number): Promise<number>;
 }
 
-const workerUrl = siblingModuleUrl(import.meta.url, 'sqlite-writer-worker');
+const workerUrl = siblingModuleUrl(import.meta.url, 'sqlite-writer-thread');
 
 /**
  * The writer thread's young generation (V8's default grows it to 32 MB). The thread unpacks one
@@ -90,7 +90,7 @@ const flatten = (requests: QueuedSpans[]): SpanRow[] => (requests.length === 1 ?
  * compression thread, not the writer thread (long-attributes-compressor.ts, docs/ingest.md);
  * `onStopped` hears of a writer thread that stopped by itself, after which nothing is stored.
  */
-export function createSpanWriter(database: DatabaseConfig, options: { onStopped?: (error: Error) => void } = {}): SpanWriter {
+export function createDatabaseWriter(database: DatabaseConfig, options: { onStopped?: (error: Error) => void } = {}): DatabaseWriter {
   if (database.dialect === 'sqlite') {
     const thread = new ThreadBatchWriter<QueuedSpans, PackedSpans>(workerUrl, { file: database.url }, packedOf, {
       resourceLimits: WRITER_THREAD_LIMITS,

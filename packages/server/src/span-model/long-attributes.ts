@@ -9,10 +9,10 @@
  * an attribute filter's key and candidate therefore say by themselves which column could hold a
  * match (`inLongAttributes`), and filters on short values stay plain JSON-column SQL.
  * Compression never runs on the SQLite writer thread, which has no time to spare: OTLP exports
- * are compressed on a thread of their own (ingest/long-attributes-compressor.ts), other rows
+ * are compressed on a thread of their own (span-model/long-attributes-compressor.ts), other rows
  * where they are made (docs/performance.md, "Smaller span rows").
  */
-import type { ValueList } from '../ingest/span-row-codec.js';
+import type { ValueList } from './span-row-codec.js';
 import zlib from 'node:zlib';
 
 /** Strings longer than this (UTF-16 code units), and arrays or objects whose JSON text is, are long. */

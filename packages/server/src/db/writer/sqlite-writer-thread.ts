@@ -1,12 +1,12 @@
 /** The SQLite writer thread of span ingest: owns the write connection and folds queued batches into one commit. */
 import { workerData } from 'node:worker_threads';
 import { BACKSTOP_AUTOCHECKPOINT_PAGES, openSqlite, serveWriterThread } from '@sightline/common/writer-thread';
-import { isCostTask, SqliteCostStore } from '../db/repositories/cost-writes-sqlite.js';
-import { isLongAttributesTask, SqliteLongAttributesStore } from '../db/repositories/long-attributes-writes-sqlite.js';
-import { isRetentionTask, SqliteRetentionStore } from '../db/repositories/retention-writes-sqlite.js';
-import { SqliteSpanStore } from '../db/repositories/span-writes-sqlite.js';
-import type { SpanRow } from './span-rows.js';
-import { type PackedSpans, unpackSpanRows } from './span-row-codec.js';
+import { isCostTask, SqliteCostStore } from './cost-writes-sqlite.js';
+import { isLongAttributesTask, SqliteLongAttributesStore } from './long-attributes-writes-sqlite.js';
+import { isRetentionTask, SqliteRetentionStore } from './retention-writes-sqlite.js';
+import { SqliteSpanStore } from './span-writes-sqlite.js';
+import type { SpanRow } from '../../span-model/span-rows.js';
+import { type PackedSpans, unpackSpanRows } from '../../span-model/span-row-codec.js';
 
 /**
  * Each request's rows, unpacked only when the transaction reaches them: a fold of many requests

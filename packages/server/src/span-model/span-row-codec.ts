@@ -3,7 +3,7 @@
  * "Write path"). The request thread packs them as soon as they are decoded, so the decoded objects
  * die young instead of waiting in the queue long enough to be promoted to V8's old generation,
  * which made the server's memory grow with the load; the buffer lives outside the JavaScript heap
- * and moves to the writer thread without a copy (span-writer.ts).
+ * and moves to the writer thread without a copy (db/writer/database-writer.ts).
  *
  * OTLP exports are packed before their long attribute values are compressed
  * (`packSpanRowsDeferringLong`), for the same reason: the rows die before the request waits for

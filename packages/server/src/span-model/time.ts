@@ -1,8 +1,13 @@
-/** Times in the query API: ISO 8601 text in, exact nanoseconds since the epoch (bigint) inside. */
+/** Span times: ISO 8601 text at the edges, exact nanoseconds since the epoch (bigint) inside. */
 import { InvalidInputError } from '@sightline/common';
-import { nanosToIso } from '../ingest/otlp-model.js';
 
-export { nanosToIso };
+/** Nanoseconds since the epoch as an ISO 8601 UTC string with exactly nine fractional digits. */
+export function nanosToIso(nanos: bigint): string {
+  const millis = nanos / 1_000_000n;
+  const fraction = (nanos % 1_000_000_000n).toString().padStart(9, '0');
+  const iso = new Date(Number(millis)).toISOString(); // YYYY-MM-DDTHH:MM:SS.mmmZ
+  return `${iso.slice(0, 19)}.${fraction}Z`;
+}
 
 const ISO = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?)?(?:([Zz])|([+\- ])(\d{2}):?(\d{2}))?$/;
 

@@ -4,7 +4,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { runWalCheckpoints } from '@sightline/common/writer-thread';
-import { packLongJsonList } from '../db/long-attributes.js';
+import { packLongJsonList } from './long-attributes.js';
 import type { CheckpointFailure, CompressorThreadData } from './long-attributes-compressor.js';
 import type { ValueList } from './span-row-codec.js';
 

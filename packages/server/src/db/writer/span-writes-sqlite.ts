@@ -1,7 +1,7 @@
 /** Span ingest SQL for SQLite: synchronous batch inserts with cached prepared statements (run by the writer thread). */
 import { immediateTransaction } from '@sightline/common/writer-thread';
 import type SQLite from 'better-sqlite3';
-import type { SpanRow } from '../../ingest/span-rows.js';
+import type { SpanRow } from '../../span-model/span-rows.js';
 import { MERGE_USER_ID, tracesOf } from './span-writes.js';
 
 export class SqliteSpanStore {

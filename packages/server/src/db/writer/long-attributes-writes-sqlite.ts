@@ -6,7 +6,7 @@
  */
 import { immediateTransaction } from '@sightline/common/writer-thread';
 import type SQLite from 'better-sqlite3';
-import { type ConvertedSpan, LONG_ATTRIBUTES_DONE } from './long-attributes-repository.js';
+import { type ConvertedSpan, LONG_ATTRIBUTES_DONE } from '../repositories/long-attributes-repository.js';
 
 /** A task of the writer thread: converted spans and the progress to record with them. */
 export interface LongAttributesTask {

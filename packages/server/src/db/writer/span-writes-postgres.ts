@@ -8,9 +8,9 @@
  */
 import type pg from 'pg';
 import { createPgPool, inPgTransaction } from '@sightline/common';
-import type { SpanRow } from '../../ingest/span-rows.js';
+import type { SpanRow } from '../../span-model/span-rows.js';
 import { dayOfMillis, partitionDayOf } from '../partitions.js';
-import { createDayPartitions } from './partitions-postgres.js';
+import { createDayPartitions } from '../repositories/partitions-postgres.js';
 import { MERGE_USER_ID, sessionsOf, tracesOf, type TraceInBatch } from './span-writes.js';
 
 /**

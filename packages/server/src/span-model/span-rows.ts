@@ -1,8 +1,9 @@
 /** Maps decoded OTLP spans to the rows Sightline stores (project, OpenInference kind, token counts). */
 import { InvalidInputError } from '@sightline/common';
-import { packLongJson, splitAttributes } from '../db/long-attributes.js';
-import { USER_ID_ATTRIBUTE, userKeyOf } from '../db/trace-users.js';
-import { nanosToIso, type AttributeValue, type Attributes, type DecodedResourceSpans } from './otlp-model.js';
+import { packLongJson, splitAttributes } from './long-attributes.js';
+import { USER_ID_ATTRIBUTE, userKeyOf } from './trace-users.js';
+import type { AttributeValue, Attributes, DecodedResourceSpans } from './decoded-spans.js';
+import { nanosToIso } from './time.js';
 
 /** A span ready for storage; `projectName` is resolved to a project id by the writer. */
 export interface SpanRow {
@@ -16,9 +17,9 @@ export interface SpanRow {
   endTime: bigint;
   statusCode: 'UNSET' | 'OK' | 'ERROR';
   statusMessage: string;
-  /** JSON object with the span's short attributes under their dotted OTel keys (db/long-attributes.ts). */
+  /** JSON object with the span's short attributes under their dotted OTel keys (span-model/long-attributes.ts). */
   attributes: string;
-  /** The long attribute values, compressed (db/long-attributes.ts); null when the span has none. */
+  /** The long attribute values, compressed (span-model/long-attributes.ts); null when the span has none. */
   longAttributes: Buffer | null;
   /** JSON array of `{name, timestamp, attributes}`. */
   events: string;
@@ -27,7 +28,7 @@ export interface SpanRow {
   tokenCountTotal: number | null;
   /** The `session.id` attribute (docs/sessions.md), or null when the span carries none. */
   sessionId: string | null;
-  /** The key of the `user.id` attribute for its trace (db/trace-users.ts), or null when the span carries none. */
+  /** The key of the `user.id` attribute for its trace (span-model/trace-users.ts), or null when the span carries none. */
   userKey: string | null;
 }
 

@@ -1,10 +1,10 @@
 /** What the span writers of both dialects share: a batch's spans grouped by trace, and its sessions. */
-import type { SpanRow } from '../../ingest/span-rows.js';
-import { MIXED_USERS, mergeUserKeys } from '../trace-users.js';
+import type { SpanRow } from '../../span-model/span-rows.js';
+import { MIXED_USERS, mergeUserKeys } from '../../span-model/trace-users.js';
 
 /**
  * Per-trace aggregate of a batch: a trace's time range, the project of its first span, the first
- * session id seen, and the user key of its spans (db/trace-users.ts).
+ * session id seen, and the user key of its spans (span-model/trace-users.ts).
  */
 export interface TraceInBatch {
   traceId: string;

@@ -1,5 +1,5 @@
 /**
- * Compresses the long attribute values of a request's rows (db/long-attributes.ts) on a worker
+ * Compresses the long attribute values of a request's rows (span-model/long-attributes.ts) on a worker
  * thread of its own, so that the request thread, which decodes every export, does not spend
  * the 20 µs a span that deflate costs (docs/performance.md, "Smaller span rows"). A request's
  * long values cross as one buffer and come back as one, both transferred, not copied. Should the
@@ -11,7 +11,7 @@
  * queued behind it, not the writer (docs/ingest.md, "Write path").
  */
 import { StorageError, siblingModuleUrl, startWorker, WorkerRequests } from '@sightline/common';
-import { packLongJson, packLongJsonList } from '../db/long-attributes.js';
+import { packLongJson, packLongJsonList } from './long-attributes.js';
 import { utf8ValueList, type ValueList } from './span-row-codec.js';
 import type { SpanRow, UncompressedSpanRow } from './span-rows.js';
 

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { OtlpDecodeError, int64Value, nanosToIso, setAttribute, storableString, type Attributes } from '../../src/ingest/otlp-model.js';
+import { OtlpDecodeError, int64Value, setAttribute, storableString, type Attributes } from '../../src/span-model/decoded-spans.js';
+import { nanosToIso } from '../../src/span-model/time.js';
 
 describe('nanosToIso', () => {
   test('the epoch has nine zero fractional digits', () => {
