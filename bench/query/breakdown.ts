@@ -12,14 +12,15 @@ import pg from 'pg';
 import type SQLite from 'better-sqlite3';
 import { createPgPool, openSqlite, type Database } from '../../packages/server/src/db/database.js';
 import type { DB } from '../../packages/server/src/db/schema.js';
-import { createQueryLayer, type QueryLayer } from '../../packages/server/src/query/index.js';
+import { createDataAccess } from '../../packages/server/src/db/repositories/index.js';
+import { createTraceServices, type TraceServices } from '../../packages/server/src/server.js';
 import { distribution, type Distribution } from './http-client.js';
 import type { Target } from './load.js';
 
 export interface Scenario {
   name: string;
   /** The service call the route makes, and the route's presentation of the result. */
-  run(layer: QueryLayer): Promise<unknown>;
+  run(layer: TraceServices): Promise<unknown>;
   present(result: unknown): unknown;
 }
 
@@ -68,7 +69,7 @@ export async function breakdown(target: Target, scenarios: Scenario[], iteration
     config: target.dialect === 'sqlite' ? { dialect: 'sqlite', url: target.file } : { dialect: 'postgres', url: target.url },
     close: () => db.destroy(),
   };
-  const layer = createQueryLayer(database, { onProjectsDeleted: () => {} });
+  const layer = createTraceServices(createDataAccess(database), { onProjectsDeleted: () => {} });
   const results: ScenarioBreakdown[] = [];
   try {
     for (const scenario of scenarios) {

@@ -7,7 +7,7 @@
  *
  * See docs/performance.md ("Query (bench/query)") and `--help`.
  */
-import { identifier } from '../../packages/server/src/api/global-id.js';
+import { identifier } from '../../packages/server/src/api/shared/global-id.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -17,9 +17,10 @@ import SQLite from 'better-sqlite3';
 import { formatProfile } from '../ingest/profile-summary.js';
 import { createScratchDatabase, describeServer, keptDatabase, type ScratchDatabase } from '../ingest/postgres.js';
 import { freePort, readMachineBusySeconds, readProcCpuSeconds, startServerProcess, type ServerProcess } from '../ingest/server-process.js';
-import { presentSpan, presentTrace, presentTraceDetail } from '../../packages/server/src/api/query-presenters.js';
-import type { SpanPage } from '../../packages/server/src/query/spans-service.js';
-import type { TraceDetail, TraceListItem } from '../../packages/server/src/query/traces-service.js';
+import { presentSpan } from '../../packages/server/src/api/spans/spans-presenters.js';
+import { presentTrace, presentTraceDetail } from '../../packages/server/src/api/traces/traces-presenters.js';
+import type { SpanPage } from '../../packages/server/src/spans/spans-service.js';
+import type { TraceDetail, TraceListItem } from '../../packages/server/src/traces/traces-service.js';
 import { breakdown, type Scenario, type ScenarioBreakdown } from './breakdown.js';
 import { BIG_TRACE_ROOT_NAME, BIG_TRACE_SPANS, MAIN_PROJECT, MODELS, USERS, userId } from './dataset.js';
 import { HttpClient, distribution, measure, type Distribution, type Measurement, type Reply } from './http-client.js';

@@ -8,8 +8,16 @@ import { ruleFor } from './auth/permissions.js';
 import type { Config } from './config.js';
 import { openDatabase, type Database } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
-import { createQueryLayer } from './query/index.js';
-import { createDataAccess } from './db/repositories/index.js';
+import { createDataAccess, type Repositories, type WithTransaction } from './db/repositories/index.js';
+import { createProjectsService } from './projects/projects-service.js';
+import { createSpansService } from './spans/spans-service.js';
+import { createSpanSubmissionService, type SubmitSpanRows } from './spans/span-submission-service.js';
+import { createTracesService } from './traces/traces-service.js';
+import { createSessionsService } from './sessions/sessions-service.js';
+import { createMetricsService } from './metrics/metrics-service.js';
+import { createAnnotationsService } from './annotations/annotations-service.js';
+import { createAnnotationConfigsService } from './annotations/annotation-configs-service.js';
+import { UnavailableError } from '@sightline/common';
 import { createPromptsService } from './prompts/prompts-service.js';
 import { createDatasetsService } from './datasets/datasets-service.js';
 import { createExperimentsService } from './experiments/experiments-service.js';
@@ -52,6 +60,47 @@ export interface RunningServer {
   failed: Promise<Error>;
   close(): Promise<void>;
 }
+
+export interface TraceServicesOptions {
+  /** Called after a project is deleted: the database writer must forget the project ids it cached. */
+  onProjectsDeleted: () => void;
+  /** Writes REST-submitted span rows through the ingest queue (POST /v1/projects/{p}/spans); without it that route answers 503. */
+  submitSpans?: SubmitSpanRows | undefined;
+}
+
+/** The services over stored traces: projects, spans, traces, sessions, metrics, annotations. */
+export function createTraceServices(
+  { repositories, withTransaction }: { repositories: Repositories; withTransaction: WithTransaction },
+  { onProjectsDeleted, submitSpans }: TraceServicesOptions,
+) {
+  const projects = createProjectsService({ projects: repositories.projects, onProjectsDeleted });
+  const sessions = createSessionsService({ sessions: repositories.sessions, costs: repositories.costs, projects });
+  return {
+    projects,
+    spans: createSpansService({ spans: repositories.spans, projects, withTransaction }),
+    spanSubmission: createSpanSubmissionService({
+      spans: repositories.spans,
+      projects,
+      submit: submitSpans ?? (() => Promise.reject(new UnavailableError('span submission is not available in this process'))),
+    }),
+    traces: createTracesService({ traces: repositories.traces, spans: repositories.spans, costs: repositories.costs, projects, sessions }),
+    sessions,
+    metrics: createMetricsService({ metrics: repositories.projectMetrics, costs: repositories.costs, projects }),
+    annotations: createAnnotationsService({
+      annotations: repositories.annotations,
+      spans: repositories.spans,
+      traces: repositories.traces,
+      sessionRows: repositories.sessions,
+      sessions,
+      projects,
+      withTransaction,
+      configs: repositories.annotationConfigs,
+    }),
+    annotationConfigs: createAnnotationConfigsService({ configs: repositories.annotationConfigs, projects, withTransaction }),
+  };
+}
+
+export type TraceServices = ReturnType<typeof createTraceServices>;
 
 /** Opens and migrates the database, then listens on the HTTP and gRPC ports of the config. */
 export async function startServer(config: Config, logger: Logger = pino({ level: config.logLevel })): Promise<RunningServer> {
@@ -113,12 +162,12 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
     const ingest = createIngestService(queue, { maxInflightBytes: config.ingest.maxInflightBytes, compressor });
     // A deleted project's id must not stay cached by the writer, or its next spans would be refused.
     const spanQueue = queue;
-    const query = createQueryLayer(database, {
+    const data = createDataAccess(database);
+    const query = createTraceServices(data, {
       onProjectsDeleted: () => writer?.forgetProjects(),
       // REST-submitted spans take the ingest path, so span SQL stays in the writers.
       submitSpans: (rows) => spanQueue.enqueue(rows),
     });
-    const data = createDataAccess(database);
     const prompts = createPromptsService({ prompts: data.repositories.prompts, withTransaction: data.withTransaction });
     const datasets = createDatasetsService({
       datasets: data.repositories.datasets,

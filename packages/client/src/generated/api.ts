@@ -644,29 +644,9 @@ export interface paths {
         put?: never;
         /**
          * Create span annotations
-         * @description Creates each annotation, or updates the one with the same name, span and identifier. Always synchronous: the ids are returned in request order whatever `sync` says. All or nothing: 404 when a span does not exist; the name "note" is reserved (422).
+         * @description Creates each annotation, or updates the one with the same name, span and identifier, in one transaction; ids in request order whatever `sync` says. All or nothing: 404 naming any span that does not exist; the name "note" is reserved (422).
          */
         post: operations["annotateSpans"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/projects/{project_identifier}/span_annotations": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get span annotations filtered by span_ids and/or identifier.
-         * @description Annotations of the project's spans, newest first, keyset-paginated. At least one of span_ids or identifier is required (422); at most 1000 of each. 404 when only span_ids are given and none of them is a span of the project.
-         */
-        get: operations["listSpanAnnotationsBySpanIds"];
-        put?: never;
-        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -753,6 +733,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/projects/{project_identifier}/span_annotations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get span annotations filtered by span_ids and/or identifier.
+         * @description Annotations of the project's spans, newest first, keyset-paginated. At least one of span_ids or identifier is required (422); at most 1000 of each. 404 when only span_ids are given and none of them is in the project.
+         */
+        get: operations["listSpanAnnotationsBySpanIds"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/trace_notes": {
         parameters: {
             query?: never;
@@ -773,26 +773,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/session_notes": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Create a session note
-         * @description Adds a note (an annotation named "note", by a human, the text as its explanation) to the session. Without an identifier each call adds a note; with one, the note of that identifier is replaced. 404 when the target does not exist.
-         */
-        post: operations["createSessionNote"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/v1/projects/{project_identifier}/trace_annotations": {
         parameters: {
             query?: never;
@@ -807,6 +787,26 @@ export interface paths {
         get: operations["listTraceAnnotationsByTraceIds"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/session_notes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a session note
+         * @description Adds a note (an annotation named "note", by a human, the text as its explanation) to the session. Without an identifier each call adds a note; with one, the note of that identifier is replaced. 404 when the target does not exist.
+         */
+        post: operations["createSessionNote"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2243,7 +2243,7 @@ export interface components {
         SpanAnnotationData: {
             /** @description OpenTelemetry span id (16 hex digits). */
             span_id: string;
-            /** @description Annotation name; "note" is reserved. */
+            /** @description Annotation name; "note" is reserved for notes. */
             name: string;
             /** @enum {string} */
             annotator_kind: "LLM" | "CODE" | "HUMAN";
@@ -2252,7 +2252,7 @@ export interface components {
                 [key: string]: unknown;
             } | null;
             /**
-             * @description Annotations with the same name, span and identifier are updated instead of added.
+             * @description Annotations with the same name, target and identifier are updated instead of added.
              * @default
              */
             identifier?: string;
@@ -2264,34 +2264,8 @@ export interface components {
         };
         /** InsertedSpanAnnotation */
         InsertedSpanAnnotation: {
-            id: string;
-        };
-        /** SpanAnnotation */
-        SpanAnnotation: {
             /** @description Opaque SpanAnnotation id (base64 of "SpanAnnotation:<row id>"). */
             id: string;
-            span_id: string;
-            name: string;
-            /** @enum {string} */
-            annotator_kind: "LLM" | "CODE" | "HUMAN";
-            result: {
-                label: string | null;
-                score: number | null;
-                explanation: string | null;
-            } | null;
-            /** @description Free-form metadata. */
-            metadata: {
-                [key: string]: unknown;
-            };
-            identifier: string;
-            /** @enum {string} */
-            source: "API" | "APP";
-            /** @description Opaque User id (base64 of "User:<row id>"). */
-            user_id: string | null;
-            /** Format: date-time */
-            created_at: string;
-            /** Format: date-time */
-            updated_at: string;
         };
         /** TraceAnnotationData */
         TraceAnnotationData: {
@@ -2391,27 +2365,37 @@ export interface components {
              */
             identifier?: string;
         };
-        /** InsertedSpanAnnotation */
-        InsertedSpanAnnotation2: {
+        /** SpanAnnotation */
+        SpanAnnotation: {
             /** @description Opaque SpanAnnotation id (base64 of "SpanAnnotation:<row id>"). */
             id: string;
+            span_id: string;
+            name: string;
+            /** @enum {string} */
+            annotator_kind: "LLM" | "CODE" | "HUMAN";
+            result: {
+                label: string | null;
+                score: number | null;
+                explanation: string | null;
+            } | null;
+            /** @description Free-form metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            identifier: string;
+            /** @enum {string} */
+            source: "API" | "APP";
+            /** @description Opaque User id (base64 of "User:<row id>"). */
+            user_id: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
         };
         /** TraceNoteData */
         TraceNoteData: {
             /** @description OpenTelemetry trace id (32 hex digits). */
             trace_id: string;
-            /** @description The note text. */
-            note: string;
-            /**
-             * @description Empty: a new note each time. Given: the note with this identifier is replaced.
-             * @default
-             */
-            identifier?: string;
-        };
-        /** SessionNoteData */
-        SessionNoteData: {
-            /** @description The session.id text of the session. */
-            session_id: string;
             /** @description The note text. */
             note: string;
             /**
@@ -2446,6 +2430,18 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+        };
+        /** SessionNoteData */
+        SessionNoteData: {
+            /** @description The session.id text of the session. */
+            session_id: string;
+            /** @description The note text. */
+            note: string;
+            /**
+             * @description Empty: a new note each time. Given: the note with this identifier is replaced.
+             * @default
+             */
+            identifier?: string;
         };
         /** SessionAnnotation */
         SessionAnnotation: {
@@ -5394,81 +5390,6 @@ export interface operations {
             };
         };
     };
-    listSpanAnnotationsBySpanIds: {
-        parameters: {
-            query?: {
-                /** @description OpenTelemetry span ids (repeat the parameter). */
-                span_ids?: string[];
-                /** @description Annotation identifiers (repeat the parameter). */
-                identifier?: string[];
-                /** @description Only annotations with these names. */
-                include_annotation_names?: string[];
-                /** @description No annotations with these names. */
-                exclude_annotation_names?: string[];
-                /** @description The next_cursor of the previous page (a SpanAnnotation id); an invalid cursor answers 422. */
-                cursor?: string;
-                /** @description Page size, 1 to 1000 (more answers 422). */
-                limit?: number;
-            };
-            header?: never;
-            path: {
-                /** @description Project id (base64 "Project:<id>") or project name. */
-                project_identifier: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: components["schemas"]["SpanAnnotation"][];
-                        next_cursor: string | null;
-                    };
-                };
-            };
-            /** @description No valid credential (auth enabled) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Invalid request parameters or body */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
     annotateTraces: {
         parameters: {
             query?: {
@@ -5518,15 +5439,6 @@ export interface operations {
             };
             /** @description Not found */
             404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Conflict */
-            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5677,15 +5589,6 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description Invalid request parameters or body */
             422: {
                 headers: {
@@ -5719,7 +5622,82 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: components["schemas"]["InsertedSpanAnnotation2"];
+                        data: components["schemas"]["InsertedSpanAnnotation"];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listSpanAnnotationsBySpanIds: {
+        parameters: {
+            query?: {
+                /** @description OpenTelemetry span ids (repeat the parameter). */
+                span_ids?: string[];
+                /** @description Annotation identifiers (repeat the parameter). */
+                identifier?: string[];
+                /** @description Only annotations with these names. */
+                include_annotation_names?: string[];
+                /** @description No annotations with these names. */
+                exclude_annotation_names?: string[];
+                /** @description The next_cursor of the previous page (an annotation id); an invalid cursor answers 422. */
+                cursor?: string;
+                /** @description Page size, 1 to 1000 (more answers 422). */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Project id (base64 "Project:<id>") or project name. */
+                project_identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SpanAnnotation"][];
+                        next_cursor: string | null;
                     };
                 };
             };
@@ -5825,79 +5803,6 @@ export interface operations {
             };
         };
     };
-    createSessionNote: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    data: components["schemas"]["SessionNoteData"];
-                };
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: components["schemas"]["InsertedSessionAnnotation"];
-                    };
-                };
-            };
-            /** @description No valid credential (auth enabled) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Invalid request parameters or body */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
     listTraceAnnotationsByTraceIds: {
         parameters: {
             query?: {
@@ -5955,6 +5860,79 @@ export interface operations {
             };
             /** @description Not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createSessionNote: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: components["schemas"]["SessionNoteData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["InsertedSessionAnnotation"];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

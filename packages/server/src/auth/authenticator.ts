@@ -5,7 +5,7 @@
  */
 import { TtlCache } from '@sightline/common';
 import type { ApiKeysRepository } from '../db/repositories/api-keys-repository.js';
-import type { SessionsRepository } from '../db/repositories/sessions-repository.js';
+import type { LoginSessionsRepository } from '../db/repositories/login-sessions-repository.js';
 import type { UserRecord, UsersRepository } from '../db/repositories/users-repository.js';
 import { hashApiKey, looksLikeApiKey } from './api-key-secrets.js';
 import type { JwtCodec } from './jwt.js';
@@ -24,7 +24,7 @@ export interface Authenticator {
 interface Dependencies {
   users: UsersRepository;
   apiKeys: ApiKeysRepository;
-  sessions: SessionsRepository;
+  sessions: LoginSessionsRepository;
   jwt: JwtCodec;
   onError?: (error: unknown) => void;
 }

@@ -6,7 +6,7 @@ import { createDataAccess } from '../db/repositories/index.js';
 import { createApiKeysService, type ApiKeysService } from './api-keys-service.js';
 import { createAuthenticator, type Authenticator } from './authenticator.js';
 import { createJwtCodec } from './jwt.js';
-import { createSessionsService, type SessionsService } from './sessions-service.js';
+import { createLoginSessionsService, type LoginSessionsService } from './login-sessions-service.js';
 import { createUsersService, type UsersService } from './users-service.js';
 import { createMailer } from './mailer.js';
 import { createOidcService, type OidcService } from './oidc-service.js';
@@ -14,7 +14,7 @@ import { createPasswordResetService, type PasswordResetService } from './passwor
 
 export interface AuthLayer {
   authenticator: Authenticator;
-  sessions: SessionsService;
+  loginSessions: LoginSessionsService;
   users: UsersService;
   apiKeys: ApiKeysService;
   passwordResets: PasswordResetService;
@@ -30,7 +30,7 @@ export function createAuthLayer(config: Config, database: Database, report?: Aut
   const { repositories, withTransaction } = createDataAccess(database);
   const usersRepository = repositories.users;
   const apiKeysRepository = repositories.apiKeys;
-  const sessionsRepository = repositories.sessions;
+  const sessionsRepository = repositories.loginSessions;
   // With auth off no token is ever issued, so an unguessable throwaway key is as good as none.
   const jwt = createJwtCodec(config.secret ?? randomBytes(48).toString('base64'));
   const authenticator = createAuthenticator({
@@ -40,7 +40,7 @@ export function createAuthLayer(config: Config, database: Database, report?: Aut
     jwt,
     onError: onError('recording API key use'),
   });
-  const sessions = createSessionsService({
+  const loginSessions = createLoginSessionsService({
     config,
     users: usersRepository,
     sessions: sessionsRepository,
@@ -51,12 +51,12 @@ export function createAuthLayer(config: Config, database: Database, report?: Aut
   });
   return {
     authenticator,
-    sessions,
+    loginSessions,
     passwordResets: createPasswordResetService({
       config,
       users: usersRepository,
       resets: repositories.passwordResets,
-      sessions,
+      sessions: loginSessions,
       mailer: config.smtp ? createMailer(config.smtp) : null,
       onError: onError('sending a password reset mail'),
     }),
@@ -65,7 +65,7 @@ export function createAuthLayer(config: Config, database: Database, report?: Aut
       users: usersRepository,
       onError: (error, idp) => report?.(error, `OpenID Connect login through ${idp}`),
     }),
-    users: createUsersService({ users: usersRepository, withTransaction, sessions, authenticator }),
+    users: createUsersService({ users: usersRepository, withTransaction, sessions: loginSessions, authenticator }),
     apiKeys: createApiKeysService({ apiKeys: apiKeysRepository, authenticator }),
   };
 }

@@ -8,13 +8,13 @@ import { normalizeEmail } from './emails.js';
 import type { Mailer } from './mailer.js';
 import { hashPassword, passwordProblem } from './passwords.js';
 import { publicBaseUrl } from './public-url.js';
-import type { SessionsService } from './sessions-service.js';
+import type { LoginSessionsService } from './login-sessions-service.js';
 
 interface Dependencies {
   config: Config;
   users: UsersRepository;
   resets: PasswordResetRepository;
-  sessions: SessionsService;
+  sessions: LoginSessionsService;
   mailer: Mailer | null;
   onError?: (error: unknown) => void;
 }

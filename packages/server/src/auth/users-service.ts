@@ -8,7 +8,7 @@ import { isPlausibleEmail, normalizeEmail } from './emails.js';
 import { hashPassword, passwordProblem, verifyPassword } from './passwords.js';
 import { mayChangeRoleOf, mayDeleteUser, mayReadUser, mayRenameDuringPasswordReset } from './policies.js';
 import type { UserPrincipal } from './principal.js';
-import type { SessionsService } from './sessions-service.js';
+import type { LoginSessionsService } from './login-sessions-service.js';
 
 export const DEFAULT_ADMIN_EMAIL = 'admin@localhost';
 export const DEFAULT_ADMIN_USERNAME = 'admin';
@@ -31,7 +31,7 @@ export interface UserUpdateInput {
 interface Dependencies {
   users: UsersRepository;
   withTransaction: WithTransaction;
-  sessions: SessionsService;
+  sessions: LoginSessionsService;
   authenticator: Authenticator;
 }
 
@@ -248,7 +248,7 @@ export function createUsersService({ users, withTransaction, sessions, authentic
         const stamp = now();
         await trx.users.markDeleted(id, stamp);
         await trx.apiKeys.deleteForUser(id);
-        await trx.sessions.revokeUserSessions(id, stamp);
+        await trx.loginSessions.revokeUserSessions(id, stamp);
       });
       authenticator.invalidate();
     },

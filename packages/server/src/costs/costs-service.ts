@@ -6,7 +6,7 @@
 import { ConflictError, InvalidInputError, NotFoundError } from '@sightline/common';
 import type { CostsRepository, ModelFields, ModelRecord } from '../db/repositories/costs-repository.js';
 import { isUniqueViolation } from '../db/errors.js';
-import type { Identifier } from '../query/identifier.js';
+import type { Identifier } from '../shared/identifier.js';
 import { DEFAULT_MODELS } from './default-models.js';
 
 export interface ModelInput {

@@ -20,7 +20,7 @@ import type {
   PendingVersion,
 } from '../db/repositories/datasets-repository.js';
 import type { WithTransaction } from '../db/repositories/index.js';
-import type { Identifier } from '../query/identifier.js';
+import type { Identifier } from '../shared/identifier.js';
 
 export const UPLOAD_ACTIONS = ['create', 'append', 'update'] as const;
 export type UploadAction = (typeof UPLOAD_ACTIONS)[number];

@@ -15,7 +15,7 @@ import type {
 } from '../db/repositories/experiments-repository.js';
 import type { WithTransaction } from '../db/repositories/index.js';
 import type { TracesRepository } from '../db/repositories/traces-repository.js';
-import type { Identifier } from '../query/identifier.js';
+import type { Identifier } from '../shared/identifier.js';
 
 export const ANNOTATOR_KINDS = ['LLM', 'CODE', 'HUMAN'] as const;
 const MAX_REPETITIONS = 100;

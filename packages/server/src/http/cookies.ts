@@ -2,7 +2,7 @@
 import type { FastifyReply } from 'fastify';
 import type {} from '@fastify/cookie';
 import type { Config } from '../config.js';
-import type { IssuedTokens } from '../auth/sessions-service.js';
+import type { IssuedTokens } from '../auth/login-sessions-service.js';
 
 export const ACCESS_COOKIE = 'sightline-access-token';
 export const REFRESH_COOKIE = 'sightline-refresh-token';

@@ -11,7 +11,7 @@ import type {
   PromptsRepository,
 } from '../db/repositories/prompts-repository.js';
 import type { WithTransaction } from '../db/repositories/index.js';
-import type { Identifier } from '../query/identifier.js';
+import type { Identifier } from '../shared/identifier.js';
 import { MalformedTemplateError, TEMPLATE_FORMATS, type TemplateFormat, templateVariables } from './prompt-templates.js';
 
 export const MODEL_PROVIDERS = [

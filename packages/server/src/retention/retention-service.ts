@@ -5,7 +5,7 @@
  */
 import { InvalidInputError } from '@sightline/common';
 import type { RetentionPolicyRecord, RetentionRepository } from '../db/repositories/retention-repository.js';
-import type { Identifier } from '../query/identifier.js';
+import type { Identifier } from '../shared/identifier.js';
 
 /** The largest accepted max_days (a century) and max_traces: beyond them a policy means nothing. */
 export const MAX_RETENTION_DAYS = 36_500;

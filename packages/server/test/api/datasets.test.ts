@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { toGlobalId } from '../../src/api/global-id.js';
+import { toGlobalId } from '../../src/api/shared/global-id.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../src/db/database.js';
 import type { DB } from '../../src/db/schema.js';

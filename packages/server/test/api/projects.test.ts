@@ -1,7 +1,7 @@
 /** /v1/projects: create, read by id or name, list with pagination and name filter, update, delete with all data. */
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { toGlobalId } from '../../src/api/global-id.js';
+import { toGlobalId } from '../../src/api/shared/global-id.js';
 import { describeEachDialect } from '../helpers/server.js';
 import { unique } from '../helpers/auth.js';
 import { at, collectPages, expectError, getOk, newTraceId, request, sendSpans } from '../helpers/query.js';

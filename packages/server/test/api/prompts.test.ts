@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
-import { toGlobalId } from '../../src/api/global-id.js';
+import { toGlobalId } from '../../src/api/shared/global-id.js';
 import { describeEachDialect } from '../helpers/server.js';
 import { AUTH_ENV, memberAndSystemClients, anonymous, expectStatus, unique, type ApiClient } from '../helpers/auth.js';
 import { collectPages, expectError, getOk, request } from '../helpers/query.js';

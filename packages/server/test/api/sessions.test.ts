@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
-import { toGlobalId } from '../../src/api/global-id.js';
+import { toGlobalId } from '../../src/api/shared/global-id.js';
 import {
   AUTH_ENV,
   type ApiClient,

@@ -1,7 +1,7 @@
 /** POST /v1/span_annotations (upsert on name, span and identifier) and GET /v1/projects/{p}/span_annotations. */
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
-import { toGlobalId } from '../../src/api/global-id.js';
+import { toGlobalId } from '../../src/api/shared/global-id.js';
 import { describeEachDialect } from '../helpers/server.js';
 import { unique } from '../helpers/auth.js';
 import { exportSampleTrace, makeExporter } from '../helpers/otel.js';

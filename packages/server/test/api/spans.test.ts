@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import { toGlobalId } from '../../src/api/global-id.js';
+import { toGlobalId } from '../../src/api/shared/global-id.js';
 import { nanosToIso } from '../../src/span-model/time.js';
 import { describeEachDialect } from '../helpers/server.js';
 import { unique } from '../helpers/auth.js';

@@ -1,7 +1,7 @@
 /** GET /v1/projects/{p}/traces (Phoenix's listProjectTraces) and GET /v1/projects/{p}/traces/{trace}. */
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
-import { toGlobalId } from '../../src/api/global-id.js';
+import { toGlobalId } from '../../src/api/shared/global-id.js';
 import { describeEachDialect } from '../helpers/server.js';
 import { unique } from '../helpers/auth.js';
 import { exportSampleTrace, makeExporter } from '../helpers/otel.js';

@@ -210,9 +210,9 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(await list({ spanIds: [spanId(999)] }), []);
       assert.deepEqual(await list({ parentId: spanId(301) }), [spanId(302)]);
 
-      const annotations = await repositories.spanAnnotations.list({ projectId, spanIds: [spanId(2), spanId(300)], limit: 10 });
+      const annotations = await repositories.annotations.list('span', { projectId, targets: [spanId(2), spanId(300)], limit: 10 });
       assert.deepEqual(
-        annotations.map((annotation) => [annotation.spanId, annotation.label]),
+        annotations.map((annotation) => [annotation.target, annotation.label]),
         [[spanId(2), 'good']],
       );
     });

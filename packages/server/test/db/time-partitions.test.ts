@@ -218,8 +218,8 @@ for (const dialect of DIALECTS) {
       const trace = traces.find((t) => t.traceId === traceId('today'))!;
       const span = spans.find((s) => s.traceRowid === trace.id)!;
       const now = new Date().toISOString();
-      await repositories.spanAnnotations.upsert({ ...annotation, spanRowid: span.id }, now);
-      await repositories.annotations.upsertDocument(span.id, 1, { ...annotation, name: 'relevance' }, now);
+      await repositories.annotations.upsert({ kind: 'span', rowid: span.id }, annotation, now);
+      await repositories.annotations.upsert({ kind: 'document', rowid: span.id, position: 1 }, { ...annotation, name: 'relevance' }, now);
       const traceOf = async (table: 'span_annotations' | 'document_annotations') =>
         (
           await sql<{ trace_rowid: string }>`SELECT trace_rowid FROM ${sql.table(table)} WHERE span_rowid = ${span.id}`.execute(db)
@@ -260,7 +260,7 @@ for (const dialect of DIALECTS) {
       const before = await stored();
       const doomedTraces = before.traces.filter((t) => t.traceId === traceId('in-session-1') || t.traceId === traceId('in-session-2'));
       assert.equal(doomedTraces.length, 2);
-      assert.equal(await createRepositories(db, dialect).projectSessions.deleteByIds([doomed]), 1);
+      assert.equal(await createRepositories(db, dialect).sessions.deleteByIds([doomed]), 1);
       const after = await stored();
       const gone = new Set(doomedTraces.map((t) => t.id));
       assert.deepEqual(
@@ -338,8 +338,8 @@ for (const dialect of DIALECTS) {
         await insertTrace(aged, keptDay, 4, null);
         const now = new Date().toISOString();
         const repositories = createRepositories(db, 'postgres');
-        await repositories.spanAnnotations.upsert({ ...annotation, spanRowid: old.spanRowid }, now);
-        await repositories.annotations.upsertTrace(old.id, annotation, now);
+        await repositories.annotations.upsert({ kind: 'span', rowid: old.spanRowid }, annotation, now);
+        await repositories.annotations.upsert({ kind: 'trace', rowid: old.id }, annotation, now);
         await sql`INSERT INTO span_costs (span_rowid, trace_rowid, project_id, model_id, start_time, prompt_cost, completion_cost, total_cost)
           VALUES (${old.spanRowid}, ${old.id}, ${aged}, NULL, 1, 0.5, 0.25, 0.75)`.execute(db);
         const partitions = async () =>

@@ -1,6 +1,8 @@
 /**
  * The layering rules of docs/architecture.md, checked on the import statements of the sources:
- * services (auth/, query/, prompts/, datasets/, experiments/, costs/, playground/, retention/) know nothing of HTTP, and SQL (db/) depends on no service or route.
+ * services (auth/ and the domain folders) know nothing of HTTP, SQL (db/) depends on no service or
+ * route, the span model depends on nothing, route files never import each other, and no two
+ * folders import each other.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -16,20 +18,39 @@ interface Rule {
   forbidden: RegExp[];
 }
 
+/** The folders of domain services: they know nothing of HTTP, SQL builders or authentication. */
+const SERVICE_FOLDERS = [
+  'projects',
+  'spans',
+  'traces',
+  'sessions',
+  'metrics',
+  'annotations',
+  'prompts',
+  'datasets',
+  'experiments',
+  'playground',
+  'costs',
+  'retention',
+  'shared',
+  'jobs',
+];
+const SERVICE_FORBIDDEN = [/^server\/src\/(api|http|auth)\//, /^fastify$/, /^@fastify\//, /^kysely$/];
+
 const RULES: Rule[] = [
   { folder: 'server/src/auth', forbidden: [/^server\/src\/(api|http)\//, /^fastify$/, /^@fastify\//, /^kysely$/] },
-  { folder: 'server/src/query', forbidden: [/^server\/src\/(api|http|auth)\//, /^fastify$/, /^@fastify\//, /^kysely$/] },
-  { folder: 'server/src/prompts', forbidden: [/^server\/src\/(api|http|auth)\//, /^fastify$/, /^@fastify\//, /^kysely$/] },
-  { folder: 'server/src/datasets', forbidden: [/^server\/src\/(api|http|auth)\//, /^fastify$/, /^@fastify\//, /^kysely$/] },
-  { folder: 'server/src/experiments', forbidden: [/^server\/src\/(api|http|auth)\//, /^fastify$/, /^@fastify\//, /^kysely$/] },
-  { folder: 'server/src/playground', forbidden: [/^server\/src\/(api|http|auth)\//, /^fastify$/, /^@fastify\//, /^kysely$/] },
-  { folder: 'server/src/costs', forbidden: [/^server\/src\/(api|http|auth)\//, /^fastify$/, /^@fastify\//, /^kysely$/] },
-  { folder: 'server/src/retention', forbidden: [/^server\/src\/(api|http|auth)\//, /^fastify$/, /^@fastify\//, /^kysely$/] },
-  { folder: 'server/src/db', forbidden: [/^server\/src\/(api|http|auth|query|ingest)\//, /^fastify$/] },
+  ...SERVICE_FOLDERS.map((folder) => ({ folder: `server/src/${folder}`, forbidden: SERVICE_FORBIDDEN })),
+  {
+    folder: 'server/src/db',
+    forbidden: [new RegExp(`^server/src/(api|http|auth|ingest|${SERVICE_FOLDERS.join('|')})/`), /^fastify$/],
+  },
   // The span model is what ingest, db/ and the services share: it depends on none of them.
   { folder: 'server/src/span-model', forbidden: [/^server\/src\/(?!span-model\/)/, /^fastify$/, /^@fastify\//, /^kysely$/] },
   // Transport only: decoding and the ingest service; span rows and their storage live elsewhere.
-  { folder: 'server/src/ingest', forbidden: [/^server\/src\/(api|http|auth|query)\//, /^kysely$/] },
+  { folder: 'server/src/ingest', forbidden: [/^server\/src\/(api|http|auth)\//, /^kysely$/] },
+  // Routes by resource: a route file never imports another; what they share lives in api/shared/.
+  { folder: 'server/src/api', forbidden: [/^server\/src\/api\/.*-routes(\.js)?$/, /^kysely$/] },
+  { folder: 'server/src/api/shared', forbidden: [/^server\/src\/api\/(?!shared\/)/] },
   { folder: 'monitor/src/spaces', forbidden: [/^monitor\/src\/http\//, /^fastify$/] },
   { folder: 'monitor/src/read', forbidden: [/^monitor\/src\/http\//, /^fastify$/] },
   { folder: 'monitor/src/db', forbidden: [/^monitor\/src\/(http|spaces|read)\//, /^fastify$/] },

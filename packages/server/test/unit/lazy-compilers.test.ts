@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import Fastify from 'fastify';
-import { lazyCompilersFactory } from '../../src/api/lazy-compilers.js';
+import { lazyCompilersFactory } from '../../src/http/lazy-compilers.js';
 
 describe('lazy route compilers', () => {
   it('compiles nothing when a route is registered', async () => {

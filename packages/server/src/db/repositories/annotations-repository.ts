@@ -1,13 +1,24 @@
 /**
- * SQL for trace, session and document annotations (docs/annotations.md): one upsert per target
- * on (target, name, identifier) — documents add their position — and keyset lists of a
- * project's trace and session annotations. Span annotations keep their own repository.
+ * SQL for annotations on every target (docs/annotations.md, "one shape on every target"): spans,
+ * traces, sessions and retrieved documents. One upsert on (target, name, identifier) — documents
+ * add their position —, keyset lists of a project's annotations of one target kind, label counts
+ * for the summaries, and a span's document annotations.
  */
-import { sql, type Kysely } from 'kysely';
+import { sql, type InsertObject, type Kysely } from 'kysely';
 import type { Dialect } from '../../config.js';
 import type { DB } from '../schema.js';
+import { allSpanRowidsBySpanId } from '../span-ids.js';
 import { nanosLiteral, parseJsonColumn, sqlDialect } from '../sql-dialect.js';
-import type { AnnotatorKind } from './span-annotations-repository.js';
+
+export type AnnotatorKind = 'LLM' | 'CODE' | 'HUMAN';
+
+/** What an annotation is on: a row of spans, traces or project_sessions, or one document of a span. */
+export type AnnotationTarget =
+  | { kind: 'span' | 'trace' | 'session'; rowid: number }
+  | { kind: 'document'; rowid: number; position: number };
+
+/** The target kinds a project's annotations are listed by. */
+export type ListedTargetKind = 'span' | 'trace' | 'session';
 
 /** What every annotation carries, whatever its target. */
 export interface AnnotationFields {
@@ -22,7 +33,7 @@ export interface AnnotationFields {
   userId: number | null;
 }
 
-/** An annotation as read back, with the natural key of its target (a trace id or a session.id text). */
+/** An annotation as read back, with the natural key of its target (a span id, a trace id or a session.id text). */
 export interface AnnotationRecord extends Omit<AnnotationFields, 'metadata'> {
   id: number;
   target: string;
@@ -33,7 +44,7 @@ export interface AnnotationRecord extends Omit<AnnotationFields, 'metadata'> {
 
 export interface AnnotationListQuery {
   projectId: number;
-  /** Natural keys of the targets: OpenTelemetry trace ids, or session.id texts. */
+  /** Natural keys of the targets: OpenTelemetry span or trace ids, or session.id texts. */
   targets?: string[] | undefined;
   identifiers?: string[] | undefined;
   includeNames?: string[] | undefined;
@@ -86,9 +97,43 @@ export interface AnnotationLabelCount {
   scoreCount: number;
 }
 
+/** Each target kind's table, the column naming its target row, and for listed kinds the target's table and natural key. */
+const TABLES = {
+  span: { table: 'span_annotations', keyColumns: ['span_rowid'], targetTable: 'spans', targetRowid: 'span_rowid', targetKey: 'span_id' },
+  trace: {
+    table: 'trace_annotations',
+    keyColumns: ['trace_rowid'],
+    targetTable: 'traces',
+    targetRowid: 'trace_rowid',
+    targetKey: 'trace_id',
+  },
+  session: {
+    table: 'session_annotations',
+    keyColumns: ['project_session_rowid'],
+    targetTable: 'project_sessions',
+    targetRowid: 'project_session_rowid',
+    targetKey: 'session_id',
+  },
+  document: { table: 'document_annotations', keyColumns: ['span_rowid', 'document_position'] },
+} as const;
+
+/** The columns that name an annotation's target row (and a document's position). */
+function targetColumns(target: AnnotationTarget) {
+  switch (target.kind) {
+    case 'span':
+      return { span_rowid: target.rowid };
+    case 'trace':
+      return { trace_rowid: target.rowid };
+    case 'session':
+      return { project_session_rowid: target.rowid };
+    case 'document':
+      return { span_rowid: target.rowid, document_position: target.position };
+  }
+}
+
 export type AnnotationsRepository = ReturnType<typeof createAnnotationsRepository>;
 
-/** Annotations repository (traces, sessions, documents) over a Kysely connection (or transaction). */
+/** Annotations repository (every target) over a Kysely connection (or transaction). */
 export function createAnnotationsRepository(db: Kysely<DB>, dialect: Dialect) {
   const sqlFor = sqlDialect(dialect);
   /** The columns an upsert overwrites: everything but the key and created_at. */
@@ -104,76 +149,50 @@ export function createAnnotationsRepository(db: Kysely<DB>, dialect: Dialect) {
   });
 
   return {
-    /** Inserts the trace annotation, or updates the one with the same (name, trace, identifier); returns its id. */
-    async upsertTrace(traceRowid: number, input: AnnotationFields, now: string): Promise<number> {
+    /** Inserts the annotation, or updates the one with the same target, name and identifier; returns its id. */
+    async upsert(target: AnnotationTarget, input: AnnotationFields, now: string): Promise<number> {
       const values = updatable(input, now);
+      const { table, keyColumns } = TABLES[target.kind];
+      const key = { name: input.name, identifier: input.identifier, created_at: now };
+      // The four tables share every column but their target's; the cast lets one statement serve them all.
       const row = await db
-        .insertInto('trace_annotations')
-        .values({ ...values, trace_rowid: traceRowid, name: input.name, identifier: input.identifier, created_at: now })
-        .onConflict((oc) => oc.columns(['name', 'trace_rowid', 'identifier']).doUpdateSet(values))
+        .insertInto(table as 'document_annotations')
+        .values(
+          (eb) =>
+            ({
+              ...values,
+              ...key,
+              ...targetColumns(target),
+              // Span and document annotations carry their span's trace, so a trace's deletion reaches them by partition.
+              ...(target.kind === 'span' || target.kind === 'document'
+                ? { trace_rowid: eb.selectFrom('spans').select('spans.trace_rowid').where('spans.id', '=', target.rowid) }
+                : {}),
+            }) as InsertObject<DB, 'document_annotations'>,
+        )
+        .onConflict((oc) => oc.columns(['name', ...keyColumns, 'identifier'] as 'span_rowid'[]).doUpdateSet(values))
         .returning('id')
         .executeTakeFirstOrThrow();
       return Number(row.id);
     },
 
-    /** Inserts the session annotation, or updates the one with the same (name, session, identifier); returns its id. */
-    async upsertSession(sessionRowid: number, input: AnnotationFields, now: string): Promise<number> {
-      const values = updatable(input, now);
-      const row = await db
-        .insertInto('session_annotations')
-        .values({ ...values, project_session_rowid: sessionRowid, name: input.name, identifier: input.identifier, created_at: now })
-        .onConflict((oc) => oc.columns(['name', 'project_session_rowid', 'identifier']).doUpdateSet(values))
-        .returning('id')
-        .executeTakeFirstOrThrow();
-      return Number(row.id);
-    },
-
-    /** Inserts the document annotation, or updates the one with the same (name, span, position, identifier); returns its id. */
-    async upsertDocument(spanRowid: number, documentPosition: number, input: AnnotationFields, now: string): Promise<number> {
-      const values = updatable(input, now);
-      const row = await db
-        .insertInto('document_annotations')
-        .values((eb) => ({
-          ...values,
-          span_rowid: spanRowid,
-          trace_rowid: eb.selectFrom('spans').select('spans.trace_rowid').where('spans.id', '=', spanRowid),
-          document_position: documentPosition,
-          name: input.name,
-          identifier: input.identifier,
-          created_at: now,
-        }))
-        .onConflict((oc) => oc.columns(['name', 'span_rowid', 'document_position', 'identifier']).doUpdateSet(values))
-        .returning('id')
-        .executeTakeFirstOrThrow();
-      return Number(row.id);
-    },
-
-    /** Annotations of the project's traces, newest first. */
-    async listTrace(query: AnnotationListQuery): Promise<AnnotationRecord[]> {
+    /** Annotations of the project's spans, traces or sessions, newest first. */
+    async list(kind: ListedTargetKind, query: AnnotationListQuery): Promise<AnnotationRecord[]> {
+      const { table, targetTable, targetRowid, targetKey } = TABLES[kind];
+      // The three pairs of tables differ only in names; the casts let one statement serve them all.
       let select = db
-        .selectFrom('trace_annotations as a')
-        .innerJoin('traces', 'traces.id', 'a.trace_rowid')
+        .selectFrom(`${table} as a` as 'trace_annotations as a')
+        .innerJoin(`${targetTable} as t` as 'traces as t', 't.id', `a.${targetRowid}` as 'a.trace_rowid')
         .selectAll('a')
-        .select('traces.trace_id as target')
-        .where('traces.project_id', '=', query.projectId);
-      if (query.targets?.length) select = select.where('traces.trace_id', 'in', query.targets);
-      if (query.identifiers?.length) select = select.where('a.identifier', 'in', query.identifiers);
-      if (query.includeNames?.length) select = select.where('a.name', 'in', query.includeNames);
-      if (query.excludeNames?.length) select = select.where('a.name', 'not in', query.excludeNames);
-      if (query.fromId !== undefined) select = select.where('a.id', '<=', query.fromId);
-      const rows = await select.orderBy('a.id', 'desc').limit(query.limit).execute();
-      return rows.map((row) => toRecord(row as AnnotationRow));
-    },
-
-    /** Annotations of the project's sessions, newest first. */
-    async listSession(query: AnnotationListQuery): Promise<AnnotationRecord[]> {
-      let select = db
-        .selectFrom('session_annotations as a')
-        .innerJoin('project_sessions', 'project_sessions.id', 'a.project_session_rowid')
-        .selectAll('a')
-        .select('project_sessions.session_id as target')
-        .where('project_sessions.project_id', '=', query.projectId);
-      if (query.targets?.length) select = select.where('project_sessions.session_id', 'in', query.targets);
+        .select(sql.ref<string>(`t.${targetKey}`).as('target'))
+        .where('t.project_id', '=', query.projectId);
+      if (query.targets?.length && kind === 'span') {
+        // Span ids are looked up on their per-trace index first, then by row id (docs/partitioning.md).
+        const rowids = await allSpanRowidsBySpanId(db, query.targets);
+        if (rowids.length === 0) return [];
+        select = select.where(sql.ref(`a.${targetRowid}`), 'in', rowids);
+      } else if (query.targets?.length) {
+        select = select.where(sql.ref(`t.${targetKey}`), 'in', query.targets);
+      }
       if (query.identifiers?.length) select = select.where('a.identifier', 'in', query.identifiers);
       if (query.includeNames?.length) select = select.where('a.name', 'in', query.includeNames);
       if (query.excludeNames?.length) select = select.where('a.name', 'not in', query.excludeNames);

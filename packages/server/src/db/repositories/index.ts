@@ -18,13 +18,12 @@ import { createProjectMetricsRepository } from './project-metrics-repository.js'
 import { createProjectsRepository } from './projects-repository.js';
 import { createCostsRepository } from './costs-repository.js';
 import { createSecretsRepository } from './secrets-repository.js';
-import { createProjectSessionsRepository } from './project-sessions-repository.js';
+import { createSessionsRepository } from './sessions-repository.js';
 import { createDatasetsRepository } from './datasets-repository.js';
 import { createExperimentsRepository } from './experiments-repository.js';
 import { createPromptsRepository } from './prompts-repository.js';
 import { createRetentionRepository } from './retention-repository.js';
-import { createSessionsRepository } from './sessions-repository.js';
-import { createSpanAnnotationsRepository } from './span-annotations-repository.js';
+import { createLoginSessionsRepository } from './login-sessions-repository.js';
 import { createSpansRepository } from './spans-repository.js';
 import { createTracesRepository } from './traces-repository.js';
 import { createUsersRepository } from './users-repository.js';
@@ -34,16 +33,15 @@ export function createRepositories(db: Kysely<DB>, dialect: Dialect) {
   return {
     users: createUsersRepository(db),
     apiKeys: createApiKeysRepository(db),
-    sessions: createSessionsRepository(db),
+    loginSessions: createLoginSessionsRepository(db),
     loginFailures: createLoginFailuresRepository(db),
     rateLimits: createRateLimitsRepository(db),
     passwordResets: createPasswordResetRepository(db),
     projects: createProjectsRepository(db, dialect),
     spans: createSpansRepository(db, dialect),
     traces: createTracesRepository(db, dialect),
-    projectSessions: createProjectSessionsRepository(db, dialect),
+    sessions: createSessionsRepository(db, dialect),
     projectMetrics: createProjectMetricsRepository(db, dialect),
-    spanAnnotations: createSpanAnnotationsRepository(db, dialect),
     annotations: createAnnotationsRepository(db, dialect),
     annotationConfigs: createAnnotationConfigsRepository(db, dialect),
     prompts: createPromptsRepository(db),

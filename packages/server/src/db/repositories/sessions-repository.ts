@@ -1,73 +1,215 @@
-/** SQL for login sessions and the token records behind every access and refresh JWT. */
-import type { Kysely } from 'kysely';
+/**
+ * SQL for reading and deleting sessions (docs/sessions.md). Sessions are written by the ingest
+ * writers (span-writes-*.ts); every aggregate here starts from a session's traces, never from
+ * span attributes, except the input and output of the few root spans a page shows.
+ */
+import { sql, type Kysely } from 'kysely';
+import type { Dialect } from '../../config.js';
+import { inTransaction } from '../in-transaction.js';
+import type { SortOrder } from '../keyset.js';
+import { longAttributeText, unpackLongAttributes } from '../../span-model/long-attributes.js';
 import type { DB } from '../schema.js';
+import { bigintText, sqlDialect } from '../sql-dialect.js';
 
-export interface TokenLookup {
-  jti: string;
-  kind: 'access' | 'refresh';
+export interface SessionRecord {
+  id: number;
+  projectId: number;
   sessionId: string;
-  userId: number;
-  expiresAt: string;
-  usedAt: string | null;
-  sessionExpiresAt: string;
-  sessionRevokedAt: string | null;
+  /** Nanoseconds since the epoch, exact decimal text. */
+  startTime: string;
+  endTime: string;
 }
+
+export interface SessionTraceRecord {
+  id: number;
+  sessionRowid: number;
+  traceId: string;
+  startTime: string;
+  endTime: string;
+}
+
+/** Token sums over the LLM spans of a session's traces. */
+export interface SessionTokens {
+  prompt: number;
+  completion: number;
+  total: number;
+}
+
+/** `input.value` and `output.value` of a trace's first root span. */
+export interface RootIo {
+  input: string | null;
+  output: string | null;
+}
+
+export interface SessionListQuery {
+  projectId: number;
+  order: SortOrder;
+  /** Start at this session id (inclusive) in `order`. */
+  fromId?: number | undefined;
+  /** Rows to fetch (the caller asks for one more than the page size). */
+  limit: number;
+}
+
+type SessionRow = { id: number; project_id: number; session_id: string; start_time: string; end_time: string };
+
+const toRecord = (row: SessionRow): SessionRecord => ({
+  id: Number(row.id),
+  projectId: Number(row.project_id),
+  sessionId: row.session_id,
+  startTime: row.start_time,
+  endTime: row.end_time,
+});
 
 export type SessionsRepository = ReturnType<typeof createSessionsRepository>;
 
 /** Sessions repository over a Kysely connection (or transaction). */
-export function createSessionsRepository(db: Kysely<DB>) {
+export function createSessionsRepository(db: Kysely<DB>, dialect: Dialect) {
+  const sqlFor = sqlDialect(dialect);
+  const sessions = () =>
+    db
+      .selectFrom('project_sessions')
+      .select([
+        'project_sessions.id',
+        'project_sessions.project_id',
+        'project_sessions.session_id',
+        bigintText('project_sessions.start_time').as('start_time'),
+        bigintText('project_sessions.end_time').as('end_time'),
+      ]);
+
   return {
-    async createSession(id: string, userId: number, now: string, expiresAt: string): Promise<void> {
-      await db.insertInto('sessions').values({ id, user_id: userId, created_at: now, expires_at: expiresAt }).execute();
+    /** A project's sessions in id order from `fromId` on. */
+    async list(query: SessionListQuery): Promise<SessionRecord[]> {
+      let select = sessions().where('project_sessions.project_id', '=', query.projectId);
+      if (query.fromId !== undefined) select = select.where('project_sessions.id', query.order === 'desc' ? '<=' : '>=', query.fromId);
+      const rows = await select.orderBy('project_sessions.id', query.order).limit(query.limit).execute();
+      return rows.map(toRecord);
     },
-    async insertToken(jti: string, sessionId: string, kind: 'access' | 'refresh', now: string, expiresAt: string): Promise<void> {
-      await db.insertInto('auth_tokens').values({ jti, session_id: sessionId, kind, created_at: now, expires_at: expiresAt }).execute();
+
+    async findById(id: number): Promise<SessionRecord | undefined> {
+      const row = await sessions().where('project_sessions.id', '=', id).executeTakeFirst();
+      return row && toRecord(row);
     },
-    async findToken(jti: string): Promise<TokenLookup | undefined> {
+
+    /** Sessions with this session.id, in any project (at most `limit`), or only in `projectId`. */
+    async findBySessionId(sessionId: string, options: { projectId?: number | undefined; limit: number }): Promise<SessionRecord[]> {
+      let select = sessions().where('project_sessions.session_id', '=', sessionId);
+      if (options.projectId !== undefined) select = select.where('project_sessions.project_id', '=', options.projectId);
+      const rows = await select.orderBy('project_sessions.id').limit(options.limit).execute();
+      return rows.map(toRecord);
+    },
+
+    /** True when at least one of the session.id texts is a session of the project. */
+    async anyInProject(projectId: number, sessionIds: string[]): Promise<boolean> {
       const row = await db
-        .selectFrom('auth_tokens')
-        .innerJoin('sessions', 'sessions.id', 'auth_tokens.session_id')
+        .selectFrom('project_sessions')
+        .select('id')
+        .where('project_id', '=', projectId)
+        .where('session_id', 'in', sessionIds)
+        .limit(1)
+        .executeTakeFirst();
+      return row !== undefined;
+    },
+
+    /** The traces of the given sessions, in start order. */
+    async traces(sessionRowids: number[]): Promise<SessionTraceRecord[]> {
+      if (sessionRowids.length === 0) return [];
+      const rows = await db
+        .selectFrom('traces')
         .select([
-          'auth_tokens.jti',
-          'auth_tokens.kind',
-          'auth_tokens.session_id',
-          'sessions.user_id',
-          'auth_tokens.expires_at',
-          'auth_tokens.used_at',
-          'sessions.expires_at as session_expires_at',
-          'sessions.revoked_at',
+          'traces.id',
+          'traces.project_session_rowid',
+          'traces.trace_id',
+          bigintText('traces.start_time').as('start_time'),
+          bigintText('traces.end_time').as('end_time'),
         ])
-        .where('auth_tokens.jti', '=', jti)
-        .executeTakeFirst();
-      return (
-        row && {
-          jti: row.jti,
-          kind: row.kind,
-          sessionId: row.session_id,
-          userId: Number(row.user_id),
-          expiresAt: row.expires_at,
-          usedAt: row.used_at,
-          sessionExpiresAt: row.session_expires_at,
-          sessionRevokedAt: row.revoked_at,
+        .where('traces.project_session_rowid', 'in', sessionRowids)
+        .orderBy('traces.project_session_rowid')
+        .orderBy('traces.start_time')
+        .orderBy('traces.id')
+        .execute();
+      return rows.map((row) => ({
+        id: Number(row.id),
+        sessionRowid: Number(row.project_session_rowid),
+        traceId: row.trace_id,
+        startTime: row.start_time,
+        endTime: row.end_time,
+      }));
+    },
+
+    /** Token sums of each given session over its traces' LLM spans. */
+    async tokens(sessionRowids: number[]): Promise<Map<number, SessionTokens>> {
+      const result = new Map<number, SessionTokens>();
+      if (sessionRowids.length === 0) return result;
+      const rows = await db
+        .selectFrom('spans')
+        .innerJoin('traces', 'traces.id', 'spans.trace_rowid')
+        .select([
+          'traces.project_session_rowid',
+          sql<number | string | null>`sum(${sql.ref('spans.llm_token_count_prompt')})`.as('prompt'),
+          sql<number | string | null>`sum(${sql.ref('spans.llm_token_count_completion')})`.as('completion'),
+          sql<number | string | null>`sum(${sql.ref('spans.llm_token_count_total')})`.as('total'),
+        ])
+        .where('traces.project_session_rowid', 'in', sessionRowids)
+        .groupBy('traces.project_session_rowid')
+        .execute();
+      for (const row of rows) {
+        result.set(Number(row.project_session_rowid), {
+          prompt: Number(row.prompt ?? 0),
+          completion: Number(row.completion ?? 0),
+          total: Number(row.total ?? 0),
+        });
+      }
+      return result;
+    },
+
+    /** `input.value` / `output.value` of the first root span (by start time) of each given trace. */
+    async rootIo(traceRowids: number[]): Promise<Map<number, RootIo>> {
+      const result = new Map<number, RootIo>();
+      if (traceRowids.length === 0) return result;
+      const rows = await db
+        .selectFrom('spans')
+        .select([
+          'spans.trace_rowid',
+          sqlFor.attributeText('spans.attributes', 'input.value').as('input'),
+          sqlFor.attributeText('spans.attributes', 'output.value').as('output'),
+          'spans.long_attributes',
+        ])
+        .where('spans.trace_rowid', 'in', traceRowids)
+        .where('spans.parent_id', 'is', null)
+        .orderBy('spans.trace_rowid')
+        .orderBy('spans.start_time')
+        .orderBy('spans.id')
+        .execute();
+      for (const row of rows) {
+        const trace = Number(row.trace_rowid);
+        if (result.has(trace)) continue;
+        // A long input or output is in long_attributes (span-model/long-attributes.ts), read as the SQL above reads the JSON column.
+        let { input, output } = row;
+        if (row.long_attributes !== null && (input === null || output === null)) {
+          const long = unpackLongAttributes(row.long_attributes);
+          input ??= longAttributeText(long, 'input.value');
+          output ??= longAttributeText(long, 'output.value');
         }
-      );
+        result.set(trace, { input, output });
+      }
+      return result;
     },
-    /** Marks a refresh token used; false when it already was (a replay). */
-    async markUsed(jti: string, now: string): Promise<boolean> {
-      const result = await db
-        .updateTable('auth_tokens')
-        .set({ used_at: now })
-        .where('jti', '=', jti)
-        .where('used_at', 'is', null)
-        .executeTakeFirst();
-      return Number(result.numUpdatedRows) > 0;
-    },
-    async revokeSession(id: string, now: string): Promise<void> {
-      await db.updateTable('sessions').set({ revoked_at: now }).where('id', '=', id).where('revoked_at', 'is', null).execute();
-    },
-    async revokeUserSessions(userId: number, now: string): Promise<void> {
-      await db.updateTable('sessions').set({ revoked_at: now }).where('user_id', '=', userId).where('revoked_at', 'is', null).execute();
+
+    /**
+     * Deletes the sessions with their traces and spans (annotations and costs cascade); returns how
+     * many existed. The spans go by name: on partitioned PostgreSQL they have no foreign key to
+     * traces (docs/partitioning.md).
+     */
+    async deleteByIds(ids: number[]): Promise<number> {
+      if (ids.length === 0) return 0;
+      return inTransaction(db, async (trx) => {
+        await trx
+          .deleteFrom('spans')
+          .where('trace_rowid', 'in', trx.selectFrom('traces').select('traces.id').where('traces.project_session_rowid', 'in', ids))
+          .execute();
+        const result = await trx.deleteFrom('project_sessions').where('id', 'in', ids).executeTakeFirst();
+        return Number(result.numDeletedRows);
+      });
     },
   };
 }

@@ -55,22 +55,22 @@ select count(*) as "count" from "api_keys";
 -- apiKeys.touch
 update "api_keys" set "last_used_at" = $1 where "id" = $2;
 
--- sessions.createSession
+-- loginSessions.createSession
 insert into "sessions" ("id", "user_id", "created_at", "expires_at") values ($1, $2, $3, $4);
 
--- sessions.insertToken
+-- loginSessions.insertToken
 insert into "auth_tokens" ("jti", "session_id", "kind", "created_at", "expires_at") values ($1, $2, $3, $4, $5);
 
--- sessions.findToken
+-- loginSessions.findToken
 select "auth_tokens"."jti", "auth_tokens"."kind", "auth_tokens"."session_id", "sessions"."user_id", "auth_tokens"."expires_at", "auth_tokens"."used_at", "sessions"."expires_at" as "session_expires_at", "sessions"."revoked_at" from "auth_tokens" inner join "sessions" on "sessions"."id" = "auth_tokens"."session_id" where "auth_tokens"."jti" = $1;
 
--- sessions.markUsed
+-- loginSessions.markUsed
 update "auth_tokens" set "used_at" = $1 where "jti" = $2 and "used_at" is null;
 
--- sessions.revokeSession
+-- loginSessions.revokeSession
 update "sessions" set "revoked_at" = $1 where "id" = $2 and "revoked_at" is null;
 
--- sessions.revokeUserSessions
+-- loginSessions.revokeUserSessions
 update "sessions" set "revoked_at" = $1 where "user_id" = $2 and "revoked_at" is null;
 
 -- loginFailures.recordAttempt
@@ -181,16 +181,16 @@ select "traces"."id", "traces"."project_id", "traces"."trace_id", cast("traces".
 -- traces.list (sessions)
 select "traces"."id", "traces"."project_id", "traces"."trace_id", cast("traces"."start_time" as text) as "start_time", cast("traces"."end_time" as text) as "end_time" from "traces" where "traces"."project_id" = $1 and "traces"."project_session_rowid" in ($2, $3) order by "traces"."start_time" desc, "traces"."id" desc limit $4;
 
--- projectSessions.list
+-- sessions.list
 select "project_sessions"."id", "project_sessions"."project_id", "project_sessions"."session_id", cast("project_sessions"."start_time" as text) as "start_time", cast("project_sessions"."end_time" as text) as "end_time" from "project_sessions" where "project_sessions"."project_id" = $1 and "project_sessions"."id" >= $2 order by "project_sessions"."id" asc limit $3;
 
--- projectSessions.list (desc)
+-- sessions.list (desc)
 select "project_sessions"."id", "project_sessions"."project_id", "project_sessions"."session_id", cast("project_sessions"."start_time" as text) as "start_time", cast("project_sessions"."end_time" as text) as "end_time" from "project_sessions" where "project_sessions"."project_id" = $1 order by "project_sessions"."id" desc limit $2;
 
--- projectSessions.findById
+-- sessions.findById
 select "project_sessions"."id", "project_sessions"."project_id", "project_sessions"."session_id", cast("project_sessions"."start_time" as text) as "start_time", cast("project_sessions"."end_time" as text) as "end_time" from "project_sessions" where "project_sessions"."id" = $1;
 
--- projectSessions.anyInProject
+-- sessions.anyInProject
 select "id" from "project_sessions" where "project_id" = $1 and "session_id" in ($2) limit $3;
 
 -- traces.rowidsByTraceId
@@ -199,20 +199,23 @@ select "id", "trace_id" from "traces" where "trace_id" in ($1);
 -- traces.anyInProject
 select "id" from "traces" where "project_id" = $1 and "trace_id" in ($2) limit $3;
 
--- annotations.upsertTrace
-insert into "trace_annotations" ("label", "score", "explanation", "metadata", "annotator_kind", "source", "user_id", "updated_at", "trace_rowid", "name", "identifier", "created_at") values ($1, $2, $3, cast($4 as jsonb), $5, $6, $7, $8, $9, $10, $11, $12) on conflict ("name", "trace_rowid", "identifier") do update set "label" = $13, "score" = $14, "explanation" = $15, "metadata" = cast($16 as jsonb), "annotator_kind" = $17, "source" = $18, "user_id" = $19, "updated_at" = $20 returning "id";
+-- annotations.upsert (span)
+insert into "span_annotations" ("label", "score", "explanation", "metadata", "annotator_kind", "source", "user_id", "updated_at", "name", "identifier", "created_at", "span_rowid", "trace_rowid") values ($1, $2, $3, cast($4 as jsonb), $5, $6, $7, $8, $9, $10, $11, $12, (select "spans"."trace_rowid" from "spans" where "spans"."id" = $13)) on conflict ("name", "span_rowid", "identifier") do update set "label" = $14, "score" = $15, "explanation" = $16, "metadata" = cast($17 as jsonb), "annotator_kind" = $18, "source" = $19, "user_id" = $20, "updated_at" = $21 returning "id";
 
--- annotations.upsertSession
-insert into "session_annotations" ("label", "score", "explanation", "metadata", "annotator_kind", "source", "user_id", "updated_at", "project_session_rowid", "name", "identifier", "created_at") values ($1, $2, $3, cast($4 as jsonb), $5, $6, $7, $8, $9, $10, $11, $12) on conflict ("name", "project_session_rowid", "identifier") do update set "label" = $13, "score" = $14, "explanation" = $15, "metadata" = cast($16 as jsonb), "annotator_kind" = $17, "source" = $18, "user_id" = $19, "updated_at" = $20 returning "id";
+-- annotations.upsert (trace)
+insert into "trace_annotations" ("label", "score", "explanation", "metadata", "annotator_kind", "source", "user_id", "updated_at", "name", "identifier", "created_at", "trace_rowid") values ($1, $2, $3, cast($4 as jsonb), $5, $6, $7, $8, $9, $10, $11, $12) on conflict ("name", "trace_rowid", "identifier") do update set "label" = $13, "score" = $14, "explanation" = $15, "metadata" = cast($16 as jsonb), "annotator_kind" = $17, "source" = $18, "user_id" = $19, "updated_at" = $20 returning "id";
 
--- annotations.upsertDocument
-insert into "document_annotations" ("label", "score", "explanation", "metadata", "annotator_kind", "source", "user_id", "updated_at", "span_rowid", "trace_rowid", "document_position", "name", "identifier", "created_at") values ($1, $2, $3, cast($4 as jsonb), $5, $6, $7, $8, $9, (select "spans"."trace_rowid" from "spans" where "spans"."id" = $10), $11, $12, $13, $14) on conflict ("name", "span_rowid", "document_position", "identifier") do update set "label" = $15, "score" = $16, "explanation" = $17, "metadata" = cast($18 as jsonb), "annotator_kind" = $19, "source" = $20, "user_id" = $21, "updated_at" = $22 returning "id";
+-- annotations.upsert (session)
+insert into "session_annotations" ("label", "score", "explanation", "metadata", "annotator_kind", "source", "user_id", "updated_at", "name", "identifier", "created_at", "project_session_rowid") values ($1, $2, $3, cast($4 as jsonb), $5, $6, $7, $8, $9, $10, $11, $12) on conflict ("name", "project_session_rowid", "identifier") do update set "label" = $13, "score" = $14, "explanation" = $15, "metadata" = cast($16 as jsonb), "annotator_kind" = $17, "source" = $18, "user_id" = $19, "updated_at" = $20 returning "id";
 
--- annotations.listTrace
-select "a".*, "traces"."trace_id" as "target" from "trace_annotations" as "a" inner join "traces" on "traces"."id" = "a"."trace_rowid" where "traces"."project_id" = $1 and "traces"."trace_id" in ($2) and "a"."identifier" in ($3) and "a"."name" in ($4) and "a"."name" not in ($5) and "a"."id" <= $6 order by "a"."id" desc limit $7;
+-- annotations.upsert (document)
+insert into "document_annotations" ("label", "score", "explanation", "metadata", "annotator_kind", "source", "user_id", "updated_at", "name", "identifier", "created_at", "span_rowid", "document_position", "trace_rowid") values ($1, $2, $3, cast($4 as jsonb), $5, $6, $7, $8, $9, $10, $11, $12, $13, (select "spans"."trace_rowid" from "spans" where "spans"."id" = $14)) on conflict ("name", "span_rowid", "document_position", "identifier") do update set "label" = $15, "score" = $16, "explanation" = $17, "metadata" = cast($18 as jsonb), "annotator_kind" = $19, "source" = $20, "user_id" = $21, "updated_at" = $22 returning "id";
 
--- annotations.listSession
-select "a".*, "project_sessions"."session_id" as "target" from "session_annotations" as "a" inner join "project_sessions" on "project_sessions"."id" = "a"."project_session_rowid" where "project_sessions"."project_id" = $1 and "project_sessions"."session_id" in ($2) and "a"."identifier" in ($3) and "a"."name" in ($4) and "a"."name" not in ($5) and "a"."id" <= $6 order by "a"."id" desc limit $7;
+-- annotations.list (trace)
+select "a".*, "t"."trace_id" as "target" from "trace_annotations" as "a" inner join "traces" as "t" on "t"."id" = "a"."trace_rowid" where "t"."project_id" = $1 and "t"."trace_id" in ($2) and "a"."identifier" in ($3) and "a"."name" in ($4) and "a"."name" not in ($5) and "a"."id" <= $6 order by "a"."id" desc limit $7;
+
+-- annotations.list (session)
+select "a".*, "t"."session_id" as "target" from "session_annotations" as "a" inner join "project_sessions" as "t" on "t"."id" = "a"."project_session_rowid" where "t"."project_id" = $1 and "t"."session_id" in ($2) and "a"."identifier" in ($3) and "a"."name" in ($4) and "a"."name" not in ($5) and "a"."id" <= $6 order by "a"."id" desc limit $7;
 
 -- annotations.listDocuments
 select "a".*, "spans"."span_id" as "target" from "document_annotations" as "a" inner join "spans" on "spans"."id" = "a"."span_rowid" where "a"."span_rowid" = $1 order by "a"."document_position", "a"."id";
@@ -263,25 +266,25 @@ delete from "project_annotation_configs" where "project_id" = $1 and "annotation
 -- annotationConfigs.delete
 delete from "annotation_configs" where "id" = $1 returning *;
 
--- projectSessions.findBySessionId
+-- sessions.findBySessionId
 select "project_sessions"."id", "project_sessions"."project_id", "project_sessions"."session_id", cast("project_sessions"."start_time" as text) as "start_time", cast("project_sessions"."end_time" as text) as "end_time" from "project_sessions" where "project_sessions"."session_id" = $1 order by "project_sessions"."id" limit $2;
 
--- projectSessions.findBySessionId (project)
+-- sessions.findBySessionId (project)
 select "project_sessions"."id", "project_sessions"."project_id", "project_sessions"."session_id", cast("project_sessions"."start_time" as text) as "start_time", cast("project_sessions"."end_time" as text) as "end_time" from "project_sessions" where "project_sessions"."session_id" = $1 and "project_sessions"."project_id" = $2 order by "project_sessions"."id" limit $3;
 
--- projectSessions.traces
+-- sessions.traces
 select "traces"."id", "traces"."project_session_rowid", "traces"."trace_id", cast("traces"."start_time" as text) as "start_time", cast("traces"."end_time" as text) as "end_time" from "traces" where "traces"."project_session_rowid" in ($1, $2) order by "traces"."project_session_rowid", "traces"."start_time", "traces"."id";
 
--- projectSessions.tokens
+-- sessions.tokens
 select "traces"."project_session_rowid", sum("spans"."llm_token_count_prompt") as "prompt", sum("spans"."llm_token_count_completion") as "completion", sum("spans"."llm_token_count_total") as "total" from "spans" inner join "traces" on "traces"."id" = "spans"."trace_rowid" where "traces"."project_session_rowid" in ($1, $2) group by "traces"."project_session_rowid";
 
--- projectSessions.rootIo
+-- sessions.rootIo
 select "spans"."trace_rowid", ("spans"."attributes" ->> cast($1 as text)) as "input", ("spans"."attributes" ->> cast($2 as text)) as "output", "spans"."long_attributes" from "spans" where "spans"."trace_rowid" in ($3, $4) and "spans"."parent_id" is null order by "spans"."trace_rowid", "spans"."start_time", "spans"."id";
 
--- spanAnnotations.list
+-- annotations.list (span)
 select (select min("id") as "id" from "spans") as "low", (select max("id") as "id" from "spans") as "high";
 select "id", "span_id" from "spans" where ("id" >> 14) in ($1) and "span_id" in ($2);
-select "span_annotations".*, "spans"."span_id" from "span_annotations" inner join "spans" on "spans"."id" = "span_annotations"."span_rowid" where "spans"."project_id" = $1 and "span_annotations"."span_rowid" in ($2) and "span_annotations"."identifier" in ($3) and "span_annotations"."name" in ($4) and "span_annotations"."name" not in ($5) and "span_annotations"."id" <= $6 order by "span_annotations"."id" desc limit $7;
+select "a".*, "t"."span_id" as "target" from "span_annotations" as "a" inner join "spans" as "t" on "t"."id" = "a"."span_rowid" where "t"."project_id" = $1 and "a"."span_rowid" in ($2) and "a"."identifier" in ($3) and "a"."name" in ($4) and "a"."name" not in ($5) and "a"."id" <= $6 order by "a"."id" desc limit $7;
 
 -- projectMetrics.byKind
 select "spans"."span_kind" as "grp", count(*) as "span_count", sum(case when "spans"."status_code" = 'ERROR' then 1 else 0 end) as "error_count", sum("spans"."llm_token_count_prompt") as "prompt", sum("spans"."llm_token_count_completion") as "completion", sum("spans"."llm_token_count_total") as "total" from "spans" where "spans"."project_id" = $1 and "spans"."start_time" >= cast($2 as bigint) and "spans"."start_time" < cast($3 as bigint) group by 1;
@@ -618,7 +621,7 @@ delete from "traces" where "id" = $1;
 delete from "spans" where "trace_rowid" = $1;
 commit;
 
--- projectSessions.deleteByIds
+-- sessions.deleteByIds
 begin;
 delete from "spans" where "trace_rowid" in (select "traces"."id" from "traces" where "traces"."project_session_rowid" in ($1, $2));
 delete from "project_sessions" where "id" in ($1, $2);

@@ -55,22 +55,22 @@ select count(*) as "count" from "api_keys";
 -- apiKeys.touch
 update "api_keys" set "last_used_at" = ? where "id" = ?;
 
--- sessions.createSession
+-- loginSessions.createSession
 insert into "sessions" ("id", "user_id", "created_at", "expires_at") values (?, ?, ?, ?);
 
--- sessions.insertToken
+-- loginSessions.insertToken
 insert into "auth_tokens" ("jti", "session_id", "kind", "created_at", "expires_at") values (?, ?, ?, ?, ?);
 
--- sessions.findToken
+-- loginSessions.findToken
 select "auth_tokens"."jti", "auth_tokens"."kind", "auth_tokens"."session_id", "sessions"."user_id", "auth_tokens"."expires_at", "auth_tokens"."used_at", "sessions"."expires_at" as "session_expires_at", "sessions"."revoked_at" from "auth_tokens" inner join "sessions" on "sessions"."id" = "auth_tokens"."session_id" where "auth_tokens"."jti" = ?;
 
--- sessions.markUsed
+-- loginSessions.markUsed
 update "auth_tokens" set "used_at" = ? where "jti" = ? and "used_at" is null;
 
--- sessions.revokeSession
+-- loginSessions.revokeSession
 update "sessions" set "revoked_at" = ? where "id" = ? and "revoked_at" is null;
 
--- sessions.revokeUserSessions
+-- loginSessions.revokeUserSessions
 update "sessions" set "revoked_at" = ? where "user_id" = ? and "revoked_at" is null;
 
 -- loginFailures.recordAttempt
@@ -179,16 +179,16 @@ select "traces"."id", "traces"."project_id", "traces"."trace_id", cast("traces".
 -- traces.list (sessions)
 select "traces"."id", "traces"."project_id", "traces"."trace_id", cast("traces"."start_time" as text) as "start_time", cast("traces"."end_time" as text) as "end_time" from "traces" where "traces"."project_id" = ? and "traces"."project_session_rowid" in (?, ?) order by "traces"."start_time" desc, "traces"."id" desc limit ?;
 
--- projectSessions.list
+-- sessions.list
 select "project_sessions"."id", "project_sessions"."project_id", "project_sessions"."session_id", cast("project_sessions"."start_time" as text) as "start_time", cast("project_sessions"."end_time" as text) as "end_time" from "project_sessions" where "project_sessions"."project_id" = ? and "project_sessions"."id" >= ? order by "project_sessions"."id" asc limit ?;
 
--- projectSessions.list (desc)
+-- sessions.list (desc)
 select "project_sessions"."id", "project_sessions"."project_id", "project_sessions"."session_id", cast("project_sessions"."start_time" as text) as "start_time", cast("project_sessions"."end_time" as text) as "end_time" from "project_sessions" where "project_sessions"."project_id" = ? order by "project_sessions"."id" desc limit ?;
 
--- projectSessions.findById
+-- sessions.findById
 select "project_sessions"."id", "project_sessions"."project_id", "project_sessions"."session_id", cast("project_sessions"."start_time" as text) as "start_time", cast("project_sessions"."end_time" as text) as "end_time" from "project_sessions" where "project_sessions"."id" = ?;
 
--- projectSessions.anyInProject
+-- sessions.anyInProject
 select "id" from "project_sessions" where "project_id" = ? and "session_id" in (?) limit ?;
 
 -- traces.rowidsByTraceId
@@ -197,20 +197,23 @@ select "id", "trace_id" from "traces" where "trace_id" in (?);
 -- traces.anyInProject
 select "id" from "traces" where "project_id" = ? and "trace_id" in (?) limit ?;
 
--- annotations.upsertTrace
-insert into "trace_annotations" ("label", "score", "explanation", "metadata", "annotator_kind", "source", "user_id", "updated_at", "trace_rowid", "name", "identifier", "created_at") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict ("name", "trace_rowid", "identifier") do update set "label" = ?, "score" = ?, "explanation" = ?, "metadata" = ?, "annotator_kind" = ?, "source" = ?, "user_id" = ?, "updated_at" = ? returning "id";
+-- annotations.upsert (span)
+insert into "span_annotations" ("label", "score", "explanation", "metadata", "annotator_kind", "source", "user_id", "updated_at", "name", "identifier", "created_at", "span_rowid", "trace_rowid") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, (select "spans"."trace_rowid" from "spans" where "spans"."id" = ?)) on conflict ("name", "span_rowid", "identifier") do update set "label" = ?, "score" = ?, "explanation" = ?, "metadata" = ?, "annotator_kind" = ?, "source" = ?, "user_id" = ?, "updated_at" = ? returning "id";
 
--- annotations.upsertSession
-insert into "session_annotations" ("label", "score", "explanation", "metadata", "annotator_kind", "source", "user_id", "updated_at", "project_session_rowid", "name", "identifier", "created_at") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict ("name", "project_session_rowid", "identifier") do update set "label" = ?, "score" = ?, "explanation" = ?, "metadata" = ?, "annotator_kind" = ?, "source" = ?, "user_id" = ?, "updated_at" = ? returning "id";
+-- annotations.upsert (trace)
+insert into "trace_annotations" ("label", "score", "explanation", "metadata", "annotator_kind", "source", "user_id", "updated_at", "name", "identifier", "created_at", "trace_rowid") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict ("name", "trace_rowid", "identifier") do update set "label" = ?, "score" = ?, "explanation" = ?, "metadata" = ?, "annotator_kind" = ?, "source" = ?, "user_id" = ?, "updated_at" = ? returning "id";
 
--- annotations.upsertDocument
-insert into "document_annotations" ("label", "score", "explanation", "metadata", "annotator_kind", "source", "user_id", "updated_at", "span_rowid", "trace_rowid", "document_position", "name", "identifier", "created_at") values (?, ?, ?, ?, ?, ?, ?, ?, ?, (select "spans"."trace_rowid" from "spans" where "spans"."id" = ?), ?, ?, ?, ?) on conflict ("name", "span_rowid", "document_position", "identifier") do update set "label" = ?, "score" = ?, "explanation" = ?, "metadata" = ?, "annotator_kind" = ?, "source" = ?, "user_id" = ?, "updated_at" = ? returning "id";
+-- annotations.upsert (session)
+insert into "session_annotations" ("label", "score", "explanation", "metadata", "annotator_kind", "source", "user_id", "updated_at", "name", "identifier", "created_at", "project_session_rowid") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict ("name", "project_session_rowid", "identifier") do update set "label" = ?, "score" = ?, "explanation" = ?, "metadata" = ?, "annotator_kind" = ?, "source" = ?, "user_id" = ?, "updated_at" = ? returning "id";
 
--- annotations.listTrace
-select "a".*, "traces"."trace_id" as "target" from "trace_annotations" as "a" inner join "traces" on "traces"."id" = "a"."trace_rowid" where "traces"."project_id" = ? and "traces"."trace_id" in (?) and "a"."identifier" in (?) and "a"."name" in (?) and "a"."name" not in (?) and "a"."id" <= ? order by "a"."id" desc limit ?;
+-- annotations.upsert (document)
+insert into "document_annotations" ("label", "score", "explanation", "metadata", "annotator_kind", "source", "user_id", "updated_at", "name", "identifier", "created_at", "span_rowid", "document_position", "trace_rowid") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, (select "spans"."trace_rowid" from "spans" where "spans"."id" = ?)) on conflict ("name", "span_rowid", "document_position", "identifier") do update set "label" = ?, "score" = ?, "explanation" = ?, "metadata" = ?, "annotator_kind" = ?, "source" = ?, "user_id" = ?, "updated_at" = ? returning "id";
 
--- annotations.listSession
-select "a".*, "project_sessions"."session_id" as "target" from "session_annotations" as "a" inner join "project_sessions" on "project_sessions"."id" = "a"."project_session_rowid" where "project_sessions"."project_id" = ? and "project_sessions"."session_id" in (?) and "a"."identifier" in (?) and "a"."name" in (?) and "a"."name" not in (?) and "a"."id" <= ? order by "a"."id" desc limit ?;
+-- annotations.list (trace)
+select "a".*, "t"."trace_id" as "target" from "trace_annotations" as "a" inner join "traces" as "t" on "t"."id" = "a"."trace_rowid" where "t"."project_id" = ? and "t"."trace_id" in (?) and "a"."identifier" in (?) and "a"."name" in (?) and "a"."name" not in (?) and "a"."id" <= ? order by "a"."id" desc limit ?;
+
+-- annotations.list (session)
+select "a".*, "t"."session_id" as "target" from "session_annotations" as "a" inner join "project_sessions" as "t" on "t"."id" = "a"."project_session_rowid" where "t"."project_id" = ? and "t"."session_id" in (?) and "a"."identifier" in (?) and "a"."name" in (?) and "a"."name" not in (?) and "a"."id" <= ? order by "a"."id" desc limit ?;
 
 -- annotations.listDocuments
 select "a".*, "spans"."span_id" as "target" from "document_annotations" as "a" inner join "spans" on "spans"."id" = "a"."span_rowid" where "a"."span_rowid" = ? order by "a"."document_position", "a"."id";
@@ -261,25 +264,25 @@ delete from "project_annotation_configs" where "project_id" = ? and "annotation_
 -- annotationConfigs.delete
 delete from "annotation_configs" where "id" = ? returning *;
 
--- projectSessions.findBySessionId
+-- sessions.findBySessionId
 select "project_sessions"."id", "project_sessions"."project_id", "project_sessions"."session_id", cast("project_sessions"."start_time" as text) as "start_time", cast("project_sessions"."end_time" as text) as "end_time" from "project_sessions" where "project_sessions"."session_id" = ? order by "project_sessions"."id" limit ?;
 
--- projectSessions.findBySessionId (project)
+-- sessions.findBySessionId (project)
 select "project_sessions"."id", "project_sessions"."project_id", "project_sessions"."session_id", cast("project_sessions"."start_time" as text) as "start_time", cast("project_sessions"."end_time" as text) as "end_time" from "project_sessions" where "project_sessions"."session_id" = ? and "project_sessions"."project_id" = ? order by "project_sessions"."id" limit ?;
 
--- projectSessions.traces
+-- sessions.traces
 select "traces"."id", "traces"."project_session_rowid", "traces"."trace_id", cast("traces"."start_time" as text) as "start_time", cast("traces"."end_time" as text) as "end_time" from "traces" where "traces"."project_session_rowid" in (?, ?) order by "traces"."project_session_rowid", "traces"."start_time", "traces"."id";
 
--- projectSessions.tokens
+-- sessions.tokens
 select "traces"."project_session_rowid", sum("spans"."llm_token_count_prompt") as "prompt", sum("spans"."llm_token_count_completion") as "completion", sum("spans"."llm_token_count_total") as "total" from "spans" inner join "traces" on "traces"."id" = "spans"."trace_rowid" where "traces"."project_session_rowid" in (?, ?) group by "traces"."project_session_rowid";
 
--- projectSessions.rootIo
+-- sessions.rootIo
 select "spans"."trace_rowid", json_extract("spans"."attributes", ?) as "input", json_extract("spans"."attributes", ?) as "output", "spans"."long_attributes" from "spans" where "spans"."trace_rowid" in (?, ?) and "spans"."parent_id" is null order by "spans"."trace_rowid", "spans"."start_time", "spans"."id";
 
--- spanAnnotations.list
+-- annotations.list (span)
 select (select min("id") as "id" from "spans") as "low", (select max("id") as "id" from "spans") as "high";
 select "id", "span_id" from "spans" where ("id" >> 14) in (?) and "span_id" in (?);
-select "span_annotations".*, "spans"."span_id" from "span_annotations" inner join "spans" on "spans"."id" = "span_annotations"."span_rowid" where "spans"."project_id" = ? and "span_annotations"."span_rowid" in (?) and "span_annotations"."identifier" in (?) and "span_annotations"."name" in (?) and "span_annotations"."name" not in (?) and "span_annotations"."id" <= ? order by "span_annotations"."id" desc limit ?;
+select "a".*, "t"."span_id" as "target" from "span_annotations" as "a" inner join "spans" as "t" on "t"."id" = "a"."span_rowid" where "t"."project_id" = ? and "a"."span_rowid" in (?) and "a"."identifier" in (?) and "a"."name" in (?) and "a"."name" not in (?) and "a"."id" <= ? order by "a"."id" desc limit ?;
 
 -- projectMetrics.byKind
 select "spans"."span_kind" as "grp", count(*) as "span_count", sum(case when "spans"."status_code" = 'ERROR' then 1 else 0 end) as "error_count", sum("spans"."llm_token_count_prompt") as "prompt", sum("spans"."llm_token_count_completion") as "completion", sum("spans"."llm_token_count_total") as "total" from "spans" where "spans"."project_id" = ? and "spans"."start_time" >= cast(? as bigint) and "spans"."start_time" < cast(? as bigint) group by 1;
@@ -624,7 +627,7 @@ delete from "traces" where "id" = ?;
 delete from "spans" where "trace_rowid" = ?;
 commit;
 
--- projectSessions.deleteByIds
+-- sessions.deleteByIds
 begin;
 delete from "spans" where "trace_rowid" in (select "traces"."id" from "traces" where "traces"."project_session_rowid" in (?, ?));
 delete from "project_sessions" where "id" in (?, ?);

@@ -1,0 +1,39 @@
+/** Response shapes of datasets, their versions and examples (Phoenix's); the database shape never leaks past these. */
+import type { DatasetWithCount } from '../../datasets/datasets-service.js';
+import type { DatasetVersionRecord, ExampleRecord } from '../../db/repositories/datasets-repository.js';
+import { toGlobalId } from '../shared/global-id.js';
+
+export function presentDataset(dataset: DatasetWithCount) {
+  return {
+    id: toGlobalId('Dataset', dataset.id),
+    name: dataset.name,
+    description: dataset.description,
+    metadata: dataset.metadata,
+    created_at: dataset.createdAt,
+    updated_at: dataset.updatedAt,
+    example_count: dataset.exampleCount,
+  };
+}
+
+export function presentVersion(version: DatasetVersionRecord) {
+  return {
+    version_id: toGlobalId('DatasetVersion', version.id),
+    description: version.description,
+    metadata: version.metadata,
+    created_at: version.createdAt,
+  };
+}
+
+/** A dataset example as Phoenix shows it (also inside experiment answers). */
+export function presentExample(example: ExampleRecord) {
+  const nodeId = toGlobalId('DatasetExample', example.id);
+  return {
+    id: example.externalId ?? nodeId,
+    node_id: nodeId,
+    input: example.input,
+    output: example.output,
+    metadata: example.metadata,
+    updated_at: example.updatedAt,
+    source: example.sourceSpanId === null ? null : { span_id: example.sourceSpanId, span_node_id: example.sourceSpanId },
+  };
+}

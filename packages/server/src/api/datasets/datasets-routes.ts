@@ -1,0 +1,363 @@
+/** `/v1/datasets`: upload (create, append, update), read any version, download, delete; Phoenix-compatible (docs/datasets.md). */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import multipart, { type Multipart } from '@fastify/multipart';
+import { type Static, Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { DomainError, InvalidInputError, TooLargeError } from '@sightline/common';
+import type { Readable } from 'node:stream';
+import {
+  type DatasetsService,
+  type DatasetWithCount,
+  type ExampleInput,
+  UPLOAD_ACTIONS,
+  type UploadAction,
+  type UploadInput,
+  type UploadResult,
+} from '../../datasets/datasets-service.js';
+import { type FileFormat, type FileKeys, fileFormat, readFileExamples } from '../../datasets/file-examples.js';
+import { presentDataset, presentExample, presentVersion } from './datasets-presenters.js';
+import { csvField } from '../shared/csv.js';
+import {
+  Dataset,
+  DatasetListQuery,
+  DatasetPath,
+  DatasetVersion,
+  ExamplesQuery,
+  ListDatasetExamplesData,
+  UploadDatasetBody,
+  UploadDatasetData,
+  UploadQuery,
+  VersionsQuery,
+} from './datasets-schemas.js';
+import { identifier, toGlobalId } from '../shared/global-id.js';
+import { storableDeep } from '../../http/storable-input.js';
+import { DEFAULT_LIMIT, cursorId, page } from '../shared/pagination.js';
+import { Nullable, errors } from '../shared/schemas.js';
+
+const datasetOf = (params: { id: string }) => identifier('Dataset', params.id);
+
+/** Largest uploaded file (413 beyond). */
+const MAX_FILE_BYTES = 256 * 1024 * 1024;
+
+/** The examples of an upload body, checking that the per-example lists line up. */
+function examplesOf(body: {
+  inputs: Record<string, unknown>[];
+  outputs?: Record<string, unknown>[];
+  metadata?: Record<string, unknown>[];
+  span_ids?: (string | null)[];
+  example_ids?: (string | null)[];
+}): ExampleInput[] {
+  const count = body.inputs.length;
+  for (const [field, list] of Object.entries({
+    outputs: body.outputs,
+    metadata: body.metadata,
+    span_ids: body.span_ids,
+    example_ids: body.example_ids,
+  })) {
+    if (list !== undefined && list.length !== count) {
+      throw new InvalidInputError(`${field} has ${list.length} items but inputs has ${count}: give one per example`);
+    }
+  }
+  return body.inputs.map((input, index) => ({
+    input,
+    output: body.outputs?.[index] ?? {},
+    metadata: body.metadata?.[index] ?? {},
+    externalId: body.example_ids?.[index] ?? null,
+    sourceSpanId: body.span_ids?.[index]?.toLowerCase() ?? null,
+  }));
+}
+
+/** The upload of a JSON body (validated by the route's schema). */
+function fromJson(body: Static<typeof UploadDatasetBody>): UploadInput {
+  return {
+    action: body.action ?? 'create',
+    name: body.name,
+    description: body.description ?? null,
+    metadata: {},
+    examples: examplesOf(body),
+  };
+}
+
+/** The error of the multipart parser or the file stream as a domain error: 413 for a file too large, 400 for a malformed body. */
+function multipartError(error: unknown): unknown {
+  if ((error as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') {
+    return new TooLargeError(`the file is larger than ${MAX_FILE_BYTES / (1024 * 1024)} MiB`);
+  }
+  // The multipart parser's own errors (no boundary, a body that ends mid-part) carry no status: the body is malformed.
+  if (error instanceof DomainError || typeof (error as { statusCode?: unknown }).statusCode === 'number') return error;
+  return new InvalidInputError(`the multipart body is malformed: ${(error as Error).message}`, true);
+}
+
+/** The next part of the form, with the parser's errors as domain errors. */
+async function nextPart(parts: AsyncIterator<Multipart>): Promise<IteratorResult<Multipart>> {
+  try {
+    return await parts.next();
+  } catch (error) {
+    throw multipartError(error);
+  }
+}
+
+/**
+ * The examples of the form's file as it arrives (storable: NUL and lone surrogates become U+FFFD,
+ * as storableInput never saw a form), then the rest of the form: fields after the file are
+ * ignored, a second file is refused. Parser and stream errors become domain errors here, so that
+ * the service's own errors (a database that is away) keep theirs.
+ */
+async function* formExamples(
+  file: Readable,
+  format: FileFormat,
+  keys: FileKeys,
+  parts: AsyncIterator<Multipart>,
+): AsyncGenerator<ExampleInput> {
+  const examples = readFileExamples(file, format, keys);
+  for (;;) {
+    let next: IteratorResult<ExampleInput>;
+    try {
+      next = await examples.next();
+    } catch (error) {
+      throw multipartError(error);
+    }
+    if (next.done) break;
+    yield storableDeep(next.value) as ExampleInput;
+  }
+  for (let part = await nextPart(parts); !part.done; part = await nextPart(parts)) {
+    if (part.value.type === 'file') throw new InvalidInputError('send one file');
+  }
+}
+
+/**
+ * The upload of a multipart form: fields `name`, `description`, `action`, `input_keys[]`,
+ * `output_keys[]`, `metadata_keys[]`, `span_id_key`, `example_id_key`, then `file` (CSV or
+ * JSONL), streamed into the service as it arrives. The fields must come before the file, as
+ * browsers and Phoenix's clients send them.
+ */
+async function uploadForm(request: FastifyRequest, datasets: DatasetsService): Promise<UploadResult> {
+  const fields = new Map<string, string[]>();
+  const parts = request.parts()[Symbol.asyncIterator]();
+  for (let next = await nextPart(parts); !next.done; next = await nextPart(parts)) {
+    const part = next.value;
+    // A content-disposition without a readable name="…" leaves the parser's field name undefined.
+    if (typeof part.fieldname !== 'string') throw new InvalidInputError('the multipart body is malformed: a part has no field name', true);
+    if (part.type === 'field') {
+      const name = part.fieldname.replace(/\[\]$/, '');
+      fields.set(name, [...(fields.get(name) ?? []), String(part.value)]);
+      continue;
+    }
+    const action = fields.get('action')?.[0] ?? 'create';
+    if (!(UPLOAD_ACTIONS as readonly string[]).includes(action)) {
+      throw new InvalidInputError(`action must be one of ${UPLOAD_ACTIONS.map((value) => JSON.stringify(value)).join(', ')}`);
+    }
+    const name = fields.get('name')?.[0];
+    if (name === undefined) throw new InvalidInputError('the form has no name field (the fields must come before the file)');
+    const keys = (field: string) =>
+      (fields.get(field) ?? [])
+        .flatMap((value) => value.split(','))
+        .map((key) => key.trim())
+        .filter(Boolean);
+    const format = fileFormat(part.filename, part.mimetype);
+    const examples = formExamples(
+      part.file,
+      format,
+      {
+        inputKeys: keys('input_keys'),
+        outputKeys: keys('output_keys'),
+        metadataKeys: keys('metadata_keys'),
+        spanIdKey: fields.get('span_id_key')?.[0],
+        exampleIdKey: fields.get('example_id_key')?.[0],
+      },
+      parts,
+    );
+    const description = fields.get('description')?.[0];
+    // A form is read here, not parsed before the hooks, so storableInput never saw it: NUL and lone surrogates become U+FFFD here.
+    return datasets.upload({
+      action: action as UploadAction,
+      name: storableDeep(name) as string,
+      description: description === undefined ? null : (storableDeep(description) as string),
+      metadata: {},
+      examples,
+    });
+  }
+  throw new InvalidInputError('the form has no file: send a CSV or JSONL file in the field "file"');
+}
+
+export async function datasetsRoutes(instance: FastifyInstance, { datasets }: { datasets: DatasetsService }) {
+  const app = instance.withTypeProvider<TypeBoxTypeProvider>();
+  const tags = ['datasets'];
+
+  // CSV and JSONL files arrive as multipart/form-data: the file streams into the parser, never held whole.
+  await app.register(multipart, {
+    limits: { fileSize: MAX_FILE_BYTES, files: 1, fields: 200, fieldSize: 64 * 1024, parts: 220 },
+    throwFileSizeLimit: true,
+  });
+
+  app.post(
+    '/v1/datasets/upload',
+    {
+      bodyLimit: 64 * 1024 * 1024,
+      schema: {
+        tags,
+        operationId: 'uploadDataset',
+        summary: 'Create, append to, or update a dataset from JSON examples or a CSV / JSONL file',
+        description:
+          'Body `{action, name, description?, inputs, outputs?, metadata?, span_ids?, example_ids?}`: one new immutable version ' +
+          'per upload. create answers 409 when the name exists; append adds examples (an unknown name is created); update makes the ' +
+          'dataset hold exactly the examples sent (matched by example_ids, else by content), an unknown name is created.',
+        querystring: UploadQuery,
+        // JSON is validated here; a multipart body (a CSV or JSONL file and its form fields) is read by the handler.
+        body: { content: { 'application/json': { schema: UploadDatasetBody } } },
+        response: { 200: Type.Object({ data: UploadDatasetData }), ...errors(409, 413, 415, 422) },
+      },
+    },
+    async (request) => {
+      const result = request.isMultipart()
+        ? await uploadForm(request, datasets)
+        : await datasets.upload(fromJson(request.body as Static<typeof UploadDatasetBody>));
+      return {
+        data: {
+          dataset_id: toGlobalId('Dataset', result.dataset.id),
+          version_id: toGlobalId('DatasetVersion', result.version.id),
+          num_created_examples: result.created,
+          num_updated_examples: result.updated,
+          num_deleted_examples: result.deleted,
+        },
+      };
+    },
+  );
+
+  app.get(
+    '/v1/datasets',
+    {
+      schema: {
+        tags,
+        operationId: 'listDatasets',
+        summary: 'List datasets',
+        description: 'Newest first, keyset-paginated; `name` filters by exact name.',
+        querystring: DatasetListQuery,
+        response: { 200: Type.Object({ data: Type.Array(Dataset), next_cursor: Nullable(Type.String()) }), ...errors(422) },
+      },
+    },
+    async (request) => {
+      const limit = request.query.limit ?? DEFAULT_LIMIT;
+      const rows = await datasets.list({ limit, fromId: cursorId('Dataset', request.query.cursor), name: request.query.name });
+      const result = page('Dataset', rows, limit);
+      return { data: result.rows.map(presentDataset), next_cursor: result.nextCursor };
+    },
+  );
+
+  app.get(
+    '/v1/datasets/:id',
+    {
+      schema: {
+        tags,
+        operationId: 'getDataset',
+        summary: 'Get a dataset by id or name',
+        params: DatasetPath,
+        response: { 200: Type.Object({ data: Dataset }), ...errors(404, 422) },
+      },
+    },
+    async (request) => ({ data: presentDataset(await datasets.get(datasetOf(request.params))) }),
+  );
+
+  app.delete(
+    '/v1/datasets/:id',
+    {
+      schema: {
+        tags,
+        operationId: 'deleteDatasetById',
+        summary: 'Delete a dataset with all its versions and examples',
+        params: DatasetPath,
+        response: { 204: Type.Null({ description: 'Deleted' }), ...errors(404, 422) },
+      },
+    },
+    async (request, reply) => {
+      await datasets.delete(datasetOf(request.params));
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.get(
+    '/v1/datasets/:id/versions',
+    {
+      schema: {
+        tags,
+        operationId: 'listDatasetVersionsByDatasetId',
+        summary: "List a dataset's versions",
+        params: DatasetPath,
+        querystring: VersionsQuery,
+        response: { 200: Type.Object({ data: Type.Array(DatasetVersion), next_cursor: Nullable(Type.String()) }), ...errors(404, 422) },
+      },
+    },
+    async (request) => {
+      const limit = request.query.limit ?? DEFAULT_LIMIT;
+      const rows = await datasets.versions(datasetOf(request.params), { limit, fromId: cursorId('DatasetVersion', request.query.cursor) });
+      const result = page('DatasetVersion', rows, limit);
+      return { data: result.rows.map(presentVersion), next_cursor: result.nextCursor };
+    },
+  );
+
+  app.get(
+    '/v1/datasets/:id/examples',
+    {
+      schema: {
+        tags,
+        operationId: 'getDatasetExamples',
+        summary: 'The examples of a dataset at a version',
+        description: 'At `version_id` (default the latest), exactly as that version held them.',
+        params: DatasetPath,
+        querystring: ExamplesQuery,
+        response: { 200: Type.Object({ data: ListDatasetExamplesData }), ...errors(404, 422) },
+      },
+    },
+    async (request) => {
+      const version = request.query.version_id === undefined ? undefined : identifier('DatasetVersion', request.query.version_id);
+      const result = await datasets.examples(datasetOf(request.params), version);
+      return {
+        data: {
+          dataset_id: toGlobalId('Dataset', result.dataset.id),
+          version_id: toGlobalId('DatasetVersion', result.version.id),
+          examples: result.examples.map(presentExample),
+        },
+      };
+    },
+  );
+
+  const downloadSchema = (operationId: string, summary: string) => ({
+    tags,
+    operationId,
+    summary,
+    params: DatasetPath,
+    querystring: Type.Object({ version_id: Type.Optional(Type.String()) }),
+    response: { 200: Type.String(), ...errors(404, 422) },
+  });
+  const download = async (params: { id: string }, versionId: string | undefined) =>
+    datasets.examples(datasetOf(params), versionId === undefined ? undefined : identifier('DatasetVersion', versionId));
+
+  app.get(
+    '/v1/datasets/:id/jsonl',
+    { schema: downloadSchema('getDatasetJSONL', 'Download the examples as JSONL') },
+    async (request, reply) => {
+      const { dataset, examples } = await download(request.params, request.query.version_id);
+      const lines = examples.map((example) => JSON.stringify({ input: example.input, output: example.output, metadata: example.metadata }));
+      return reply
+        .type('application/jsonl; charset=utf-8')
+        .header('content-disposition', `attachment; filename="${encodeURIComponent(dataset.name)}.jsonl"`)
+        .send(lines.length ? `${lines.join('\n')}\n` : '');
+    },
+  );
+
+  app.get('/v1/datasets/:id/csv', { schema: downloadSchema('getDatasetCsv', 'Download the examples as CSV') }, async (request, reply) => {
+    const { dataset, examples } = await download(request.params, request.query.version_id);
+    const rows = [['example_id', 'input', 'output', 'metadata']];
+    for (const example of examples) {
+      rows.push([
+        example.externalId ?? toGlobalId('DatasetExample', example.id),
+        JSON.stringify(example.input),
+        JSON.stringify(example.output),
+        JSON.stringify(example.metadata),
+      ]);
+    }
+    return reply
+      .type('text/csv; charset=utf-8')
+      .header('content-disposition', `attachment; filename="${encodeURIComponent(dataset.name)}.csv"`)
+      .send(`${rows.map((row) => row.map(csvField).join(',')).join('\r\n')}\r\n`);
+  });
+}

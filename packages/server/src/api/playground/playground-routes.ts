@@ -1,0 +1,242 @@
+/**
+ * The playground's routes (docs/playground.md): an OpenAI-compatible `POST /v1/chat/completions`
+ * (stream or not; the model is `provider:model`), so the UI and the real `openai` SDK both call
+ * it, and the provider settings (`PUT /v1/secrets` as Phoenix has it; `GET` lists names only).
+ */
+import { randomBytes } from 'node:crypto';
+import { Readable } from 'node:stream';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { PlaygroundService } from '../../playground/playground-service.js';
+import type { ChatEvent, ChatMessage } from '../../playground/providers.js';
+import type { SecretsService } from '../../playground/secrets-service.js';
+import { Nullable, errors } from '../shared/schemas.js';
+
+const TextPart = Type.Object({ type: Type.Literal('text'), text: Type.String() }, { additionalProperties: true });
+
+const ChatCompletionBody = Type.Object(
+  {
+    model: Type.String({
+      minLength: 1,
+      maxLength: 300,
+      description: '"provider:model", e.g. "openai:gpt-4o-mini" or "anthropic:claude-sonnet-4-5".',
+    }),
+    messages: Type.Array(
+      Type.Object(
+        {
+          role: Type.Union([Type.Literal('system'), Type.Literal('developer'), Type.Literal('user'), Type.Literal('assistant')]),
+          content: Type.Union([Type.String({ maxLength: 1_000_000 }), Type.Array(TextPart, { maxItems: 100 })]),
+        },
+        { additionalProperties: true },
+      ),
+      { minItems: 1, maxItems: 500 },
+    ),
+    stream: Type.Optional(Type.Boolean()),
+    temperature: Type.Optional(Type.Number({ minimum: 0, maximum: 2 })),
+    top_p: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+    max_tokens: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
+    max_completion_tokens: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
+    stop: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String(), { maxItems: 4 })])),
+    response_format: Type.Optional(
+      Type.Object({ type: Type.String() }, { additionalProperties: true, description: 'Passed to OpenAI-compatible providers.' }),
+    ),
+  },
+  { additionalProperties: true },
+);
+
+const ChatCompletion = Type.Object(
+  {
+    id: Type.String(),
+    object: Type.Literal('chat.completion'),
+    created: Type.Integer(),
+    model: Type.String(),
+    choices: Type.Array(
+      Type.Object({
+        index: Type.Integer(),
+        message: Type.Object({ role: Type.Literal('assistant'), content: Type.String() }),
+        finish_reason: Nullable(Type.String()),
+      }),
+    ),
+    usage: Nullable(Type.Object({ prompt_tokens: Type.Integer(), completion_tokens: Type.Integer(), total_tokens: Type.Integer() })),
+  },
+  { title: 'ChatCompletion', description: "OpenAI's chat completion; the run's trace id is in the x-sightline-trace-id header." },
+);
+
+const SecretStatus = Type.Object(
+  {
+    key: Type.String(),
+    from_environment: Type.Boolean({ description: 'Set in the server environment (wins over a stored value).' }),
+    stored: Type.Boolean({ description: 'Stored encrypted in the database.' }),
+    updated_at: Nullable(Type.String({ format: 'date-time' })),
+  },
+  { title: 'SecretStatus', description: 'A provider setting; its value is never returned.' },
+);
+
+/** OpenAI messages as the providers module takes them: developer is system, text parts joined. */
+const messagesOf = (messages: typeof ChatCompletionBody.static.messages): ChatMessage[] =>
+  messages.map((message) => ({
+    role: message.role === 'developer' ? 'system' : message.role,
+    content: typeof message.content === 'string' ? message.content : message.content.map((part) => part.text).join(''),
+  }));
+
+/**
+ * Error answers of the OpenAI-compatible route also carry OpenAI's `{error: {message, type}}`,
+ * so OpenAI's SDKs show the reason; `detail` stays, as on every route.
+ */
+async function openAiErrorShape(_request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
+  if (reply.statusCode < 400 || typeof payload !== 'string') return payload;
+  try {
+    const body = JSON.parse(payload) as { detail?: unknown };
+    if (typeof body.detail !== 'string') return payload;
+    const type = reply.statusCode >= 500 ? 'api_error' : reply.statusCode === 401 ? 'authentication_error' : 'invalid_request_error';
+    return JSON.stringify({ ...body, error: { message: body.detail, type } });
+  } catch {
+    return payload;
+  }
+}
+
+export async function playgroundRoutes(
+  instance: FastifyInstance,
+  { playground, secrets }: { playground: PlaygroundService; secrets: SecretsService },
+) {
+  const app = instance.withTypeProvider<TypeBoxTypeProvider>();
+
+  app.post(
+    '/v1/chat/completions',
+    {
+      onSend: openAiErrorShape,
+      schema: {
+        tags: ['chat_completions'],
+        operationId: 'createChatCompletion',
+        summary: 'OpenAI-compatible chat completions against a configured provider, traced to the playground project',
+        description:
+          'With stream=true the answer is server-sent events of chat.completion.chunk objects ending with data: [DONE]. A provider ' +
+          'refusal (bad key, unknown model) is 422 with its message; a provider that fails or cannot be reached is 503.',
+        body: ChatCompletionBody,
+        // Typed as unknown so the stream can be sent too; the document keeps the ChatCompletion shape.
+        response: { 200: Type.Unsafe<unknown>({ ...ChatCompletion }), ...errors(422, 503) },
+      },
+    },
+    async (request, reply) => {
+      const body = request.body;
+      const abort = new AbortController();
+      // Stop the provider call when the caller goes away (a closed playground tab).
+      reply.raw.on('close', () => {
+        if (!reply.raw.writableFinished) abort.abort();
+      });
+      const run = await playground.chat(
+        {
+          model: body.model,
+          messages: messagesOf(body.messages),
+          parameters: {
+            temperature: body.temperature,
+            top_p: body.top_p,
+            max_tokens: body.max_tokens ?? body.max_completion_tokens,
+            stop: body.stop === undefined ? undefined : ([] as string[]).concat(body.stop),
+            response_format: body.response_format,
+          },
+        },
+        abort.signal,
+      );
+      const id = `chatcmpl-${randomBytes(12).toString('hex')}`;
+      const created = Math.floor(Date.now() / 1000);
+      reply.header('x-sightline-trace-id', run.traceId);
+      if (!body.stream) {
+        let content = '';
+        let done: Extract<ChatEvent, { type: 'done' }> | null = null;
+        for await (const event of run.events) {
+          if (event.type === 'delta') content += event.text;
+          else done = event;
+        }
+        const usage =
+          done?.promptTokens != null && done.completionTokens != null
+            ? {
+                prompt_tokens: done.promptTokens,
+                completion_tokens: done.completionTokens,
+                total_tokens: done.promptTokens + done.completionTokens,
+              }
+            : null;
+        return {
+          id,
+          object: 'chat.completion' as const,
+          created,
+          model: body.model,
+          choices: [{ index: 0, message: { role: 'assistant' as const, content }, finish_reason: done?.finishReason ?? null }],
+          usage,
+        };
+      }
+      const chunk = (delta: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
+        `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: body.model, choices: [{ index: 0, delta, finish_reason: null }], ...extra })}\n\n`;
+      async function* sse() {
+        yield chunk({ role: 'assistant', content: '' });
+        try {
+          for await (const event of run.events) {
+            if (event.type === 'delta') yield chunk({ content: event.text });
+            else {
+              const usage =
+                event.promptTokens != null && event.completionTokens != null
+                  ? {
+                      prompt_tokens: event.promptTokens,
+                      completion_tokens: event.completionTokens,
+                      total_tokens: event.promptTokens + event.completionTokens,
+                    }
+                  : null;
+              yield `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: body.model, choices: [{ index: 0, delta: {}, finish_reason: event.finishReason ?? 'stop' }], usage })}\n\n`;
+            }
+          }
+        } catch (error) {
+          // Headers are gone: the failure travels as an event the OpenAI SDK raises as an error.
+          yield `data: ${JSON.stringify({ error: { message: error instanceof Error ? error.message : String(error), type: 'api_error' } })}\n\n`;
+        }
+        yield 'data: [DONE]\n\n';
+      }
+      return reply.type('text/event-stream; charset=utf-8').header('cache-control', 'no-cache').send(Readable.from(sse()));
+    },
+  );
+
+  app.put(
+    '/v1/secrets',
+    {
+      schema: {
+        tags: ['secrets'],
+        operationId: 'upsertOrDeleteSecrets',
+        summary: 'Store (encrypted) or delete provider keys and base URLs (admins)',
+        description: 'A null value deletes the stored one. Values are never returned; environment variables of the same name win.',
+        body: Type.Object({
+          secrets: Type.Array(Type.Object({ key: Type.String({ minLength: 1, maxLength: 100 }), value: Nullable(Type.String()) }), {
+            minItems: 1,
+            maxItems: 50,
+          }),
+        }),
+        response: {
+          200: Type.Object({ data: Type.Object({ upserted_keys: Type.Array(Type.String()), deleted_keys: Type.Array(Type.String()) }) }),
+          ...errors(422),
+        },
+      },
+    },
+    async (request) => {
+      const result = await secrets.upsertOrDelete(request.body.secrets);
+      return { data: { upserted_keys: result.upserted, deleted_keys: result.deleted } };
+    },
+  );
+
+  app.get(
+    '/v1/secrets',
+    {
+      schema: {
+        tags: ['secrets'],
+        operationId: 'listSecrets',
+        summary: 'Provider settings: which are set, in the environment or stored (names only, admins)',
+        response: { 200: Type.Object({ data: Type.Array(SecretStatus) }), ...errors() },
+      },
+    },
+    async () => ({
+      data: (await secrets.list()).map((status) => ({
+        key: status.key,
+        from_environment: status.fromEnvironment,
+        stored: status.stored,
+        updated_at: status.updatedAt,
+      })),
+    }),
+  );
+}

@@ -1,0 +1,108 @@
+/** `/v1/projects/{p}/traces` (Phoenix's listProjectTraces) and one trace with its span tree. */
+import { identifier } from '../shared/global-id.js';
+import type { FastifyInstance } from 'fastify';
+import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { TracesService } from '../../traces/traces-service.js';
+import { DEFAULT_LIMIT } from '../shared/pagination.js';
+import {
+  Nullable,
+  ProjectPath,
+  StringEnum,
+  cursorParam,
+  endTimeParam,
+  errors,
+  limitParam,
+  orderParam,
+  startTimeParam,
+  annotationFilterParams,
+} from '../shared/schemas.js';
+import { presentTrace, presentTraceDetail } from './traces-presenters.js';
+import { Trace, TraceDetail } from './traces-schemas.js';
+
+export async function tracesRoutes(instance: FastifyInstance, { traces }: { traces: TracesService }) {
+  const app = instance.withTypeProvider<TypeBoxTypeProvider>();
+  const tags = ['traces'];
+
+  app.get(
+    '/v1/projects/:project_identifier/traces',
+    {
+      schema: {
+        tags,
+        operationId: 'listProjectTraces',
+        summary: 'List traces for a project',
+        description:
+          'Traces newest first by start time (or by latency with `sort=latency_ms`; `order=asc` reverses), keyset-paginated; ' +
+          'start_time/end_time bound the trace start time. `include_spans=true` adds every span of each trace (tree columns only).',
+        params: ProjectPath,
+        querystring: Type.Object({
+          limit: limitParam,
+          cursor: cursorParam,
+          sort: Type.Optional(StringEnum(['start_time', 'latency_ms'] as const, { description: 'Sort key (default start_time).' })),
+          order: orderParam,
+          start_time: startTimeParam,
+          end_time: endTimeParam,
+          include_spans: Type.Optional(Type.Boolean({ default: false, description: 'Embed the spans of each trace.' })),
+          session_identifier: Type.Optional(
+            Type.Array(Type.String(), {
+              description:
+                'Only traces of these sessions: session ids (base64 "ProjectSession:<id>") or session.id texts (repeat the parameter; at most 100). Unknown sessions match nothing.',
+            }),
+          ),
+          ...annotationFilterParams('traces (the trace itself or one of its spans)'),
+        }),
+        response: { 200: Type.Object({ data: Type.Array(Trace), next_cursor: Nullable(Type.String()) }), ...errors(404, 422) },
+      },
+    },
+    async (request) => {
+      const result = await traces.list(identifier('Project', request.params.project_identifier), {
+        ...request.query,
+        session_identifier: request.query.session_identifier?.map((value) => identifier('ProjectSession', value)),
+        limit: request.query.limit ?? DEFAULT_LIMIT,
+      });
+      return { data: result.traces.map(presentTrace), next_cursor: result.nextCursor };
+    },
+  );
+
+  app.get(
+    '/v1/projects/:project_identifier/traces/:trace_identifier',
+    {
+      schema: {
+        tags,
+        operationId: 'getTrace',
+        summary: 'Get a trace with all its spans',
+        description: 'One trace of the project with every span in full (attributes and events), in start order (Sightline route).',
+        params: Type.Object({
+          ...ProjectPath.properties,
+          trace_identifier: Type.String({ description: 'Trace id (base64 "Trace:<id>") or OpenTelemetry trace id (32 hex digits).' }),
+        }),
+        response: { 200: Type.Object({ data: TraceDetail }), ...errors(404, 422) },
+      },
+    },
+    async (request) => ({
+      data: presentTraceDetail(
+        await traces.get(identifier('Project', request.params.project_identifier), identifier('Trace', request.params.trace_identifier)),
+      ),
+    }),
+  );
+
+  app.delete(
+    '/v1/traces/:trace_identifier',
+    {
+      schema: {
+        tags,
+        operationId: 'deleteTrace',
+        summary: 'Delete a trace by identifier',
+        description:
+          'Deletes the whole trace with its spans and their annotations. Admins and system keys only (docs/api.md, "Permissions").',
+        params: Type.Object({
+          trace_identifier: Type.String({ description: 'Trace id (base64 "Trace:<id>") or OpenTelemetry trace id (32 hex digits).' }),
+        }),
+        response: { 204: Type.Null({ description: 'Deleted' }), ...errors(404, 422) },
+      },
+    },
+    async (request, reply) => {
+      await traces.delete(identifier('Trace', request.params.trace_identifier));
+      return reply.code(204).send(null);
+    },
+  );
+}

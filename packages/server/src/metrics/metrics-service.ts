@@ -1,0 +1,201 @@
+/** Project metrics: a summary of a time range, and the same figures per time bucket. */
+import type { Identifier } from '../shared/identifier.js';
+import type { LatencyPercentiles, ProjectMetricsRepository, SpanAggregate } from '../db/repositories/project-metrics-repository.js';
+import type { ProjectRecord } from '../db/repositories/projects-repository.js';
+import type { CostTotals, CostsRepository } from '../db/repositories/costs-repository.js';
+import { InvalidInputError } from '@sightline/common';
+import type { ProjectsService } from '../projects/projects-service.js';
+import { parseTimeRange } from '../span-model/time.js';
+
+export interface TokenTotals {
+  tokenCountPrompt: number;
+  tokenCountCompletion: number;
+  tokenCountTotal: number;
+}
+
+export interface ProjectSummary extends TokenTotals {
+  project: ProjectRecord;
+  startTime: bigint | undefined;
+  endTime: bigint | undefined;
+  spanCount: number;
+  traceCount: number;
+  errorCount: number;
+  /** errorCount / spanCount, 0 without spans. */
+  errorRate: number;
+  /** Latency of root spans (milliseconds), null without root spans. */
+  latencyMsP50: number | null;
+  latencyMsP99: number | null;
+  /** Sums over the priced LLM spans of the range (docs/costs.md). */
+  cost: CostTotals;
+  spanKinds: { spanKind: string; spanCount: number; errorCount: number }[];
+  models: ({ modelName: string | null; spanCount: number } & TokenTotals)[];
+}
+
+export interface TimeseriesBucket extends TokenTotals {
+  startTime: bigint;
+  endTime: bigint;
+  spanCount: number;
+  traceCount: number;
+  errorCount: number;
+  latencyMsP50: number | null;
+  latencyMsP99: number | null;
+}
+
+export interface ProjectTimeseries {
+  project: ProjectRecord;
+  /** Start of the first bucket (the requested start aligned down to a multiple of the interval). */
+  startTime: bigint;
+  endTime: bigint;
+  intervalSeconds: number;
+  buckets: TimeseriesBucket[];
+}
+
+const NANOS_PER_SECOND = 1_000_000_000n;
+const DAY = 86_400n * NANOS_PER_SECOND;
+export const MAX_BUCKETS = 1000;
+/** Intervals tried, smallest first, when none is given: the first that yields at most 120 buckets. */
+const AUTO_INTERVALS_SECONDS = [1, 5, 10, 30, 60, 300, 900, 1800, 3600, 10_800, 21_600, 43_200, 86_400, 604_800, 2_592_000];
+const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400 };
+
+/** Seconds of an interval such as `300`, `30s`, `5m`, `1h` or `1d`; 422 otherwise. */
+export function parseInterval(text: string): number {
+  const match = /^(\d{1,9})([smhd]?)$/.exec(text.trim());
+  const seconds = match ? Number(match[1]) * UNIT_SECONDS[match[2] || 's']! : 0;
+  if (!match || seconds < 1)
+    throw new InvalidInputError(
+      `interval must be a whole number of seconds or a duration such as 30s, 5m, 1h, 1d (got "${text.slice(0, 40)}")`,
+    );
+  return seconds;
+}
+
+const nowNanos = () => BigInt(Date.now()) * 1_000_000n;
+
+function ratio(part: number, whole: number): number {
+  return whole === 0 ? 0 : part / whole;
+}
+
+export type MetricsService = ReturnType<typeof createMetricsService>;
+
+export function createMetricsService({
+  metrics,
+  costs,
+  projects,
+  now = nowNanos,
+}: {
+  metrics: ProjectMetricsRepository;
+  costs: CostsRepository;
+  projects: ProjectsService;
+  now?: () => bigint;
+}) {
+  return {
+    /** Totals of the spans and traces that start in [start_time, end_time) (all time when absent). */
+    async summary(
+      projectIdentifier: Identifier,
+      params: { start_time?: string | undefined; end_time?: string | undefined },
+    ): Promise<ProjectSummary> {
+      const { start, end } = parseTimeRange(params);
+      const project = await projects.resolve(projectIdentifier);
+      const range = { projectId: project.id, startTime: start, endTime: end };
+      const [kinds, models, traceCounts, latency, cost] = await Promise.all([
+        metrics.byKind(range),
+        metrics.byModel(range),
+        metrics.traceCounts(range),
+        metrics.rootLatency(range),
+        costs.projectTotals(project.id, range),
+      ]);
+      const total = (rows: SpanAggregate[], pick: (row: SpanAggregate) => number) => rows.reduce((sum, row) => sum + pick(row), 0);
+      const spanCount = total(kinds, (row) => row.spanCount);
+      const errorCount = total(kinds, (row) => row.errorCount);
+      const overall = latency.get(0);
+      return {
+        project,
+        startTime: start,
+        endTime: end,
+        spanCount,
+        traceCount: traceCounts.get(0) ?? 0,
+        errorCount,
+        errorRate: ratio(errorCount, spanCount),
+        latencyMsP50: overall?.p50 ?? null,
+        latencyMsP99: overall?.p99 ?? null,
+        tokenCountPrompt: total(kinds, (row) => row.tokenCountPrompt),
+        tokenCountCompletion: total(kinds, (row) => row.tokenCountCompletion),
+        tokenCountTotal: total(kinds, (row) => row.tokenCountTotal),
+        cost,
+        spanKinds: kinds
+          .map((row) => ({ spanKind: String(row.group), spanCount: row.spanCount, errorCount: row.errorCount }))
+          .sort((a, b) => b.spanCount - a.spanCount || a.spanKind.localeCompare(b.spanKind)),
+        models: models
+          .map((row) => ({
+            modelName: row.group === null ? null : String(row.group),
+            spanCount: row.spanCount,
+            tokenCountPrompt: row.tokenCountPrompt,
+            tokenCountCompletion: row.tokenCountCompletion,
+            tokenCountTotal: row.tokenCountTotal,
+          }))
+          .sort(
+            (a, b) =>
+              b.tokenCountTotal - a.tokenCountTotal || b.spanCount - a.spanCount || String(a.modelName).localeCompare(String(b.modelName)),
+          ),
+      };
+    },
+
+    /**
+     * The summary's figures per bucket of `interval` over [start_time, end_time) (end_time defaults
+     * to now, start_time to 24 hours before end_time). Buckets align to multiples of the interval since the epoch (UTC), so the first one
+     * starts at or before start_time; every bucket is returned, empty ones with zeros.
+     */
+    async timeseries(
+      projectIdentifier: Identifier,
+      params: { start_time?: string | undefined; end_time?: string | undefined; interval?: string | undefined },
+    ): Promise<ProjectTimeseries> {
+      const parsed = parseTimeRange(params);
+      const end = parsed.end ?? now();
+      const start = parsed.start ?? end - DAY;
+      if (end <= start) throw new InvalidInputError('end_time must be after start_time');
+      let seconds: number;
+      if (params.interval !== undefined && params.interval !== '') {
+        seconds = parseInterval(params.interval);
+      } else {
+        seconds =
+          AUTO_INTERVALS_SECONDS.find((candidate) => (end - start) / (BigInt(candidate) * NANOS_PER_SECOND) < 120n) ??
+          AUTO_INTERVALS_SECONDS.at(-1)!;
+      }
+      const width = BigInt(seconds) * NANOS_PER_SECOND;
+      const origin = start - (start % width);
+      const bucketCount = Number((end - origin + width - 1n) / width);
+      if (bucketCount > MAX_BUCKETS) {
+        throw new InvalidInputError(
+          `the range holds ${bucketCount} buckets of ${seconds} s; at most ${MAX_BUCKETS} are allowed: use a larger interval`,
+        );
+      }
+      const project = await projects.resolve(projectIdentifier);
+      const range = { projectId: project.id, startTime: origin, endTime: end };
+      const bucketing = { origin, width };
+      const [spans, traceCounts, latency] = await Promise.all([
+        metrics.byBucket(range, bucketing),
+        metrics.traceCounts(range, bucketing),
+        metrics.rootLatency(range, bucketing),
+      ]);
+      const spansByBucket = new Map(spans.map((row) => [Number(row.group), row]));
+      const buckets: TimeseriesBucket[] = [];
+      for (let index = 0; index < bucketCount; index++) {
+        const row = spansByBucket.get(index);
+        const percentiles: LatencyPercentiles | undefined = latency.get(index);
+        const bucketStart = origin + BigInt(index) * width;
+        buckets.push({
+          startTime: bucketStart,
+          endTime: bucketStart + width,
+          spanCount: row?.spanCount ?? 0,
+          traceCount: traceCounts.get(index) ?? 0,
+          errorCount: row?.errorCount ?? 0,
+          latencyMsP50: percentiles?.p50 ?? null,
+          latencyMsP99: percentiles?.p99 ?? null,
+          tokenCountPrompt: row?.tokenCountPrompt ?? 0,
+          tokenCountCompletion: row?.tokenCountCompletion ?? 0,
+          tokenCountTotal: row?.tokenCountTotal ?? 0,
+        });
+      }
+      return { project, startTime: origin, endTime: end, intervalSeconds: seconds, buckets };
+    },
+  };
+}

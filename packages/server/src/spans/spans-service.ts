@@ -1,0 +1,107 @@
+/** Spans: the filtered, keyset-paginated list of a project, and one span by id. */
+import type { Identifier } from '../shared/identifier.js';
+import type { WithTransaction } from '../db/repositories/index.js';
+import type { SpanRecord, SpansRepository } from '../db/repositories/spans-repository.js';
+import { NotFoundError } from '@sightline/common';
+import { parseAnnotationFilters } from './annotation-filter.js';
+import { parseAttributeFilter } from './attribute-filter.js';
+import { decodeCursor, keysetPage, type SortOrder } from '../shared/cursor.js';
+import type { ProjectsService } from '../projects/projects-service.js';
+import { parseTimeRange } from '../span-model/time.js';
+
+export interface SpanListParams {
+  limit: number;
+  cursor?: string | undefined;
+  order?: SortOrder | undefined;
+  start_time?: string | undefined;
+  end_time?: string | undefined;
+  trace_id?: string[] | undefined;
+  span_id?: string[] | undefined;
+  /** `null` (the literal string) selects root spans. */
+  parent_id?: string | undefined;
+  name?: string[] | undefined;
+  span_kind?: string[] | undefined;
+  status_code?: string[] | undefined;
+  attribute?: string[] | undefined;
+  /** `name` or `name:label` (docs/annotations.md, "Filters"). */
+  annotation?: string[] | undefined;
+  /** `name>=0.5` and the like. */
+  annotation_score?: string[] | undefined;
+}
+
+export interface SpanPage {
+  spans: SpanRecord[];
+  nextCursor: string | null;
+}
+
+const HEX_SPAN_ID = /^[0-9a-fA-F]{16}$/;
+
+const lower = (values: string[] | undefined) => values?.map((value) => value.trim().toLowerCase());
+
+export type SpansService = ReturnType<typeof createSpansService>;
+
+export interface SpansServiceDependencies {
+  spans: SpansRepository;
+  projects: ProjectsService;
+  withTransaction: WithTransaction;
+}
+
+export function createSpansService({ spans, projects, withTransaction }: SpansServiceDependencies) {
+  /** One span by Span GlobalID or OpenTelemetry span id (16 hex digits); 404 otherwise. */
+  const get = async (spanIdentifier: Identifier): Promise<SpanRecord> => {
+    const id = spanIdentifier.rowId;
+    let span: SpanRecord | undefined;
+    if (id !== null) span = await spans.findById(id);
+    else if (HEX_SPAN_ID.test(spanIdentifier.text)) span = await spans.findBySpanId(spanIdentifier.text.toLowerCase());
+    if (!span) throw new NotFoundError(`span ${JSON.stringify(spanIdentifier.text)} not found`);
+    return span;
+  };
+
+  return {
+    /** Spans of the project matching every filter, newest first (start_time, then id) unless `order=asc`. */
+    async list(projectIdentifier: Identifier, params: SpanListParams): Promise<SpanPage> {
+      const order = params.order ?? 'desc';
+      const kind = `spans.start_time.${order}`;
+      const from = decodeCursor(kind, params.cursor);
+      const range = parseTimeRange(params);
+      const attributes = (params.attribute ?? []).map(parseAttributeFilter);
+      const annotations = parseAnnotationFilters(params.annotation, params.annotation_score);
+      const parentId =
+        params.parent_id === undefined ? undefined : params.parent_id === 'null' ? null : params.parent_id.trim().toLowerCase();
+      const project = await projects.resolve(projectIdentifier);
+      const rows = await spans.list(
+        {
+          projectId: project.id,
+          traceIds: lower(params.trace_id),
+          spanIds: lower(params.span_id),
+          parentId,
+          names: params.name,
+          spanKinds: params.span_kind,
+          statusCodes: params.status_code,
+          startTime: range.start,
+          endTime: range.end,
+          attributes,
+          annotations,
+        },
+        { limit: params.limit + 1, order, from },
+      );
+      const page = keysetPage(kind, rows, params.limit, (span) => ({ key: BigInt(span.startTime), id: span.id }));
+      return { spans: page.rows, nextCursor: page.nextCursor };
+    },
+
+    get,
+
+    /**
+     * Deletes one span by Span GlobalID or OpenTelemetry span id, as Phoenix does: its children
+     * stay (as orphans) and a trace left without spans goes too. 404 when there is no such span.
+     */
+    async delete(spanIdentifier: Identifier): Promise<void> {
+      const span = await get(spanIdentifier);
+      await withTransaction(async (trx) => {
+        const deleted = await trx.spans.deleteById(span.id);
+        if (!deleted) throw new NotFoundError(`span ${JSON.stringify(spanIdentifier.text)} not found`);
+        if (!(await trx.spans.anyInTrace(deleted.traceRowid))) await trx.traces.deleteById(deleted.traceRowid);
+      });
+    },
+  };
+}

@@ -1,0 +1,197 @@
+/** Traces: the keyset-paginated list of a project (optionally with their spans), and one trace with its span tree. */
+import type { Identifier } from '../shared/identifier.js';
+import type { SpanRecord, SpanSummaryRecord, SpansRepository } from '../db/repositories/spans-repository.js';
+import type { TraceRecord, TraceSort, TraceStats, TracesRepository } from '../db/repositories/traces-repository.js';
+import type { CostTotals, CostsRepository } from '../db/repositories/costs-repository.js';
+import { InvalidInputError, NotFoundError } from '@sightline/common';
+import { parseAnnotationFilters } from '../spans/annotation-filter.js';
+import { decodeCursor, keysetPage, type SortOrder } from '../shared/cursor.js';
+import type { ProjectsService } from '../projects/projects-service.js';
+import type { SessionsService } from '../sessions/sessions-service.js';
+import { parseTimeRange } from '../span-model/time.js';
+
+export interface TraceListParams {
+  limit: number;
+  cursor?: string | undefined;
+  sort?: TraceSort | undefined;
+  order?: SortOrder | undefined;
+  start_time?: string | undefined;
+  end_time?: string | undefined;
+  include_spans?: boolean | undefined;
+  /** Only traces of these sessions (ProjectSession ids or session.id texts); unknown ones match nothing. */
+  session_identifier?: Identifier[] | undefined;
+  /** `name` or `name:label`, on the trace or any of its spans (docs/annotations.md, "Filters"). */
+  annotation?: string[] | undefined;
+  /** `name>=0.5` and the like. */
+  annotation_score?: string[] | undefined;
+}
+
+/** A trace with the aggregates of its spans and its first root span. */
+export interface TraceView extends TraceRecord {
+  stats: TraceStats;
+  /** Sums over the trace's priced LLM spans; null when none has a known price (docs/costs.md). */
+  cost: CostTotals | null;
+  rootSpan: SpanSummaryRecord | null;
+}
+
+export interface TraceListItem extends TraceView {
+  /** Only with include_spans: every span's tree columns, in start order. */
+  spans?: SpanSummaryRecord[] | undefined;
+}
+
+export interface TraceDetail extends TraceView {
+  /** Every span of the trace in full, in start order. */
+  spans: SpanRecord[];
+  /** The cost of each priced span, by span row id. */
+  spanCosts: Map<number, CostTotals>;
+}
+
+const summaryOf = (span: SpanRecord): SpanSummaryRecord => ({
+  id: span.id,
+  traceRowid: span.traceRowid,
+  spanId: span.spanId,
+  parentId: span.parentId,
+  name: span.name,
+  spanKind: span.spanKind,
+  statusCode: span.statusCode,
+  startTime: span.startTime,
+  endTime: span.endTime,
+});
+
+const EMPTY_STATS: TraceStats = { spanCount: 0, errorCount: 0, tokenCountPrompt: 0, tokenCountCompletion: 0, tokenCountTotal: 0 };
+const HEX_TRACE_ID = /^[0-9a-fA-F]{32}$/;
+
+export type TracesService = ReturnType<typeof createTracesService>;
+
+export interface TracesServiceDependencies {
+  traces: TracesRepository;
+  spans: SpansRepository;
+  costs: CostsRepository;
+  projects: ProjectsService;
+  sessions: Pick<SessionsService, 'resolve'>;
+}
+
+/** Most session identifiers one trace list may name. */
+const MAX_SESSION_IDENTIFIERS = 100;
+
+export function createTracesService(deps: TracesServiceDependencies) {
+  const { traces, spans, costs, projects, sessions } = deps;
+
+  /** Stats and first root span of each trace, and optionally all their spans' tree columns. */
+  const decorate = async (records: TraceRecord[], includeSpans: boolean): Promise<TraceListItem[]> => {
+    const ids = records.map((trace) => trace.id);
+    const [stats, summaries, traceCosts] = await Promise.all([
+      traces.stats(ids),
+      spans.summariesOfTraces(ids, { rootsOnly: !includeSpans }),
+      costs.traceTotals(ids),
+    ]);
+    const byTrace = new Map<number, SpanSummaryRecord[]>();
+    for (const summary of summaries) {
+      let list = byTrace.get(summary.traceRowid);
+      if (!list) {
+        list = [];
+        byTrace.set(summary.traceRowid, list);
+      }
+      list.push(summary);
+    }
+    return records.map((trace) => {
+      const traceSpans = byTrace.get(trace.id) ?? [];
+      return {
+        ...trace,
+        stats: stats.get(trace.id) ?? EMPTY_STATS,
+        cost: traceCosts.get(trace.id) ?? null,
+        rootSpan: traceSpans.find((span) => span.parentId === null) ?? null,
+        ...(includeSpans ? { spans: traceSpans } : {}),
+      };
+    });
+  };
+
+  return {
+    /** Traces of the project, newest first by start time (or by latency with sort=latency_ms). */
+    async list(projectIdentifier: Identifier, params: TraceListParams): Promise<{ traces: TraceListItem[]; nextCursor: string | null }> {
+      const sessionIdentifiers = params.session_identifier ?? [];
+      if (sessionIdentifiers.length > MAX_SESSION_IDENTIFIERS)
+        throw new InvalidInputError(
+          `too many session_identifier values: ${sessionIdentifiers.length} (at most ${MAX_SESSION_IDENTIFIERS})`,
+        );
+      const sort = params.sort ?? 'start_time';
+      const order = params.order ?? 'desc';
+      const kind = `traces.${sort}.${order}`;
+      const from = decodeCursor(kind, params.cursor);
+      const range = parseTimeRange(params);
+      const annotations = parseAnnotationFilters(params.annotation, params.annotation_score);
+      const project = await projects.resolve(projectIdentifier);
+      let sessionRowids: number[] | undefined;
+      if (sessionIdentifiers.length > 0) {
+        sessionRowids = [];
+        for (const sessionIdentifier of sessionIdentifiers) {
+          try {
+            sessionRowids.push((await sessions.resolve(sessionIdentifier, project.id)).id);
+          } catch (error) {
+            // As Phoenix: a session of no trace of this project filters to nothing rather than failing.
+            if (!(error instanceof NotFoundError)) throw error;
+          }
+        }
+        if (sessionRowids.length === 0) return { traces: [], nextCursor: null };
+      }
+      const rows = await traces.list({
+        projectId: project.id,
+        sessionRowids,
+        annotations,
+        startTime: range.start,
+        endTime: range.end,
+        sort,
+        order,
+        from,
+        limit: params.limit + 1,
+      });
+      const page = keysetPage(kind, rows, params.limit, (trace) => ({
+        key: sort === 'latency_ms' ? BigInt(trace.endTime) - BigInt(trace.startTime) : BigInt(trace.startTime),
+        id: trace.id,
+      }));
+      return { traces: await decorate(page.rows, params.include_spans ?? false), nextCursor: page.nextCursor };
+    },
+
+    /** Deletes a trace by Trace GlobalID or OpenTelemetry trace id, with its spans and their annotations; 404 otherwise. */
+    async delete(traceIdentifier: Identifier): Promise<void> {
+      const id = traceIdentifier.rowId;
+      let trace: TraceRecord | undefined;
+      if (id !== null) trace = await traces.findById(id);
+      else if (HEX_TRACE_ID.test(traceIdentifier.text)) trace = await traces.findByTraceId(traceIdentifier.text.toLowerCase());
+      if (!trace || !(await traces.deleteById(trace.id)))
+        throw new NotFoundError(`trace ${JSON.stringify(traceIdentifier.text)} not found`);
+    },
+
+    /** One trace of the project by Trace GlobalID or OpenTelemetry trace id, with all its spans; 404 otherwise. */
+    async get(projectIdentifier: Identifier, traceIdentifier: Identifier): Promise<TraceDetail> {
+      const project = await projects.resolve(projectIdentifier);
+      const id = traceIdentifier.rowId;
+      let trace: TraceRecord | undefined;
+      if (id !== null) trace = await traces.findInProject(project.id, { id });
+      else if (HEX_TRACE_ID.test(traceIdentifier.text))
+        trace = await traces.findInProject(project.id, { traceId: traceIdentifier.text.toLowerCase() });
+      if (!trace)
+        throw new NotFoundError(`trace ${JSON.stringify(traceIdentifier.text)} not found in project ${JSON.stringify(project.name)}`);
+      // Aggregates come from the same rows as the span list, so the two always agree.
+      const traceSpans = await spans.listOfTrace(trace.id);
+      const stats = { ...EMPTY_STATS };
+      for (const span of traceSpans) {
+        stats.spanCount += 1;
+        if (span.statusCode === 'ERROR') stats.errorCount += 1;
+        stats.tokenCountPrompt += span.tokenCountPrompt ?? 0;
+        stats.tokenCountCompletion += span.tokenCountCompletion ?? 0;
+        stats.tokenCountTotal += span.tokenCountTotal ?? 0;
+      }
+      const spanCosts = await costs.spanCosts(traceSpans.map((span) => span.id));
+      let cost: CostTotals | null = null;
+      for (const each of spanCosts.values()) {
+        cost ??= { promptCost: 0, completionCost: 0, totalCost: 0 };
+        cost.promptCost += each.promptCost;
+        cost.completionCost += each.completionCost;
+        cost.totalCost += each.totalCost;
+      }
+      const root = traceSpans.find((span) => span.parentId === null);
+      return { ...trace, stats, cost, rootSpan: root ? summaryOf(root) : null, spans: traceSpans, spanCosts };
+    },
+  };
+}
