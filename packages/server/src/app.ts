@@ -21,6 +21,8 @@ import { finiteNumbers } from './http/finite-numbers.js';
 import type { IngestService } from './ingest/ingest-service.js';
 import { otlpHttpRoutes } from './ingest/otlp-http-route.js';
 import { systemRoutes } from './api/system/system-routes.js';
+import { jobsRoutes } from './api/system/jobs-routes.js';
+import type { JobStatus } from './jobs/job-runner.js';
 import { authRoutes } from './api/auth/auth-routes.js';
 import { usersRoutes } from './api/users/users-routes.js';
 import { apiKeysRoutes } from './api/api-keys/api-keys-routes.js';
@@ -64,6 +66,8 @@ export interface AppDependencies {
   secrets: SecretsService;
   playground: PlaygroundService;
   retention: RetentionLayer;
+  /** The background jobs' state (GET /v1/system/jobs). */
+  jobs: () => JobStatus[];
   /** Where the per-client limits of the auth routes count (shared by every replica). */
   rateLimits: RateLimitsRepository;
   logger: FastifyBaseLogger;
@@ -82,6 +86,7 @@ export async function buildApp({
   secrets,
   playground,
   retention,
+  jobs,
   rateLimits,
   logger,
 }: AppDependencies): Promise<FastifyInstance> {
@@ -144,6 +149,7 @@ export async function buildApp({
       storableInput(scope);
       finiteNumbers(scope);
       await scope.register(systemRoutes);
+      await scope.register(jobsRoutes, { jobs });
       await scope.register(otlpHttpRoutes, { ingest, maxBodyBytes: config.ingest.maxBodyBytes });
       await scope.register(authRoutes, { config, sessions: auth.loginSessions });
       await scope.register(passwordResetRoutes, { config, resets: auth.passwordResets });

@@ -22,15 +22,16 @@ import { createPromptsService } from './prompts/prompts-service.js';
 import { createDatasetsService } from './datasets/datasets-service.js';
 import { createExperimentsService } from './experiments/experiments-service.js';
 import { createCostsService } from './costs/costs-service.js';
-import { startCostJob, type CostJob } from './costs/cost-job.js';
+import { createCostJob } from './costs/cost-job.js';
 import { startLongAttributesCompressor, type LongAttributesCompressor } from './span-model/long-attributes-compressor.js';
-import { startLongAttributesJob, type LongAttributesJob } from './ingest/long-attributes-job.js';
+import { createLongAttributesJob, type LongAttributesJob } from './jobs/long-attributes-job.js';
+import { startJobRunner, type Job, type JobRunner } from './jobs/job-runner.js';
 import { createSecretBox } from './playground/secret-box.js';
 import { createSecretsService } from './playground/secrets-service.js';
 import { createPlaygroundService } from './playground/playground-service.js';
 import { createRetentionService } from './retention/retention-service.js';
-import { dayOutOfRetention, startRetentionJob, type RetentionJob } from './retention/retention-job.js';
-import { startPartitionCompactionJob, type PartitionCompactionJob } from './retention/partition-compaction-job.js';
+import { createRetentionJob, dayOutOfRetention } from './retention/retention-job.js';
+import { createPartitionCompactionJob } from './retention/partition-compaction-job.js';
 import { createPartitionCompactionRepository } from './db/repositories/partition-compaction-repository.js';
 import { dayDate } from './db/partitions.js';
 import { createIngestService, createSpanQueue, type SpanQueue } from './ingest/ingest-service.js';
@@ -45,12 +46,8 @@ export interface RunningServer {
   database: Database;
   queue: SpanQueue;
   auth: AuthLayer;
-  /** Prices new LLM spans in the background (docs/costs.md). */
-  costJob: CostJob;
-  /** Deletes traces past each project's retention policy in the background (docs/retention.md). */
-  retentionJob: RetentionJob;
-  /** PostgreSQL: rebuilds the indexes of each closed day partition once, in the background (docs/partitioning.md); null on SQLite or when turned off. */
-  compactionJob: PartitionCompactionJob | null;
+  /** Runs every background job: costs, retention, partition compaction, long-attributes conversion, dataset uploads. */
+  jobs: JobRunner;
   /** Converts the spans written before migration 0019 in the background, then ends (docs/ingest.md). */
   longAttributesJob: LongAttributesJob;
   /**
@@ -109,10 +106,7 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
   let queue: SpanQueue | null = null;
   let grpc: GrpcServerHandle | null = null;
   let app: FastifyInstance | null = null;
-  let costJob: CostJob | null = null;
-  let retentionJob: RetentionJob | null = null;
-  let compactionJob: PartitionCompactionJob | null = null;
-  let longAttributesJob: LongAttributesJob | null = null;
+  let jobs: JobRunner | null = null;
   let compressor: LongAttributesCompressor | null = null;
   let fail: (error: Error) => void = () => {};
   const failed = new Promise<Error>((resolve) => {
@@ -122,10 +116,8 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
     // Both listeners stop taking new requests at once and let the ones in flight finish; the
     // queue is closed only after them, so each in-flight request is answered after its commit.
     await Promise.all([app?.close(), grpc?.close()]);
-    await costJob?.stop();
-    await retentionJob?.stop();
-    await compactionJob?.stop();
-    await longAttributesJob?.stop();
+    // Each job stops in the reverse order of its registration (jobs/job-runner.ts).
+    await jobs?.stop();
     // Every request that will be answered has its rows compressed and queued by now.
     await compressor?.close();
     await queue?.close();
@@ -177,8 +169,6 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
         onCleanupError: (error) => logger.error({ err: error }, 'deleting a failed dataset upload failed'),
       },
     });
-    // Uploads that died with an earlier process (docs/datasets.md, "Uploads"); the next upload would delete them too.
-    await datasets.cleanUpAbandoned().catch((error) => logger.error({ err: error }, 'deleting abandoned dataset uploads failed'));
     const experiments = createExperimentsService({
       experiments: data.repositories.experiments,
       traces: data.repositories.traces,
@@ -187,12 +177,7 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
     });
     const costs = createCostsService({ costs: data.repositories.costs });
     await costs.syncBuiltIns();
-    costJob = startCostJob({
-      costs: data.repositories.costs,
-      writer: writer.costs,
-      onError: (error) => logger.error({ err: error }, 'cost job failed'),
-    });
-    retentionJob = startRetentionJob({
+    const retentionJob = createRetentionJob({
       repositories: data.repositories,
       withTransaction: data.withTransaction,
       writer: writer.retention,
@@ -200,32 +185,52 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
       targetBatchMs: config.retention.batchMs,
       pauseFactor: (100 - config.retention.dutyPercent) / config.retention.dutyPercent,
       maxPauseFactor: (100 - config.retention.minDutyPercent) / config.retention.minDutyPercent,
-      onError: (error) => logger.error({ err: error }, 'retention job failed'),
+      onError: (error) => logger.error({ err: error }, 'retention of a project failed'),
       onBatch: (batch) => logger.debug({ retentionBatch: batch }, 'retention batch deleted'),
       ingestIdle: () => spanQueue.whenIdle(),
     });
-    if (database.dialect === 'postgres' && config.retention.compactPartitions) {
-      const { retention: retentionRepository } = data.repositories;
-      compactionJob = startPartitionCompactionJob({
-        partitions: createPartitionCompactionRepository(database.db),
-        skipDay: async (day, nowMs) =>
-          dayOutOfRetention(await retentionRepository.projectsOfDay(day), await retentionRepository.listActivePolicies(), day, nowMs),
-        onError: (error) => logger.error({ err: error }, 'partition compaction failed'),
-        onCompacted: (day, ms) => logger.info({ day: dayDate(day), ms: Math.round(ms) }, 'day partitions compacted'),
-      });
-    }
     let convertedBatches = 0;
-    longAttributesJob = startLongAttributesJob({
+    const longAttributesJob = createLongAttributesJob({
       repository: data.repositories.longAttributes,
       withTransaction: data.withTransaction,
       writer: writer.longAttributes,
       ingestIdle: () => spanQueue.whenIdle(),
-      onError: (error) => logger.error({ err: error }, 'long-attributes conversion failed'),
       onProgress: (progress) => {
         if (!progress.finished) logger.debug({ longAttributes: progress }, 'long-attributes conversion batch');
         else if (convertedBatches > 0) logger.info({ longAttributes: progress }, 'long-attributes conversion finished');
         convertedBatches++;
       },
+    });
+    const { retention: retentionRepository } = data.repositories;
+    // Every background job, in start order; they stop in the reverse order.
+    const backgroundJobs: Job[] = [
+      {
+        name: 'dataset-uploads',
+        description: 'Deletes dataset uploads that died with their request or an earlier process (docs/datasets.md, "Uploads").',
+        intervalMs: config.datasetUploadIdleSeconds * 1000,
+        firstDelayMs: 0,
+        run: async () => {
+          await datasets.cleanUpAbandoned();
+          return 'idle';
+        },
+      },
+      createCostJob({ costs: data.repositories.costs, writer: writer.costs }),
+      retentionJob,
+      ...(database.dialect === 'postgres' && config.retention.compactPartitions
+        ? [
+            createPartitionCompactionJob({
+              partitions: createPartitionCompactionRepository(database.db),
+              skipDay: async (day, nowMs) =>
+                dayOutOfRetention(await retentionRepository.projectsOfDay(day), await retentionRepository.listActivePolicies(), day, nowMs),
+              onCompacted: (day, ms) => logger.info({ day: dayDate(day), ms: Math.round(ms) }, 'day partitions compacted'),
+            }),
+          ]
+        : []),
+      longAttributesJob,
+    ];
+    jobs = startJobRunner(backgroundJobs, {
+      leases: data.repositories.jobLeases,
+      onError: (job, error) => logger.error({ err: error, job }, `background job ${job} failed`),
     });
     const retention = {
       policies: createRetentionService({ retention: data.repositories.retention, resolveProject: query.projects.resolve }),
@@ -249,6 +254,7 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
       secrets,
       playground,
       retention,
+      jobs: () => jobs?.status() ?? [],
       rateLimits: data.repositories.rateLimits,
       logger,
     });
@@ -279,9 +285,7 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
       database,
       queue,
       auth,
-      costJob,
-      retentionJob,
-      compactionJob,
+      jobs,
       longAttributesJob,
       failed,
       close,

@@ -73,6 +73,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/system/jobs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Background jobs and their state (Sightline)
+         * @description Every background job of the replica that answers: its schedule, last and next run, lag and last error. On PostgreSQL each run takes the job's lease, so of several replicas one runs a job at a time; the others show leased_elsewhere. Admins and system keys.
+         */
+        get: operations["listBackgroundJobs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/traces": {
         parameters: {
             query?: never;
@@ -1709,18 +1729,49 @@ export interface components {
             name: string;
             description: string | null;
         };
-        /** AuthConfig */
-        AuthConfig: {
-            auth_enabled: boolean;
-            /** @description Email and password login is offered. */
-            basic_auth_enabled: boolean;
-            /** @description Password recovery by email is available. */
-            smtp_configured: boolean;
-            idps: {
-                slug: string;
-                display_name: string;
-                login_url: string;
-            }[];
+        /** BackgroundJob */
+        BackgroundJob: {
+            name: string;
+            description: string;
+            /**
+             * @description backing-off: the last run failed and the next waits longer, doubling with each failure in a row up to five minutes.
+             * @enum {string}
+             */
+            state: "scheduled" | "running" | "backing-off" | "finished" | "stopped";
+            interval_ms: number;
+            /** @description Runs this replica ended (with or without error) since it started. */
+            runs: number;
+            /**
+             * Format: date-time
+             * @description When the last run started on this replica.
+             */
+            last_run_started_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the last run ended.
+             */
+            last_run_finished_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the last run that succeeded ended.
+             */
+            last_success_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the next run is due; null while running, finished or stopped.
+             */
+            next_run_at: string | null;
+            /** @description How far past its interval the job is since its last success (0: on time). */
+            lag_ms: number;
+            /** @description The last run found another replica running the job (PostgreSQL), so this one skipped it. */
+            leased_elsewhere: boolean;
+            last_error: string | null;
+            /**
+             * Format: date-time
+             * @description When the last error happened.
+             */
+            last_error_at: string | null;
+            consecutive_failures: number;
         };
         /** ValidationIssue */
         ValidationIssue: {
@@ -1734,6 +1785,19 @@ export interface components {
             detail: string;
             /** @description Schema validation failures (422 only). */
             errors?: components["schemas"]["ValidationIssue"][];
+        };
+        /** AuthConfig */
+        AuthConfig: {
+            auth_enabled: boolean;
+            /** @description Email and password login is offered. */
+            basic_auth_enabled: boolean;
+            /** @description Password recovery by email is available. */
+            smtp_configured: boolean;
+            idps: {
+                slug: string;
+                display_name: string;
+                login_url: string;
+            }[];
         };
         /** User */
         User: {
@@ -2984,6 +3048,46 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    listBackgroundJobs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["BackgroundJob"][];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     addTraces: {
         parameters: {
             query?: never;

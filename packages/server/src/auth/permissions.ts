@@ -12,7 +12,7 @@
  * - `user`: a user (session or user API key); a system key is refused.
  * - `admin`: an admin user (session or user API key); members and system keys are refused.
  * - `data-admin`: an admin user or a system key; members are refused (the admin-only deletions of
- *   project data: /work/shared/API.md §5.1 as docs/api.md, "Permissions", records it).
+ *   project data: the contract's §5.1, as docs/api.md, "Permissions", records it).
  */
 export type Access = 'public' | 'any' | 'user' | 'admin' | 'data-admin';
 
@@ -86,6 +86,7 @@ export const PERMISSIONS: Readonly<Record<RouteKey, RouteRule>> = {
   'GET /v1/users/api_keys': { access: 'admin', authOnly: true, rule: 'List All User API Keys' },
 
   // System API keys
+  'GET /v1/system/jobs': { access: 'data-admin', rule: "background jobs' status: admins and system keys (operators' monitoring)" },
   'GET /v1/system/api_keys': { access: 'admin', authOnly: true, rule: 'List All System API Keys' },
   'POST /v1/system/api_keys': { access: 'admin', authOnly: true, sessionOnly: true, rule: 'Create System API Keys' },
   'DELETE /v1/system/api_keys/:api_key_id': { access: 'admin', authOnly: true, rule: 'Delete System API Keys' },

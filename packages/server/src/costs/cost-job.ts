@@ -7,6 +7,7 @@
 import type { CostsRepository, ModelRecord, NewSpanCost, SpanForCost } from '../db/repositories/costs-repository.js';
 import { COST_WATERMARK } from './costs-service.js';
 import { costOf, createCostLookup } from './cost-lookup.js';
+import type { Job } from '../jobs/job-runner.js';
 
 /** Where the job writes on SQLite: the database writer thread (db/writer/database-writer.ts), never the main thread's connection. */
 export interface CostWriter {
@@ -21,13 +22,11 @@ export interface CostJobOptions {
   intervalMs?: number;
   /** Span row ids scanned per tick: bounds the work of one tick whatever the database holds. */
   sliceSpans?: number;
-  onError?: (error: unknown) => void;
 }
 
-export interface CostJob {
+export interface CostJob extends Job {
   /** One tick: prices the next slice; resolves to the spans priced. */
   runOnce(): Promise<number>;
-  stop(): Promise<void>;
 }
 
 const number = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) ? value : Number(value) || 0);
@@ -46,12 +45,10 @@ function usageOf(span: SpanForCost) {
   };
 }
 
-/** Starts the job; call `stop()` before closing the database. */
-export function startCostJob({ costs, writer, intervalMs = 1000, sliceSpans = 20_000, onError }: CostJobOptions): CostJob {
+/** The cost job, for the job runner (jobs/job-runner.ts). */
+export function createCostJob({ costs, writer, intervalMs = 1000, sliceSpans = 20_000 }: CostJobOptions): CostJob {
   let lookup: { signature: string; find: ReturnType<typeof createCostLookup>['find'] } | null = null;
-  let timer: NodeJS.Timeout | null = null;
   let running: Promise<number> | null = null;
-  let stopped = false;
 
   const currentLookup = async () => {
     const models: ModelRecord[] = await costs.listModels();
@@ -97,30 +94,16 @@ export function startCostJob({ costs, writer, intervalMs = 1000, sliceSpans = 20
     return running;
   };
 
-  const schedule = (delay: number) => {
-    if (stopped) return;
-    timer = setTimeout(async () => {
-      let behind = false;
-      try {
-        const before = Number((await costs.readJobState(COST_WATERMARK)) ?? 0);
-        await runOnce();
-        // Still behind the writer: go on at once (after yielding), else wait.
-        behind = (await costs.maxSpanId()) > before + sliceSpans;
-      } catch (error) {
-        onError?.(error);
-      }
-      schedule(behind ? 10 : intervalMs);
-    }, delay);
-    timer.unref();
-  };
-  schedule(intervalMs);
-
   return {
+    name: 'costs',
+    description: 'Prices each new LLM span once, from the model prices (docs/costs.md).',
+    intervalMs,
     runOnce,
-    async stop() {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      await running?.catch(() => {});
+    async run() {
+      const before = Number((await costs.readJobState(COST_WATERMARK)) ?? 0);
+      await runOnce();
+      // Still behind the writer: go on at once (after yielding), else wait.
+      return (await costs.maxSpanId()) > before + sliceSpans ? 'more' : 'idle';
     },
   };
 }

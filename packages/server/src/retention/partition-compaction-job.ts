@@ -8,6 +8,7 @@
  */
 import { dayOfMillis } from '../db/partitions.js';
 import type { CompactionSession, PartitionCompactionRepository } from '../db/repositories/partition-compaction-repository.js';
+import type { Job } from '../jobs/job-runner.js';
 
 export interface PartitionCompactionJobOptions {
   partitions: PartitionCompactionRepository;
@@ -19,7 +20,6 @@ export interface PartitionCompactionJobOptions {
   clock?: () => number;
   /** True for a closed day not worth rebuilding: the retention job is about to drop it. */
   skipDay?: (day: number, nowMs: number) => Promise<boolean>;
-  onError?: (error: unknown) => void;
   /** Called after each day compacted, with how long it took. */
   onCompacted?: (day: number, ms: number) => void;
 }
@@ -32,7 +32,7 @@ export interface CompactionRun {
   skipped: boolean;
 }
 
-export interface PartitionCompactionJob {
+export interface PartitionCompactionJob extends Job {
   /** Runs the job now, after any run in progress. */
   runNow(): Promise<CompactionRun>;
   /** Stops the job, interrupting a rebuild in progress (the next run redoes that day). */
@@ -41,18 +41,16 @@ export interface PartitionCompactionJob {
 
 const HOUR_MS = 3_600_000;
 
-/** Starts the job; its first run comes after `firstRunDelayMs`. */
-export function startPartitionCompactionJob({
+/** The compaction job, for the job runner (jobs/job-runner.ts); its first run comes after `firstRunDelayMs`. */
+export function createPartitionCompactionJob({
   partitions,
   intervalMs = HOUR_MS,
   firstRunDelayMs = 60_000,
   clock = Date.now,
   skipDay,
-  onError,
   onCompacted,
 }: PartitionCompactionJobOptions): PartitionCompactionJob {
   let stopped = false;
-  let timer: NodeJS.Timeout | null = null;
   let chain: Promise<unknown> = Promise.resolve();
   let active: CompactionSession | null = null;
 
@@ -93,28 +91,24 @@ export function startPartitionCompactionJob({
     return next;
   };
 
-  const schedule = (delayMs: number) => {
-    if (stopped) return;
-    timer = setTimeout(async () => {
-      try {
-        await runNow();
-      } catch (error) {
-        if (!stopped) onError?.(error);
-      }
-      schedule(intervalMs);
-    }, delayMs);
-    timer.unref();
+  const stop = async () => {
+    stopped = true;
+    const session: CompactionSession | null = active;
+    if (session !== null) await partitions.cancel(session.pid).catch(() => {});
+    await chain;
   };
-  schedule(firstRunDelayMs);
 
   return {
+    name: 'partition-compaction',
+    description: 'PostgreSQL: rebuilds the indexes of each closed day partition once (docs/partitioning.md).',
+    intervalMs,
+    firstDelayMs: firstRunDelayMs,
     runNow,
-    async stop() {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      const session: CompactionSession | null = active;
-      if (session !== null) await partitions.cancel(session.pid).catch(() => {});
-      await chain;
+    stop,
+    async run(signal) {
+      signal.addEventListener('abort', () => void stop(), { once: true });
+      await runNow();
+      return 'idle';
     },
   };
 }

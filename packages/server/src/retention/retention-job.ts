@@ -12,7 +12,8 @@
 import { dayOfMillis } from '../db/partitions.js';
 import type { RetentionPolicyRecord, TraceBound } from '../db/repositories/retention-repository.js';
 import type { Repositories, WithTransaction } from '../db/repositories/index.js';
-import { type IngestIdle, waitForIdleIngest } from '../ingest/idle-ingest.js';
+import { type IngestIdle, waitForIdleIngest } from '../jobs/idle-ingest.js';
+import type { Job } from '../jobs/job-runner.js';
 
 const NANOS_PER_DAY = 86_400_000_000_000n;
 const MS_PER_DAY = 86_400_000;
@@ -103,9 +104,10 @@ export interface RetentionRun {
   projects: ProjectRetentionRun[];
 }
 
-export interface RetentionJob {
+export interface RetentionJob extends Job {
   /** Runs the job now, after any run in progress; resolves to what it deleted. */
   runNow(): Promise<RetentionRun>;
+  /** Stops the run in progress at its next batch and waits for it. */
   stop(): Promise<void>;
 }
 
@@ -137,8 +139,8 @@ export function dayOutOfRetention(projectIds: number[], policies: RetentionPolic
   });
 }
 
-/** Starts the job; call `stop()` before closing the database. */
-export function startRetentionJob({
+/** The retention job, for the job runner (jobs/job-runner.ts). */
+export function createRetentionJob({
   repositories,
   withTransaction,
   writer,
@@ -154,7 +156,6 @@ export function startRetentionJob({
   ingestIdle,
 }: RetentionJobOptions): RetentionJob {
   const { retention } = repositories;
-  let timer: NodeJS.Timeout | null = null;
   let chain: Promise<unknown> = Promise.resolve();
   let stopped = false;
   // Adapted to targetBatchMs as the job goes; kept between runs.
@@ -377,26 +378,21 @@ export function startRetentionJob({
     return next;
   };
 
-  const schedule = () => {
-    if (stopped) return;
-    timer = setTimeout(async () => {
-      try {
-        await runNow();
-      } catch (error) {
-        onError?.(error);
-      }
-      schedule();
-    }, intervalMs);
-    timer.unref();
+  const stop = async () => {
+    stopped = true;
+    await chain;
   };
-  schedule();
 
   return {
+    name: 'retention',
+    description: "Deletes the traces past each project's retention policy, in short batches (docs/retention.md).",
+    intervalMs,
     runNow,
-    async stop() {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      await chain;
+    stop,
+    async run(signal) {
+      signal.addEventListener('abort', () => void stop(), { once: true });
+      await runNow();
+      return 'idle';
     },
   };
 }

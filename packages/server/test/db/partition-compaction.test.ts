@@ -22,8 +22,8 @@ import {
 } from '../../src/db/repositories/partition-compaction-repository.js';
 import { createDayPartitions } from '../../src/db/repositories/partitions-postgres.js';
 import type { DB } from '../../src/db/schema.js';
-import { startPartitionCompactionJob } from '../../src/retention/partition-compaction-job.js';
-import { dayOutOfRetention, startRetentionJob } from '../../src/retention/retention-job.js';
+import { createPartitionCompactionJob } from '../../src/retention/partition-compaction-job.js';
+import { dayOutOfRetention, createRetentionJob } from '../../src/retention/retention-job.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../helpers/databases.js';
 import { startServerOn } from '../helpers/server.js';
 import { insertProject } from '../helpers/stored.js';
@@ -120,7 +120,7 @@ for (const _ of DIALECTS.filter((dialect) => dialect === 'postgres')) {
       const newestBefore = await newestOf(oldest);
       assert.ok(indexesBefore.length >= 10, `the day's partitions have their indexes: ${JSON.stringify(indexesBefore)}`);
 
-      const job = startPartitionCompactionJob({ partitions: createPartitionCompactionRepository(db), firstRunDelayMs: 3_600_000 });
+      const job = createPartitionCompactionJob({ partitions: createPartitionCompactionRepository(db), firstRunDelayMs: 3_600_000 });
       try {
         const run = await job.runNow();
         assert.deepEqual(run, { days: [oldest, older], skipped: false });
@@ -154,7 +154,7 @@ for (const _ of DIALECTS.filter((dialect) => dialect === 'postgres')) {
       try {
         await createDayPartitions(pool, [day]);
         await other.query('SELECT pg_advisory_lock(7303822012)');
-        const job = startPartitionCompactionJob({ partitions: createPartitionCompactionRepository(db), firstRunDelayMs: 3_600_000 });
+        const job = createPartitionCompactionJob({ partitions: createPartitionCompactionRepository(db), firstRunDelayMs: 3_600_000 });
         try {
           assert.deepEqual(await job.runNow(), { days: [], skipped: true });
           assert.equal(await watermark(), String(older));
@@ -178,7 +178,7 @@ for (const _ of DIALECTS.filter((dialect) => dialect === 'postgres')) {
         // An open snapshot: REINDEX CONCURRENTLY waits for it before it can finish the new indexes.
         await reader.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
         await reader.query('SELECT count(*) FROM spans');
-        const job = startPartitionCompactionJob({ partitions: createPartitionCompactionRepository(db), firstRunDelayMs: 3_600_000 });
+        const job = createPartitionCompactionJob({ partitions: createPartitionCompactionRepository(db), firstRunDelayMs: 3_600_000 });
         const run = job.runNow();
         const rebuilding = async () =>
           (await indexesOf(day)).some((index) => !index.valid && /_ccnew\d*$/.test(index.name)) ||
@@ -201,7 +201,7 @@ for (const _ of DIALECTS.filter((dialect) => dialect === 'postgres')) {
         assert.ok(leftovers.length > 0, 'the interrupted rebuild left invalid indexes');
         assert.notEqual(await watermark(), String(day));
 
-        const next = startPartitionCompactionJob({ partitions: createPartitionCompactionRepository(db), firstRunDelayMs: 3_600_000 });
+        const next = createPartitionCompactionJob({ partitions: createPartitionCompactionRepository(db), firstRunDelayMs: 3_600_000 });
         try {
           assert.deepEqual(await next.runNow(), { days: [day], skipped: false });
         } finally {
@@ -237,7 +237,7 @@ for (const _ of DIALECTS.filter((dialect) => dialect === 'postgres')) {
         );
         // As compactDay holds it while it rebuilds the day.
         await compaction.query('SELECT pg_advisory_lock($1, $2)', [DAY_PARTITIONS_LOCK_CLASS, day]);
-        const job = startRetentionJob({ ...retentionAccess(), intervalMs: 3_600_000, onError: (error) => errors.push(error) });
+        const job = createRetentionJob({ ...retentionAccess(), intervalMs: 3_600_000, onError: (error) => errors.push(error) });
         try {
           await job.runNow();
           assert.ok(await exists(partitionName('spans', day)), 'the day is kept while it is rebuilt');
@@ -264,7 +264,7 @@ for (const _ of DIALECTS.filter((dialect) => dialect === 'postgres')) {
       const skipDay = async (day: number, nowMs: number) =>
         dayOutOfRetention(await repositories.retention.projectsOfDay(day), await repositories.retention.listActivePolicies(), day, nowMs);
       const run = async () => {
-        const job = startPartitionCompactionJob({
+        const job = createPartitionCompactionJob({
           partitions: createPartitionCompactionRepository(db),
           clock,
           skipDay,
@@ -293,7 +293,11 @@ for (const _ of DIALECTS.filter((dialect) => dialect === 'postgres')) {
       ] as const) {
         const server = await startServerOn(database, env);
         try {
-          assert.equal(server.compactionJob !== null, runs, JSON.stringify(env));
+          assert.equal(
+            server.jobs.status().some((job) => job.name === 'partition-compaction'),
+            runs,
+            JSON.stringify(env),
+          );
         } finally {
           await server.close();
         }

@@ -17,7 +17,7 @@ import { migrations } from '../../src/db/migrations/index.js';
 import { dayOfMillis, dayOfRowid, partitionName, ROWIDS_PER_DAY } from '../../src/db/partitions.js';
 import { createRepositories } from '../../src/db/repositories/index.js';
 import { createDayPartitions } from '../../src/db/repositories/partitions-postgres.js';
-import { startRetentionJob } from '../../src/retention/retention-job.js';
+import { createRetentionJob } from '../../src/retention/retention-job.js';
 import type { DB } from '../../src/db/schema.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../helpers/databases.js';
 import { spanRow } from '../helpers/span-row.js';
@@ -349,7 +349,7 @@ for (const dialect of DIALECTS) {
               WHERE i.inhparent IN ('traces'::regclass, 'spans'::regclass)`.execute(db)
           ).rows.map((r) => r.name);
 
-        const job = startRetentionJob({
+        const job = createRetentionJob({
           repositories,
           withTransaction: (work) => db.transaction().execute((trx) => work(createRepositories(trx, 'postgres'))),
           intervalMs: 3_600_000,

@@ -15,7 +15,8 @@ import { LONG_ATTRIBUTES_DONE, LONG_ATTRIBUTES_LAST } from '../../src/db/reposit
 import type { DB } from '../../src/db/schema.js';
 import { sqlDialect } from '../../src/db/sql-dialect.js';
 import { loadConfig } from '../../src/config.js';
-import { startLongAttributesJob } from '../../src/ingest/long-attributes-job.js';
+import { createLongAttributesJob } from '../../src/jobs/long-attributes-job.js';
+import { startJobRunner } from '../../src/jobs/job-runner.js';
 import type { RunningServer } from '../../src/server.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../helpers/databases.js';
 import { startServerOn } from '../helpers/server.js';
@@ -296,17 +297,19 @@ for (const dialect of DIALECTS) {
         const { repositories, withTransaction } = createDataAccess(opened);
         assert.deepEqual(await repositories.longAttributes.progress(), { last: 300, done: 0 });
         let batches = 0;
-        const stopping = startLongAttributesJob({
+        const stopping = createLongAttributesJob({
           repository: repositories.longAttributes,
           withTransaction,
           batchSpans: 40,
           delayMs: 0,
           onProgress: () => {
             batches++;
-            if (batches === 2) void stopping.stop();
+            if (batches === 2) void runner.stop();
           },
         });
+        const runner = startJobRunner([stopping], { leases: repositories.jobLeases });
         await stopping.finished();
+        await runner.stop();
         const halfway = await repositories.longAttributes.progress();
         assert.equal(halfway.done, 80, 'two batches of 40 rows');
         const rows = await opened.db.selectFrom('spans').select(['id', 'long_attributes']).orderBy('id').execute();
@@ -315,8 +318,10 @@ for (const dialect of DIALECTS) {
           const needs = row.id === 1 || row.id === 151 || ((row.id - 1) % 150) % 10 !== 0;
           assert.equal(row.long_attributes !== null, needs && row.id <= 80, `row ${row.id}`);
         }
-        const resumed = startLongAttributesJob({ repository: repositories.longAttributes, withTransaction, batchSpans: 40, delayMs: 0 });
+        const resumed = createLongAttributesJob({ repository: repositories.longAttributes, withTransaction, batchSpans: 40, delayMs: 0 });
+        const again = startJobRunner([resumed], { leases: repositories.jobLeases });
         await resumed.finished();
+        await again.stop();
         assert.deepEqual(await repositories.longAttributes.progress(), { last: 300, done: 300 });
         const after = await opened.db.selectFrom('spans').select(['id', 'long_attributes']).where('long_attributes', 'is', null).execute();
         assert.equal(after.length, 28, 'only the 28 spans with short values only');

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Repositories, WithTransaction } from '../../src/db/repositories/index.js';
-import { type RetentionBatch, type RetentionWriter, startRetentionJob } from '../../src/retention/retention-job.js';
+import { type RetentionBatch, type RetentionWriter, createRetentionJob } from '../../src/retention/retention-job.js';
 
 /** Repositories holding one project with a 1-day policy and `traces` old trace ids, handed out oldest first. */
 function oldTraces(traces: number) {
@@ -50,7 +50,7 @@ describe('retention job pacing', () => {
       return deleteTraces(ids);
     };
     const batches: RetentionBatch[] = [];
-    const job = startRetentionJob({
+    const job = createRetentionJob({
       repositories: oldTraces(30),
       withTransaction: noTransactions,
       writer,
@@ -89,7 +89,7 @@ describe('retention job pacing', () => {
   test('under ingest that never pauses, each batch runs once the longest pause is up, so the job keeps its share', async () => {
     const batches: RetentionBatch[] = [];
     const { writer, deleted } = recordingWriter();
-    const job = startRetentionJob({
+    const job = createRetentionJob({
       repositories: oldTraces(5),
       withTransaction: noTransactions,
       writer,
@@ -116,7 +116,7 @@ describe('retention job pacing', () => {
 
   test('with ingest idle, batches follow one another after the configured pause alone', async () => {
     const batches: RetentionBatch[] = [];
-    const job = startRetentionJob({
+    const job = createRetentionJob({
       repositories: oldTraces(8),
       withTransaction: noTransactions,
       writer: recordingWriter().writer,
@@ -141,7 +141,7 @@ describe('retention job pacing', () => {
   test('time a batch waited behind ingest commits counts as its pause, and long waits grow the batches', async () => {
     const run = async (queuedMs: number) => {
       const batches: RetentionBatch[] = [];
-      const job = startRetentionJob({
+      const job = createRetentionJob({
         repositories: oldTraces(1000),
         withTransaction: noTransactions,
         // Holds the database 1 ms per batch, answered after `queuedMs` in the writer's queue (with

@@ -10,6 +10,7 @@ import type { Dialect } from '../../config.js';
 import { createAnnotationConfigsRepository } from './annotation-configs-repository.js';
 import { createAnnotationsRepository } from './annotations-repository.js';
 import { createApiKeysRepository } from './api-keys-repository.js';
+import { createJobLeasesRepository } from './job-leases-repository.js';
 import { createLoginFailuresRepository } from './login-failures-repository.js';
 import { createLongAttributesRepository } from './long-attributes-repository.js';
 import { createPasswordResetRepository } from './password-reset-repository.js';
@@ -51,6 +52,7 @@ export function createRepositories(db: Kysely<DB>, dialect: Dialect) {
     secrets: createSecretsRepository(db),
     retention: createRetentionRepository(db, dialect),
     longAttributes: createLongAttributesRepository(db, dialect),
+    jobLeases: createJobLeasesRepository(db, dialect),
   };
 }
 

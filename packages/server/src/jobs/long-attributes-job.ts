@@ -12,6 +12,7 @@ import type { ConvertedSpan, LongAttributesRepository } from '../db/repositories
 import type { WithTransaction } from '../db/repositories/index.js';
 import { storeAttributes } from '../span-model/long-attributes.js';
 import { type IngestIdle, waitForIdleIngest } from './idle-ingest.js';
+import type { Job } from './job-runner.js';
 
 /** Where the converted rows go on SQLite: the database writer thread (db/writer/database-writer.ts). */
 export interface LongAttributesWriter {
@@ -28,9 +29,8 @@ export interface LongAttributesJobOptions {
   /** Resolves when ingest has nothing waiting or being written; each batch waits for it, up to `maxIdleWaitMs`. */
   ingestIdle?: IngestIdle;
   maxIdleWaitMs?: number;
-  /** Pause before the first batch, and after a failed one (ms). */
+  /** Pause before the first batch (ms). */
   delayMs?: number;
-  onError?: (error: unknown) => void;
   /** Called after each batch with the progress (the server logs it at debug level), and once at the end. */
   onProgress?: (progress: LongAttributesProgress) => void;
 }
@@ -46,17 +46,16 @@ export interface LongAttributesProgress {
   finished: boolean;
 }
 
-export interface LongAttributesJob {
+export interface LongAttributesJob extends Job {
   /** Resolves when every span that needed it is converted (or the job was stopped). */
   finished(): Promise<void>;
-  stop(): Promise<void>;
 }
 
 /** Spans compressed between two yields to the event loop. */
 const COMPRESS_SLICE = 50;
 
-/** Starts the conversion; it ends by itself when there is nothing (left) to convert. Call `stop()` before closing the database. */
-export function startLongAttributesJob({
+/** The conversion, for the job runner (jobs/job-runner.ts): it ends by itself when there is nothing (left) to convert. */
+export function createLongAttributesJob({
   repository,
   withTransaction,
   writer,
@@ -64,10 +63,8 @@ export function startLongAttributesJob({
   ingestIdle,
   maxIdleWaitMs = 1000,
   delayMs = 1000,
-  onError,
   onProgress,
 }: LongAttributesJobOptions): LongAttributesJob {
-  let stopped = false;
   let wake: (() => void) | null = null;
   const pause = (ms: number) =>
     new Promise<void>((resolve) => {
@@ -100,29 +97,34 @@ export function startLongAttributesJob({
     return { done: next, last, converted: converted.length, finished: next >= last };
   };
 
-  const run = (async () => {
-    await pause(delayMs);
-    while (!stopped) {
-      try {
-        const started = performance.now();
-        const progress = await batch();
-        onProgress?.(progress);
-        if (progress.finished) return;
-        // Half the time at most: as long a pause as the batch took.
-        await pause(Math.max(5, performance.now() - started));
-      } catch (error) {
-        onError?.(error);
-        await pause(delayMs);
-      }
-    }
-  })();
+  let finish: () => void = () => {};
+  const finished = new Promise<void>((resolve) => (finish = resolve));
 
   return {
-    finished: () => run,
-    async stop() {
-      stopped = true;
-      wake?.();
-      await run;
+    name: 'long-attributes-conversion',
+    description: 'Converts the spans stored before long attribute values were compressed, then ends (docs/ingest.md).',
+    intervalMs: delayMs,
+    finished: () => finished,
+    async run(signal) {
+      if (signal.aborted) return 'idle';
+      signal.addEventListener(
+        'abort',
+        () => {
+          wake?.();
+          finish();
+        },
+        { once: true },
+      );
+      const started = performance.now();
+      const progress = await batch();
+      onProgress?.(progress);
+      if (progress.finished) {
+        finish();
+        return 'finished';
+      }
+      // Half the time at most: as long a pause as the batch took.
+      if (!signal.aborted) await pause(Math.max(5, performance.now() - started));
+      return 'more';
     },
   };
 }
