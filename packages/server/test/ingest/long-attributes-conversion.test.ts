@@ -292,6 +292,8 @@ for (const dialect of DIALECTS) {
         ...(database.url ? { SERVICE_SQL_DATABASE_URL: database.url } : {}),
       });
       const opened = openDatabase(config.database);
+      // The runner's timers never keep a process alive (a server's sockets do); here nothing else would.
+      const keepAlive = setInterval(() => {}, 1000);
       try {
         await applyMigrations(opened.db as Kysely<unknown>, dialect, migrations({ dialect }));
         const { repositories, withTransaction } = createDataAccess(opened);
@@ -326,6 +328,7 @@ for (const dialect of DIALECTS) {
         const after = await opened.db.selectFrom('spans').select(['id', 'long_attributes']).where('long_attributes', 'is', null).execute();
         assert.equal(after.length, 28, 'only the 28 spans with short values only');
       } finally {
+        clearInterval(keepAlive);
         await opened.close();
         await database.drop();
       }

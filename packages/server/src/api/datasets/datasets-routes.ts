@@ -6,7 +6,6 @@ import { DomainError, InvalidInputError, TooLargeError } from '@sightline/common
 import type { Readable } from 'node:stream';
 import {
   type DatasetsService,
-  type DatasetWithCount,
   type ExampleInput,
   UPLOAD_ACTIONS,
   type UploadAction,

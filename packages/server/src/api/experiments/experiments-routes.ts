@@ -1,5 +1,5 @@
 /** Experiments, their runs and evaluations; Phoenix-compatible (docs/experiments.md). */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { ExampleRecord } from '../../db/repositories/datasets-repository.js';
 import type { EvaluationRecord, RunRecord } from '../../db/repositories/experiments-repository.js';

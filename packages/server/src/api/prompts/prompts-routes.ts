@@ -1,5 +1,5 @@
 /** `/v1/prompts` and `/v1/prompt_versions`: prompt management, Phoenix-compatible (docs/prompts.md). */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { PromptsService } from '../../prompts/prompts-service.js';
 import { identifier } from '../shared/global-id.js';
