@@ -27,7 +27,7 @@ const CATEGORIES: readonly (readonly [string, RegExp])[] = [
   ['SQLite (statements, commit, WAL writes)', /sqlite3|walChecksum|pcache|[bB]tree/],
   ['llhttp (HTTP parser, C)', /llhttp|node::\(anonymous namespace\)::Parser/],
   ['validation (log/validate.js, log/time.js)', /monitor\/dist\/log\//],
-  ['rows (store/record-rows.js)', /record-rows\.js/],
+  ['rows (store/record-rows.js, db/repositories/record-writes.js)', /record-rows\.js|record-writes\.js/],
   ['log handler, auth (http/*.js)', /monitor\/dist\/http\/|monitor\/dist\/app\.js/],
   [
     'group commit, writer thread glue',

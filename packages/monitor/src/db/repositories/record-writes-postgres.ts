@@ -5,8 +5,7 @@
  */
 import type pg from 'pg';
 import { type BatchWriter, createPgPool, inPgTransaction } from '@sightline/common';
-import { type RecordRow, rowValues } from '../../store/record-rows.js';
-import { RECORD_COLUMNS, UPSERT_CONFLICT_CLAUSE } from './record-writes.js';
+import { RECORD_COLUMNS, type RecordRow, rowValues, UPSERT_CONFLICT_CLAUSE } from './record-writes.js';
 
 const TYPES = [
   'bigint',
