@@ -8,6 +8,7 @@ import { buildMonitorApp } from '../src/app.js';
 import { loadMonitorConfig } from '../src/config.js';
 import { openMonitorDatabase } from '../src/db/database.js';
 import { migrateMonitorDatabase } from '../src/db/migrate.js';
+import { createDataAccess } from '../src/db/repositories/index.js';
 import type { RecordRow } from '../src/db/repositories/record-writes.js';
 import { MESSAGES } from '../src/log/validate.js';
 import { RecordReader } from '../src/read/record-reader.js';
@@ -145,7 +146,8 @@ describe('storage failures and unexpected errors', () => {
     const config = loadMonitorConfig({ ...database.env, MONITOR_LOG_LEVEL: 'silent' });
     const monitorDb = openMonitorDatabase(config.database);
     await migrateMonitorDatabase(monitorDb);
-    const spaces = new SpacesService(monitorDb);
+    const { repositories, withTransaction } = createDataAccess(monitorDb);
+    const spaces = new SpacesService(repositories.spaces, withTransaction);
     const space = await spaces.createSpace('failing');
     const { queue } = createRecordWritePath(config.database, { maxQueuedRecords: 10, maxBatchRecords: 10 });
     const failing = new GroupCommitQueue<RecordRow>(
