@@ -56,7 +56,7 @@ export async function startMonitorServer(
         fail(error);
       },
     }));
-    app = await buildMonitorApp({ config, spaces, queue, reader: new RecordReader(database), logger });
+    app = await buildMonitorApp({ config, spaces, queue, reader: new RecordReader(repositories.records), logger });
     await app.listen({ host: config.host, port: config.port });
     const address = app.server.address();
     const port = typeof address === 'object' && address !== null ? address.port : config.port;

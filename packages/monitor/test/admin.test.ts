@@ -158,7 +158,7 @@ describe('storage failures and unexpected errors', () => {
         messages: { full: 'full', failed: 'the service cannot store records right now; retry later', closing: 'closing' },
       },
     );
-    const reader = new RecordReader(monitorDb);
+    const reader = new RecordReader(repositories.records);
     reader.listModels = async () => {
       throw new Error('a bug with secret details');
     };

@@ -7,12 +7,14 @@
 import type { Kysely } from 'kysely';
 import type { MonitorDatabase } from '../database.js';
 import type { MonitorDB } from '../schema.js';
+import { createRecordsRepository } from './records-repository.js';
 import { createSpacesRepository } from './spaces-repository.js';
 
 /** Every repository over one connection or transaction. */
 export function createRepositories(db: Kysely<MonitorDB>) {
   return {
     spaces: createSpacesRepository(db),
+    records: createRecordsRepository(db),
   };
 }
 
