@@ -32,7 +32,8 @@ const TYPES = [
   'text',
 ];
 
-const UPSERT = `INSERT INTO monitor_records (${RECORD_COLUMNS.join(', ')})
+/** The one statement of the writer (checked in with the repositories' SQL, test/sql-snapshots.test.ts). */
+export const UPSERT = `INSERT INTO monitor_records (${RECORD_COLUMNS.join(', ')})
   SELECT * FROM unnest(${TYPES.map((type, index) => `$${index + 1}::${type}[]`).join(', ')})
   ${UPSERT_CONFLICT_CLAUSE}`;
 

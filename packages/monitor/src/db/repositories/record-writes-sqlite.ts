@@ -3,7 +3,8 @@ import { immediateTransaction } from '@sightline/common/writer-thread';
 import type SQLite from 'better-sqlite3';
 import { RECORD_COLUMNS, type RowValues, UPSERT_CONFLICT_CLAUSE } from './record-writes.js';
 
-const UPSERT = `INSERT INTO monitor_records (${RECORD_COLUMNS.join(', ')})
+/** The one statement of the writer (checked in with the repositories' SQL, test/sql-snapshots.test.ts). */
+export const UPSERT = `INSERT INTO monitor_records (${RECORD_COLUMNS.join(', ')})
   VALUES (${RECORD_COLUMNS.map(() => '?').join(', ')})
   ${UPSERT_CONFLICT_CLAUSE}`;
 
