@@ -18,3 +18,4 @@ export {
   type SqlSnapshotDatabase,
   type SqlSnapshotOptions,
 } from './sql-snapshots.js';
+export { importsOf, partCycles, sourceFiles } from './imports.js';
