@@ -10,7 +10,7 @@ import { openMonitorDatabase } from '../src/db/database.js';
 import { migrateMonitorDatabase } from '../src/db/migrate.js';
 import { createDataAccess } from '../src/db/repositories/index.js';
 import type { RecordRow } from '../src/db/repositories/record-writes.js';
-import { MESSAGES } from '../src/log/validate.js';
+import { MESSAGES } from '@sightline/monitor-sdk/log';
 import { RecordReader } from '../src/read/record-reader.js';
 import { SpacesService } from '../src/spaces/spaces-service.js';
 import { createRecordWritePath } from '../src/store/record-queue.js';

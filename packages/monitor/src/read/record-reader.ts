@@ -1,38 +1,8 @@
 /** The read side: models of a space, a model's records (keyset pages), metrics and drift. */
 import type { RecordCursor, RecordScope, RecordsRepository, StoredRecord, TimeWindow } from '../db/repositories/records-repository.js';
-import { formatIsoMicros } from '../log/time.js';
-import { labelToWire, type Label, type NormalizedLabel, type TypedValue } from '../log/types.js';
-import { categoricalDrift, numericDrift, type CategoryBin, type NumericBin } from './psi.js';
-
-export interface ModelSummary {
-  model_id: string;
-  records: number;
-  predictions: number;
-  actuals: number;
-  model_versions: string[];
-  first_record_time: string;
-  last_record_time: string;
-}
-
-export interface RecordView {
-  model_id: string;
-  prediction_id: string;
-  environment: string;
-  /** Prediction time, or the time the actual arrived for an actual without its prediction. */
-  record_time: string;
-  prediction: {
-    timestamp: string;
-    model_version: string | null;
-    label: Label;
-    features: Record<string, TypedValue>;
-    tags: Record<string, TypedValue>;
-  } | null;
-  actual: {
-    received_at: string;
-    label: Label;
-    tags: Record<string, TypedValue>;
-  } | null;
-}
+import type { ClassMetrics, DriftResult, FeatureDrift, ModelMetrics, ModelSummary, RecordView } from '@sightline/monitor-sdk';
+import { formatIsoMicros, labelToWire, type NormalizedLabel, type TypedValue } from '@sightline/monitor-sdk/log';
+import { categoricalDrift, numericDrift } from './psi.js';
 
 export type { RecordCursor, TimeWindow } from '../db/repositories/records-repository.js';
 
@@ -41,70 +11,12 @@ export interface RecordFilters extends TimeWindow {
   hasActual: boolean | null;
 }
 
-export interface ClassMetrics {
-  class: string;
-  precision: number | null;
-  recall: number | null;
-  f1: number | null;
-  /** Pairs whose actual is this class. */
-  support: number;
-  /** Pairs whose prediction is this class. */
-  predicted: number;
-}
-
-export interface ModelMetrics {
-  counts: {
-    records: number;
-    predictions: number;
-    actuals: number;
-    predictions_with_actual: number;
-    predictions_without_actual: number;
-    actuals_without_prediction: number;
-  };
-  score_categorical: {
-    /** Prediction–actual pairs with a category on both sides. */
-    count: number;
-    accuracy: number | null;
-    macro_precision: number | null;
-    macro_recall: number | null;
-    macro_f1: number | null;
-    classes: ClassMetrics[];
-  };
-  numeric: {
-    /** Prediction–actual pairs with a numeric label on both sides. */
-    count: number;
-    mae: number | null;
-    rmse: number | null;
-    /** Mean absolute percentage error, in percent, over the pairs whose actual is not 0. */
-    mape: number | null;
-    mape_count: number;
-  };
-}
-
-export interface FeatureDrift {
-  name: string;
-  kind: 'numeric' | 'categorical';
-  psi: number | null;
-  baseline_count: number;
-  count: number;
-  bins: NumericBin[] | CategoryBin[];
-}
-
 export interface DriftOptions {
   window: TimeWindow;
   baseline: TimeWindow;
   bins: number;
   features: string[] | null;
   modelVersion: string | null;
-}
-
-export interface DriftResult {
-  /** Records (with a prediction) read from each window. */
-  count: number;
-  baseline_count: number;
-  /** True when a window held more than MAX_DRIFT_ROWS records and only the newest were used. */
-  truncated: boolean;
-  features: FeatureDrift[];
 }
 
 /** Most records of one window that drift reads (the newest). */

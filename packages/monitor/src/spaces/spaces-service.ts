@@ -2,7 +2,7 @@
 import { ConflictError, InvalidInputError, NotFoundError, TtlCache } from '@sightline/common';
 import type { WithTransaction } from '../db/repositories/index.js';
 import type { SpacesRepository } from '../db/repositories/spaces-repository.js';
-import { formatIsoMicros, nowMicros } from '../log/time.js';
+import { formatIsoMicros, nowMicros } from '@sightline/monitor-sdk/log';
 import { generateApiKey, generateSpaceKey, hashKey } from './keys.js';
 
 /** What a valid API key grants: its space, and the digest its space key must match. */

@@ -1,6 +1,6 @@
 /** A validated record as the flat column values of one monitor_records upsert (db/repositories/record-writes.ts). */
 import type { RecordRow } from '../db/repositories/record-writes.js';
-import type { NormalizedLabel, NormalizedRecord } from '../log/types.js';
+import type { NormalizedLabel, NormalizedRecord } from '@sightline/monitor-sdk/log';
 
 function json(map: object | null): string | null {
   return map === null ? null : JSON.stringify(map);
