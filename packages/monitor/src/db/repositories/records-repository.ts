@@ -5,6 +5,7 @@
  */
 import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
 import type { Micros, MonitorDB, RecordsTable } from '../schema.js';
+import { RECORD_COLUMNS } from './record-writes.js';
 
 /** A half-open time window [start, end) in microseconds; null = unbounded. */
 export interface TimeWindow {
@@ -26,51 +27,13 @@ export interface RecordCursor {
   id: number;
 }
 
-/** The columns of a record the read API shows. */
-export type StoredRecord = Pick<
-  RecordsTable,
-  | 'model_id'
-  | 'prediction_id'
-  | 'environment'
-  | 'record_time'
-  | 'model_version'
-  | 'prediction_time'
-  | 'prediction_label_kind'
-  | 'prediction_numeric'
-  | 'prediction_category'
-  | 'prediction_score'
-  | 'features'
-  | 'embeddings'
-  | 'prediction_tags'
-  | 'actual_time'
-  | 'actual_label_kind'
-  | 'actual_numeric'
-  | 'actual_category'
-  | 'actual_score'
-  | 'actual_tags'
->;
+/** Every column of the upsert but those the read API does not show. */
+const HIDDEN_COLUMNS = ['space_id', 'created_at', 'prediction_time_defaulted'] as const;
+type ViewColumn = Exclude<(typeof RECORD_COLUMNS)[number], (typeof HIDDEN_COLUMNS)[number]>;
+const VIEW_COLUMNS = RECORD_COLUMNS.filter((column): column is ViewColumn => !(HIDDEN_COLUMNS as readonly string[]).includes(column));
 
-const VIEW_COLUMNS = [
-  'model_id',
-  'prediction_id',
-  'environment',
-  'record_time',
-  'model_version',
-  'prediction_time',
-  'prediction_label_kind',
-  'prediction_numeric',
-  'prediction_category',
-  'prediction_score',
-  'features',
-  'embeddings',
-  'prediction_tags',
-  'actual_time',
-  'actual_label_kind',
-  'actual_numeric',
-  'actual_category',
-  'actual_score',
-  'actual_tags',
-] as const;
+/** The columns of a record the read API shows. */
+export type StoredRecord = Pick<RecordsTable, ViewColumn>;
 
 export interface ModelCounts {
   modelId: string;
