@@ -26,8 +26,8 @@ const CATEGORIES: readonly (readonly [string, RegExp])[] = [
   ['sleep and wake-up (scheduler, epoll)', /finish_task_switch|schedule|do_epoll_wait|ep_poll|futex_wait|epoll_wait/],
   ['SQLite (statements, commit, WAL writes)', /sqlite3|walChecksum|pcache|[bB]tree/],
   ['llhttp (HTTP parser, C)', /llhttp|node::\(anonymous namespace\)::Parser/],
-  ['validation (log/validate.js, log/time.js)', /monitor\/dist\/log\//],
-  ['rows (store/record-rows.js)', /record-rows\.js/],
+  ['validation (monitor-sdk log/validate.js, log/time.js)', /monitor-sdk\/dist\/log\//],
+  ['rows (store/record-rows.js, db/repositories/record-writes.js)', /record-rows\.js|record-writes\.js/],
   ['log handler, auth (http/*.js)', /monitor\/dist\/http\/|monitor\/dist\/app\.js/],
   [
     'group commit, writer thread glue',

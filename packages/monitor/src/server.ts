@@ -5,6 +5,7 @@ import { buildMonitorApp } from './app.js';
 import type { MonitorConfig } from './config.js';
 import { openMonitorDatabase, type MonitorDatabase } from './db/database.js';
 import { migrateMonitorDatabase } from './db/migrate.js';
+import { createDataAccess } from './db/repositories/index.js';
 import { RecordReader } from './read/record-reader.js';
 import { SpacesService } from './spaces/spaces-service.js';
 import { createRecordWritePath, type RecordQueue, type RecordWriter } from './store/record-queue.js';
@@ -43,7 +44,8 @@ export async function startMonitorServer(
   };
   try {
     await migrateMonitorDatabase(database);
-    const spaces = new SpacesService(database);
+    const { repositories, withTransaction } = createDataAccess(database);
+    const spaces = new SpacesService(repositories.spaces, withTransaction);
     ({ writer, queue } = createRecordWritePath(config.database, {
       maxQueuedRecords: config.maxQueuedRecords,
       maxBatchRecords: config.maxBatchRecords,
@@ -54,7 +56,7 @@ export async function startMonitorServer(
         fail(error);
       },
     }));
-    app = await buildMonitorApp({ config, spaces, queue, reader: new RecordReader(database), logger });
+    app = await buildMonitorApp({ config, spaces, queue, reader: new RecordReader(repositories.records), logger });
     await app.listen({ host: config.host, port: config.port });
     const address = app.server.address();
     const port = typeof address === 'object' && address !== null ? address.port : config.port;
@@ -71,7 +73,8 @@ export async function withSpaces<T>(config: MonitorConfig, action: (spaces: Spac
   const database = openMonitorDatabase(config.database);
   try {
     await migrateMonitorDatabase(database);
-    return await action(new SpacesService(database));
+    const { repositories, withTransaction } = createDataAccess(database);
+    return await action(new SpacesService(repositories.spaces, withTransaction));
   } finally {
     await database.close();
   }

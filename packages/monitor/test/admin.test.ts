@@ -8,11 +8,12 @@ import { buildMonitorApp } from '../src/app.js';
 import { loadMonitorConfig } from '../src/config.js';
 import { openMonitorDatabase } from '../src/db/database.js';
 import { migrateMonitorDatabase } from '../src/db/migrate.js';
-import { MESSAGES } from '../src/log/validate.js';
+import { createDataAccess } from '../src/db/repositories/index.js';
+import type { RecordRow } from '../src/db/repositories/record-writes.js';
+import { MESSAGES } from '@sightline/monitor-sdk/log';
 import { RecordReader } from '../src/read/record-reader.js';
 import { SpacesService } from '../src/spaces/spaces-service.js';
 import { createRecordWritePath } from '../src/store/record-queue.js';
-import type { RecordRow } from '../src/store/record-rows.js';
 import { fullRecord } from './helpers/bodies.js';
 import { createTestDatabase, type TestDatabase } from './helpers/databases.js';
 import { describeEachDialect, request, startTestMonitor, type TestMonitor } from './helpers/server.js';
@@ -145,7 +146,8 @@ describe('storage failures and unexpected errors', () => {
     const config = loadMonitorConfig({ ...database.env, MONITOR_LOG_LEVEL: 'silent' });
     const monitorDb = openMonitorDatabase(config.database);
     await migrateMonitorDatabase(monitorDb);
-    const spaces = new SpacesService(monitorDb);
+    const { repositories, withTransaction } = createDataAccess(monitorDb);
+    const spaces = new SpacesService(repositories.spaces, withTransaction);
     const space = await spaces.createSpace('failing');
     const { queue } = createRecordWritePath(config.database, { maxQueuedRecords: 10, maxBatchRecords: 10 });
     const failing = new GroupCommitQueue<RecordRow>(
@@ -156,7 +158,7 @@ describe('storage failures and unexpected errors', () => {
         messages: { full: 'full', failed: 'the service cannot store records right now; retry later', closing: 'closing' },
       },
     );
-    const reader = new RecordReader(monitorDb);
+    const reader = new RecordReader(repositories.records);
     reader.listModels = async () => {
       throw new Error('a bug with secret details');
     };

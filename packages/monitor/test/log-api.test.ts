@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { it } from 'node:test';
-import { MESSAGES } from '../src/log/validate.js';
+import { MESSAGES } from '@sightline/monitor-sdk/log';
 import { actualRecord, DAY_MS, fullRecord, isoAgo, numericLabel, scoreLabel } from './helpers/bodies.js';
 import { describeEachDialect, rawRequest, type TestMonitor } from './helpers/server.js';
 

@@ -1,7 +1,7 @@
 /** The read API on both databases: models, keyset pages and filters, metrics and drift against hand-computed values. */
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { MESSAGES } from '../src/log/validate.js';
+import { MESSAGES } from '@sightline/monitor-sdk/log';
 import { actualRecord, DAY_MS, isoAgo, numericLabel, scoreLabel } from './helpers/bodies.js';
 import { describeEachDialect, type TestMonitor } from './helpers/server.js';
 

@@ -10,3 +10,12 @@ export {
 export { proxyDatabaseUrl, startTcpProxy, type TcpProxy } from './tcp-proxy.js';
 export { startPostgresCluster, type PostgresCluster } from './postgres-cluster.js';
 export { prng } from './prng.js';
+export {
+  describeSqlSnapshots,
+  methodsNotRun,
+  renderSqlSnapshot,
+  type SqlScenario,
+  type SqlSnapshotDatabase,
+  type SqlSnapshotOptions,
+} from './sql-snapshots.js';
+export { importsOf, partCycles, sourceFiles } from './imports.js';

@@ -8,7 +8,7 @@ import { ForbiddenError } from '@sightline/common';
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { matchesHash } from '../spaces/keys.js';
 import type { KeyGrant, SpacesService } from '../spaces/spaces-service.js';
-import { MESSAGES } from '../log/validate.js';
+import { MESSAGES } from '@sightline/monitor-sdk/log';
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -3,7 +3,7 @@ import type { Socket } from 'node:net';
 import { STATUS_CODES } from 'node:http';
 import { type ClientErrorAnswer, installErrorHandlers as install } from '@sightline/common';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
-import { MESSAGES } from '../log/validate.js';
+import { MESSAGES } from '@sightline/monitor-sdk/log';
 
 /** Pre-serialized bodies of the hot path. */
 export const OK_BODY = JSON.stringify({ message: MESSAGES.ok });

@@ -12,8 +12,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { API_SECURITY_HEADERS, errorAnswer, type ErrorAnswerOptions } from '@sightline/common';
 import type { FastifyBaseLogger } from 'fastify';
-import { MICROS_PER_MS } from '../log/time.js';
-import { checkLogBody, MESSAGES } from '../log/validate.js';
+import { checkLogBody, MESSAGES, MICROS_PER_MS } from '@sightline/monitor-sdk/log';
 import type { KeyGrant, SpacesService } from '../spaces/spaces-service.js';
 import type { RecordQueue } from '../store/record-queue.js';
 import { toRecordRow } from '../store/record-rows.js';

@@ -6,8 +6,7 @@
  */
 import { InvalidInputError } from '@sightline/common';
 import type { FastifyInstance } from 'fastify';
-import { MICROS_PER_MS } from '../log/time.js';
-import { checkLogBody, isObject, MESSAGES } from '../log/validate.js';
+import { checkLogBody, isObject, MESSAGES, MICROS_PER_MS } from '@sightline/monitor-sdk/log';
 import { toRecordRow } from '../store/record-rows.js';
 import type { RecordQueue } from '../store/record-queue.js';
 import type { SpacesService } from '../spaces/spaces-service.js';

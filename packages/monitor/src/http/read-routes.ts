@@ -4,8 +4,7 @@
  */
 import { ForbiddenError, InvalidInputError, NotFoundError } from '@sightline/common';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
-import { formatIsoMicros, MICROS_PER_DAY, nowMicros, parseIsoMicros } from '../log/time.js';
-import { MESSAGES } from '../log/validate.js';
+import { formatIsoMicros, MESSAGES, MICROS_PER_DAY, nowMicros, parseIsoMicros } from '@sightline/monitor-sdk/log';
 import { DEFAULT_BINS, MAX_BINS } from '../read/psi.js';
 import type { RecordCursor, RecordReader, TimeWindow } from '../read/record-reader.js';
 import type { SpacesService } from '../spaces/spaces-service.js';

@@ -11,28 +11,11 @@
  * bin, where a share of 0 is replaced by 0.0001 (EPSILON) so empty bins stay finite.
  */
 
+import type { CategoryBin, NumericBin } from '@sightline/monitor-sdk';
+
 export const EPSILON = 0.0001;
 export const DEFAULT_BINS = 10;
 export const MAX_BINS = 100;
-
-export interface NumericBin {
-  /** Inclusive lower edge; null = open (−∞). */
-  lower: number | null;
-  /** Exclusive upper edge; null = open (+∞). */
-  upper: number | null;
-  baseline_count: number;
-  count: number;
-  baseline_proportion: number;
-  proportion: number;
-}
-
-export interface CategoryBin {
-  category: string;
-  baseline_count: number;
-  count: number;
-  baseline_proportion: number;
-  proportion: number;
-}
 
 /** Bin edges from the baseline values (see the module comment). */
 export function quantileEdges(baseline: number[], bins: number): number[] {

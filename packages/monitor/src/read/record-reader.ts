@@ -1,104 +1,14 @@
 /** The read side: models of a space, a model's records (keyset pages), metrics and drift. */
-import { sql, type SelectQueryBuilder } from 'kysely';
-import type { MonitorDatabase } from '../db/database.js';
-import type { MonitorDB, RecordsTable } from '../db/schema.js';
-import { formatIsoMicros } from '../log/time.js';
-import { labelToWire, type Label, type NormalizedLabel, type TypedValue } from '../log/types.js';
-import { categoricalDrift, numericDrift, type CategoryBin, type NumericBin } from './psi.js';
+import type { RecordCursor, RecordScope, RecordsRepository, StoredRecord, TimeWindow } from '../db/repositories/records-repository.js';
+import type { ClassMetrics, DriftResult, FeatureDrift, ModelMetrics, ModelSummary, RecordView } from '@sightline/monitor-sdk';
+import { formatIsoMicros, labelToWire, type NormalizedLabel, type TypedValue } from '@sightline/monitor-sdk/log';
+import { categoricalDrift, numericDrift } from './psi.js';
 
-export interface ModelSummary {
-  model_id: string;
-  records: number;
-  predictions: number;
-  actuals: number;
-  model_versions: string[];
-  first_record_time: string;
-  last_record_time: string;
-}
-
-export interface RecordView {
-  model_id: string;
-  prediction_id: string;
-  environment: string;
-  /** Prediction time, or the time the actual arrived for an actual without its prediction. */
-  record_time: string;
-  prediction: {
-    timestamp: string;
-    model_version: string | null;
-    label: Label;
-    features: Record<string, TypedValue>;
-    tags: Record<string, TypedValue>;
-  } | null;
-  actual: {
-    received_at: string;
-    label: Label;
-    tags: Record<string, TypedValue>;
-  } | null;
-}
-
-/** A half-open time window [start, end) in microseconds; null = unbounded. */
-export interface TimeWindow {
-  start: number | null;
-  end: number | null;
-}
+export type { RecordCursor, TimeWindow } from '../db/repositories/records-repository.js';
 
 export interface RecordFilters extends TimeWindow {
   modelVersion: string | null;
   hasActual: boolean | null;
-}
-
-export interface RecordCursor {
-  time: number;
-  id: number;
-}
-
-export interface ClassMetrics {
-  class: string;
-  precision: number | null;
-  recall: number | null;
-  f1: number | null;
-  /** Pairs whose actual is this class. */
-  support: number;
-  /** Pairs whose prediction is this class. */
-  predicted: number;
-}
-
-export interface ModelMetrics {
-  counts: {
-    records: number;
-    predictions: number;
-    actuals: number;
-    predictions_with_actual: number;
-    predictions_without_actual: number;
-    actuals_without_prediction: number;
-  };
-  score_categorical: {
-    /** Prediction–actual pairs with a category on both sides. */
-    count: number;
-    accuracy: number | null;
-    macro_precision: number | null;
-    macro_recall: number | null;
-    macro_f1: number | null;
-    classes: ClassMetrics[];
-  };
-  numeric: {
-    /** Prediction–actual pairs with a numeric label on both sides. */
-    count: number;
-    mae: number | null;
-    rmse: number | null;
-    /** Mean absolute percentage error, in percent, over the pairs whose actual is not 0. */
-    mape: number | null;
-    mape_count: number;
-  };
-}
-
-export interface FeatureDrift {
-  name: string;
-  kind: 'numeric' | 'categorical';
-  psi: number | null;
-  baseline_count: number;
-  count: number;
-  bins: NumericBin[] | CategoryBin[];
 }
 
 export interface DriftOptions {
@@ -109,19 +19,8 @@ export interface DriftOptions {
   modelVersion: string | null;
 }
 
-export interface DriftResult {
-  /** Records (with a prediction) read from each window. */
-  count: number;
-  baseline_count: number;
-  /** True when a window held more than MAX_DRIFT_ROWS records and only the newest were used. */
-  truncated: boolean;
-  features: FeatureDrift[];
-}
-
 /** Most records of one window that drift reads (the newest). */
 export const MAX_DRIFT_ROWS = 100_000;
-
-type RecordQuery = SelectQueryBuilder<MonitorDB, 'monitor_records', object>;
 
 function parseMap(json: string | null): Record<string, TypedValue> {
   return json === null ? {} : (JSON.parse(json) as Record<string, TypedValue>);
@@ -134,53 +33,8 @@ function labelOf(kind: string | null, numeric: number | null, category: string |
   return null;
 }
 
-type RecordRowOut = Pick<
-  RecordsTable,
-  | 'model_id'
-  | 'prediction_id'
-  | 'environment'
-  | 'record_time'
-  | 'model_version'
-  | 'prediction_time'
-  | 'prediction_label_kind'
-  | 'prediction_numeric'
-  | 'prediction_category'
-  | 'prediction_score'
-  | 'features'
-  | 'embeddings'
-  | 'prediction_tags'
-  | 'actual_time'
-  | 'actual_label_kind'
-  | 'actual_numeric'
-  | 'actual_category'
-  | 'actual_score'
-  | 'actual_tags'
->;
-
-const VIEW_COLUMNS = [
-  'model_id',
-  'prediction_id',
-  'environment',
-  'record_time',
-  'model_version',
-  'prediction_time',
-  'prediction_label_kind',
-  'prediction_numeric',
-  'prediction_category',
-  'prediction_score',
-  'features',
-  'embeddings',
-  'prediction_tags',
-  'actual_time',
-  'actual_label_kind',
-  'actual_numeric',
-  'actual_category',
-  'actual_score',
-  'actual_tags',
-] as const;
-
 /** The API shape of a stored row. */
-export function recordView(row: RecordRowOut): RecordView {
+export function recordView(row: StoredRecord): RecordView {
   const predictionLabel = labelOf(row.prediction_label_kind, row.prediction_numeric, row.prediction_category, row.prediction_score);
   const actualLabel = labelOf(row.actual_label_kind, row.actual_numeric, row.actual_category, row.actual_score);
   return {
@@ -215,57 +69,24 @@ function mean(values: (number | null)[]): number | null {
 }
 
 export class RecordReader {
-  constructor(private readonly database: MonitorDatabase) {}
-
-  private get db() {
-    return this.database.db;
-  }
-
-  /** Rows of one model of a space inside a window (record_time in [start, end)). */
-  private scope(spaceId: number, modelId: string, window: TimeWindow, modelVersion: string | null): RecordQuery {
-    let query: RecordQuery = this.db.selectFrom('monitor_records').where('space_id', '=', spaceId).where('model_id', '=', modelId);
-    if (window.start !== null) query = query.where('record_time', '>=', window.start);
-    if (window.end !== null) query = query.where('record_time', '<', window.end);
-    if (modelVersion !== null) query = query.where('model_version', '=', modelVersion);
-    return query;
-  }
+  constructor(private readonly records: RecordsRepository) {}
 
   async listModels(spaceId: number): Promise<ModelSummary[]> {
-    const rows = await this.db
-      .selectFrom('monitor_records')
-      .where('space_id', '=', spaceId)
-      .groupBy('model_id')
-      .orderBy('model_id')
-      .select((eb) => [
-        'model_id',
-        eb.fn.countAll<number>().as('records'),
-        eb.fn.count<number>('prediction_time').as('predictions'),
-        eb.fn.count<number>('actual_time').as('actuals'),
-        eb.fn.min('record_time').as('first'),
-        eb.fn.max('record_time').as('last'),
-      ])
-      .execute();
-    const versions = await this.db
-      .selectFrom('monitor_records')
-      .where('space_id', '=', spaceId)
-      .where('model_version', 'is not', null)
-      .select(['model_id', 'model_version'])
-      .distinct()
-      .execute();
+    const models = await this.records.modelCounts(spaceId);
     const versionsOf = new Map<string, string[]>();
-    for (const row of versions) {
-      const list = versionsOf.get(row.model_id) ?? [];
-      list.push(row.model_version!);
-      versionsOf.set(row.model_id, list);
+    for (const { modelId, modelVersion } of await this.records.modelVersions(spaceId)) {
+      const list = versionsOf.get(modelId) ?? [];
+      list.push(modelVersion);
+      versionsOf.set(modelId, list);
     }
-    return rows.map((row) => ({
-      model_id: row.model_id,
-      records: Number(row.records),
-      predictions: Number(row.predictions),
-      actuals: Number(row.actuals),
-      model_versions: (versionsOf.get(row.model_id) ?? []).sort(),
-      first_record_time: formatIsoMicros(Number(row.first)),
-      last_record_time: formatIsoMicros(Number(row.last)),
+    return models.map((model) => ({
+      model_id: model.modelId,
+      records: model.records,
+      predictions: model.predictions,
+      actuals: model.actuals,
+      model_versions: (versionsOf.get(model.modelId) ?? []).sort(),
+      first_record_time: formatIsoMicros(model.firstRecordTime),
+      last_record_time: formatIsoMicros(model.lastRecordTime),
     }));
   }
 
@@ -277,19 +98,9 @@ export class RecordReader {
     limit: number,
     cursor: RecordCursor | null,
   ): Promise<{ records: RecordView[]; next: RecordCursor | null }> {
-    let query = this.scope(spaceId, modelId, filters, filters.modelVersion);
-    if (filters.hasActual !== null) query = query.where('actual_time', filters.hasActual ? 'is not' : 'is', null);
-    if (cursor !== null) {
-      query = query.where((eb) =>
-        eb.or([eb('record_time', '<', cursor.time), eb.and([eb('record_time', '=', cursor.time), eb('id', '<', cursor.id)])]),
-      );
-    }
-    const rows = await query
-      .select(['id', ...VIEW_COLUMNS])
-      .orderBy('record_time', 'desc')
-      .orderBy('id', 'desc')
-      .limit(limit + 1)
-      .execute();
+    const window = { start: filters.start, end: filters.end };
+    const scope = { spaceId, modelId, window, modelVersion: filters.modelVersion };
+    const rows = await this.records.page(scope, { hasActual: filters.hasActual, cursor, limit: limit + 1 });
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
     return {
@@ -299,52 +110,17 @@ export class RecordReader {
   }
 
   async getRecord(spaceId: number, modelId: string, predictionId: string): Promise<RecordView | null> {
-    const row = await this.db
-      .selectFrom('monitor_records')
-      .where('space_id', '=', spaceId)
-      .where('model_id', '=', modelId)
-      .where('prediction_id', '=', predictionId)
-      .select(VIEW_COLUMNS)
-      .executeTakeFirst();
-    return row === undefined ? null : recordView(row);
+    const row = await this.records.find(spaceId, modelId, predictionId);
+    return row === null ? null : recordView(row);
   }
 
   async metrics(spaceId: number, modelId: string, window: TimeWindow, modelVersion: string | null): Promise<ModelMetrics> {
-    const scope = () => this.scope(spaceId, modelId, window, modelVersion);
-    const counts = await scope()
-      .select((eb) => [
-        eb.fn.countAll<number>().as('records'),
-        eb.fn.count<number>('prediction_time').as('predictions'),
-        eb.fn.count<number>('actual_time').as('actuals'),
-        eb.fn.sum<number>(sql`CASE WHEN prediction_time IS NOT NULL AND actual_time IS NOT NULL THEN 1 ELSE 0 END`).as('joined'),
-      ])
-      .executeTakeFirstOrThrow();
-    const pairs = await scope()
-      .where('prediction_label_kind', '=', 'score_categorical')
-      .where('actual_label_kind', '=', 'score_categorical')
-      .where('prediction_time', 'is not', null)
-      .select((eb) => ['prediction_category', 'actual_category', eb.fn.countAll<number>().as('n')])
-      .groupBy(['prediction_category', 'actual_category'])
-      .execute();
-    const numeric = await scope()
-      .where('prediction_label_kind', '=', 'numeric')
-      .where('actual_label_kind', '=', 'numeric')
-      .where('prediction_time', 'is not', null)
-      .select((eb) => [
-        eb.fn.countAll<number>().as('n'),
-        eb.fn.sum<number>(sql`abs(prediction_numeric - actual_numeric)`).as('abs_sum'),
-        eb.fn.sum<number>(sql`(prediction_numeric - actual_numeric) * (prediction_numeric - actual_numeric)`).as('square_sum'),
-        eb.fn
-          .sum<number>(sql`CASE WHEN actual_numeric <> 0 THEN abs(prediction_numeric - actual_numeric) / abs(actual_numeric) ELSE 0 END`)
-          .as('ape_sum'),
-        eb.fn.sum<number>(sql`CASE WHEN actual_numeric <> 0 THEN 1 ELSE 0 END`).as('ape_n'),
-      ])
-      .executeTakeFirstOrThrow();
+    const scope: RecordScope = { spaceId, modelId, window, modelVersion };
+    const counts = await this.records.counts(scope);
+    const pairs = await this.records.categoryPairs(scope);
+    const numeric = await this.records.numericErrorSums(scope);
 
-    const records = Number(counts.records);
-    const predictions = Number(counts.predictions);
-    const actuals = Number(counts.actuals);
-    const joined = Number(counts.joined ?? 0);
+    const { records, predictions, actuals, joined } = counts;
 
     const classes = new Map<string, { tp: number; predicted: number; support: number }>();
     const entry = (name: string) => {
@@ -357,10 +133,7 @@ export class RecordReader {
     };
     let pairCount = 0;
     let correct = 0;
-    for (const row of pairs) {
-      const n = Number(row.n);
-      const predicted = row.prediction_category!;
-      const actual = row.actual_category!;
+    for (const { predicted, actual, count: n } of pairs) {
       pairCount += n;
       entry(predicted).predicted += n;
       entry(actual).support += n;
@@ -379,8 +152,8 @@ export class RecordReader {
         return { class: name, precision, recall, f1, support: value.support, predicted: value.predicted };
       });
 
-    const n = Number(numeric.n);
-    const apeN = Number(numeric.ape_n ?? 0);
+    const n = numeric.count;
+    const apeN = numeric.relativeCount;
     return {
       counts: {
         records,
@@ -400,9 +173,9 @@ export class RecordReader {
       },
       numeric: {
         count: n,
-        mae: ratio(Number(numeric.abs_sum ?? 0), n),
-        rmse: n === 0 ? null : Math.sqrt(Number(numeric.square_sum ?? 0) / n),
-        mape: apeN === 0 ? null : (100 * Number(numeric.ape_sum ?? 0)) / apeN,
+        mae: ratio(numeric.absoluteSum, n),
+        rmse: n === 0 ? null : Math.sqrt(numeric.squareSum / n),
+        mape: apeN === 0 ? null : (100 * numeric.relativeSum) / apeN,
         mape_count: apeN,
       },
     };
@@ -410,15 +183,9 @@ export class RecordReader {
 
   /** Feature values of the records (with a prediction) of one window, newest first, at most MAX_DRIFT_ROWS. */
   private async featureMaps(spaceId: number, modelId: string, window: TimeWindow, modelVersion: string | null) {
-    const rows = await this.scope(spaceId, modelId, window, modelVersion)
-      .where('prediction_time', 'is not', null)
-      .select('features')
-      .orderBy('record_time', 'desc')
-      .orderBy('id', 'desc')
-      .limit(MAX_DRIFT_ROWS + 1)
-      .execute();
-    const truncated = rows.length > MAX_DRIFT_ROWS;
-    return { maps: rows.slice(0, MAX_DRIFT_ROWS).map((row) => parseMap(row.features)), truncated };
+    const features = await this.records.features({ spaceId, modelId, window, modelVersion }, MAX_DRIFT_ROWS + 1);
+    const truncated = features.length > MAX_DRIFT_ROWS;
+    return { maps: features.slice(0, MAX_DRIFT_ROWS).map(parseMap), truncated };
   }
 
   async drift(spaceId: number, modelId: string, options: DriftOptions): Promise<DriftResult> {

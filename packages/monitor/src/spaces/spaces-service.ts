@@ -1,7 +1,8 @@
 /** Spaces and their keys: issue, rotate, list, and resolve an API key on the request path. */
 import { ConflictError, InvalidInputError, NotFoundError, TtlCache } from '@sightline/common';
-import type { MonitorDatabase } from '../db/database.js';
-import { formatIsoMicros, nowMicros } from '../log/time.js';
+import type { WithTransaction } from '../db/repositories/index.js';
+import type { SpacesRepository } from '../db/repositories/spaces-repository.js';
+import { formatIsoMicros, nowMicros } from '@sightline/monitor-sdk/log';
 import { generateApiKey, generateSpaceKey, hashKey } from './keys.js';
 
 /** What a valid API key grants: its space, and the digest its space key must match. */
@@ -41,7 +42,11 @@ export const MAX_SPACE_NAME_LENGTH = 200;
 export class SpacesService {
   private readonly grants = new TtlCache<KeyGrant | null>(KEY_CACHE_TTL_MS);
 
-  constructor(private readonly database: MonitorDatabase) {}
+  /** `withTransaction` binds the repositories to one transaction (writes of several rows). */
+  constructor(
+    private readonly spaces: SpacesRepository,
+    private readonly withTransaction: WithTransaction,
+  ) {}
 
   /** Creates a space with one API key; the keys are returned once and only their hashes are kept. */
   async createSpace(rawName: unknown): Promise<IssuedSpace> {
@@ -49,17 +54,10 @@ export class SpacesService {
     const spaceKey = generateSpaceKey();
     const apiKey = generateApiKey();
     const now = nowMicros();
-    const id = await this.database.db.transaction().execute(async (trx) => {
-      const space = await trx
-        .insertInto('monitor_spaces')
-        .values({ name, space_key_hash: hashKey(spaceKey), created_at: now })
-        .returning('id')
-        .executeTakeFirstOrThrow();
-      await trx
-        .insertInto('monitor_api_keys')
-        .values({ space_id: space.id, key_hash: hashKey(apiKey), created_at: now })
-        .execute();
-      return Number(space.id);
+    const id = await this.withTransaction(async ({ spaces }) => {
+      const spaceId = await spaces.insertSpace(name, hashKey(spaceKey), now);
+      await spaces.insertApiKey(spaceId, hashKey(apiKey), now);
+      return spaceId;
     });
     return { space_id: String(id), name, space_key: spaceKey, api_key: apiKey };
   }
@@ -73,41 +71,22 @@ export class SpacesService {
     const apiKey = generateApiKey();
     const spaceKey = options.spaceKey ? generateSpaceKey() : null;
     const now = nowMicros();
-    await this.database.db.transaction().execute(async (trx) => {
-      await trx
-        .updateTable('monitor_api_keys')
-        .set({ revoked_at: now })
-        .where('space_id', '=', found.id)
-        .where('revoked_at', 'is', null)
-        .execute();
-      await trx
-        .insertInto('monitor_api_keys')
-        .values({ space_id: found.id, key_hash: hashKey(apiKey), created_at: now })
-        .execute();
-      if (spaceKey !== null)
-        await trx
-          .updateTable('monitor_spaces')
-          .set({ space_key_hash: hashKey(spaceKey) })
-          .where('id', '=', found.id)
-          .execute();
+    await this.withTransaction(async ({ spaces }) => {
+      await spaces.revokeApiKeys(found.id, now);
+      await spaces.insertApiKey(found.id, hashKey(apiKey), now);
+      if (spaceKey !== null) await spaces.setSpaceKeyHash(found.id, hashKey(spaceKey));
     });
     this.grants.clear();
     return { space_id: String(found.id), name: found.name, api_key: apiKey, ...(spaceKey !== null && { space_key: spaceKey }) };
   }
 
   async listSpaces(): Promise<SpaceSummary[]> {
-    const rows = await this.database.db
-      .selectFrom('monitor_spaces as s')
-      .leftJoin('monitor_api_keys as k', (join) => join.onRef('k.space_id', '=', 's.id').on('k.revoked_at', 'is', null))
-      .select((eb) => ['s.id', 's.name', 's.created_at', eb.fn.count<number>('k.id').as('keys')])
-      .groupBy(['s.id', 's.name', 's.created_at'])
-      .orderBy('s.id')
-      .execute();
+    const rows = await this.spaces.listWithKeyCounts();
     return rows.map((row) => ({
       space_id: String(row.id),
       name: row.name,
-      created_at: formatIsoMicros(Number(row.created_at)),
-      active_api_keys: Number(row.keys),
+      created_at: formatIsoMicros(row.createdAt),
+      active_api_keys: row.activeApiKeys,
     }));
   }
 
@@ -123,18 +102,9 @@ export class SpacesService {
   async resolveApiKey(apiKey: string): Promise<KeyGrant | null> {
     const cached = this.grants.get(apiKey);
     if (cached !== undefined) return cached;
-    const keyHash = hashKey(apiKey);
-    const row = await this.database.db
-      .selectFrom('monitor_api_keys as k')
-      .innerJoin('monitor_spaces as s', 's.id', 'k.space_id')
-      .select(['k.space_id', 's.space_key_hash'])
-      .where('k.key_hash', '=', keyHash)
-      .where('k.revoked_at', 'is', null)
-      .executeTakeFirst();
+    const key = await this.spaces.findActiveApiKey(hashKey(apiKey));
     const grant =
-      row === undefined
-        ? null
-        : { spaceId: Number(row.space_id), spaceKeyHash: Buffer.from(row.space_key_hash, 'hex'), verifiedSpaceKey: null };
+      key === null ? null : { spaceId: key.spaceId, spaceKeyHash: Buffer.from(key.spaceKeyHash, 'hex'), verifiedSpaceKey: null };
     this.grants.set(apiKey, grant);
     return grant;
   }
@@ -142,16 +112,15 @@ export class SpacesService {
   private async findSpace(space: string | number): Promise<{ id: number; name: string }> {
     const text = String(space).trim();
     if (text === '') throw new InvalidInputError('give the space id or name');
-    const byId = /^\d{1,15}$/.test(text);
-    const rows = await this.database.db
-      .selectFrom('monitor_spaces')
-      .select(['id', 'name'])
-      .$call((query) => (byId ? query.where('id', '=', Number(text)) : query.where('name', '=', text)))
-      .limit(2)
-      .execute();
-    if (rows.length === 0) throw new NotFoundError(byId ? `no space has the id ${text}` : `no space is named "${text}"`);
-    if (rows.length > 1) throw new ConflictError(`several spaces are named "${text}"; give the space id instead`);
-    return { id: Number(rows[0]!.id), name: rows[0]!.name };
+    if (/^\d{1,15}$/.test(text)) {
+      const found = await this.spaces.findById(Number(text));
+      if (found === null) throw new NotFoundError(`no space has the id ${text}`);
+      return found;
+    }
+    const named = await this.spaces.listByName(text, 2);
+    if (named.length === 0) throw new NotFoundError(`no space is named "${text}"`);
+    if (named.length > 1) throw new ConflictError(`several spaces are named "${text}"; give the space id instead`);
+    return named[0]!;
   }
 }
 

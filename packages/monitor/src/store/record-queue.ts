@@ -4,8 +4,8 @@
  * after the transaction holding it committed and is on disk.
  */
 import { type BatchWriter, type DatabaseConfig, GroupCommitQueue, siblingModuleUrl, ThreadBatchWriter } from '@sightline/common';
+import { type RecordRow, type RowValues, rowValues } from '../db/repositories/record-writes.js';
 import { PostgresRecordWriter } from '../db/repositories/record-writes-postgres.js';
-import { type RecordRow, type RowValues, rowValues } from './record-rows.js';
 
 /** Connections the PostgreSQL writer commits on concurrently. */
 const POSTGRES_WRITE_CONNECTIONS = 4;

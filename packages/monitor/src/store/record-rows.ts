@@ -1,61 +1,6 @@
 /** A validated record as the flat column values of one monitor_records upsert (db/repositories/record-writes.ts). */
-import type { NormalizedLabel, NormalizedRecord } from '../log/types.js';
-
-export interface RecordRow {
-  spaceId: number;
-  modelId: string;
-  predictionId: string;
-  environment: string;
-  recordTime: number;
-  createdAt: number;
-  modelVersion: string | null;
-  predictionTime: number | null;
-  predictionTimeDefaulted: number | null;
-  predictionLabelKind: string | null;
-  predictionNumeric: number | null;
-  predictionCategory: string | null;
-  predictionScore: number | null;
-  features: string | null;
-  embeddings: string | null;
-  predictionTags: string | null;
-  actualTime: number | null;
-  actualLabelKind: string | null;
-  actualNumeric: number | null;
-  actualCategory: string | null;
-  actualScore: number | null;
-  actualTags: string | null;
-}
-
-/** A row's values in RECORD_COLUMNS order (what statements bind, and what crosses to the writer thread: arrays clone faster than objects). */
-export type RowValues = (string | number | null)[];
-
-/** The row's values in RECORD_COLUMNS order. */
-export function rowValues(row: RecordRow): RowValues {
-  return [
-    row.spaceId,
-    row.modelId,
-    row.predictionId,
-    row.environment,
-    row.recordTime,
-    row.createdAt,
-    row.modelVersion,
-    row.predictionTime,
-    row.predictionTimeDefaulted,
-    row.predictionLabelKind,
-    row.predictionNumeric,
-    row.predictionCategory,
-    row.predictionScore,
-    row.features,
-    row.embeddings,
-    row.predictionTags,
-    row.actualTime,
-    row.actualLabelKind,
-    row.actualNumeric,
-    row.actualCategory,
-    row.actualScore,
-    row.actualTags,
-  ];
-}
+import type { RecordRow } from '../db/repositories/record-writes.js';
+import type { NormalizedLabel, NormalizedRecord } from '@sightline/monitor-sdk/log';
 
 function json(map: object | null): string | null {
   return map === null ? null : JSON.stringify(map);

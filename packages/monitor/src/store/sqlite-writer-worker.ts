@@ -1,8 +1,8 @@
 /** The SQLite writer thread of the log API: owns the write connection, folds queued batches into one commit and syncs the WAL before acknowledging it. */
 import { workerData } from 'node:worker_threads';
 import { openSqlite, serveWriterThread } from '@sightline/common/writer-thread';
+import type { RowValues } from '../db/repositories/record-writes.js';
 import { SqliteRecordStore } from '../db/repositories/record-writes-sqlite.js';
-import type { RowValues } from './record-rows.js';
 import { WalSync } from './wal-sync.js';
 
 const { file, syncs } = workerData as { file: string; syncs: number };

@@ -5,8 +5,7 @@
  */
 import type pg from 'pg';
 import { type BatchWriter, createPgPool, inPgTransaction } from '@sightline/common';
-import { type RecordRow, rowValues } from '../../store/record-rows.js';
-import { RECORD_COLUMNS, UPSERT_CONFLICT_CLAUSE } from './record-writes.js';
+import { RECORD_COLUMNS, type RecordRow, rowValues, UPSERT_CONFLICT_CLAUSE } from './record-writes.js';
 
 const TYPES = [
   'bigint',
@@ -33,7 +32,8 @@ const TYPES = [
   'text',
 ];
 
-const UPSERT = `INSERT INTO monitor_records (${RECORD_COLUMNS.join(', ')})
+/** The one statement of the writer (checked in with the repositories' SQL, test/sql-snapshots.test.ts). */
+export const UPSERT = `INSERT INTO monitor_records (${RECORD_COLUMNS.join(', ')})
   SELECT * FROM unnest(${TYPES.map((type, index) => `$${index + 1}::${type}[]`).join(', ')})
   ${UPSERT_CONFLICT_CLAUSE}`;
 

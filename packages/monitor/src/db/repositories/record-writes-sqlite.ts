@@ -1,10 +1,10 @@
 /** Record upsert SQL for SQLite: synchronous upserts on one connection (used by the writer thread). */
 import { immediateTransaction } from '@sightline/common/writer-thread';
 import type SQLite from 'better-sqlite3';
-import type { RowValues } from '../../store/record-rows.js';
-import { RECORD_COLUMNS, UPSERT_CONFLICT_CLAUSE } from './record-writes.js';
+import { RECORD_COLUMNS, type RowValues, UPSERT_CONFLICT_CLAUSE } from './record-writes.js';
 
-const UPSERT = `INSERT INTO monitor_records (${RECORD_COLUMNS.join(', ')})
+/** The one statement of the writer (checked in with the repositories' SQL, test/sql-snapshots.test.ts). */
+export const UPSERT = `INSERT INTO monitor_records (${RECORD_COLUMNS.join(', ')})
   VALUES (${RECORD_COLUMNS.map(() => '?').join(', ')})
   ${UPSERT_CONFLICT_CLAUSE}`;
 

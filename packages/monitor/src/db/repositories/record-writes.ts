@@ -1,4 +1,7 @@
-/** The record upsert SQL both dialects share: the column order and the ON CONFLICT clause that joins predictions and actuals. */
+/**
+ * The record upsert SQL both dialects share: the column order, the row in that order, and the ON
+ * CONFLICT clause that joins predictions and actuals.
+ */
 
 /** Column order of the upsert statements (both dialects). */
 export const RECORD_COLUMNS = [
@@ -25,6 +28,63 @@ export const RECORD_COLUMNS = [
   'actual_score',
   'actual_tags',
 ] as const;
+
+/** One monitor_records upsert: a validated record as flat column values (store/record-rows.ts builds it). */
+export interface RecordRow {
+  spaceId: number;
+  modelId: string;
+  predictionId: string;
+  environment: string;
+  recordTime: number;
+  createdAt: number;
+  modelVersion: string | null;
+  predictionTime: number | null;
+  predictionTimeDefaulted: number | null;
+  predictionLabelKind: string | null;
+  predictionNumeric: number | null;
+  predictionCategory: string | null;
+  predictionScore: number | null;
+  features: string | null;
+  embeddings: string | null;
+  predictionTags: string | null;
+  actualTime: number | null;
+  actualLabelKind: string | null;
+  actualNumeric: number | null;
+  actualCategory: string | null;
+  actualScore: number | null;
+  actualTags: string | null;
+}
+
+/** A row's values in RECORD_COLUMNS order (what statements bind, and what crosses to the writer thread: arrays clone faster than objects). */
+export type RowValues = (string | number | null)[];
+
+/** The row's values in RECORD_COLUMNS order. */
+export function rowValues(row: RecordRow): RowValues {
+  return [
+    row.spaceId,
+    row.modelId,
+    row.predictionId,
+    row.environment,
+    row.recordTime,
+    row.createdAt,
+    row.modelVersion,
+    row.predictionTime,
+    row.predictionTimeDefaulted,
+    row.predictionLabelKind,
+    row.predictionNumeric,
+    row.predictionCategory,
+    row.predictionScore,
+    row.features,
+    row.embeddings,
+    row.predictionTags,
+    row.actualTime,
+    row.actualLabelKind,
+    row.actualNumeric,
+    row.actualCategory,
+    row.actualScore,
+    row.actualTags,
+  ];
+}
 
 /** Keeps the stored prediction time when a re-sent prediction carried no timestamp (idempotent re-sends). */
 const KEEP_TIME =

@@ -9,7 +9,7 @@ import type {
   ScoreCategoricalLabel,
   StringValue,
   TypedValue,
-} from '../log/types.js';
+} from './log/types.js';
 
 export const label = {
   /** `{numeric: value}` (regression). */

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { checkLogBody, MESSAGES, type LogCheck } from '../../src/log/validate.js';
 import { formatIsoMicros, parseIsoMicros } from '../../src/log/time.js';
-import { fullRecord, DAY_MS } from '../helpers/bodies.js';
+import { fullRecord, DAY_MS } from '../../../monitor/test/helpers/bodies.js';
 
 const NOW = Date.now();
 /** Yesterday's date (YYYY-MM-DD), inside the 90-day window. */

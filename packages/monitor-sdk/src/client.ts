@@ -4,13 +4,11 @@
  * Every record is checked by the service's own validation before it is sent, so a record the
  * service would refuse fails locally with the same status and message.
  */
-import { checkLogBody } from '../log/validate.js';
-import type { DriftResult, ModelMetrics, ModelSummary, RecordView } from '../read/record-reader.js';
+import { checkLogBody } from './log/validate.js';
+import type { DriftResult, ModelMetrics, ModelSummary, RecordView } from './read-api.js';
 import { buildLogBody, type ActualInput, type PredictionInput, type RecordInput } from './builders.js';
 
 export const DEFAULT_ENDPOINT = 'http://127.0.0.1:6007';
-
-export type { ModelSummary, RecordView };
 
 export interface MonitorClientOptions {
   apiKey?: string;

@@ -1,10 +1,11 @@
-/** The TypeScript SDK against a real running service on both databases. */
+/** The TypeScript SDK against a real running monitoring service on both databases. */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { it } from 'node:test';
-import { label, MESSAGES, MonitorApiError, MonitorClient, MonitorConfigError, value, type TypedValue } from '../src/sdk/index.js';
-import { DAY_MS } from './helpers/bodies.js';
-import { describeEachDialect, type TestMonitor } from './helpers/server.js';
+import { label, MESSAGES, MonitorApiError, MonitorClient, MonitorConfigError, value, type TypedValue } from '../src/index.js';
+// The service the SDK talks to: the monitor's own test server.
+import { DAY_MS } from '../../monitor/test/helpers/bodies.js';
+import { describeEachDialect, type TestMonitor } from '../../monitor/test/helpers/server.js';
 
 function client(t: TestMonitor, extra: Record<string, string | undefined> = {}): MonitorClient {
   return new MonitorClient({ env: { MONITOR_API_KEY: t.apiKey, MONITOR_SPACE_KEY: t.spaceKey, MONITOR_ENDPOINT: `${t.url}/`, ...extra } });

@@ -1,5 +1,7 @@
 /**
- * TypeScript SDK of the Sightline monitoring service (`@sightline/monitor/sdk`).
+ * TypeScript SDK of the Sightline monitoring service (`@sightline/monitor-sdk`): no dependencies,
+ * so installing it installs nothing else. The log contract it shares with the service is also
+ * `@sightline/monitor-sdk/log`.
  *
  *   const client = new MonitorClient(); // MONITOR_API_KEY, MONITOR_SPACE_KEY, MONITOR_ENDPOINT
  *   await client.logPrediction('fraud', id, { modelVersion: 'v1', label: label.scoreCategorical('fraud', 0.9),
@@ -9,8 +11,6 @@
 export { MonitorClient, MonitorApiError, MonitorConfigError, DEFAULT_ENDPOINT } from './client.js';
 export type {
   MonitorClientOptions,
-  RecordView,
-  ModelSummary,
   RecordFilters,
   WindowOptions,
   DriftOptions,
@@ -19,7 +19,7 @@ export type {
 } from './client.js';
 export { label, value, buildLogBody } from './builders.js';
 export type { PredictionInput, ActualInput, RecordInput, EmbeddingInput } from './builders.js';
-export { checkLogBody, MESSAGES, LIMITS } from '../log/validate.js';
+export { checkLogBody, MESSAGES, LIMITS } from './log/validate.js';
 export type {
   LogBody,
   Label,
@@ -31,4 +31,14 @@ export type {
   StringValue,
   IntValue,
   EmbeddingValue,
-} from '../log/types.js';
+} from './log/types.js';
+export type {
+  ModelSummary,
+  RecordView,
+  ModelMetrics,
+  ClassMetrics,
+  DriftResult,
+  FeatureDrift,
+  NumericBin,
+  CategoryBin,
+} from './read-api.js';
