@@ -27,12 +27,22 @@ export function onSessionExpired(listener: Listener): () => void {
   return () => expiredListeners.delete(listener);
 }
 
+const baseUrl = `${window.location.origin}${serverUrl('')}`;
+
+/**
+ * The typed client without the session refresh, for the sign-in calls themselves (login,
+ * logout, the login page's configuration, password reset, the refresh): there a 401 is an
+ * answer, not an expired session.
+ */
+export const sessionlessClient = createBrowserClient({ baseUrl });
+
 let refreshing: Promise<boolean> | null = null;
 
 /** One refresh at a time: concurrent 401s share it. */
 export function refreshSession(): Promise<boolean> {
-  refreshing ??= fetch(serverUrl('/auth/refresh'), { method: 'POST', credentials: 'same-origin' })
-    .then((response) => response.ok)
+  refreshing ??= sessionlessClient
+    .POST('/auth/refresh')
+    .then(({ response }) => response.ok)
     .catch(() => false)
     .finally(() => {
       refreshing = null;
@@ -107,7 +117,7 @@ async function withSession(send: () => Promise<Response>, noRefresh = false): Pr
  * fetch that keeps the session alive; `call` unwraps its answers.
  */
 export const client = createBrowserClient({
-  baseUrl: `${window.location.origin}${serverUrl('')}`,
+  baseUrl,
   fetch: (input, init) => {
     const request = new Request(input, init);
     return withSession(() => fetch(request.clone()));
