@@ -72,7 +72,7 @@ export function withQuery(path: string, query: RequestOptions['query']): string 
 }
 
 /** The ApiError of a failed answer whose body was read (`body` undefined when it was not JSON). */
-function apiError(response: Response, body: unknown): ApiError {
+export function apiError(response: Response, body: unknown): ApiError {
   // Every error body is {"detail": "<sentence>"} (docs/api.md); otherwise keep the status line.
   const detail = (body as { detail?: unknown } | undefined)?.detail;
   const message = typeof detail === 'string' ? detail : `${response.status} ${response.statusText}`;
