@@ -3,7 +3,7 @@
  * expiry handled here. On a 401 the request is retried once after a silent POST /auth/refresh;
  * when that fails too, the listeners of `onSessionExpired` send the user to the login page.
  */
-import { createBrowserClient } from '@sightline/client/browser';
+import { browserUrl, createBrowserClient, type GetParameters, type GetPath, type paths } from '@sightline/client/browser';
 import { serverUrl } from '../lib/root';
 
 export class ApiError extends Error {
@@ -123,6 +123,19 @@ export const client = createBrowserClient({
     return withSession(() => fetch(request.clone()));
   },
 });
+
+/**
+ * The URL of a GET route with its parameters, for what the browser fetches by itself (the
+ * download links): path and parameters are checked like a call's.
+ */
+export function apiUrl<Path extends GetPath>(path: Path, parameters: GetParameters<Path>): string {
+  return browserUrl(baseUrl, path, parameters);
+}
+
+const OTLP_TRACES: keyof paths = '/v1/traces';
+
+/** Where OpenTelemetry exporters send traces (OTLP over HTTP), for the setup hints. */
+export const collectorUrl = `${baseUrl}${OTLP_TRACES}`;
 
 /**
  * A raw fetch of a server path with the session kept alive, for answers that are not JSON (the
