@@ -1,7 +1,7 @@
 /** React Query hooks for the query API (projects, traces, spans, metrics) and the admin API. */
 import { keepPreviousData, useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import { call, client } from './http';
-import type { SpanKind } from '../lib/openinference';
+import type { SpanKind } from '../lib/spanKinds';
 import type {
   AnnotationConfig,
   Dataset,
