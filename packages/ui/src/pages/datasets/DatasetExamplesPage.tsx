@@ -6,7 +6,7 @@ import { useState } from 'react';
 import { useParams, useSearchParams } from 'react-router';
 import { Badge, Button, Code, Group, Pagination, Paper, Select, Skeleton, Stack, Table, Text } from '@mantine/core';
 import { IconDownload } from '@tabler/icons-react';
-import { useDatasetExamples, useDatasetVersions } from '../../api/queries';
+import { useDatasetExamples, useDatasetVersions } from './queries';
 import { formatDateTime, formatInt } from '../../lib/format';
 import { apiUrl } from '../../api/http';
 

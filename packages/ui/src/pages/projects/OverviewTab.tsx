@@ -3,7 +3,7 @@ import '@mantine/charts/styles.css';
 import type { ReactNode } from 'react';
 import { AreaChart, BarChart, LineChart } from '@mantine/charts';
 import { Alert, Center, Group, Loader, Paper, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
-import { useSummary, useTimeseries } from '../../api/queries';
+import { useSummary, useTimeseries } from './queries';
 import type { TimeseriesBucket } from '@sightline/client/browser';
 import { spanKindColor } from '../../lib/spanKinds';
 import { formatCompact, formatDuration, formatInt, formatPercent } from '../../lib/format';

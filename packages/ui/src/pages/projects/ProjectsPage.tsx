@@ -4,7 +4,7 @@ import { Link, useNavigate, useSearchParams } from 'react-router';
 import { useQueries } from '@tanstack/react-query';
 import { Alert, Anchor, Code, Group, Paper, Skeleton, Stack, Table, Text, Title, Tooltip, UnstyledButton } from '@mantine/core';
 import { IconArrowDown, IconArrowUp, IconArrowsSort, IconInfoCircle } from '@tabler/icons-react';
-import { summaryQuery, useProjects } from '../../api/queries';
+import { summaryQuery, useProjects } from './queries';
 import { collectorUrl } from '../../api/http';
 import type { Project, ProjectSummary } from '@sightline/client/browser';
 import { RangeControls } from '../../components/RangeControls';

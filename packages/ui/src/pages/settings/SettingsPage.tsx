@@ -7,7 +7,7 @@ import { IconInfoCircle, IconKey, IconServer, IconUser, IconUsers, IconUsersGrou
 import { useSearchParams } from 'react-router';
 import { useUpdateSearch } from '../../lib/search';
 import { useCurrentViewer } from '../../components/AuthGate';
-import { allUserKeysKey, ownKeysKey, systemKeysKey, useAllUserKeys, useOwnKeys, useSystemKeys } from '../../api/queries';
+import { allUserKeysKey, ownKeysKey, systemKeysKey, useAllUserKeys, useOwnKeys, useSystemKeys } from './queries';
 import { ApiKeysSection } from './ApiKeysSection';
 import { PasswordSection, ProfileSection } from './AccountSections';
 import { UsersSection } from './UsersSection';

@@ -21,7 +21,7 @@ import { IconDots, IconKey, IconPencil, IconShield, IconTrash, IconUserPlus, Ico
 import { ConfirmModal } from '../../components/ConfirmModal';
 import { SecretBox } from '../../components/Copy';
 import { call, client } from '../../api/http';
-import { usersKey, useUsers, allUserKeysKey } from '../../api/queries';
+import { usersKey, useUsers, allUserKeysKey } from './queries';
 import type { operations, Role, User } from '@sightline/client/browser';
 import { formatRelative, formatDateTime } from '../../lib/format';
 import { generatePassword, passwordProblem } from '../../lib/passwords';

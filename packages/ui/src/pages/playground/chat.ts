@@ -3,8 +3,8 @@
  * server-sent events read with the fetch body's reader, or whole for runs over a dataset.
  */
 import type { components } from '@sightline/client/browser';
-import type { ChatRequest } from '../lib/playground';
-import { apiError, client } from './http';
+import type { ChatRequest } from '../../lib/playground';
+import { apiError, client } from '../../api/http';
 
 export type ChatUsage = NonNullable<components['schemas']['ChatCompletion']['usage']>;
 
