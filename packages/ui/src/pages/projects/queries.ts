@@ -1,7 +1,8 @@
 /** React Query hooks of the projects list and a project's overview: the project, its summary, timeseries and retention. */
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import type { Page, Project } from '@sightline/client/browser';
+import type { Project } from '@sightline/client/browser';
 import { call, client } from '../../api/http';
+import { allPages } from '../../api/paging';
 import { resolveRange, type RangeOption } from '../../lib/timeRange';
 
 /** Path parameters of a project's routes. */
@@ -11,18 +12,8 @@ export const inProject = (projectId: string) => ({ project_identifier: projectId
 export function useProjects(refetchInterval: number | false = false) {
   return useQuery({
     queryKey: ['projects'],
-    queryFn: async ({ signal }) => {
-      const all: Project[] = [];
-      let cursor: string | null = null;
-      do {
-        const page: Page<Project> = await call(
-          client.GET('/v1/projects', { params: { query: { limit: 1000, cursor: cursor ?? undefined } }, signal }),
-        );
-        all.push(...page.data);
-        cursor = page.next_cursor;
-      } while (cursor);
-      return all;
-    },
+    queryFn: ({ signal }) =>
+      allPages<Project>((cursor) => call(client.GET('/v1/projects', { params: { query: { limit: 1000, cursor } }, signal }))),
     // New projects appear with their first span: look again whenever a page shows the list.
     staleTime: 0,
     refetchInterval,

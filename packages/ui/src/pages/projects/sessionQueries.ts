@@ -1,7 +1,8 @@
 /** React Query hooks of a project's sessions and their turns. */
 import { keepPreviousData, useInfiniteQuery, useQuery } from '@tanstack/react-query';
-import type { Page, Session, Span } from '@sightline/client/browser';
+import type { Session, Span } from '@sightline/client/browser';
 import { call, client } from '../../api/http';
+import { allPages } from '../../api/paging';
 import { inProject } from './queries';
 
 /** A project's sessions, newest first, with infinite scroll. */
@@ -39,17 +40,15 @@ export function useRootSpans(projectId: string, traceIds: string[]) {
       const roots: Span[] = [];
       for (let index = 0; index < traceIds.length; index += 100) {
         const chunk = traceIds.slice(index, index + 100);
-        let cursor: string | undefined;
-        do {
-          const page: Page<Span> = await call(
+        const chunkRoots = await allPages<Span>((cursor) =>
+          call(
             client.GET('/v1/projects/{project_identifier}/spans', {
               params: { path: inProject(projectId), query: { trace_id: chunk, parent_id: 'null', limit: 1000, cursor, order: 'asc' } },
               signal,
             }),
-          );
-          roots.push(...page.data);
-          cursor = page.next_cursor ?? undefined;
-        } while (cursor);
+          ),
+        );
+        roots.push(...chunkRoots);
       }
       return roots;
     },
