@@ -3,7 +3,8 @@
  * document (@sightline/client), so every path, parameter, body and answer is checked by the
  * compiler; errors as ApiError, and session expiry handled here. On a 401 the request is retried
  * once after a silent POST /auth/refresh; when that fails too, the listeners of
- * `onSessionExpired` send the user to the login page.
+ * `onSessionExpired` send the user to the login page. No other module calls fetch or spells an
+ * API path outside a typed call (packages/ui/test/unit/client-only.test.ts).
  */
 import { browserUrl, createBrowserClient, type GetParameters, type GetPath, type paths } from '@sightline/client/browser';
 import { serverUrl } from '../lib/root';
