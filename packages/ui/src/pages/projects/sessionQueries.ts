@@ -1,8 +1,8 @@
 /** React Query hooks of a project's sessions and their turns. */
-import { keepPreviousData, useInfiniteQuery, useQuery } from '@tanstack/react-query';
+import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import type { Session, Span } from '@sightline/client/browser';
 import { call, client } from '../../api/http';
-import { allPages } from '../../api/paging';
+import { allPages, cursorPages } from '../../api/paging';
 import { inProject } from './queries';
 
 /** A project's sessions, newest first, with infinite scroll. */
@@ -16,10 +16,8 @@ export function useSessions(projectId: string, refetchInterval: number | false) 
           signal,
         }),
       ),
-    initialPageParam: null as string | null,
-    getNextPageParam: (last) => last.next_cursor,
+    ...cursorPages,
     refetchInterval,
-    placeholderData: keepPreviousData,
   });
 }
 

@@ -1,7 +1,8 @@
 /** React Query hooks of a project's traces and spans, with the filters of their lists. */
-import { keepPreviousData, useInfiniteQuery, useQuery } from '@tanstack/react-query';
+import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import type { Span } from '@sightline/client/browser';
 import { call, client } from '../../api/http';
+import { cursorPages } from '../../api/paging';
 import type { SpanKind } from '../../lib/spanKinds';
 import { resolveRange, type RangeOption } from '../../lib/timeRange';
 import { inProject } from './queries';
@@ -53,10 +54,8 @@ export function useTraces(
           signal,
         }),
       ),
-    initialPageParam: null as string | null,
-    getNextPageParam: (last) => last.next_cursor,
+    ...cursorPages,
     refetchInterval,
-    placeholderData: keepPreviousData,
   });
 }
 
@@ -98,10 +97,8 @@ export function useSpans(
           signal,
         }),
       ),
-    initialPageParam: null as string | null,
-    getNextPageParam: (last) => last.next_cursor,
+    ...cursorPages,
     refetchInterval,
-    placeholderData: keepPreviousData,
   });
 }
 
