@@ -1,7 +1,7 @@
 /** The signed-in viewer, the login page's configuration, and the session calls. */
 import { useQuery, type QueryClient } from '@tanstack/react-query';
-import { api, get } from './http';
-import type { AuthConfig, Envelope, User } from '@sightline/client/browser';
+import { call, client, sessionlessClient } from './http';
+import type { User } from '@sightline/client/browser';
 
 /** Who the UI is showing: a signed-in user, or the anonymous viewer when auth is off (or a system key). */
 export type Viewer = (User & { kind: 'user' }) | { kind: 'anonymous' } | { kind: 'system' };
@@ -9,13 +9,11 @@ export type Viewer = (User & { kind: 'user' }) | { kind: 'anonymous' } | { kind:
 export const viewerKey = ['viewer'] as const;
 export const authConfigKey = ['auth-config'] as const;
 
-type RawViewer = Omit<Partial<User>, 'auth_method'> & { auth_method: string };
-
 export async function fetchViewer(): Promise<Viewer> {
-  const { data } = await get<Envelope<RawViewer>>('/v1/user');
+  const { data } = await call(client.GET('/v1/user'));
   if (data.auth_method === 'ANONYMOUS') return { kind: 'anonymous' };
   if (data.auth_method === 'SYSTEM') return { kind: 'system' };
-  return { ...(data as User), kind: 'user' };
+  return { ...data, kind: 'user' };
 }
 
 export function useViewer() {
@@ -25,17 +23,17 @@ export function useViewer() {
 export function useAuthConfig() {
   return useQuery({
     queryKey: authConfigKey,
-    queryFn: async () => (await api<Envelope<AuthConfig>>('/auth/config', { noRefresh: true })).data,
+    queryFn: async () => (await call(sessionlessClient.GET('/auth/config'))).data,
     staleTime: 5 * 60_000,
   });
 }
 
-export function login(email: string, password: string): Promise<void> {
-  return api<void>('/auth/login', { method: 'POST', body: { email, password }, noRefresh: true });
+export async function login(email: string, password: string): Promise<void> {
+  await call(sessionlessClient.POST('/auth/login', { body: { email, password } }));
 }
 
-export function logout(): Promise<void> {
-  return api<void>('/auth/logout', { method: 'POST', noRefresh: true });
+export async function logout(): Promise<void> {
+  await call(sessionlessClient.POST('/auth/logout'));
 }
 
 /**

@@ -4,7 +4,7 @@
  * `annotation` and `annotation_score` parameters.
  */
 import { TagsInput } from '@mantine/core';
-import type { AnnotationFilters } from '../api/queries';
+import type { AnnotationFilters } from '../pages/projects/traceQueries';
 
 const SCORE = /^[^<>=:]+(>=|<=|>|<|=)/;
 

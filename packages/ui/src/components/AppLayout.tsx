@@ -16,7 +16,7 @@ import {
 import { Link, NavLink, Outlet, useNavigate } from 'react-router';
 import { useQueryClient } from '@tanstack/react-query';
 import { logout, clearUserData } from '../api/auth';
-import { useProjects } from '../api/queries';
+import { useProjects } from '../pages/projects/queries';
 import { useCurrentViewer } from './AuthGate';
 import { Logo } from './Logo';
 import { ThemeToggle, useToggleColorScheme } from './ThemeToggle';

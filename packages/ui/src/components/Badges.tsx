@@ -1,28 +1,11 @@
 import { Badge, Group, Text, Tooltip } from '@mantine/core';
 import { IconAlertTriangleFilled, IconCircleCheckFilled, IconCircleDashed } from '@tabler/icons-react';
 import type { StatusCode } from '@sightline/client/browser';
-
-const KIND_COLORS: Record<string, string> = {
-  LLM: 'violet',
-  CHAIN: 'blue',
-  AGENT: 'grape',
-  TOOL: 'orange',
-  RETRIEVER: 'teal',
-  RERANKER: 'cyan',
-  EMBEDDING: 'lime',
-  GUARDRAIL: 'red',
-  EVALUATOR: 'yellow',
-  PROMPT: 'pink',
-  UNKNOWN: 'gray',
-};
-
-export function kindColor(kind: string): string {
-  return KIND_COLORS[kind] ?? 'gray';
-}
+import { spanKindColor } from '../lib/spanKinds';
 
 export function KindBadge({ kind, size = 'sm' }: { kind: string; size?: 'xs' | 'sm' | 'md' }) {
   return (
-    <Badge variant="light" color={kindColor(kind)} size={size} radius="sm" style={{ flexShrink: 0 }}>
+    <Badge variant="light" color={spanKindColor(kind)} size={size} radius="sm" style={{ flexShrink: 0 }}>
       {kind}
     </Badge>
   );

@@ -113,21 +113,3 @@ export function attributeSections(attributes: Attributes): [string, [string, unk
   for (const list of sections.values()) list.sort(([a], [b]) => natural.compare(a, b));
   return [...sections.entries()].sort(([a], [b]) => natural.compare(a, b));
 }
-
-/** The OpenInference span kinds, in the order the UI offers them as filters. */
-export const SPAN_KINDS = [
-  'LLM',
-  'CHAIN',
-  'AGENT',
-  'TOOL',
-  'RETRIEVER',
-  'RERANKER',
-  'EMBEDDING',
-  'GUARDRAIL',
-  'EVALUATOR',
-  'PROMPT',
-  'UNKNOWN',
-] as const;
-
-/** One of SPAN_KINDS. */
-export type SpanKind = (typeof SPAN_KINDS)[number];

@@ -3,7 +3,7 @@
  * variables and the conversions from an LLM span and to and from a prompt version
  * (docs/playground.md, docs/prompts.md). Pure functions; the page holds the state.
  */
-import type { components } from '@sightline/client/browser';
+import type { components, operations } from '@sightline/client/browser';
 import { chatMessages, type Attributes } from './openinference';
 
 type Schemas = components['schemas'];
@@ -12,6 +12,8 @@ export type PromptVersionData = Schemas['PromptVersionData'];
 // The list route's items lack source_prompt_id (always null anyway, docs/prompts.md).
 export type PromptSummary = Omit<Schemas['Prompt'], 'source_prompt_id'>;
 export type TemplateFormat = Schemas['PromptTemplateFormat'];
+/** The body of POST /v1/chat/completions. */
+export type ChatRequest = NonNullable<operations['createChatCompletion']['requestBody']>['content']['application/json'];
 
 /** The providers of POST /v1/chat/completions, with the settings each reads (docs/playground.md). */
 export const PROVIDERS = [
@@ -132,7 +134,7 @@ export function valuesFromInput(input: Record<string, unknown>): Record<string, 
 // ---------------------------------------------------------------- requests
 
 /** The body of POST /v1/chat/completions for a draft with these variable values. */
-export function chatRequest(draft: PlaygroundDraft, values: Record<string, string>, stream: boolean) {
+export function chatRequest(draft: PlaygroundDraft, values: Record<string, string>, stream: boolean): ChatRequest {
   return {
     model: `${draft.provider}:${draft.model.trim()}`,
     messages: draft.messages.map((message) => ({

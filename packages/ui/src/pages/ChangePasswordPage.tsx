@@ -11,7 +11,7 @@ import { IconAlertCircle, IconShieldLock } from '@tabler/icons-react';
 import { AuthCard } from '../components/AuthCard';
 import { useCurrentViewer } from '../components/AuthGate';
 import { NewPasswordFields, newPasswordProblem } from '../components/NewPasswordFields';
-import { ApiError, patch } from '../api/http';
+import { ApiError, call, client } from '../api/http';
 import { login, logout, clearUserData } from '../api/auth';
 
 export function ChangePasswordPage() {
@@ -32,7 +32,7 @@ export function ChangePasswordPage() {
     setError(null);
     setSubmitting(true);
     try {
-      await patch('/v1/user', { password: value.password, current_password: current });
+      await call(client.PATCH('/v1/user', { body: { password: value.password, current_password: current } }));
     } catch (caught) {
       setSubmitting(false);
       if (caught instanceof ApiError && caught.status === 403) return setError('The current password is not correct.');

@@ -4,7 +4,7 @@ import { Link } from 'react-router';
 import { Alert, Anchor, Button, Stack, Text, TextInput } from '@mantine/core';
 import { IconAlertCircle, IconMailCheck } from '@tabler/icons-react';
 import { AuthCard } from '../components/AuthCard';
-import { post, ApiError } from '../api/http';
+import { ApiError, call, sessionlessClient } from '../api/http';
 
 export function ForgotPasswordPage() {
   const [email, setEmail] = useState('');
@@ -17,7 +17,7 @@ export function ForgotPasswordPage() {
     setError(null);
     setSubmitting(true);
     try {
-      await post('/auth/password-reset-email', { email: email.trim() }, { noRefresh: true });
+      await call(sessionlessClient.POST('/auth/password-reset-email', { body: { email: email.trim() } }));
       setSent(true);
     } catch (caught) {
       if (caught instanceof ApiError && caught.status === 503)

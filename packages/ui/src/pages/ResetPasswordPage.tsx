@@ -5,7 +5,7 @@ import { Alert, Anchor, Button, Stack, Text } from '@mantine/core';
 import { IconAlertCircle, IconCircleCheck } from '@tabler/icons-react';
 import { AuthCard } from '../components/AuthCard';
 import { NewPasswordFields, newPasswordProblem } from '../components/NewPasswordFields';
-import { ApiError, post } from '../api/http';
+import { ApiError, call, sessionlessClient } from '../api/http';
 
 export function ResetPasswordPage() {
   const [params] = useSearchParams();
@@ -22,7 +22,7 @@ export function ResetPasswordPage() {
     setError(null);
     setSubmitting(true);
     try {
-      await post('/auth/password-reset', { token, password: value.password }, { noRefresh: true });
+      await call(sessionlessClient.POST('/auth/password-reset', { body: { token, password: value.password } }));
       setDone(true);
     } catch (caught) {
       if (caught instanceof ApiError && caught.status === 401)

@@ -26,7 +26,7 @@ import {
 } from '@mantine/core';
 import { IconChevronLeft, IconChevronRight, IconExternalLink } from '@tabler/icons-react';
 import type { ComparedExperimentRun, Experiment } from '@sightline/client/browser';
-import { useComparison, useDataset, useExperiments } from '../../api/queries';
+import { useComparison, useDataset, useExperiments } from './queries';
 import { formatDuration, formatInt } from '../../lib/format';
 import { datasetPath } from './DatasetsPage';
 import { evaluatorNames, formatScore, meanScore } from './experiments';

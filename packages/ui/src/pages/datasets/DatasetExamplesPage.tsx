@@ -6,9 +6,9 @@ import { useState } from 'react';
 import { useParams, useSearchParams } from 'react-router';
 import { Badge, Button, Code, Group, Pagination, Paper, Select, Skeleton, Stack, Table, Text } from '@mantine/core';
 import { IconDownload } from '@tabler/icons-react';
-import { useDatasetExamples, useDatasetVersions } from '../../api/queries';
+import { useDatasetExamples, useDatasetVersions } from './queries';
 import { formatDateTime, formatInt } from '../../lib/format';
-import { serverUrl } from '../../lib/root';
+import { apiUrl } from '../../api/http';
 
 const PAGE_SIZE = 50;
 
@@ -29,8 +29,8 @@ export function DatasetExamplesPage() {
   const examples = useDatasetExamples(datasetId, versionId);
   const latest = versions.data?.[0]?.version_id;
   const chosen = versionId ?? latest;
-  const download = (format: 'jsonl' | 'csv') =>
-    serverUrl(`/v1/datasets/${encodeURIComponent(datasetId)}/${format}${chosen ? `?version_id=${encodeURIComponent(chosen)}` : ''}`);
+  const atVersion = { path: { id: datasetId }, query: { version_id: chosen || undefined } };
+  const download = { jsonl: apiUrl('/v1/datasets/{id}/jsonl', atVersion), csv: apiUrl('/v1/datasets/{id}/csv', atVersion) };
 
   const rows = examples.data?.examples ?? [];
   const pages = Math.max(1, Math.ceil(rows.length / PAGE_SIZE));
@@ -66,10 +66,10 @@ export function DatasetExamplesPage() {
               });
             }}
           />
-          <Button component="a" href={download('jsonl')} variant="default" leftSection={<IconDownload size={16} />}>
+          <Button component="a" href={download.jsonl} variant="default" leftSection={<IconDownload size={16} />}>
             JSONL
           </Button>
-          <Button component="a" href={download('csv')} variant="default" leftSection={<IconDownload size={16} />}>
+          <Button component="a" href={download.csv} variant="default" leftSection={<IconDownload size={16} />}>
             CSV
           </Button>
         </Group>

@@ -2,7 +2,7 @@
 import { Alert, Anchor, Breadcrumbs, Group, Skeleton, Stack, Tabs, Text, Title } from '@mantine/core';
 import { IconFlask, IconTable } from '@tabler/icons-react';
 import { Link, Outlet, useLocation, useNavigate, useParams } from 'react-router';
-import { useDataset } from '../../api/queries';
+import { useDataset } from './queries';
 import { CopyIcon } from '../../components/Copy';
 import { datasetPath } from './DatasetsPage';
 

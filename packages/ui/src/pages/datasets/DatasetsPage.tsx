@@ -2,7 +2,7 @@
 import { Link } from 'react-router';
 import { Alert, Anchor, Code, Paper, Skeleton, Stack, Table, Text, Title } from '@mantine/core';
 import { IconInfoCircle } from '@tabler/icons-react';
-import { useDatasets } from '../../api/queries';
+import { useDatasets } from './queries';
 import { formatInt, formatRelative } from '../../lib/format';
 
 export function datasetPath(datasetId: string, tab = 'examples') {

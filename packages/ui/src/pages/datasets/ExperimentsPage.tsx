@@ -6,7 +6,7 @@ import { useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { Alert, Anchor, Badge, Button, Checkbox, Code, Group, Paper, Skeleton, Stack, Table, Text, Tooltip } from '@mantine/core';
 import { IconArrowsLeftRight, IconInfoCircle } from '@tabler/icons-react';
-import { useExperiments } from '../../api/queries';
+import { useExperiments } from './queries';
 import { formatDuration, formatInt, formatRelative } from '../../lib/format';
 import { comparePath, evaluatorNames, formatScore, meanScore } from './experiments';
 

@@ -26,7 +26,7 @@ import {
   Tooltip,
 } from '@mantine/core';
 import { IconAlertTriangle, IconExternalLink, IconPlayerPlay, IconPlayerStop, IconPlus, IconTrash } from '@tabler/icons-react';
-import { ChatError, streamChat, type ChatResult } from '../../api/chat';
+import { ChatError, streamChat, type ChatResult } from './chat';
 import { formatDuration, formatInt } from '../../lib/format';
 import { SavePromptButton } from './SavePrompt';
 import { RunOverDatasetButton } from './RunOverDataset';

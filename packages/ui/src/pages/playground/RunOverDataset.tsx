@@ -9,8 +9,8 @@ import { Link } from 'react-router';
 import { Alert, Anchor, Button, Group, Modal, Progress, Select, Stack, Text, TextInput } from '@mantine/core';
 import { IconDatabase, IconExternalLink } from '@tabler/icons-react';
 import { call, client } from '../../api/http';
-import { completeChat } from '../../api/chat';
-import { useDatasets } from '../../api/queries';
+import { completeChat } from './chat';
+import { useDatasets } from '../datasets/queries';
 import {
   chatRequest,
   draftProblems,

@@ -8,7 +8,7 @@ import { notifications } from '@mantine/notifications';
 import { IconDeviceFloppy } from '@tabler/icons-react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { call, client } from '../../api/http';
-import { promptsKey } from '../../api/queries';
+import { promptsKey } from '../prompts/queries';
 import { PROMPT_NAME, draftProblems, promptVersionBody, type PlaygroundDraft } from '../../lib/playground';
 
 function SaveForm({ draft, onClose, onSaved }: { draft: PlaygroundDraft; onClose: () => void; onSaved: (name: string) => void }) {

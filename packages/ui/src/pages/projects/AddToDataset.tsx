@@ -12,7 +12,7 @@ import { IconDatabasePlus } from '@tabler/icons-react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import type { Span } from '@sightline/client/browser';
 import { call, client } from '../../api/http';
-import { datasetsKey, useDatasets } from '../../api/queries';
+import { datasetsKey, useDatasets } from '../datasets/queries';
 import { ROOT_PATH } from '../../lib/root';
 import { datasetPath } from '../datasets/DatasetsPage';
 

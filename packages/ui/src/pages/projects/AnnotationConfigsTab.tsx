@@ -27,7 +27,7 @@ import { IconTrash } from '@tabler/icons-react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import type { AnnotationConfig, AnnotationConfigData } from '@sightline/client/browser';
 import { call, client } from '../../api/http';
-import { annotationConfigsKey, useAnnotationConfigs, useProjectAnnotationConfigs } from '../../api/queries';
+import { annotationConfigsKey, useAnnotationConfigs, useProjectAnnotationConfigs } from './annotationQueries';
 import { ConfirmModal } from '../../components/ConfirmModal';
 import { useProjectContext } from './ProjectLayout';
 

@@ -11,7 +11,7 @@ import { Link } from 'react-router';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import type { AnnotationConfig, SpanAnnotation, TraceAnnotation } from '@sightline/client/browser';
 import { call, client } from '../../api/http';
-import { useAnnotationConfigs, useProjectAnnotationConfigs, useSpanAnnotations, useTraceAnnotations } from '../../api/queries';
+import { useAnnotationConfigs, useProjectAnnotationConfigs, useSpanAnnotations, useTraceAnnotations } from './annotationQueries';
 import { formatDateTime } from '../../lib/format';
 
 type Annotation = SpanAnnotation | TraceAnnotation;

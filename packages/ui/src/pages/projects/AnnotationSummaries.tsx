@@ -4,7 +4,7 @@
  */
 import { Alert, Anchor, Group, Paper, Progress, Stack, Table, Text, Title, Tooltip } from '@mantine/core';
 import { Link, useSearchParams } from 'react-router';
-import { useAnnotationSummaries } from '../../api/queries';
+import { useAnnotationSummaries } from './annotationQueries';
 import { formatInt } from '../../lib/format';
 import { useLiveRefresh, useTimeRange } from '../../lib/timeRange';
 import { useProjectContext } from './ProjectLayout';

@@ -3,9 +3,9 @@ import '@mantine/charts/styles.css';
 import type { ReactNode } from 'react';
 import { AreaChart, BarChart, LineChart } from '@mantine/charts';
 import { Alert, Center, Group, Loader, Paper, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
-import { useSummary, useTimeseries } from '../../api/queries';
+import { useSummary, useTimeseries } from './queries';
 import type { TimeseriesBucket } from '@sightline/client/browser';
-import { kindColor } from '../../components/Badges';
+import { spanKindColor } from '../../lib/spanKinds';
 import { formatCompact, formatDuration, formatInt, formatPercent } from '../../lib/format';
 import { useLiveRefresh, useTimeRange } from '../../lib/timeRange';
 import { useProjectContext } from './ProjectLayout';
@@ -252,7 +252,7 @@ export function OverviewTab() {
           )}
           <Group gap="xs">
             {summary.data.span_kinds.map((kind) => (
-              <Text key={kind.span_kind} size="xs" c={kindColor(kind.span_kind)}>
+              <Text key={kind.span_kind} size="xs" c={spanKindColor(kind.span_kind)}>
                 {kind.span_kind}: {formatInt(kind.span_count)}
               </Text>
             ))}

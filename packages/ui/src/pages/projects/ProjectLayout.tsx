@@ -3,7 +3,7 @@ import { Anchor, Alert, Breadcrumbs, Group, Stack, Tabs, Text, Title } from '@ma
 import { IconChartBar, IconListTree, IconMessages, IconTag, IconTimeline } from '@tabler/icons-react';
 import { Link, Outlet, useLocation, useNavigate, useOutletContext, useParams, useSearchParams } from 'react-router';
 import { useIsFetching, useQueryClient } from '@tanstack/react-query';
-import { useProject, useSummary } from '../../api/queries';
+import { useProject, useSummary } from './queries';
 import type { Project } from '@sightline/client/browser';
 import { RangeControls } from '../../components/RangeControls';
 import { StatStrip } from '../../components/StatStrip';

@@ -4,11 +4,11 @@ import { Link, useNavigate, useSearchParams } from 'react-router';
 import { useQueries } from '@tanstack/react-query';
 import { Alert, Anchor, Code, Group, Paper, Skeleton, Stack, Table, Text, Title, Tooltip, UnstyledButton } from '@mantine/core';
 import { IconArrowDown, IconArrowUp, IconArrowsSort, IconInfoCircle } from '@tabler/icons-react';
-import { summaryQuery, useProjects } from '../../api/queries';
+import { summaryQuery, useProjects } from './queries';
+import { collectorUrl } from '../../api/http';
 import type { Project, ProjectSummary } from '@sightline/client/browser';
 import { RangeControls } from '../../components/RangeControls';
 import { formatCompact, formatDuration, formatInt, formatPercent, formatRelative } from '../../lib/format';
-import { ROOT_PATH } from '../../lib/root';
 import { useLiveRefresh, useTimeRange } from '../../lib/timeRange';
 
 type SortKey = 'name' | 'traces' | 'spans' | 'errors' | 'p50' | 'p99' | 'tokens' | 'created';
@@ -111,8 +111,6 @@ export function ProjectsPage() {
     </Table.Td>
   );
 
-  const collector = `${window.location.origin}${ROOT_PATH}/v1/traces`;
-
   return (
     <Stack gap="md">
       <Group justify="space-between" align="flex-end" wrap="wrap">
@@ -128,7 +126,7 @@ export function ProjectsPage() {
       {projects.data && projects.data.length === 0 ? (
         <Alert color="indigo" variant="light" icon={<IconInfoCircle size={18} />} title="No traces yet">
           <Text size="sm">
-            Point an OpenTelemetry exporter at <Code>{collector}</Code> (OTLP/HTTP) or the gRPC port, with an API key from{' '}
+            Point an OpenTelemetry exporter at <Code>{collectorUrl}</Code> (OTLP/HTTP) or the gRPC port, with an API key from{' '}
             <Anchor component={Link} to="/settings?tab=api-keys">
               Settings
             </Anchor>{' '}

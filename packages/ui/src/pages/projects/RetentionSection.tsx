@@ -8,7 +8,7 @@ import { notifications } from '@mantine/notifications';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import type { RetentionPolicy } from '@sightline/client/browser';
 import { call, client } from '../../api/http';
-import { retentionKey, useRetention } from '../../api/queries';
+import { retentionKey, useRetention } from './queries';
 import { useCurrentViewer } from '../../components/AuthGate';
 import { formatDateTime, formatInt } from '../../lib/format';
 

@@ -3,7 +3,7 @@ import { useCallback, useMemo } from 'react';
 import { useNavigate, useSearchParams } from 'react-router';
 import { Alert, Text, Tooltip } from '@mantine/core';
 import type { Session } from '@sightline/client/browser';
-import { useSessions } from '../../api/queries';
+import { useSessions } from './sessionQueries';
 import { VirtualTable, type Column } from '../../components/VirtualTable';
 import { displayValue, formatCompact, formatDateTime, formatDuration, formatInt, formatTime } from '../../lib/format';
 import { useLiveRefresh } from '../../lib/timeRange';

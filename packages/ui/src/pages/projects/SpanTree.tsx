@@ -8,7 +8,8 @@ import { useVirtualizer } from '@tanstack/react-virtual';
 import { ActionIcon, Group, Paper, Text, Tooltip } from '@mantine/core';
 import { IconChevronDown, IconChevronRight, IconAlertTriangleFilled } from '@tabler/icons-react';
 import type { Span } from '@sightline/client/browser';
-import { KindBadge, kindColor } from '../../components/Badges';
+import { KindBadge } from '../../components/Badges';
+import { spanKindColor } from '../../lib/spanKinds';
 import { formatCompact, formatDuration, isoToMs } from '../../lib/format';
 
 interface TreeNode {
@@ -186,7 +187,7 @@ export function SpanTree({
             const hasChildren = node.children.length > 0;
             const isCollapsed = collapsed.has(id);
             const color =
-              span.status_code === 'ERROR' ? 'var(--mantine-color-red-6)' : `var(--mantine-color-${kindColor(span.span_kind)}-5)`;
+              span.status_code === 'ERROR' ? 'var(--mantine-color-red-6)' : `var(--mantine-color-${spanKindColor(span.span_kind)}-5)`;
             return (
               // biome-ignore lint/a11y/useFocusableInteractive: the tree keeps focus and moves aria-activedescendant with the arrow keys, so items are not tab stops
               // biome-ignore lint/a11y/useKeyWithClickEvents: the focused tree handles the keys for the active item

@@ -4,9 +4,10 @@ import { useCallback, useMemo, useState } from 'react';
 import { useNavigate, useSearchParams } from 'react-router';
 import { Alert, Button, Checkbox, Chip, Group, MultiSelect, Paper, Switch, TagsInput, Text, Tooltip } from '@mantine/core';
 import { IconFilterOff } from '@tabler/icons-react';
-import { useAnnotationConfigs, useSpans, type SpanFilters } from '../../api/queries';
+import { useAnnotationConfigs } from './annotationQueries';
+import { useSpans, type SpanFilters } from './traceQueries';
 import type { Span } from '@sightline/client/browser';
-import { SPAN_KINDS } from '../../lib/openinference';
+import { SPAN_KINDS } from '../../lib/spanKinds';
 import { KindBadge, StatusIcon } from '../../components/Badges';
 import { CopyableId } from '../../components/Copy';
 import { VirtualTable, type Column, type SortState } from '../../components/VirtualTable';
@@ -196,7 +197,7 @@ export function SpansTab() {
           <MultiSelect
             label="Span kind"
             placeholder="Any kind"
-            data={[...SPAN_KINDS]}
+            data={SPAN_KINDS}
             value={filters.span_kind}
             onChange={(values) => setList('kind', values)}
             w={220}

@@ -18,7 +18,8 @@ import {
   Tooltip,
 } from '@mantine/core';
 import { TraceAnnotationPanel } from './AnnotationPanel';
-import { useProject, useTrace } from '../../api/queries';
+import { useProject } from './queries';
+import { useTrace } from './traceQueries';
 import { StatusBadge } from '../../components/Badges';
 import { CopyableId } from '../../components/Copy';
 import { formatDateTime, formatDuration, formatCost, formatInt } from '../../lib/format';

@@ -6,7 +6,7 @@
 import { Link, useNavigate, useParams } from 'react-router';
 import { Alert, Anchor, Badge, Breadcrumbs, Button, Code, Group, Paper, Skeleton, Stack, Table, Text, Title } from '@mantine/core';
 import { IconInfoCircle, IconPlayerPlay } from '@tabler/icons-react';
-import { usePrompts, usePromptVersions } from '../../api/queries';
+import { usePrompts, usePromptVersions } from './queries';
 import { formatDateTime, formatRelative } from '../../lib/format';
 import { draftFromPromptVersion, type PromptVersion } from '../../lib/playground';
 import type { PlaygroundLocationState } from '../playground/PlaygroundPage';

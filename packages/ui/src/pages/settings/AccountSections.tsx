@@ -5,9 +5,9 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Alert, Badge, Button, Group, PasswordInput, Stack, Text, TextInput } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { IconInfoCircle } from '@tabler/icons-react';
-import { patch } from '../../api/http';
+import { call, client } from '../../api/http';
 import { login, viewerKey, clearUserData } from '../../api/auth';
-import type { Envelope, User } from '@sightline/client/browser';
+import type { User } from '@sightline/client/browser';
 import { NewPasswordFields, newPasswordProblem } from '../../components/NewPasswordFields';
 import { formatDateTime } from '../../lib/format';
 
@@ -15,7 +15,7 @@ export function ProfileSection({ user }: { user: User }) {
   const queryClient = useQueryClient();
   const [username, setUsername] = useState(user.username);
   const save = useMutation({
-    mutationFn: async () => (await patch<Envelope<User>>('/v1/user', { username: username.trim() })).data,
+    mutationFn: async () => (await call(client.PATCH('/v1/user', { body: { username: username.trim() } }))).data,
     onSuccess: (updated) => {
       notifications.show({ color: 'teal', title: 'Profile saved', message: `Your username is now ${updated.username}.` });
       void queryClient.invalidateQueries({ queryKey: viewerKey });
@@ -71,7 +71,7 @@ export function PasswordSection({ user }: { user: User }) {
   const [value, setValue] = useState({ password: '', confirm: '' });
   const [problem, setProblem] = useState<string | null>(null);
   const change = useMutation({
-    mutationFn: () => patch('/v1/user', { password: value.password, current_password: current }),
+    mutationFn: () => call(client.PATCH('/v1/user', { body: { password: value.password, current_password: current } })),
     onSuccess: async () => {
       // Every session ended with the change: continue in a new one.
       try {

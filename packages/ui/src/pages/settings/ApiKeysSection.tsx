@@ -6,9 +6,28 @@ import { notifications } from '@mantine/notifications';
 import { IconAlertTriangle, IconKey, IconPlus, IconTrash } from '@tabler/icons-react';
 import { ConfirmModal } from '../../components/ConfirmModal';
 import { SecretBox } from '../../components/Copy';
-import { del, post } from '../../api/http';
-import type { ApiKey, CreatedApiKey, Envelope, UserApiKey } from '@sightline/client/browser';
+import { call, client } from '../../api/http';
+import type { ApiKey, CreatedApiKey, operations, UserApiKey } from '@sightline/client/browser';
 import { formatDateTime, formatRelative } from '../../lib/format';
+
+type NewKey = NonNullable<operations['createUserApiKey']['requestBody']>['content']['application/json'];
+
+/**
+ * The routes of each kind of key. User keys are created as the viewer's own; an admin deletes
+ * any user's key through the same route.
+ */
+const KEY_ROUTES = {
+  user: {
+    create: (body: NewKey) => call(client.POST('/v1/user/api_keys', { body })),
+    remove: (id: string) => call(client.DELETE('/v1/user/api_keys/{api_key_id}', { params: { path: { api_key_id: id } } })),
+  },
+  system: {
+    create: (body: NewKey) => call(client.POST('/v1/system/api_keys', { body })),
+    remove: (id: string) => call(client.DELETE('/v1/system/api_keys/{api_key_id}', { params: { path: { api_key_id: id } } })),
+  },
+};
+
+export type KeyKind = keyof typeof KEY_ROUTES;
 
 const EXPIRY_OPTIONS = [
   { value: 'never', label: 'Never' },
@@ -23,13 +42,13 @@ const EXPIRY_OPTIONS = [
 function CreateKeyModal({
   opened,
   onClose,
-  createPath,
+  kind,
   kindLabel,
   invalidate,
 }: {
   opened: boolean;
   onClose: () => void;
-  createPath: string;
+  kind: KeyKind;
   kindLabel: string;
   invalidate: QueryKey[];
 }) {
@@ -45,11 +64,7 @@ function CreateKeyModal({
       let expires_at: string | null = null;
       if (expiry === 'date') expires_at = date ? new Date(`${date}T23:59:59`).toISOString() : null;
       else if (expiry !== 'never') expires_at = new Date(Date.now() + Number(expiry) * 86_400_000).toISOString();
-      return (
-        await post<Envelope<CreatedApiKey>>(createPath, {
-          data: { name: name.trim(), description: description.trim() || null, expires_at },
-        })
-      ).data;
+      return (await KEY_ROUTES[kind].create({ data: { name: name.trim(), description: description.trim() || null, expires_at } })).data;
     },
     onSuccess: (key) => {
       setCreated(key);
@@ -162,10 +177,10 @@ export interface ApiKeysSectionProps {
   keys: (ApiKey | UserApiKey)[] | undefined;
   loading: boolean;
   error: Error | null;
-  /** POST path to create a key; none: the list has no create button. */
-  createPath?: string;
-  /** DELETE path of one key. */
-  deletePath: (id: string) => string;
+  /** Which routes create and delete the keys of the list. */
+  kind: KeyKind;
+  /** Whether the list has a create button (the viewer's own keys and system keys). */
+  creatable?: boolean;
   kindLabel: string;
   showOwner?: boolean;
   invalidate: QueryKey[];
@@ -176,8 +191,8 @@ export function ApiKeysSection({
   keys,
   loading,
   error,
-  createPath,
-  deletePath,
+  kind,
+  creatable,
   kindLabel,
   showOwner,
   invalidate,
@@ -187,7 +202,7 @@ export function ApiKeysSection({
   const [creating, setCreating] = useState(false);
   const [deleting, setDeleting] = useState<ApiKey | null>(null);
   const remove = useMutation({
-    mutationFn: (key: ApiKey) => del(deletePath(key.id)),
+    mutationFn: (key: ApiKey) => KEY_ROUTES[kind].remove(key.id),
     onSuccess: (_result, key) => {
       setDeleting(null);
       notifications.show({ color: 'teal', title: 'API key deleted', message: `${key.name} no longer works.` });
@@ -198,7 +213,7 @@ export function ApiKeysSection({
 
   return (
     <Stack gap="sm">
-      {createPath ? (
+      {creatable ? (
         <Group justify="flex-end">
           <Button leftSection={<IconPlus size={16} />} onClick={() => setCreating(true)}>
             New {kindLabel}
@@ -277,14 +292,8 @@ export function ApiKeysSection({
           {emptyText}
         </Text>
       ) : null}
-      {createPath ? (
-        <CreateKeyModal
-          opened={creating}
-          onClose={() => setCreating(false)}
-          createPath={createPath}
-          kindLabel={kindLabel}
-          invalidate={invalidate}
-        />
+      {creatable ? (
+        <CreateKeyModal opened={creating} onClose={() => setCreating(false)} kind={kind} kindLabel={kindLabel} invalidate={invalidate} />
       ) : null}
       <ConfirmModal
         opened={deleting !== null}

@@ -25,7 +25,7 @@ import { IconPencil, IconPlus, IconTrash } from '@tabler/icons-react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import type { ModelPrice } from '@sightline/client/browser';
 import { call, client } from '../../api/http';
-import { modelPricesKey, useModelPrices } from '../../api/queries';
+import { modelPricesKey, useModelPrices } from './queries';
 import { ConfirmModal } from '../../components/ConfirmModal';
 
 interface Draft {

@@ -9,7 +9,7 @@ import { notifications } from '@mantine/notifications';
 import { IconPencil, IconTrash } from '@tabler/icons-react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { call, client } from '../../api/http';
-import { secretsKey, useSecrets } from '../../api/queries';
+import { secretsKey, useSecrets } from './queries';
 import { PROVIDERS } from '../../lib/playground';
 import { ConfirmModal } from '../../components/ConfirmModal';
 

@@ -7,7 +7,7 @@ import { IconInfoCircle, IconKey, IconServer, IconUser, IconUsers, IconUsersGrou
 import { useSearchParams } from 'react-router';
 import { useUpdateSearch } from '../../lib/search';
 import { useCurrentViewer } from '../../components/AuthGate';
-import { allUserKeysKey, ownKeysKey, systemKeysKey, useAllUserKeys, useOwnKeys, useSystemKeys } from '../../api/queries';
+import { allUserKeysKey, ownKeysKey, systemKeysKey, useAllUserKeys, useOwnKeys, useSystemKeys } from './queries';
 import { ApiKeysSection } from './ApiKeysSection';
 import { PasswordSection, ProfileSection } from './AccountSections';
 import { UsersSection } from './UsersSection';
@@ -130,8 +130,8 @@ export function SettingsPage() {
                 keys={ownKeys.data}
                 loading={ownKeys.isPending}
                 error={ownKeys.error}
-                createPath="/v1/user/api_keys"
-                deletePath={(id) => `/v1/user/api_keys/${encodeURIComponent(id)}`}
+                kind="user"
+                creatable
                 kindLabel="API key"
                 invalidate={[ownKeysKey, allUserKeysKey]}
                 emptyText="You have no API keys yet."
@@ -164,8 +164,8 @@ export function SettingsPage() {
                     keys={systemKeys.data}
                     loading={systemKeys.isPending}
                     error={systemKeys.error}
-                    createPath="/v1/system/api_keys"
-                    deletePath={(id) => `/v1/system/api_keys/${encodeURIComponent(id)}`}
+                    kind="system"
+                    creatable
                     kindLabel="system key"
                     invalidate={[systemKeysKey]}
                     emptyText="No system keys yet. Create one for your tracing clients."
@@ -178,7 +178,7 @@ export function SettingsPage() {
                     keys={allUserKeys.data}
                     loading={allUserKeys.isPending}
                     error={allUserKeys.error}
-                    deletePath={(id) => `/v1/user/api_keys/${encodeURIComponent(id)}`}
+                    kind="user"
                     kindLabel="user key"
                     showOwner
                     invalidate={[allUserKeysKey, ownKeysKey]}

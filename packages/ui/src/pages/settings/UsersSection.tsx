@@ -20,11 +20,21 @@ import { notifications } from '@mantine/notifications';
 import { IconDots, IconKey, IconPencil, IconShield, IconTrash, IconUserPlus, IconWand } from '@tabler/icons-react';
 import { ConfirmModal } from '../../components/ConfirmModal';
 import { SecretBox } from '../../components/Copy';
-import { del, patch, post } from '../../api/http';
-import { usersKey, useUsers, allUserKeysKey } from '../../api/queries';
-import type { Envelope, Role, User } from '@sightline/client/browser';
+import { call, client } from '../../api/http';
+import { usersKey, useUsers, allUserKeysKey } from './queries';
+import type { operations, Role, User } from '@sightline/client/browser';
 import { formatRelative, formatDateTime } from '../../lib/format';
 import { generatePassword, passwordProblem } from '../../lib/passwords';
+
+/** What an admin changes of a user: the named fields of PATCH /v1/users/{user_id} (whose schema admits any other). */
+type UserChange = Pick<
+  NonNullable<operations['updateUser']['requestBody']>['content']['application/json'],
+  'username' | 'password' | 'role'
+>;
+
+function updateUser(user: User, body: UserChange) {
+  return call(client.PATCH('/v1/users/{user_id}', { params: { path: { user_id: user.id } }, body }));
+}
 
 function PasswordWithGenerate({ value, onChange, label }: { value: string; onChange: (value: string) => void; label: string }) {
   return (
@@ -58,9 +68,19 @@ function CreateUserModal({ opened, onClose }: { opened: boolean; onClose: () => 
   const create = useMutation({
     mutationFn: async () =>
       (
-        await post<Envelope<User>>('/v1/users', {
-          user: { email: email.trim(), username: username.trim(), role, auth_method: method, ...(method === 'LOCAL' ? { password } : {}) },
-        })
+        await call(
+          client.POST('/v1/users', {
+            body: {
+              user: {
+                email: email.trim(),
+                username: username.trim(),
+                role,
+                auth_method: method,
+                ...(method === 'LOCAL' ? { password } : {}),
+              },
+            },
+          }),
+        )
       ).data,
     onSuccess: (user) => {
       setCreated(user);
@@ -162,7 +182,7 @@ function RenameModal({ user, onClose }: { user: User; onClose: () => void }) {
   const queryClient = useQueryClient();
   const [username, setUsername] = useState(user.username);
   const rename = useMutation({
-    mutationFn: () => patch(`/v1/users/${encodeURIComponent(user.id)}`, { username: username.trim() }),
+    mutationFn: () => updateUser(user, { username: username.trim() }),
     onSuccess: () => {
       notifications.show({ color: 'teal', title: 'Username changed', message: `${user.username} is now ${username.trim()}.` });
       void queryClient.invalidateQueries({ queryKey: usersKey });
@@ -206,7 +226,7 @@ function SetPasswordModal({ user, onClose }: { user: User; onClose: () => void }
   const [password, setPassword] = useState(() => generatePassword());
   const [done, setDone] = useState(false);
   const set = useMutation({
-    mutationFn: () => patch(`/v1/users/${encodeURIComponent(user.id)}`, { password }),
+    mutationFn: () => updateUser(user, { password }),
     onSuccess: () => {
       setDone(true);
       void queryClient.invalidateQueries({ queryKey: usersKey });
@@ -253,7 +273,7 @@ export function UsersSection({ self }: { self: User }) {
   const [creating, setCreating] = useState(false);
   const [dialog, setDialog] = useState<Dialog>(null);
   const changeRole = useMutation({
-    mutationFn: ({ user, role }: { user: User; role: Role }) => patch(`/v1/users/${encodeURIComponent(user.id)}`, { role }),
+    mutationFn: ({ user, role }: { user: User; role: Role }) => updateUser(user, { role }),
     onSuccess: (_result, { user, role }) => {
       notifications.show({
         color: 'teal',
@@ -265,7 +285,7 @@ export function UsersSection({ self }: { self: User }) {
     onError: (error) => notifications.show({ color: 'red', title: 'Role not changed', message: error.message }),
   });
   const remove = useMutation({
-    mutationFn: (user: User) => del(`/v1/users/${encodeURIComponent(user.id)}`),
+    mutationFn: (user: User) => call(client.DELETE('/v1/users/{user_id}', { params: { path: { user_id: user.id } } })),
     onSuccess: (_result, user) => {
       setDialog(null);
       notifications.show({ color: 'teal', title: 'User deleted', message: `${user.username} can no longer sign in.` });

@@ -2,13 +2,11 @@
  * Calls of the playground API, POST /v1/chat/completions (docs/playground.md): streamed as
  * server-sent events read with the fetch body's reader, or whole for runs over a dataset.
  */
-import { type ApiError, errorOfResponse, fetchWithSession } from './http';
+import type { components } from '@sightline/client/browser';
+import type { ChatRequest } from '../../lib/playground';
+import { apiError, client } from '../../api/http';
 
-export interface ChatUsage {
-  prompt_tokens: number;
-  completion_tokens: number;
-  total_tokens: number;
-}
+export type ChatUsage = NonNullable<components['schemas']['ChatCompletion']['usage']>;
 
 export interface ChatResult {
   content: string;
@@ -31,22 +29,16 @@ export class ChatError extends Error {
   }
 }
 
-type ChatBody = Record<string, unknown> & { stream: boolean };
-
-async function post(body: ChatBody, signal?: AbortSignal): Promise<Response> {
-  const response = await fetchWithSession('/v1/chat/completions', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: body.stream ? 'text/event-stream' : 'application/json' },
-    body: JSON.stringify(body),
-    signal,
-  });
+/** The answer of a run, or a ChatError with the server's or the provider's message. */
+async function answer<T>(pending: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<{ data: T; response: Response }> {
+  const { data, error, response } = await pending;
   if (!response.ok) {
-    const error: ApiError = await errorOfResponse(response);
-    throw new ChatError(error.message, response.status, response.headers.get('x-sightline-trace-id'));
+    throw new ChatError(apiError(response, error).message, response.status, response.headers.get('x-sightline-trace-id'));
   }
-  return response;
+  return { data: data as T, response };
 }
 
+// The streamed events are OpenAI's chat.completion.chunk, which the OpenAPI document does not describe.
 interface Chunk {
   choices?: { delta?: { content?: string | null }; finish_reason?: string | null }[];
   usage?: ChatUsage | null;
@@ -54,16 +46,19 @@ interface Chunk {
 }
 
 /** Runs a chat completion streamed: `onDelta` gets each piece of text as it arrives. */
-export async function streamChat(
-  body: Omit<ChatBody, 'stream'>,
-  onDelta: (text: string) => void,
-  signal?: AbortSignal,
-): Promise<ChatResult> {
+export async function streamChat(body: ChatRequest, onDelta: (text: string) => void, signal?: AbortSignal): Promise<ChatResult> {
   const started = performance.now();
-  const response = await post({ ...body, stream: true }, signal);
+  const { data: stream, response } = await answer(
+    client.POST('/v1/chat/completions', {
+      body: { ...body, stream: true },
+      headers: { accept: 'text/event-stream' },
+      parseAs: 'stream',
+      signal,
+    }),
+  );
   const traceId = response.headers.get('x-sightline-trace-id');
-  if (!response.body) throw new ChatError('The server sent no answer body.', response.status, traceId);
-  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+  if (!stream) throw new ChatError('The server sent no answer body.', response.status, traceId);
+  const reader = stream.pipeThrough(new TextDecoderStream()).getReader();
   let buffer = '';
   let content = '';
   let usage: ChatUsage | null = null;
@@ -111,18 +106,16 @@ export async function streamChat(
 }
 
 /** Runs a chat completion without streaming (runs over a dataset need only the whole answer). */
-export async function completeChat(body: Omit<ChatBody, 'stream'>, signal?: AbortSignal): Promise<ChatResult> {
+export async function completeChat(body: ChatRequest, signal?: AbortSignal): Promise<ChatResult> {
   const started = performance.now();
-  const response = await post({ ...body, stream: false }, signal);
-  const answer = (await response.json()) as {
-    choices: { message: { content: string }; finish_reason: string | null }[];
-    usage: ChatUsage | null;
-  };
+  const { data: completion, response } = await answer(
+    client.POST('/v1/chat/completions', { body: { ...body, stream: false }, headers: { accept: 'application/json' }, signal }),
+  );
   return {
-    content: answer.choices[0]?.message.content ?? '',
-    usage: answer.usage,
+    content: completion.choices[0]?.message.content ?? '',
+    usage: completion.usage,
     traceId: response.headers.get('x-sightline-trace-id'),
-    finishReason: answer.choices[0]?.finish_reason ?? null,
+    finishReason: completion.choices[0]?.finish_reason ?? null,
     latencyMs: performance.now() - started,
   };
 }

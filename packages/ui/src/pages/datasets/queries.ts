@@ -1,0 +1,84 @@
+/** React Query hooks of datasets, their versions and examples, and their experiments and comparisons. */
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import type { Dataset, DatasetVersion, Experiment } from '@sightline/client/browser';
+import { call, client } from '../../api/http';
+import { allPages } from '../../api/paging';
+
+export const datasetsKey = ['datasets'] as const;
+
+/** Every dataset, newest first (follows next_cursor). */
+export function useDatasets() {
+  return useQuery({
+    queryKey: datasetsKey,
+    queryFn: ({ signal }) =>
+      allPages<Dataset>((cursor) => call(client.GET('/v1/datasets', { params: { query: { limit: 1000, cursor } }, signal }))),
+    staleTime: 0,
+  });
+}
+
+export function useDataset(datasetId: string) {
+  return useQuery({
+    queryKey: ['dataset', datasetId],
+    queryFn: async ({ signal }) => (await call(client.GET('/v1/datasets/{id}', { params: { path: { id: datasetId } }, signal }))).data,
+  });
+}
+
+export function useDatasetVersions(datasetId: string) {
+  return useQuery({
+    queryKey: ['dataset-versions', datasetId],
+    queryFn: ({ signal }) =>
+      allPages<DatasetVersion>((cursor) =>
+        call(client.GET('/v1/datasets/{id}/versions', { params: { path: { id: datasetId }, query: { limit: 1000, cursor } }, signal })),
+      ),
+  });
+}
+
+/** The examples at a version (undefined: the latest). */
+export function useDatasetExamples(datasetId: string, versionId: string | undefined) {
+  return useQuery({
+    queryKey: ['dataset-examples', datasetId, versionId ?? 'latest'],
+    queryFn: async ({ signal }) =>
+      (
+        await call(
+          client.GET('/v1/datasets/{id}/examples', {
+            params: { path: { id: datasetId }, query: versionId ? { version_id: versionId } : {} },
+            signal,
+          }),
+        )
+      ).data,
+    placeholderData: keepPreviousData,
+  });
+}
+
+/** A dataset's experiments, newest first, with their counts and per-evaluator summaries. */
+export function useExperiments(datasetId: string) {
+  return useQuery({
+    queryKey: ['experiments', datasetId],
+    queryFn: ({ signal }) =>
+      allPages<Experiment>((cursor) =>
+        call(
+          client.GET('/v1/datasets/{dataset_id}/experiments', {
+            params: { path: { dataset_id: datasetId }, query: { limit: 1000, cursor } },
+            signal,
+          }),
+        ),
+      ),
+    staleTime: 0,
+  });
+}
+
+/** One page of a comparison (rows are the base experiment's examples, from `cursor`). */
+export function useComparison(datasetId: string, experimentIds: string[], cursor: string | undefined, limit = 50) {
+  return useQuery({
+    queryKey: ['comparison', datasetId, experimentIds, cursor ?? '', limit],
+    queryFn: ({ signal }) =>
+      call(
+        client.GET('/v1/datasets/{dataset_id}/compare', {
+          params: { path: { dataset_id: datasetId }, query: { experiment_id: experimentIds, cursor, limit } },
+          signal,
+        }),
+      ),
+    enabled: experimentIds.length > 0,
+    placeholderData: keepPreviousData,
+  });
+}

@@ -1,0 +1,86 @@
+/** React Query hooks of annotation configs, a span's or trace's annotations and a project's annotation summaries. */
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import type { AnnotationConfig } from '@sightline/client/browser';
+import { call, client } from '../../api/http';
+import { allPages } from '../../api/paging';
+import { resolveRange, type RangeOption } from '../../lib/timeRange';
+import { inProject } from './queries';
+
+export const annotationConfigsKey = ['annotation-configs'] as const;
+
+/** Every annotation config, newest first (follows next_cursor). */
+export function useAnnotationConfigs() {
+  return useQuery({
+    queryKey: annotationConfigsKey,
+    queryFn: ({ signal }) =>
+      allPages<AnnotationConfig>((cursor) =>
+        call(client.GET('/v1/annotation_configs', { params: { query: { limit: 1000, cursor } }, signal })),
+      ),
+  });
+}
+
+/** The configs assigned to a project. */
+export function useProjectAnnotationConfigs(projectId: string) {
+  return useQuery({
+    queryKey: [...annotationConfigsKey, 'project', projectId],
+    queryFn: ({ signal }) =>
+      allPages<AnnotationConfig>((cursor) =>
+        call(
+          client.GET('/v1/projects/{project_identifier}/annotation_configs', {
+            params: { path: inProject(projectId), query: { limit: 1000, cursor } },
+            signal,
+          }),
+        ),
+      ),
+  });
+}
+
+/** Every annotation of one span (notes included), newest first. */
+export function useSpanAnnotations(projectId: string, spanId: string) {
+  return useQuery({
+    queryKey: ['annotations', 'span', projectId, spanId],
+    queryFn: async ({ signal }) =>
+      (
+        await call(
+          client.GET('/v1/projects/{project_identifier}/span_annotations', {
+            params: { path: inProject(projectId), query: { span_ids: [spanId], limit: 1000 } },
+            signal,
+          }),
+        )
+      ).data,
+  });
+}
+
+/** Every annotation of one trace (notes included), newest first. */
+export function useTraceAnnotations(projectId: string, traceId: string) {
+  return useQuery({
+    queryKey: ['annotations', 'trace', projectId, traceId],
+    queryFn: async ({ signal }) =>
+      (
+        await call(
+          client.GET('/v1/projects/{project_identifier}/trace_annotations', {
+            params: { path: inProject(projectId), query: { trace_ids: [traceId], limit: 1000 } },
+            signal,
+          }),
+        )
+      ).data,
+  });
+}
+
+/** Per annotation name over the range: counts, labels, mean score. */
+export function useAnnotationSummaries(projectId: string, range: RangeOption, refetchInterval: number | false = false) {
+  return useQuery({
+    queryKey: ['annotations', 'summaries', projectId, range.value],
+    queryFn: async ({ signal }) =>
+      (
+        await call(
+          client.GET('/v1/projects/{project_identifier}/annotation_summaries', {
+            params: { path: inProject(projectId), query: { ...resolveRange(range) } },
+            signal,
+          }),
+        )
+      ).data,
+    refetchInterval,
+    placeholderData: keepPreviousData,
+  });
+}

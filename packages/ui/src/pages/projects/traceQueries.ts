@@ -1,0 +1,119 @@
+/** React Query hooks of a project's traces and spans, with the filters of their lists. */
+import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
+import type { Span } from '@sightline/client/browser';
+import { call, client } from '../../api/http';
+import { cursorPages } from '../../api/paging';
+import type { SpanKind } from '../../lib/spanKinds';
+import { resolveRange, type RangeOption } from '../../lib/timeRange';
+import { inProject } from './queries';
+
+export type TraceSortKey = 'start_time' | 'latency_ms';
+
+/** Annotation filters of the span and trace lists (docs/annotations.md, "Filters"). */
+export interface AnnotationFilters {
+  /** `name` or `name:label`. */
+  annotation: string[];
+  /** `name>=0.5` and the like. */
+  annotation_score: string[];
+}
+
+export const NO_ANNOTATION_FILTERS: AnnotationFilters = { annotation: [], annotation_score: [] };
+
+/** The filters as query parameters; an empty list is left out, since it would be sent as one empty value. */
+function annotationQuery(filters: AnnotationFilters) {
+  return {
+    annotation: filters.annotation.length > 0 ? filters.annotation : undefined,
+    annotation_score: filters.annotation_score.length > 0 ? filters.annotation_score : undefined,
+  };
+}
+
+export function useTraces(
+  projectId: string,
+  range: RangeOption,
+  sort: TraceSortKey,
+  order: 'asc' | 'desc',
+  refetchInterval: number | false,
+  annotations: AnnotationFilters = NO_ANNOTATION_FILTERS,
+) {
+  return useInfiniteQuery({
+    queryKey: ['traces', projectId, range.value, sort, order, annotations],
+    queryFn: ({ pageParam, signal }) =>
+      call(
+        client.GET('/v1/projects/{project_identifier}/traces', {
+          params: {
+            path: inProject(projectId),
+            query: {
+              limit: 100,
+              cursor: pageParam ?? undefined,
+              sort,
+              order,
+              ...annotationQuery(annotations),
+              ...resolveRange(range),
+            },
+          },
+          signal,
+        }),
+      ),
+    ...cursorPages,
+    refetchInterval,
+  });
+}
+
+export interface SpanFilters extends AnnotationFilters {
+  name: string[];
+  span_kind: string[];
+  status_code: string[];
+  attribute: string[];
+  rootsOnly: boolean;
+}
+
+export function useSpans(
+  projectId: string,
+  range: RangeOption,
+  filters: SpanFilters,
+  order: 'asc' | 'desc',
+  refetchInterval: number | false,
+) {
+  return useInfiniteQuery({
+    queryKey: ['spans', projectId, range.value, filters, order],
+    queryFn: ({ pageParam, signal }) =>
+      call(
+        client.GET('/v1/projects/{project_identifier}/spans', {
+          params: {
+            path: inProject(projectId),
+            query: {
+              limit: 100,
+              cursor: pageParam ?? undefined,
+              order,
+              name: filters.name,
+              span_kind: filters.span_kind as SpanKind[],
+              status_code: filters.status_code as Span['status_code'][],
+              attribute: filters.attribute,
+              ...annotationQuery(filters),
+              parent_id: filters.rootsOnly ? 'null' : undefined,
+              ...resolveRange(range),
+            },
+          },
+          signal,
+        }),
+      ),
+    ...cursorPages,
+    refetchInterval,
+  });
+}
+
+export function useTrace(projectId: string, traceId: string, refetchInterval: number | false = false) {
+  return useQuery({
+    queryKey: ['trace', projectId, traceId],
+    queryFn: async ({ signal }) =>
+      (
+        await call(
+          client.GET('/v1/projects/{project_identifier}/traces/{trace_identifier}', {
+            params: { path: { ...inProject(projectId), trace_identifier: traceId } },
+            signal,
+          }),
+        )
+      ).data,
+    refetchInterval,
+  });
+}
