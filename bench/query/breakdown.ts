@@ -13,7 +13,7 @@ import type SQLite from 'better-sqlite3';
 import { createPgPool, openSqlite, type Database } from '../../packages/server/src/db/database.js';
 import type { DB } from '../../packages/server/src/db/schema.js';
 import { createDataAccess } from '../../packages/server/src/db/repositories/index.js';
-import { createTraceServices, type TraceServices } from '../../packages/server/src/server.js';
+import { createTraceServices, type TraceServices } from '../../packages/server/src/trace-services.js';
 import { distribution, type Distribution } from './http-client.js';
 import type { Target } from './load.js';
 

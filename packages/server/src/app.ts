@@ -51,7 +51,7 @@ import type { SecretsService } from './playground/secrets-service.js';
 import { retentionRoutes, type RetentionLayer } from './api/retention/retention-routes.js';
 import { lazyCompilersFactory } from './http/lazy-compilers.js';
 import type { PromptsService } from './prompts/prompts-service.js';
-import type { TraceServices } from './server.js';
+import type { TraceServices } from './trace-services.js';
 import { PHOENIX_COMPATIBLE_VERSION, SIGHTLINE_VERSION } from './version.js';
 
 export interface AppDependencies {

@@ -8,16 +8,8 @@ import { ruleFor } from './auth/permissions.js';
 import type { Config } from './config.js';
 import { openDatabase, type Database } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
-import { createDataAccess, type Repositories, type WithTransaction } from './db/repositories/index.js';
-import { createProjectsService } from './projects/projects-service.js';
-import { createSpansService } from './spans/spans-service.js';
-import { createSpanSubmissionService, type SubmitSpanRows } from './spans/span-submission-service.js';
-import { createTracesService } from './traces/traces-service.js';
-import { createSessionsService } from './sessions/sessions-service.js';
-import { createMetricsService } from './metrics/metrics-service.js';
-import { createAnnotationsService } from './annotations/annotations-service.js';
-import { createAnnotationConfigsService } from './annotations/annotation-configs-service.js';
-import { UnavailableError } from '@sightline/common';
+import { createDataAccess } from './db/repositories/index.js';
+import { createTraceServices } from './trace-services.js';
 import { createPromptsService } from './prompts/prompts-service.js';
 import { createDatasetsService } from './datasets/datasets-service.js';
 import { createExperimentsService } from './experiments/experiments-service.js';
@@ -57,47 +49,6 @@ export interface RunningServer {
   failed: Promise<Error>;
   close(): Promise<void>;
 }
-
-export interface TraceServicesOptions {
-  /** Called after a project is deleted: the database writer must forget the project ids it cached. */
-  onProjectsDeleted: () => void;
-  /** Writes REST-submitted span rows through the ingest queue (POST /v1/projects/{p}/spans); without it that route answers 503. */
-  submitSpans?: SubmitSpanRows | undefined;
-}
-
-/** The services over stored traces: projects, spans, traces, sessions, metrics, annotations. */
-export function createTraceServices(
-  { repositories, withTransaction }: { repositories: Repositories; withTransaction: WithTransaction },
-  { onProjectsDeleted, submitSpans }: TraceServicesOptions,
-) {
-  const projects = createProjectsService({ projects: repositories.projects, onProjectsDeleted });
-  const sessions = createSessionsService({ sessions: repositories.sessions, costs: repositories.costs, projects });
-  return {
-    projects,
-    spans: createSpansService({ spans: repositories.spans, projects, withTransaction }),
-    spanSubmission: createSpanSubmissionService({
-      spans: repositories.spans,
-      projects,
-      submit: submitSpans ?? (() => Promise.reject(new UnavailableError('span submission is not available in this process'))),
-    }),
-    traces: createTracesService({ traces: repositories.traces, spans: repositories.spans, costs: repositories.costs, projects, sessions }),
-    sessions,
-    metrics: createMetricsService({ metrics: repositories.projectMetrics, costs: repositories.costs, projects }),
-    annotations: createAnnotationsService({
-      annotations: repositories.annotations,
-      spans: repositories.spans,
-      traces: repositories.traces,
-      sessionRows: repositories.sessions,
-      sessions,
-      projects,
-      withTransaction,
-      configs: repositories.annotationConfigs,
-    }),
-    annotationConfigs: createAnnotationConfigsService({ configs: repositories.annotationConfigs, projects, withTransaction }),
-  };
-}
-
-export type TraceServices = ReturnType<typeof createTraceServices>;
 
 /** Opens and migrates the database, then listens on the HTTP and gRPC ports of the config. */
 export async function startServer(config: Config, logger: Logger = pino({ level: config.logLevel })): Promise<RunningServer> {

@@ -603,6 +603,10 @@ select "id", "attributes" from "spans" where "id" > $1 and "id" <= $2 and "long_
 UPDATE spans SET attributes = cast(u.a as jsonb), long_attributes = u.la FROM unnest($1::bigint[], $2::text[], $3::bytea[]) AS u(id, a, la) WHERE spans.id = u.id AND spans.long_attributes IS NULL;
 update "job_state" set "value" = $1 where "name" = $2;
 
+-- jobLeases.withLease
+SELECT pg_try_advisory_lock(hashtext($1)) AS locked;
+SELECT pg_advisory_unlock(hashtext($1));
+
 -- apiKeys.delete
 delete from "api_keys" where "id" = $1;
 
