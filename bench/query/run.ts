@@ -631,27 +631,27 @@ async function main(): Promise<number> {
           run: (layer) =>
             layer.spans.list(identifier('Project', MAIN_PROJECT), {
               limit: options.limit,
-              span_kind: ['LLM'],
-              status_code: ['ERROR'],
-              attribute: [`llm.model_name:${options.model}`],
+              spanKinds: ['LLM'],
+              statusCodes: ['ERROR'],
+              attributes: [`llm.model_name:${options.model}`],
             }),
           present: (result) => (result as SpanPage).spans.map(presentSpan),
         },
         {
           name: 'spans of one user',
           run: (layer) =>
-            layer.spans.list(identifier('Project', MAIN_PROJECT), { limit: options.limit, attribute: [`user.id:${userOf(user++)}`] }),
+            layer.spans.list(identifier('Project', MAIN_PROJECT), { limit: options.limit, attributes: [`user.id:${userOf(user++)}`] }),
           present: (result) => (result as SpanPage).spans.map(presentSpan),
         },
         {
           name: 'spans of one kind',
-          run: (layer) => layer.spans.list(identifier('Project', MAIN_PROJECT), { limit: options.limit, span_kind: ['TOOL'] }),
+          run: (layer) => layer.spans.list(identifier('Project', MAIN_PROJECT), { limit: options.limit, spanKinds: ['TOOL'] }),
           present: (result) => (result as SpanPage).spans.map(presentSpan),
         },
         {
           name: 'spans of two names',
           run: (layer) =>
-            layer.spans.list(identifier('Project', MAIN_PROJECT), { limit: options.limit, name: ['ToolCall', 'VectorStoreRetriever'] }),
+            layer.spans.list(identifier('Project', MAIN_PROJECT), { limit: options.limit, names: ['ToolCall', 'VectorStoreRetriever'] }),
           present: (result) => (result as SpanPage).spans.map(presentSpan),
         },
         {

@@ -119,6 +119,7 @@ for (const rootPath of ROOT_PATHS) {
         'System keys',
         'All user keys',
         'Providers',
+        'Jobs',
       ]);
       await page.getByRole('tab', { name: 'Users' }).click();
       await page.getByRole('button', { name: 'Add user' }).click();
@@ -133,6 +134,20 @@ for (const rootPath of ROOT_PATHS) {
       const row = page.getByTestId(`user-row-${member.email}`);
       await row.getByText('password change pending').waitFor();
       await row.getByText('member', { exact: true }).waitFor();
+    });
+
+    test('an admin sees the background jobs: each with its state, and the finished conversion as finished', async () => {
+      const { page } = admin;
+      await page.getByRole('tab', { name: 'Jobs' }).click();
+      const table = page.getByRole('table', { name: 'Background jobs' });
+      await table.getByText('costs', { exact: true }).waitFor();
+      const names = await table.getByTestId('job-row').locator('td:first-child p:first-child').allInnerTexts();
+      for (const name of ['dataset-uploads', 'costs', 'retention', 'long-attributes-conversion'])
+        assert.ok(names.includes(name), names.join(', '));
+      // Nothing to convert in a new database: the conversion ends at its first run, and the page shows it within a refresh.
+      const conversion = table.getByTestId('job-row').filter({ hasText: 'long-attributes-conversion' });
+      await conversion.getByText('finished', { exact: true }).waitFor({ timeout: 15_000 });
+      await conversion.getByText('none', { exact: true }).waitFor();
     });
 
     test('the member signs in, must set a password, and sees no admin sections', async () => {

@@ -14,6 +14,7 @@ export type AuthConfig = Schemas['AuthConfig'];
 export type ApiKey = Schemas['ApiKey'];
 export type CreatedApiKey = Schemas['CreatedApiKey'];
 export type UserApiKey = Schemas['UserApiKey'];
+export type BackgroundJob = Schemas['BackgroundJob'];
 export type Project = Schemas['Project'];
 export type ProjectSummary = Schemas['ProjectSummary'];
 export type ProjectTimeseries = Schemas['ProjectTimeseries'];

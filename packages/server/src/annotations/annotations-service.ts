@@ -269,7 +269,7 @@ export function createAnnotationsService(deps: AnnotationsServiceDependencies) {
       projectIdentifier: Identifier,
       range: { startTime?: string | undefined; endTime?: string | undefined },
     ): Promise<AnnotationSummary[]> {
-      const { start, end } = parseTimeRange({ start_time: range.startTime, end_time: range.endTime });
+      const { start, end } = parseTimeRange(range);
       const project = await projects.resolve(projectIdentifier);
       const byName = new Map<string, AnnotationSummary & { scoreSum: number; labelCounts: Map<string, number> }>();
       for (const row of await annotations.labelCounts(project.id, start, end)) {

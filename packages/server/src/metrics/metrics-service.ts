@@ -91,7 +91,7 @@ export function createMetricsService({
     /** Totals of the spans and traces that start in [start_time, end_time) (all time when absent). */
     async summary(
       projectIdentifier: Identifier,
-      params: { start_time?: string | undefined; end_time?: string | undefined },
+      params: { startTime?: string | undefined; endTime?: string | undefined },
     ): Promise<ProjectSummary> {
       const { start, end } = parseTimeRange(params);
       const project = await projects.resolve(projectIdentifier);
@@ -146,7 +146,7 @@ export function createMetricsService({
      */
     async timeseries(
       projectIdentifier: Identifier,
-      params: { start_time?: string | undefined; end_time?: string | undefined; interval?: string | undefined },
+      params: { startTime?: string | undefined; endTime?: string | undefined; interval?: string | undefined },
     ): Promise<ProjectTimeseries> {
       const parsed = parseTimeRange(params);
       const end = parsed.end ?? now();

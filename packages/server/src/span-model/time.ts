@@ -51,10 +51,10 @@ export function parseTimeParam(name: string, value: string | undefined): bigint 
   return nanos;
 }
 
-/** An optional [start, end) range from query parameters; 422 when end is not after start. */
-export function parseTimeRange(query: { start_time?: string; end_time?: string }): TimeRange {
-  const start = parseTimeParam('start_time', query.start_time);
-  const end = parseTimeParam('end_time', query.end_time);
+/** An optional [start, end) range from the start_time and end_time parameters; 422 when end is not after start. */
+export function parseTimeRange(range: { startTime?: string | undefined; endTime?: string | undefined }): TimeRange {
+  const start = parseTimeParam('start_time', range.startTime);
+  const end = parseTimeParam('end_time', range.endTime);
   if (start !== undefined && end !== undefined && end <= start) throw new InvalidInputError('end_time must be after start_time');
   return { start, end };
 }

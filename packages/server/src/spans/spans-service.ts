@@ -13,20 +13,21 @@ export interface SpanListParams {
   limit: number;
   cursor?: string | undefined;
   order?: SortOrder | undefined;
-  start_time?: string | undefined;
-  end_time?: string | undefined;
-  trace_id?: string[] | undefined;
-  span_id?: string[] | undefined;
+  startTime?: string | undefined;
+  endTime?: string | undefined;
+  traceIds?: string[] | undefined;
+  spanIds?: string[] | undefined;
   /** `null` (the literal string) selects root spans. */
-  parent_id?: string | undefined;
-  name?: string[] | undefined;
-  span_kind?: string[] | undefined;
-  status_code?: string[] | undefined;
-  attribute?: string[] | undefined;
+  parentId?: string | undefined;
+  names?: string[] | undefined;
+  spanKinds?: string[] | undefined;
+  statusCodes?: string[] | undefined;
+  /** `key:value` attribute filters. */
+  attributes?: string[] | undefined;
   /** `name` or `name:label` (docs/annotations.md, "Filters"). */
-  annotation?: string[] | undefined;
+  annotations?: string[] | undefined;
   /** `name>=0.5` and the like. */
-  annotation_score?: string[] | undefined;
+  annotationScores?: string[] | undefined;
 }
 
 export interface SpanPage {
@@ -64,20 +65,19 @@ export function createSpansService({ spans, projects, withTransaction }: SpansSe
       const kind = `spans.start_time.${order}`;
       const from = decodeCursor(kind, params.cursor);
       const range = parseTimeRange(params);
-      const attributes = (params.attribute ?? []).map(parseAttributeFilter);
-      const annotations = parseAnnotationFilters(params.annotation, params.annotation_score);
-      const parentId =
-        params.parent_id === undefined ? undefined : params.parent_id === 'null' ? null : params.parent_id.trim().toLowerCase();
+      const attributes = (params.attributes ?? []).map(parseAttributeFilter);
+      const annotations = parseAnnotationFilters(params.annotations, params.annotationScores);
+      const parentId = params.parentId === undefined ? undefined : params.parentId === 'null' ? null : params.parentId.trim().toLowerCase();
       const project = await projects.resolve(projectIdentifier);
       const rows = await spans.list(
         {
           projectId: project.id,
-          traceIds: lower(params.trace_id),
-          spanIds: lower(params.span_id),
+          traceIds: lower(params.traceIds),
+          spanIds: lower(params.spanIds),
           parentId,
-          names: params.name,
-          spanKinds: params.span_kind,
-          statusCodes: params.status_code,
+          names: params.names,
+          spanKinds: params.spanKinds,
+          statusCodes: params.statusCodes,
           startTime: range.start,
           endTime: range.end,
           attributes,

@@ -15,15 +15,15 @@ export interface TraceListParams {
   cursor?: string | undefined;
   sort?: TraceSort | undefined;
   order?: SortOrder | undefined;
-  start_time?: string | undefined;
-  end_time?: string | undefined;
-  include_spans?: boolean | undefined;
+  startTime?: string | undefined;
+  endTime?: string | undefined;
+  includeSpans?: boolean | undefined;
   /** Only traces of these sessions (ProjectSession ids or session.id texts); unknown ones match nothing. */
-  session_identifier?: Identifier[] | undefined;
+  sessions?: Identifier[] | undefined;
   /** `name` or `name:label`, on the trace or any of its spans (docs/annotations.md, "Filters"). */
-  annotation?: string[] | undefined;
+  annotations?: string[] | undefined;
   /** `name>=0.5` and the like. */
-  annotation_score?: string[] | undefined;
+  annotationScores?: string[] | undefined;
 }
 
 /** A trace with the aggregates of its spans and its first root span. */
@@ -35,7 +35,7 @@ export interface TraceView extends TraceRecord {
 }
 
 export interface TraceListItem extends TraceView {
-  /** Only with include_spans: every span's tree columns, in start order. */
+  /** Only when asked for (includeSpans): every span's tree columns, in start order. */
   spans?: SpanSummaryRecord[] | undefined;
 }
 
@@ -109,7 +109,7 @@ export function createTracesService(deps: TracesServiceDependencies) {
   return {
     /** Traces of the project, newest first by start time (or by latency with sort=latency_ms). */
     async list(projectIdentifier: Identifier, params: TraceListParams): Promise<{ traces: TraceListItem[]; nextCursor: string | null }> {
-      const sessionIdentifiers = params.session_identifier ?? [];
+      const sessionIdentifiers = params.sessions ?? [];
       if (sessionIdentifiers.length > MAX_SESSION_IDENTIFIERS)
         throw new InvalidInputError(
           `too many session_identifier values: ${sessionIdentifiers.length} (at most ${MAX_SESSION_IDENTIFIERS})`,
@@ -119,7 +119,7 @@ export function createTracesService(deps: TracesServiceDependencies) {
       const kind = `traces.${sort}.${order}`;
       const from = decodeCursor(kind, params.cursor);
       const range = parseTimeRange(params);
-      const annotations = parseAnnotationFilters(params.annotation, params.annotation_score);
+      const annotations = parseAnnotationFilters(params.annotations, params.annotationScores);
       const project = await projects.resolve(projectIdentifier);
       let sessionRowids: number[] | undefined;
       if (sessionIdentifiers.length > 0) {
@@ -149,7 +149,7 @@ export function createTracesService(deps: TracesServiceDependencies) {
         key: sort === 'latency_ms' ? BigInt(trace.endTime) - BigInt(trace.startTime) : BigInt(trace.startTime),
         id: trace.id,
       }));
-      return { traces: await decorate(page.rows, params.include_spans ?? false), nextCursor: page.nextCursor };
+      return { traces: await decorate(page.rows, params.includeSpans ?? false), nextCursor: page.nextCursor };
     },
 
     /** Deletes a trace by Trace GlobalID or OpenTelemetry trace id, with its spans and their annotations; 404 otherwise. */

@@ -8,7 +8,7 @@ import { Type, type TSchema, type TypeBoxTypeProvider } from '@fastify/type-prov
 import type { AnnotationInput, AnnotationsService, ListedTargetKind, TargetKind } from '../../annotations/annotations-service.js';
 import type { AnnotationRecord } from '../../db/repositories/annotations-repository.js';
 import { identifier, toGlobalId, type GlobalType } from '../shared/global-id.js';
-import { DEFAULT_LIMIT, cursorId, page } from '../shared/pagination.js';
+import { DEFAULT_LIMIT, cursorId, pageAnswer } from '../shared/pagination.js';
 import { callerUserId } from '../shared/principal.js';
 import { Nullable, ProjectPath, endTimeParam, errors, limitParam, startTimeParam } from '../shared/schemas.js';
 import {
@@ -274,8 +274,7 @@ export async function annotationsRoutes(instance: FastifyInstance, { annotations
             fromId: cursorId(target.type, query.cursor),
           },
         );
-        const result = page(target.type, rows, limit);
-        return { data: result.rows.map(PRESENT[kind]), next_cursor: result.nextCursor };
+        return pageAnswer(target.type, rows, limit, PRESENT[kind]);
       },
     );
   }

@@ -4,7 +4,7 @@ import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { ApiKeysService, CreatedApiKey } from '../../auth/api-keys-service.js';
 import { NotFoundError } from '@sightline/common';
 import { fromGlobalId } from '../shared/global-id.js';
-import { DEFAULT_LIMIT, PageQuery, cursorId, page } from '../shared/pagination.js';
+import { DEFAULT_LIMIT, PageQuery, cursorId, pageAnswer } from '../shared/pagination.js';
 import { presentApiKey, presentUserApiKey } from '../users/users-presenters.js';
 import { requireUser } from '../shared/principal.js';
 import { Nullable, errors } from '../shared/schemas.js';
@@ -94,8 +94,12 @@ export async function apiKeysRoutes(instance: FastifyInstance, { apiKeys }: { ap
     },
     async (request) => {
       const limit = request.query.limit ?? DEFAULT_LIMIT;
-      const result = page('ApiKey', await apiKeys.listUserKeys(limit + 1, cursorId('ApiKey', request.query.cursor)), limit);
-      return { data: result.rows.map(presentUserApiKey), next_cursor: result.nextCursor };
+      return pageAnswer(
+        'ApiKey',
+        await apiKeys.listUserKeys(limit + 1, cursorId('ApiKey', request.query.cursor)),
+        limit,
+        presentUserApiKey,
+      );
     },
   );
 

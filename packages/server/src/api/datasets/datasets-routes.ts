@@ -29,7 +29,7 @@ import {
 } from './datasets-schemas.js';
 import { identifier, toGlobalId } from '../shared/global-id.js';
 import { storableDeep } from '../../http/storable-input.js';
-import { DEFAULT_LIMIT, cursorId, page } from '../shared/pagination.js';
+import { DEFAULT_LIMIT, cursorId, pageAnswer } from '../shared/pagination.js';
 import { Nullable, errors } from '../shared/schemas.js';
 
 const datasetOf = (params: { id: string }) => identifier('Dataset', params.id);
@@ -237,8 +237,7 @@ export async function datasetsRoutes(instance: FastifyInstance, { datasets }: { 
     async (request) => {
       const limit = request.query.limit ?? DEFAULT_LIMIT;
       const rows = await datasets.list({ limit, fromId: cursorId('Dataset', request.query.cursor), name: request.query.name });
-      const result = page('Dataset', rows, limit);
-      return { data: result.rows.map(presentDataset), next_cursor: result.nextCursor };
+      return pageAnswer('Dataset', rows, limit, presentDataset);
     },
   );
 
@@ -288,8 +287,7 @@ export async function datasetsRoutes(instance: FastifyInstance, { datasets }: { 
     async (request) => {
       const limit = request.query.limit ?? DEFAULT_LIMIT;
       const rows = await datasets.versions(datasetOf(request.params), { limit, fromId: cursorId('DatasetVersion', request.query.cursor) });
-      const result = page('DatasetVersion', rows, limit);
-      return { data: result.rows.map(presentVersion), next_cursor: result.nextCursor };
+      return pageAnswer('DatasetVersion', rows, limit, presentVersion);
     },
   );
 

@@ -24,7 +24,7 @@ import {
 } from './experiments-schemas.js';
 import { identifier, toGlobalId } from '../shared/global-id.js';
 import { callerUserId } from '../shared/principal.js';
-import { DEFAULT_LIMIT, cursorId, page } from '../shared/pagination.js';
+import { DEFAULT_LIMIT, cursorId, pageAnswer } from '../shared/pagination.js';
 import { Nullable, errors } from '../shared/schemas.js';
 
 const experimentOf = (params: { experiment_id: string }) => identifier('Experiment', params.experiment_id);
@@ -222,8 +222,7 @@ export async function experimentsRoutes(instance: FastifyInstance, { experiments
         limit,
         fromId: cursorId('Experiment', request.query.cursor),
       });
-      const result = page('Experiment', rows, limit);
-      return { data: result.rows.map(presentExperiment), next_cursor: result.nextCursor };
+      return pageAnswer('Experiment', rows, limit, presentExperiment);
     },
   );
 
@@ -304,8 +303,7 @@ export async function experimentsRoutes(instance: FastifyInstance, { experiments
         limit,
         fromId: ascendingCursor('ExperimentRun', request.query.cursor),
       });
-      const result = page('ExperimentRun', runs, limit);
-      return { data: result.rows.map((run) => presentRun(run, evaluations.get(run.id) ?? [])), next_cursor: result.nextCursor };
+      return pageAnswer('ExperimentRun', runs, limit, (run) => presentRun(run, evaluations.get(run.id) ?? []));
     },
   );
 

@@ -27,7 +27,12 @@ export async function projectMetricsRoutes(instance: FastifyInstance, { metrics 
       },
     },
     async (request) => ({
-      data: presentSummary(await metrics.summary(identifier('Project', request.params.project_identifier), request.query)),
+      data: presentSummary(
+        await metrics.summary(identifier('Project', request.params.project_identifier), {
+          startTime: request.query.start_time,
+          endTime: request.query.end_time,
+        }),
+      ),
     }),
   );
 
@@ -57,7 +62,13 @@ export async function projectMetricsRoutes(instance: FastifyInstance, { metrics 
       },
     },
     async (request) => ({
-      data: presentTimeseries(await metrics.timeseries(identifier('Project', request.params.project_identifier), request.query)),
+      data: presentTimeseries(
+        await metrics.timeseries(identifier('Project', request.params.project_identifier), {
+          startTime: request.query.start_time,
+          endTime: request.query.end_time,
+          interval: request.query.interval,
+        }),
+      ),
     }),
   );
 }

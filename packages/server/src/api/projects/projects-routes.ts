@@ -3,7 +3,7 @@ import { identifier } from '../shared/global-id.js';
 import type { FastifyInstance } from 'fastify';
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { ProjectsService } from '../../projects/projects-service.js';
-import { DEFAULT_LIMIT, cursorId, page } from '../shared/pagination.js';
+import { DEFAULT_LIMIT, cursorId, pageAnswer } from '../shared/pagination.js';
 import { Nullable, ProjectPath, errors, limitParam } from '../shared/schemas.js';
 import { presentProject } from './projects-presenters.js';
 import { Project } from './projects-schemas.js';
@@ -44,8 +44,7 @@ export async function projectsRoutes(instance: FastifyInstance, { projects }: { 
         nameContains: request.query.name_contains,
         includeExperimentProjects: request.query.include_experiment_projects,
       });
-      const result = page('Project', rows, limit);
-      return { data: result.rows.map(presentProject), next_cursor: result.nextCursor };
+      return pageAnswer('Project', rows, limit, presentProject);
     },
   );
 

@@ -4,7 +4,7 @@ import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { PromptsService } from '../../prompts/prompts-service.js';
 import { identifier } from '../shared/global-id.js';
 import { callerUserId } from '../shared/principal.js';
-import { DEFAULT_LIMIT, cursorId, page } from '../shared/pagination.js';
+import { DEFAULT_LIMIT, cursorId, pageAnswer } from '../shared/pagination.js';
 import { presentPrompt, presentPromptVersion, presentPromptVersionTag } from './prompts-presenters.js';
 import {
   CreatePromptRequestBody,
@@ -43,8 +43,7 @@ export async function promptsRoutes(instance: FastifyInstance, { prompts }: { pr
     async (request) => {
       const limit = request.query.limit ?? DEFAULT_LIMIT;
       const rows = await prompts.list({ limit, fromId: cursorId('Prompt', request.query.cursor) });
-      const result = page('Prompt', rows, limit);
-      return { data: result.rows.map(presentPrompt), next_cursor: result.nextCursor };
+      return pageAnswer('Prompt', rows, limit, presentPrompt);
     },
   );
 
@@ -122,8 +121,7 @@ export async function promptsRoutes(instance: FastifyInstance, { prompts }: { pr
         limit,
         fromId: cursorId('PromptVersion', request.query.cursor),
       });
-      const result = page('PromptVersion', rows, limit);
-      return { data: result.rows.map(presentPromptVersion), next_cursor: result.nextCursor };
+      return pageAnswer('PromptVersion', rows, limit, presentPromptVersion);
     },
   );
 
@@ -194,8 +192,7 @@ export async function promptsRoutes(instance: FastifyInstance, { prompts }: { pr
         limit,
         fromId: cursorId('PromptVersionTag', request.query.cursor),
       });
-      const result = page('PromptVersionTag', rows, limit);
-      return { data: result.rows.map(presentPromptVersionTag), next_cursor: result.nextCursor };
+      return pageAnswer('PromptVersionTag', rows, limit, presentPromptVersionTag);
     },
   );
 

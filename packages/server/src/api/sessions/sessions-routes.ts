@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { SessionsService } from '../../sessions/sessions-service.js';
 import { identifier } from '../shared/global-id.js';
-import { DEFAULT_LIMIT, cursorId, page } from '../shared/pagination.js';
+import { DEFAULT_LIMIT, cursorId, pageAnswer } from '../shared/pagination.js';
 import { Nullable, ProjectPath, StringEnum, errors, limitParam } from '../shared/schemas.js';
 import { presentSession } from './sessions-presenters.js';
 import { DeleteSessionsBody, Session, SessionPath } from './sessions-schemas.js';
@@ -40,8 +40,7 @@ export async function sessionsRoutes(instance: FastifyInstance, { sessions }: { 
         order: request.query.order,
         fromId: cursorId('ProjectSession', request.query.cursor),
       });
-      const result = page('ProjectSession', rows, limit);
-      return { data: result.rows.map(presentSession), next_cursor: result.nextCursor };
+      return pageAnswer('ProjectSession', rows, limit, presentSession);
     },
   );
 

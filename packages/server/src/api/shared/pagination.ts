@@ -25,3 +25,14 @@ export function page<T extends { id: number }>(type: GlobalType, rows: T[], limi
   if (rows.length <= limit) return { rows, nextCursor: null };
   return { rows: rows.slice(0, limit), nextCursor: toGlobalId(type, rows[limit]!.id) };
 }
+
+/** A list route's answer: the page of rows fetched with limit + 1, each presented, and the cursor of the next page. */
+export function pageAnswer<T extends { id: number }, P>(
+  type: GlobalType,
+  rows: T[],
+  limit: number,
+  present: (row: T) => P,
+): { data: P[]; next_cursor: string | null } {
+  const result = page(type, rows, limit);
+  return { data: result.rows.map((row) => present(row)), next_cursor: result.nextCursor };
+}

@@ -98,9 +98,22 @@ export async function spansRoutes(
       },
     },
     async (request) => {
+      const query = request.query;
       const result = await spans.list(identifier('Project', request.params.project_identifier), {
-        ...request.query,
-        limit: request.query.limit ?? DEFAULT_LIMIT,
+        limit: query.limit ?? DEFAULT_LIMIT,
+        cursor: query.cursor,
+        order: query.order,
+        startTime: query.start_time,
+        endTime: query.end_time,
+        traceIds: query.trace_id,
+        spanIds: query.span_id,
+        parentId: query.parent_id,
+        names: query.name,
+        spanKinds: query.span_kind,
+        statusCodes: query.status_code,
+        attributes: query.attribute,
+        annotations: query.annotation,
+        annotationScores: query.annotation_score,
       });
       return { data: result.spans.map(presentSpan), next_cursor: result.nextCursor };
     },

@@ -54,10 +54,18 @@ export async function tracesRoutes(instance: FastifyInstance, { traces }: { trac
       },
     },
     async (request) => {
+      const query = request.query;
       const result = await traces.list(identifier('Project', request.params.project_identifier), {
-        ...request.query,
-        session_identifier: request.query.session_identifier?.map((value) => identifier('ProjectSession', value)),
-        limit: request.query.limit ?? DEFAULT_LIMIT,
+        limit: query.limit ?? DEFAULT_LIMIT,
+        cursor: query.cursor,
+        sort: query.sort,
+        order: query.order,
+        startTime: query.start_time,
+        endTime: query.end_time,
+        includeSpans: query.include_spans,
+        sessions: query.session_identifier?.map((value) => identifier('ProjectSession', value)),
+        annotations: query.annotation,
+        annotationScores: query.annotation_score,
       });
       return { data: result.traces.map(presentTrace), next_cursor: result.nextCursor };
     },

@@ -4,7 +4,7 @@ import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { UsersService } from '../../auth/users-service.js';
 import { InvalidInputError, NotFoundError } from '@sightline/common';
 import { fromGlobalId } from '../shared/global-id.js';
-import { PageQuery, DEFAULT_LIMIT, cursorId, page } from '../shared/pagination.js';
+import { PageQuery, DEFAULT_LIMIT, cursorId, pageAnswer } from '../shared/pagination.js';
 import { presentUser } from './users-presenters.js';
 import { requireUser } from '../shared/principal.js';
 import { User, Viewer, NoContent } from '../auth/auth-schemas.js';
@@ -83,8 +83,7 @@ export async function usersRoutes(instance: FastifyInstance, { users }: { users:
     },
     async (request) => {
       const limit = request.query.limit ?? DEFAULT_LIMIT;
-      const result = page('User', await users.list(limit + 1, cursorId('User', request.query.cursor)), limit);
-      return { data: result.rows.map(presentUser), next_cursor: result.nextCursor };
+      return pageAnswer('User', await users.list(limit + 1, cursorId('User', request.query.cursor)), limit, presentUser);
     },
   );
 

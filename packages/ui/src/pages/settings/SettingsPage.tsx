@@ -1,9 +1,19 @@
 /**
  * `/settings`: for everyone their profile, password and user API keys; for admins also users,
- * system keys and every user's keys. Members never see the admin tabs (and the server refuses them anyway).
+ * system keys, every user's keys, providers and the background jobs. Members never see the admin tabs (and the server refuses them anyway).
  */
 import { Alert, Code, Container, Paper, Stack, Tabs, Text, Title } from '@mantine/core';
-import { IconInfoCircle, IconKey, IconServer, IconUser, IconUsers, IconUsersGroup, IconCoin, IconPlugConnected } from '@tabler/icons-react';
+import {
+  IconClockPlay,
+  IconCoin,
+  IconInfoCircle,
+  IconKey,
+  IconPlugConnected,
+  IconServer,
+  IconUser,
+  IconUsers,
+  IconUsersGroup,
+} from '@tabler/icons-react';
 import { useSearchParams } from 'react-router';
 import { useUpdateSearch } from '../../lib/search';
 import { useCurrentViewer } from '../../components/AuthGate';
@@ -13,6 +23,7 @@ import { PasswordSection, ProfileSection } from './AccountSections';
 import { UsersSection } from './UsersSection';
 import { ModelPricesSection } from './ModelPricesSection';
 import { ProvidersSection } from './ProvidersSection';
+import { JobsSection } from './JobsSection';
 import type { ReactNode } from 'react';
 
 function Section({ title, description, children }: { title: string; description?: ReactNode; children: ReactNode }) {
@@ -35,7 +46,7 @@ function Section({ title, description, children }: { title: string; description?
   );
 }
 
-const ADMIN_TABS = ['users', 'system-keys', 'user-keys', 'providers'];
+const ADMIN_TABS = ['users', 'system-keys', 'user-keys', 'providers', 'jobs'];
 
 export function SettingsPage() {
   const viewer = useCurrentViewer();
@@ -105,6 +116,9 @@ export function SettingsPage() {
                 </Tabs.Tab>
                 <Tabs.Tab value="providers" leftSection={<IconPlugConnected size={16} />}>
                   Providers
+                </Tabs.Tab>
+                <Tabs.Tab value="jobs" leftSection={<IconClockPlay size={16} />}>
+                  Jobs
                 </Tabs.Tab>
               </>
             ) : null}
@@ -192,6 +206,14 @@ export function SettingsPage() {
                   description="Keys and base URLs the playground calls providers with. Stored values are encrypted and never shown again; a variable of the same name in the server's environment wins over a stored one."
                 >
                   <ProvidersSection />
+                </Section>
+              </Tabs.Panel>
+              <Tabs.Panel value="jobs">
+                <Section
+                  title="Background jobs"
+                  description="What this server does on its own: pricing spans, applying retention, compacting partitions, converting old spans, cleaning up dead uploads. With several replicas on PostgreSQL one runs each job at a time; this is the replica that answered."
+                >
+                  <JobsSection />
                 </Section>
               </Tabs.Panel>
             </>

@@ -63,3 +63,15 @@ export function useSecrets(enabled: boolean) {
     enabled,
   });
 }
+
+export const jobsKey = ['system', 'jobs'] as const;
+
+/** The background jobs of the replica that answers (GET /v1/system/jobs), refreshed every five seconds while shown. */
+export function useJobs(enabled: boolean) {
+  return useQuery({
+    queryKey: jobsKey,
+    queryFn: async ({ signal }) => (await call(client.GET('/v1/system/jobs', { signal }))).data,
+    enabled,
+    refetchInterval: 5000,
+  });
+}
