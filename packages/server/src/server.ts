@@ -107,7 +107,11 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
     const spanQueue = queue;
     const data = createDataAccess(database);
     const query = createTraceServices(data, {
-      onProjectsDeleted: () => writer?.forgetProjects(),
+      onProjectsDeleted: () => {
+        writer?.forgetProjects();
+        // The retention job deletes a deleted project's traces: start now rather than at its next run.
+        void jobs?.runNow('retention');
+      },
       // REST-submitted spans take the ingest path, so span SQL stays in the writers.
       submitSpans: (rows) => spanQueue.enqueue(rows),
     });

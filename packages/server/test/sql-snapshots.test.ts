@@ -502,7 +502,9 @@ function scenario(r: Repositories, dialect: string): SqlScenario {
     ['spans.deleteById', () => r.spans.deleteById(1)],
     ['traces.deleteById', () => r.traces.deleteById(1)],
     ['sessions.deleteByIds', () => r.sessions.deleteByIds([1, 2])],
-    ['projects.delete', () => r.projects.delete(1)],
+    ['projects.markDeleted', () => r.projects.markDeleted(1, NOW)],
+    ['retention.deletedProjects', () => r.retention.deletedProjects()],
+    ['retention.purgeProject', () => r.retention.purgeProject(1)],
   ];
 }
 

@@ -97,8 +97,8 @@ export const PERMISSIONS: Readonly<Record<RouteKey, RouteRule>> = {
   'GET /v1/projects/:project_identifier': { access: 'any', rule: 'project data' },
   'PUT /v1/projects/:project_identifier': { access: 'any', rule: 'project data' },
   'DELETE /v1/projects/:project_identifier': {
-    access: 'any',
-    rule: 'project data (the default project cannot be deleted: projects-service)',
+    access: 'data-admin',
+    rule: 'deleting project data: admins and system keys (docs/api.md); the default project cannot be deleted (projects-service)',
   },
   'GET /v1/projects/:project_identifier/summary': { access: 'any', rule: 'project data' },
   'GET /v1/projects/:project_identifier/timeseries': { access: 'any', rule: 'project data' },

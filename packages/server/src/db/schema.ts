@@ -12,6 +12,8 @@ export interface ProjectsTable {
   description: string | null;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** Set when the project is deleted; the retention job then deletes its traces, then the row (0024). */
+  deleted_at: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface TracesTable {

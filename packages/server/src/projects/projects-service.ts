@@ -26,6 +26,11 @@ export function createProjectsService({ projects, onProjectsDeleted, now = () =>
   return {
     resolve,
 
+    /** Whether the project exists and is not deleted (a span of a deleted project is gone for readers at once). */
+    async isLive(projectId: number): Promise<boolean> {
+      return (await projects.findById(projectId)) !== undefined;
+    },
+
     /**
      * Projects newest first; `fromId` is the cursor's row (inclusive). Fetches limit + 1 rows.
      * Experiments' projects are left out unless `includeExperimentProjects`, as in Phoenix.
@@ -67,11 +72,15 @@ export function createProjectsService({ projects, onProjectsDeleted, now = () =>
       return updated;
     },
 
-    /** Deletes the project with its traces, spans and annotations; the default project cannot be deleted (403). */
+    /**
+     * Deletes the project: it disappears at once for every reader and its name is free, and the
+     * retention job deletes its traces, spans and annotations in short batches, then the row
+     * (docs/api.md, "Deleting projects"). The default project cannot be deleted (403).
+     */
     async delete(identifier: Identifier): Promise<void> {
       const project = await resolve(identifier);
       if (project.name === DEFAULT_PROJECT_NAME) throw new ForbiddenError('the default project cannot be deleted');
-      const deleted = await projects.delete(project.id);
+      const deleted = await projects.markDeleted(project.id, new Date().toISOString());
       onProjectsDeleted();
       if (!deleted) throw new NotFoundError(`project ${JSON.stringify(identifier.text)} not found`);
     },

@@ -119,6 +119,9 @@ interface DroppedDays {
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
+/** A bound after every trace: a deleted project loses all of them (docs/api.md, "Deleting projects"). */
+const EVERY_TRACE: TraceBound = { startTime: 9_223_372_036_854_775_807n, id: Number.MAX_SAFE_INTEGER };
+
 /** The later of two bounds in (start time, row id) order; traces before it are deleted. */
 function later(a: TraceBound | null, b: TraceBound | null): TraceBound | null {
   if (!a || !b) return a ?? b;
@@ -213,13 +216,16 @@ export function createRetentionJob({
     return later(byAge, byCount);
   };
 
-  const applyPolicy = async (policy: RetentionPolicyRecord): Promise<ProjectRetentionRun> => {
-    const run: ProjectRetentionRun = { projectId: policy.projectId, deletedTraces: 0, deletedSpans: 0, deletedSessions: 0 };
-    const bound = await boundOf(policy);
+  const applyPolicy = async (policy: RetentionPolicyRecord): Promise<ProjectRetentionRun> =>
+    deleteBefore(policy.projectId, await boundOf(policy));
+
+  /** Deletes the project's traces before `bound` (all of them for EVERY_TRACE) in paced batches. */
+  const deleteBefore = async (projectId: number, bound: TraceBound | null): Promise<ProjectRetentionRun> => {
+    const run: ProjectRetentionRun = { projectId, deletedTraces: 0, deletedSpans: 0, deletedSessions: 0 };
     // Traces arriving meanwhile start after the bound (or are as old as the ones deleted), so the loop ends.
     while (bound && !stopped) {
       const selectStarted = performance.now();
-      const ids = await retention.oldestTracesBefore(policy.projectId, bound, batchTraces);
+      const ids = await retention.oldestTracesBefore(projectId, bound, batchTraces);
       const selectMs = performance.now() - selectStarted;
       if (ids.length === 0) break;
       let totalMs = 0;
@@ -246,7 +252,7 @@ export function createRetentionJob({
         (result) => result.ms ?? Number.NaN,
       );
       onBatch?.({
-        projectId: policy.projectId,
+        projectId,
         traces: deleted.traces,
         spans: deleted.spans,
         heldMs: Number.isNaN(deleted.ms) ? totalMs : deleted.ms,
@@ -347,6 +353,16 @@ export function createRetentionJob({
         });
       } catch (error) {
         // One project's failure (a deadlock with ingest, the database away) must not stop the others; the next run retries.
+        onError?.(error);
+      }
+    }
+    // Deleted projects: every trace in the same paced batches, then the row (docs/api.md, "Deleting projects").
+    for (const projectId of await retention.deletedProjects()) {
+      if (stopped) break;
+      try {
+        projects.push(await deleteBefore(projectId, EVERY_TRACE));
+        if (!stopped) await retention.purgeProject(projectId);
+      } catch (error) {
         onError?.(error);
       }
     }

@@ -54,7 +54,8 @@ export function createSpansService({ spans, projects, withTransaction }: SpansSe
     let span: SpanRecord | undefined;
     if (id !== null) span = await spans.findById(id);
     else if (HEX_SPAN_ID.test(spanIdentifier.text)) span = await spans.findBySpanId(spanIdentifier.text.toLowerCase());
-    if (!span) throw new NotFoundError(`span ${JSON.stringify(spanIdentifier.text)} not found`);
+    // A deleted project's spans stay until the retention job reaches them; readers never see them.
+    if (!span || !(await projects.isLive(span.projectId))) throw new NotFoundError(`span ${JSON.stringify(spanIdentifier.text)} not found`);
     return span;
   };
 

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { toGlobalId } from '../../src/api/shared/global-id.js';
 import { describeEachDialect } from '../helpers/server.js';
-import { unique } from '../helpers/auth.js';
+import { AUTH_ENV, memberAndSystemClients, unique } from '../helpers/auth.js';
 import { at, collectPages, expectError, getOk, newTraceId, request, sendSpans } from '../helpers/query.js';
 
 interface Project {
@@ -126,7 +126,7 @@ describeEachDialect('projects API', (server) => {
     assert.equal((await request(url(), 'PUT', `/v1/projects/${project.id}`, { description: '' })).body.data.description, '');
   });
 
-  it('deletes a project with its traces, spans and annotations (204, empty body)', async () => {
+  it('deletes a project at once for readers, then its traces, spans and annotations in the background (204, empty body)', async () => {
     const name = unique('doomed');
     const traceId = newTraceId();
     const [span] = await sendSpans(url(), name, [{ traceId, start: at(0), name: 'doomed span' }]);
@@ -139,9 +139,23 @@ describeEachDialect('projects API', (server) => {
     assert.equal(deleted.text, '');
     expectError(await request(url(), 'GET', `/v1/projects/${encodeURIComponent(name)}`), 404);
     expectError(await request(url(), 'GET', `/v1/spans/${span!.spanId}`), 404);
+    const { items: listed } = await collectPages<{ name: string }>(url(), '/v1/projects?include_experiment_projects=true', 1000);
+    assert.ok(!listed.some((project) => project.name === name || project.name.includes('deleted')), 'gone from the list');
+    // The retention job, started by the deletion, deletes the rows in batches and then the project's row.
     const { db } = server().server.database;
-    assert.equal((await db.selectFrom('traces').select('id').where('trace_id', '=', traceId).execute()).length, 0);
-    assert.equal((await db.selectFrom('span_annotations').select('id').where('name', '=', 'quality').execute()).length, 0);
+    const left = async () => ({
+      traces: (await db.selectFrom('traces').select('id').where('trace_id', '=', traceId).execute()).length,
+      annotations: (await db.selectFrom('span_annotations').select('id').where('name', '=', 'quality').execute()).length,
+      projects: (await db.selectFrom('projects').select('id').where('deleted_at', 'is not', null).execute()).length,
+    });
+    for (
+      let tries = 0;
+      tries < 100 && JSON.stringify(await left()) !== JSON.stringify({ traces: 0, annotations: 0, projects: 0 });
+      tries++
+    ) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    assert.deepEqual(await left(), { traces: 0, annotations: 0, projects: 0 });
   });
 
   it('accepts spans for a deleted project name at once: the writer forgot the cached project id', async () => {
@@ -167,3 +181,23 @@ describeEachDialect('projects API', (server) => {
     assert.equal((await getOk(url(), '/v1/projects/default')).data.name, 'default');
   });
 });
+
+describeEachDialect(
+  'deleting a project with authentication on',
+  (server) => {
+    it('is for admins and system keys: a member gets 403 and the project stays', async () => {
+      const { member, system } = await memberAndSystemClients(server().url);
+      const name = unique('guarded');
+      const token = (system.credential as { bearer: string }).bearer;
+      await sendSpans(server().url, name, [{ traceId: newTraceId(), start: at(0) }], { authorization: `Bearer ${token}` });
+      const path = `/v1/projects/${encodeURIComponent(name)}`;
+      const refused = await member.request('DELETE', path);
+      assert.equal(refused.status, 403, JSON.stringify(refused.body));
+      assert.match(String((refused.body as { detail: string }).detail), /admins/);
+      assert.equal((await member.get(path)).status, 200, 'still there');
+      assert.equal((await system.request('DELETE', path)).status, 204);
+      assert.equal((await member.get(path)).status, 404);
+    });
+  },
+  AUTH_ENV,
+);

@@ -18,6 +18,7 @@ function oldTraces(traces: number) {
     },
     recordRun: async () => {},
     writeLastRun: async () => {},
+    deletedProjects: async () => [],
     incrementalVacuumEnabled: async () => false,
   };
   return { retention } as unknown as Pick<Repositories, 'retention'>;

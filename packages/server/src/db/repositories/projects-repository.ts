@@ -1,4 +1,8 @@
-/** SQL for projects. Deleting a project removes its traces, spans and annotations (foreign keys cascade). */
+/**
+ * SQL for projects. A deleted project is marked and renamed at once, so that every read here
+ * skips it and its name is free; the retention job deletes its traces in batches and then purges
+ * the row, whose foreign keys cascade to what is left (docs/api.md, "Deleting projects").
+ */
 import type { Kysely, Selectable } from 'kysely';
 import type { DB, ProjectsTable } from '../schema.js';
 import { sqlDialect } from '../sql-dialect.js';
@@ -40,18 +44,18 @@ export function createProjectsRepository(db: Kysely<DB>, dialect: Dialect) {
   const sqlFor = sqlDialect(dialect);
   return {
     async findById(id: number): Promise<ProjectRecord | undefined> {
-      const row = await db.selectFrom('projects').selectAll().where('id', '=', id).executeTakeFirst();
+      const row = await db.selectFrom('projects').selectAll().where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
       return row && toRecord(row);
     },
 
     async findByName(name: string): Promise<ProjectRecord | undefined> {
-      const row = await db.selectFrom('projects').selectAll().where('name', '=', name).executeTakeFirst();
+      const row = await db.selectFrom('projects').selectAll().where('name', '=', name).where('deleted_at', 'is', null).executeTakeFirst();
       return row && toRecord(row);
     },
 
     /** Newest first (id descending). */
     async list(query: ProjectListQuery): Promise<ProjectRecord[]> {
-      let select = db.selectFrom('projects').selectAll().orderBy('id', 'desc').limit(query.limit);
+      let select = db.selectFrom('projects').selectAll().where('deleted_at', 'is', null).orderBy('id', 'desc').limit(query.limit);
       if (query.fromId !== undefined) select = select.where('id', '<=', query.fromId);
       if (query.nameContains) select = select.where(sqlFor.containsLowerCase('projects.name', query.nameContains));
       if (query.excludeExperimentProjects) {
@@ -82,10 +86,18 @@ export function createProjectsRepository(db: Kysely<DB>, dialect: Dialect) {
       return row && toRecord(row);
     },
 
-    /** Deletes the project and, by cascade, everything recorded in it; false when it did not exist. */
-    async delete(id: number): Promise<boolean> {
-      const result = await db.deleteFrom('projects').where('id', '=', id).executeTakeFirst();
-      return Number(result.numDeletedRows) > 0;
+    /**
+     * Marks the project deleted and frees its name (a name no client sends: a control character and
+     * the row id); false when it did not exist or was deleted already.
+     */
+    async markDeleted(id: number, now: string): Promise<boolean> {
+      const result = await db
+        .updateTable('projects')
+        .set({ deleted_at: now, name: `\u001fdeleted:${id}`, updated_at: now })
+        .where('id', '=', id)
+        .where('deleted_at', 'is', null)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
     },
   };
 }

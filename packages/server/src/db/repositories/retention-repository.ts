@@ -94,6 +94,33 @@ export function createRetentionRepository(db: Kysely<DB>, dialect: Dialect) {
       return toPolicy(row);
     },
 
+    /** The ids of the projects marked deleted and not yet purged, oldest deletion first. */
+    async deletedProjects(): Promise<number[]> {
+      const rows = await db
+        .selectFrom('projects')
+        .select('id')
+        .where('deleted_at', 'is not', null)
+        .orderBy('deleted_at')
+        .orderBy('id')
+        .execute();
+      return rows.map((row) => Number(row.id));
+    },
+
+    /**
+     * Deletes the row of a deleted project whose traces are gone; what is left (sessions, policies,
+     * annotation config links) cascades. False when it still has a trace (one that ingest added
+     * since) or is not marked deleted.
+     */
+    async purgeProject(id: number): Promise<boolean> {
+      const result = await db
+        .deleteFrom('projects')
+        .where('id', '=', id)
+        .where('deleted_at', 'is not', null)
+        .where(({ not, exists, selectFrom }) => not(exists(selectFrom('traces').select('traces.id').where('traces.project_id', '=', id))))
+        .executeTakeFirst();
+      return Number(result.numDeletedRows) > 0;
+    },
+
     /** The policies that delete anything (at least one bound), by project id. */
     async listActivePolicies(): Promise<RetentionPolicyRecord[]> {
       const rows = await db

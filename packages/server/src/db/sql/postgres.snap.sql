@@ -101,16 +101,16 @@ update "password_reset_tokens" set "used_at" = $1 where "token_hash" = $2 and "u
 insert into "projects" ("name", "description", "created_at", "updated_at") values ($1, $2, $3, $4) returning *;
 
 -- projects.findById
-select * from "projects" where "id" = $1;
+select * from "projects" where "id" = $1 and "deleted_at" is null;
 
 -- projects.findByName
-select * from "projects" where "name" = $1;
+select * from "projects" where "name" = $1 and "deleted_at" is null;
 
 -- projects.list
-select * from "projects" where "id" <= $1 and strpos(lower("projects"."name"), $2) > 0 order by "id" desc limit $3;
+select * from "projects" where "deleted_at" is null and "id" <= $1 and strpos(lower("projects"."name"), $2) > 0 order by "id" desc limit $3;
 
 -- projects.list (without experiment projects)
-select * from "projects" where not exists (select "experiments"."id" from "experiments" where "experiments"."project_name" = "projects"."name") order by "id" desc limit $1;
+select * from "projects" where "deleted_at" is null and not exists (select "experiments"."id" from "experiments" where "experiments"."project_name" = "projects"."name") order by "id" desc limit $1;
 
 -- projects.updateDescription
 update "projects" set "description" = $1, "updated_at" = $2 where "id" = $3 returning *;
@@ -631,5 +631,11 @@ delete from "spans" where "trace_rowid" in (select "traces"."id" from "traces" w
 delete from "project_sessions" where "id" in ($1, $2);
 commit;
 
--- projects.delete
-delete from "projects" where "id" = $1;
+-- projects.markDeleted
+update "projects" set "deleted_at" = $1, "name" = $2, "updated_at" = $3 where "id" = $4 and "deleted_at" is null;
+
+-- retention.deletedProjects
+select "id" from "projects" where "deleted_at" is not null order by "deleted_at", "id";
+
+-- retention.purgeProject
+delete from "projects" where "id" = $1 and "deleted_at" is not null and not exists (select "traces"."id" from "traces" where "traces"."project_id" = $2);

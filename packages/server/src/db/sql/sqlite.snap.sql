@@ -101,16 +101,16 @@ update "password_reset_tokens" set "used_at" = ? where "token_hash" = ? and "use
 insert into "projects" ("name", "description", "created_at", "updated_at") values (?, ?, ?, ?) returning *;
 
 -- projects.findById
-select * from "projects" where "id" = ?;
+select * from "projects" where "id" = ? and "deleted_at" is null;
 
 -- projects.findByName
-select * from "projects" where "name" = ?;
+select * from "projects" where "name" = ? and "deleted_at" is null;
 
 -- projects.list
-select * from "projects" where "id" <= ? and instr(lower("projects"."name"), ?) > 0 order by "id" desc limit ?;
+select * from "projects" where "deleted_at" is null and "id" <= ? and instr(lower("projects"."name"), ?) > 0 order by "id" desc limit ?;
 
 -- projects.list (without experiment projects)
-select * from "projects" where not exists (select "experiments"."id" from "experiments" where "experiments"."project_name" = "projects"."name") order by "id" desc limit ?;
+select * from "projects" where "deleted_at" is null and not exists (select "experiments"."id" from "experiments" where "experiments"."project_name" = "projects"."name") order by "id" desc limit ?;
 
 -- projects.updateDescription
 update "projects" set "description" = ?, "updated_at" = ? where "id" = ? returning *;
@@ -633,5 +633,11 @@ delete from "spans" where "trace_rowid" in (select "traces"."id" from "traces" w
 delete from "project_sessions" where "id" in (?, ?);
 commit;
 
--- projects.delete
-delete from "projects" where "id" = ?;
+-- projects.markDeleted
+update "projects" set "deleted_at" = ?, "name" = ?, "updated_at" = ? where "id" = ? and "deleted_at" is null;
+
+-- retention.deletedProjects
+select "id" from "projects" where "deleted_at" is not null order by "deleted_at", "id";
+
+-- retention.purgeProject
+delete from "projects" where "id" = ? and "deleted_at" is not null and not exists (select "traces"."id" from "traces" where "traces"."project_id" = ?);

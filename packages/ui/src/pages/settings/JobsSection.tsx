@@ -12,6 +12,14 @@ const STATE_COLOURS: Record<BackgroundJob['state'], string> = {
   stopped: 'gray',
 };
 
+/** An interval as people say it: 1 s, 1 min, 1 h (else the precise duration). */
+function formatEvery(ms: number): string {
+  if (ms >= 3_600_000 && ms % 3_600_000 === 0) return `${ms / 3_600_000} h`;
+  if (ms >= 60_000 && ms % 60_000 === 0) return `${ms / 60_000} min`;
+  if (ms >= 1000 && ms % 1000 === 0) return `${ms / 1000} s`;
+  return formatDuration(ms);
+}
+
 /** "3 seconds ago", with the exact time on hover. */
 function When({ at }: { at: string | null }) {
   if (at === null) return <Text size="sm">—</Text>;
@@ -62,7 +70,7 @@ export function JobsSection() {
                 ) : null}
               </Table.Td>
               <Table.Td>
-                <Text size="sm">{formatDuration(job.interval_ms)}</Text>
+                <Text size="sm">{formatEvery(job.interval_ms)}</Text>
               </Table.Td>
               <Table.Td>
                 <When at={job.last_run_finished_at} />
