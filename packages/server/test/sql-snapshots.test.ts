@@ -140,7 +140,7 @@ function scenario(r: Repositories, dialect: string): SqlScenario {
     ],
     ['spans.findById', () => r.spans.findById(1)],
     ['spans.findBySpanId', () => r.spans.findBySpanId('cd')],
-    ['spans.listOfTrace', () => r.spans.listOfTrace(1)],
+    ['spans.listOfTrace', () => r.spans.listOfTrace(1, 10)],
     ['spans.summariesOfTraces', () => r.spans.summariesOfTraces([1, 2], { rootsOnly: true })],
     ['spans.rowidsBySpanId', () => r.spans.rowidsBySpanId(['cd'])],
     ['spans.anyInProject', () => r.spans.anyInProject(1, ['cd'])],

@@ -40,8 +40,10 @@ export interface TraceListItem extends TraceView {
 }
 
 export interface TraceDetail extends TraceView {
-  /** Every span of the trace in full, in start order. */
+  /** The trace's spans in full, in start order: the first MAX_DETAIL_SPANS of them. */
   spans: SpanRecord[];
+  /** True when the trace has more spans than `spans` holds (its stats and cost still count them all). */
+  spansTruncated: boolean;
   /** The cost of each priced span, by span row id. */
   spanCosts: Map<number, CostTotals>;
 }
@@ -70,6 +72,12 @@ export interface TracesServiceDependencies {
   projects: ProjectsService;
   sessions: Pick<SessionsService, 'resolve'>;
 }
+
+/**
+ * Most spans a trace's detail carries in full: a trace of 100,000 spans must open without reading
+ * them all into memory (docs/api.md, "Traces"); its stats and cost are sums in SQL over every span.
+ */
+export const MAX_DETAIL_SPANS = 10_000;
 
 /** Most session identifiers one trace list may name. */
 const MAX_SESSION_IDENTIFIERS = 100;
@@ -172,26 +180,23 @@ export function createTracesService(deps: TracesServiceDependencies) {
         trace = await traces.findInProject(project.id, { traceId: traceIdentifier.text.toLowerCase() });
       if (!trace)
         throw new NotFoundError(`trace ${JSON.stringify(traceIdentifier.text)} not found in project ${JSON.stringify(project.name)}`);
-      // Aggregates come from the same rows as the span list, so the two always agree.
-      const traceSpans = await spans.listOfTrace(trace.id);
-      const stats = { ...EMPTY_STATS };
-      for (const span of traceSpans) {
-        stats.spanCount += 1;
-        if (span.statusCode === 'ERROR') stats.errorCount += 1;
-        stats.tokenCountPrompt += span.tokenCountPrompt ?? 0;
-        stats.tokenCountCompletion += span.tokenCountCompletion ?? 0;
-        stats.tokenCountTotal += span.tokenCountTotal ?? 0;
-      }
+      const [read, stats, traceCosts] = await Promise.all([
+        spans.listOfTrace(trace.id, MAX_DETAIL_SPANS + 1),
+        traces.stats([trace.id]),
+        costs.traceTotals([trace.id]),
+      ]);
+      const traceSpans = read.slice(0, MAX_DETAIL_SPANS);
       const spanCosts = await costs.spanCosts(traceSpans.map((span) => span.id));
-      let cost: CostTotals | null = null;
-      for (const each of spanCosts.values()) {
-        cost ??= { promptCost: 0, completionCost: 0, totalCost: 0 };
-        cost.promptCost += each.promptCost;
-        cost.completionCost += each.completionCost;
-        cost.totalCost += each.totalCost;
-      }
       const root = traceSpans.find((span) => span.parentId === null);
-      return { ...trace, stats, cost, rootSpan: root ? summaryOf(root) : null, spans: traceSpans, spanCosts };
+      return {
+        ...trace,
+        stats: stats.get(trace.id) ?? EMPTY_STATS,
+        cost: traceCosts.get(trace.id) ?? null,
+        rootSpan: root ? summaryOf(root) : null,
+        spans: traceSpans,
+        spansTruncated: read.length > MAX_DETAIL_SPANS,
+        spanCosts,
+      };
     },
   };
 }

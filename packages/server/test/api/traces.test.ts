@@ -141,6 +141,29 @@ describeEachDialect('traces API', (server) => {
   });
   const path = () => `/v1/projects/${encodeURIComponent(data.project)}/traces`;
 
+  it('opens a trace of 33,000 spans: the first 10,000 in full, sums over all (SQLite took 32,766 bound parameters at most)', async () => {
+    const project = unique('huge-trace');
+    const traceId = newTraceId();
+    const total = 33_000;
+    const rootId = newSpanId();
+    for (let sent = 0; sent < total; sent += 5500) {
+      const spans = Array.from({ length: Math.min(5500, total - sent) }, (_, index) => {
+        const n = sent + index;
+        return n === 0
+          ? { traceId, spanId: rootId, start: at(0), name: 'root', kind: 'CHAIN' }
+          : { traceId, parentSpanId: rootId, start: at(n), name: 'step', kind: 'LLM', attributes: { 'llm.token_count.prompt': 2 } };
+      });
+      await sendSpans(url(), project, spans);
+    }
+    const detail = await getOk(url(), `/v1/projects/${encodeURIComponent(project)}/traces/${traceId}`);
+    assert.equal(detail.data.span_count, total);
+    assert.equal(detail.data.token_count_prompt, 2 * (total - 1), 'sums count every span');
+    assert.equal(detail.data.spans.length, 10_000);
+    assert.equal(detail.data.spans_truncated, true);
+    assert.equal(detail.data.spans[0].name, 'root', 'the first spans by start time');
+    assert.equal(detail.data.root_span.span_id, rootId);
+  });
+
   it('sorts newest first (start, then id), or by latency, in either order, and sums each trace', async () => {
     const all = (await getOk(url(), `${path()}?limit=100`)).data as ApiTrace[];
     assert.equal(all.length, 12);
@@ -270,7 +293,8 @@ describeEachDialect('traces API', (server) => {
     const listed = (await getOk(url(), `/v1/projects/${encodeURIComponent(project)}/traces`)).data[0] as ApiTrace;
     assert.deepEqual(await getOk(url(), `/v1/projects/${encodeURIComponent(project)}/traces/${listed.id}`), detail);
     assert.deepEqual(await getOk(url(), `/v1/projects/${listed.project_id}/traces/${traceId.toUpperCase()}`), detail);
-    const { spans: _, ...summary } = trace;
+    const { spans: _, spans_truncated: truncated, ...summary } = trace;
+    assert.equal(truncated, false, 'a trace of a few spans is whole');
     assert.deepEqual(summary, listed);
 
     expectError(await request(url(), 'GET', `/v1/projects/${encodeURIComponent(data.project)}/traces/${traceId}`), 404, /not found/);

@@ -50,5 +50,6 @@ export function presentTraceDetail(trace: TraceDetail) {
   return {
     ...traceFields(trace),
     spans: trace.spans.map((span) => ({ ...presentSpan(span), cost_total: trace.spanCosts.get(span.id)?.totalCost ?? null })),
+    spans_truncated: trace.spansTruncated,
   };
 }

@@ -5,6 +5,7 @@
 import { type Kysely, type Selectable, sql } from 'kysely';
 import type { DB, GenerativeModelsTable } from '../schema.js';
 import { bigintText, nanosLiteral, parseJsonColumn } from '../sql-dialect.js';
+import { chunks, MAX_IN_LIST } from '../chunks.js';
 
 export interface ModelRecord {
   id: number;
@@ -250,15 +251,18 @@ export function createCostsRepository(db: Kysely<DB>) {
         .execute();
       return new Map(rows.map((row) => [Number(row.project_session_rowid), totals(row)]));
     },
-    /** The cost of each given span (spans without a cost are absent). */
+    /** The cost of each given span (spans without a cost are absent); any number of spans, in chunks of bound parameters. */
     async spanCosts(spanRowids: number[]): Promise<Map<number, CostTotals>> {
-      if (spanRowids.length === 0) return new Map();
-      const rows = await db
-        .selectFrom('span_costs')
-        .select(['span_rowid', 'prompt_cost as prompt', 'completion_cost as completion', 'total_cost as total'])
-        .where('span_rowid', 'in', spanRowids)
-        .execute();
-      return new Map(rows.map((row) => [Number(row.span_rowid), totals(row)]));
+      const costs = new Map<number, CostTotals>();
+      for (const chunk of chunks(spanRowids, MAX_IN_LIST)) {
+        const rows = await db
+          .selectFrom('span_costs')
+          .select(['span_rowid', 'prompt_cost as prompt', 'completion_cost as completion', 'total_cost as total'])
+          .where('span_rowid', 'in', chunk)
+          .execute();
+        for (const row of rows) costs.set(Number(row.span_rowid), totals(row));
+      }
+      return costs;
     },
     /** Cost totals of a project's spans that started in [startTime, endTime). */
     async projectTotals(projectId: number, range: { startTime?: bigint | undefined; endTime?: bigint | undefined }): Promise<CostTotals> {

@@ -380,9 +380,11 @@ export function createSpansRepository(db: Kysely<DB>, dialect: Dialect) {
       return id === undefined ? undefined : (await execute(fullSpans().where('spans.id', '=', id)))[0];
     },
 
-    /** Every span of one trace, in start order. */
-    async listOfTrace(traceRowid: number): Promise<SpanRecord[]> {
-      return execute(fullSpans().where('spans.trace_rowid', '=', traceRowid).orderBy('spans.start_time', 'asc').orderBy('spans.id', 'asc'));
+    /** The first `limit` spans of one trace, in start order. */
+    async listOfTrace(traceRowid: number, limit: number): Promise<SpanRecord[]> {
+      return execute(
+        fullSpans().where('spans.trace_rowid', '=', traceRowid).orderBy('spans.start_time', 'asc').orderBy('spans.id', 'asc').limit(limit),
+      );
     },
 
     /** The tree columns of every span (or only the root spans) of the given traces, in start order within each trace. */

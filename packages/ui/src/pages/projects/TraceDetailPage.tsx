@@ -158,6 +158,12 @@ export function TraceDetailPage() {
               </Accordion.Panel>
             </Accordion.Item>
           </Accordion>
+          {trace.data?.spans_truncated ? (
+            <Alert color="yellow" title="A very large trace">
+              This trace has {formatInt(trace.data.span_count)} spans; the tree shows the first {formatInt(spans.length)} by start time. The
+              counts, tokens and cost above include every span; the span list of the project shows the rest.
+            </Alert>
+          ) : null}
           <Grid gap="md">
             <Grid.Col span={{ base: 12, lg: 7 }}>
               <SpanTree spans={spans} selectedId={selected?.context.span_id ?? null} onSelect={select} />
