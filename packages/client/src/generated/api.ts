@@ -2235,9 +2235,9 @@ export interface components {
             cost_completion: number | null;
             cost_total: number | null;
             root_span: components["schemas"]["TraceSpanData"] | null;
-            /** @description The spans of the trace in start order: all of them, or the first 10,000 (spans_truncated). */
+            /** @description The spans of the trace in start order: all of them, or the first 2,000 (spans_truncated). */
             spans: components["schemas"]["Span"][];
-            /** @description True when the trace has more than 10,000 spans and `spans` holds the first 10,000; span_count and the sums count them all. */
+            /** @description True when the trace has more than 2,000 spans and `spans` holds the first 2,000; span_count and the sums count them all. */
             spans_truncated: boolean;
         };
         /** SessionTraceData */

@@ -77,7 +77,7 @@ export interface TracesServiceDependencies {
  * Most spans a trace's detail carries in full: a trace of 100,000 spans must open without reading
  * them all into memory (docs/api.md, "Traces"); its stats and cost are sums in SQL over every span.
  */
-export const MAX_DETAIL_SPANS = 10_000;
+export const MAX_DETAIL_SPANS = 2_000;
 
 /** Most session identifiers one trace list may name. */
 const MAX_SESSION_IDENTIFIERS = 100;

@@ -48,10 +48,10 @@ export const Trace = Type.Object(
 export const TraceDetail = Type.Object(
   {
     ...traceProperties,
-    spans: Type.Array(Span, { description: 'The spans of the trace in start order: all of them, or the first 10,000 (spans_truncated).' }),
+    spans: Type.Array(Span, { description: 'The spans of the trace in start order: all of them, or the first 2,000 (spans_truncated).' }),
     spans_truncated: Type.Boolean({
       description:
-        'True when the trace has more than 10,000 spans and `spans` holds the first 10,000; span_count and the sums count them all.',
+        'True when the trace has more than 2,000 spans and `spans` holds the first 2,000; span_count and the sums count them all.',
     }),
   },
   { title: 'TraceDetail' },
