@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type, type TSchema, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { SpanSubmissionService } from '../../spans/span-submission-service.js';
 import type { SpansService } from '../../spans/spans-service.js';
-import { DEFAULT_LIMIT } from '../shared/pagination.js';
+import { annotationFilters, listWindow } from '../shared/list-query.js';
 import { presentSpan, presentSpanDetail } from './spans-presenters.js';
 import {
   Nullable,
@@ -100,11 +100,8 @@ export async function spansRoutes(
     async (request) => {
       const query = request.query;
       const result = await spans.list(identifier('Project', request.params.project_identifier), {
-        limit: query.limit ?? DEFAULT_LIMIT,
-        cursor: query.cursor,
-        order: query.order,
-        startTime: query.start_time,
-        endTime: query.end_time,
+        ...listWindow(query),
+        ...annotationFilters(query),
         traceIds: query.trace_id,
         spanIds: query.span_id,
         parentId: query.parent_id,
@@ -112,8 +109,6 @@ export async function spansRoutes(
         spanKinds: query.span_kind,
         statusCodes: query.status_code,
         attributes: query.attribute,
-        annotations: query.annotation,
-        annotationScores: query.annotation_score,
       });
       return { data: result.spans.map(presentSpan), next_cursor: result.nextCursor };
     },

@@ -3,7 +3,7 @@ import { identifier } from '../shared/global-id.js';
 import type { FastifyInstance } from 'fastify';
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { TracesService } from '../../traces/traces-service.js';
-import { DEFAULT_LIMIT } from '../shared/pagination.js';
+import { annotationFilters, listWindow } from '../shared/list-query.js';
 import {
   Nullable,
   ProjectPath,
@@ -56,16 +56,11 @@ export async function tracesRoutes(instance: FastifyInstance, { traces }: { trac
     async (request) => {
       const query = request.query;
       const result = await traces.list(identifier('Project', request.params.project_identifier), {
-        limit: query.limit ?? DEFAULT_LIMIT,
-        cursor: query.cursor,
+        ...listWindow(query),
+        ...annotationFilters(query),
         sort: query.sort,
-        order: query.order,
-        startTime: query.start_time,
-        endTime: query.end_time,
         includeSpans: query.include_spans,
         sessions: query.session_identifier?.map((value) => identifier('ProjectSession', value)),
-        annotations: query.annotation,
-        annotationScores: query.annotation_score,
       });
       return { data: result.traces.map(presentTrace), next_cursor: result.nextCursor };
     },
