@@ -3570,6 +3570,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["User"][];
+                        /** @description The cursor of the next page; null on the last. */
                         next_cursor: string | null;
                     };
                 };
@@ -4046,6 +4047,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["UserApiKey"][];
+                        /** @description The cursor of the next page; null on the last. */
                         next_cursor: string | null;
                     };
                 };
@@ -4253,6 +4255,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["Project"][];
+                        /** @description The cursor of the next page; null on the last. */
                         next_cursor: string | null;
                     };
                 };
@@ -4719,6 +4722,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["Span"][];
+                        /** @description The cursor of the next page; null on the last. */
                         next_cursor: string | null;
                     };
                 };
@@ -5004,6 +5008,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["TraceData"][];
+                        /** @description The cursor of the next page; null on the last. */
                         next_cursor: string | null;
                     };
                 };
@@ -5193,6 +5198,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["SessionData"][];
+                        /** @description The cursor of the next page; null on the last. */
                         next_cursor: string | null;
                     };
                 };
@@ -5803,6 +5809,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["SpanAnnotation"][];
+                        /** @description The cursor of the next page; null on the last. */
                         next_cursor: string | null;
                     };
                 };
@@ -5942,6 +5949,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["TraceAnnotation"][];
+                        /** @description The cursor of the next page; null on the last. */
                         next_cursor: string | null;
                     };
                 };
@@ -6090,6 +6098,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["SessionAnnotation"][];
+                        /** @description The cursor of the next page; null on the last. */
                         next_cursor: string | null;
                     };
                 };
@@ -6281,6 +6290,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: (components["schemas"]["CategoricalAnnotationConfig"] | components["schemas"]["ContinuousAnnotationConfig"] | components["schemas"]["FreeformAnnotationConfig"])[];
+                        /** @description The cursor of the next page; null on the last. */
                         next_cursor: string | null;
                     };
                 };
@@ -6597,6 +6607,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: (components["schemas"]["CategoricalAnnotationConfig"] | components["schemas"]["ContinuousAnnotationConfig"] | components["schemas"]["FreeformAnnotationConfig"])[];
+                        /** @description The cursor of the next page; null on the last. */
                         next_cursor: string | null;
                     };
                 };
@@ -6663,6 +6674,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: (components["schemas"]["CategoricalAnnotationConfig"] | components["schemas"]["ContinuousAnnotationConfig"] | components["schemas"]["FreeformAnnotationConfig"])[];
+                        /** @description The cursor of the next page; null on the last. */
                         next_cursor: string | null;
                     };
                 };
@@ -6849,6 +6861,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["Prompt"][];
+                        /** @description The cursor of the next page; null on the last. */
                         next_cursor: string | null;
                     };
                 };
@@ -7082,6 +7095,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["PromptVersion"][];
+                        /** @description The cursor of the next page; null on the last. */
                         next_cursor: string | null;
                     };
                 };
@@ -7334,6 +7348,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["PromptVersionTag"][];
+                        /** @description The cursor of the next page; null on the last. */
                         next_cursor: string | null;
                     };
                 };
@@ -7632,6 +7647,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["Dataset"][];
+                        /** @description The cursor of the next page; null on the last. */
                         next_cursor: string | null;
                     };
                 };
@@ -7808,6 +7824,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["DatasetVersion"][];
+                        /** @description The cursor of the next page; null on the last. */
                         next_cursor: string | null;
                     };
                 };
@@ -8063,6 +8080,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["Experiment"][];
+                        /** @description The cursor of the next page; null on the last. */
                         next_cursor: string | null;
                     };
                 };
@@ -8328,6 +8346,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["ExperimentRun"][];
+                        /** @description The cursor of the next page; null on the last. */
                         next_cursor: string | null;
                     };
                 };
@@ -8573,6 +8592,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["IncompleteExperimentRun"][];
+                        /** @description The cursor of the next page; null on the last. */
                         next_cursor: string | null;
                     };
                 };
@@ -8641,6 +8661,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["IncompleteExperimentEvaluation"][];
+                        /** @description The cursor of the next page; null on the last. */
                         next_cursor: string | null;
                     };
                 };

@@ -19,7 +19,7 @@ import {
   CreateAnnotationConfigData,
   SetProjectAnnotationConfigsRequestBody,
 } from './annotation-configs-schemas.js';
-import { Nullable, ProjectPath, errors, limitParam } from '../shared/schemas.js';
+import { errors, limitParam, Page, ProjectPath } from '../shared/schemas.js';
 
 /** The body in the service's terms: only the fields of the config's type. */
 function toInput(body: Static<typeof CreateAnnotationConfigData>): AnnotationConfigInput {
@@ -59,7 +59,7 @@ function pageOf(rows: AnnotationConfigRecord[], limit: number) {
   return { data: rows.slice(0, limit).map(presentAnnotationConfig), next_cursor: next ? configGlobalId(next) : null };
 }
 
-const List = Type.Object({ data: Type.Array(AnnotationConfig), next_cursor: Nullable(Type.String()) });
+const List = Page(AnnotationConfig);
 const One = Type.Object({ data: AnnotationConfig });
 
 export async function annotationConfigsRoutes(instance: FastifyInstance, { configs }: { configs: AnnotationConfigsService }) {

@@ -10,7 +10,7 @@ import type { AnnotationRecord } from '../../db/repositories/annotations-reposit
 import { identifier, toGlobalId, type GlobalType } from '../shared/global-id.js';
 import { DEFAULT_LIMIT, cursorId, pageAnswer } from '../shared/pagination.js';
 import { callerUserId } from '../shared/principal.js';
-import { Nullable, ProjectPath, endTimeParam, errors, limitParam, startTimeParam } from '../shared/schemas.js';
+import { endTimeParam, errors, limitParam, Page, ProjectPath, startTimeParam } from '../shared/schemas.js';
 import {
   presentAnnotationSummary,
   presentDocumentAnnotation,
@@ -256,7 +256,7 @@ export async function annotationsRoutes(instance: FastifyInstance, { annotations
             ),
             limit: limitParam,
           }),
-          response: { 200: Type.Object({ data: Type.Array(listed.schema), next_cursor: Nullable(Type.String()) }), ...errors(404, 422) },
+          response: { 200: Page(listed.schema), ...errors(404, 422) },
         },
       },
       async (request) => {

@@ -7,7 +7,7 @@ import { fromGlobalId } from '../shared/global-id.js';
 import { DEFAULT_LIMIT, PageQuery, cursorId, pageAnswer } from '../shared/pagination.js';
 import { presentApiKey, presentUserApiKey } from '../users/users-presenters.js';
 import { requireUser } from '../shared/principal.js';
-import { Nullable, errors } from '../shared/schemas.js';
+import { errors, Nullable, Page } from '../shared/schemas.js';
 import { ApiKey, CreatedApiKey as CreatedApiKeySchema, NoContent, UserApiKey } from '../auth/auth-schemas.js';
 
 const KeyId = Type.Object({ api_key_id: Type.String() });
@@ -89,7 +89,7 @@ export async function apiKeysRoutes(instance: FastifyInstance, { apiKeys }: { ap
         summary: 'Every user API key with its owner',
         operationId: 'getAllUserApiKeys',
         querystring: PageQuery,
-        response: { 200: Type.Object({ data: Type.Array(UserApiKey), next_cursor: Nullable(Type.String()) }), ...errors(422) },
+        response: { 200: Page(UserApiKey), ...errors(422) },
       },
     },
     async (request) => {

@@ -30,7 +30,7 @@ import {
 import { identifier, toGlobalId } from '../shared/global-id.js';
 import { storableDeep } from '../../http/storable-input.js';
 import { DEFAULT_LIMIT, cursorId, pageAnswer } from '../shared/pagination.js';
-import { Nullable, errors } from '../shared/schemas.js';
+import { errors, Page } from '../shared/schemas.js';
 
 const datasetOf = (params: { id: string }) => identifier('Dataset', params.id);
 
@@ -231,7 +231,7 @@ export async function datasetsRoutes(instance: FastifyInstance, { datasets }: { 
         summary: 'List datasets',
         description: 'Newest first, keyset-paginated; `name` filters by exact name.',
         querystring: DatasetListQuery,
-        response: { 200: Type.Object({ data: Type.Array(Dataset), next_cursor: Nullable(Type.String()) }), ...errors(422) },
+        response: { 200: Page(Dataset), ...errors(422) },
       },
     },
     async (request) => {
@@ -281,7 +281,7 @@ export async function datasetsRoutes(instance: FastifyInstance, { datasets }: { 
         summary: "List a dataset's versions",
         params: DatasetPath,
         querystring: VersionsQuery,
-        response: { 200: Type.Object({ data: Type.Array(DatasetVersion), next_cursor: Nullable(Type.String()) }), ...errors(404, 422) },
+        response: { 200: Page(DatasetVersion), ...errors(404, 422) },
       },
     },
     async (request) => {

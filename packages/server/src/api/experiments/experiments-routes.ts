@@ -25,7 +25,7 @@ import {
 import { identifier, toGlobalId } from '../shared/global-id.js';
 import { callerUserId } from '../shared/principal.js';
 import { DEFAULT_LIMIT, cursorId, pageAnswer } from '../shared/pagination.js';
-import { Nullable, errors } from '../shared/schemas.js';
+import { errors, Nullable, Page } from '../shared/schemas.js';
 
 const experimentOf = (params: { experiment_id: string }) => identifier('Experiment', params.experiment_id);
 
@@ -174,8 +174,7 @@ const ascendingCursor = (type: 'DatasetExample' | 'ExperimentRun', cursor: strin
 export async function experimentsRoutes(instance: FastifyInstance, { experiments }: { experiments: ExperimentsService }) {
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
   const tags = ['experiments'];
-  const listOf = <T extends ReturnType<typeof Type.Object>>(item: T) =>
-    Type.Object({ data: Type.Array(item), next_cursor: Nullable(Type.String()) });
+  const listOf = <T extends ReturnType<typeof Type.Object>>(item: T) => Page(item);
 
   app.post(
     '/v1/datasets/:dataset_id/experiments',

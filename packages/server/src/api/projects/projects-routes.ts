@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { ProjectsService } from '../../projects/projects-service.js';
 import { DEFAULT_LIMIT, cursorId, pageAnswer } from '../shared/pagination.js';
-import { Nullable, ProjectPath, errors, limitParam } from '../shared/schemas.js';
+import { errors, limitParam, Nullable, Page, ProjectPath } from '../shared/schemas.js';
 import { presentProject } from './projects-presenters.js';
 import { Project } from './projects-schemas.js';
 
@@ -33,7 +33,7 @@ export async function projectsRoutes(instance: FastifyInstance, { projects }: { 
             Type.Boolean({ default: false, description: 'Accepted for Phoenix compatibility; no effect yet.' }),
           ),
         }),
-        response: { 200: Type.Object({ data: Type.Array(Project), next_cursor: Nullable(Type.String()) }), ...errors(422) },
+        response: { 200: Page(Project), ...errors(422) },
       },
     },
     async (request) => {

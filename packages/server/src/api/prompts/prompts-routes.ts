@@ -16,7 +16,7 @@ import {
   PromptVersionTag,
   PromptVersionTagData,
 } from './prompts-schemas.js';
-import { Nullable, cursorParam, errors, limitParam } from '../shared/schemas.js';
+import { cursorParam, errors, limitParam, Page } from '../shared/schemas.js';
 
 const PageQuerystring = Type.Object({ limit: limitParam, cursor: cursorParam });
 const TagPath = Type.Object({ tag_name: Type.String({ description: 'Tag name (an identifier, e.g. "production").' }) });
@@ -37,7 +37,7 @@ export async function promptsRoutes(instance: FastifyInstance, { prompts }: { pr
         summary: 'List all prompts',
         description: 'Prompts newest first (by id), keyset-paginated.',
         querystring: PageQuerystring,
-        response: { 200: Type.Object({ data: Type.Array(Prompt), next_cursor: Nullable(Type.String()) }), ...errors(422) },
+        response: { 200: Page(Prompt), ...errors(422) },
       },
     },
     async (request) => {
@@ -112,7 +112,7 @@ export async function promptsRoutes(instance: FastifyInstance, { prompts }: { pr
         description: 'Versions of the prompt newest first, keyset-paginated.',
         params: PromptPath,
         querystring: PageQuerystring,
-        response: { 200: Type.Object({ data: Type.Array(PromptVersion), next_cursor: Nullable(Type.String()) }), ...errors(404, 422) },
+        response: { 200: Page(PromptVersion), ...errors(404, 422) },
       },
     },
     async (request) => {
@@ -181,7 +181,7 @@ export async function promptsRoutes(instance: FastifyInstance, { prompts }: { pr
         params: PromptVersionPath,
         querystring: PageQuerystring,
         response: {
-          200: Type.Object({ data: Type.Array(PromptVersionTag), next_cursor: Nullable(Type.String()) }),
+          200: Page(PromptVersionTag),
           ...errors(404, 422),
         },
       },

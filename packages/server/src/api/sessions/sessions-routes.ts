@@ -4,7 +4,7 @@ import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { SessionsService } from '../../sessions/sessions-service.js';
 import { identifier } from '../shared/global-id.js';
 import { DEFAULT_LIMIT, cursorId, pageAnswer } from '../shared/pagination.js';
-import { Nullable, ProjectPath, StringEnum, errors, limitParam } from '../shared/schemas.js';
+import { errors, limitParam, Page, ProjectPath, StringEnum } from '../shared/schemas.js';
 import { presentSession } from './sessions-presenters.js';
 import { DeleteSessionsBody, Session, SessionPath } from './sessions-schemas.js';
 
@@ -30,7 +30,7 @@ export async function sessionsRoutes(instance: FastifyInstance, { sessions }: { 
           limit: limitParam,
           order: Type.Optional(StringEnum(['asc', 'desc'] as const, { description: 'By session id (default asc: oldest first).' })),
         }),
-        response: { 200: Type.Object({ data: Type.Array(Session), next_cursor: Nullable(Type.String()) }), ...errors(404, 422) },
+        response: { 200: Page(Session), ...errors(404, 422) },
       },
     },
     async (request) => {

@@ -106,3 +106,10 @@ export const ProjectPath = Type.Object({
 
 export const SpanKindParam = StringEnum(SPAN_KINDS);
 export const StatusCodeParam = StringEnum(STATUS_CODES);
+
+/** A page of a keyset-paginated list: its items and the cursor of the next page (null on the last). */
+export const Page = <T extends TSchema>(item: T) =>
+  Type.Object({
+    data: Type.Array(item),
+    next_cursor: Nullable(Type.String({ description: 'The cursor of the next page; null on the last.' })),
+  });

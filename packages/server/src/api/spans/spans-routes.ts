@@ -7,17 +7,18 @@ import type { SpansService } from '../../spans/spans-service.js';
 import { annotationFilters, listWindow } from '../shared/list-query.js';
 import { presentSpan, presentSpanDetail } from './spans-presenters.js';
 import {
-  Nullable,
-  ProjectPath,
-  SpanKindParam,
-  StatusCodeParam,
+  annotationFilterParams,
   cursorParam,
   endTimeParam,
   errors,
   limitParam,
+  Nullable,
   orderParam,
+  Page,
+  ProjectPath,
+  SpanKindParam,
   startTimeParam,
-  annotationFilterParams,
+  StatusCodeParam,
 } from '../shared/schemas.js';
 import { Span, SpanDetail } from './spans-schemas.js';
 
@@ -94,7 +95,7 @@ export async function spansRoutes(
           'Filters combine with AND; repeated values of one filter combine with OR.',
         params: ProjectPath,
         querystring: SpanListQuery,
-        response: { 200: Type.Object({ data: Type.Array(Span), next_cursor: Nullable(Type.String()) }), ...errors(404, 422) },
+        response: { 200: Page(Span), ...errors(404, 422) },
       },
     },
     async (request) => {

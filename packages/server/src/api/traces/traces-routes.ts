@@ -5,16 +5,16 @@ import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { TracesService } from '../../traces/traces-service.js';
 import { annotationFilters, listWindow } from '../shared/list-query.js';
 import {
-  Nullable,
-  ProjectPath,
-  StringEnum,
+  annotationFilterParams,
   cursorParam,
   endTimeParam,
   errors,
   limitParam,
   orderParam,
+  Page,
+  ProjectPath,
   startTimeParam,
-  annotationFilterParams,
+  StringEnum,
 } from '../shared/schemas.js';
 import { presentTrace, presentTraceDetail } from './traces-presenters.js';
 import { Trace, TraceDetail } from './traces-schemas.js';
@@ -50,7 +50,7 @@ export async function tracesRoutes(instance: FastifyInstance, { traces }: { trac
           ),
           ...annotationFilterParams('traces (the trace itself or one of its spans)'),
         }),
-        response: { 200: Type.Object({ data: Type.Array(Trace), next_cursor: Nullable(Type.String()) }), ...errors(404, 422) },
+        response: { 200: Page(Trace), ...errors(404, 422) },
       },
     },
     async (request) => {

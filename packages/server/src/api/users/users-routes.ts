@@ -8,7 +8,7 @@ import { PageQuery, DEFAULT_LIMIT, cursorId, pageAnswer } from '../shared/pagina
 import { presentUser } from './users-presenters.js';
 import { requireUser } from '../shared/principal.js';
 import { User, Viewer, NoContent } from '../auth/auth-schemas.js';
-import { Nullable, errors } from '../shared/schemas.js';
+import { errors, Page } from '../shared/schemas.js';
 
 const UserId = Type.Object({ user_id: Type.String() });
 
@@ -78,7 +78,7 @@ export async function usersRoutes(instance: FastifyInstance, { users }: { users:
         summary: 'List active users',
         operationId: 'getUsers',
         querystring: PageQuery,
-        response: { 200: Type.Object({ data: Type.Array(User), next_cursor: Nullable(Type.String()) }), ...errors(422) },
+        response: { 200: Page(User), ...errors(422) },
       },
     },
     async (request) => {
