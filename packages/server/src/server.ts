@@ -1,5 +1,6 @@
 /** Starts and stops the whole observability server: database, write path, HTTP and gRPC. */
 import type { FastifyInstance } from 'fastify';
+import { ConflictError, UnavailableError } from '@sightline/common';
 import { pino, type Logger } from 'pino';
 import { buildApp } from './app.js';
 import { createAuthLayer, type AuthLayer } from './auth/index.js';
@@ -189,9 +190,19 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
     // Uploads that died with an earlier process are gone before the first request (docs/datasets.md,
     // "Uploads"); a failure is logged and shown in the job's status, and the start goes on.
     await jobs.runNow('dataset-uploads');
+    const runner = jobs;
     const retention = {
       policies: createRetentionService({ retention: data.repositories.retention, resolveProject: query.projects.resolve }),
-      job: retentionJob,
+      // POST /v1/retention/run goes through the runner, so it takes the job's lease like a scheduled run.
+      job: {
+        runNow: async () => {
+          const status = await runner.runNow('retention');
+          if (status.leasedElsewhere)
+            throw new ConflictError('another replica is running the retention job now; try again once it is done');
+          if (status.state === 'backing-off') throw new UnavailableError(`the retention run failed: ${status.lastError}`);
+          return retentionJob.lastRun()!;
+        },
+      },
     };
     const secrets = createSecretsService({
       secrets: data.repositories.secrets,

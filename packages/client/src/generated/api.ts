@@ -1556,7 +1556,7 @@ export interface paths {
         put?: never;
         /**
          * Run the retention job now (admins)
-         * @description Waits for a run in progress, then applies every policy and answers what was deleted.
+         * @description Waits for a run in progress, then applies every policy (and deletes the traces of deleted projects) and answers what was deleted. 409 when another replica runs the job at that moment (PostgreSQL); 503 when the run failed.
          */
         post: operations["runRetention"];
         delete?: never;
@@ -9490,6 +9490,15 @@ export interface operations {
             };
             /** @description Not allowed */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

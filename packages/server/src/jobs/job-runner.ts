@@ -58,8 +58,8 @@ export interface JobStatus {
 export interface JobRunner {
   /** Every registered job's status, in registration order. */
   status(): JobStatus[];
-  /** Runs the job now (or waits for the run in progress and then runs it), outside its schedule; resolves once it ran. */
-  runNow(name: string): Promise<void>;
+  /** Runs the job now (or waits for the run in progress and then runs it), outside its schedule; resolves to its status after. */
+  runNow(name: string): Promise<JobStatus>;
   /** Stops every job, in the reverse order of registration, and waits for the runs in progress. */
   stop(): Promise<void>;
 }
@@ -182,32 +182,34 @@ export function startJobRunner(jobs: Job[], { leases, onError, now = Date.now }:
 
   for (const entry of entries) entry.schedule(entry.job.firstDelayMs ?? entry.job.intervalMs);
 
+  function statusOf(entry: (typeof entries)[number]): JobStatus {
+    const since = entry.lastSuccessAt ?? startedAt;
+    const lagMs = entry.state === 'finished' || entry.state === 'stopped' ? 0 : Math.max(0, now() - since - entry.job.intervalMs);
+    return {
+      name: entry.job.name,
+      description: entry.job.description,
+      state: entry.state,
+      intervalMs: entry.job.intervalMs,
+      runs: entry.runs,
+      lastRunStartedAt: iso(entry.lastRunStartedAt),
+      lastRunFinishedAt: iso(entry.lastRunFinishedAt),
+      lastSuccessAt: iso(entry.lastSuccessAt),
+      nextRunAt: iso(entry.nextRunAt),
+      lagMs,
+      leasedElsewhere: entry.leasedElsewhere,
+      lastError: entry.lastError,
+      lastErrorAt: iso(entry.lastErrorAt),
+      consecutiveFailures: entry.consecutiveFailures,
+    };
+  }
+
   return {
-    status: () =>
-      entries.map((entry) => {
-        const since = entry.lastSuccessAt ?? startedAt;
-        const lagMs = entry.state === 'finished' || entry.state === 'stopped' ? 0 : Math.max(0, now() - since - entry.job.intervalMs);
-        return {
-          name: entry.job.name,
-          description: entry.job.description,
-          state: entry.state,
-          intervalMs: entry.job.intervalMs,
-          runs: entry.runs,
-          lastRunStartedAt: iso(entry.lastRunStartedAt),
-          lastRunFinishedAt: iso(entry.lastRunFinishedAt),
-          lastSuccessAt: iso(entry.lastSuccessAt),
-          nextRunAt: iso(entry.nextRunAt),
-          lagMs,
-          leasedElsewhere: entry.leasedElsewhere,
-          lastError: entry.lastError,
-          lastErrorAt: iso(entry.lastErrorAt),
-          consecutiveFailures: entry.consecutiveFailures,
-        };
-      }),
+    status: () => entries.map(statusOf),
     async runNow(name) {
       const entry = entries.find((each) => each.job.name === name);
       if (!entry) throw new Error(`no background job is named ${name}`);
       await entry.runNow();
+      return statusOf(entry);
     },
     async stop() {
       for (const entry of [...entries].reverse()) await entry.stop();

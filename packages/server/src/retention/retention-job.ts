@@ -107,6 +107,8 @@ export interface RetentionRun {
 export interface RetentionJob extends Job {
   /** Runs the job now, after any run in progress; resolves to what it deleted. */
   runNow(): Promise<RetentionRun>;
+  /** What the last run of this process deleted (null before the first). */
+  lastRun(): RetentionRun | null;
   /** Stops the run in progress at its next batch and waits for it. */
   stop(): Promise<void>;
 }
@@ -161,6 +163,7 @@ export function createRetentionJob({
   const { retention } = repositories;
   let chain: Promise<unknown> = Promise.resolve();
   let stopped = false;
+  let lastReport: RetentionRun | null = null;
   // Adapted to targetBatchMs as the job goes; kept between runs.
   let batchTraces = Math.min(100, maxBatchTraces);
   let vacuumPages = 100;
@@ -385,6 +388,7 @@ export function createRetentionJob({
         deleted_spans: report.deletedSpans,
       }),
     );
+    lastReport = report;
     return report;
   };
 
@@ -404,6 +408,7 @@ export function createRetentionJob({
     description: "Deletes the traces past each project's retention policy, in short batches (docs/retention.md).",
     intervalMs,
     runNow,
+    lastRun: () => lastReport,
     stop,
     async run(signal) {
       signal.addEventListener('abort', () => void stop(), { once: true });

@@ -104,8 +104,9 @@ describe('job runner', () => {
     const held: JobLeases = { withLease: async () => ({ leased: false }) };
     const job = scripted('exclusive', ['idle'], 1000);
     const runner = startJobRunner([job], { leases: held });
-    await runner.runNow('exclusive');
+    const after = await runner.runNow('exclusive');
     const [status] = runner.status();
+    assert.deepEqual(after, status, 'runNow answers the status after the run');
     assert.equal(job.runs, 0);
     assert.equal(status!.leasedElsewhere, true);
     assert.equal(status!.runs, 0);

@@ -149,8 +149,10 @@ export async function retentionRoutes(instance: FastifyInstance, { policies, job
         tags,
         operationId: 'runRetention',
         summary: 'Run the retention job now (admins)',
-        description: 'Waits for a run in progress, then applies every policy and answers what was deleted.',
-        response: { 200: Type.Object({ data: RetentionRunReport }), ...errors() },
+        description:
+          'Waits for a run in progress, then applies every policy (and deletes the traces of deleted projects) and answers what was ' +
+          'deleted. 409 when another replica runs the job at that moment (PostgreSQL); 503 when the run failed.',
+        response: { 200: Type.Object({ data: RetentionRunReport }), ...errors(409) },
       },
     },
     async () => ({ data: presentRun(await job.runNow()) }),
