@@ -46,7 +46,10 @@ export interface JobStatus {
   lastSuccessAt: string | null;
   /** When the next run is due (null while running, finished or stopped). */
   nextRunAt: string | null;
-  /** How long past its interval the job is since its last success (0 when on time; since start when it never succeeded). */
+  /**
+   * How long past its interval the job is since its last success (0 when on time, and on a replica
+   * whose last run found another holding the lease; counted from the start when it never succeeded).
+   */
   lagMs: number;
   /** The last run found another replica holding the lease. */
   leasedElsewhere: boolean;
@@ -113,6 +116,7 @@ export function startJobRunner(jobs: Job[], { leases, onError, now = Date.now }:
 
     const schedule = (delayMs: number) => {
       if (controller.signal.aborted || entry.state === 'finished') return;
+      if (entry.timer) clearTimeout(entry.timer);
       entry.nextRunAt = now() + delayMs;
       entry.timer = setTimeout(() => void runOnce().then(reschedule), delayMs);
       entry.timer.unref();
@@ -184,7 +188,9 @@ export function startJobRunner(jobs: Job[], { leases, onError, now = Date.now }:
 
   function statusOf(entry: (typeof entries)[number]): JobStatus {
     const since = entry.lastSuccessAt ?? startedAt;
-    const lagMs = entry.state === 'finished' || entry.state === 'stopped' ? 0 : Math.max(0, now() - since - entry.job.intervalMs);
+    // A replica whose runs find the lease taken is not behind: another one runs the job.
+    const onTime = entry.state === 'finished' || entry.state === 'stopped' || entry.leasedElsewhere;
+    const lagMs = onTime ? 0 : Math.max(0, now() - since - entry.job.intervalMs);
     return {
       name: entry.job.name,
       description: entry.job.description,
