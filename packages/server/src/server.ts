@@ -193,8 +193,14 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
       secrets: data.repositories.secrets,
       box: config.secret ? createSecretBox(config.secret) : null,
       env: process.env,
+      allowPrivateUrls: config.allowPrivateProviderUrls,
     });
-    const playground = createPlaygroundService({ secrets, ingest });
+    const playground = createPlaygroundService({
+      secrets,
+      ingest,
+      allowPrivateUrls: config.allowPrivateProviderUrls,
+      localDefaults: !config.enableAuth,
+    });
     app = await buildApp({
       config,
       ingest,

@@ -14,8 +14,10 @@ import {
   type InvocationParameters,
   PROVIDERS,
   ProviderError,
+  type ProviderSpec,
   streamChat,
 } from './providers.js';
+import { checkedBaseUrl } from './provider-urls.js';
 import type { SecretsService } from './secrets-service.js';
 
 /** The project playground runs are traced to. */
@@ -41,8 +43,39 @@ const nanosNow = () => BigInt(Date.now()) * 1_000_000n;
 
 export type PlaygroundService = ReturnType<typeof createPlaygroundService>;
 
+export interface PlaygroundOptions {
+  secrets: SecretsService;
+  ingest: IngestService;
+  /** SERVICE_ALLOW_PRIVATE_PROVIDER_URLS: base URLs may point at loopback and link-local addresses. */
+  allowPrivateUrls: boolean;
+  /**
+   * Whether built-in defaults on the server's own machine (Ollama's) apply: only without
+   * authentication, where whoever reaches the server is its operator (docs/playground.md).
+   */
+  localDefaults: boolean;
+}
+
 /** The playground service. */
-export function createPlaygroundService({ secrets, ingest }: { secrets: SecretsService; ingest: IngestService }) {
+export function createPlaygroundService({ secrets, ingest, allowPrivateUrls, localDefaults }: PlaygroundOptions) {
+  /** The base URL in force for a provider, checked (docs/playground.md, "Where the server may call"). */
+  const baseUrlOf = async (provider: string, spec: ProviderSpec): Promise<{ baseUrl: string; allowLocalAddresses: boolean }> => {
+    const configured = await secrets.resolve(spec.baseUrlName);
+    // Stored values were checked when stored; environment values are checked here, at every call.
+    if (configured !== null) {
+      checkedBaseUrl(spec.baseUrlName, configured, allowPrivateUrls);
+      return { baseUrl: configured, allowLocalAddresses: allowPrivateUrls };
+    }
+    if (spec.baseUrl !== null && (!spec.localDefault || localDefaults)) {
+      return { baseUrl: spec.baseUrl, allowLocalAddresses: allowPrivateUrls || spec.localDefault };
+    }
+    throw new InvalidInputError(
+      spec.localDefault
+        ? `${provider} needs a base URL: set ${spec.baseUrlName} in settings or the environment (with authentication on, ` +
+            `the server calls no address of its own machine unless an operator says so)`
+        : `${provider} needs a base URL: set ${spec.baseUrlName} in settings or the environment`,
+    );
+  };
+
   /** The provider, its key and base URL for a `provider:model` name; 422 naming what is missing. */
   const targetOf = async (qualified: string): Promise<{ target: ChatTarget; model: string }> => {
     const separator = qualified.indexOf(':');
@@ -54,12 +87,11 @@ export function createPlaygroundService({ secrets, ingest }: { secrets: SecretsS
         `model must be "provider:model" with a provider among ${Object.keys(PROVIDERS).join(', ')} (got ${JSON.stringify(qualified)})`,
       );
     }
-    const baseUrl = (await secrets.resolve(spec.baseUrlName)) ?? spec.baseUrl;
-    if (!baseUrl) throw new InvalidInputError(`${provider} needs a base URL: set ${spec.baseUrlName} in settings or the environment`);
     const apiKey = spec.keyName ? await secrets.resolve(spec.keyName) : null;
     if (spec.keyName && !apiKey)
       throw new InvalidInputError(`no API key for ${provider}: set ${spec.keyName} in settings or the environment`);
-    return { target: { provider, spec, baseUrl, apiKey }, model };
+    const { baseUrl, allowLocalAddresses } = await baseUrlOf(provider, spec);
+    return { target: { provider, spec, baseUrl, apiKey, allowLocalAddresses }, model };
   };
 
   /** Records the run as an LLM span (after it ended), through the ingest path like any export. */

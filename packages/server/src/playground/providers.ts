@@ -5,7 +5,10 @@
  * Knows nothing of HTTP routes or storage: it gets a resolved key and base URL.
  */
 import type Anthropic from '@anthropic-ai/sdk';
+import { InvalidInputError } from '@sightline/common';
 import type OpenAI from 'openai';
+import { checkResolvedHost } from './provider-urls.js';
+import { scrubKey } from './scrub-key.js';
 
 // The SDKs take about 23 MB of memory once loaded; most servers never call a provider, so they
 // load on the first playground or judge run (docs/performance.md, "Memory").
@@ -20,15 +23,21 @@ export interface ProviderSpec {
   kind: ProviderKind;
   /** Default base URL; null when the operator must give one. */
   baseUrl: string | null;
+  /**
+   * The default is an address on the server's own machine (Ollama's): used only on a server
+   * without authentication, where whoever reaches the server is its operator (docs/playground.md).
+   */
+  localDefault: boolean;
   /** The variable (or stored secret) holding the API key; null when the provider needs none. */
   keyName: string | null;
   /** The variable (or stored setting) that overrides the base URL. */
   baseUrlName: string;
 }
 
-const spec = (kind: ProviderKind, baseUrl: string | null, name: string, keyRequired = true): ProviderSpec => ({
+const spec = (kind: ProviderKind, baseUrl: string | null, name: string, keyRequired = true, localDefault = false): ProviderSpec => ({
   kind,
   baseUrl,
+  localDefault,
   keyName: keyRequired ? `${name}_API_KEY` : null,
   baseUrlName: `${name}_BASE_URL`,
 });
@@ -38,7 +47,7 @@ export const PROVIDERS: Readonly<Record<string, ProviderSpec>> = {
   openai: spec('openai', 'https://api.openai.com/v1', 'OPENAI'),
   azure_openai: spec('openai', null, 'AZURE_OPENAI'),
   anthropic: spec('anthropic', 'https://api.anthropic.com', 'ANTHROPIC'),
-  ollama: spec('openai', 'http://127.0.0.1:11434/v1', 'OLLAMA', false),
+  ollama: spec('openai', 'http://127.0.0.1:11434/v1', 'OLLAMA', false, true),
   openai_compatible: spec('openai', null, 'OPENAI_COMPATIBLE', false),
   deepseek: spec('openai', 'https://api.deepseek.com', 'DEEPSEEK'),
   xai: spec('openai', 'https://api.x.ai/v1', 'XAI'),
@@ -71,6 +80,8 @@ export interface ChatTarget {
   spec: ProviderSpec;
   baseUrl: string;
   apiKey: string | null;
+  /** Whether the base URL's host may resolve to a loopback or link-local address (provider-urls.ts). */
+  allowLocalAddresses: boolean;
 }
 
 export type ChatEvent =
@@ -81,10 +92,11 @@ export type ChatEvent =
 export class ProviderError extends Error {
   override readonly name = 'ProviderError';
   constructor(
-    message: string,
+    provider: string,
     readonly status: number | null,
+    upstreamMessage: string,
   ) {
-    super(message);
+    super(status === null ? `${provider} could not be reached: ${upstreamMessage}` : `${provider} answered ${status}: ${upstreamMessage}`);
   }
 }
 
@@ -117,6 +129,7 @@ async function* streamOpenAi(
   const OpenAiClient = await loadOpenAi();
   const client = new OpenAiClient({
     baseURL: target.baseUrl,
+    fetch: guardedFetch(target),
     // Keyless servers (Ollama, vLLM) ignore the header; the SDK insists on a value.
     apiKey: target.apiKey ?? 'none',
     // Azure's v1 API takes its key in api-key.
@@ -163,7 +176,12 @@ async function* streamAnthropic(
   signal: AbortSignal,
 ): AsyncGenerator<ChatEvent> {
   const AnthropicClient = await loadAnthropic();
-  const client = new AnthropicClient({ baseURL: target.baseUrl, apiKey: target.apiKey ?? 'none', maxRetries: 0 });
+  const client = new AnthropicClient({
+    baseURL: target.baseUrl,
+    fetch: guardedFetch(target),
+    apiKey: target.apiKey ?? 'none',
+    maxRetries: 0,
+  });
   const system = messages
     .filter((message) => message.role === 'system')
     .map((message) => message.content)
@@ -197,16 +215,37 @@ async function* streamAnthropic(
   yield { type: 'done', finishReason, promptTokens, completionTokens };
 }
 
+/**
+ * The fetch both SDKs call through: it checks the addresses the base URL's host resolves to just
+ * before each call (provider-urls.ts; docs/playground.md, "Where the server may call").
+ */
+function guardedFetch(target: ChatTarget): typeof fetch {
+  const base = new URL(target.baseUrl);
+  return async (input, init) => {
+    const url = new URL(input instanceof Request ? input.url : String(input));
+    if (url.origin !== base.origin) {
+      throw new InvalidInputError(`${target.provider}: a call outside ${target.spec.baseUrlName}'s origin was refused`);
+    }
+    await checkResolvedHost(target.spec.baseUrlName, url.hostname, target.allowLocalAddresses);
+    return fetch(input, init);
+  };
+}
+
+/** Our own refusals thrown inside the SDK's fetch come back wrapped (APIConnectionError's cause). */
+function ownError(error: unknown): Error | null {
+  for (let current = error, depth = 0; current instanceof Error && depth < 5; current = current.cause, depth += 1) {
+    if (current instanceof ProviderError || current instanceof InvalidInputError) return current;
+  }
+  return null;
+}
+
 /** The SDK's error as a ProviderError whose message names the provider and never holds the key. */
-function providerError(target: ChatTarget, error: unknown): ProviderError {
-  if (error instanceof ProviderError) return error;
+function providerError(target: ChatTarget, error: unknown): Error {
+  const own = ownError(error);
+  if (own) return own;
   const status = typeof (error as { status?: unknown }).status === 'number' ? (error as { status: number }).status : null;
-  let message = error instanceof Error ? error.message : String(error);
-  if (target.apiKey) message = message.split(target.apiKey).join('[key]');
+  let message = scrubKey(error instanceof Error ? error.message : String(error), target.apiKey);
   // The SDKs start their messages with the status, which the sentence below already gives.
   if (status !== null && message.startsWith(`${status} `)) message = message.slice(String(status).length + 1);
-  return new ProviderError(
-    status === null ? `${target.provider} could not be reached: ${message}` : `${target.provider} answered ${status}: ${message}`,
-    status,
-  );
+  return new ProviderError(target.provider, status, message);
 }

@@ -17,8 +17,19 @@ import pg from 'pg';
 import { pino } from 'pino';
 import { loadConfig } from '../../src/config.js';
 import { startServer, type RunningServer } from '../../src/server.js';
-import { AUTH_ENV, bearerClient, createActiveUser, expectStatus, sessionOf, setupDefaultAdmin, type ApiClient } from '../helpers/auth.js';
+import {
+  AUTH_ENV,
+  bearerClient,
+  call,
+  createActiveUser,
+  createSystemKey,
+  expectStatus,
+  sessionOf,
+  setupDefaultAdmin,
+  type ApiClient,
+} from '../helpers/auth.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../helpers/databases.js';
+import { describeEachDialect } from '../helpers/server.js';
 
 const OPENAI_KEY = 'sk-test-openai-0123456789abcdef';
 const ANTHROPIC_KEY = 'sk-ant-test-fedcba9876543210';
@@ -135,6 +146,8 @@ for (const dialect of DIALECTS) {
       database = await createTestDatabase(dialect);
       const config = loadConfig({
         ...AUTH_ENV,
+        // The stand-ins listen on loopback, which base URLs may name only when the operator allows it.
+        SERVICE_ALLOW_PRIVATE_PROVIDER_URLS: 'true',
         SERVICE_WORKING_DIR: database.workingDir,
         SERVICE_PORT: '0',
         SERVICE_GRPC_PORT: '0',
@@ -328,3 +341,107 @@ for (const dialect of DIALECTS) {
     });
   });
 }
+
+/** Base URLs an admin may not store (docs/playground.md, "Where the server may call"), with what the 422 must say. */
+const HOSTILE_BASE_URLS: [string, RegExp][] = [
+  ['file:///etc/passwd', /must be an http:\/\/ or https:\/\/ URL .*got a file: URL/],
+  ['gopher://127.0.0.1:6379/_FLUSHALL', /must be an http:\/\/ or https:\/\/ URL/],
+  ['not a url', /must be an http:\/\/ or https:\/\/ URL such as/],
+  ['http://169.254.169.254/latest/meta-data/', /cloud metadata address/],
+  ['http://[fd00:ec2::254]/latest', /cloud metadata address/],
+  ['http://metadata.google.internal/computeMetadata/v1', /cloud metadata address/],
+  ['http://[::ffff:169.254.169.254]/', /cloud metadata address/],
+  [
+    'http://127.0.0.1:11434/v1',
+    /loopback or link-local address; an operator may allow those with SERVICE_ALLOW_PRIVATE_PROVIDER_URLS=true/,
+  ],
+  ['http://0x7f000001/v1', /loopback or link-local/],
+  ['http://localhost:8000/v1', /loopback or link-local/],
+  ['http://[::1]:8000/v1', /loopback or link-local/],
+  ['http://169.254.10.20/v1', /loopback or link-local/],
+  ['http://[fe80::1]/v1', /loopback or link-local/],
+  ['http://0.0.0.0:8000/v1', /loopback or link-local/],
+  ['https://user:secret@api.example.com/v1', /must not hold a user name or password/],
+  ['https://api.example.com/v1?api-version=1', /without a query or fragment/],
+  ['https://api.example.com/v1#top', /without a query or fragment/],
+];
+
+describeEachDialect(
+  'playground: where the server may call, with authentication on',
+  (server) => {
+    let admin: ApiClient;
+    let member: ApiClient;
+    let system: ApiClient;
+    before(async () => {
+      admin = sessionOf(server().url, await setupDefaultAdmin(server().url));
+      member = bearerClient(server().url, (await createActiveUser(server().url, admin, 'member')).key);
+      system = bearerClient(server().url, (await createSystemKey(admin)).key);
+    });
+
+    it('calls no provider nobody configured: ollama has no loopback default with authentication on', async () => {
+      for (const [who, client] of [
+        ['member', member],
+        ['system key', system],
+        ['admin', admin],
+      ] as const) {
+        const answer = await client.post('/v1/chat/completions', { model: 'ollama:llama3', messages: [{ role: 'user', content: 'hi' }] });
+        // Before, the server called http://127.0.0.1:11434 and answered 503 "could not be reached".
+        expectStatus(answer, 422, who);
+        assert.match(answer.body.detail, /^ollama needs a base URL: set OLLAMA_BASE_URL in settings or the environment/, who);
+      }
+    });
+
+    it('refuses hostile base URLs when stored (422 naming the setting), and stores good ones', async () => {
+      for (const [value, reason] of HOSTILE_BASE_URLS) {
+        const answer = await admin.request('PUT', '/v1/secrets', { body: { secrets: [{ key: 'OPENAI_COMPATIBLE_BASE_URL', value }] } });
+        expectStatus(answer, 422, value);
+        assert.match(answer.body.detail, /^OPENAI_COMPATIBLE_BASE_URL /, value);
+        assert.match(answer.body.detail, reason, value);
+        assert.ok(!answer.body.detail.includes('secret@'), 'credentials in a URL are not echoed');
+      }
+      const listed = expectStatus(await admin.get('/v1/secrets'), 200).body.data as { key: string; stored: boolean }[];
+      assert.equal(listed.find((status) => status.key === 'OPENAI_COMPATIBLE_BASE_URL')?.stored, false, 'nothing was stored');
+
+      // Private LAN ranges are allowed by default: self-hosters run models on their network.
+      for (const value of ['https://api.example.com/v1', 'http://10.1.2.3:8000/v1', 'http://192.168.1.20/v1', 'http://[fd12::5]/v1']) {
+        const body = { secrets: [{ key: 'OPENAI_COMPATIBLE_BASE_URL', value }] };
+        expectStatus(await admin.request('PUT', '/v1/secrets', { body }), 200, value);
+      }
+    });
+
+    it('refuses a hostile base URL from the environment at call time', async () => {
+      process.env.XAI_API_KEY = 'sk-xai-test';
+      try {
+        for (const value of ['http://169.254.169.254/latest/meta-data/', 'file:///etc/passwd', 'http://127.0.0.1:9/v1']) {
+          process.env.XAI_BASE_URL = value;
+          const answer = await member.post('/v1/chat/completions', { model: 'xai:grok', messages: [{ role: 'user', content: 'hi' }] });
+          expectStatus(answer, 422, value);
+          assert.match(answer.body.detail, /^XAI_BASE_URL /, value);
+        }
+      } finally {
+        delete process.env.XAI_API_KEY;
+        delete process.env.XAI_BASE_URL;
+      }
+    });
+  },
+  AUTH_ENV,
+);
+
+describeEachDialect('playground: a login-free local server keeps the ollama default', (server) => {
+  it('calls ollama at its loopback default', async () => {
+    const answer = await call(server().url, null, 'POST', '/v1/chat/completions', {
+      body: { model: 'ollama:llama3', messages: [{ role: 'user', content: 'hi' }] },
+    });
+    // Nothing listens on the default port here: the call was made, and failed to connect.
+    expectStatus(answer, 503);
+    assert.match(answer.body.detail, /^ollama could not be reached/);
+  });
+
+  it('refuses loopback base URLs an operator did not allow, even without authentication', async () => {
+    const answer = await call(server().url, null, 'PUT', '/v1/secrets', {
+      body: { secrets: [{ key: 'OLLAMA_BASE_URL', value: 'http://127.0.0.1:11434/v1' }] },
+    });
+    expectStatus(answer, 422);
+    assert.match(answer.body.detail, /SERVICE_ALLOW_PRIVATE_PROVIDER_URLS=true/);
+  });
+});
