@@ -217,7 +217,9 @@ async function* streamAnthropic(
 
 /**
  * The fetch both SDKs call through: it checks the addresses the base URL's host resolves to just
- * before each call (provider-urls.ts; docs/playground.md, "Where the server may call").
+ * before each call (provider-urls.ts), and follows no redirect: a provider's answer must not
+ * send the request, with its key, to an address nobody checked (docs/playground.md, "Where the
+ * server may call"). Same-origin redirects are refused too: an API has no need of them.
  */
 function guardedFetch(target: ChatTarget): typeof fetch {
   const base = new URL(target.baseUrl);
@@ -227,8 +229,29 @@ function guardedFetch(target: ChatTarget): typeof fetch {
       throw new InvalidInputError(`${target.provider}: a call outside ${target.spec.baseUrlName}'s origin was refused`);
     }
     await checkResolvedHost(target.spec.baseUrlName, url.hostname, target.allowLocalAddresses);
-    return fetch(input, init);
+    const response = await fetch(input, { ...init, redirect: 'manual' });
+    if (response.status >= 300 && response.status < 400) {
+      await response.body?.cancel().catch(() => {});
+      throw new ProviderError(
+        target.provider,
+        response.status,
+        `a redirect to ${redirectTarget(response.headers.get('location'), url)}, which Sightline does not follow: ` +
+          `set ${target.spec.baseUrlName} to the address that answers`,
+      );
+    }
+    return response;
   };
+}
+
+/** Where a redirect points, as an origin (its path and query may carry tokens); "nowhere" without a Location. */
+function redirectTarget(location: string | null, from: URL): string {
+  if (location === null) return 'nowhere';
+  try {
+    const target = new URL(location, from);
+    return target.origin === from.origin ? `${target.origin} (the same origin)` : `${target.origin} (another origin)`;
+  } catch {
+    return 'an unreadable location';
+  }
 }
 
 /** Our own refusals thrown inside the SDK's fetch come back wrapped (APIConnectionError's cause). */

@@ -131,6 +131,26 @@ async function startProviders(): Promise<{ url: string; requests: Recorded[]; cl
   return { url: `http://127.0.0.1:${port}`, requests, close: () => new Promise((resolve) => server.close(() => resolve())) };
 }
 
+/** A loopback server answering every request with `answer()`, recording what it was sent. */
+async function startRecorder(
+  answer: () => { status: number; location?: string; body?: unknown },
+): Promise<{ url: string; requests: Recorded[]; close(): Promise<void> }> {
+  const requests: Recorded[] = [];
+  const server = http.createServer((request, response) => {
+    let text = '';
+    request.on('data', (chunk) => (text += chunk));
+    request.on('end', () => {
+      requests.push({ path: request.url ?? '', headers: request.headers, body: text });
+      const { status, location, body } = answer();
+      response.writeHead(status, { 'content-type': 'application/json', ...(location ? { location } : {}) });
+      response.end(JSON.stringify(body ?? {}));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return { url: `http://127.0.0.1:${port}`, requests, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
 for (const dialect of DIALECTS) {
   describe(`playground [${dialect}]`, () => {
     let database: TestDatabase;
@@ -338,6 +358,37 @@ for (const dialect of DIALECTS) {
       const logs = logLines.join('');
       assert.ok(logs.length > 0, 'the server logged at trace level');
       for (const secret of [OPENAI_KEY, ANTHROPIC_KEY, 'sk-wrong-key-42']) assert.ok(!logs.includes(secret), 'no key in any log line');
+    });
+
+    it("follows no provider's redirect: a 307 to another origin fails clearly and the other origin is never called", async () => {
+      const elsewhere = await startRecorder(() => ({ status: 200, body: { id: 'x', object: 'chat.completion', choices: [] } }));
+      const redirector = await startRecorder(() => ({ status: 307, location: `${elsewhere.url}/v1/chat/completions` }));
+      try {
+        const body = {
+          secrets: [
+            { key: 'OPENAI_COMPATIBLE_BASE_URL', value: `${redirector.url}/v1` },
+            { key: 'ANTHROPIC_BASE_URL', value: redirector.url },
+          ],
+        };
+        expectStatus(await admin.request('PUT', '/v1/secrets', { body }), 200);
+        for (const [model, provider] of [
+          ['openai_compatible:m', 'openai_compatible'],
+          ['anthropic:claude-test', 'anthropic'],
+        ] as const) {
+          const answer = await admin.post('/v1/chat/completions', { model, messages: [{ role: 'user', content: 'hi' }] });
+          expectStatus(answer, 422, model);
+          assert.equal(
+            answer.body.detail,
+            `${provider} answered 307: a redirect to ${elsewhere.url} (another origin), which Sightline does not follow: ` +
+              `set ${provider.toUpperCase()}_BASE_URL to the address that answers`,
+          );
+        }
+        assert.equal(redirector.requests.length, 2, 'each provider was called once');
+        assert.equal(elsewhere.requests.length, 0, 'the redirect was not followed');
+      } finally {
+        await redirector.close();
+        await elsewhere.close();
+      }
     });
   });
 }
