@@ -199,7 +199,9 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
       secrets,
       ingest,
       allowPrivateUrls: config.allowPrivateProviderUrls,
-      localDefaults: !config.enableAuth,
+      openServer: !config.enableAuth,
+      // Members see only a provider's status; its message (scrubbed of the key) is here for admins.
+      logProviderError: (error) => logger.warn({ provider: error.provider, status: error.status }, error.message),
     });
     app = await buildApp({
       config,

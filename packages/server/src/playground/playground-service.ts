@@ -49,14 +49,23 @@ export interface PlaygroundOptions {
   /** SERVICE_ALLOW_PRIVATE_PROVIDER_URLS: base URLs may point at loopback and link-local addresses. */
   allowPrivateUrls: boolean;
   /**
-   * Whether built-in defaults on the server's own machine (Ollama's) apply: only without
-   * authentication, where whoever reaches the server is its operator (docs/playground.md).
+   * No authentication: whoever reaches the server is its operator (docs/playground.md). Then
+   * built-in defaults on the server's own machine (Ollama's) apply, and a provider's error
+   * message is recorded in the run's span; with authentication, spans (which every member reads)
+   * get only its status.
    */
-  localDefaults: boolean;
+  openServer: boolean;
+  /** Where a provider's error message goes for admins to read (the server log). */
+  logProviderError?: (error: ProviderError) => void;
+}
+
+/** Per run: whether the caller may read a provider's error message (admins, or anyone on an open server). */
+export interface ChatCaller {
+  seesProviderMessages: boolean;
 }
 
 /** The playground service. */
-export function createPlaygroundService({ secrets, ingest, allowPrivateUrls, localDefaults }: PlaygroundOptions) {
+export function createPlaygroundService({ secrets, ingest, allowPrivateUrls, openServer, logProviderError }: PlaygroundOptions) {
   /** The base URL in force for a provider, checked (docs/playground.md, "Where the server may call"). */
   const baseUrlOf = async (provider: string, spec: ProviderSpec): Promise<{ baseUrl: string; allowLocalAddresses: boolean }> => {
     const configured = await secrets.resolve(spec.baseUrlName);
@@ -65,7 +74,7 @@ export function createPlaygroundService({ secrets, ingest, allowPrivateUrls, loc
       checkedBaseUrl(spec.baseUrlName, configured, allowPrivateUrls);
       return { baseUrl: configured, allowLocalAddresses: allowPrivateUrls };
     }
-    if (spec.baseUrl !== null && (!spec.localDefault || localDefaults)) {
+    if (spec.baseUrl !== null && (!spec.localDefault || openServer)) {
       return { baseUrl: spec.baseUrl, allowLocalAddresses: allowPrivateUrls || spec.localDefault };
     }
     throw new InvalidInputError(
@@ -147,9 +156,15 @@ export function createPlaygroundService({ secrets, ingest, allowPrivateUrls, loc
     );
   };
 
+  /** The domain error the caller is answered with; a provider's message goes to the log for admins. */
+  const failed = (error: unknown, caller: ChatCaller) => {
+    if (error instanceof ProviderError) logProviderError?.(error);
+    return asDomainError(error, caller.seesProviderMessages);
+  };
+
   return {
     /** Starts a run: checks the request, resolves the provider, then streams its answer and traces it. */
-    async chat(request: ChatRequest, signal: AbortSignal): Promise<ChatRun> {
+    async chat(request: ChatRequest, signal: AbortSignal, caller: ChatCaller): Promise<ChatRun> {
       if (request.messages.length === 0) throw new InvalidInputError('messages must hold at least one message');
       const { target, model } = await targetOf(request.model);
       const run = { traceId: randomBytes(16).toString('hex'), provider: target.provider, model, request, start: nanosNow() };
@@ -159,9 +174,8 @@ export function createPlaygroundService({ secrets, ingest, allowPrivateUrls, loc
       try {
         first = await upstream.next();
       } catch (error) {
-        const message = error instanceof Error ? error.message : String(error);
-        await trace(run, { text: '', done: null, error: message }).catch(() => {});
-        throw asDomainError(error);
+        await trace(run, { text: '', done: null, error: failureText(error, openServer) }).catch(() => {});
+        throw failed(error, caller);
       }
       async function* events(): AsyncGenerator<ChatEvent> {
         let text = '';
@@ -175,8 +189,8 @@ export function createPlaygroundService({ secrets, ingest, allowPrivateUrls, loc
             yield event;
           }
         } catch (error) {
-          failure = error instanceof Error ? error.message : String(error);
-          throw asDomainError(error);
+          failure = failureText(error, openServer);
+          throw failed(error, caller);
         } finally {
           await trace(run, { text, done, error: failure ?? (done ? null : 'the run was stopped before the answer ended') });
         }
@@ -186,10 +200,17 @@ export function createPlaygroundService({ secrets, ingest, allowPrivateUrls, loc
   };
 }
 
+/** What a failed run records in its span: a provider's message only on an open server. */
+function failureText(error: unknown, openServer: boolean): string {
+  if (error instanceof ProviderError) return openServer ? error.message : error.summary;
+  return error instanceof Error ? error.message : String(error);
+}
+
 /** A provider's 4xx is the request's problem (422); its 5xx or silence, a 503 to retry. */
-function asDomainError(error: unknown): Error {
+function asDomainError(error: unknown, showMessage: boolean): Error {
   if (error instanceof ProviderError) {
-    return error.status !== null && error.status < 500 ? new InvalidInputError(error.message) : new UnavailableError(error.message);
+    const message = showMessage ? error.message : error.summary;
+    return error.status !== null && error.status < 500 ? new InvalidInputError(message) : new UnavailableError(message);
   }
   return error instanceof Error ? error : new Error(String(error));
 }

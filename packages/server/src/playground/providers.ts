@@ -88,15 +88,25 @@ export type ChatEvent =
   | { type: 'delta'; text: string }
   | { type: 'done'; finishReason: string | null; promptTokens: number | null; completionTokens: number | null };
 
-/** A provider's refusal or failure, with the provider's status (null when it could not be reached). */
+/**
+ * A provider's refusal or failure, with the provider's status (null when it could not be reached).
+ * `message` holds what the provider said (scrubbed of the key), for admins and the server log;
+ * `summary` only the status, for everyone else (docs/playground.md, "Errors"): an upstream's
+ * answer may describe its account, its configuration or the addresses behind it.
+ */
 export class ProviderError extends Error {
   override readonly name = 'ProviderError';
+  readonly summary: string;
   constructor(
-    provider: string,
+    readonly provider: string,
     readonly status: number | null,
     upstreamMessage: string,
   ) {
     super(status === null ? `${provider} could not be reached: ${upstreamMessage}` : `${provider} answered ${status}: ${upstreamMessage}`);
+    this.summary =
+      status === null
+        ? `${provider} could not be reached; an admin can see why in the server log`
+        : `${provider} answered ${status}; an admin can see its message in the server log`;
   }
 }
 

@@ -329,11 +329,34 @@ for (const dialect of DIALECTS) {
       assert.match(unknown.message, /model must be "provider:model" with a provider among openai/);
       const noKey = await failure('groq:llama');
       assert.deepEqual([noKey.status, /no API key for groq: set GROQ_API_KEY/.test(noKey.message)], [422, true]);
+      // A member (and a system key) sees the provider's status, not what it said: that may describe its account or network.
       const missing = await failure('openai:missing-model');
       assert.equal(missing.status, 422);
-      assert.match(missing.message, /openai answered 404: .*missing-model/);
+      assert.match(missing.message, /^422 openai answered 404; an admin can see its message in the server log$/);
       const broken = await failure('openai:broken-model');
       assert.equal(broken.status, 503);
+      assert.match(broken.message, /openai answered 500; an admin can see its message in the server log$/);
+      const system = bearerClient(server.url, (await createSystemKey(admin)).key);
+      const missingForSystem = expectStatus(
+        await system.post('/v1/chat/completions', { model: 'openai:missing-model', messages: [{ role: 'user', content: 'hi' }] }),
+        422,
+      );
+      assert.equal(missingForSystem.body.detail, 'openai answered 404; an admin can see its message in the server log');
+      // An admin sees it.
+      const missingForAdmin = expectStatus(
+        await admin.post('/v1/chat/completions', { model: 'openai:missing-model', messages: [{ role: 'user', content: 'hi' }] }),
+        422,
+      );
+      assert.match(missingForAdmin.body.detail, /^openai answered 404: .*The model `missing-model` does not exist/);
+      // The runs' spans, which every member reads, hold the status only.
+      const spans = expectStatus(await member.get('/v1/projects/playground/spans?limit=100'), 200).body.data as any[];
+      const failedRuns = spans.filter((span) => ['missing-model', 'broken-model'].includes(span.attributes['llm.model_name']));
+      assert.equal(failedRuns.length, 4);
+      for (const span of failedRuns) {
+        assert.equal(span.status_code, 'ERROR');
+        assert.match(span.status_message, /^openai answered (404|500); an admin can see its message in the server log$/);
+      }
+      assert.ok(logLines.join('').includes('The model `missing-model` does not exist'), "the provider's message is in the server log");
 
       // A wrong stored key: the provider's refusal is shown, and the key is not echoed back.
       expectStatus(
@@ -342,15 +365,20 @@ for (const dialect of DIALECTS) {
       );
       const refused = await failure('openai:gpt-test');
       assert.equal(refused.status, 422);
-      assert.match(refused.message, /openai answered 401: Incorrect API key provided: \[key\]/);
-      assert.ok(!refused.message.includes('sk-wrong-key-42'));
+      assert.match(refused.message, /openai answered 401; an admin can see its message in the server log/);
+      const refusedForAdmin = expectStatus(
+        await admin.post('/v1/chat/completions', { model: 'openai:gpt-test', messages: [{ role: 'user', content: 'hi' }] }),
+        422,
+      );
+      assert.match(refusedForAdmin.body.detail, /openai answered 401: Incorrect API key provided: \[key\]/);
+      assert.ok(!refusedForAdmin.body.detail.includes('sk-wrong-key-42'));
       expectStatus(
         await admin.request('PUT', '/v1/secrets', { body: { secrets: [{ key: 'OPENAI_BASE_URL', value: 'http://127.0.0.1:9/v1' }] } }),
         200,
       );
       const unreachable = await failure('openai:gpt-test');
       assert.equal(unreachable.status, 503);
-      assert.match(unreachable.message, /openai could not be reached/);
+      assert.match(unreachable.message, /openai could not be reached; an admin can see why in the server log$/);
 
       const empty = expectStatus(await member.post('/v1/chat/completions', { model: 'openai:gpt-test', messages: [] }), 422);
       assert.match(empty.body.detail, /messages/);
