@@ -59,10 +59,12 @@ async function startProviders(): Promise<{ url: string; requests: Recorded[]; cl
         response.end(JSON.stringify(value));
       };
       if (request.url === '/openai/chat/completions') {
+        const sentKey = String(request.headers.authorization).slice(7);
         if (request.headers.authorization !== `Bearer ${OPENAI_KEY}`) {
           return json(401, {
             error: {
-              message: `Incorrect API key provided: ${String(request.headers.authorization).slice(7)}`,
+              // As some providers do: the key as sent, normalised, and inside an encoded credential.
+              message: `Incorrect API key provided: ${sentKey}; normalised: ${sentKey.toUpperCase()}; credential: ${Buffer.from(`user:${sentKey}`).toString('base64')}`,
               type: 'invalid_request_error',
             },
           });
@@ -370,8 +372,13 @@ for (const dialect of DIALECTS) {
         await admin.post('/v1/chat/completions', { model: 'openai:gpt-test', messages: [{ role: 'user', content: 'hi' }] }),
         422,
       );
-      assert.match(refusedForAdmin.body.detail, /openai answered 401: Incorrect API key provided: \[key\]/);
-      assert.ok(!refusedForAdmin.body.detail.includes('sk-wrong-key-42'));
+      assert.match(
+        refusedForAdmin.body.detail,
+        /openai answered 401: Incorrect API key provided: \[key\]; normalised: \[key\]; credential: /,
+      );
+      for (const echo of ['sk-wrong-key-42', 'SK-WRONG-KEY-42', Buffer.from('user:sk-wrong-key-42').toString('base64').slice(4, 20)]) {
+        assert.ok(!refusedForAdmin.body.detail.includes(echo), `no echo of the key: ${echo}`);
+      }
       expectStatus(
         await admin.request('PUT', '/v1/secrets', { body: { secrets: [{ key: 'OPENAI_BASE_URL', value: 'http://127.0.0.1:9/v1' }] } }),
         200,
@@ -385,7 +392,9 @@ for (const dialect of DIALECTS) {
 
       const logs = logLines.join('');
       assert.ok(logs.length > 0, 'the server logged at trace level');
-      for (const secret of [OPENAI_KEY, ANTHROPIC_KEY, 'sk-wrong-key-42']) assert.ok(!logs.includes(secret), 'no key in any log line');
+      for (const secret of [OPENAI_KEY, ANTHROPIC_KEY, 'sk-wrong-key-42', 'SK-WRONG-KEY-42']) {
+        assert.ok(!logs.includes(secret), 'no key in any log line');
+      }
     });
 
     it("follows no provider's redirect: a 307 to another origin fails clearly and the other origin is never called", async () => {
