@@ -79,7 +79,7 @@ async function authPlugin(app: FastifyInstance, { config, authenticator }: AuthP
       })
     ) {
       throw new ForbiddenError(
-        'untrusted origin: a change made with your session must come from Sightline\'s own pages (or an origin in SERVICE_CSRF_TRUSTED_ORIGINS)',
+        "untrusted origin: a change made with your session must come from Sightline's own pages (or an origin in SERVICE_CSRF_TRUSTED_ORIGINS)",
       );
     }
     const rule = request.routeOptions.config.permission;

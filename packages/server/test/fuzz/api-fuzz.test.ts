@@ -385,9 +385,9 @@ describeEachDialect(
       const document = (await (await fetch(`${server().url}/openapi.json`)).json()) as {
         paths: Record<string, { get?: { parameters?: { name: string; in: string; schema?: Record<string, unknown> }[] } }>;
       };
-      // GET /auth/logout ends the session it is sent with; every other GET only reads.
+      // Every GET only reads (GET /auth/logout included: logging out is POST only).
       const routes = permissionRows()
-        .filter(([method, pattern]) => method === 'GET' && pattern !== '/auth/logout')
+        .filter(([method]) => method === 'GET')
         .map(([, pattern]) => {
           const openApiPath = pattern.replace(/:([A-Za-z_]+)/g, '{$1}');
           const parameters = (document.paths[openApiPath]?.get?.parameters ?? []).filter((parameter) => parameter.in === 'query');
