@@ -1,6 +1,6 @@
 /** `/auth/*`: configuration for the login page, login, logout and token refresh. */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { authRateLimit } from './auth-rate-limit.js';
+import { authRateLimit } from '../shared/rate-limits.js';
 import type {} from '@fastify/cookie';
 import type {} from '@fastify/rate-limit';
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
