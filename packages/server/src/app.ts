@@ -175,7 +175,7 @@ export async function buildApp({
   );
   // Load balancers probe the bare path even when the app lives under a root path.
   if (prefix !== '') {
-    app.get('/healthz', { schema: { hide: true } }, async (_request, reply) => reply.type('text/plain').send('OK'));
+    app.get('/healthz', { schema: { hide: true } }, async (_request, reply) => reply.type('text/plain; charset=utf-8').send('OK'));
   }
   return app;
 }

@@ -18,6 +18,7 @@ describeEachDialect('CSV downloads are spreadsheet-safe', (server) => {
   const rowsOf = async (path: string) => {
     const response = await fetch(`${url()}${path}`);
     assert.equal(response.status, 200);
+    assert.equal(response.headers.get('content-type'), 'text/csv; charset=utf-8');
     return parse(await response.text(), { relaxColumnCount: false }) as string[][];
   };
 
