@@ -224,5 +224,6 @@ describeEachDialect(
       );
     });
   },
-  AUTH_ENV,
+  // The stand-in listens on loopback, which base URLs may name only when the operator allows it.
+  { ...AUTH_ENV, SERVICE_ALLOW_PRIVATE_PROVIDER_URLS: 'true' },
 );

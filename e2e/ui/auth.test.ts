@@ -3,6 +3,7 @@
  * Chromium against a real server; every suite runs at the root and under SERVICE_HOST_ROOT_PATH.
  */
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import { after, before, describe } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { startTestServer, type TestServer } from '../../packages/server/test/helpers/server.js';
@@ -11,6 +12,7 @@ import {
   ROOT_PATHS,
   assertAllUnderRoot,
   completePasswordChange,
+  firstAdminLogin,
   launchChromium,
   openPage,
   startAuthServer,
@@ -299,5 +301,62 @@ describe('UI: authentication off', () => {
     await page.getByRole('link', { name: 'Settings' }).first().click();
     await page.getByText('Authentication is off').waitFor();
     assertAllUnderRoot(opened.requests, server);
+  });
+});
+
+describe('UI: a page of the same site on another port cannot act as the signed-in user (CSRF, docs/auth.md)', () => {
+  let server: TestServer;
+  let opened: OpenedPage;
+  let attacker: http.Server;
+  let attackerUrl: string;
+  const name = unique('csrf-dataset');
+  const test = uiTest(() => [opened]);
+  before(async () => {
+    server = await startAuthServer('');
+    opened = await openPage(browser);
+    // Another port of the same host: the same site, so the SameSite=Strict session cookie goes along.
+    attacker = http.createServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      response.end(`<!doctype html><title>waiting</title><script>
+        const form = new FormData();
+        form.append('name', ${JSON.stringify(name)});
+        form.append('input_keys[]', 'q');
+        form.append('output_keys[]', 'a');
+        form.append('file', new Blob(['q,a\\nx,y\\n'], { type: 'text/csv' }), 'attack.csv');
+        fetch(${JSON.stringify(`${server.url}/v1/datasets/upload`)}, { method: 'POST', mode: 'no-cors', credentials: 'include', body: form })
+          .then(() => { document.title = 'sent'; }, () => { document.title = 'sent'; });
+      </script>`);
+    });
+    await new Promise<void>((resolve) => attacker.listen(0, '127.0.0.1', resolve));
+    attackerUrl = `http://127.0.0.1:${(attacker.address() as { port: number }).port}/`;
+  });
+  after(async () => {
+    await opened?.close();
+    await server?.close();
+    await new Promise((resolve) => attacker?.close(resolve));
+  });
+
+  test("a no-cors multipart POST from that page creates no dataset, and the user's own pages still can", async () => {
+    const { page } = opened;
+    await firstAdminLogin(page, server.url);
+    const response = page.waitForResponse((answer) => answer.url().endsWith('/v1/datasets/upload'));
+    await page.goto(attackerUrl);
+    await page.waitForFunction("document.title === 'sent'");
+    assert.equal((await response).status(), 403, 'the forged upload was refused');
+    const datasets = (await (await page.request.get(`${server.url}/v1/datasets?name=${encodeURIComponent(name)}`)).json()) as {
+      data: unknown[];
+    };
+    assert.deepEqual(datasets.data, [], 'no dataset was created');
+    // The server's own page, with the same cookie, may.
+    await page.goto(`${server.url}/datasets`);
+    const own = await page.evaluate(async (datasetName) => {
+      const form = new FormData();
+      form.append('name', datasetName);
+      form.append('input_keys[]', 'q');
+      form.append('output_keys[]', 'a');
+      form.append('file', new Blob(['q,a\nx,y\n'], { type: 'text/csv' }), 'own.csv');
+      return (await fetch('/v1/datasets/upload', { method: 'POST', body: form })).status;
+    }, `${name}-own`);
+    assert.equal(own, 200);
   });
 });

@@ -44,7 +44,8 @@ for (const rootPath of ROOT_PATHS) {
     const test = uiTest(() => [opened]);
 
     before(async () => {
-      server = await startAuthServer(rootPath);
+      // The stand-in listens on loopback, which base URLs may name only when the operator allows it.
+      server = await startAuthServer(rootPath, { SERVICE_ALLOW_PRIVATE_PROVIDER_URLS: 'true' });
       opened = await openPage(browser);
       await firstAdminLogin(opened.page, server.url);
     });

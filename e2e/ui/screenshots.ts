@@ -20,6 +20,7 @@ fs.mkdirSync(OUT, { recursive: true });
 
 const server = await startTestServer('sqlite', {
   ...AUTH_ENV,
+  SERVICE_ALLOW_PRIVATE_PROVIDER_URLS: 'true', // the stand-in provider listens on loopback
   // Shown on the login page: an identity provider button and the password reset link (neither is used here).
   SERVICE_OAUTH2_GOOGLE_CLIENT_ID: 'demo',
   SERVICE_OAUTH2_GOOGLE_CLIENT_SECRET: 'demo-secret',

@@ -154,7 +154,7 @@ export async function buildApp({
       await scope.register(authRoutes, { config, sessions: auth.loginSessions });
       await scope.register(passwordResetRoutes, { config, resets: auth.passwordResets });
       await scope.register(oauth2Routes, { config, oidc: auth.oidc, sessions: auth.loginSessions });
-      await scope.register(usersRoutes, { users: auth.users });
+      await scope.register(usersRoutes, { users: auth.users, config });
       await scope.register(apiKeysRoutes, { apiKeys: auth.apiKeys });
       await scope.register(projectsRoutes, { projects: query.projects });
       await scope.register(projectMetricsRoutes, { metrics: query.metrics });
@@ -175,7 +175,7 @@ export async function buildApp({
   );
   // Load balancers probe the bare path even when the app lives under a root path.
   if (prefix !== '') {
-    app.get('/healthz', { schema: { hide: true } }, async (_request, reply) => reply.type('text/plain').send('OK'));
+    app.get('/healthz', { schema: { hide: true } }, async (_request, reply) => reply.type('text/plain; charset=utf-8').send('OK'));
   }
   return app;
 }

@@ -87,6 +87,8 @@ export interface Config {
   disableRateLimit: boolean;
   /** Proxies whose X-Forwarded-For and X-Forwarded-Proto are believed (addresses, CIDR ranges or loopback/linklocal/uniquelocal). */
   trustedProxies: string[];
+  /** Playground base URLs may point at loopback and link-local addresses (docs/playground.md, "Where the server may call"). */
+  allowPrivateProviderUrls: boolean;
   smtp: SmtpConfig | null;
   idps: IdpConfig[];
   ingest: IngestConfig;
@@ -132,6 +134,7 @@ export function loadConfig(env: Env = process.env): Config {
     defaultAdminInitialPassword: env.SERVICE_DEFAULT_ADMIN_INITIAL_PASSWORD || 'admin',
     disableRateLimit: envBool(read, 'SERVICE_DISABLE_RATE_LIMIT', false),
     trustedProxies: trustedProxies(read('SERVICE_TRUSTED_PROXIES')),
+    allowPrivateProviderUrls: envBool(read, 'SERVICE_ALLOW_PRIVATE_PROVIDER_URLS', false),
     smtp: smtpHost
       ? {
           hostname: smtpHost,

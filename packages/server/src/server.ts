@@ -208,8 +208,16 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
       secrets: data.repositories.secrets,
       box: config.secret ? createSecretBox(config.secret) : null,
       env: process.env,
+      allowPrivateUrls: config.allowPrivateProviderUrls,
     });
-    const playground = createPlaygroundService({ secrets, ingest });
+    const playground = createPlaygroundService({
+      secrets,
+      ingest,
+      allowPrivateUrls: config.allowPrivateProviderUrls,
+      openServer: !config.enableAuth,
+      // Members see only a provider's status; its message (scrubbed of the key) is here for admins.
+      logProviderError: (error) => logger.warn({ provider: error.provider, status: error.status }, error.message),
+    });
     app = await buildApp({
       config,
       ingest,

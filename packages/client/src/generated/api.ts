@@ -154,8 +154,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Log out and go to the login page */
-        get: operations["logoutRedirect"];
+        get?: never;
         put?: never;
         /** Log out: revoke the session and clear cookies */
         post: operations["logout"];
@@ -3179,24 +3178,6 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
-            };
-        };
-    };
-    logoutRedirect: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description To the login page */
-            302: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
             };
         };
     };

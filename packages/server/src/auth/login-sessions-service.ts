@@ -70,7 +70,7 @@ export function createLoginSessionsService({ config, users, sessions, loginFailu
   };
 
   /** Counts the attempt first (one atomic statement), so parallel guesses share the limit; throws 429 past it. */
-  const admitAttempt = async (email: string, now: Date): Promise<void> => {
+  const admitAttempt = async (email: string, now: Date, tooMany = 'too many failed logins for this email'): Promise<void> => {
     const state = await loginFailures.recordAttempt(email, {
       now: now.toISOString(),
       windowStart: new Date(now.getTime() - LOCKOUT_WINDOW_MS).toISOString(),
@@ -81,7 +81,7 @@ export function createLoginSessionsService({ config, users, sessions, loginFailu
     const until = state.lockedUntil ? Date.parse(state.lockedUntil) : now.getTime() + LOCKOUT_DURATION_MS;
     // A parallel attempt may have taken the lock a moment after this one's clock: never say more than the lock's length.
     const seconds = Math.min(LOCKOUT_DURATION_MS / 1000, Math.max(1, Math.ceil((until - now.getTime()) / 1000)));
-    throw new TooManyRequestsError(`too many failed logins for this email; try again in ${seconds} seconds`, seconds);
+    throw new TooManyRequestsError(`${tooMany}; try again in ${seconds} seconds`, seconds);
   };
 
   return {
@@ -103,6 +103,20 @@ export function createLoginSessionsService({ config, users, sessions, loginFailu
       if (!ok || !user) throw new UnauthenticatedError(INVALID_CREDENTIALS);
       await loginFailures.clear(email);
       return openSession(user.id, now);
+    },
+
+    /**
+     * Counts a guess of a signed-in user's current password (a password change) under the same
+     * per-email limit as login: a stolen session cannot try passwords faster than a login form
+     * (docs/auth.md, "Protection against guessing and forgery"). Throws 429 past it.
+     */
+    admitPasswordGuess(rawEmail: string, now = new Date()): Promise<void> {
+      return admitAttempt(normalizeEmail(rawEmail), now, 'too many wrong passwords for this account');
+    },
+
+    /** Forgets the email's counted guesses (the right password was given). */
+    forgetPasswordGuesses(rawEmail: string): Promise<void> {
+      return loginFailures.clear(normalizeEmail(rawEmail));
     },
 
     /** Opens a session for a user already authenticated elsewhere (an identity provider). */

@@ -191,11 +191,13 @@ export function createUsersService({ users, withTransaction, sessions, authentic
       if (input.password !== undefined) {
         if (user.authMethod !== 'LOCAL') throw invalid('users who sign in through an identity provider have no password here');
         if (input.currentPassword === undefined) throw invalid('current_password is required to change the password');
+        await sessions.admitPasswordGuess(user.email);
         const matches =
           user.passwordHash && user.passwordSalt
             ? await verifyPassword(input.currentPassword, { hash: user.passwordHash, salt: user.passwordSalt })
             : false;
         if (!matches) throw new ForbiddenError('current password is incorrect');
+        await sessions.forgetPasswordGuesses(user.email);
       }
       const username = input.username !== undefined ? parseUsername(input.username) : undefined;
       const password = input.password !== undefined ? await hashedPassword(input.password) : undefined;

@@ -5,6 +5,8 @@
  * provider before provider-agnostic ones; then the most specific
  * pattern (the most literal characters), then the newest override or the first shipped price.
  */
+import { compileModelPattern } from './model-pattern.js';
+
 export interface PricedModel {
   id: number;
   name: string;
@@ -38,13 +40,14 @@ function specificity(pattern: string): number {
   return pattern.replace(/\\./g, 'x').replace(/[\\^$.*+?()[\]{}|]/g, '').length;
 }
 
-/** A matcher over a set of models, with the patterns compiled once. */
+/** A matcher over a set of models, with the patterns compiled once (in linear time: model-pattern.ts). */
 export function createCostLookup(models: PricedModel[]) {
   const compiled = models.flatMap((model) => {
     try {
-      return [{ model, pattern: new RegExp(model.namePattern, 'i'), score: specificity(model.namePattern) }];
+      return [{ model, pattern: compileModelPattern(model.namePattern), score: specificity(model.namePattern) }];
     } catch {
-      return []; // checked when saved; a stored pattern that no longer compiles matches nothing
+      // Checked when saved; a pattern stored before patterns were RE2 (with lookaround, say) matches nothing.
+      return [];
     }
   });
   const cache = new Map<string, PricedModel | null>();

@@ -8,6 +8,7 @@ import type { CostsRepository, ModelFields, ModelRecord } from '../db/repositori
 import { isUniqueViolation } from '../db/errors.js';
 import type { Identifier } from '../shared/identifier.js';
 import { DEFAULT_MODELS } from './default-models.js';
+import { compileModelPattern } from './model-pattern.js';
 
 export interface ModelInput {
   name: string;
@@ -28,11 +29,8 @@ function checkedFields(input: ModelInput): ModelFields {
   if (name === '' || name.length > 200) throw new InvalidInputError('name must be 1 to 200 characters');
   const namePattern = input.namePattern.trim();
   if (namePattern === '') throw new InvalidInputError('name_pattern must not be blank');
-  try {
-    new RegExp(namePattern, 'i');
-  } catch (error) {
-    throw new InvalidInputError(`name_pattern is not a valid regular expression: ${(error as Error).message}`);
-  }
+  compileModelPattern(namePattern); // 422 when RE2 cannot take it
+
   const price = (value: number | null | undefined, field: string): number | null => {
     if (value === null || value === undefined) return null;
     if (!Number.isFinite(value) || value < 0 || value > MAX_PRICE) {

@@ -8,8 +8,8 @@ import type {} from '@fastify/cookie';
 import type { Config } from '../config.js';
 import { ForbiddenError, UnauthenticatedError } from '@sightline/common';
 import type { Authenticator } from '../auth/authenticator.js';
-import { ACCESS_COOKIE } from './cookies.js';
-import { isTrustedRequest } from '../auth/csrf.js';
+import { ACCESS_COOKIE, REFRESH_COOKIE } from './cookies.js';
+import { isSameOriginRequest, isTrustedRequest } from '../auth/csrf.js';
 import { ruleFor, type RouteRule } from '../auth/permissions.js';
 import type { Principal } from '../auth/principal.js';
 
@@ -24,6 +24,9 @@ declare module 'fastify' {
 }
 
 const ANONYMOUS: Principal = { kind: 'anonymous' };
+/** Methods that change nothing (the routes keep to it), so a cross-site read is harmless: its answer is not readable. */
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+const header = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
 
 /** The route's table key: its pattern without the root path; HEAD follows GET. */
 export function routeKeyParts(method: string, url: string, rootPath: string): [string, string] {
@@ -49,12 +52,35 @@ async function authPlugin(app: FastifyInstance, { config, authenticator }: AuthP
     }
   });
 
-  const ownOrigin = (request: FastifyRequest) => config.rootUrl ?? `${request.protocol}://${request.headers.host ?? ''}`;
+  /**
+   * The server's own origins: SERVICE_ROOT_URL's, and the one the request was sent to (its Host, and
+   * its scheme; both from X-Forwarded-* only behind a trusted proxy). A browser page cannot choose
+   * the Host it sends, and cookies for this server go only to its own host names.
+   */
+  const ownOrigins = (request: FastifyRequest): string[] => {
+    const requested = request.host ? [`${request.protocol}://${request.host}`] : [];
+    return config.rootUrl ? [config.rootUrl, ...requested] : requested;
+  };
 
   app.addHook('onRequest', async (request) => {
     request.principal = ANONYMOUS;
-    if (!isTrustedRequest(config.csrfTrustedOrigins, ownOrigin(request), request.headers.origin, request.headers.referer)) {
+    const own = ownOrigins(request);
+    if (!isTrustedRequest(config.csrfTrustedOrigins, own, request.headers.origin, request.headers.referer)) {
       throw new ForbiddenError('untrusted origin');
+    }
+    if (
+      !SAFE_METHODS.has(request.method) &&
+      request.headers.authorization === undefined &&
+      (request.cookies[ACCESS_COOKIE] !== undefined || request.cookies[REFRESH_COOKIE] !== undefined) &&
+      !isSameOriginRequest(config.csrfTrustedOrigins, own, {
+        origin: request.headers.origin,
+        referer: request.headers.referer,
+        secFetchSite: header(request.headers['sec-fetch-site']),
+      })
+    ) {
+      throw new ForbiddenError(
+        "untrusted origin: a change made with your session must come from Sightline's own pages (or an origin in SERVICE_CSRF_TRUSTED_ORIGINS)",
+      );
     }
     const rule = request.routeOptions.config.permission;
     if (!rule) return; // unknown route: the not-found handler answers

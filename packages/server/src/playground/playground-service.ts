@@ -14,8 +14,10 @@ import {
   type InvocationParameters,
   PROVIDERS,
   ProviderError,
+  type ProviderSpec,
   streamChat,
 } from './providers.js';
+import { checkedBaseUrl } from './provider-urls.js';
 import type { SecretsService } from './secrets-service.js';
 
 /** The project playground runs are traced to. */
@@ -41,8 +43,48 @@ const nanosNow = () => BigInt(Date.now()) * 1_000_000n;
 
 export type PlaygroundService = ReturnType<typeof createPlaygroundService>;
 
+export interface PlaygroundOptions {
+  secrets: SecretsService;
+  ingest: IngestService;
+  /** SERVICE_ALLOW_PRIVATE_PROVIDER_URLS: base URLs may point at loopback and link-local addresses. */
+  allowPrivateUrls: boolean;
+  /**
+   * No authentication: whoever reaches the server is its operator (docs/playground.md). Then
+   * built-in defaults on the server's own machine (Ollama's) apply, and a provider's error
+   * message is recorded in the run's span; with authentication, spans (which every member reads)
+   * get only its status.
+   */
+  openServer: boolean;
+  /** Where a provider's error message goes for admins to read (the server log). */
+  logProviderError?: (error: ProviderError) => void;
+}
+
+/** Per run: whether the caller may read a provider's error message (admins, or anyone on an open server). */
+export interface ChatCaller {
+  seesProviderMessages: boolean;
+}
+
 /** The playground service. */
-export function createPlaygroundService({ secrets, ingest }: { secrets: SecretsService; ingest: IngestService }) {
+export function createPlaygroundService({ secrets, ingest, allowPrivateUrls, openServer, logProviderError }: PlaygroundOptions) {
+  /** The base URL in force for a provider, checked (docs/playground.md, "Where the server may call"). */
+  const baseUrlOf = async (provider: string, spec: ProviderSpec): Promise<{ baseUrl: string; allowLocalAddresses: boolean }> => {
+    const configured = await secrets.resolve(spec.baseUrlName);
+    // Stored values were checked when stored; environment values are checked here, at every call.
+    if (configured !== null) {
+      checkedBaseUrl(spec.baseUrlName, configured, allowPrivateUrls);
+      return { baseUrl: configured, allowLocalAddresses: allowPrivateUrls };
+    }
+    if (spec.baseUrl !== null && (!spec.localDefault || openServer)) {
+      return { baseUrl: spec.baseUrl, allowLocalAddresses: allowPrivateUrls || spec.localDefault };
+    }
+    throw new InvalidInputError(
+      spec.localDefault
+        ? `${provider} needs a base URL: set ${spec.baseUrlName} in settings or the environment (with authentication on, ` +
+            `the server calls no address of its own machine unless an operator says so)`
+        : `${provider} needs a base URL: set ${spec.baseUrlName} in settings or the environment`,
+    );
+  };
+
   /** The provider, its key and base URL for a `provider:model` name; 422 naming what is missing. */
   const targetOf = async (qualified: string): Promise<{ target: ChatTarget; model: string }> => {
     const separator = qualified.indexOf(':');
@@ -54,12 +96,11 @@ export function createPlaygroundService({ secrets, ingest }: { secrets: SecretsS
         `model must be "provider:model" with a provider among ${Object.keys(PROVIDERS).join(', ')} (got ${JSON.stringify(qualified)})`,
       );
     }
-    const baseUrl = (await secrets.resolve(spec.baseUrlName)) ?? spec.baseUrl;
-    if (!baseUrl) throw new InvalidInputError(`${provider} needs a base URL: set ${spec.baseUrlName} in settings or the environment`);
     const apiKey = spec.keyName ? await secrets.resolve(spec.keyName) : null;
     if (spec.keyName && !apiKey)
       throw new InvalidInputError(`no API key for ${provider}: set ${spec.keyName} in settings or the environment`);
-    return { target: { provider, spec, baseUrl, apiKey }, model };
+    const { baseUrl, allowLocalAddresses } = await baseUrlOf(provider, spec);
+    return { target: { provider, spec, baseUrl, apiKey, allowLocalAddresses }, model };
   };
 
   /** Records the run as an LLM span (after it ended), through the ingest path like any export. */
@@ -115,9 +156,15 @@ export function createPlaygroundService({ secrets, ingest }: { secrets: SecretsS
     );
   };
 
+  /** The domain error the caller is answered with; a provider's message goes to the log for admins. */
+  const failed = (error: unknown, caller: ChatCaller) => {
+    if (error instanceof ProviderError) logProviderError?.(error);
+    return asDomainError(error, caller.seesProviderMessages);
+  };
+
   return {
     /** Starts a run: checks the request, resolves the provider, then streams its answer and traces it. */
-    async chat(request: ChatRequest, signal: AbortSignal): Promise<ChatRun> {
+    async chat(request: ChatRequest, signal: AbortSignal, caller: ChatCaller): Promise<ChatRun> {
       if (request.messages.length === 0) throw new InvalidInputError('messages must hold at least one message');
       const { target, model } = await targetOf(request.model);
       const run = { traceId: randomBytes(16).toString('hex'), provider: target.provider, model, request, start: nanosNow() };
@@ -127,9 +174,8 @@ export function createPlaygroundService({ secrets, ingest }: { secrets: SecretsS
       try {
         first = await upstream.next();
       } catch (error) {
-        const message = error instanceof Error ? error.message : String(error);
-        await trace(run, { text: '', done: null, error: message }).catch(() => {});
-        throw asDomainError(error);
+        await trace(run, { text: '', done: null, error: failureText(error, openServer) }).catch(() => {});
+        throw failed(error, caller);
       }
       async function* events(): AsyncGenerator<ChatEvent> {
         let text = '';
@@ -143,8 +189,8 @@ export function createPlaygroundService({ secrets, ingest }: { secrets: SecretsS
             yield event;
           }
         } catch (error) {
-          failure = error instanceof Error ? error.message : String(error);
-          throw asDomainError(error);
+          failure = failureText(error, openServer);
+          throw failed(error, caller);
         } finally {
           await trace(run, { text, done, error: failure ?? (done ? null : 'the run was stopped before the answer ended') });
         }
@@ -154,10 +200,17 @@ export function createPlaygroundService({ secrets, ingest }: { secrets: SecretsS
   };
 }
 
+/** What a failed run records in its span: a provider's message only on an open server. */
+function failureText(error: unknown, openServer: boolean): string {
+  if (error instanceof ProviderError) return openServer ? error.message : error.summary;
+  return error instanceof Error ? error.message : String(error);
+}
+
 /** A provider's 4xx is the request's problem (422); its 5xx or silence, a 503 to retry. */
-function asDomainError(error: unknown): Error {
+function asDomainError(error: unknown, showMessage: boolean): Error {
   if (error instanceof ProviderError) {
-    return error.status !== null && error.status < 500 ? new InvalidInputError(error.message) : new UnavailableError(error.message);
+    const message = showMessage ? error.message : error.summary;
+    return error.status !== null && error.status < 500 ? new InvalidInputError(message) : new UnavailableError(message);
   }
   return error instanceof Error ? error : new Error(String(error));
 }

@@ -5,7 +5,10 @@
  * Knows nothing of HTTP routes or storage: it gets a resolved key and base URL.
  */
 import type Anthropic from '@anthropic-ai/sdk';
+import { InvalidInputError } from '@sightline/common';
 import type OpenAI from 'openai';
+import { checkResolvedHost } from './provider-urls.js';
+import { scrubKey } from './scrub-key.js';
 
 // The SDKs take about 23 MB of memory once loaded; most servers never call a provider, so they
 // load on the first playground or judge run (docs/performance.md, "Memory").
@@ -20,15 +23,21 @@ export interface ProviderSpec {
   kind: ProviderKind;
   /** Default base URL; null when the operator must give one. */
   baseUrl: string | null;
+  /**
+   * The default is an address on the server's own machine (Ollama's): used only on a server
+   * without authentication, where whoever reaches the server is its operator (docs/playground.md).
+   */
+  localDefault: boolean;
   /** The variable (or stored secret) holding the API key; null when the provider needs none. */
   keyName: string | null;
   /** The variable (or stored setting) that overrides the base URL. */
   baseUrlName: string;
 }
 
-const spec = (kind: ProviderKind, baseUrl: string | null, name: string, keyRequired = true): ProviderSpec => ({
+const spec = (kind: ProviderKind, baseUrl: string | null, name: string, keyRequired = true, localDefault = false): ProviderSpec => ({
   kind,
   baseUrl,
+  localDefault,
   keyName: keyRequired ? `${name}_API_KEY` : null,
   baseUrlName: `${name}_BASE_URL`,
 });
@@ -38,7 +47,7 @@ export const PROVIDERS: Readonly<Record<string, ProviderSpec>> = {
   openai: spec('openai', 'https://api.openai.com/v1', 'OPENAI'),
   azure_openai: spec('openai', null, 'AZURE_OPENAI'),
   anthropic: spec('anthropic', 'https://api.anthropic.com', 'ANTHROPIC'),
-  ollama: spec('openai', 'http://127.0.0.1:11434/v1', 'OLLAMA', false),
+  ollama: spec('openai', 'http://127.0.0.1:11434/v1', 'OLLAMA', false, true),
   openai_compatible: spec('openai', null, 'OPENAI_COMPATIBLE', false),
   deepseek: spec('openai', 'https://api.deepseek.com', 'DEEPSEEK'),
   xai: spec('openai', 'https://api.x.ai/v1', 'XAI'),
@@ -71,20 +80,33 @@ export interface ChatTarget {
   spec: ProviderSpec;
   baseUrl: string;
   apiKey: string | null;
+  /** Whether the base URL's host may resolve to a loopback or link-local address (provider-urls.ts). */
+  allowLocalAddresses: boolean;
 }
 
 export type ChatEvent =
   | { type: 'delta'; text: string }
   | { type: 'done'; finishReason: string | null; promptTokens: number | null; completionTokens: number | null };
 
-/** A provider's refusal or failure, with the provider's status (null when it could not be reached). */
+/**
+ * A provider's refusal or failure, with the provider's status (null when it could not be reached).
+ * `message` holds what the provider said (scrubbed of the key), for admins and the server log;
+ * `summary` only the status, for everyone else (docs/playground.md, "Errors"): an upstream's
+ * answer may describe its account, its configuration or the addresses behind it.
+ */
 export class ProviderError extends Error {
   override readonly name = 'ProviderError';
+  readonly summary: string;
   constructor(
-    message: string,
+    readonly provider: string,
     readonly status: number | null,
+    upstreamMessage: string,
   ) {
-    super(message);
+    super(status === null ? `${provider} could not be reached: ${upstreamMessage}` : `${provider} answered ${status}: ${upstreamMessage}`);
+    this.summary =
+      status === null
+        ? `${provider} could not be reached; an admin can see why in the server log`
+        : `${provider} answered ${status}; an admin can see its message in the server log`;
   }
 }
 
@@ -117,6 +139,7 @@ async function* streamOpenAi(
   const OpenAiClient = await loadOpenAi();
   const client = new OpenAiClient({
     baseURL: target.baseUrl,
+    fetch: guardedFetch(target),
     // Keyless servers (Ollama, vLLM) ignore the header; the SDK insists on a value.
     apiKey: target.apiKey ?? 'none',
     // Azure's v1 API takes its key in api-key.
@@ -163,7 +186,12 @@ async function* streamAnthropic(
   signal: AbortSignal,
 ): AsyncGenerator<ChatEvent> {
   const AnthropicClient = await loadAnthropic();
-  const client = new AnthropicClient({ baseURL: target.baseUrl, apiKey: target.apiKey ?? 'none', maxRetries: 0 });
+  const client = new AnthropicClient({
+    baseURL: target.baseUrl,
+    fetch: guardedFetch(target),
+    apiKey: target.apiKey ?? 'none',
+    maxRetries: 0,
+  });
   const system = messages
     .filter((message) => message.role === 'system')
     .map((message) => message.content)
@@ -197,16 +225,60 @@ async function* streamAnthropic(
   yield { type: 'done', finishReason, promptTokens, completionTokens };
 }
 
+/**
+ * The fetch both SDKs call through: it checks the addresses the base URL's host resolves to just
+ * before each call (provider-urls.ts), and follows no redirect: a provider's answer must not
+ * send the request, with its key, to an address nobody checked (docs/playground.md, "Where the
+ * server may call"). Same-origin redirects are refused too: an API has no need of them.
+ */
+function guardedFetch(target: ChatTarget): typeof fetch {
+  const base = new URL(target.baseUrl);
+  return async (input, init) => {
+    const url = new URL(input instanceof Request ? input.url : String(input));
+    if (url.origin !== base.origin) {
+      throw new InvalidInputError(`${target.provider}: a call outside ${target.spec.baseUrlName}'s origin was refused`);
+    }
+    await checkResolvedHost(target.spec.baseUrlName, url.hostname, target.allowLocalAddresses);
+    const response = await fetch(input, { ...init, redirect: 'manual' });
+    if (response.status >= 300 && response.status < 400) {
+      await response.body?.cancel().catch(() => {});
+      throw new ProviderError(
+        target.provider,
+        response.status,
+        `a redirect to ${redirectTarget(response.headers.get('location'), url)}, which Sightline does not follow: ` +
+          `set ${target.spec.baseUrlName} to the address that answers`,
+      );
+    }
+    return response;
+  };
+}
+
+/** Where a redirect points, as an origin (its path and query may carry tokens); "nowhere" without a Location. */
+function redirectTarget(location: string | null, from: URL): string {
+  if (location === null) return 'nowhere';
+  try {
+    const target = new URL(location, from);
+    return target.origin === from.origin ? `${target.origin} (the same origin)` : `${target.origin} (another origin)`;
+  } catch {
+    return 'an unreadable location';
+  }
+}
+
+/** Our own refusals thrown inside the SDK's fetch come back wrapped (APIConnectionError's cause). */
+function ownError(error: unknown): Error | null {
+  for (let current = error, depth = 0; current instanceof Error && depth < 5; current = current.cause, depth += 1) {
+    if (current instanceof ProviderError || current instanceof InvalidInputError) return current;
+  }
+  return null;
+}
+
 /** The SDK's error as a ProviderError whose message names the provider and never holds the key. */
-function providerError(target: ChatTarget, error: unknown): ProviderError {
-  if (error instanceof ProviderError) return error;
+function providerError(target: ChatTarget, error: unknown): Error {
+  const own = ownError(error);
+  if (own) return own;
   const status = typeof (error as { status?: unknown }).status === 'number' ? (error as { status: number }).status : null;
-  let message = error instanceof Error ? error.message : String(error);
-  if (target.apiKey) message = message.split(target.apiKey).join('[key]');
+  let message = scrubKey(error instanceof Error ? error.message : String(error), target.apiKey);
   // The SDKs start their messages with the status, which the sentence below already gives.
   if (status !== null && message.startsWith(`${status} `)) message = message.slice(String(status).length + 1);
-  return new ProviderError(
-    status === null ? `${target.provider} could not be reached: ${message}` : `${target.provider} answered ${status}: ${message}`,
-    status,
-  );
+  return new ProviderError(target.provider, status, message);
 }

@@ -5,7 +5,8 @@
  */
 import { InvalidInputError } from '@sightline/common';
 import type { SecretsRepository } from '../db/repositories/secrets-repository.js';
-import { PROVIDER_SETTING_NAMES } from './providers.js';
+import { checkedBaseUrl } from './provider-urls.js';
+import { PROVIDERS, PROVIDER_SETTING_NAMES } from './providers.js';
 import type { SecretBox } from './secret-box.js';
 
 export interface SecretChange {
@@ -32,14 +33,18 @@ export function createSecretsService({
   secrets,
   box,
   env,
+  allowPrivateUrls,
   now = () => new Date().toISOString(),
 }: {
   secrets: SecretsRepository;
   box: SecretBox | null;
   env: Readonly<Record<string, string | undefined>>;
+  /** SERVICE_ALLOW_PRIVATE_PROVIDER_URLS (docs/playground.md, "Where the server may call"). */
+  allowPrivateUrls: boolean;
   now?: () => string;
 }) {
   const known = new Set(PROVIDER_SETTING_NAMES);
+  const baseUrlNames = new Set(Object.values(PROVIDERS).map((provider) => provider.baseUrlName));
   const fromEnvironment = (key: string) => {
     const value = env[key]?.trim();
     return value ? value : null;
@@ -55,6 +60,8 @@ export function createSecretsService({
         if (change.value !== null && (change.value.trim() === '' || change.value.length > MAX_VALUE_LENGTH)) {
           throw new InvalidInputError(`the value of ${change.key} must be 1 to ${MAX_VALUE_LENGTH} characters (null deletes it)`);
         }
+        // Refused when stored, so no run ever calls it; environment values are checked at each call.
+        if (change.value !== null && baseUrlNames.has(change.key)) checkedBaseUrl(change.key, change.value, allowPrivateUrls);
       }
       const keys = changes.map((change) => change.key);
       if (new Set(keys).size !== keys.length) throw new InvalidInputError('each secret may be named once per request');

@@ -179,6 +179,7 @@ describeEachDialect(
         assert.match(response.body.detail, detail);
       };
       await bad({ name_pattern: '([' }, 422, /name_pattern is not a valid regular expression/);
+      await bad({ name_pattern: '^(?=gpt)(a+)+$' }, 422, /not a valid regular expression: .*no backreferences or lookaround/);
       await bad({ input_per_million: -1 }, 422, /input_per_million must be a price/);
       await bad({ output_per_million: 1e9 }, 422, /output_per_million must be a price/);
       await bad({ name: '   ' }, 422, /name must be 1 to 200 characters/);

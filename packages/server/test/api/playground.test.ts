@@ -17,8 +17,19 @@ import pg from 'pg';
 import { pino } from 'pino';
 import { loadConfig } from '../../src/config.js';
 import { startServer, type RunningServer } from '../../src/server.js';
-import { AUTH_ENV, bearerClient, createActiveUser, expectStatus, sessionOf, setupDefaultAdmin, type ApiClient } from '../helpers/auth.js';
+import {
+  AUTH_ENV,
+  bearerClient,
+  call,
+  createActiveUser,
+  createSystemKey,
+  expectStatus,
+  sessionOf,
+  setupDefaultAdmin,
+  type ApiClient,
+} from '../helpers/auth.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../helpers/databases.js';
+import { describeEachDialect } from '../helpers/server.js';
 
 const OPENAI_KEY = 'sk-test-openai-0123456789abcdef';
 const ANTHROPIC_KEY = 'sk-ant-test-fedcba9876543210';
@@ -48,10 +59,12 @@ async function startProviders(): Promise<{ url: string; requests: Recorded[]; cl
         response.end(JSON.stringify(value));
       };
       if (request.url === '/openai/chat/completions') {
+        const sentKey = String(request.headers.authorization).slice(7);
         if (request.headers.authorization !== `Bearer ${OPENAI_KEY}`) {
           return json(401, {
             error: {
-              message: `Incorrect API key provided: ${String(request.headers.authorization).slice(7)}`,
+              // As some providers do: the key as sent, normalised, and inside an encoded credential.
+              message: `Incorrect API key provided: ${sentKey}; normalised: ${sentKey.toUpperCase()}; credential: ${Buffer.from(`user:${sentKey}`).toString('base64')}`,
               type: 'invalid_request_error',
             },
           });
@@ -120,6 +133,26 @@ async function startProviders(): Promise<{ url: string; requests: Recorded[]; cl
   return { url: `http://127.0.0.1:${port}`, requests, close: () => new Promise((resolve) => server.close(() => resolve())) };
 }
 
+/** A loopback server answering every request with `answer()`, recording what it was sent. */
+async function startRecorder(
+  answer: () => { status: number; location?: string; body?: unknown },
+): Promise<{ url: string; requests: Recorded[]; close(): Promise<void> }> {
+  const requests: Recorded[] = [];
+  const server = http.createServer((request, response) => {
+    let text = '';
+    request.on('data', (chunk) => (text += chunk));
+    request.on('end', () => {
+      requests.push({ path: request.url ?? '', headers: request.headers, body: text });
+      const { status, location, body } = answer();
+      response.writeHead(status, { 'content-type': 'application/json', ...(location ? { location } : {}) });
+      response.end(JSON.stringify(body ?? {}));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return { url: `http://127.0.0.1:${port}`, requests, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
 for (const dialect of DIALECTS) {
   describe(`playground [${dialect}]`, () => {
     let database: TestDatabase;
@@ -135,6 +168,8 @@ for (const dialect of DIALECTS) {
       database = await createTestDatabase(dialect);
       const config = loadConfig({
         ...AUTH_ENV,
+        // The stand-ins listen on loopback, which base URLs may name only when the operator allows it.
+        SERVICE_ALLOW_PRIVATE_PROVIDER_URLS: 'true',
         SERVICE_WORKING_DIR: database.workingDir,
         SERVICE_PORT: '0',
         SERVICE_GRPC_PORT: '0',
@@ -296,11 +331,34 @@ for (const dialect of DIALECTS) {
       assert.match(unknown.message, /model must be "provider:model" with a provider among openai/);
       const noKey = await failure('groq:llama');
       assert.deepEqual([noKey.status, /no API key for groq: set GROQ_API_KEY/.test(noKey.message)], [422, true]);
+      // A member (and a system key) sees the provider's status, not what it said: that may describe its account or network.
       const missing = await failure('openai:missing-model');
       assert.equal(missing.status, 422);
-      assert.match(missing.message, /openai answered 404: .*missing-model/);
+      assert.match(missing.message, /^422 openai answered 404; an admin can see its message in the server log$/);
       const broken = await failure('openai:broken-model');
       assert.equal(broken.status, 503);
+      assert.match(broken.message, /openai answered 500; an admin can see its message in the server log$/);
+      const system = bearerClient(server.url, (await createSystemKey(admin)).key);
+      const missingForSystem = expectStatus(
+        await system.post('/v1/chat/completions', { model: 'openai:missing-model', messages: [{ role: 'user', content: 'hi' }] }),
+        422,
+      );
+      assert.equal(missingForSystem.body.detail, 'openai answered 404; an admin can see its message in the server log');
+      // An admin sees it.
+      const missingForAdmin = expectStatus(
+        await admin.post('/v1/chat/completions', { model: 'openai:missing-model', messages: [{ role: 'user', content: 'hi' }] }),
+        422,
+      );
+      assert.match(missingForAdmin.body.detail, /^openai answered 404: .*The model `missing-model` does not exist/);
+      // The runs' spans, which every member reads, hold the status only.
+      const spans = expectStatus(await member.get('/v1/projects/playground/spans?limit=100'), 200).body.data as any[];
+      const failedRuns = spans.filter((span) => ['missing-model', 'broken-model'].includes(span.attributes['llm.model_name']));
+      assert.equal(failedRuns.length, 4);
+      for (const span of failedRuns) {
+        assert.equal(span.status_code, 'ERROR');
+        assert.match(span.status_message, /^openai answered (404|500); an admin can see its message in the server log$/);
+      }
+      assert.ok(logLines.join('').includes('The model `missing-model` does not exist'), "the provider's message is in the server log");
 
       // A wrong stored key: the provider's refusal is shown, and the key is not echoed back.
       expectStatus(
@@ -309,22 +367,169 @@ for (const dialect of DIALECTS) {
       );
       const refused = await failure('openai:gpt-test');
       assert.equal(refused.status, 422);
-      assert.match(refused.message, /openai answered 401: Incorrect API key provided: \[key\]/);
-      assert.ok(!refused.message.includes('sk-wrong-key-42'));
+      assert.match(refused.message, /openai answered 401; an admin can see its message in the server log/);
+      const refusedForAdmin = expectStatus(
+        await admin.post('/v1/chat/completions', { model: 'openai:gpt-test', messages: [{ role: 'user', content: 'hi' }] }),
+        422,
+      );
+      assert.match(
+        refusedForAdmin.body.detail,
+        /openai answered 401: Incorrect API key provided: \[key\]; normalised: \[key\]; credential: /,
+      );
+      for (const echo of ['sk-wrong-key-42', 'SK-WRONG-KEY-42', Buffer.from('user:sk-wrong-key-42').toString('base64').slice(4, 20)]) {
+        assert.ok(!refusedForAdmin.body.detail.includes(echo), `no echo of the key: ${echo}`);
+      }
       expectStatus(
         await admin.request('PUT', '/v1/secrets', { body: { secrets: [{ key: 'OPENAI_BASE_URL', value: 'http://127.0.0.1:9/v1' }] } }),
         200,
       );
       const unreachable = await failure('openai:gpt-test');
       assert.equal(unreachable.status, 503);
-      assert.match(unreachable.message, /openai could not be reached/);
+      assert.match(unreachable.message, /openai could not be reached; an admin can see why in the server log$/);
 
       const empty = expectStatus(await member.post('/v1/chat/completions', { model: 'openai:gpt-test', messages: [] }), 422);
       assert.match(empty.body.detail, /messages/);
 
       const logs = logLines.join('');
       assert.ok(logs.length > 0, 'the server logged at trace level');
-      for (const secret of [OPENAI_KEY, ANTHROPIC_KEY, 'sk-wrong-key-42']) assert.ok(!logs.includes(secret), 'no key in any log line');
+      for (const secret of [OPENAI_KEY, ANTHROPIC_KEY, 'sk-wrong-key-42', 'SK-WRONG-KEY-42']) {
+        assert.ok(!logs.includes(secret), 'no key in any log line');
+      }
+    });
+
+    it("follows no provider's redirect: a 307 to another origin fails clearly and the other origin is never called", async () => {
+      const elsewhere = await startRecorder(() => ({ status: 200, body: { id: 'x', object: 'chat.completion', choices: [] } }));
+      const redirector = await startRecorder(() => ({ status: 307, location: `${elsewhere.url}/v1/chat/completions` }));
+      try {
+        const body = {
+          secrets: [
+            { key: 'OPENAI_COMPATIBLE_BASE_URL', value: `${redirector.url}/v1` },
+            { key: 'ANTHROPIC_BASE_URL', value: redirector.url },
+          ],
+        };
+        expectStatus(await admin.request('PUT', '/v1/secrets', { body }), 200);
+        for (const [model, provider] of [
+          ['openai_compatible:m', 'openai_compatible'],
+          ['anthropic:claude-test', 'anthropic'],
+        ] as const) {
+          const answer = await admin.post('/v1/chat/completions', { model, messages: [{ role: 'user', content: 'hi' }] });
+          expectStatus(answer, 422, model);
+          assert.equal(
+            answer.body.detail,
+            `${provider} answered 307: a redirect to ${elsewhere.url} (another origin), which Sightline does not follow: ` +
+              `set ${provider.toUpperCase()}_BASE_URL to the address that answers`,
+          );
+        }
+        assert.equal(redirector.requests.length, 2, 'each provider was called once');
+        assert.equal(elsewhere.requests.length, 0, 'the redirect was not followed');
+      } finally {
+        await redirector.close();
+        await elsewhere.close();
+      }
     });
   });
 }
+
+/** Base URLs an admin may not store (docs/playground.md, "Where the server may call"), with what the 422 must say. */
+const HOSTILE_BASE_URLS: [string, RegExp][] = [
+  ['file:///etc/passwd', /must be an http:\/\/ or https:\/\/ URL .*got a file: URL/],
+  ['gopher://127.0.0.1:6379/_FLUSHALL', /must be an http:\/\/ or https:\/\/ URL/],
+  ['not a url', /must be an http:\/\/ or https:\/\/ URL such as/],
+  ['http://169.254.169.254/latest/meta-data/', /cloud metadata address/],
+  ['http://[fd00:ec2::254]/latest', /cloud metadata address/],
+  ['http://metadata.google.internal/computeMetadata/v1', /cloud metadata address/],
+  ['http://[::ffff:169.254.169.254]/', /cloud metadata address/],
+  [
+    'http://127.0.0.1:11434/v1',
+    /loopback or link-local address; an operator may allow those with SERVICE_ALLOW_PRIVATE_PROVIDER_URLS=true/,
+  ],
+  ['http://0x7f000001/v1', /loopback or link-local/],
+  ['http://localhost:8000/v1', /loopback or link-local/],
+  ['http://[::1]:8000/v1', /loopback or link-local/],
+  ['http://169.254.10.20/v1', /loopback or link-local/],
+  ['http://[fe80::1]/v1', /loopback or link-local/],
+  ['http://0.0.0.0:8000/v1', /loopback or link-local/],
+  ['https://user:secret@api.example.com/v1', /must not hold a user name or password/],
+  ['https://api.example.com/v1?api-version=1', /without a query or fragment/],
+  ['https://api.example.com/v1#top', /without a query or fragment/],
+];
+
+describeEachDialect(
+  'playground: where the server may call, with authentication on',
+  (server) => {
+    let admin: ApiClient;
+    let member: ApiClient;
+    let system: ApiClient;
+    before(async () => {
+      admin = sessionOf(server().url, await setupDefaultAdmin(server().url));
+      member = bearerClient(server().url, (await createActiveUser(server().url, admin, 'member')).key);
+      system = bearerClient(server().url, (await createSystemKey(admin)).key);
+    });
+
+    it('calls no provider nobody configured: ollama has no loopback default with authentication on', async () => {
+      for (const [who, client] of [
+        ['member', member],
+        ['system key', system],
+        ['admin', admin],
+      ] as const) {
+        const answer = await client.post('/v1/chat/completions', { model: 'ollama:llama3', messages: [{ role: 'user', content: 'hi' }] });
+        // Before, the server called http://127.0.0.1:11434 and answered 503 "could not be reached".
+        expectStatus(answer, 422, who);
+        assert.match(answer.body.detail, /^ollama needs a base URL: set OLLAMA_BASE_URL in settings or the environment/, who);
+      }
+    });
+
+    it('refuses hostile base URLs when stored (422 naming the setting), and stores good ones', async () => {
+      for (const [value, reason] of HOSTILE_BASE_URLS) {
+        const answer = await admin.request('PUT', '/v1/secrets', { body: { secrets: [{ key: 'OPENAI_COMPATIBLE_BASE_URL', value }] } });
+        expectStatus(answer, 422, value);
+        assert.match(answer.body.detail, /^OPENAI_COMPATIBLE_BASE_URL /, value);
+        assert.match(answer.body.detail, reason, value);
+        assert.ok(!answer.body.detail.includes('secret@'), 'credentials in a URL are not echoed');
+      }
+      const listed = expectStatus(await admin.get('/v1/secrets'), 200).body.data as { key: string; stored: boolean }[];
+      assert.equal(listed.find((status) => status.key === 'OPENAI_COMPATIBLE_BASE_URL')?.stored, false, 'nothing was stored');
+
+      // Private LAN ranges are allowed by default: self-hosters run models on their network.
+      for (const value of ['https://api.example.com/v1', 'http://10.1.2.3:8000/v1', 'http://192.168.1.20/v1', 'http://[fd12::5]/v1']) {
+        const body = { secrets: [{ key: 'OPENAI_COMPATIBLE_BASE_URL', value }] };
+        expectStatus(await admin.request('PUT', '/v1/secrets', { body }), 200, value);
+      }
+    });
+
+    it('refuses a hostile base URL from the environment at call time', async () => {
+      process.env.XAI_API_KEY = 'sk-xai-test';
+      try {
+        for (const value of ['http://169.254.169.254/latest/meta-data/', 'file:///etc/passwd', 'http://127.0.0.1:9/v1']) {
+          process.env.XAI_BASE_URL = value;
+          const answer = await member.post('/v1/chat/completions', { model: 'xai:grok', messages: [{ role: 'user', content: 'hi' }] });
+          expectStatus(answer, 422, value);
+          assert.match(answer.body.detail, /^XAI_BASE_URL /, value);
+        }
+      } finally {
+        delete process.env.XAI_API_KEY;
+        delete process.env.XAI_BASE_URL;
+      }
+    });
+  },
+  AUTH_ENV,
+);
+
+describeEachDialect('playground: a login-free local server keeps the ollama default', (server) => {
+  it('calls ollama at its loopback default', async () => {
+    const answer = await call(server().url, null, 'POST', '/v1/chat/completions', {
+      body: { model: 'ollama:llama3', messages: [{ role: 'user', content: 'hi' }] },
+    });
+    // Nothing listens on the default port here: the call was made, and failed to connect.
+    expectStatus(answer, 503);
+    assert.match(answer.body.detail, /^ollama could not be reached/);
+  });
+
+  it('refuses loopback base URLs an operator did not allow, even without authentication', async () => {
+    const answer = await call(server().url, null, 'PUT', '/v1/secrets', {
+      body: { secrets: [{ key: 'OLLAMA_BASE_URL', value: 'http://127.0.0.1:11434/v1' }] },
+    });
+    expectStatus(answer, 422);
+    assert.match(answer.body.detail, /SERVICE_ALLOW_PRIVATE_PROVIDER_URLS=true/);
+  });
+});

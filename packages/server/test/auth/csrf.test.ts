@@ -1,4 +1,9 @@
-/** CSRF trusted origins (docs/auth.md, "Protection against guessing and forgery"): Origin, else Referer, must be trusted or the server's own, when the list is set. */
+/**
+ * CSRF (docs/auth.md, "Protection against guessing and forgery"): with SERVICE_CSRF_TRUSTED_ORIGINS
+ * set, Origin (else Referer) must be trusted or the server's own on every request; always, a
+ * state-changing request whose credential is the session cookie must come from the server's own
+ * origin (or a trusted one), as Sec-Fetch-Site, Origin or Referer tell.
+ */
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
 import { describeEachDialect } from '../helpers/server.js';
@@ -120,7 +125,7 @@ for (const [label, value] of [
   describeEachDialect(
     `CSRF with SERVICE_CSRF_TRUSTED_ORIGINS ${label}`,
     (server) => {
-      it('origin and referer headers are not checked', async () => {
+      it('origin and referer headers are not checked on reads and on the login form', async () => {
         const { url } = server();
         const jar = new CookieJar();
         const response = await call(url, { jar }, 'POST', '/auth/login', {
@@ -139,3 +144,93 @@ for (const [label, value] of [
     value === undefined ? AUTH_ENV : { ...AUTH_ENV, SERVICE_CSRF_TRUSTED_ORIGINS: value },
   );
 }
+
+describeEachDialect(
+  'CSRF by default (SERVICE_CSRF_TRUSTED_ORIGINS unset): changes made with the session cookie',
+  (server) => {
+    let admin: TestUser;
+    before(async () => {
+      admin = await setupDefaultAdmin(server().url);
+    });
+    const own = () => new URL(server().url).origin;
+    /** Another origin of the same site: the same host on another port, where SameSite=Strict cookies still go. */
+    const sameSiteOtherPort = () => {
+      const url = new URL(server().url);
+      url.port = String(Number(url.port) === 65535 ? 65534 : Number(url.port) + 1);
+      return url.origin;
+    };
+    const currentUsername = async () =>
+      expectStatus(await sessionOf(server().url, admin).get('/v1/user'), 200).body.data.username as string;
+    const rename = (headers: Record<string, string>) =>
+      sessionOf(server().url, admin).patch('/v1/user', { username: unique('csrf') }, headers);
+
+    it('a no-cors multipart upload from a page of the same site on another port creates no dataset (403)', async () => {
+      const name = unique('csrf-dataset');
+      const form = new FormData();
+      form.append('name', name);
+      form.append('input_keys[]', 'q');
+      form.append('output_keys[]', 'a');
+      form.append('file', new Blob(['q,a\nx,y\n'], { type: 'text/csv' }), 'attack.csv');
+      // What a browser sends for <form>/fetch(no-cors) from that page: the cookie, its Origin, and Sec-Fetch-Site.
+      const response = await fetch(`${server().url}/v1/datasets/upload`, {
+        method: 'POST',
+        body: form,
+        headers: {
+          cookie: admin.jar.header()!,
+          origin: sameSiteOtherPort(),
+          'sec-fetch-site': 'same-site',
+          'sec-fetch-mode': 'no-cors',
+        },
+      });
+      assert.equal(response.status, 403);
+      const body = (await response.json()) as { detail: string };
+      assert.match(body.detail, /^untrusted origin: a change made with your session must come from Sightline's own pages/);
+      const datasets = expectStatus(await sessionOf(server().url, admin).get('/v1/datasets?limit=1000'), 200).body.data as {
+        name: string;
+      }[];
+      assert.ok(!datasets.some((dataset) => dataset.name === name), 'no dataset was created');
+    });
+
+    it('refuses other origins, same-site or cross-site, by Origin, Referer or Sec-Fetch-Site; nothing changes', async () => {
+      for (const headers of [
+        { origin: sameSiteOtherPort() },
+        { origin: 'https://evil.example' },
+        { origin: 'null' },
+        { referer: `${sameSiteOtherPort()}/attack.html` },
+        { 'sec-fetch-site': 'same-site' },
+        { 'sec-fetch-site': 'cross-site' },
+        { 'sec-fetch-site': 'cross-site', referer: `${own()}/settings` },
+        { origin: own().replace('http:', 'https:') },
+      ] as Record<string, string>[]) {
+        const before = await currentUsername();
+        const response = await rename(headers);
+        expectStatus(response, 403, JSON.stringify(headers));
+        assert.equal(await currentUsername(), before, `${JSON.stringify(headers)}: nothing changed`);
+      }
+      const logout = await sessionOf(server().url, admin).post('/auth/logout', undefined, { origin: 'https://evil.example' });
+      expectStatus(logout, 403, 'logout from another site');
+      expectStatus(await sessionOf(server().url, admin).get('/v1/user'), 200, 'the session survived');
+    });
+
+    it("passes the server's own pages, the user's own navigation, and scripts without browser headers", async () => {
+      for (const headers of [
+        { origin: own() },
+        { referer: `${own()}/settings` },
+        { 'sec-fetch-site': 'same-origin' },
+        { 'sec-fetch-site': 'none' },
+        // Behind a proxy that rewrites the Host, the browser's word still counts.
+        { 'sec-fetch-site': 'same-origin', origin: 'https://sightline.example' },
+        {},
+      ] as Record<string, string>[]) {
+        expectStatus(await rename(headers), 200, JSON.stringify(headers));
+      }
+    });
+
+    it('does not apply to API keys (not ambient credentials) nor to reads', async () => {
+      const keyed = bearerClient(server().url, admin.key);
+      expectStatus(await keyed.patch('/v1/user', { username: unique('csrf') }, { origin: 'https://evil.example' }), 200, 'API key');
+      expectStatus(await sessionOf(server().url, admin).get('/v1/user', { origin: 'https://evil.example' }), 200, 'read');
+    });
+  },
+  AUTH_ENV,
+);

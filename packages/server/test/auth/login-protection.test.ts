@@ -1,4 +1,7 @@
-/** Login protection: the per-email lockout after 5 failures, and the per-IP rate limit on /auth/login (counted in the database). */
+/**
+ * Login protection: the per-email lockout after 5 failures, and the per-IP rate limit on /auth/login
+ * (counted in the database); password guesses through PATCH /v1/user share both.
+ */
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
 import { describeEachDialect } from '../helpers/server.js';
@@ -106,4 +109,62 @@ describeEachDialect(
     });
   },
   { SERVICE_ENABLE_AUTH: 'true', SERVICE_SECRET: AUTH_ENV.SERVICE_SECRET! },
+);
+
+describeEachDialect(
+  'password guesses through PATCH /v1/user share the login limits',
+  (server) => {
+    let admin: TestUser;
+    before(async () => {
+      admin = await setupDefaultAdmin(server().url);
+    });
+    /** A password change with `current` as the current password, from the client address given (behind the trusted loopback proxy). */
+    const guess = (user: TestUser, current: string, client = '192.0.2.1') =>
+      sessionOf(server().url, user).patch(
+        '/v1/user',
+        { password: 'a-brand-new-password', current_password: current },
+        { 'x-forwarded-for': client },
+      );
+
+    it('a stolen session gets 5 guesses of the password: then 429 with Retry-After, even with the right one, and login is locked too', async () => {
+      const { url } = server();
+      const victim = await createActiveUser(url, sessionOf(url, admin), 'member');
+      for (let i = 0; i < 5; i++) expectStatus(await guess(victim, `${WRONG}-${i}`), 403, `guess ${i + 1}`);
+      const locked = expectStatus(await guess(victim, victim.password), 429, 'the right password while locked');
+      assert.match(locked.body.detail, /^too many wrong passwords for this account; try again in \d+ seconds$/);
+      assertRetryAfter(locked, 300);
+      expectStatus(await loginRequest(url, victim.email, victim.password), 429, 'the same limit as login');
+      expectStatus(await sessionOf(url, victim).get('/v1/user'), 200, 'the password did not change; the session lives on');
+    });
+
+    it('a right password before the 5th wrong one resets the count', async () => {
+      const { url } = server();
+      const user = await createActiveUser(url, sessionOf(url, admin), 'member');
+      for (let i = 0; i < 4; i++) expectStatus(await guess(user, WRONG), 403, `guess ${i + 1}`);
+      expectStatus(await guess(user, user.password), 200);
+    });
+
+    it('per IP: the 31st request with current_password within a minute → 429; renames are not counted', async () => {
+      const { url } = server();
+      const user = await createActiveUser(url, sessionOf(url, admin), 'member');
+      const client = '198.51.100.7'; // an address of its own: the other tests' guesses do not count here
+      for (let i = 0; i < 35; i++) {
+        const rename = await sessionOf(url, user).patch('/v1/user', { username: unique('rename') }, { 'x-forwarded-for': client });
+        expectStatus(rename, 200, `rename ${i + 1}`);
+      }
+      const answers = [];
+      for (let i = 0; i < 31; i++) answers.push(await guess(user, WRONG, client));
+      // 5 wrong guesses, then the account's lock, then the address's limit.
+      const kinds = answers.map((answer) =>
+        answer.status === 429
+          ? /^too many requests; retry in \d+ seconds$/.test(answer.body.detail)
+            ? 'address'
+            : 'account'
+          : answer.status,
+      );
+      assert.deepEqual(kinds, [...Array(5).fill(403), ...Array(25).fill('account'), 'address']);
+      assertRetryAfter(answers[30]!, 60);
+    });
+  },
+  { SERVICE_ENABLE_AUTH: 'true', SERVICE_SECRET: AUTH_ENV.SERVICE_SECRET!, SERVICE_TRUSTED_PROXIES: 'loopback' },
 );

@@ -149,14 +149,16 @@ describeEachDialect(
         expectStatus(await viewer(url, other), 200, 'another session of the same user');
       });
 
-      it('logout (GET) revokes the session and redirects to the login page', async () => {
+      it('GET /auth/logout (an <img> on any page) logs nobody out: 405, POST only', async () => {
         const { url } = server();
         const jar = await login(url, admin.email, admin.password);
-        const stale = jar.clone();
         const response = await sessionOf(url, { jar }).get('/auth/logout');
-        expectStatus(response, 302);
-        assert.equal(response.headers.get('location'), '/login');
-        expectStatus(await viewer(url, stale), 401);
+        expectStatus(response, 405);
+        assert.equal(response.headers.get('allow'), 'POST');
+        assert.match(response.body.detail, /^log out with POST \/auth\/logout/);
+        assert.equal(response.headers.getSetCookie().length, 0, 'no cookie is cleared');
+        expectStatus(await viewer(url, jar), 200, 'the session lives on');
+        expectStatus(await refresh(url, jar), 204, 'and so does its refresh token');
       });
 
       it('logout with the access token as Bearer revokes that session', async () => {

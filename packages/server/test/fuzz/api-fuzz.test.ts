@@ -2,8 +2,9 @@
  * Fuzz of the REST API with authentication on (docs/security.md, "Fuzzing"): login, password
  * change and reset bodies; forged, tampered, expired, oversized and mistyped session tokens in
  * cookies and headers; random query strings and path parameters on every GET route of the
- * permission table (so a new route is fuzzed without anyone listing it); and dataset uploads as
- * multipart forms with broken CSV, JSONL, encodings and framing. Each loop stops by itself after a
+ * permission table (so a new route is fuzzed without anyone listing it); dataset uploads as
+ * multipart forms with broken CSV, JSONL, encodings and framing; and provider settings with
+ * hostile base URLs and keys. Each loop stops by itself after a
  * count or FUZZ_SECONDS. Rules: no 5xx, no 2xx for a forged credential, and the server stays up.
  */
 import assert from 'node:assert/strict';
@@ -26,6 +27,7 @@ import {
   type TestUser,
 } from '../helpers/auth.js';
 import { newSpanId, newTraceId } from '../helpers/otlp-bodies.js';
+import { PROVIDERS } from '../../src/playground/providers.js';
 import {
   WEIRD_STRINGS,
   WEIRD_VALUES,
@@ -43,6 +45,38 @@ import {
 } from '../helpers/fuzz.js';
 
 const FILE = 'packages/server/test/fuzz/api-fuzz.test.ts';
+/** Every provider setting an admin may store (docs/playground.md). */
+const PROVIDER_SETTINGS = Object.values(PROVIDERS).flatMap((provider) => [
+  provider.baseUrlName,
+  ...(provider.keyName ? [provider.keyName] : []),
+]);
+/** Base URLs that must be refused with 422 (docs/playground.md, "Where the server may call"). */
+const HOSTILE_BASE_URLS = [
+  'file:///etc/passwd',
+  'gopher://127.0.0.1:6379/_INFO',
+  'not a url',
+  'javascript:alert(1)',
+  'data:text/plain,hi',
+  'ftp://files.example.com/',
+  'http://169.254.169.254/latest/meta-data/',
+  'http://[fd00:ec2::254]/',
+  'http://metadata.google.internal/',
+  'http://[::ffff:a9fe:a9fe]/',
+  'http://127.0.0.1:11434/v1',
+  'http://2130706433/',
+  'http://0177.0.0.1/',
+  'http://localhost./v1',
+  'http://a.localhost/v1',
+  'http://[::1]/',
+  'http://[0:0:0:0:0:0:0:1]/',
+  'http://0.0.0.0/',
+  'http://[fe80::1%25eth0]/',
+  'https://user:pass@api.example.com/v1',
+  'https://:pass@api.example.com/v1',
+  'https://api.example.com/v1?key=x',
+  'https://api.example.com/v1?',
+  'https://api.example.com/v1#x',
+];
 /** The string with the characters an HTTP header cannot carry replaced (Node refuses to send them). */
 const headerSafe = (text: string) => text.replace(/[^\t\x20-\x7e\x80-\xff]/g, '?');
 const b64 = (value: unknown) => Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
@@ -351,9 +385,9 @@ describeEachDialect(
       const document = (await (await fetch(`${server().url}/openapi.json`)).json()) as {
         paths: Record<string, { get?: { parameters?: { name: string; in: string; schema?: Record<string, unknown> }[] } }>;
       };
-      // GET /auth/logout ends the session it is sent with; every other GET only reads.
+      // Every GET only reads (GET /auth/logout included: logging out is POST only).
       const routes = permissionRows()
-        .filter(([method, pattern]) => method === 'GET' && pattern !== '/auth/logout')
+        .filter(([method]) => method === 'GET')
         .map(([, pattern]) => {
           const openApiPath = pattern.replace(/:([A-Za-z_]+)/g, '{$1}');
           const parameters = (document.paths[openApiPath]?.get?.parameters ?? []).filter((parameter) => parameter.in === 'query');
@@ -490,6 +524,47 @@ describeEachDialect(
             c.body,
           );
           return judge(answer, `${c.contentType} ${preview(c.body, 400)}`);
+        },
+      });
+      context.diagnostic(describeSummary(summary));
+      assertNoFailures(summary, FILE);
+      assert.ok((summary.outcomes['200'] ?? 0) > 0 && (summary.outcomes['422'] ?? 0) > 0, describeSummary(summary));
+    });
+
+    it('provider settings: hostile base URLs and keys', { timeout: 60_000 }, async (context) => {
+      const adminCookie = `${ACCESS_COOKIE}=${admin.jar.get(ACCESS_COOKIE)}`;
+      const summary = await fuzzLoop({
+        name: 'provider-settings',
+        maxCases: 2000,
+        generate: (rng) => {
+          const setting = rng.pick(PROVIDER_SETTINGS);
+          const baseUrl = setting.endsWith('_BASE_URL');
+          // Known-bad base URLs must never be stored; the rest may or may not be.
+          const hostile = baseUrl && rng.chance(0.5);
+          let value: unknown = hostile
+            ? rng.pick(HOSTILE_BASE_URLS)
+            : rng.pick([...WEIRD_STRINGS, ...HOSTILE_BASE_URLS, 'https://api.example.com/v1', `sk-${randomBytes(24).toString('hex')}`]);
+          if (!hostile && typeof value === 'string' && rng.chance(0.3)) value = mutateBytes(rng, Buffer.from(value)).toString('latin1');
+          if (!hostile && rng.chance(0.05)) value = rng.pick([null, 42, true, { href: 'http://169.254.169.254/' }, ['x']]);
+          const key = rng.chance(0.9) ? setting : rng.pick(WEIRD_STRINGS);
+          const entries: Record<string, unknown>[] = [{ key, value }];
+          if (rng.chance(0.1)) entries.push({ ...entries[0]! });
+          const intact = rng.chance(0.85);
+          const body = intact ? Buffer.from(JSON.stringify({ secrets: entries })) : fuzzedJson(rng, { secrets: entries });
+          // A mutated body may have turned the hostile value into anything.
+          return { hostile: hostile && intact, key, value, body, list: rng.chance(0.1) };
+        },
+        run: async (c) => {
+          if (c.list) return judge(await send('GET', '/v1/secrets', { cookie: adminCookie }), 'GET /v1/secrets');
+          const answer = await send('PUT', '/v1/secrets', { cookie: adminCookie, 'content-type': 'application/json' }, c.body);
+          const what = `PUT /v1/secrets ${preview(c.body)}`;
+          // A refused base URL stored is the failure this loop hunts; a value echoed back is another
+          // (an unknown setting's name is named in its 422, whatever it holds).
+          if (c.hostile && answer.status < 300) return { outcome: 'hostile base URL stored', failure: `${answer.status} for ${what}` };
+          if (typeof c.value === 'string' && c.value !== c.key && c.value.length >= 12 && answer.body.includes(c.value)) {
+            return { outcome: 'value echoed', failure: `the answer holds the value: ${answer.status} for ${what}` };
+          }
+          return judge(answer, what);
         },
       });
       context.diagnostic(describeSummary(summary));

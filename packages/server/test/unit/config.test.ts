@@ -54,6 +54,7 @@ describe('loadConfig: defaults', () => {
       defaultAdminInitialPassword: 'admin',
       disableRateLimit: false,
       trustedProxies: [],
+      allowPrivateProviderUrls: false,
       smtp: null,
       idps: [],
       ingest: {

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { costOf, createCostLookup, type PricedModel } from '../../src/costs/cost-lookup.js';
 import { DEFAULT_MODELS } from '../../src/costs/default-models.js';
+import { compileModelPattern } from '../../src/costs/model-pattern.js';
 
 const shipped: PricedModel[] = DEFAULT_MODELS.map((model, index) => ({ ...model, id: index + 1, isBuiltIn: true }));
 const usage = (promptTokens: number, completionTokens: number, cacheReadTokens = 0, cacheWriteTokens = 0) => ({
@@ -79,5 +80,40 @@ describe('span cost', () => {
   it('never prices more cached tokens than the prompt had', () => {
     const cost = costOf(usage(100, 0, 500), sonnet);
     assert.ok(Math.abs(cost.promptCost - (100 * 0.3) / 1e6) < 1e-12);
+  });
+});
+
+describe('model patterns are matched in linear time (docs/costs.md, "Patterns")', () => {
+  const override = (namePattern: string): PricedModel => ({
+    id: 1000,
+    name: 'evil',
+    provider: null,
+    namePattern,
+    isBuiltIn: false,
+    inputPerMillion: 1,
+    outputPerMillion: 1,
+    cacheReadPerMillion: null,
+    cacheWritePerMillion: null,
+  });
+
+  it('an admin pattern such as ^(a+)+$ answers at once on a name that backtracking needs seconds for', () => {
+    const lookup = createCostLookup([override('^(a+)+$'), ...shipped]);
+    const started = performance.now();
+    // JavaScript's RegExp takes about 2 s for 25 a's and doubles with each more: 29 take half a minute.
+    assert.equal(lookup.find(`${'a'.repeat(29)}!`, null), null);
+    assert.equal(lookup.find('a'.repeat(5000), null)?.name, 'evil');
+    const elapsed = performance.now() - started;
+    assert.ok(elapsed < 1000, `matched in ${Math.round(elapsed)} ms`);
+  });
+
+  it('the engine refuses what needs backtracking: backreferences and lookaround (422)', () => {
+    for (const pattern of ['(a)\\1', '^(?=gpt)', '(?!x)y', '(?<=a)b', '(?<name>a)\\k<name>']) {
+      assert.throws(
+        () => compileModelPattern(pattern),
+        /name_pattern is not a valid regular expression: .*no backreferences or lookaround/,
+        pattern,
+      );
+    }
+    assert.ok(compileModelPattern('^(?:[\\w-]+/)?gpt-4o(?:-\\d{4})?$').test('Org/GPT-4o-2024'), "the shipped patterns' syntax works");
   });
 });

@@ -1,6 +1,6 @@
 /** `/auth/*`: configuration for the login page, login, logout and token refresh. */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { authRateLimit } from './auth-rate-limit.js';
+import { authRateLimit } from '../shared/rate-limits.js';
 import type {} from '@fastify/cookie';
 import type {} from '@fastify/rate-limit';
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -8,7 +8,7 @@ import type { Config } from '../../config.js';
 import { ACCESS_COOKIE, REFRESH_COOKIE, clearAuthCookies, setSessionCookies } from '../../http/cookies.js';
 import type { LoginSessionsService } from '../../auth/login-sessions-service.js';
 import { UnauthenticatedError } from '@sightline/common';
-import { AuthConfig, NoContent, Redirect } from './auth-schemas.js';
+import { AuthConfig, NoContent } from './auth-schemas.js';
 import { errors } from '../shared/schemas.js';
 
 export interface AuthRoutesOptions {
@@ -84,21 +84,14 @@ export async function authRoutes(instance: FastifyInstance, { config, sessions }
       return reply.code(204).send(null);
     },
   );
-  app.get(
-    '/auth/logout',
-    {
-      schema: {
-        tags,
-        summary: 'Log out and go to the login page',
-        operationId: 'logoutRedirect',
-        response: { 302: Redirect('To the login page') },
-      },
-    },
-    async (request, reply) => {
-      await logout(request);
-      clearAuthCookies(reply, config);
-      return reply.redirect(`${config.hostRootPath}/login`, 302);
-    },
+  // Logging out changes state, so it is POST only: a GET could be sent by any page (an <img>, a
+  // link) to sign the user out. No client of this server uses GET (the UI posts; Phoenix's
+  // clients use API keys); the route stays to say so (docs/auth.md, "Credentials").
+  app.get('/auth/logout', { schema: { hide: true } }, async (_request, reply) =>
+    reply
+      .code(405)
+      .header('allow', 'POST')
+      .send({ detail: 'log out with POST /auth/logout: a GET could be sent by any page (an image, a link) to sign you out' }),
   );
 
   app.post(

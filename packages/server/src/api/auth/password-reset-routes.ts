@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from '../../config.js';
 import type { PasswordResetService } from '../../auth/password-reset-service.js';
-import { authRateLimit } from './auth-rate-limit.js';
+import { authRateLimit } from '../shared/rate-limits.js';
 import { NoContent } from './auth-schemas.js';
 import { errors } from '../shared/schemas.js';
 

@@ -137,6 +137,11 @@ export async function playgroundRoutes(
           },
         },
         abort.signal,
+        // A provider's error message may describe its account or network: admins only (docs/playground.md, "Errors").
+        {
+          seesProviderMessages:
+            request.principal.kind === 'anonymous' || (request.principal.kind === 'user' && request.principal.user.role === 'admin'),
+        },
       );
       const id = `chatcmpl-${randomBytes(12).toString('hex')}`;
       const created = Math.floor(Date.now() / 1000);

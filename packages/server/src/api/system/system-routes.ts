@@ -6,12 +6,12 @@ export async function systemRoutes(app: FastifyInstance) {
   app.get(
     '/healthz',
     { schema: { summary: 'Liveness probe', tags: ['system'], response: { 200: { type: 'string' } } } },
-    async (_request, reply) => reply.type('text/plain').send('OK'),
+    async (_request, reply) => reply.type('text/plain; charset=utf-8').send('OK'),
   );
   app.get(
     '/arize_phoenix_version',
     { schema: { summary: 'Phoenix-compatible server version', tags: ['system'], response: { 200: { type: 'string' } } } },
-    async (_request, reply) => reply.type('text/plain').send(PHOENIX_COMPATIBLE_VERSION),
+    async (_request, reply) => reply.type('text/plain; charset=utf-8').send(PHOENIX_COMPATIBLE_VERSION),
   );
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 }

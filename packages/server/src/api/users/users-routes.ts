@@ -9,6 +9,8 @@ import { presentUser } from './users-presenters.js';
 import { requireUser } from '../shared/principal.js';
 import { User, Viewer, NoContent } from '../auth/auth-schemas.js';
 import { errors, Page } from '../shared/schemas.js';
+import { passwordGuessRateLimit } from '../shared/rate-limits.js';
+import type { Config } from '../../config.js';
 
 const UserId = Type.Object({ user_id: Type.String() });
 
@@ -18,7 +20,7 @@ function userIdOf(value: string): number {
   return id;
 }
 
-export async function usersRoutes(instance: FastifyInstance, { users }: { users: UsersService }) {
+export async function usersRoutes(instance: FastifyInstance, { users, config }: { users: UsersService; config: Config }) {
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
   const tags = ['users'];
 
@@ -43,6 +45,7 @@ export async function usersRoutes(instance: FastifyInstance, { users }: { users:
   app.patch(
     '/v1/user',
     {
+      config: passwordGuessRateLimit(config),
       schema: {
         tags,
         summary: 'Change your own username, or your password (with the current one)',
