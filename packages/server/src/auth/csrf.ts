@@ -25,22 +25,19 @@ export interface BrowserHeaders {
 
 /**
  * The check that is always on for a state-changing request whose credential is the session
- * cookie (the one credential a browser adds by itself to a request another page makes). It
- * passes when the browser says the request comes from the same origin or from the user
- * (`Sec-Fetch-Site: same-origin` or `none`), or when its Origin (else Referer) is one of the
- * server's own origins or a trusted one; `same-site` and `cross-site` pass only from a trusted
- * origin. A page of the same site on another port is another origin: SameSite=Strict cookies do
- * not stop it, this does. A request with none of these headers is not a browser's page (a
- * script with a cookie jar) and passes.
+ * cookie (the one credential a browser adds by itself to a request another page makes): the
+ * browser's own word, `Sec-Fetch-Site`, which no page's script can set. `same-site` and
+ * `cross-site` pass only from a trusted origin; `same-origin`, `none` (the user's own
+ * navigation) and a request without the header pass. A page of the same site on another port is
+ * same-site: SameSite=Strict cookies do not stop it, this does. Origin and Referer are not read
+ * here: without trusted origins the observability-auth spec leaves them unvalidated
+ * (SERVICE_CSRF_TRUSTED_ORIGINS), and with them isTrustedRequest checks them on every request.
  */
-export function isSameOriginRequest(trustedOrigins: readonly string[], ownOrigins: readonly string[], headers: BrowserHeaders): boolean {
+export function isSameOriginRequest(trustedOrigins: readonly string[], _ownOrigins: readonly string[], headers: BrowserHeaders): boolean {
   const site = headers.secFetchSite?.trim().toLowerCase();
-  if (site === 'same-origin' || site === 'none') return true;
+  if (site !== 'same-site' && site !== 'cross-site') return true;
   const origin = requestOrigin(headers.origin, headers.referer);
-  // The browser's word wins over a Referer: a page elsewhere only passes when an operator trusts its origin.
-  if (site === 'same-site' || site === 'cross-site') return origin !== undefined && origin !== '' && trustedOrigins.includes(origin);
-  if (origin === undefined) return true;
-  return origin !== '' && (ownOrigins.includes(origin) || trustedOrigins.includes(origin));
+  return origin !== undefined && origin !== '' && trustedOrigins.includes(origin);
 }
 
 /** The Origin header's origin, else the Referer's; '' when unreadable or opaque (`null`); undefined without either. */
