@@ -20,6 +20,8 @@ declare module 'fastify' {
   }
   interface FastifyContextConfig {
     permission?: RouteRule;
+    /** A GET that changes state (GET /auth/logout, as the contract has it): the CSRF check applies as to a POST. */
+    changesState?: boolean;
   }
 }
 
@@ -69,7 +71,7 @@ async function authPlugin(app: FastifyInstance, { config, authenticator }: AuthP
       throw new ForbiddenError('untrusted origin');
     }
     if (
-      !SAFE_METHODS.has(request.method) &&
+      (!SAFE_METHODS.has(request.method) || request.routeOptions.config.changesState === true) &&
       request.headers.authorization === undefined &&
       (request.cookies[ACCESS_COOKIE] !== undefined || request.cookies[REFRESH_COOKIE] !== undefined) &&
       !isSameOriginRequest(config.csrfTrustedOrigins, own, {

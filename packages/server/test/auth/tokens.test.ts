@@ -149,14 +149,24 @@ describeEachDialect(
         expectStatus(await viewer(url, other), 200, 'another session of the same user');
       });
 
-      it('GET /auth/logout (an <img> on any page) logs nobody out: 405, POST only', async () => {
+      it('GET /auth/logout revokes the session and redirects to the login page', async () => {
         const { url } = server();
         const jar = await login(url, admin.email, admin.password);
+        const stale = jar.clone();
         const response = await sessionOf(url, { jar }).get('/auth/logout');
-        expectStatus(response, 405);
-        assert.equal(response.headers.get('allow'), 'POST');
-        assert.match(response.body.detail, /^log out with POST \/auth\/logout/);
-        assert.equal(response.headers.getSetCookie().length, 0, 'no cookie is cleared');
+        expectStatus(response, 302);
+        assert.equal(response.headers.get('location'), '/login');
+        expectStatus(await viewer(url, stale), 401);
+      });
+
+      it('GET /auth/logout from an <img> on another site (Sec-Fetch-Site: cross-site or same-site) logs nobody out: 403', async () => {
+        const { url } = server();
+        const jar = await login(url, admin.email, admin.password);
+        for (const site of ['cross-site', 'same-site']) {
+          const response = await sessionOf(url, { jar }).get('/auth/logout', { 'sec-fetch-site': site, 'sec-fetch-dest': 'image' });
+          expectStatus(response, 403, site);
+          assert.equal(response.headers.getSetCookie().length, 0, 'no cookie is cleared');
+        }
         expectStatus(await viewer(url, jar), 200, 'the session lives on');
         expectStatus(await refresh(url, jar), 204, 'and so does its refresh token');
       });

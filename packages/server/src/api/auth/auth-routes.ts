@@ -8,7 +8,7 @@ import type { Config } from '../../config.js';
 import { ACCESS_COOKIE, REFRESH_COOKIE, clearAuthCookies, setSessionCookies } from '../../http/cookies.js';
 import type { LoginSessionsService } from '../../auth/login-sessions-service.js';
 import { UnauthenticatedError } from '@sightline/common';
-import { AuthConfig, NoContent } from './auth-schemas.js';
+import { AuthConfig, NoContent, Redirect } from './auth-schemas.js';
 import { errors } from '../shared/schemas.js';
 
 export interface AuthRoutesOptions {
@@ -84,14 +84,25 @@ export async function authRoutes(instance: FastifyInstance, { config, sessions }
       return reply.code(204).send(null);
     },
   );
-  // Logging out changes state, so it is POST only: a GET could be sent by any page (an <img>, a
-  // link) to sign the user out. No client of this server uses GET (the UI posts; Phoenix's
-  // clients use API keys); the route stays to say so (docs/auth.md, "Credentials").
-  app.get('/auth/logout', { schema: { hide: true } }, async (_request, reply) =>
-    reply
-      .code(405)
-      .header('allow', 'POST')
-      .send({ detail: 'log out with POST /auth/logout: a GET could be sent by any page (an image, a link) to sign you out' }),
+  // The contract keeps Phoenix's GET logout (a link to sign out). A GET can be sent by any page (an
+  // <img>), so it is checked as a change: what the browser marks as another site is refused
+  // (http/auth-plugin.ts, docs/auth.md "Credentials").
+  app.get(
+    '/auth/logout',
+    {
+      config: { changesState: true },
+      schema: {
+        tags,
+        summary: 'Log out and go to the login page',
+        operationId: 'logoutRedirect',
+        response: { 302: Redirect('To the login page'), ...errors() },
+      },
+    },
+    async (request, reply) => {
+      await logout(request);
+      clearAuthCookies(reply, config);
+      return reply.redirect(`${config.hostRootPath}/login`, 302);
+    },
   );
 
   app.post(

@@ -63,3 +63,4 @@ export const AuthConfig = Type.Object(
 );
 
 export const NoContent = (description: string) => Type.Null({ description });
+export const Redirect = (description: string) => Type.Null({ description });
