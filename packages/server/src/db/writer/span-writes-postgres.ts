@@ -21,6 +21,9 @@ import { MERGE_USER_ID, sessionsOf, tracesOf, type TraceInBatch } from './span-w
  * writers' foreign keys take on the project; it still holds until the commit, so a batch upserts
  * its projects in name order (see projectIdsOf).
  */
+/** The ones of the given project ids that are not deleted. */
+const LIVE_PROJECTS = 'SELECT id FROM projects WHERE id = ANY($1::bigint[]) AND deleted_at IS NULL';
+
 const UPSERT_PROJECT = `
   INSERT INTO projects (name, description, created_at, updated_at) VALUES ($1, NULL, $2, $2)
   ON CONFLICT (name) DO UPDATE SET updated_at = projects.updated_at
@@ -170,6 +173,23 @@ export class PostgresSpanWriter {
       const cached = this.projectIds.get(name);
       if (cached === undefined) missing.push(name);
       else ids.set(name, cached);
+    }
+    if (ids.size > 0) {
+      // Another replica may have deleted a cached project: it keeps its row (renamed) until the
+      // retention job purges it, so a stale id would not fail its foreign key (docs/api.md,
+      // "Deleting projects"). One look-up by primary key per batch.
+      const live = await client.query<{ id: string }>({
+        name: 'live-projects',
+        text: LIVE_PROJECTS,
+        values: [[...ids.values()]],
+      });
+      const liveIds = new Set(live.rows.map((row) => Number(row.id)));
+      for (const [name, id] of ids) {
+        if (liveIds.has(id)) continue;
+        ids.delete(name);
+        this.projectIds.delete(name);
+        missing.push(name);
+      }
     }
     missing.sort();
     const now = new Date().toISOString();
