@@ -2,7 +2,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import multipart, { type Multipart } from '@fastify/multipart';
 import { type Static, Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { DomainError, InvalidInputError, TooLargeError } from '@sightline/common';
+import { DomainError, InvalidInputError, TooLargeError, UnsupportedError } from '@sightline/common';
 import type { Readable } from 'node:stream';
 import {
   type DatasetsService,
@@ -178,11 +178,26 @@ async function uploadForm(request: FastifyRequest, datasets: DatasetsService): P
   throw new InvalidInputError('the form has no file: send a CSV or JSONL file in the field "file"');
 }
 
-export async function datasetsRoutes(instance: FastifyInstance, { datasets }: { datasets: DatasetsService }) {
+/** The 415 of an upload that is neither JSON nor a form. */
+const unsupportedType = (request: FastifyRequest) =>
+  new UnsupportedError(
+    `unsupported content type ${JSON.stringify(request.headers['content-type'] ?? '')}: send the examples as application/json, or a CSV or JSONL file as multipart/form-data`,
+  );
+
+/** The body is JSON (application/json, any parameters): an empty body with another type was never parsed. */
+const isJson = (request: FastifyRequest) => /^application\/json\s*(;|$)/i.test(request.headers['content-type'] ?? '');
+
+/**
+ * `POST /v1/datasets/upload` in a scope of its own, with the body parsers it accepts: a form
+ * (multipart/form-data) or JSON; any other type is 415 naming both, before the body is read.
+ */
+async function uploadRoute(instance: FastifyInstance, { datasets }: { datasets: DatasetsService }) {
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
   const tags = ['datasets'];
-
-  // CSV and JSONL files arrive as multipart/form-data: the file streams into the parser, never held whole.
+  // A form's file streams into the parser, never held whole; JSON keeps the default parser. Plain
+  // text would reach the handler as a string (a 500 once): it is refused with the other types.
+  instance.removeContentTypeParser('text/plain');
+  instance.addContentTypeParser('*', (request, _payload, done) => done(unsupportedType(request), undefined));
   await app.register(multipart, {
     limits: { fileSize: MAX_FILE_BYTES, files: 1, fields: 200, fieldSize: 64 * 1024, parts: 220 },
     throwFileSizeLimit: true,
@@ -207,6 +222,7 @@ export async function datasetsRoutes(instance: FastifyInstance, { datasets }: { 
       },
     },
     async (request) => {
+      if (!request.isMultipart() && !isJson(request)) throw unsupportedType(request);
       const result = request.isMultipart()
         ? await uploadForm(request, datasets)
         : await datasets.upload(fromJson(request.body as Static<typeof UploadDatasetBody>));
@@ -221,6 +237,13 @@ export async function datasetsRoutes(instance: FastifyInstance, { datasets }: { 
       };
     },
   );
+}
+
+export async function datasetsRoutes(instance: FastifyInstance, { datasets }: { datasets: DatasetsService }) {
+  const app = instance.withTypeProvider<TypeBoxTypeProvider>();
+  const tags = ['datasets'];
+
+  await app.register(uploadRoute, { datasets });
 
   app.get(
     '/v1/datasets',
