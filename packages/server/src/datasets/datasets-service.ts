@@ -3,10 +3,10 @@
  * the examples sent (a declarative update), each writing one new immutable version; reads of any
  * version; deletion. Knows nothing of HTTP: routes decode ids, this throws domain errors.
  *
- * A list of examples (a JSON body) is written in one transaction. A stream of examples (a file)
- * is written in batches as it arrives, each in its own short transaction, into a pending version
- * that readers do not see; one last transaction completes it. A failed upload deletes what it
- * wrote. One upload at a time per dataset (docs/datasets.md, "Uploads").
+ * The examples of an upload (a JSON body or a file) arrive as a stream and are written in batches
+ * as they arrive, each in its own short transaction, into a pending version that readers do not
+ * see; one last transaction completes it. A failed upload deletes what it wrote. One upload at a
+ * time per dataset (docs/datasets.md, "Uploads").
  */
 import { createHash } from 'node:crypto';
 import { ConflictError, InvalidInputError, NotFoundError } from '@sightline/common';
@@ -38,17 +38,28 @@ export interface ExampleInput {
   sourceSpanId: string | null;
 }
 
+/**
+ * One example of an upload whose documents are JSON text already (a JSON body, read as tokens:
+ * json-examples.ts), the text JSON.stringify gives: stored as it is, never parsed.
+ */
+export interface ExampleText {
+  input: string;
+  output: string;
+  metadata: string;
+  externalId: string | null;
+  sourceSpanId: string | null;
+}
+
 export interface UploadInput {
   action: UploadAction;
   name: string;
   description: string | null;
   metadata: Json;
   /**
-   * A list (a JSON body, already in memory: written in one transaction) or a stream (a file:
-   * written in batches as it arrives, never held whole). An error thrown by the stream fails the
-   * upload, which then stores nothing, and is rethrown as it is.
+   * The examples as they arrive (a JSON body or a file, never held whole): written in batches.
+   * An error thrown by the stream fails the upload, which then stores nothing, and is rethrown as it is.
    */
-  examples: ExampleInput[] | AsyncIterable<ExampleInput>;
+  examples: AsyncIterable<ExampleInput> | AsyncIterable<ExampleText>;
 }
 
 export interface UploadResult {
@@ -91,19 +102,14 @@ const INDEX_PAGE = 2000;
  * hash). It keeps no reference to the parsed objects, so that they die young: what a batch holds
  * while it waits for its transaction is a few strings per row (docs/performance.md, "Dataset upload").
  */
-interface Prepared {
-  externalId: string | null;
-  sourceSpanId: string | null;
-  input: string;
-  output: string;
-  metadata: string;
-}
+type Prepared = ExampleText;
 
 /** The content of an example as one hash: JSON text has no raw line break, so the joined texts are unambiguous. */
 const contentHash = (texts: { input: string; output: string; metadata: string }) =>
   createHash('sha256').update(`${texts.input}\n${texts.output}\n${texts.metadata}`).digest('base64');
 
-function prepare(example: ExampleInput): Prepared {
+function prepare(example: ExampleInput | ExampleText): Prepared {
+  if (typeof example.input === 'string') return example as ExampleText;
   return {
     externalId: example.externalId,
     sourceSpanId: example.sourceSpanId,
@@ -425,37 +431,14 @@ export function createDatasetsService({
     deleted: upload.deleted,
   });
 
-  /** A JSON body's examples, in memory already: one transaction, as readers never see it half-written. */
-  const uploadList = async (input: UploadInput, name: string, examples: ExampleInput[]): Promise<UploadResult> => {
-    const externalIds = examples.map((example) => example.externalId).filter((id): id is string => id !== null);
-    if (new Set(externalIds).size !== externalIds.length) throw new InvalidInputError('example_ids must not repeat an id');
-    await cleanUpAbandoned();
-    const stamp = now();
-    return withNameRetry(input.action, name, () =>
-      withTransaction(async (trx) => {
-        const upload = await open(trx.datasets, input, name, stamp, false);
-        await loadCurrent(trx.datasets, upload, async () => {});
-        for (let start = 0; start < examples.length; start += batchExamples) {
-          await writeBatch(trx.datasets, upload, examples.slice(start, start + batchExamples).map(prepare), stamp);
-        }
-        for (const chunk of unmatchedChunks(upload)) {
-          await trx.datasets.insertDeleteRevisions(upload.version.id, upload.baseVersionId!, chunk, stamp);
-          upload.deleted += chunk.length;
-        }
-        await trx.datasets.touch(upload.dataset.id, stamp);
-        return resultOf(upload);
-      }),
-    );
-  };
-
   /**
-   * A file's examples as they arrive: batches of 250 rows (fewer when
+   * The examples as they arrive: batches of 250 rows (fewer when
    * large), each in its own transaction into a pending version, so that no transaction waits on
    * the network and memory does not grow with the file. Completed in one last transaction;
    * anything that fails deletes what the upload wrote.
    */
-  const uploadStream = async (input: UploadInput, name: string, examples: AsyncIterable<ExampleInput>): Promise<UploadResult> => {
-    const iterator = examples[Symbol.asyncIterator]();
+  const uploadStream = async (input: UploadInput, name: string, examples: UploadInput['examples']): Promise<UploadResult> => {
+    const iterator = (examples as AsyncIterable<ExampleInput | ExampleText>)[Symbol.asyncIterator]();
     let upload: Upload | null = null;
     try {
       // The first row first: a file whose header names unknown columns fails before anything is written.
@@ -535,7 +518,7 @@ export function createDatasetsService({
       const name = input.name.trim();
       if (name === '') throw new InvalidInputError('name must not be blank');
       if (name.length > MAX_NAME_LENGTH) throw new InvalidInputError(`name must be at most ${MAX_NAME_LENGTH} characters`);
-      return Array.isArray(input.examples) ? uploadList(input, name, input.examples) : uploadStream(input, name, input.examples);
+      return uploadStream(input, name, input.examples);
     },
 
     /** Deletes the versions of uploads that died (no write for the idle timeout) with their rows; returns how many. */

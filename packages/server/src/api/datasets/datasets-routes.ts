@@ -1,7 +1,7 @@
 /** `/v1/datasets`: upload (create, append, update), read any version, download, delete; Phoenix-compatible (docs/datasets.md). */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import multipart, { type Multipart } from '@fastify/multipart';
-import { type Static, Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { DomainError, InvalidInputError, TooLargeError, UnsupportedError } from '@sightline/common';
 import type { Readable } from 'node:stream';
 import {
@@ -9,10 +9,10 @@ import {
   type ExampleInput,
   UPLOAD_ACTIONS,
   type UploadAction,
-  type UploadInput,
   type UploadResult,
 } from '../../datasets/datasets-service.js';
 import { type FileFormat, type FileKeys, fileFormat, readFileExamples } from '../../datasets/file-examples.js';
+import { withJsonUpload } from '../../datasets/json-examples.js';
 import { presentDataset, presentExample, presentVersion } from './datasets-presenters.js';
 import { csvField } from '../shared/csv.js';
 import {
@@ -36,45 +36,6 @@ const datasetOf = (params: { id: string }) => identifier('Dataset', params.id);
 
 /** Largest uploaded file (413 beyond). */
 const MAX_FILE_BYTES = 256 * 1024 * 1024;
-
-/** The examples of an upload body, checking that the per-example lists line up. */
-function examplesOf(body: {
-  inputs: Record<string, unknown>[];
-  outputs?: Record<string, unknown>[];
-  metadata?: Record<string, unknown>[];
-  span_ids?: (string | null)[];
-  example_ids?: (string | null)[];
-}): ExampleInput[] {
-  const count = body.inputs.length;
-  for (const [field, list] of Object.entries({
-    outputs: body.outputs,
-    metadata: body.metadata,
-    span_ids: body.span_ids,
-    example_ids: body.example_ids,
-  })) {
-    if (list !== undefined && list.length !== count) {
-      throw new InvalidInputError(`${field} has ${list.length} items but inputs has ${count}: give one per example`);
-    }
-  }
-  return body.inputs.map((input, index) => ({
-    input,
-    output: body.outputs?.[index] ?? {},
-    metadata: body.metadata?.[index] ?? {},
-    externalId: body.example_ids?.[index] ?? null,
-    sourceSpanId: body.span_ids?.[index]?.toLowerCase() ?? null,
-  }));
-}
-
-/** The upload of a JSON body (validated by the route's schema). */
-function fromJson(body: Static<typeof UploadDatasetBody>): UploadInput {
-  return {
-    action: body.action ?? 'create',
-    name: body.name,
-    description: body.description ?? null,
-    metadata: {},
-    examples: examplesOf(body),
-  };
-}
 
 /** The error of the multipart parser or the file stream as a domain error: 413 for a file too large, 400 for a malformed body. */
 function multipartError(error: unknown): unknown {
@@ -178,6 +139,24 @@ async function uploadForm(request: FastifyRequest, datasets: DatasetsService): P
   throw new InvalidInputError('the form has no file: send a CSV or JSONL file in the field "file"');
 }
 
+/** Largest JSON upload body (413 beyond). */
+const MAX_JSON_BYTES = 64 * 1024 * 1024;
+
+/** The unread JSON bodies of upload requests, handed from the body parser to the handler. */
+const jsonBodies = new WeakMap<FastifyRequest, Readable>();
+
+/** The upload of a JSON body, read as it arrives (datasets/json-examples.ts). */
+async function uploadJson(request: FastifyRequest, datasets: DatasetsService): Promise<UploadResult> {
+  const body = jsonBodies.get(request);
+  if (body === undefined) throw new InvalidInputError('the body is empty: send a JSON object with name and inputs', true);
+  if (Number(request.headers['content-length'] ?? 0) > MAX_JSON_BYTES) {
+    throw new TooLargeError(`the body is larger than ${MAX_JSON_BYTES / (1024 * 1024)} MiB: send large datasets as a CSV or JSONL file`);
+  }
+  return withJsonUpload(body, { maxBodyBytes: MAX_JSON_BYTES }, (fields, examples) =>
+    datasets.upload({ action: fields.action, name: fields.name, description: fields.description, metadata: {}, examples }),
+  );
+}
+
 /** The 415 of an upload that is neither JSON nor a form. */
 const unsupportedType = (request: FastifyRequest) =>
   new UnsupportedError(
@@ -194,9 +173,14 @@ const isJson = (request: FastifyRequest) => /^application\/json\s*(;|$)/i.test(r
 async function uploadRoute(instance: FastifyInstance, { datasets }: { datasets: DatasetsService }) {
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
   const tags = ['datasets'];
-  // A form's file streams into the parser, never held whole; JSON keeps the default parser. Plain
-  // text would reach the handler as a string (a 500 once): it is refused with the other types.
-  instance.removeContentTypeParser('text/plain');
+  // Neither body is parsed before the handler: a form's file and a JSON body are both read as
+  // streams, never held whole (docs/datasets.md, "Uploads"). Plain text would reach the handler as
+  // a string (a 500 once): it is refused with the other types.
+  instance.removeContentTypeParser(['text/plain', 'application/json']);
+  instance.addContentTypeParser('application/json', (request, payload, done) => {
+    jsonBodies.set(request, payload);
+    done(null, undefined);
+  });
   instance.addContentTypeParser('*', (request, _payload, done) => done(unsupportedType(request), undefined));
   await app.register(multipart, {
     limits: { fileSize: MAX_FILE_BYTES, files: 1, fields: 200, fieldSize: 64 * 1024, parts: 220 },
@@ -206,7 +190,9 @@ async function uploadRoute(instance: FastifyInstance, { datasets }: { datasets: 
   app.post(
     '/v1/datasets/upload',
     {
-      bodyLimit: 64 * 1024 * 1024,
+      // The JSON body is read as a stream by the handler, which checks its shape and names each
+      // problem (datasets/json-examples.ts); the schema below documents it. `sync` is ignored.
+      validatorCompiler: () => () => true,
       schema: {
         tags,
         operationId: 'uploadDataset',
@@ -216,16 +202,13 @@ async function uploadRoute(instance: FastifyInstance, { datasets }: { datasets: 
           'per upload. create answers 409 when the name exists; append adds examples (an unknown name is created); update makes the ' +
           'dataset hold exactly the examples sent (matched by example_ids, else by content), an unknown name is created.',
         querystring: UploadQuery,
-        // JSON is validated here; a multipart body (a CSV or JSONL file and its form fields) is read by the handler.
         body: { content: { 'application/json': { schema: UploadDatasetBody } } },
         response: { 200: Type.Object({ data: UploadDatasetData }), ...errors(409, 413, 415, 422) },
       },
     },
     async (request) => {
       if (!request.isMultipart() && !isJson(request)) throw unsupportedType(request);
-      const result = request.isMultipart()
-        ? await uploadForm(request, datasets)
-        : await datasets.upload(fromJson(request.body as Static<typeof UploadDatasetBody>));
+      const result = request.isMultipart() ? await uploadForm(request, datasets) : await uploadJson(request, datasets);
       return {
         data: {
           dataset_id: toGlobalId('Dataset', result.dataset.id),
