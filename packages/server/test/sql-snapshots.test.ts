@@ -300,7 +300,7 @@ function scenario(r: Repositories, dialect: string): SqlScenario {
     ['datasets.insertVersion', () => r.datasets.insertVersion({ datasetId: 1, description: null, metadata: {} }, NOW, { pending: true })],
     ['datasets.pendingVersion', () => r.datasets.pendingVersion(1)],
     ['datasets.keepVersionAlive', () => r.datasets.keepVersionAlive(1, LATER, NOW)],
-    ['datasets.completeVersion', () => r.datasets.completeVersion(1, LATER, NOW)],
+    ['datasets.completeVersion', () => r.datasets.completeVersion(1, LATER, NOW, 1)],
     ['datasets.findById', () => r.datasets.findById(1)],
     ['datasets.findByName', () => r.datasets.findByName('d')],
     ['datasets.list', () => r.datasets.list({ limit: 10, fromId: 5, name: 'd' })],

@@ -182,6 +182,8 @@ interface Upload {
   version: DatasetVersionRecord;
   /** The latest completed version when the upload started (what an update compares with), if any. */
   baseVersionId: number | null;
+  /** Examples that version holds: with what the upload creates and deletes, the count of the new one. */
+  baseCount: number;
   /** Examples of the dataset with a larger id were created by this upload (no other runs meanwhile). */
   maxExampleIdBefore: number;
   /** For an update of a dataset with a version: the examples it holds, to match against. */
@@ -289,6 +291,7 @@ export function createDatasetsService({
       dataset,
       version,
       baseVersionId: base?.id ?? null,
+      baseCount: base?.exampleCount ?? 0,
       maxExampleIdBefore,
       current: null,
       created: 0,
@@ -487,7 +490,9 @@ export function createDatasetsService({
       }
       await withTransaction(async (trx) => {
         const stamp = now();
-        if (!(await trx.datasets.completeVersion(started.version.id, stamp, idleCutoff()))) throw stopped();
+        // Created examples include those an update brought back (deleted at the base version).
+        const count = started.baseCount + started.created - started.deleted;
+        if (!(await trx.datasets.completeVersion(started.version.id, stamp, idleCutoff(), count))) throw stopped();
         await trx.datasets.touch(started.dataset.id, stamp);
       });
       return resultOf(started);

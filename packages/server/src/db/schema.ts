@@ -251,6 +251,8 @@ export interface DatasetVersionsTable {
   completed_at: Timestamp | null;
   /** When the upload last wrote a batch (a pending version idle for long was abandoned). */
   last_write_at: Timestamp | null;
+  /** Examples the version holds, set when it is completed (0 while pending). */
+  example_count: ColumnType<number | string, number | undefined, number>;
 }
 
 export interface DatasetExamplesTable {

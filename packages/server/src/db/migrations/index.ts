@@ -23,6 +23,7 @@ import * as traceUsers from './0020-trace-users.js';
 import * as spanIdsPerTrace from './0021-span-ids-per-trace.js';
 import * as timePartitions from './0022-time-partitions.js';
 import * as spanSecondIndexes from './0023-span-second-indexes.js';
+import * as datasetExampleCounts from './0024-dataset-example-counts.js';
 
 export interface MigrationContext {
   dialect: Dialect;
@@ -53,5 +54,6 @@ export function migrations(context: MigrationContext): Record<string, Migration>
     '0021-span-ids-per-trace': { up: spanIdsPerTrace.up(context) },
     '0022-time-partitions': { up: timePartitions.up(context) },
     '0023-span-second-indexes': { up: spanSecondIndexes.up(context) },
+    '0024-dataset-example-counts': { up: datasetExampleCounts.up(context) },
   };
 }

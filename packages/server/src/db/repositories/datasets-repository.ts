@@ -27,6 +27,8 @@ export interface DatasetVersionRecord {
   description: string | null;
   metadata: Record<string, unknown>;
   createdAt: string;
+  /** Examples the version holds (stored when it was completed; 0 while pending). */
+  exampleCount: number;
 }
 
 /** An example as it reads at a version: its newest revision at or before it. */
@@ -116,6 +118,7 @@ function toVersion(row: Selectable<DatasetVersionsTable>): DatasetVersionRecord 
     description: row.description,
     metadata: parse(row.metadata),
     createdAt: row.created_at,
+    exampleCount: Number(row.example_count),
   };
 }
 
@@ -305,11 +308,11 @@ export function createDatasetsRepository(db: Kysely<DB>, dialect: Dialect) {
         .executeTakeFirst();
       return Number(result.numUpdatedRows) > 0;
     },
-    /** Makes a pending version visible (the same conditions as keepVersionAlive). */
-    async completeVersion(versionId: number, now: string, since: string): Promise<boolean> {
+    /** Makes a pending version visible with the number of examples it holds (the same conditions as keepVersionAlive). */
+    async completeVersion(versionId: number, now: string, since: string, exampleCount: number): Promise<boolean> {
       const result = await db
         .updateTable('dataset_versions')
-        .set({ completed_at: now, last_write_at: now })
+        .set({ completed_at: now, last_write_at: now, example_count: exampleCount })
         .where('id', '=', versionId)
         .where('completed_at', 'is', null)
         .where('last_write_at', '>=', since)
@@ -480,32 +483,25 @@ export function createDatasetsRepository(db: Kysely<DB>, dialect: Dialect) {
         updatedAt: row.created_at,
       }));
     },
-    /** How many examples each dataset holds at its latest completed version (a pending one's rows do not count). */
+    /**
+     * How many examples each dataset holds at its latest completed version (a pending one's rows
+     * do not count): the count stored with the version, one indexed lookup per dataset.
+     */
     async exampleCounts(datasetIds: number[]): Promise<Map<number, number>> {
       if (datasetIds.length === 0) return new Map();
-      const latest = db
-        .selectFrom('dataset_versions')
-        .select((eb) => ['dataset_id', eb.fn.max('id').as('version_id')])
-        .where('dataset_id', 'in', datasetIds)
-        .where('completed_at', 'is not', null)
-        .groupBy('dataset_id');
       const rows = await db
-        .selectFrom('dataset_example_revisions as r')
-        .innerJoin('dataset_examples as e', 'e.id', 'r.example_id')
-        .innerJoin(latest.as('l'), 'l.dataset_id', 'e.dataset_id')
-        .where('e.dataset_id', 'in', datasetIds)
-        .where('r.kind', '!=', 'DELETE')
-        .where('r.version_id', '=', (eb) =>
+        .selectFrom('dataset_versions as v')
+        .select(['v.dataset_id', 'v.example_count'])
+        .where('v.dataset_id', 'in', datasetIds)
+        .where('v.id', '=', (eb) =>
           eb
-            .selectFrom('dataset_example_revisions as newest')
-            .select((inner) => inner.fn.max('newest.version_id').as('version_id'))
-            .whereRef('newest.example_id', '=', 'r.example_id')
-            .whereRef('newest.version_id', '<=', 'l.version_id'),
+            .selectFrom('dataset_versions as latest')
+            .select((inner) => inner.fn.max('latest.id').as('id'))
+            .whereRef('latest.dataset_id', '=', 'v.dataset_id')
+            .where('latest.completed_at', 'is not', null),
         )
-        .select((eb) => ['e.dataset_id', eb.fn.countAll<number | string>().as('n')])
-        .groupBy('e.dataset_id')
         .execute();
-      return new Map(rows.map((row) => [Number(row.dataset_id), Number(row.n)]));
+      return new Map(rows.map((row) => [Number(row.dataset_id), Number(row.example_count)]));
     },
   };
 }

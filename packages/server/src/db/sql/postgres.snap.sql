@@ -363,7 +363,7 @@ select "id", "dataset_id", "last_write_at" from "dataset_versions" where "datase
 update "dataset_versions" set "last_write_at" = $1 where "id" = $2 and "completed_at" is null and "last_write_at" >= $3;
 
 -- datasets.completeVersion
-update "dataset_versions" set "completed_at" = $1, "last_write_at" = $2 where "id" = $3 and "completed_at" is null and "last_write_at" >= $4;
+update "dataset_versions" set "completed_at" = $1, "last_write_at" = $2, "example_count" = $3 where "id" = $4 and "completed_at" is null and "last_write_at" >= $5;
 
 -- datasets.findById
 select * from "datasets" where "id" = $1 and exists (select "v"."id" from "dataset_versions" as "v" where "v"."dataset_id" = "datasets"."id" and "v"."completed_at" is not null);
@@ -405,7 +405,7 @@ select "e"."id", "e"."external_id", "e"."source_span_id", "r"."input", "r"."outp
 select "e"."id", "e"."external_id", "e"."source_span_id", "r"."input", "r"."output", "r"."metadata", "r"."created_at" from "dataset_example_revisions" as "r" inner join "dataset_examples" as "e" on "e"."id" = "r"."example_id" where "e"."dataset_id" = $1 and "r"."version_id" = (select max("newest"."version_id") as "version_id" from "dataset_example_revisions" as "newest" where "newest"."example_id" = "r"."example_id" and "newest"."version_id" <= $2) and "r"."kind" != $3 and "e"."id" in ($4, $5) order by "e"."id";
 
 -- datasets.exampleCounts
-select "e"."dataset_id", count(*) as "n" from "dataset_example_revisions" as "r" inner join "dataset_examples" as "e" on "e"."id" = "r"."example_id" inner join (select "dataset_id", max("id") as "version_id" from "dataset_versions" where "dataset_id" in ($1) and "completed_at" is not null group by "dataset_id") as "l" on "l"."dataset_id" = "e"."dataset_id" where "e"."dataset_id" in ($2) and "r"."kind" != $3 and "r"."version_id" = (select max("newest"."version_id") as "version_id" from "dataset_example_revisions" as "newest" where "newest"."example_id" = "r"."example_id" and "newest"."version_id" <= "l"."version_id") group by "e"."dataset_id";
+select "v"."dataset_id", "v"."example_count" from "dataset_versions" as "v" where "v"."dataset_id" in ($1) and "v"."id" = (select max("latest"."id") as "id" from "dataset_versions" as "latest" where "latest"."dataset_id" = "v"."dataset_id" and "latest"."completed_at" is not null);
 
 -- datasets.insertVersion (a second one)
 insert into "dataset_versions" ("dataset_id", "description", "metadata", "created_at", "completed_at", "last_write_at") values ($1, $2, $3, $4, $5, $6) returning *;

@@ -361,7 +361,7 @@ select "id", "dataset_id", "last_write_at" from "dataset_versions" where "datase
 update "dataset_versions" set "last_write_at" = ? where "id" = ? and "completed_at" is null and "last_write_at" >= ?;
 
 -- datasets.completeVersion
-update "dataset_versions" set "completed_at" = ?, "last_write_at" = ? where "id" = ? and "completed_at" is null and "last_write_at" >= ?;
+update "dataset_versions" set "completed_at" = ?, "last_write_at" = ?, "example_count" = ? where "id" = ? and "completed_at" is null and "last_write_at" >= ?;
 
 -- datasets.findById
 select * from "datasets" where "id" = ? and exists (select "v"."id" from "dataset_versions" as "v" where "v"."dataset_id" = "datasets"."id" and "v"."completed_at" is not null);
@@ -403,7 +403,7 @@ select "e"."id", "e"."external_id", "e"."source_span_id", "r"."input", "r"."outp
 select "e"."id", "e"."external_id", "e"."source_span_id", "r"."input", "r"."output", "r"."metadata", "r"."created_at" from "dataset_example_revisions" as "r" inner join "dataset_examples" as "e" on "e"."id" = "r"."example_id" where "e"."dataset_id" = ? and "r"."version_id" = (select max("newest"."version_id") as "version_id" from "dataset_example_revisions" as "newest" where "newest"."example_id" = "r"."example_id" and "newest"."version_id" <= ?) and "r"."kind" != ? and "e"."id" in (?, ?) order by "e"."id";
 
 -- datasets.exampleCounts
-select "e"."dataset_id", count(*) as "n" from "dataset_example_revisions" as "r" inner join "dataset_examples" as "e" on "e"."id" = "r"."example_id" inner join (select "dataset_id", max("id") as "version_id" from "dataset_versions" where "dataset_id" in (?) and "completed_at" is not null group by "dataset_id") as "l" on "l"."dataset_id" = "e"."dataset_id" where "e"."dataset_id" in (?) and "r"."kind" != ? and "r"."version_id" = (select max("newest"."version_id") as "version_id" from "dataset_example_revisions" as "newest" where "newest"."example_id" = "r"."example_id" and "newest"."version_id" <= "l"."version_id") group by "e"."dataset_id";
+select "v"."dataset_id", "v"."example_count" from "dataset_versions" as "v" where "v"."dataset_id" in (?) and "v"."id" = (select max("latest"."id") as "id" from "dataset_versions" as "latest" where "latest"."dataset_id" = "v"."dataset_id" and "latest"."completed_at" is not null);
 
 -- datasets.insertVersion (a second one)
 insert into "dataset_versions" ("dataset_id", "description", "metadata", "created_at", "completed_at", "last_write_at") values (?, ?, ?, ?, ?, ?) returning *;
