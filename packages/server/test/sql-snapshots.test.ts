@@ -315,7 +315,7 @@ function scenario(r: Repositories, dialect: string): SqlScenario {
     ],
     ['datasets.examplesWithExternalIds', () => r.datasets.examplesWithExternalIds(1, ['e', 'f'])],
     ['datasets.exampleTextsAt', () => r.datasets.exampleTextsAt(1, 1, 0, 100)],
-    ['datasets.examplesAt', () => r.datasets.examplesAt(1, 1)],
+    ['datasets.exampleIdsAt', () => r.datasets.exampleIdsAt(1, 1, 0, 100)],
     ['datasets.examplesAt (ids)', () => r.datasets.examplesAt(1, 1, [1, 2])],
     ['datasets.exampleCounts', () => r.datasets.exampleCounts([1])],
     [

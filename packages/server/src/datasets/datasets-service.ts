@@ -9,15 +9,16 @@
  * time per dataset (docs/datasets.md, "Uploads").
  */
 import { createHash } from 'node:crypto';
+import { setImmediate } from 'node:timers/promises';
 import { ConflictError, InvalidInputError, NotFoundError } from '@sightline/common';
 import { isUniqueViolation } from '../db/errors.js';
 import type {
   DatasetRecord,
   DatasetVersionRecord,
   DatasetsRepository,
-  ExampleRecord,
   NewRevision,
   PendingVersion,
+  StoredExampleText,
 } from '../db/repositories/datasets-repository.js';
 import type { WithTransaction } from '../db/repositories/index.js';
 import type { Identifier } from '../shared/identifier.js';
@@ -96,6 +97,11 @@ const DEFAULT_BATCH_BYTES = 4 * 1024 * 1024;
 const DELETE_CHUNK = 1000;
 /** Examples read per page to index the current examples of an update. */
 const INDEX_PAGE = 2000;
+/**
+ * Examples read per query for a read or a download: a few milliseconds of the database each (on
+ * SQLite the event loop waits for every query), and the event loop runs other requests between pages.
+ */
+const READ_PAGE = 2000;
 
 /**
  * An example with its documents serialised once (for the insert, the batch size and the content
@@ -548,16 +554,36 @@ export function createDatasetsService({
       return datasets.listVersions(dataset.id, { limit: query.limit + 1, fromId: query.fromId });
     },
 
-    /** The examples as they read at a version (default the latest), exactly as that version held them. */
-    async examples(
+    /**
+     * The examples as they read at a version (default the latest), exactly as that version held
+     * them, in example order from `fromId`, page by page (a few thousand rows a query, so that
+     * no read holds the database or the memory long); at most `limit` rows when given. The
+     * dataset and version are checked before the first page is read (404, 422).
+     */
+    async examplePages(
       identifier: Identifier,
-      version?: Identifier,
-    ): Promise<{ dataset: DatasetRecord; version: DatasetVersionRecord; examples: ExampleRecord[] }> {
+      version: Identifier | undefined,
+      query: { fromId?: number | undefined; limit?: number | undefined } = {},
+    ): Promise<{ dataset: DatasetRecord; version: DatasetVersionRecord; pages: AsyncGenerator<StoredExampleText[]> }> {
       const dataset = await requireDataset(identifier);
       if (version !== undefined && version.rowId === null)
         throw new InvalidInputError(`version_id ${JSON.stringify(version.text)} is not a dataset version id`);
       const chosen = await versionOf(dataset, version?.rowId ?? undefined);
-      return { dataset, version: chosen, examples: await datasets.examplesAt(dataset.id, chosen.id) };
+      async function* pages(): AsyncGenerator<StoredExampleText[]> {
+        let afterId = (query.fromId ?? 1) - 1;
+        for (let left = query.limit ?? Number.POSITIVE_INFINITY; left > 0; ) {
+          const size = Math.min(READ_PAGE, left);
+          // A query that resolves at once (SQLite) continues in the same turn of the event loop:
+          // without this, a reader that keeps pulling would run page after page in one turn.
+          await setImmediate();
+          const page = await datasets.exampleTextsAt(dataset.id, chosen.id, afterId, size);
+          if (page.length > 0) yield page;
+          if (page.length < size) return;
+          left -= page.length;
+          afterId = page[page.length - 1]!.id;
+        }
+      }
+      return { dataset, version: chosen, pages: pages() };
     },
 
     /** Deletes the dataset with all its versions and examples; 409 while an upload to it is being written. */

@@ -21,6 +21,8 @@ export const ANNOTATOR_KINDS = ['LLM', 'CODE', 'HUMAN'] as const;
 const MAX_REPETITIONS = 100;
 /** Most experiments one comparison shows side by side. */
 export const MAX_COMPARED = 10;
+/** Example ids read per query when an experiment's example set is frozen. */
+const FREEZE_PAGE = 2000;
 /** Examples per page when an experiment is read whole (downloads). */
 const DOWNLOAD_PAGE = 500;
 
@@ -175,7 +177,6 @@ export function createExperimentsService({
           : await datasets.findVersion(dataset.id, input.version.rowId!);
       if (!version)
         throw new NotFoundError(input.version ? `version not found in dataset ${dataset.name}` : `dataset ${dataset.name} has no version`);
-      const examples = await datasets.examplesAt(dataset.id, version.id);
       const stamp = now();
       const experiment = await withTransaction(async (trx) => {
         const created = await trx.experiments.insert(
@@ -192,10 +193,13 @@ export function createExperimentsService({
           },
           stamp,
         );
-        await trx.experiments.insertExamples(
-          created.id,
-          examples.map((example) => example.id),
-        );
+        // The version's example ids a page at a time: never the whole dataset in memory.
+        for (let afterId = 0; ; ) {
+          const ids = await trx.datasets.exampleIdsAt(dataset.id, version.id, afterId, FREEZE_PAGE);
+          await trx.experiments.insertExamples(created.id, ids);
+          if (ids.length < FREEZE_PAGE) break;
+          afterId = ids[ids.length - 1]!;
+        }
         return created;
       });
       return (await withCounts([experiment]))[0]!;

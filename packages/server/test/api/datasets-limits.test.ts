@@ -5,7 +5,11 @@
  * that found the crashes, so that the suite stays within a minute per database.
  */
 import assert from 'node:assert/strict';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { Worker } from 'node:worker_threads';
+import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { createPgPool, openSqlite } from '../../src/db/database.js';
 import { DIALECTS } from '../helpers/databases.js';
 import { expectError, type JsonResponse, request } from '../helpers/query.js';
 import { describeEachDialect } from '../helpers/server.js';
@@ -103,6 +107,146 @@ for (const dialect of DIALECTS) {
       );
       assert.ok(growth < 64, `the server's peak memory grew by ${Math.round(growth)} MiB reading the body`);
       expectError(await request(server.url, 'GET', '/v1/datasets/huge'), 404);
+    });
+  });
+}
+
+/** Opens a connection of its own to a server process's database (SQLite: a second connection to its file). */
+function openDatabaseOf(server: ServerProcess): Kysely<unknown> {
+  const { database } = server;
+  return new Kysely<unknown>({
+    dialect:
+      database.url === undefined
+        ? new SqliteDialect({ database: openSqlite(path.join(database.workingDir, 'sightline.db')) })
+        : new PostgresDialect({ pool: createPgPool(database.url, 1) }),
+  });
+}
+
+/**
+ * Writes a dataset of `count` examples straight into the database, as one completed version
+ * would hold them (`{"q": i}`, external id `e<i>`): an upload of that size would take most of
+ * the test's time budget, and the reads are what is measured.
+ */
+async function seedDataset(db: Kysely<unknown>, name: string, count: number): Promise<void> {
+  const stamp = '2026-11-28T00:00:00.000Z';
+  const dataset = await sql<{ id: number | string }>`
+    insert into datasets (name, metadata, created_at, updated_at) values (${name}, '{}', ${stamp}, ${stamp}) returning id`.execute(db);
+  const datasetId = Number(dataset.rows[0]!.id);
+  const version = await sql<{ id: number | string }>`
+    insert into dataset_versions (dataset_id, metadata, created_at, completed_at, last_write_at, example_count)
+    values (${datasetId}, '{}', ${stamp}, ${stamp}, ${stamp}, ${count}) returning id`.execute(db);
+  const versionId = Number(version.rows[0]!.id);
+  await sql`
+    insert into dataset_examples (dataset_id, external_id, created_at)
+    select ${datasetId}, 'e' || n, ${stamp} from (
+      with recursive numbers(n) as (select 1 union all select n + 1 from numbers where n < ${count}) select n from numbers
+    ) as generated`.execute(db);
+  await sql`
+    insert into dataset_example_revisions (example_id, version_id, kind, input, output, metadata, created_at)
+    select id, ${versionId}, 'CREATE', '{"q":' || substr(external_id, 2) || '}', '{"a":"answer"}', '{}', ${stamp}
+    from dataset_examples where dataset_id = ${datasetId}`.execute(db);
+}
+
+/**
+ * Polls GET /healthz every 50 ms until stopped, from a worker thread (so that the test's own work,
+ * such as parsing a large answer, does not delay the polls); reports the slowest answer (ms).
+ */
+function pollHealth(url: string): { stop(): Promise<{ slowestMs: number; polls: number; failures: number }> } {
+  const worker = new Worker(
+    `const { parentPort, workerData } = require('node:worker_threads');
+    let running = true, slowestMs = 0, polls = 0, failures = 0;
+    parentPort.on('message', () => { running = false; });
+    (async () => {
+      while (running) {
+        const started = performance.now();
+        try {
+          const response = await fetch(workerData + '/healthz', { signal: AbortSignal.timeout(30000) });
+          await response.text();
+          if (response.status !== 200) failures++;
+        } catch { failures++; }
+        slowestMs = Math.max(slowestMs, performance.now() - started);
+        polls++;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      parentPort.postMessage({ slowestMs, polls, failures });
+    })();`,
+    { eval: true, workerData: url },
+  );
+  const result = new Promise<{ slowestMs: number; polls: number; failures: number }>((resolve, reject) => {
+    worker.once('message', resolve);
+    worker.once('error', reject);
+  });
+  return {
+    stop: async () => {
+      worker.postMessage('stop');
+      const value = await result;
+      await worker.terminate();
+      return value;
+    },
+  };
+}
+
+const BIG = 200_000;
+/** Slowest /healthz answer accepted while a big dataset is read: a blocked event loop takes seconds. */
+const HEALTH_BOUND_MS = 500;
+
+for (const dialect of DIALECTS) {
+  describe(`a dataset of ${BIG.toLocaleString('en')} examples [${dialect}]`, () => {
+    let server: ServerProcess;
+    let db: Kysely<unknown>;
+    before(async () => {
+      server = await startServerProcess(dialect);
+      db = openDatabaseOf(server);
+      await seedDataset(db, 'big', BIG);
+    });
+    after(async () => {
+      await db?.destroy();
+      await server?.close();
+    });
+
+    it('is read whole, page by page, and downloaded as JSONL and CSV while /healthz answers within a bound, in bounded memory', async (t) => {
+      // Warm up the routes on a small dataset first: code loading is not what is measured.
+      await seedDataset(db, 'small', 10);
+      for (const route of ['examples', 'jsonl', 'csv']) assert.equal((await fetch(`${server.url}/v1/datasets/small/${route}`)).status, 200);
+      const memoryBefore = server.peakRssMiB();
+      const health = pollHealth(server.url);
+      const started = performance.now();
+
+      const whole = (await (await fetch(`${server.url}/v1/datasets/big/examples`)).json()) as {
+        data: { examples: { id: string; input: { q: number } }[] };
+        next_cursor: string | null;
+      };
+      assert.equal(whole.data.examples.length, BIG);
+      assert.deepEqual(whole.data.examples[0]!.input, { q: 1 });
+      assert.deepEqual([whole.data.examples[BIG - 1]!.id, whole.data.examples[BIG - 1]!.input], [`e${BIG}`, { q: BIG }]);
+      assert.equal(whole.next_cursor, null);
+
+      const first = (await (await fetch(`${server.url}/v1/datasets/big/examples?limit=1000`)).json()) as {
+        data: { examples: { id: string }[] };
+        next_cursor: string;
+      };
+      assert.deepEqual([first.data.examples.length, first.data.examples[999]!.id], [1000, 'e1000']);
+      const second = (await (
+        await fetch(`${server.url}/v1/datasets/big/examples?limit=1000&cursor=${encodeURIComponent(first.next_cursor)}`)
+      ).json()) as { data: { examples: { id: string }[] } };
+      assert.deepEqual([second.data.examples[0]!.id, second.data.examples.length], ['e1001', 1000]);
+
+      const jsonl = await (await fetch(`${server.url}/v1/datasets/big/jsonl`)).text();
+      const lines = jsonl.trimEnd().split('\n');
+      assert.deepEqual([lines.length, JSON.parse(lines[BIG - 1]!)], [BIG, { input: { q: BIG }, output: { a: 'answer' }, metadata: {} }]);
+      const csv = await (await fetch(`${server.url}/v1/datasets/big/csv`)).text();
+      const rows = csv.trimEnd().split('\r\n');
+      assert.deepEqual([rows.length, rows[1]], [BIG + 1, 'e1,"{""q"":1}","{""a"":""answer""}",{}']);
+
+      const elapsed = Math.round(performance.now() - started);
+      const { slowestMs, polls, failures } = await health.stop();
+      const growth = server.peakRssMiB() - memoryBefore;
+      t.diagnostic(
+        `read whole, two pages, JSONL and CSV in ${elapsed} ms; /healthz slowest ${Math.round(slowestMs)} ms over ${polls} polls; peak RSS +${Math.round(growth)} MiB`,
+      );
+      assert.equal(failures, 0);
+      assert.ok(slowestMs < HEALTH_BOUND_MS, `/healthz took ${Math.round(slowestMs)} ms while the dataset was read`);
+      assert.ok(growth < 150, `the server's peak memory grew by ${Math.round(growth)} MiB`);
     });
   });
 }

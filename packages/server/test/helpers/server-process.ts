@@ -13,6 +13,8 @@ const FIXTURE = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'f
 export interface ServerProcess {
   url: string;
   pid: number;
+  /** The server's database (SQLite: the file `sightline.db` in its working directory). */
+  database: TestDatabase;
   /** Peak resident memory of the process since it started, in MiB. */
   peakRssMiB(): number;
   /** Resident memory now, in MiB. */
@@ -59,6 +61,7 @@ export async function startServerProcess(dialect: TestDialect, env: Record<strin
   return {
     url,
     pid,
+    database,
     peakRssMiB: () => statusField(pid, 'VmHWM'),
     rssMiB: () => statusField(pid, 'VmRSS'),
     close: async () => {

@@ -1,9 +1,10 @@
 /** `/v1/datasets`: upload (create, append, update), read any version, download, delete; Phoenix-compatible (docs/datasets.md). */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import multipart, { type Multipart } from '@fastify/multipart';
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { DomainError, InvalidInputError, TooLargeError, UnsupportedError } from '@sightline/common';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
+import type { StoredExampleText } from '../../db/repositories/datasets-repository.js';
 import {
   type DatasetsService,
   type ExampleInput,
@@ -13,7 +14,7 @@ import {
 } from '../../datasets/datasets-service.js';
 import { type FileFormat, type FileKeys, fileFormat, readFileExamples } from '../../datasets/file-examples.js';
 import { withJsonUpload } from '../../datasets/json-examples.js';
-import { presentDataset, presentExample, presentVersion } from './datasets-presenters.js';
+import { exampleJson, presentDataset, presentVersion } from './datasets-presenters.js';
 import { csvField } from '../shared/csv.js';
 import {
   Dataset,
@@ -33,6 +34,7 @@ import { DEFAULT_LIMIT, cursorId, pageAnswer } from '../shared/pagination.js';
 import { Nullable, errors } from '../shared/schemas.js';
 
 const datasetOf = (params: { id: string }) => identifier('Dataset', params.id);
+const versionOf = (versionId: string | undefined) => (versionId === undefined ? undefined : identifier('DatasetVersion', versionId));
 
 /** Largest uploaded file (413 beyond). */
 const MAX_FILE_BYTES = 256 * 1024 * 1024;
@@ -304,22 +306,35 @@ export async function datasetsRoutes(instance: FastifyInstance, { datasets }: { 
         tags,
         operationId: 'getDatasetExamples',
         summary: 'The examples of a dataset at a version',
-        description: 'At `version_id` (default the latest), exactly as that version held them.',
+        description:
+          'At `version_id` (default the latest), exactly as that version held them, in the order they were added. Without `limit`, ' +
+          'every example (what Phoenix clients expect), streamed page by page; with `limit`, one page and `next_cursor` (Sightline addition).',
         params: DatasetPath,
         querystring: ExamplesQuery,
-        response: { 200: Type.Object({ data: ListDatasetExamplesData }), ...errors(404, 422) },
+        response: { 200: Type.Object({ data: ListDatasetExamplesData, next_cursor: Nullable(Type.String()) }), ...errors(404, 422) },
       },
     },
-    async (request) => {
-      const version = request.query.version_id === undefined ? undefined : identifier('DatasetVersion', request.query.version_id);
-      const result = await datasets.examples(datasetOf(request.params), version);
-      return {
-        data: {
-          dataset_id: toGlobalId('Dataset', result.dataset.id),
-          version_id: toGlobalId('DatasetVersion', result.version.id),
-          examples: result.examples.map(presentExample),
-        },
-      };
+    async (request, reply) => {
+      const { limit, cursor } = request.query;
+      const { dataset, version, pages } = await datasets.examplePages(datasetOf(request.params), versionOf(request.query.version_id), {
+        fromId: cursorId('DatasetExample', cursor),
+        // One more than the page: the first example of the next page is its cursor.
+        limit: limit === undefined ? undefined : limit + 1,
+      });
+      async function* body() {
+        yield `{"data":{"dataset_id":${JSON.stringify(toGlobalId('Dataset', dataset.id))},"version_id":${JSON.stringify(toGlobalId('DatasetVersion', version.id))},"examples":[`;
+        let written = 0;
+        let next: string | null = null;
+        for await (const page of pages) {
+          const rows = limit === undefined ? page : page.slice(0, Math.max(0, limit - written));
+          if (rows.length < page.length) next = toGlobalId('DatasetExample', page[rows.length]!.id);
+          if (rows.length > 0) yield `${written > 0 ? ',' : ''}${rows.map(exampleJson).join(',')}`;
+          written += rows.length;
+        }
+        yield `]},"next_cursor":${JSON.stringify(next)}}`;
+      }
+      // Streamed, never held whole: Fastify sends a stream as it is, without the response schema's serializer.
+      return reply.type('application/json; charset=utf-8').send(Readable.from(body()) as never);
     },
   );
 
@@ -329,38 +344,48 @@ export async function datasetsRoutes(instance: FastifyInstance, { datasets }: { 
     summary,
     params: DatasetPath,
     querystring: Type.Object({ version_id: Type.Optional(Type.String()) }),
-    response: { 200: Type.String(), ...errors(404, 422) },
+    // Streamed page by page: typed as unknown so a Readable can be sent; the document still says string.
+    response: { 200: Type.Unsafe<unknown>({ type: 'string' }), ...errors(404, 422) },
   });
-  const download = async (params: { id: string }, versionId: string | undefined) =>
-    datasets.examples(datasetOf(params), versionId === undefined ? undefined : identifier('DatasetVersion', versionId));
+
+  /** A download of the examples at a version: one piece of text per page, streamed with backpressure. */
+  const download = async (
+    reply: FastifyReply,
+    params: { id: string },
+    versionId: string | undefined,
+    file: { type: string; extension: string; head: string; line: (example: StoredExampleText) => string },
+  ) => {
+    const { dataset, pages } = await datasets.examplePages(datasetOf(params), versionOf(versionId));
+    async function* body() {
+      yield file.head;
+      for await (const page of pages) yield page.map(file.line).join('');
+    }
+    return reply
+      .type(file.type)
+      .header('content-disposition', `attachment; filename="${encodeURIComponent(dataset.name)}.${file.extension}"`)
+      .send(Readable.from(body()));
+  };
 
   app.get(
     '/v1/datasets/:id/jsonl',
     { schema: downloadSchema('getDatasetJSONL', 'Download the examples as JSONL') },
-    async (request, reply) => {
-      const { dataset, examples } = await download(request.params, request.query.version_id);
-      const lines = examples.map((example) => JSON.stringify({ input: example.input, output: example.output, metadata: example.metadata }));
-      return reply
-        .type('application/jsonl; charset=utf-8')
-        .header('content-disposition', `attachment; filename="${encodeURIComponent(dataset.name)}.jsonl"`)
-        .send(lines.length ? `${lines.join('\n')}\n` : '');
-    },
+    async (request, reply) =>
+      download(reply, request.params, request.query.version_id, {
+        type: 'application/jsonl; charset=utf-8',
+        extension: 'jsonl',
+        head: '',
+        // The stored documents are JSON text already: written as they are.
+        line: (example) => `{"input":${example.input},"output":${example.output},"metadata":${example.metadata}}\n`,
+      }),
   );
 
-  app.get('/v1/datasets/:id/csv', { schema: downloadSchema('getDatasetCsv', 'Download the examples as CSV') }, async (request, reply) => {
-    const { dataset, examples } = await download(request.params, request.query.version_id);
-    const rows = [['example_id', 'input', 'output', 'metadata']];
-    for (const example of examples) {
-      rows.push([
-        example.externalId ?? toGlobalId('DatasetExample', example.id),
-        JSON.stringify(example.input),
-        JSON.stringify(example.output),
-        JSON.stringify(example.metadata),
-      ]);
-    }
-    return reply
-      .type('text/csv; charset=utf-8')
-      .header('content-disposition', `attachment; filename="${encodeURIComponent(dataset.name)}.csv"`)
-      .send(`${rows.map((row) => row.map(csvField).join(',')).join('\r\n')}\r\n`);
-  });
+  app.get('/v1/datasets/:id/csv', { schema: downloadSchema('getDatasetCsv', 'Download the examples as CSV') }, async (request, reply) =>
+    download(reply, request.params, request.query.version_id, {
+      type: 'text/csv; charset=utf-8',
+      extension: 'csv',
+      head: 'example_id,input,output,metadata\r\n',
+      line: (example) =>
+        `${[example.externalId ?? toGlobalId('DatasetExample', example.id), example.input, example.output, example.metadata].map(csvField).join(',')}\r\n`,
+    }),
+  );
 }

@@ -52,13 +52,19 @@ export interface NewRevision {
   metadata: string;
 }
 
-/** An example at a version with its documents as stored (JSON text), for matching an update. */
+/**
+ * An example at a version with its documents as stored (JSON text, as JSON.stringify wrote it):
+ * what an update matches against, and what reads and downloads write out without parsing it.
+ */
 export interface StoredExampleText {
   id: number;
   externalId: string | null;
+  sourceSpanId: string | null;
   input: string;
   output: string;
   metadata: string;
+  /** When the revision that gives these values was written. */
+  updatedAt: string;
 }
 
 /** A version whose upload is still running, or died. */
@@ -379,17 +385,31 @@ export function createDatasetsRepository(db: Kysely<DB>, dialect: Dialect) {
       const rows = await revisionsAt(datasetId, versionId)
         .where('r.kind', '!=', 'DELETE')
         .where('e.id', '>', afterId)
-        .select(['e.id', 'e.external_id', 'r.input', 'r.output', 'r.metadata'])
+        .select(['e.id', 'e.external_id', 'e.source_span_id', 'r.input', 'r.output', 'r.metadata', 'r.created_at'])
         .orderBy('e.id')
         .limit(limit)
         .execute();
       return rows.map((row) => ({
         id: Number(row.id),
         externalId: row.external_id,
+        sourceSpanId: row.source_span_id,
         input: row.input,
         output: row.output,
         metadata: row.metadata,
+        updatedAt: row.created_at,
       }));
+    },
+
+    /** A page of the ids of the examples at a version, after `afterId` in id order. */
+    async exampleIdsAt(datasetId: number, versionId: number, afterId: number, limit: number): Promise<number[]> {
+      const rows = await revisionsAt(datasetId, versionId)
+        .where('r.kind', '!=', 'DELETE')
+        .where('e.id', '>', afterId)
+        .select('e.id')
+        .orderBy('e.id')
+        .limit(limit)
+        .execute();
+      return rows.map((row) => Number(row.id));
     },
 
     /** Inserts the examples in chunks; returns their ids in input order. */
@@ -464,12 +484,12 @@ export function createDatasetsRepository(db: Kysely<DB>, dialect: Dialect) {
       }
     },
 
-    /** The examples of the dataset as they read at the version (only those of `ids` when given), in example order. */
-    async examplesAt(datasetId: number, versionId: number, ids?: number[]): Promise<ExampleRecord[]> {
-      if (ids?.length === 0) return [];
-      let select = revisionsAt(datasetId, versionId).where('r.kind', '!=', 'DELETE');
-      if (ids !== undefined) select = select.where('e.id', 'in', ids);
-      const rows = await select
+    /** Some examples of the dataset (by id, a page's worth) as they read at the version, in example order. */
+    async examplesAt(datasetId: number, versionId: number, ids: number[]): Promise<ExampleRecord[]> {
+      if (ids.length === 0) return [];
+      const rows = await revisionsAt(datasetId, versionId)
+        .where('r.kind', '!=', 'DELETE')
+        .where('e.id', 'in', ids)
         .select(['e.id', 'e.external_id', 'e.source_span_id', 'r.input', 'r.output', 'r.metadata', 'r.created_at'])
         .orderBy('e.id')
         .execute();
