@@ -391,7 +391,10 @@ function scenario(r: Repositories, dialect: string): SqlScenario {
     ['experiments.examplesWithSuccessfulRuns', () => r.experiments.examplesWithSuccessfulRuns(1, { limit: 10, fromExampleId: 1 })],
     ['experiments.runsMissingEvaluations', () => r.experiments.runsMissingEvaluations(1, ['q', 'r'], { limit: 10, fromRunId: 1 })],
     ['experiments.delete', () => r.experiments.delete(1)],
-    ['datasets.deleteDataset', () => r.datasets.deleteDataset(1)],
+    ['datasets.markDeleted', () => r.datasets.markDeleted(1, LATER)],
+    ['datasets.deletedDatasets', () => r.datasets.deletedDatasets(1)],
+    ['datasets.purgeExamples', () => r.datasets.purgeExamples(1, 500)],
+    ['datasets.purgeDataset', () => r.datasets.purgeDataset(1)],
     [
       'costs.syncBuiltIns',
       () =>

@@ -84,6 +84,8 @@ export interface DatasetsServiceOptions {
   batchBytes?: number;
   /** Reports a failure to delete what a failed upload wrote (it is retried by the next cleanup). */
   onCleanupError?: (error: unknown) => void;
+  /** Called when a dataset was deleted, so that its rows are removed soon (starts the dataset-deletions job). */
+  onDeleted?: () => void;
 }
 
 const MAX_NAME_LENGTH = 256;
@@ -586,12 +588,17 @@ export function createDatasetsService({
       return { dataset, version: chosen, pages: pages() };
     },
 
-    /** Deletes the dataset with all its versions and examples; 409 while an upload to it is being written. */
+    /**
+     * Deletes the dataset with all its versions, examples and experiments: gone for readers at
+     * once, its rows removed in short batches by the dataset-deletions job (docs/datasets.md,
+     * "Deleting"). 409 while an upload to it is being written.
+     */
     async delete(identifier: Identifier): Promise<void> {
       const dataset = await requireDataset(identifier);
       const pending: PendingVersion | undefined = await datasets.pendingVersion(dataset.id);
       if (pending && pending.lastWriteAt >= idleCutoff()) throw inProgress(dataset.name);
-      if (!(await datasets.deleteDataset(dataset.id))) throw new NotFoundError(`dataset ${JSON.stringify(identifier.text)} not found`);
+      if (!(await datasets.markDeleted(dataset.id, now()))) throw new NotFoundError(`dataset ${JSON.stringify(identifier.text)} not found`);
+      options.onDeleted?.();
     },
   };
 }

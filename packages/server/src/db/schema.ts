@@ -239,6 +239,8 @@ export interface DatasetsTable {
   metadata: string;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** Set when the dataset was deleted: readers skip it; the dataset-deletions job removes its rows. */
+  deleted_at: ColumnType<Timestamp | null, Timestamp | null | undefined, Timestamp | null>;
 }
 
 export interface DatasetVersionsTable {

@@ -4,6 +4,7 @@
  * runs and evaluations that resuming needs. Knows nothing of HTTP.
  */
 import { randomBytes } from 'node:crypto';
+import { setImmediate } from 'node:timers/promises';
 import { ConflictError, InvalidInputError, NotFoundError } from '@sightline/common';
 import type { DatasetRecord, DatasetsRepository, ExampleRecord } from '../db/repositories/datasets-repository.js';
 import type {
@@ -193,8 +194,10 @@ export function createExperimentsService({
           },
           stamp,
         );
-        // The version's example ids a page at a time: never the whole dataset in memory.
+        // The version's example ids a page at a time: never the whole dataset in memory, and the
+        // event loop takes other requests between pages (a SQLite query resolves at once).
         for (let afterId = 0; ; ) {
+          await setImmediate();
           const ids = await trx.datasets.exampleIdsAt(dataset.id, version.id, afterId, FREEZE_PAGE);
           await trx.experiments.insertExamples(created.id, ids);
           if (ids.length < FREEZE_PAGE) break;

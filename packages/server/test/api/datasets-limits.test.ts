@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import { createPgPool, openSqlite } from '../../src/db/database.js';
@@ -247,6 +248,53 @@ for (const dialect of DIALECTS) {
       assert.equal(failures, 0);
       assert.ok(slowestMs < HEALTH_BOUND_MS, `/healthz took ${Math.round(slowestMs)} ms while the dataset was read`);
       assert.ok(growth < 150, `the server's peak memory grew by ${Math.round(growth)} MiB`);
+    });
+
+    it('freezes an experiment on it, then deletes it at once for readers and its rows in the background, /healthz answering throughout', async (t) => {
+      const health = pollHealth(server.url);
+      let started = performance.now();
+      const experiment = await request(server.url, 'POST', '/v1/datasets/big/experiments', { name: 'on big', repetitions: 1 });
+      assert.equal(experiment.status, 200, experiment.text);
+      assert.equal(experiment.body.data.example_count, BIG);
+      const frozenMs = Math.round(performance.now() - started);
+      const datasetId = (await request(server.url, 'GET', '/v1/datasets/big')).body.data.id as string;
+
+      started = performance.now();
+      assert.equal((await request(server.url, 'DELETE', `/v1/datasets/${datasetId}`)).status, 204);
+      const deleteMs = Math.round(performance.now() - started);
+      // Gone for readers at once: the dataset, its examples, its experiment; its name is free again.
+      expectError(await request(server.url, 'GET', `/v1/datasets/${datasetId}`), 404);
+      expectError(await request(server.url, 'GET', '/v1/datasets/big/examples'), 404);
+      expectError(await request(server.url, 'GET', `/v1/experiments/${experiment.body.data.id}`), 404);
+      assert.deepEqual((await request(server.url, 'GET', '/v1/datasets?name=big')).body.data, []);
+      assert.equal((await post(server.url, 'application/json', emptyExamples('big', 3))).status, 200);
+      assert.equal((await request(server.url, 'GET', '/v1/datasets/big')).body.data.example_count, 3);
+
+      // The rows go in the background, a batch at a time.
+      const rowId = Number(Buffer.from(datasetId, 'base64').toString().split(':')[1]);
+      const remaining = async () =>
+        Number(
+          (await sql<{ n: number | string }>`select count(*) as n from dataset_examples where dataset_id = ${rowId}`.execute(db)).rows[0]!
+            .n,
+        );
+      const deadline = Date.now() + 60_000;
+      while ((await remaining()) > 0 || (await sql`select id from datasets where id = ${rowId}`.execute(db)).rows.length > 0) {
+        assert.ok(Date.now() < deadline, `the dataset's rows were removed in time (${await remaining()} examples left)`);
+        await sleep(100);
+      }
+      const purgedMs = Math.round(performance.now() - started);
+      for (const table of ['dataset_example_revisions', 'experiment_examples', 'experiments', 'dataset_versions']) {
+        const left = await sql<{ n: number | string }>`select count(*) as n from ${sql.table(table)}`.execute(db);
+        // What is left belongs to the datasets created in this suite since (small, and big again).
+        assert.ok(Number(left.rows[0]!.n) < 20, `${table} holds ${left.rows[0]!.n} rows`);
+      }
+      const { slowestMs, polls, failures } = await health.stop();
+      t.diagnostic(
+        `experiment frozen in ${frozenMs} ms; DELETE answered in ${deleteMs} ms, rows removed after ${purgedMs} ms; /healthz slowest ${Math.round(slowestMs)} ms over ${polls} polls`,
+      );
+      assert.equal(failures, 0);
+      assert.ok(deleteMs < HEALTH_BOUND_MS, `DELETE took ${deleteMs} ms`);
+      assert.ok(slowestMs < HEALTH_BOUND_MS, `/healthz took ${Math.round(slowestMs)} ms`);
     });
   });
 }

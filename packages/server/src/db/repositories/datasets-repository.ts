@@ -8,7 +8,7 @@
  * every read here sees completed versions only, and a dataset only once it has one (its first
  * upload is still being written until then).
  */
-import type { ExpressionBuilder, Kysely, Selectable } from 'kysely';
+import { type ExpressionBuilder, type Kysely, type Selectable, sql } from 'kysely';
 import type { Dialect } from '../../config.js';
 import type { DatasetVersionsTable, DatasetsTable, DB } from '../schema.js';
 
@@ -96,6 +96,9 @@ const parse = (text: string): Record<string, unknown> => JSON.parse(text) as Rec
 /** `last_write_at` of a version given up: older than any cut-off, so that any cleaner may finish deleting it. */
 const GIVEN_UP = '1970-01-01T00:00:00.000Z';
 
+/** The dataset is readable: not deleted, and its first upload has finished (it has a completed version). */
+const isReadable = (eb: ExpressionBuilder<DB, 'datasets'>) => eb.and([eb('datasets.deleted_at', 'is', null), hasCompletedVersion(eb)]);
+
 /** The dataset has a completed version: its first upload has finished. */
 const hasCompletedVersion = (eb: ExpressionBuilder<DB, 'datasets'>) =>
   eb.exists(
@@ -162,11 +165,11 @@ export function createDatasetsRepository(db: Kysely<DB>, dialect: Dialect) {
       return toDataset(row);
     },
     async findById(id: number): Promise<DatasetRecord | undefined> {
-      const row = await db.selectFrom('datasets').selectAll().where('id', '=', id).where(hasCompletedVersion).executeTakeFirst();
+      const row = await db.selectFrom('datasets').selectAll().where('id', '=', id).where(isReadable).executeTakeFirst();
       return row && toDataset(row);
     },
     async findByName(name: string): Promise<DatasetRecord | undefined> {
-      const row = await db.selectFrom('datasets').selectAll().where('name', '=', name).where(hasCompletedVersion).executeTakeFirst();
+      const row = await db.selectFrom('datasets').selectAll().where('name', '=', name).where(isReadable).executeTakeFirst();
       return row && toDataset(row);
     },
     /**
@@ -175,13 +178,13 @@ export function createDatasetsRepository(db: Kysely<DB>, dialect: Dialect) {
      * other and number their versions in the order they commit.
      */
     async findByNameForUpload(name: string): Promise<DatasetRecord | undefined> {
-      const select = db.selectFrom('datasets').selectAll().where('name', '=', name);
+      const select = db.selectFrom('datasets').selectAll().where('name', '=', name).where('deleted_at', 'is', null);
       const row = await (dialect === 'postgres' ? select.forNoKeyUpdate() : select).executeTakeFirst();
       return row && toDataset(row);
     },
     /** Datasets newest first, keyset-paginated by id. */
     async list(query: DatasetPageQuery): Promise<DatasetRecord[]> {
-      let select = db.selectFrom('datasets').selectAll().where(hasCompletedVersion).orderBy('id', 'desc').limit(query.limit);
+      let select = db.selectFrom('datasets').selectAll().where(isReadable).orderBy('id', 'desc').limit(query.limit);
       if (query.fromId !== undefined) select = select.where('id', '<=', query.fromId);
       if (query.name !== undefined) select = select.where('name', '=', query.name);
       return (await select.execute()).map(toDataset);
@@ -189,9 +192,43 @@ export function createDatasetsRepository(db: Kysely<DB>, dialect: Dialect) {
     async touch(id: number, now: string): Promise<void> {
       await db.updateTable('datasets').set({ updated_at: now }).where('id', '=', id).execute();
     },
-    /** Deletes the dataset; its versions, examples and revisions go with it (foreign keys cascade). */
-    async deleteDataset(id: number): Promise<boolean> {
-      const result = await db.deleteFrom('datasets').where('id', '=', id).executeTakeFirst();
+    /**
+     * Deletes the dataset for readers at once (docs/datasets.md, "Deleting"): marks it deleted and
+     * frees its name for a new dataset while the dataset-deletions job removes its rows. The name
+     * given up starts with a space, which no live dataset's can (upload names are trimmed).
+     */
+    async markDeleted(id: number, now: string): Promise<boolean> {
+      const result = await db
+        .updateTable('datasets')
+        .set({ deleted_at: now, name: sql<string>`cast(${' deleted '} as text) || cast(${sql.ref('id')} as text)` })
+        .where('id', '=', id)
+        .where('deleted_at', 'is', null)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
+    },
+    /** Deleted datasets whose rows are still to be removed, oldest first. */
+    async deletedDatasets(limit: number): Promise<number[]> {
+      const rows = await db.selectFrom('datasets').select('id').where('deleted_at', 'is not', null).orderBy('id').limit(limit).execute();
+      return rows.map((row) => Number(row.id));
+    },
+    /**
+     * Deletes up to `limit` examples of a deleted dataset; their revisions, the experiments' frozen
+     * example rows and runs on them (with their evaluations) go with them (foreign keys cascade).
+     * Returns how many examples.
+     */
+    async purgeExamples(datasetId: number, limit: number): Promise<number> {
+      const result = await db
+        .deleteFrom('dataset_examples')
+        .where('id', 'in', (eb) =>
+          eb.selectFrom('dataset_examples as e').select('e.id').where('e.dataset_id', '=', datasetId).orderBy('e.id').limit(limit),
+        )
+        .where('dataset_id', '=', datasetId)
+        .executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
+    /** Deletes a deleted dataset whose examples are gone: its versions and experiments (few rows) go with it. */
+    async purgeDataset(datasetId: number): Promise<boolean> {
+      const result = await db.deleteFrom('datasets').where('id', '=', datasetId).where('deleted_at', 'is not', null).executeTakeFirst();
       return Number(result.numDeletedRows) > 0;
     },
     /** Deletes the dataset if it has no version at all (one created by an upload that failed). */

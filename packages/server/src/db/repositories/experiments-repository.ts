@@ -2,7 +2,7 @@
  * SQL for experiments, their frozen example sets, runs and run evaluations (docs/experiments.md).
  * Run counts come from grouped queries, never from loading runs; "incomplete" lists are anti-joins.
  */
-import { type Kysely, type Selectable, sql } from 'kysely';
+import { type ExpressionBuilder, type Kysely, type Selectable, sql } from 'kysely';
 import type { Dialect } from '../../config.js';
 import type { DB, ExperimentRunAnnotationsTable, ExperimentRunsTable, ExperimentsTable } from '../schema.js';
 import { millisBetween } from '../sql-dialect.js';
@@ -119,6 +119,16 @@ function toEvaluation(row: Selectable<ExperimentRunAnnotationsTable>): Evaluatio
   };
 }
 
+/** The experiment's dataset is not deleted. */
+const datasetIsLive = (eb: ExpressionBuilder<DB, 'experiments'>) =>
+  eb.exists(
+    eb
+      .selectFrom('datasets')
+      .select('datasets.id')
+      .whereRef('datasets.id', '=', 'experiments.dataset_id')
+      .where('datasets.deleted_at', 'is', null),
+  );
+
 export type ExperimentsRepository = ReturnType<typeof createExperimentsRepository>;
 
 /** Experiments repository over a Kysely connection (or transaction). */
@@ -158,8 +168,9 @@ export function createExperimentsRepository(db: Kysely<DB>, dialect: Dialect) {
         }
       }
     },
+    /** The experiment, unless its dataset was deleted (its rows are then being removed: docs/datasets.md, "Deleting"). */
     async findById(id: number): Promise<ExperimentRecord | undefined> {
-      const row = await db.selectFrom('experiments').selectAll().where('id', '=', id).executeTakeFirst();
+      const row = await db.selectFrom('experiments').selectAll().where('id', '=', id).where(datasetIsLive).executeTakeFirst();
       return row && toExperiment(row);
     },
     /** A dataset's experiments newest first, keyset-paginated by id. */
@@ -219,8 +230,15 @@ export function createExperimentsRepository(db: Kysely<DB>, dialect: Dialect) {
         .executeTakeFirst();
       return row && toRun(row);
     },
+    /** The run, unless its experiment's dataset was deleted. */
     async findRunById(id: number): Promise<RunRecord | undefined> {
-      const row = await db.selectFrom('experiment_runs').selectAll().where('id', '=', id).executeTakeFirst();
+      const row = await db
+        .selectFrom('experiment_runs')
+        .selectAll('experiment_runs')
+        .innerJoin('experiments', 'experiments.id', 'experiment_runs.experiment_id')
+        .where('experiment_runs.id', '=', id)
+        .where(datasetIsLive)
+        .executeTakeFirst();
       return row && toRun(row);
     },
     /** Inserts a run, or replaces a failed one for the same example and repetition. */

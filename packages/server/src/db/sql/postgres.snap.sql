@@ -351,7 +351,7 @@ delete from "prompts" where "id" = $1;
 insert into "datasets" ("name", "description", "metadata", "created_at", "updated_at") values ($1, $2, $3, $4, $5) returning *;
 
 -- datasets.findByNameForUpload
-select * from "datasets" where "name" = $1 for no key update;
+select * from "datasets" where "name" = $1 and "deleted_at" is null for no key update;
 
 -- datasets.insertVersion
 insert into "dataset_versions" ("dataset_id", "description", "metadata", "created_at", "completed_at", "last_write_at") values ($1, $2, $3, $4, $5, $6) returning *;
@@ -366,13 +366,13 @@ update "dataset_versions" set "last_write_at" = $1 where "id" = $2 and "complete
 update "dataset_versions" set "completed_at" = $1, "last_write_at" = $2, "example_count" = $3 where "id" = $4 and "completed_at" is null and "last_write_at" >= $5;
 
 -- datasets.findById
-select * from "datasets" where "id" = $1 and exists (select "v"."id" from "dataset_versions" as "v" where "v"."dataset_id" = "datasets"."id" and "v"."completed_at" is not null);
+select * from "datasets" where "id" = $1 and ("datasets"."deleted_at" is null and exists (select "v"."id" from "dataset_versions" as "v" where "v"."dataset_id" = "datasets"."id" and "v"."completed_at" is not null));
 
 -- datasets.findByName
-select * from "datasets" where "name" = $1 and exists (select "v"."id" from "dataset_versions" as "v" where "v"."dataset_id" = "datasets"."id" and "v"."completed_at" is not null);
+select * from "datasets" where "name" = $1 and ("datasets"."deleted_at" is null and exists (select "v"."id" from "dataset_versions" as "v" where "v"."dataset_id" = "datasets"."id" and "v"."completed_at" is not null));
 
 -- datasets.list
-select * from "datasets" where exists (select "v"."id" from "dataset_versions" as "v" where "v"."dataset_id" = "datasets"."id" and "v"."completed_at" is not null) and "id" <= $1 and "name" = $2 order by "id" desc limit $3;
+select * from "datasets" where ("datasets"."deleted_at" is null and exists (select "v"."id" from "dataset_versions" as "v" where "v"."dataset_id" = "datasets"."id" and "v"."completed_at" is not null)) and "id" <= $1 and "name" = $2 order by "id" desc limit $3;
 
 -- datasets.findVersion
 select * from "dataset_versions" where "dataset_id" = $1 and "id" = $2 and "completed_at" is not null;
@@ -444,7 +444,7 @@ insert into "experiments" ("dataset_id", "dataset_version_id", "name", "descript
 insert into "experiment_examples" ("experiment_id", "example_id") values ($1, $2);
 
 -- experiments.findById
-select * from "experiments" where "id" = $1;
+select * from "experiments" where "id" = $1 and exists (select "datasets"."id" from "datasets" where "datasets"."id" = "experiments"."dataset_id" and "datasets"."deleted_at" is null);
 
 -- experiments.listForDataset
 select * from "experiments" where "dataset_id" = $1 and "id" <= $2 order by "id" desc limit $3;
@@ -463,7 +463,7 @@ insert into "experiment_runs" ("experiment_id", "example_id", "repetition_number
 select * from "experiment_runs" where "experiment_id" = $1 and "example_id" = $2 and "repetition_number" = $3;
 
 -- experiments.findRunById
-select * from "experiment_runs" where "id" = $1;
+select "experiment_runs".* from "experiment_runs" inner join "experiments" on "experiments"."id" = "experiment_runs"."experiment_id" where "experiment_runs"."id" = $1 and exists (select "datasets"."id" from "datasets" where "datasets"."id" = "experiments"."dataset_id" and "datasets"."deleted_at" is null);
 
 -- experiments.listRuns
 select * from "experiment_runs" where "experiment_id" = $1 and "id" >= $2 order by "id" limit $3;
@@ -496,8 +496,17 @@ select * from "experiment_runs" where "experiment_id" = $1 and "error" is null a
 -- experiments.delete
 delete from "experiments" where "id" = $1;
 
--- datasets.deleteDataset
-delete from "datasets" where "id" = $1;
+-- datasets.markDeleted
+update "datasets" set "deleted_at" = $1, "name" = cast($2 as text) || cast("id" as text) where "id" = $3 and "deleted_at" is null;
+
+-- datasets.deletedDatasets
+select "id" from "datasets" where "deleted_at" is not null order by "id" limit $1;
+
+-- datasets.purgeExamples
+delete from "dataset_examples" where "id" in (select "e"."id" from "dataset_examples" as "e" where "e"."dataset_id" = $1 order by "e"."id" limit $2) and "dataset_id" = $3;
+
+-- datasets.purgeDataset
+delete from "datasets" where "id" = $1 and "deleted_at" is not null;
 
 -- costs.syncBuiltIns
 insert into "generative_models" ("name", "provider", "name_pattern", "input_per_million", "output_per_million", "cache_read_per_million", "cache_write_per_million", "is_built_in", "created_at", "updated_at") values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) on conflict ("is_built_in", "name") do update set "name" = $11, "provider" = $12, "name_pattern" = $13, "input_per_million" = $14, "output_per_million" = $15, "cache_read_per_million" = $16, "cache_write_per_million" = $17, "updated_at" = $18;

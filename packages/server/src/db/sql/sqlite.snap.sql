@@ -349,7 +349,7 @@ delete from "prompts" where "id" = ?;
 insert into "datasets" ("name", "description", "metadata", "created_at", "updated_at") values (?, ?, ?, ?, ?) returning *;
 
 -- datasets.findByNameForUpload
-select * from "datasets" where "name" = ?;
+select * from "datasets" where "name" = ? and "deleted_at" is null;
 
 -- datasets.insertVersion
 insert into "dataset_versions" ("dataset_id", "description", "metadata", "created_at", "completed_at", "last_write_at") values (?, ?, ?, ?, ?, ?) returning *;
@@ -364,13 +364,13 @@ update "dataset_versions" set "last_write_at" = ? where "id" = ? and "completed_
 update "dataset_versions" set "completed_at" = ?, "last_write_at" = ?, "example_count" = ? where "id" = ? and "completed_at" is null and "last_write_at" >= ?;
 
 -- datasets.findById
-select * from "datasets" where "id" = ? and exists (select "v"."id" from "dataset_versions" as "v" where "v"."dataset_id" = "datasets"."id" and "v"."completed_at" is not null);
+select * from "datasets" where "id" = ? and ("datasets"."deleted_at" is null and exists (select "v"."id" from "dataset_versions" as "v" where "v"."dataset_id" = "datasets"."id" and "v"."completed_at" is not null));
 
 -- datasets.findByName
-select * from "datasets" where "name" = ? and exists (select "v"."id" from "dataset_versions" as "v" where "v"."dataset_id" = "datasets"."id" and "v"."completed_at" is not null);
+select * from "datasets" where "name" = ? and ("datasets"."deleted_at" is null and exists (select "v"."id" from "dataset_versions" as "v" where "v"."dataset_id" = "datasets"."id" and "v"."completed_at" is not null));
 
 -- datasets.list
-select * from "datasets" where exists (select "v"."id" from "dataset_versions" as "v" where "v"."dataset_id" = "datasets"."id" and "v"."completed_at" is not null) and "id" <= ? and "name" = ? order by "id" desc limit ?;
+select * from "datasets" where ("datasets"."deleted_at" is null and exists (select "v"."id" from "dataset_versions" as "v" where "v"."dataset_id" = "datasets"."id" and "v"."completed_at" is not null)) and "id" <= ? and "name" = ? order by "id" desc limit ?;
 
 -- datasets.findVersion
 select * from "dataset_versions" where "dataset_id" = ? and "id" = ? and "completed_at" is not null;
@@ -442,7 +442,7 @@ insert into "experiments" ("dataset_id", "dataset_version_id", "name", "descript
 insert into "experiment_examples" ("experiment_id", "example_id") values (?, ?);
 
 -- experiments.findById
-select * from "experiments" where "id" = ?;
+select * from "experiments" where "id" = ? and exists (select "datasets"."id" from "datasets" where "datasets"."id" = "experiments"."dataset_id" and "datasets"."deleted_at" is null);
 
 -- experiments.listForDataset
 select * from "experiments" where "dataset_id" = ? and "id" <= ? order by "id" desc limit ?;
@@ -461,7 +461,7 @@ insert into "experiment_runs" ("experiment_id", "example_id", "repetition_number
 select * from "experiment_runs" where "experiment_id" = ? and "example_id" = ? and "repetition_number" = ?;
 
 -- experiments.findRunById
-select * from "experiment_runs" where "id" = ?;
+select "experiment_runs".* from "experiment_runs" inner join "experiments" on "experiments"."id" = "experiment_runs"."experiment_id" where "experiment_runs"."id" = ? and exists (select "datasets"."id" from "datasets" where "datasets"."id" = "experiments"."dataset_id" and "datasets"."deleted_at" is null);
 
 -- experiments.listRuns
 select * from "experiment_runs" where "experiment_id" = ? and "id" >= ? order by "id" limit ?;
@@ -494,8 +494,17 @@ select * from "experiment_runs" where "experiment_id" = ? and "error" is null an
 -- experiments.delete
 delete from "experiments" where "id" = ?;
 
--- datasets.deleteDataset
-delete from "datasets" where "id" = ?;
+-- datasets.markDeleted
+update "datasets" set "deleted_at" = ?, "name" = cast(? as text) || cast("id" as text) where "id" = ? and "deleted_at" is null;
+
+-- datasets.deletedDatasets
+select "id" from "datasets" where "deleted_at" is not null order by "id" limit ?;
+
+-- datasets.purgeExamples
+delete from "dataset_examples" where "id" in (select "e"."id" from "dataset_examples" as "e" where "e"."dataset_id" = ? order by "e"."id" limit ?) and "dataset_id" = ?;
+
+-- datasets.purgeDataset
+delete from "datasets" where "id" = ? and "deleted_at" is not null;
 
 -- costs.syncBuiltIns
 insert into "generative_models" ("name", "provider", "name_pattern", "input_per_million", "output_per_million", "cache_read_per_million", "cache_write_per_million", "is_built_in", "created_at", "updated_at") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict ("is_built_in", "name") do update set "name" = ?, "provider" = ?, "name_pattern" = ?, "input_per_million" = ?, "output_per_million" = ?, "cache_read_per_million" = ?, "cache_write_per_million" = ?, "updated_at" = ?;
