@@ -2,8 +2,8 @@
  * The dataset-deletions job (docs/datasets.md, "Deleting"): removes the rows of deleted datasets
  * off the request path. `DELETE /v1/datasets/{id}` only marks a dataset deleted (readers skip it
  * at once); one DELETE cascading to millions of examples held the database for 9 s, and on SQLite
- * the event loop with it. A run deletes a few hundred examples per statement (their revisions,
- * frozen experiment rows and runs cascade), each in its own short transaction, yielding to the
+ * the event loop with it. A run deletes a thousand examples per batch with their revisions,
+ * frozen experiment rows and runs, each batch in its own short transaction, yielding to the
  * event loop between them and waiting briefly for idle ingest on SQLite, where its writes share
  * the database lock with the span writer; once a dataset has no example left, its row goes with
  * its versions and experiments.
@@ -38,7 +38,7 @@ export function createDatasetDeletionJob({
   withTransaction,
   ingestIdle,
   intervalMs = 60_000,
-  batchExamples = 500,
+  batchExamples = 1000,
   runBudgetMs = 200,
 }: DatasetDeletionJobOptions): Job {
   return {

@@ -503,7 +503,11 @@ update "datasets" set "deleted_at" = $1, "name" = cast($2 as text) || cast("id" 
 select "id" from "datasets" where "deleted_at" is not null order by "id" limit $1;
 
 -- datasets.purgeExamples
-delete from "dataset_examples" where "id" in (select "e"."id" from "dataset_examples" as "e" where "e"."dataset_id" = $1 order by "e"."id" limit $2) and "dataset_id" = $3;
+select "id" from "dataset_examples" where "dataset_id" = $1 order by "id" limit $2;
+delete from "experiment_examples" where "example_id" in ($1);
+delete from "experiment_runs" where "example_id" in ($1);
+delete from "dataset_example_revisions" where "example_id" in ($1);
+delete from "dataset_examples" where "id" in ($1);
 
 -- datasets.purgeDataset
 delete from "datasets" where "id" = $1 and "deleted_at" is not null;

@@ -501,7 +501,11 @@ update "datasets" set "deleted_at" = ?, "name" = cast(? as text) || cast("id" as
 select "id" from "datasets" where "deleted_at" is not null order by "id" limit ?;
 
 -- datasets.purgeExamples
-delete from "dataset_examples" where "id" in (select "e"."id" from "dataset_examples" as "e" where "e"."dataset_id" = ? order by "e"."id" limit ?) and "dataset_id" = ?;
+select "id" from "dataset_examples" where "dataset_id" = ? order by "id" limit ?;
+delete from "experiment_examples" where "example_id" in (?);
+delete from "experiment_runs" where "example_id" in (?);
+delete from "dataset_example_revisions" where "example_id" in (?);
+delete from "dataset_examples" where "id" in (?);
 
 -- datasets.purgeDataset
 delete from "datasets" where "id" = ? and "deleted_at" is not null;
