@@ -14,6 +14,7 @@ import type {
   ExperimentsRepository,
   RunRecord,
 } from '../db/repositories/experiments-repository.js';
+import { inChunks } from '../db/in-chunks.js';
 import type { WithTransaction } from '../db/repositories/index.js';
 import type { TracesRepository } from '../db/repositories/traces-repository.js';
 import type { Identifier } from '../shared/identifier.js';
@@ -147,10 +148,13 @@ export function createExperimentsService({
 
   /** The runs with their evaluations, latency and token sums (three queries for any number of runs). */
   const detailsOf = async (runs: RunRecord[]): Promise<RunDetails[]> => {
-    const [evaluations, tokens] = await Promise.all([
+    const traceIds = [...new Set(runs.flatMap((run) => (run.traceId ? [run.traceId] : [])))];
+    const [evaluations, tokenEntries] = await Promise.all([
       experiments.evaluationsOf(runs.map((run) => run.id)),
-      traces.tokenTotalsByTraceId([...new Set(runs.flatMap((run) => (run.traceId ? [run.traceId] : [])))]),
+      // A comparison page holds up to 200 examples × 10 experiments × 100 repetitions: IN lists in chunks.
+      inChunks(traceIds, async (chunk) => [...(await traces.tokenTotalsByTraceId(chunk))]),
     ]);
+    const tokens = new Map(tokenEntries);
     const byRun = new Map<number, EvaluationRecord[]>();
     for (const evaluation of evaluations) byRun.set(evaluation.runId, [...(byRun.get(evaluation.runId) ?? []), evaluation]);
     return runs.map((run) => ({
@@ -289,6 +293,8 @@ export function createExperimentsService({
       const result: { example: ExampleRecord; repetitionNumbers: number[] }[] = [];
       let from = query.fromExampleId;
       while (result.length < query.limit + 1) {
+        // Most examples may be complete: between pages the event loop takes other requests.
+        await setImmediate();
         const page = await experiments.examplesWithSuccessfulRuns(experiment.id, { limit: 500, fromExampleId: from });
         if (page.length === 0) break;
         const incomplete = page.filter(({ successful }) => successful.length < experiment.repetitions);
@@ -374,6 +380,8 @@ export function createExperimentsService({
       async function* rows() {
         let from: number | undefined;
         for (;;) {
+          // A reader that keeps pulling would otherwise run page after page in one turn of the event loop.
+          await setImmediate();
           const ids = await experiments.exampleIds(experiment.id, { limit: DOWNLOAD_PAGE, fromExampleId: from });
           if (ids.length === 0) return;
           const [examples, runs] = await Promise.all([examplesById(experiment, ids), experiments.runsOn([experiment.id], ids)]);

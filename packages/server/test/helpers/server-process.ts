@@ -6,6 +6,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { createPgPool, openSqlite } from '../../src/db/database.js';
 import { createTestDatabase, type TestDatabase, type TestDialect } from './databases.js';
 
 const FIXTURE = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'server-process.ts');
@@ -68,6 +71,56 @@ export async function startServerProcess(dialect: TestDialect, env: Record<strin
       child.kill('SIGTERM');
       await exited;
       await database.drop();
+    },
+  };
+}
+
+/** Opens a connection of its own to a server process's database (SQLite: a second connection to its file). */
+export function openDatabaseOf(server: ServerProcess): Kysely<unknown> {
+  const { database } = server;
+  return new Kysely<unknown>({
+    dialect:
+      database.url === undefined
+        ? new SqliteDialect({ database: openSqlite(path.join(database.workingDir, 'sightline.db')) })
+        : new PostgresDialect({ pool: createPgPool(database.url, 1) }),
+  });
+}
+
+/**
+ * Polls GET /healthz every 50 ms until stopped, from a worker thread (so that the test's own work,
+ * such as parsing a large answer, does not delay the polls); reports the slowest answer (ms).
+ */
+export function pollHealth(url: string): { stop(): Promise<{ slowestMs: number; polls: number; failures: number }> } {
+  const worker = new Worker(
+    `const { parentPort, workerData } = require('node:worker_threads');
+    let running = true, slowestMs = 0, polls = 0, failures = 0;
+    parentPort.on('message', () => { running = false; });
+    (async () => {
+      while (running) {
+        const started = performance.now();
+        try {
+          const response = await fetch(workerData + '/healthz', { signal: AbortSignal.timeout(30000) });
+          await response.text();
+          if (response.status !== 200) failures++;
+        } catch { failures++; }
+        slowestMs = Math.max(slowestMs, performance.now() - started);
+        polls++;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      parentPort.postMessage({ slowestMs, polls, failures });
+    })();`,
+    { eval: true, workerData: url },
+  );
+  const result = new Promise<{ slowestMs: number; polls: number; failures: number }>((resolve, reject) => {
+    worker.once('message', resolve);
+    worker.once('error', reject);
+  });
+  return {
+    stop: async () => {
+      worker.postMessage('stop');
+      const value = await result;
+      await worker.terminate();
+      return value;
     },
   };
 }

@@ -2,9 +2,11 @@
  * SQL for experiments, their frozen example sets, runs and run evaluations (docs/experiments.md).
  * Run counts come from grouped queries, never from loading runs; "incomplete" lists are anti-joins.
  */
+import { setImmediate } from 'node:timers/promises';
 import { type ExpressionBuilder, type Kysely, type Selectable, sql } from 'kysely';
 import type { Dialect } from '../../config.js';
 import type { DB, ExperimentRunAnnotationsTable, ExperimentRunsTable, ExperimentsTable } from '../schema.js';
+import { inChunks } from '../in-chunks.js';
 import { millisBetween } from '../sql-dialect.js';
 
 export interface ExperimentRecord {
@@ -187,13 +189,15 @@ export function createExperimentsRepository(db: Kysely<DB>, dialect: Dialect) {
     async counts(experimentIds: number[]): Promise<Map<number, RunCounts>> {
       const counts = new Map<number, RunCounts>(experimentIds.map((id) => [id, { examples: 0, successful: 0, failed: 0 }]));
       if (experimentIds.length === 0) return counts;
+      // The frozen example set is the examples of the experiment's version (docs/experiments.md,
+      // "Rules"): their number is stored with the version, where counting the set scanned it.
       const examples = await db
-        .selectFrom('experiment_examples')
-        .where('experiment_id', 'in', experimentIds)
-        .select((eb) => ['experiment_id', eb.fn.countAll<number | string>().as('n')])
-        .groupBy('experiment_id')
+        .selectFrom('experiments as x')
+        .innerJoin('dataset_versions as v', 'v.id', 'x.dataset_version_id')
+        .where('x.id', 'in', experimentIds)
+        .select(['x.id', 'v.example_count'])
         .execute();
-      for (const row of examples) counts.get(Number(row.experiment_id))!.examples = Number(row.n);
+      for (const row of examples) counts.get(Number(row.id))!.examples = Number(row.example_count);
       const runs = await db
         .selectFrom('experiment_runs')
         .where('experiment_id', 'in', experimentIds)
@@ -287,12 +291,12 @@ export function createExperimentsRepository(db: Kysely<DB>, dialect: Dialect) {
         .executeTakeFirstOrThrow();
       return Number(row.id);
     },
-    /** Evaluations of the given runs. */
+    /** Evaluations of the given runs (as many as a page holds: in chunks of IN lists). */
     async evaluationsOf(runIds: number[]): Promise<EvaluationRecord[]> {
-      if (runIds.length === 0) return [];
-      return (await db.selectFrom('experiment_run_annotations').selectAll().where('run_id', 'in', runIds).orderBy('id').execute()).map(
-        toEvaluation,
+      const rows = await inChunks(runIds, (chunk) =>
+        db.selectFrom('experiment_run_annotations').selectAll().where('run_id', 'in', chunk).orderBy('id').execute(),
       );
+      return rows.map(toEvaluation);
     },
     /** The experiment's examples (ids ascending, from `fromExampleId`) with the successful repetitions each has. */
     async examplesWithSuccessfulRuns(
@@ -339,6 +343,8 @@ export function createExperimentsRepository(db: Kysely<DB>, dialect: Dialect) {
         if (fromRunId !== undefined) select = select.where('id', '>=', fromRunId);
         const runs = (await select.execute()).map(toRun);
         if (runs.length === 0) return found;
+        // Most runs may be complete: between pages the event loop takes other requests (a SQLite query resolves at once).
+        await setImmediate();
         const done = await db
           .selectFrom('experiment_run_annotations')
           .select(['run_id', 'name'])

@@ -450,7 +450,7 @@ select * from "experiments" where "id" = $1 and exists (select "datasets"."id" f
 select * from "experiments" where "dataset_id" = $1 and "id" <= $2 order by "id" desc limit $3;
 
 -- experiments.counts
-select "experiment_id", count(*) as "n" from "experiment_examples" where "experiment_id" in ($1) group by "experiment_id";
+select "x"."id", "v"."example_count" from "experiments" as "x" inner join "dataset_versions" as "v" on "v"."id" = "x"."dataset_version_id" where "x"."id" in ($1);
 select "experiment_id", count(CASE WHEN error IS NULL THEN 1 END) as "ok", count(CASE WHEN error IS NOT NULL THEN 1 END) as "failed" from "experiment_runs" where "experiment_id" in ($1) group by "experiment_id";
 
 -- experiments.hasExample

@@ -448,7 +448,7 @@ select * from "experiments" where "id" = ? and exists (select "datasets"."id" fr
 select * from "experiments" where "dataset_id" = ? and "id" <= ? order by "id" desc limit ?;
 
 -- experiments.counts
-select "experiment_id", count(*) as "n" from "experiment_examples" where "experiment_id" in (?) group by "experiment_id";
+select "x"."id", "v"."example_count" from "experiments" as "x" inner join "dataset_versions" as "v" on "v"."id" = "x"."dataset_version_id" where "x"."id" in (?);
 select "experiment_id", count(CASE WHEN error IS NULL THEN 1 END) as "ok", count(CASE WHEN error IS NOT NULL THEN 1 END) as "failed" from "experiment_runs" where "experiment_id" in (?) group by "experiment_id";
 
 -- experiments.hasExample
