@@ -250,8 +250,9 @@ export function createDatasetsService({
    * created it. The caller has given the version up first, so its upload can write no more.
    */
   const deletePending = async (version: { id: number; datasetId: number }): Promise<void> => {
-    while ((await datasets.deleteExamplesCreatedBy(version.id, DELETE_CHUNK)) > 0);
-    while ((await datasets.deleteRevisionsOf(version.id, DELETE_CHUNK)) > 0);
+    // Between statements the event loop takes other requests (a SQLite statement resolves at once).
+    while ((await datasets.deleteExamplesCreatedBy(version.id, DELETE_CHUNK)) > 0) await setImmediate();
+    while ((await datasets.deleteRevisionsOf(version.id, DELETE_CHUNK)) > 0) await setImmediate();
     await datasets.deletePendingVersion(version.id);
     await datasets.deleteDatasetWithoutVersions(version.datasetId);
   };
@@ -338,6 +339,8 @@ export function createDatasetsService({
       if (page.length < INDEX_PAGE) break;
       afterId = page[page.length - 1]!.id;
       await tick();
+      // Indexing a big dataset takes many pages: the event loop takes other requests between them.
+      await setImmediate();
     }
     current.seal();
     upload.current = current;
@@ -477,6 +480,9 @@ export function createDatasetsService({
         const rows = batch;
         batch = [];
         bytes = 0;
+        // Rows already read (a spooled JSON body, a file's buffered chunk) arrive without waiting,
+        // and a SQLite transaction resolves at once: the event loop takes other requests between batches.
+        await setImmediate();
         await withTransaction(async (trx) => {
           await keepAlive(trx.datasets);
           await writeBatch(trx.datasets, started, rows, now());
@@ -490,6 +496,7 @@ export function createDatasetsService({
       }
       if (batch.length > 0) await flush();
       for (const chunk of unmatchedChunks(started)) {
+        await setImmediate();
         await withTransaction(async (trx) => {
           await keepAlive(trx.datasets);
           await trx.datasets.insertDeleteRevisions(started.version.id, started.baseVersionId!, chunk, now());

@@ -5,16 +5,17 @@
  * that found the crashes, so that the suite stays within a minute per database.
  */
 import assert from 'node:assert/strict';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Worker } from 'node:worker_threads';
-import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
-import { createPgPool, openSqlite } from '../../src/db/database.js';
+import { type Kysely, sql } from 'kysely';
 import { DIALECTS } from '../helpers/databases.js';
 import { expectError, type JsonResponse, request } from '../helpers/query.js';
 import { describeEachDialect } from '../helpers/server.js';
-import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
+import { seedDataset } from '../helpers/big-datasets.js';
+import { openDatabaseOf, pollHealth, startServerProcess, type ServerProcess } from '../helpers/server-process.js';
+
+/** Slowest /healthz answer accepted while a big dataset is written or read: a blocked event loop takes seconds. */
+const HEALTH_BOUND_MS = 750;
 
 /** POSTs a body of the given content type (none: no header) to the upload route. */
 async function post(url: string, type: string | undefined, body: string): Promise<JsonResponse> {
@@ -109,87 +110,33 @@ for (const dialect of DIALECTS) {
       assert.ok(growth < 64, `the server's peak memory grew by ${Math.round(growth)} MiB reading the body`);
       expectError(await request(server.url, 'GET', '/v1/datasets/huge'), 404);
     });
-  });
-}
 
-/** Opens a connection of its own to a server process's database (SQLite: a second connection to its file). */
-function openDatabaseOf(server: ServerProcess): Kysely<unknown> {
-  const { database } = server;
-  return new Kysely<unknown>({
-    dialect:
-      database.url === undefined
-        ? new SqliteDialect({ database: openSqlite(path.join(database.workingDir, 'sightline.db')) })
-        : new PostgresDialect({ pool: createPgPool(database.url, 1) }),
+    it('writes 50,000 examples, then an update that deletes them all, while /healthz answers within a bound', async (t) => {
+      const count = 50_000;
+      const health = pollHealth(server.url);
+      let started = performance.now();
+      const created = await post(server.url, 'application/json', emptyExamples('written', count));
+      assert.equal(created.status, 200, created.text);
+      assert.equal(created.body.data.num_created_examples, count);
+      const createMs = Math.round(performance.now() - started);
+      started = performance.now();
+      // The update indexes the 50,000 examples held, matches none, and writes a DELETE revision for each.
+      const emptied = await post(server.url, 'application/json', '{"action":"update","name":"written","inputs":[{"new":1}]}');
+      assert.equal(emptied.status, 200, emptied.text);
+      assert.deepEqual([emptied.body.data.num_created_examples, emptied.body.data.num_deleted_examples], [1, count]);
+      const updateMs = Math.round(performance.now() - started);
+      const { slowestMs, polls, failures } = await health.stop();
+      assert.equal((await request(server.url, 'GET', '/v1/datasets/written')).body.data.example_count, 1);
+      t.diagnostic(
+        `created in ${createMs} ms, updated in ${updateMs} ms; /healthz slowest ${Math.round(slowestMs)} ms over ${polls} polls`,
+      );
+      assert.equal(failures, 0);
+      assert.ok(slowestMs < HEALTH_BOUND_MS, `/healthz took ${Math.round(slowestMs)} ms while the examples were written`);
+    });
   });
-}
-
-/**
- * Writes a dataset of `count` examples straight into the database, as one completed version
- * would hold them (`{"q": i}`, external id `e<i>`): an upload of that size would take most of
- * the test's time budget, and the reads are what is measured.
- */
-async function seedDataset(db: Kysely<unknown>, name: string, count: number): Promise<void> {
-  const stamp = '2026-11-28T00:00:00.000Z';
-  const dataset = await sql<{ id: number | string }>`
-    insert into datasets (name, metadata, created_at, updated_at) values (${name}, '{}', ${stamp}, ${stamp}) returning id`.execute(db);
-  const datasetId = Number(dataset.rows[0]!.id);
-  const version = await sql<{ id: number | string }>`
-    insert into dataset_versions (dataset_id, metadata, created_at, completed_at, last_write_at, example_count)
-    values (${datasetId}, '{}', ${stamp}, ${stamp}, ${stamp}, ${count}) returning id`.execute(db);
-  const versionId = Number(version.rows[0]!.id);
-  await sql`
-    insert into dataset_examples (dataset_id, external_id, created_at)
-    select ${datasetId}, 'e' || n, ${stamp} from (
-      with recursive numbers(n) as (select 1 union all select n + 1 from numbers where n < ${count}) select n from numbers
-    ) as generated`.execute(db);
-  await sql`
-    insert into dataset_example_revisions (example_id, version_id, kind, input, output, metadata, created_at)
-    select id, ${versionId}, 'CREATE', '{"q":' || substr(external_id, 2) || '}', '{"a":"answer"}', '{}', ${stamp}
-    from dataset_examples where dataset_id = ${datasetId}`.execute(db);
-}
-
-/**
- * Polls GET /healthz every 50 ms until stopped, from a worker thread (so that the test's own work,
- * such as parsing a large answer, does not delay the polls); reports the slowest answer (ms).
- */
-function pollHealth(url: string): { stop(): Promise<{ slowestMs: number; polls: number; failures: number }> } {
-  const worker = new Worker(
-    `const { parentPort, workerData } = require('node:worker_threads');
-    let running = true, slowestMs = 0, polls = 0, failures = 0;
-    parentPort.on('message', () => { running = false; });
-    (async () => {
-      while (running) {
-        const started = performance.now();
-        try {
-          const response = await fetch(workerData + '/healthz', { signal: AbortSignal.timeout(30000) });
-          await response.text();
-          if (response.status !== 200) failures++;
-        } catch { failures++; }
-        slowestMs = Math.max(slowestMs, performance.now() - started);
-        polls++;
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-      parentPort.postMessage({ slowestMs, polls, failures });
-    })();`,
-    { eval: true, workerData: url },
-  );
-  const result = new Promise<{ slowestMs: number; polls: number; failures: number }>((resolve, reject) => {
-    worker.once('message', resolve);
-    worker.once('error', reject);
-  });
-  return {
-    stop: async () => {
-      worker.postMessage('stop');
-      const value = await result;
-      await worker.terminate();
-      return value;
-    },
-  };
 }
 
 const BIG = 200_000;
-/** Slowest /healthz answer accepted while a big dataset is read: a blocked event loop takes seconds. */
-const HEALTH_BOUND_MS = 500;
 
 for (const dialect of DIALECTS) {
   describe(`a dataset of ${BIG.toLocaleString('en')} examples [${dialect}]`, () => {
