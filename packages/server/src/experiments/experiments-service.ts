@@ -14,7 +14,7 @@ import type {
   ExperimentsRepository,
   RunRecord,
 } from '../db/repositories/experiments-repository.js';
-import { inChunks } from '../db/in-chunks.js';
+import { MAX_IN_LIST, chunks } from '../db/chunks.js';
 import type { WithTransaction } from '../db/repositories/index.js';
 import type { TracesRepository } from '../db/repositories/traces-repository.js';
 import type { Identifier } from '../shared/identifier.js';
@@ -149,12 +149,15 @@ export function createExperimentsService({
   /** The runs with their evaluations, latency and token sums (three queries for any number of runs). */
   const detailsOf = async (runs: RunRecord[]): Promise<RunDetails[]> => {
     const traceIds = [...new Set(runs.flatMap((run) => (run.traceId ? [run.traceId] : [])))];
-    const [evaluations, tokenEntries] = await Promise.all([
+    const tokens = new Map<string, TokenCounts>();
+    const [evaluations] = await Promise.all([
       experiments.evaluationsOf(runs.map((run) => run.id)),
       // A comparison page holds up to 200 examples × 10 experiments × 100 repetitions: IN lists in chunks.
-      inChunks(traceIds, async (chunk) => [...(await traces.tokenTotalsByTraceId(chunk))]),
+      (async () => {
+        for (const chunk of chunks(traceIds, MAX_IN_LIST))
+          for (const entry of await traces.tokenTotalsByTraceId(chunk)) tokens.set(...entry);
+      })(),
     ]);
-    const tokens = new Map(tokenEntries);
     const byRun = new Map<number, EvaluationRecord[]>();
     for (const evaluation of evaluations) byRun.set(evaluation.runId, [...(byRun.get(evaluation.runId) ?? []), evaluation]);
     return runs.map((run) => ({

@@ -1,5 +1,5 @@
 /**
- * The example count stored with each dataset version (migration 0024, docs/datasets.md,
+ * The example count stored with each dataset version (migration 0025, docs/datasets.md,
  * "Versions"): the migration counts the versions written before it, and every upload since sets
  * its version's count from the version it started from; both agree with the examples each
  * version reads back.
@@ -18,7 +18,7 @@ import { describeEachDialect } from '../helpers/server.js';
 const T = '2026-01-01T00:00:00.000Z';
 
 for (const dialect of DIALECTS) {
-  describe(`migration 0024 counts the examples of versions written before it [${dialect}]`, () => {
+  describe(`migration 0025 counts the examples of versions written before it [${dialect}]`, () => {
     let database: TestDatabase;
     let db: Kysely<unknown>;
     before(async () => {
@@ -37,7 +37,7 @@ for (const dialect of DIALECTS) {
 
     it('sets each completed version to the examples it holds: creates, patches, deletes and examples brought back', async () => {
       const all = migrations({ dialect });
-      await applyMigrations(db, dialect, Object.fromEntries(Object.entries(all).filter(([name]) => name < '0024')));
+      await applyMigrations(db, dialect, Object.fromEntries(Object.entries(all).filter(([name]) => name < '0025')));
       await sql`insert into datasets (id, name, metadata, created_at, updated_at) values (1, 'd', '{}', ${T}, ${T}), (2, 'e', '{}', ${T}, ${T})`.execute(
         db,
       );

@@ -6,7 +6,7 @@ import { setImmediate } from 'node:timers/promises';
 import { type ExpressionBuilder, type Kysely, type Selectable, sql } from 'kysely';
 import type { Dialect } from '../../config.js';
 import type { DB, ExperimentRunAnnotationsTable, ExperimentRunsTable, ExperimentsTable } from '../schema.js';
-import { inChunks } from '../in-chunks.js';
+import { MAX_IN_LIST, chunks } from '../chunks.js';
 import { millisBetween } from '../sql-dialect.js';
 
 export interface ExperimentRecord {
@@ -293,10 +293,12 @@ export function createExperimentsRepository(db: Kysely<DB>, dialect: Dialect) {
     },
     /** Evaluations of the given runs (as many as a page holds: in chunks of IN lists). */
     async evaluationsOf(runIds: number[]): Promise<EvaluationRecord[]> {
-      const rows = await inChunks(runIds, (chunk) =>
-        db.selectFrom('experiment_run_annotations').selectAll().where('run_id', 'in', chunk).orderBy('id').execute(),
-      );
-      return rows.map(toEvaluation);
+      const evaluations: EvaluationRecord[] = [];
+      for (const chunk of chunks(runIds, MAX_IN_LIST)) {
+        const rows = await db.selectFrom('experiment_run_annotations').selectAll().where('run_id', 'in', chunk).orderBy('id').execute();
+        evaluations.push(...rows.map(toEvaluation));
+      }
+      return evaluations;
     },
     /** The experiment's examples (ids ascending, from `fromExampleId`) with the successful repetitions each has. */
     async examplesWithSuccessfulRuns(
