@@ -128,6 +128,7 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
       traces: data.repositories.traces,
       datasets: data.repositories.datasets,
       withTransaction: data.withTransaction,
+      onDeleted: () => void jobs?.runNow(DATASET_DELETIONS_JOB).catch(() => {}),
     });
     const costs = createCostsService({ costs: data.repositories.costs });
     await costs.syncBuiltIns();
@@ -169,6 +170,7 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
       },
       createDatasetDeletionJob({
         datasets: data.repositories.datasets,
+        experiments: data.repositories.experiments,
         withTransaction: data.withTransaction,
         ingestIdle: database.dialect === 'sqlite' ? () => spanQueue.whenIdle() : undefined,
       }),

@@ -289,6 +289,8 @@ export interface ExperimentsTable {
   user_id: number | null;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** Set when the experiment was deleted: readers skip it; the dataset-deletions job removes its rows. */
+  deleted_at: ColumnType<Timestamp | null, Timestamp | null | undefined, Timestamp | null>;
 }
 
 export interface ExperimentExamplesTable {

@@ -103,11 +103,14 @@ export function createExperimentsService({
   traces,
   withTransaction,
   now = () => new Date().toISOString(),
+  onDeleted,
 }: {
   experiments: ExperimentsRepository;
   datasets: DatasetsRepository;
   traces: TracesRepository;
   withTransaction: WithTransaction;
+  /** Called when an experiment was deleted, so that its rows are removed soon (starts the dataset-deletions job). */
+  onDeleted?: () => void;
   now?: () => string;
 }) {
   const requireDataset = async (identifier: Identifier): Promise<DatasetRecord> => {
@@ -225,9 +228,16 @@ export function createExperimentsService({
       return withCounts(await experiments.listForDataset(dataset.id, { limit: query.limit + 1, fromId: query.fromId }));
     },
 
+    /**
+     * Deletes the experiment with its runs and evaluations: gone for readers at once, its rows
+     * removed in short batches by the dataset-deletions job (docs/experiments.md, "Deleting").
+     */
     async delete(identifier: Identifier): Promise<void> {
       const experiment = await requireExperiment(identifier);
-      await experiments.delete(experiment.id);
+      if (!(await experiments.markDeleted(experiment.id, now()))) {
+        throw new NotFoundError(`experiment ${JSON.stringify(identifier.text)} not found`);
+      }
+      onDeleted?.();
     },
 
     /** Records a run; a second successful run of one example and repetition is 409, a failed one may be retried. */

@@ -121,15 +121,18 @@ function toEvaluation(row: Selectable<ExperimentRunAnnotationsTable>): Evaluatio
   };
 }
 
-/** The experiment's dataset is not deleted. */
-const datasetIsLive = (eb: ExpressionBuilder<DB, 'experiments'>) =>
-  eb.exists(
-    eb
-      .selectFrom('datasets')
-      .select('datasets.id')
-      .whereRef('datasets.id', '=', 'experiments.dataset_id')
-      .where('datasets.deleted_at', 'is', null),
-  );
+/** The experiment is readable: neither it nor its dataset is deleted (docs/experiments.md, "Deleting"). */
+const isLive = (eb: ExpressionBuilder<DB, 'experiments'>) =>
+  eb.and([
+    eb('experiments.deleted_at', 'is', null),
+    eb.exists(
+      eb
+        .selectFrom('datasets')
+        .select('datasets.id')
+        .whereRef('datasets.id', '=', 'experiments.dataset_id')
+        .where('datasets.deleted_at', 'is', null),
+    ),
+  ]);
 
 export type ExperimentsRepository = ReturnType<typeof createExperimentsRepository>;
 
@@ -170,19 +173,70 @@ export function createExperimentsRepository(db: Kysely<DB>, dialect: Dialect) {
         }
       }
     },
-    /** The experiment, unless its dataset was deleted (its rows are then being removed: docs/datasets.md, "Deleting"). */
+    /** The experiment, unless it or its dataset was deleted (its rows are then being removed). */
     async findById(id: number): Promise<ExperimentRecord | undefined> {
-      const row = await db.selectFrom('experiments').selectAll().where('id', '=', id).where(datasetIsLive).executeTakeFirst();
+      const row = await db.selectFrom('experiments').selectAll().where('id', '=', id).where(isLive).executeTakeFirst();
       return row && toExperiment(row);
     },
     /** A dataset's experiments newest first, keyset-paginated by id. */
     async listForDataset(datasetId: number, query: { limit: number; fromId?: number | undefined }): Promise<ExperimentRecord[]> {
-      let select = db.selectFrom('experiments').selectAll().where('dataset_id', '=', datasetId).orderBy('id', 'desc').limit(query.limit);
+      let select = db
+        .selectFrom('experiments')
+        .selectAll()
+        .where('dataset_id', '=', datasetId)
+        .where('deleted_at', 'is', null)
+        .orderBy('id', 'desc')
+        .limit(query.limit);
       if (query.fromId !== undefined) select = select.where('id', '<=', query.fromId);
       return (await select.execute()).map(toExperiment);
     },
-    async delete(id: number): Promise<boolean> {
-      const result = await db.deleteFrom('experiments').where('id', '=', id).executeTakeFirst();
+    /** Deletes the experiment for readers at once; the dataset-deletions job removes its rows (purge* below). */
+    async markDeleted(id: number, now: string): Promise<boolean> {
+      const result = await db
+        .updateTable('experiments')
+        .set({ deleted_at: now })
+        .where('id', '=', id)
+        .where('deleted_at', 'is', null)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
+    },
+    /** Deleted experiments whose rows are still to be removed, oldest first. */
+    async deletedExperiments(limit: number): Promise<number[]> {
+      const rows = await db.selectFrom('experiments').select('id').where('deleted_at', 'is not', null).orderBy('id').limit(limit).execute();
+      return rows.map((row) => Number(row.id));
+    },
+    /** Deletes up to `limit` runs of an experiment with their evaluations (one IN list each, not a cascade row by row); returns how many runs. */
+    async purgeRuns(experimentId: number, limit: number): Promise<number> {
+      const ids = (
+        await db.selectFrom('experiment_runs').select('id').where('experiment_id', '=', experimentId).orderBy('id').limit(limit).execute()
+      ).map((row) => Number(row.id));
+      if (ids.length === 0) return 0;
+      await db.deleteFrom('experiment_run_annotations').where('run_id', 'in', ids).execute();
+      const result = await db.deleteFrom('experiment_runs').where('id', 'in', ids).executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
+    /** Deletes up to `limit` rows of an experiment's frozen example set; returns how many. */
+    async purgeExampleSet(experimentId: number, limit: number): Promise<number> {
+      const ids = (
+        await db
+          .selectFrom('experiment_examples')
+          .select('example_id')
+          .where('experiment_id', '=', experimentId)
+          .orderBy('example_id')
+          .limit(limit)
+          .execute()
+      ).map((row) => Number(row.example_id));
+      if (ids.length === 0) return 0;
+      const result = await db
+        .deleteFrom('experiment_examples')
+        .where('experiment_id', '=', experimentId)
+        .where('example_id', 'in', ids)
+        .executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
+    /** Deletes a deleted experiment once its runs and example set are gone. */
+    async purgeExperiment(id: number): Promise<boolean> {
+      const result = await db.deleteFrom('experiments').where('id', '=', id).where('deleted_at', 'is not', null).executeTakeFirst();
       return Number(result.numDeletedRows) > 0;
     },
     /** Examples in each experiment and its successful and failed runs, by grouped queries. */
@@ -234,14 +288,14 @@ export function createExperimentsRepository(db: Kysely<DB>, dialect: Dialect) {
         .executeTakeFirst();
       return row && toRun(row);
     },
-    /** The run, unless its experiment's dataset was deleted. */
+    /** The run, unless its experiment or the experiment's dataset was deleted. */
     async findRunById(id: number): Promise<RunRecord | undefined> {
       const row = await db
         .selectFrom('experiment_runs')
         .selectAll('experiment_runs')
         .innerJoin('experiments', 'experiments.id', 'experiment_runs.experiment_id')
         .where('experiment_runs.id', '=', id)
-        .where(datasetIsLive)
+        .where(isLive)
         .executeTakeFirst();
       return row && toRun(row);
     },

@@ -444,10 +444,10 @@ insert into "experiments" ("dataset_id", "dataset_version_id", "name", "descript
 insert into "experiment_examples" ("experiment_id", "example_id") values ($1, $2);
 
 -- experiments.findById
-select * from "experiments" where "id" = $1 and exists (select "datasets"."id" from "datasets" where "datasets"."id" = "experiments"."dataset_id" and "datasets"."deleted_at" is null);
+select * from "experiments" where "id" = $1 and ("experiments"."deleted_at" is null and exists (select "datasets"."id" from "datasets" where "datasets"."id" = "experiments"."dataset_id" and "datasets"."deleted_at" is null));
 
 -- experiments.listForDataset
-select * from "experiments" where "dataset_id" = $1 and "id" <= $2 order by "id" desc limit $3;
+select * from "experiments" where "dataset_id" = $1 and "deleted_at" is null and "id" <= $2 order by "id" desc limit $3;
 
 -- experiments.counts
 select "x"."id", "v"."example_count" from "experiments" as "x" inner join "dataset_versions" as "v" on "v"."id" = "x"."dataset_version_id" where "x"."id" in ($1);
@@ -463,7 +463,7 @@ insert into "experiment_runs" ("experiment_id", "example_id", "repetition_number
 select * from "experiment_runs" where "experiment_id" = $1 and "example_id" = $2 and "repetition_number" = $3;
 
 -- experiments.findRunById
-select "experiment_runs".* from "experiment_runs" inner join "experiments" on "experiments"."id" = "experiment_runs"."experiment_id" where "experiment_runs"."id" = $1 and exists (select "datasets"."id" from "datasets" where "datasets"."id" = "experiments"."dataset_id" and "datasets"."deleted_at" is null);
+select "experiment_runs".* from "experiment_runs" inner join "experiments" on "experiments"."id" = "experiment_runs"."experiment_id" where "experiment_runs"."id" = $1 and ("experiments"."deleted_at" is null and exists (select "datasets"."id" from "datasets" where "datasets"."id" = "experiments"."dataset_id" and "datasets"."deleted_at" is null));
 
 -- experiments.listRuns
 select * from "experiment_runs" where "experiment_id" = $1 and "id" >= $2 order by "id" limit $3;
@@ -493,8 +493,23 @@ select * from "experiment_runs" where "experiment_id" = $1 and "error" is null a
 select "run_id", "name" from "experiment_run_annotations" where "run_id" in ($1) and "name" in ($2, $3) and "error" is null;
 select * from "experiment_runs" where "experiment_id" = $1 and "error" is null and "id" >= $2 order by "id" limit $3;
 
--- experiments.delete
-delete from "experiments" where "id" = $1;
+-- experiments.markDeleted
+update "experiments" set "deleted_at" = $1 where "id" = $2 and "deleted_at" is null;
+
+-- experiments.deletedExperiments
+select "id" from "experiments" where "deleted_at" is not null order by "id" limit $1;
+
+-- experiments.purgeRuns
+select "id" from "experiment_runs" where "experiment_id" = $1 order by "id" limit $2;
+delete from "experiment_run_annotations" where "run_id" in ($1);
+delete from "experiment_runs" where "id" in ($1);
+
+-- experiments.purgeExampleSet
+select "example_id" from "experiment_examples" where "experiment_id" = $1 order by "example_id" limit $2;
+delete from "experiment_examples" where "experiment_id" = $1 and "example_id" in ($2);
+
+-- experiments.purgeExperiment
+delete from "experiments" where "id" = $1 and "deleted_at" is not null;
 
 -- datasets.markDeleted
 update "datasets" set "deleted_at" = $1, "name" = cast($2 as text) || cast("id" as text) where "id" = $3 and "deleted_at" is null;

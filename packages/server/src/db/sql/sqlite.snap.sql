@@ -442,10 +442,10 @@ insert into "experiments" ("dataset_id", "dataset_version_id", "name", "descript
 insert into "experiment_examples" ("experiment_id", "example_id") values (?, ?);
 
 -- experiments.findById
-select * from "experiments" where "id" = ? and exists (select "datasets"."id" from "datasets" where "datasets"."id" = "experiments"."dataset_id" and "datasets"."deleted_at" is null);
+select * from "experiments" where "id" = ? and ("experiments"."deleted_at" is null and exists (select "datasets"."id" from "datasets" where "datasets"."id" = "experiments"."dataset_id" and "datasets"."deleted_at" is null));
 
 -- experiments.listForDataset
-select * from "experiments" where "dataset_id" = ? and "id" <= ? order by "id" desc limit ?;
+select * from "experiments" where "dataset_id" = ? and "deleted_at" is null and "id" <= ? order by "id" desc limit ?;
 
 -- experiments.counts
 select "x"."id", "v"."example_count" from "experiments" as "x" inner join "dataset_versions" as "v" on "v"."id" = "x"."dataset_version_id" where "x"."id" in (?);
@@ -461,7 +461,7 @@ insert into "experiment_runs" ("experiment_id", "example_id", "repetition_number
 select * from "experiment_runs" where "experiment_id" = ? and "example_id" = ? and "repetition_number" = ?;
 
 -- experiments.findRunById
-select "experiment_runs".* from "experiment_runs" inner join "experiments" on "experiments"."id" = "experiment_runs"."experiment_id" where "experiment_runs"."id" = ? and exists (select "datasets"."id" from "datasets" where "datasets"."id" = "experiments"."dataset_id" and "datasets"."deleted_at" is null);
+select "experiment_runs".* from "experiment_runs" inner join "experiments" on "experiments"."id" = "experiment_runs"."experiment_id" where "experiment_runs"."id" = ? and ("experiments"."deleted_at" is null and exists (select "datasets"."id" from "datasets" where "datasets"."id" = "experiments"."dataset_id" and "datasets"."deleted_at" is null));
 
 -- experiments.listRuns
 select * from "experiment_runs" where "experiment_id" = ? and "id" >= ? order by "id" limit ?;
@@ -491,8 +491,23 @@ select * from "experiment_runs" where "experiment_id" = ? and "error" is null an
 select "run_id", "name" from "experiment_run_annotations" where "run_id" in (?) and "name" in (?, ?) and "error" is null;
 select * from "experiment_runs" where "experiment_id" = ? and "error" is null and "id" >= ? order by "id" limit ?;
 
--- experiments.delete
-delete from "experiments" where "id" = ?;
+-- experiments.markDeleted
+update "experiments" set "deleted_at" = ? where "id" = ? and "deleted_at" is null;
+
+-- experiments.deletedExperiments
+select "id" from "experiments" where "deleted_at" is not null order by "id" limit ?;
+
+-- experiments.purgeRuns
+select "id" from "experiment_runs" where "experiment_id" = ? order by "id" limit ?;
+delete from "experiment_run_annotations" where "run_id" in (?);
+delete from "experiment_runs" where "id" in (?);
+
+-- experiments.purgeExampleSet
+select "example_id" from "experiment_examples" where "experiment_id" = ? order by "example_id" limit ?;
+delete from "experiment_examples" where "experiment_id" = ? and "example_id" in (?);
+
+-- experiments.purgeExperiment
+delete from "experiments" where "id" = ? and "deleted_at" is not null;
 
 -- datasets.markDeleted
 update "datasets" set "deleted_at" = ?, "name" = cast(? as text) || cast("id" as text) where "id" = ? and "deleted_at" is null;
