@@ -2754,6 +2754,8 @@ export interface components {
              * @description Creation time (UTC).
              */
             created_at: string;
+            /** @description Examples the version holds (Sightline addition). */
+            example_count: number;
         };
         /** DatasetExampleSource */
         DatasetExampleSource: {

@@ -109,5 +109,11 @@ describeEachDialect('dataset uploads store the example count of their version', 
       assert.equal(await storedCount(version.version_id), expected[index], `version ${index + 1}`);
     }
     assert.equal((await getOk(url(), `/v1/datasets/${encodeURIComponent(name)}`)).data.example_count, 0);
+    // The versions list shows each version's count (what the UI's examples page pages by).
+    const listed = (await getOk(url(), `/v1/datasets/${encodeURIComponent(name)}/versions`)).data as { example_count: number }[];
+    assert.deepEqual(
+      listed.map((version) => version.example_count),
+      [...expected].reverse(),
+    );
   });
 });

@@ -21,6 +21,7 @@ export function presentVersion(version: DatasetVersionRecord) {
     description: version.description,
     metadata: version.metadata,
     created_at: version.createdAt,
+    example_count: version.exampleCount,
   };
 }
 

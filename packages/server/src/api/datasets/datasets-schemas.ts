@@ -26,6 +26,7 @@ export const DatasetVersion = Type.Object(
     description: Nullable(Type.String()),
     metadata: JsonObject('Free-form metadata of the upload that made the version.'),
     created_at: Time('Creation time (UTC).'),
+    example_count: Type.Integer({ description: 'Examples the version holds (Sightline addition).' }),
   },
   { title: 'DatasetVersion' },
 );
