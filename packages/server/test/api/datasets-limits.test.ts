@@ -1,8 +1,9 @@
 /**
- * Datasets under big objects and hostile input (docs/datasets.md, "Limits"): no body within the
- * limits may exhaust the server's memory, and no read, download or deletion of a big dataset may
- * keep the event loop from answering other requests. Sizes are scaled down from the attack run
- * that found the crashes, so that the suite stays within a minute per database.
+ * Datasets under big objects and hostile input (docs/datasets.md, "Uploads", "Reading big
+ * datasets", "Deleting"): no body within the limits may exhaust the server's memory, and no
+ * upload, read, download or deletion of a big dataset may keep the event loop from answering
+ * other requests. Sizes are scaled down from the attack run that found the crashes, so that the
+ * suite stays within about a minute per database.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
