@@ -10,6 +10,7 @@ import { Worker } from 'node:worker_threads';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import { createPgPool, openSqlite } from '../../src/db/database.js';
 import { createTestDatabase, type TestDatabase, type TestDialect } from './databases.js';
+import { serverEnv } from './server.js';
 
 const FIXTURE = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'server-process.ts');
 
@@ -35,15 +36,7 @@ function statusField(pid: number, name: string): number {
 export async function startServerProcess(dialect: TestDialect, env: Record<string, string> = {}): Promise<ServerProcess> {
   const database: TestDatabase = await createTestDatabase(dialect);
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', FIXTURE], {
-    env: {
-      ...process.env,
-      SERVICE_WORKING_DIR: database.workingDir,
-      SERVICE_PORT: '0',
-      SERVICE_GRPC_PORT: '0',
-      SERVICE_LOG_LEVEL: 'warn',
-      ...(database.url ? { SERVICE_SQL_DATABASE_URL: database.url } : {}),
-      ...env,
-    },
+    env: { ...process.env, ...serverEnv(database, env) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
