@@ -1,7 +1,7 @@
 /**
  * The datasets pages in Debian's Chromium: a dataset uploaded (then appended to) through the
  * API shows in the datasets list with its example count; its examples page shows the examples
- * as readable JSON, and picking the first version shows exactly what that version held; an LLM
+ * as readable JSON a page at a time (by cursor), and picking the first version shows exactly what that version held; an LLM
  * span becomes an example of a new dataset through "Add to dataset" in the trace view.
  * Runs at the root and under SERVICE_HOST_ROOT_PATH.
  */
@@ -89,6 +89,41 @@ for (const rootPath of ROOT_PATHS) {
       await eventually(async () => assert.equal(await page.getByTestId('example-row').count(), 2));
       await table.getByText('"What is the capital of France?"').waitFor();
       assert.equal(await table.getByText('"Who wrote Hamlet?"').count(), 0, 'the appended example is not in the first version');
+      assertAllUnderRoot(opened.requests, server);
+    });
+
+    test('pages through a dataset bigger than a page by cursor, never fetching it whole', async () => {
+      const { page } = opened;
+      const big = unique('ui-paged');
+      const count = 120;
+      const response = await page.request.post(`${server.url}/v1/datasets/upload`, {
+        data: { action: 'create', name: big, inputs: Array.from({ length: count }, (_, index) => ({ n: index + 1 })) },
+      });
+      assert.equal(response.status(), 200, await response.text());
+      const fetched: string[] = [];
+      page.on('request', (request) => {
+        if (request.url().includes('/examples')) fetched.push(request.url());
+      });
+      await page.goto(`${server.url}/datasets`);
+      await page.getByTestId('dataset-row').filter({ hasText: big }).getByRole('link', { name: big }).click();
+      await waitForPath(page, server, /^\/datasets\/[^/]+\/examples$/);
+      await page.getByText('Page 1 of 3').waitFor();
+      await eventually(async () => assert.equal(await page.getByTestId('example-row').count(), 50));
+      const table = page.getByRole('table', { name: 'Examples' });
+      await table.getByText(/^\{\s*"n": 1\s*\}$/).waitFor();
+      await page.getByRole('button', { name: 'Next' }).click();
+      await page.getByText('Page 2 of 3').waitFor();
+      await table.getByText(/^\{\s*"n": 51\s*\}$/).waitFor();
+      await page.getByRole('button', { name: 'Next' }).click();
+      await page.getByText('Page 3 of 3').waitFor();
+      await eventually(async () => assert.equal(await page.getByTestId('example-row').count(), 20));
+      assert.ok(await page.getByRole('button', { name: 'Next' }).isDisabled(), 'no page after the last');
+      await page.getByRole('button', { name: 'Previous' }).click();
+      await page.getByText('Page 2 of 3').waitFor();
+      assert.ok(
+        fetched.length > 0 && fetched.every((url) => /[?&]limit=50\b/.test(url)),
+        `every examples request asks for a page: ${fetched.join(', ')}`,
+      );
       assertAllUnderRoot(opened.requests, server);
     });
 

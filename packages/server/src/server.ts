@@ -13,6 +13,7 @@ import { createDataAccess } from './db/repositories/index.js';
 import { createTraceServices } from './trace-services.js';
 import { createPromptsService } from './prompts/prompts-service.js';
 import { createDatasetsService } from './datasets/datasets-service.js';
+import { DATASET_DELETIONS_JOB, createDatasetDeletionJob } from './datasets/dataset-deletion-job.js';
 import { createExperimentsService } from './experiments/experiments-service.js';
 import { createCostsService } from './costs/costs-service.js';
 import { createCostJob } from './costs/cost-job.js';
@@ -39,7 +40,7 @@ export interface RunningServer {
   database: Database;
   queue: SpanQueue;
   auth: AuthLayer;
-  /** Runs every background job: costs, retention, partition compaction, long-attributes conversion, dataset uploads. */
+  /** Runs every background job: dataset uploads and deletions, costs, retention, partition compaction, long-attributes conversion. */
   jobs: JobRunner;
   /** Converts the spans written before migration 0019 in the background, then ends (docs/ingest.md). */
   longAttributesJob: LongAttributesJob;
@@ -123,6 +124,8 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
       options: {
         idleTimeoutMs: config.datasetUploadIdleSeconds * 1000,
         onCleanupError: (error) => logger.error({ err: error }, 'deleting a failed dataset upload failed'),
+        // A deleted dataset's rows are removed by its job, started at once rather than at its next interval.
+        onDeleted: () => void jobs?.runNow(DATASET_DELETIONS_JOB).catch(() => {}),
       },
     });
     const experiments = createExperimentsService({
@@ -130,6 +133,7 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
       traces: data.repositories.traces,
       datasets: data.repositories.datasets,
       withTransaction: data.withTransaction,
+      onDeleted: () => void jobs?.runNow(DATASET_DELETIONS_JOB).catch(() => {}),
     });
     const costs = createCostsService({ costs: data.repositories.costs });
     await costs.syncBuiltIns();
@@ -169,6 +173,12 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
           return 'idle';
         },
       },
+      createDatasetDeletionJob({
+        datasets: data.repositories.datasets,
+        experiments: data.repositories.experiments,
+        withTransaction: data.withTransaction,
+        ingestIdle: database.dialect === 'sqlite' ? () => spanQueue.whenIdle() : undefined,
+      }),
       createCostJob({ costs: data.repositories.costs, writer: writer.costs }),
       retentionJob,
       ...(database.dialect === 'postgres' && config.retention.compactPartitions

@@ -1237,7 +1237,7 @@ export interface paths {
         };
         /**
          * The examples of a dataset at a version
-         * @description At `version_id` (default the latest), exactly as that version held them.
+         * @description At `version_id` (default the latest), exactly as that version held them, in the order they were added. Without `limit`, every example (what Phoenix clients expect), streamed page by page; with `limit`, one page and `next_cursor` (Sightline addition).
          */
         get: operations["getDatasetExamples"];
         put?: never;
@@ -2756,6 +2756,8 @@ export interface components {
              * @description Creation time (UTC).
              */
             created_at: string;
+            /** @description Examples the version holds (Sightline addition). */
+            example_count: number;
         };
         /** DatasetExampleSource */
         DatasetExampleSource: {
@@ -7890,6 +7892,10 @@ export interface operations {
             query?: {
                 /** @description Version to read (default: the latest). */
                 version_id?: string;
+                /** @description Page size, 1 to 1000; without it every example is sent (what Phoenix's clients expect). */
+                limit?: number;
+                /** @description The next_cursor of the previous page (opaque); an invalid cursor answers 422. */
+                cursor?: string;
                 /** @description Accepted and ignored: splits are not supported yet. */
                 split?: string[];
             };
@@ -7910,6 +7916,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["ListDatasetExamplesData"];
+                        next_cursor: string | null;
                     };
                 };
             };

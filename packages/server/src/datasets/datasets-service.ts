@@ -3,21 +3,22 @@
  * the examples sent (a declarative update), each writing one new immutable version; reads of any
  * version; deletion. Knows nothing of HTTP: routes decode ids, this throws domain errors.
  *
- * A list of examples (a JSON body) is written in one transaction. A stream of examples (a file)
- * is written in batches as it arrives, each in its own short transaction, into a pending version
- * that readers do not see; one last transaction completes it. A failed upload deletes what it
- * wrote. One upload at a time per dataset (docs/datasets.md, "Uploads").
+ * The examples of an upload (a JSON body or a file) arrive as a stream and are written in batches
+ * as they arrive, each in its own short transaction, into a pending version that readers do not
+ * see; one last transaction completes it. A failed upload deletes what it wrote. One upload at a
+ * time per dataset (docs/datasets.md, "Uploads").
  */
 import { createHash } from 'node:crypto';
+import { setImmediate } from 'node:timers/promises';
 import { ConflictError, InvalidInputError, NotFoundError } from '@sightline/common';
 import { isUniqueViolation } from '../db/errors.js';
 import type {
   DatasetRecord,
   DatasetVersionRecord,
   DatasetsRepository,
-  ExampleRecord,
   NewRevision,
   PendingVersion,
+  StoredExampleText,
 } from '../db/repositories/datasets-repository.js';
 import type { WithTransaction } from '../db/repositories/index.js';
 import type { Identifier } from '../shared/identifier.js';
@@ -38,17 +39,28 @@ export interface ExampleInput {
   sourceSpanId: string | null;
 }
 
+/**
+ * One example of an upload whose documents are JSON text already (a JSON body, read as tokens:
+ * json-examples.ts), the text JSON.stringify gives: stored as it is, never parsed.
+ */
+export interface ExampleText {
+  input: string;
+  output: string;
+  metadata: string;
+  externalId: string | null;
+  sourceSpanId: string | null;
+}
+
 export interface UploadInput {
   action: UploadAction;
   name: string;
   description: string | null;
   metadata: Json;
   /**
-   * A list (a JSON body, already in memory: written in one transaction) or a stream (a file:
-   * written in batches as it arrives, never held whole). An error thrown by the stream fails the
-   * upload, which then stores nothing, and is rethrown as it is.
+   * The examples as they arrive (a JSON body or a file, never held whole): written in batches.
+   * An error thrown by the stream fails the upload, which then stores nothing, and is rethrown as it is.
    */
-  examples: ExampleInput[] | AsyncIterable<ExampleInput>;
+  examples: AsyncIterable<ExampleInput> | AsyncIterable<ExampleText>;
 }
 
 export interface UploadResult {
@@ -72,6 +84,8 @@ export interface DatasetsServiceOptions {
   batchBytes?: number;
   /** Reports a failure to delete what a failed upload wrote (it is retried by the next cleanup). */
   onCleanupError?: (error: unknown) => void;
+  /** Called when a dataset was deleted, so that its rows are removed soon (starts the dataset-deletions job). */
+  onDeleted?: () => void;
 }
 
 const MAX_NAME_LENGTH = 256;
@@ -85,25 +99,25 @@ const DEFAULT_BATCH_BYTES = 4 * 1024 * 1024;
 const DELETE_CHUNK = 1000;
 /** Examples read per page to index the current examples of an update. */
 const INDEX_PAGE = 2000;
+/**
+ * Examples read per query for a read or a download: a few milliseconds of the database each (on
+ * SQLite the event loop waits for every query), and the event loop runs other requests between pages.
+ */
+const READ_PAGE = 2000;
 
 /**
  * An example with its documents serialised once (for the insert, the batch size and the content
  * hash). It keeps no reference to the parsed objects, so that they die young: what a batch holds
  * while it waits for its transaction is a few strings per row (docs/performance.md, "Dataset upload").
  */
-interface Prepared {
-  externalId: string | null;
-  sourceSpanId: string | null;
-  input: string;
-  output: string;
-  metadata: string;
-}
+type Prepared = ExampleText;
 
 /** The content of an example as one hash: JSON text has no raw line break, so the joined texts are unambiguous. */
 const contentHash = (texts: { input: string; output: string; metadata: string }) =>
   createHash('sha256').update(`${texts.input}\n${texts.output}\n${texts.metadata}`).digest('base64');
 
-function prepare(example: ExampleInput): Prepared {
+function prepare(example: ExampleInput | ExampleText): Prepared {
+  if (typeof example.input === 'string') return example as ExampleText;
   return {
     externalId: example.externalId,
     sourceSpanId: example.sourceSpanId,
@@ -176,6 +190,8 @@ interface Upload {
   version: DatasetVersionRecord;
   /** The latest completed version when the upload started (what an update compares with), if any. */
   baseVersionId: number | null;
+  /** Examples that version holds: with what the upload creates and deletes, the count of the new one. */
+  baseCount: number;
   /** Examples of the dataset with a larger id were created by this upload (no other runs meanwhile). */
   maxExampleIdBefore: number;
   /** For an update of a dataset with a version: the examples it holds, to match against. */
@@ -234,8 +250,9 @@ export function createDatasetsService({
    * created it. The caller has given the version up first, so its upload can write no more.
    */
   const deletePending = async (version: { id: number; datasetId: number }): Promise<void> => {
-    while ((await datasets.deleteExamplesCreatedBy(version.id, DELETE_CHUNK)) > 0);
-    while ((await datasets.deleteRevisionsOf(version.id, DELETE_CHUNK)) > 0);
+    // Between statements the event loop takes other requests (a SQLite statement resolves at once).
+    while ((await datasets.deleteExamplesCreatedBy(version.id, DELETE_CHUNK)) > 0) await setImmediate();
+    while ((await datasets.deleteRevisionsOf(version.id, DELETE_CHUNK)) > 0) await setImmediate();
     await datasets.deletePendingVersion(version.id);
     await datasets.deleteDatasetWithoutVersions(version.datasetId);
   };
@@ -283,6 +300,7 @@ export function createDatasetsService({
       dataset,
       version,
       baseVersionId: base?.id ?? null,
+      baseCount: base?.exampleCount ?? 0,
       maxExampleIdBefore,
       current: null,
       created: 0,
@@ -321,6 +339,8 @@ export function createDatasetsService({
       if (page.length < INDEX_PAGE) break;
       afterId = page[page.length - 1]!.id;
       await tick();
+      // Indexing a big dataset takes many pages: the event loop takes other requests between them.
+      await setImmediate();
     }
     current.seal();
     upload.current = current;
@@ -425,37 +445,14 @@ export function createDatasetsService({
     deleted: upload.deleted,
   });
 
-  /** A JSON body's examples, in memory already: one transaction, as readers never see it half-written. */
-  const uploadList = async (input: UploadInput, name: string, examples: ExampleInput[]): Promise<UploadResult> => {
-    const externalIds = examples.map((example) => example.externalId).filter((id): id is string => id !== null);
-    if (new Set(externalIds).size !== externalIds.length) throw new InvalidInputError('example_ids must not repeat an id');
-    await cleanUpAbandoned();
-    const stamp = now();
-    return withNameRetry(input.action, name, () =>
-      withTransaction(async (trx) => {
-        const upload = await open(trx.datasets, input, name, stamp, false);
-        await loadCurrent(trx.datasets, upload, async () => {});
-        for (let start = 0; start < examples.length; start += batchExamples) {
-          await writeBatch(trx.datasets, upload, examples.slice(start, start + batchExamples).map(prepare), stamp);
-        }
-        for (const chunk of unmatchedChunks(upload)) {
-          await trx.datasets.insertDeleteRevisions(upload.version.id, upload.baseVersionId!, chunk, stamp);
-          upload.deleted += chunk.length;
-        }
-        await trx.datasets.touch(upload.dataset.id, stamp);
-        return resultOf(upload);
-      }),
-    );
-  };
-
   /**
-   * A file's examples as they arrive: batches of 250 rows (fewer when
+   * The examples as they arrive: batches of 250 rows (fewer when
    * large), each in its own transaction into a pending version, so that no transaction waits on
    * the network and memory does not grow with the file. Completed in one last transaction;
    * anything that fails deletes what the upload wrote.
    */
-  const uploadStream = async (input: UploadInput, name: string, examples: AsyncIterable<ExampleInput>): Promise<UploadResult> => {
-    const iterator = examples[Symbol.asyncIterator]();
+  const uploadStream = async (input: UploadInput, name: string, examples: UploadInput['examples']): Promise<UploadResult> => {
+    const iterator = (examples as AsyncIterable<ExampleInput | ExampleText>)[Symbol.asyncIterator]();
     let upload: Upload | null = null;
     try {
       // The first row first: a file whose header names unknown columns fails before anything is written.
@@ -483,6 +480,9 @@ export function createDatasetsService({
         const rows = batch;
         batch = [];
         bytes = 0;
+        // Rows already read (a spooled JSON body, a file's buffered chunk) arrive without waiting,
+        // and a SQLite transaction resolves at once: the event loop takes other requests between batches.
+        await setImmediate();
         await withTransaction(async (trx) => {
           await keepAlive(trx.datasets);
           await writeBatch(trx.datasets, started, rows, now());
@@ -496,6 +496,7 @@ export function createDatasetsService({
       }
       if (batch.length > 0) await flush();
       for (const chunk of unmatchedChunks(started)) {
+        await setImmediate();
         await withTransaction(async (trx) => {
           await keepAlive(trx.datasets);
           await trx.datasets.insertDeleteRevisions(started.version.id, started.baseVersionId!, chunk, now());
@@ -504,7 +505,9 @@ export function createDatasetsService({
       }
       await withTransaction(async (trx) => {
         const stamp = now();
-        if (!(await trx.datasets.completeVersion(started.version.id, stamp, idleCutoff()))) throw stopped();
+        // Created examples include those an update brought back (deleted at the base version).
+        const count = started.baseCount + started.created - started.deleted;
+        if (!(await trx.datasets.completeVersion(started.version.id, stamp, idleCutoff(), count))) throw stopped();
         await trx.datasets.touch(started.dataset.id, stamp);
       });
       return resultOf(started);
@@ -535,7 +538,7 @@ export function createDatasetsService({
       const name = input.name.trim();
       if (name === '') throw new InvalidInputError('name must not be blank');
       if (name.length > MAX_NAME_LENGTH) throw new InvalidInputError(`name must be at most ${MAX_NAME_LENGTH} characters`);
-      return Array.isArray(input.examples) ? uploadList(input, name, input.examples) : uploadStream(input, name, input.examples);
+      return uploadStream(input, name, input.examples);
     },
 
     /** Deletes the versions of uploads that died (no write for the idle timeout) with their rows; returns how many. */
@@ -560,24 +563,49 @@ export function createDatasetsService({
       return datasets.listVersions(dataset.id, { limit: query.limit + 1, fromId: query.fromId });
     },
 
-    /** The examples as they read at a version (default the latest), exactly as that version held them. */
-    async examples(
+    /**
+     * The examples as they read at a version (default the latest), exactly as that version held
+     * them, in example order from `fromId`, page by page (a few thousand rows a query, so that
+     * no read holds the database or the memory long); at most `limit` rows when given. The
+     * dataset and version are checked before the first page is read (404, 422).
+     */
+    async examplePages(
       identifier: Identifier,
-      version?: Identifier,
-    ): Promise<{ dataset: DatasetRecord; version: DatasetVersionRecord; examples: ExampleRecord[] }> {
+      version: Identifier | undefined,
+      query: { fromId?: number | undefined; limit?: number | undefined } = {},
+    ): Promise<{ dataset: DatasetRecord; version: DatasetVersionRecord; pages: AsyncGenerator<StoredExampleText[]> }> {
       const dataset = await requireDataset(identifier);
       if (version !== undefined && version.rowId === null)
         throw new InvalidInputError(`version_id ${JSON.stringify(version.text)} is not a dataset version id`);
       const chosen = await versionOf(dataset, version?.rowId ?? undefined);
-      return { dataset, version: chosen, examples: await datasets.examplesAt(dataset.id, chosen.id) };
+      async function* pages(): AsyncGenerator<StoredExampleText[]> {
+        let afterId = (query.fromId ?? 1) - 1;
+        for (let left = query.limit ?? Number.POSITIVE_INFINITY; left > 0; ) {
+          const size = Math.min(READ_PAGE, left);
+          // A query that resolves at once (SQLite) continues in the same turn of the event loop:
+          // without this, a reader that keeps pulling would run page after page in one turn.
+          await setImmediate();
+          const page = await datasets.exampleTextsAt(dataset.id, chosen.id, afterId, size);
+          if (page.length > 0) yield page;
+          if (page.length < size) return;
+          left -= page.length;
+          afterId = page[page.length - 1]!.id;
+        }
+      }
+      return { dataset, version: chosen, pages: pages() };
     },
 
-    /** Deletes the dataset with all its versions and examples; 409 while an upload to it is being written. */
+    /**
+     * Deletes the dataset with all its versions, examples and experiments: gone for readers at
+     * once, its rows removed in short batches by the dataset-deletions job (docs/datasets.md,
+     * "Deleting"). 409 while an upload to it is being written.
+     */
     async delete(identifier: Identifier): Promise<void> {
       const dataset = await requireDataset(identifier);
       const pending: PendingVersion | undefined = await datasets.pendingVersion(dataset.id);
       if (pending && pending.lastWriteAt >= idleCutoff()) throw inProgress(dataset.name);
-      if (!(await datasets.deleteDataset(dataset.id))) throw new NotFoundError(`dataset ${JSON.stringify(identifier.text)} not found`);
+      if (!(await datasets.markDeleted(dataset.id, now()))) throw new NotFoundError(`dataset ${JSON.stringify(identifier.text)} not found`);
+      options.onDeleted?.();
     },
   };
 }

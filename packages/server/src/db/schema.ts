@@ -241,6 +241,8 @@ export interface DatasetsTable {
   metadata: string;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** Set when the dataset was deleted: readers skip it; the dataset-deletions job removes its rows. */
+  deleted_at: ColumnType<Timestamp | null, Timestamp | null | undefined, Timestamp | null>;
 }
 
 export interface DatasetVersionsTable {
@@ -253,6 +255,8 @@ export interface DatasetVersionsTable {
   completed_at: Timestamp | null;
   /** When the upload last wrote a batch (a pending version idle for long was abandoned). */
   last_write_at: Timestamp | null;
+  /** Examples the version holds, set when it is completed (0 while pending). */
+  example_count: ColumnType<number | string, number | undefined, number>;
 }
 
 export interface DatasetExamplesTable {
@@ -287,6 +291,8 @@ export interface ExperimentsTable {
   user_id: number | null;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** Set when the experiment was deleted: readers skip it; the dataset-deletions job removes its rows. */
+  deleted_at: ColumnType<Timestamp | null, Timestamp | null | undefined, Timestamp | null>;
 }
 
 export interface ExperimentExamplesTable {

@@ -4,6 +4,7 @@
  * runs and evaluations that resuming needs. Knows nothing of HTTP.
  */
 import { randomBytes } from 'node:crypto';
+import { setImmediate } from 'node:timers/promises';
 import { ConflictError, InvalidInputError, NotFoundError } from '@sightline/common';
 import type { DatasetRecord, DatasetsRepository, ExampleRecord } from '../db/repositories/datasets-repository.js';
 import type {
@@ -13,6 +14,7 @@ import type {
   ExperimentsRepository,
   RunRecord,
 } from '../db/repositories/experiments-repository.js';
+import { MAX_IN_LIST, chunks } from '../db/chunks.js';
 import type { WithTransaction } from '../db/repositories/index.js';
 import type { TracesRepository } from '../db/repositories/traces-repository.js';
 import type { Identifier } from '../shared/identifier.js';
@@ -21,6 +23,8 @@ export const ANNOTATOR_KINDS = ['LLM', 'CODE', 'HUMAN'] as const;
 const MAX_REPETITIONS = 100;
 /** Most experiments one comparison shows side by side. */
 export const MAX_COMPARED = 10;
+/** Example ids read per query when an experiment's example set is frozen. */
+const FREEZE_PAGE = 2000;
 /** Examples per page when an experiment is read whole (downloads). */
 const DOWNLOAD_PAGE = 500;
 
@@ -99,11 +103,14 @@ export function createExperimentsService({
   traces,
   withTransaction,
   now = () => new Date().toISOString(),
+  onDeleted,
 }: {
   experiments: ExperimentsRepository;
   datasets: DatasetsRepository;
   traces: TracesRepository;
   withTransaction: WithTransaction;
+  /** Called when an experiment was deleted, so that its rows are removed soon (starts the dataset-deletions job). */
+  onDeleted?: () => void;
   now?: () => string;
 }) {
   const requireDataset = async (identifier: Identifier): Promise<DatasetRecord> => {
@@ -144,9 +151,15 @@ export function createExperimentsService({
 
   /** The runs with their evaluations, latency and token sums (three queries for any number of runs). */
   const detailsOf = async (runs: RunRecord[]): Promise<RunDetails[]> => {
-    const [evaluations, tokens] = await Promise.all([
+    const traceIds = [...new Set(runs.flatMap((run) => (run.traceId ? [run.traceId] : [])))];
+    const tokens = new Map<string, TokenCounts>();
+    const [evaluations] = await Promise.all([
       experiments.evaluationsOf(runs.map((run) => run.id)),
-      traces.tokenTotalsByTraceId([...new Set(runs.flatMap((run) => (run.traceId ? [run.traceId] : [])))]),
+      // A comparison page holds up to 200 examples × 10 experiments × 100 repetitions: IN lists in chunks.
+      (async () => {
+        for (const chunk of chunks(traceIds, MAX_IN_LIST))
+          for (const entry of await traces.tokenTotalsByTraceId(chunk)) tokens.set(...entry);
+      })(),
     ]);
     const byRun = new Map<number, EvaluationRecord[]>();
     for (const evaluation of evaluations) byRun.set(evaluation.runId, [...(byRun.get(evaluation.runId) ?? []), evaluation]);
@@ -175,7 +188,6 @@ export function createExperimentsService({
           : await datasets.findVersion(dataset.id, input.version.rowId!);
       if (!version)
         throw new NotFoundError(input.version ? `version not found in dataset ${dataset.name}` : `dataset ${dataset.name} has no version`);
-      const examples = await datasets.examplesAt(dataset.id, version.id);
       const stamp = now();
       const experiment = await withTransaction(async (trx) => {
         const created = await trx.experiments.insert(
@@ -192,10 +204,15 @@ export function createExperimentsService({
           },
           stamp,
         );
-        await trx.experiments.insertExamples(
-          created.id,
-          examples.map((example) => example.id),
-        );
+        // The version's example ids a page at a time: never the whole dataset in memory, and the
+        // event loop takes other requests between pages (a SQLite query resolves at once).
+        for (let afterId = 0; ; ) {
+          await setImmediate();
+          const ids = await trx.datasets.exampleIdsAt(dataset.id, version.id, afterId, FREEZE_PAGE);
+          await trx.experiments.insertExamples(created.id, ids);
+          if (ids.length < FREEZE_PAGE) break;
+          afterId = ids[ids.length - 1]!;
+        }
         return created;
       });
       return (await withCounts([experiment]))[0]!;
@@ -211,9 +228,16 @@ export function createExperimentsService({
       return withCounts(await experiments.listForDataset(dataset.id, { limit: query.limit + 1, fromId: query.fromId }));
     },
 
+    /**
+     * Deletes the experiment with its runs and evaluations: gone for readers at once, its rows
+     * removed in short batches by the dataset-deletions job (docs/experiments.md, "Deleting").
+     */
     async delete(identifier: Identifier): Promise<void> {
       const experiment = await requireExperiment(identifier);
-      await experiments.delete(experiment.id);
+      if (!(await experiments.markDeleted(experiment.id, now()))) {
+        throw new NotFoundError(`experiment ${JSON.stringify(identifier.text)} not found`);
+      }
+      onDeleted?.();
     },
 
     /** Records a run; a second successful run of one example and repetition is 409, a failed one may be retried. */
@@ -282,6 +306,8 @@ export function createExperimentsService({
       const result: { example: ExampleRecord; repetitionNumbers: number[] }[] = [];
       let from = query.fromExampleId;
       while (result.length < query.limit + 1) {
+        // Most examples may be complete: between pages the event loop takes other requests.
+        await setImmediate();
         const page = await experiments.examplesWithSuccessfulRuns(experiment.id, { limit: 500, fromExampleId: from });
         if (page.length === 0) break;
         const incomplete = page.filter(({ successful }) => successful.length < experiment.repetitions);
@@ -367,6 +393,8 @@ export function createExperimentsService({
       async function* rows() {
         let from: number | undefined;
         for (;;) {
+          // A reader that keeps pulling would otherwise run page after page in one turn of the event loop.
+          await setImmediate();
           const ids = await experiments.exampleIds(experiment.id, { limit: DOWNLOAD_PAGE, fromExampleId: from });
           if (ids.length === 0) return;
           const [examples, runs] = await Promise.all([examplesById(experiment, ids), experiments.runsOn([experiment.id], ids)]);

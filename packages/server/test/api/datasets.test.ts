@@ -686,12 +686,53 @@ describeEachDialect('datasets API', (server) => {
     assert.equal(await csv.text(), 'example_id,input,output,metadata\r\ne1,"{""q"":""a, \\""quoted\\""\\nline""}","{""a"":1}",{}\r\n');
   });
 
-  it('deletes a dataset with its versions and examples', async () => {
-    const created = expectStatus(await upload({ action: 'create', name: unique('gone'), ...examples('g', 2) }), 200).body.data;
+  it('deletes a dataset with its versions, examples and experiments: at once for readers, its rows soon after', async () => {
+    const name = unique('gone');
+    const created = expectStatus(await upload({ action: 'create', name, ...examples('g', 2) }), 200).body.data;
+    const experiment = expectStatus(await request(url(), 'POST', `/v1/datasets/${created.dataset_id}/experiments`, {}), 200).body.data;
+    const [example] = (await examplesAt(created.dataset_id)).examples;
+    const run = expectStatus(
+      await request(url(), 'POST', `/v1/experiments/${experiment.id}/runs`, {
+        dataset_example_id: example!.node_id,
+        output: 'x',
+        repetition_number: 1,
+        start_time: '2026-01-01T00:00:00Z',
+        end_time: '2026-01-01T00:00:01Z',
+      }),
+      200,
+    ).body.data;
+    const evaluation = {
+      experiment_run_id: run.id,
+      name: 'e',
+      annotator_kind: 'CODE',
+      start_time: '2026-01-01T00:00:00Z',
+      end_time: '2026-01-01T00:00:01Z',
+    };
+    expectStatus(await request(url(), 'POST', '/v1/experiment_evaluations', evaluation), 200);
     expectStatus(await request(url(), 'DELETE', `/v1/datasets/${created.dataset_id}`), 204);
     expectError(await request(url(), 'GET', `/v1/datasets/${created.dataset_id}`), 404);
+    expectError(await request(url(), 'GET', `/v1/datasets/${encodeURIComponent(name)}`), 404);
     expectError(await request(url(), 'GET', `/v1/datasets/${created.dataset_id}/examples`), 404);
+    expectError(await request(url(), 'GET', `/v1/datasets/${created.dataset_id}/csv`), 404);
+    expectError(await request(url(), 'GET', `/v1/experiments/${experiment.id}`), 404);
+    expectError(await request(url(), 'GET', `/v1/experiments/${experiment.id}/runs`), 404);
+    expectError(await request(url(), 'POST', '/v1/experiment_evaluations', evaluation), 404);
     expectError(await request(url(), 'DELETE', `/v1/datasets/${created.dataset_id}`), 404);
+    // The dataset-deletions job, started by the deletion, removes every row.
+    const rowId = Number(Buffer.from(created.dataset_id, 'base64').toString().split(':')[1]);
+    const { db } = server().server.database;
+    const left = async () =>
+      [
+        (await db.selectFrom('datasets').select('id').where('id', '=', rowId).execute()).length,
+        (await db.selectFrom('dataset_examples').select('id').where('dataset_id', '=', rowId).execute()).length,
+        (await db.selectFrom('experiments').select('id').where('dataset_id', '=', rowId).execute()).length,
+        (await db.selectFrom('experiment_run_annotations').select('id').where('name', '=', 'e').execute()).length,
+      ].reduce((sum, n) => sum + n, 0);
+    const deadline = Date.now() + 15_000;
+    while ((await left()) > 0) {
+      assert.ok(Date.now() < deadline, 'the deleted dataset was purged in time');
+      await sleep(50);
+    }
   });
 
   it('answers bad input with a 4xx naming the problem', async () => {

@@ -37,15 +37,19 @@ export async function startTestServer(dialect: TestDialect, env: Record<string, 
  * are replicas, each with its own caches, queue and writer (as separate processes would have).
  */
 export function startServerOn(database: TestDatabase, env: Record<string, string> = {}): Promise<RunningServer> {
-  const config = loadConfig({
+  return startServer(loadConfig(serverEnv(database, env)));
+}
+
+/** The environment of a test server on the database: free ports, warnings only, plus `env`. */
+export function serverEnv(database: TestDatabase, env: Record<string, string> = {}): Record<string, string> {
+  return {
     SERVICE_WORKING_DIR: database.workingDir,
     SERVICE_PORT: '0',
     SERVICE_GRPC_PORT: '0',
     SERVICE_LOG_LEVEL: 'warn',
     ...(database.url ? { SERVICE_SQL_DATABASE_URL: database.url } : {}),
     ...env,
-  });
-  return startServer(config);
+  };
 }
 
 /**

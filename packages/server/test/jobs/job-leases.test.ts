@@ -80,7 +80,14 @@ describe('background jobs on two replicas [postgres]', () => {
         const response = await new ApiClient(server.url, system.credential).get('/v1/system/jobs');
         expectStatus(response, 200, 'system key');
         const names = (response.body as { data: { name: string; state: string }[] }).data.map((job) => job.name);
-        assert.deepEqual(names, ['dataset-uploads', 'costs', 'retention', 'partition-compaction', 'long-attributes-conversion']);
+        assert.deepEqual(names, [
+          'dataset-uploads',
+          'dataset-deletions',
+          'costs',
+          'retention',
+          'partition-compaction',
+          'long-attributes-conversion',
+        ]);
       }
       expectStatus(await member.get('/v1/system/jobs'), 403, 'member');
     } finally {

@@ -1,6 +1,6 @@
 /** Response shapes of datasets, their versions and examples (Phoenix's); the database shape never leaks past these. */
 import type { DatasetWithCount } from '../../datasets/datasets-service.js';
-import type { DatasetVersionRecord, ExampleRecord } from '../../db/repositories/datasets-repository.js';
+import type { DatasetVersionRecord, ExampleRecord, StoredExampleText } from '../../db/repositories/datasets-repository.js';
 import { toGlobalId } from '../shared/global-id.js';
 
 export function presentDataset(dataset: DatasetWithCount) {
@@ -21,6 +21,7 @@ export function presentVersion(version: DatasetVersionRecord) {
     description: version.description,
     metadata: version.metadata,
     created_at: version.createdAt,
+    example_count: version.exampleCount,
   };
 }
 
@@ -36,4 +37,18 @@ export function presentExample(example: ExampleRecord) {
     updated_at: example.updatedAt,
     source: example.sourceSpanId === null ? null : { span_id: example.sourceSpanId, span_node_id: example.sourceSpanId },
   };
+}
+
+/**
+ * The same example as JSON text, its documents written as stored (JSON text already): what the
+ * examples list streams, without parsing and serialising each document again.
+ */
+export function exampleJson(example: StoredExampleText): string {
+  const nodeId = toGlobalId('DatasetExample', example.id);
+  const source = example.sourceSpanId === null ? null : { span_id: example.sourceSpanId, span_node_id: example.sourceSpanId };
+  return (
+    `{"id":${JSON.stringify(example.externalId ?? nodeId)},"node_id":${JSON.stringify(nodeId)},` +
+    `"input":${example.input},"output":${example.output},"metadata":${example.metadata},` +
+    `"updated_at":${JSON.stringify(example.updatedAt)},"source":${JSON.stringify(source)}}`
+  );
 }

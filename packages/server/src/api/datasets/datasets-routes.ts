@@ -1,19 +1,20 @@
 /** `/v1/datasets`: upload (create, append, update), read any version, download, delete; Phoenix-compatible (docs/datasets.md). */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import multipart, { type Multipart } from '@fastify/multipart';
-import { type Static, Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { DomainError, InvalidInputError, TooLargeError } from '@sightline/common';
-import type { Readable } from 'node:stream';
+import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { DomainError, InvalidInputError, TooLargeError, UnsupportedError } from '@sightline/common';
+import { Readable } from 'node:stream';
+import type { StoredExampleText } from '../../db/repositories/datasets-repository.js';
 import {
   type DatasetsService,
   type ExampleInput,
   UPLOAD_ACTIONS,
   type UploadAction,
-  type UploadInput,
   type UploadResult,
 } from '../../datasets/datasets-service.js';
 import { type FileFormat, type FileKeys, fileFormat, readFileExamples } from '../../datasets/file-examples.js';
-import { presentDataset, presentExample, presentVersion } from './datasets-presenters.js';
+import { withJsonUpload } from '../../datasets/json-examples.js';
+import { exampleJson, presentDataset, presentVersion } from './datasets-presenters.js';
 import { csvField } from '../shared/csv.js';
 import {
   Dataset,
@@ -30,51 +31,13 @@ import {
 import { identifier, toGlobalId } from '../shared/global-id.js';
 import { storableDeep } from '../../http/storable-input.js';
 import { DEFAULT_LIMIT, cursorId, pageAnswer } from '../shared/pagination.js';
-import { errors, Page } from '../shared/schemas.js';
+import { errors, Nullable, Page } from '../shared/schemas.js';
 
 const datasetOf = (params: { id: string }) => identifier('Dataset', params.id);
+const versionOf = (versionId: string | undefined) => (versionId === undefined ? undefined : identifier('DatasetVersion', versionId));
 
 /** Largest uploaded file (413 beyond). */
 const MAX_FILE_BYTES = 256 * 1024 * 1024;
-
-/** The examples of an upload body, checking that the per-example lists line up. */
-function examplesOf(body: {
-  inputs: Record<string, unknown>[];
-  outputs?: Record<string, unknown>[];
-  metadata?: Record<string, unknown>[];
-  span_ids?: (string | null)[];
-  example_ids?: (string | null)[];
-}): ExampleInput[] {
-  const count = body.inputs.length;
-  for (const [field, list] of Object.entries({
-    outputs: body.outputs,
-    metadata: body.metadata,
-    span_ids: body.span_ids,
-    example_ids: body.example_ids,
-  })) {
-    if (list !== undefined && list.length !== count) {
-      throw new InvalidInputError(`${field} has ${list.length} items but inputs has ${count}: give one per example`);
-    }
-  }
-  return body.inputs.map((input, index) => ({
-    input,
-    output: body.outputs?.[index] ?? {},
-    metadata: body.metadata?.[index] ?? {},
-    externalId: body.example_ids?.[index] ?? null,
-    sourceSpanId: body.span_ids?.[index]?.toLowerCase() ?? null,
-  }));
-}
-
-/** The upload of a JSON body (validated by the route's schema). */
-function fromJson(body: Static<typeof UploadDatasetBody>): UploadInput {
-  return {
-    action: body.action ?? 'create',
-    name: body.name,
-    description: body.description ?? null,
-    metadata: {},
-    examples: examplesOf(body),
-  };
-}
 
 /** The error of the multipart parser or the file stream as a domain error: 413 for a file too large, 400 for a malformed body. */
 function multipartError(error: unknown): unknown {
@@ -178,11 +141,49 @@ async function uploadForm(request: FastifyRequest, datasets: DatasetsService): P
   throw new InvalidInputError('the form has no file: send a CSV or JSONL file in the field "file"');
 }
 
-export async function datasetsRoutes(instance: FastifyInstance, { datasets }: { datasets: DatasetsService }) {
+/** Largest JSON upload body (413 beyond). */
+const MAX_JSON_BYTES = 64 * 1024 * 1024;
+
+/** The unread JSON bodies of upload requests, handed from the body parser to the handler. */
+const jsonBodies = new WeakMap<FastifyRequest, Readable>();
+
+/** The upload of a JSON body, read as it arrives (datasets/json-examples.ts). */
+async function uploadJson(request: FastifyRequest, datasets: DatasetsService): Promise<UploadResult> {
+  const body = jsonBodies.get(request);
+  if (body === undefined) throw new InvalidInputError('the body is empty: send a JSON object with name and inputs', true);
+  if (Number(request.headers['content-length'] ?? 0) > MAX_JSON_BYTES) {
+    throw new TooLargeError(`the body is larger than ${MAX_JSON_BYTES / (1024 * 1024)} MiB: send large datasets as a CSV or JSONL file`);
+  }
+  return withJsonUpload(body, { maxBodyBytes: MAX_JSON_BYTES }, (fields, examples) =>
+    datasets.upload({ action: fields.action, name: fields.name, description: fields.description, metadata: {}, examples }),
+  );
+}
+
+/** The 415 of an upload that is neither JSON nor a form. */
+const unsupportedType = (request: FastifyRequest) =>
+  new UnsupportedError(
+    `unsupported content type ${JSON.stringify(request.headers['content-type'] ?? '')}: send the examples as application/json, or a CSV or JSONL file as multipart/form-data`,
+  );
+
+/** The body is JSON (application/json, any parameters): an empty body with another type was never parsed. */
+const isJson = (request: FastifyRequest) => /^application\/json\s*(;|$)/i.test(request.headers['content-type'] ?? '');
+
+/**
+ * `POST /v1/datasets/upload` in a scope of its own, with the body parsers it accepts: a form
+ * (multipart/form-data) or JSON; any other type is 415 naming both, before the body is read.
+ */
+async function uploadRoute(instance: FastifyInstance, { datasets }: { datasets: DatasetsService }) {
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
   const tags = ['datasets'];
-
-  // CSV and JSONL files arrive as multipart/form-data: the file streams into the parser, never held whole.
+  // Neither body is parsed before the handler: a form's file and a JSON body are both read as
+  // streams, never held whole (docs/datasets.md, "Uploads"). Plain text would reach the handler as
+  // a string (a 500 once): it is refused with the other types.
+  instance.removeContentTypeParser(['text/plain', 'application/json']);
+  instance.addContentTypeParser('application/json', (request, payload, done) => {
+    jsonBodies.set(request, payload);
+    done(null, undefined);
+  });
+  instance.addContentTypeParser('*', (request, _payload, done) => done(unsupportedType(request), undefined));
   await app.register(multipart, {
     limits: { fileSize: MAX_FILE_BYTES, files: 1, fields: 200, fieldSize: 64 * 1024, parts: 220 },
     throwFileSizeLimit: true,
@@ -191,7 +192,9 @@ export async function datasetsRoutes(instance: FastifyInstance, { datasets }: { 
   app.post(
     '/v1/datasets/upload',
     {
-      bodyLimit: 64 * 1024 * 1024,
+      // The JSON body is read as a stream by the handler, which checks its shape and names each
+      // problem (datasets/json-examples.ts); the schema below documents it. `sync` is ignored.
+      validatorCompiler: () => () => true,
       schema: {
         tags,
         operationId: 'uploadDataset',
@@ -201,15 +204,13 @@ export async function datasetsRoutes(instance: FastifyInstance, { datasets }: { 
           'per upload. create answers 409 when the name exists; append adds examples (an unknown name is created); update makes the ' +
           'dataset hold exactly the examples sent (matched by example_ids, else by content), an unknown name is created.',
         querystring: UploadQuery,
-        // JSON is validated here; a multipart body (a CSV or JSONL file and its form fields) is read by the handler.
         body: { content: { 'application/json': { schema: UploadDatasetBody } } },
         response: { 200: Type.Object({ data: UploadDatasetData }), ...errors(409, 413, 415, 422) },
       },
     },
     async (request) => {
-      const result = request.isMultipart()
-        ? await uploadForm(request, datasets)
-        : await datasets.upload(fromJson(request.body as Static<typeof UploadDatasetBody>));
+      if (!request.isMultipart() && !isJson(request)) throw unsupportedType(request);
+      const result = request.isMultipart() ? await uploadForm(request, datasets) : await uploadJson(request, datasets);
       return {
         data: {
           dataset_id: toGlobalId('Dataset', result.dataset.id),
@@ -221,6 +222,13 @@ export async function datasetsRoutes(instance: FastifyInstance, { datasets }: { 
       };
     },
   );
+}
+
+export async function datasetsRoutes(instance: FastifyInstance, { datasets }: { datasets: DatasetsService }) {
+  const app = instance.withTypeProvider<TypeBoxTypeProvider>();
+  const tags = ['datasets'];
+
+  await app.register(uploadRoute, { datasets });
 
   app.get(
     '/v1/datasets',
@@ -298,22 +306,35 @@ export async function datasetsRoutes(instance: FastifyInstance, { datasets }: { 
         tags,
         operationId: 'getDatasetExamples',
         summary: 'The examples of a dataset at a version',
-        description: 'At `version_id` (default the latest), exactly as that version held them.',
+        description:
+          'At `version_id` (default the latest), exactly as that version held them, in the order they were added. Without `limit`, ' +
+          'every example (what Phoenix clients expect), streamed page by page; with `limit`, one page and `next_cursor` (Sightline addition).',
         params: DatasetPath,
         querystring: ExamplesQuery,
-        response: { 200: Type.Object({ data: ListDatasetExamplesData }), ...errors(404, 422) },
+        response: { 200: Type.Object({ data: ListDatasetExamplesData, next_cursor: Nullable(Type.String()) }), ...errors(404, 422) },
       },
     },
-    async (request) => {
-      const version = request.query.version_id === undefined ? undefined : identifier('DatasetVersion', request.query.version_id);
-      const result = await datasets.examples(datasetOf(request.params), version);
-      return {
-        data: {
-          dataset_id: toGlobalId('Dataset', result.dataset.id),
-          version_id: toGlobalId('DatasetVersion', result.version.id),
-          examples: result.examples.map(presentExample),
-        },
-      };
+    async (request, reply) => {
+      const { limit, cursor } = request.query;
+      const { dataset, version, pages } = await datasets.examplePages(datasetOf(request.params), versionOf(request.query.version_id), {
+        fromId: cursorId('DatasetExample', cursor),
+        // One more than the page: the first example of the next page is its cursor.
+        limit: limit === undefined ? undefined : limit + 1,
+      });
+      async function* body() {
+        yield `{"data":{"dataset_id":${JSON.stringify(toGlobalId('Dataset', dataset.id))},"version_id":${JSON.stringify(toGlobalId('DatasetVersion', version.id))},"examples":[`;
+        let written = 0;
+        let next: string | null = null;
+        for await (const page of pages) {
+          const rows = limit === undefined ? page : page.slice(0, Math.max(0, limit - written));
+          if (rows.length < page.length) next = toGlobalId('DatasetExample', page[rows.length]!.id);
+          if (rows.length > 0) yield `${written > 0 ? ',' : ''}${rows.map(exampleJson).join(',')}`;
+          written += rows.length;
+        }
+        yield `]},"next_cursor":${JSON.stringify(next)}}`;
+      }
+      // Streamed, never held whole: Fastify sends a stream as it is, without the response schema's serializer.
+      return reply.type('application/json; charset=utf-8').send(Readable.from(body()) as never);
     },
   );
 
@@ -323,38 +344,48 @@ export async function datasetsRoutes(instance: FastifyInstance, { datasets }: { 
     summary,
     params: DatasetPath,
     querystring: Type.Object({ version_id: Type.Optional(Type.String()) }),
-    response: { 200: Type.String(), ...errors(404, 422) },
+    // Streamed page by page: typed as unknown so a Readable can be sent; the document still says string.
+    response: { 200: Type.Unsafe<unknown>({ type: 'string' }), ...errors(404, 422) },
   });
-  const download = async (params: { id: string }, versionId: string | undefined) =>
-    datasets.examples(datasetOf(params), versionId === undefined ? undefined : identifier('DatasetVersion', versionId));
+
+  /** A download of the examples at a version: one piece of text per page, streamed with backpressure. */
+  const download = async (
+    reply: FastifyReply,
+    params: { id: string },
+    versionId: string | undefined,
+    file: { type: string; extension: string; head: string; line: (example: StoredExampleText) => string },
+  ) => {
+    const { dataset, pages } = await datasets.examplePages(datasetOf(params), versionOf(versionId));
+    async function* body() {
+      yield file.head;
+      for await (const page of pages) yield page.map(file.line).join('');
+    }
+    return reply
+      .type(file.type)
+      .header('content-disposition', `attachment; filename="${encodeURIComponent(dataset.name)}.${file.extension}"`)
+      .send(Readable.from(body()));
+  };
 
   app.get(
     '/v1/datasets/:id/jsonl',
     { schema: downloadSchema('getDatasetJSONL', 'Download the examples as JSONL') },
-    async (request, reply) => {
-      const { dataset, examples } = await download(request.params, request.query.version_id);
-      const lines = examples.map((example) => JSON.stringify({ input: example.input, output: example.output, metadata: example.metadata }));
-      return reply
-        .type('application/jsonl; charset=utf-8')
-        .header('content-disposition', `attachment; filename="${encodeURIComponent(dataset.name)}.jsonl"`)
-        .send(lines.length ? `${lines.join('\n')}\n` : '');
-    },
+    async (request, reply) =>
+      download(reply, request.params, request.query.version_id, {
+        type: 'application/jsonl; charset=utf-8',
+        extension: 'jsonl',
+        head: '',
+        // The stored documents are JSON text already: written as they are.
+        line: (example) => `{"input":${example.input},"output":${example.output},"metadata":${example.metadata}}\n`,
+      }),
   );
 
-  app.get('/v1/datasets/:id/csv', { schema: downloadSchema('getDatasetCsv', 'Download the examples as CSV') }, async (request, reply) => {
-    const { dataset, examples } = await download(request.params, request.query.version_id);
-    const rows = [['example_id', 'input', 'output', 'metadata']];
-    for (const example of examples) {
-      rows.push([
-        example.externalId ?? toGlobalId('DatasetExample', example.id),
-        JSON.stringify(example.input),
-        JSON.stringify(example.output),
-        JSON.stringify(example.metadata),
-      ]);
-    }
-    return reply
-      .type('text/csv; charset=utf-8')
-      .header('content-disposition', `attachment; filename="${encodeURIComponent(dataset.name)}.csv"`)
-      .send(`${rows.map((row) => row.map(csvField).join(',')).join('\r\n')}\r\n`);
-  });
+  app.get('/v1/datasets/:id/csv', { schema: downloadSchema('getDatasetCsv', 'Download the examples as CSV') }, async (request, reply) =>
+    download(reply, request.params, request.query.version_id, {
+      type: 'text/csv; charset=utf-8',
+      extension: 'csv',
+      head: 'example_id,input,output,metadata\r\n',
+      line: (example) =>
+        `${[example.externalId ?? toGlobalId('DatasetExample', example.id), example.input, example.output, example.metadata].map(csvField).join(',')}\r\n`,
+    }),
+  );
 }

@@ -1,6 +1,7 @@
 /** JSON schemas (TypeBox) of the dataset routes, Phoenix's shapes (docs/datasets.md). */
 import { Type } from '@sinclair/typebox';
 import { UPLOAD_ACTIONS } from '../../datasets/datasets-service.js';
+import { MAX_LIMIT } from '../shared/pagination.js';
 import { Nullable, cursorParam, limitParam } from '../shared/schemas.js';
 
 const JsonObject = (description: string) => Type.Object({}, { additionalProperties: true, description });
@@ -25,6 +26,7 @@ export const DatasetVersion = Type.Object(
     description: Nullable(Type.String()),
     metadata: JsonObject('Free-form metadata of the upload that made the version.'),
     created_at: Time('Creation time (UTC).'),
+    example_count: Type.Integer({ description: 'Examples the version holds (Sightline addition).' }),
   },
   { title: 'DatasetVersion' },
 );
@@ -103,5 +105,13 @@ export const DatasetListQuery = Type.Object({
 export const VersionsQuery = Type.Object({ limit: limitParam, cursor: cursorParam });
 export const ExamplesQuery = Type.Object({
   version_id: Type.Optional(Type.String({ description: 'Version to read (default: the latest).' })),
+  limit: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: MAX_LIMIT,
+      description: `Page size, 1 to ${MAX_LIMIT}; without it every example is sent (what Phoenix's clients expect).`,
+    }),
+  ),
+  cursor: cursorParam,
   split: Type.Optional(Type.Array(Type.String(), { description: 'Accepted and ignored: splits are not supported yet.' })),
 });

@@ -24,6 +24,9 @@ import * as spanIdsPerTrace from './0021-span-ids-per-trace.js';
 import * as timePartitions from './0022-time-partitions.js';
 import * as spanSecondIndexes from './0023-span-second-indexes.js';
 import * as projectDeletion from './0024-project-deletion.js';
+import * as datasetExampleCounts from './0025-dataset-example-counts.js';
+import * as datasetDeletion from './0026-dataset-deletion.js';
+import * as experimentDeletion from './0027-experiment-deletion.js';
 
 export interface MigrationContext {
   dialect: Dialect;
@@ -55,5 +58,8 @@ export function migrations(context: MigrationContext): Record<string, Migration>
     '0022-time-partitions': { up: timePartitions.up(context) },
     '0023-span-second-indexes': { up: spanSecondIndexes.up(context) },
     '0024-project-deletion': { up: projectDeletion.up(context) },
+    '0025-dataset-example-counts': { up: datasetExampleCounts.up(context) },
+    '0026-dataset-deletion': { up: datasetDeletion.up(context) },
+    '0027-experiment-deletion': { up: experimentDeletion.up(context) },
   };
 }

@@ -8,7 +8,7 @@
  * every read here sees completed versions only, and a dataset only once it has one (its first
  * upload is still being written until then).
  */
-import type { ExpressionBuilder, Kysely, Selectable } from 'kysely';
+import { type ExpressionBuilder, type Kysely, type Selectable, sql } from 'kysely';
 import type { Dialect } from '../../config.js';
 import type { DatasetVersionsTable, DatasetsTable, DB } from '../schema.js';
 
@@ -27,6 +27,8 @@ export interface DatasetVersionRecord {
   description: string | null;
   metadata: Record<string, unknown>;
   createdAt: string;
+  /** Examples the version holds (stored when it was completed; 0 while pending). */
+  exampleCount: number;
 }
 
 /** An example as it reads at a version: its newest revision at or before it. */
@@ -50,13 +52,19 @@ export interface NewRevision {
   metadata: string;
 }
 
-/** An example at a version with its documents as stored (JSON text), for matching an update. */
+/**
+ * An example at a version with its documents as stored (JSON text, as JSON.stringify wrote it):
+ * what an update matches against, and what reads and downloads write out without parsing it.
+ */
 export interface StoredExampleText {
   id: number;
   externalId: string | null;
+  sourceSpanId: string | null;
   input: string;
   output: string;
   metadata: string;
+  /** When the revision that gives these values was written. */
+  updatedAt: string;
 }
 
 /** A version whose upload is still running, or died. */
@@ -88,6 +96,9 @@ const parse = (text: string): Record<string, unknown> => JSON.parse(text) as Rec
 /** `last_write_at` of a version given up: older than any cut-off, so that any cleaner may finish deleting it. */
 const GIVEN_UP = '1970-01-01T00:00:00.000Z';
 
+/** The dataset is readable: not deleted, and its first upload has finished (it has a completed version). */
+const isReadable = (eb: ExpressionBuilder<DB, 'datasets'>) => eb.and([eb('datasets.deleted_at', 'is', null), hasCompletedVersion(eb)]);
+
 /** The dataset has a completed version: its first upload has finished. */
 const hasCompletedVersion = (eb: ExpressionBuilder<DB, 'datasets'>) =>
   eb.exists(
@@ -116,6 +127,7 @@ function toVersion(row: Selectable<DatasetVersionsTable>): DatasetVersionRecord 
     description: row.description,
     metadata: parse(row.metadata),
     createdAt: row.created_at,
+    exampleCount: Number(row.example_count),
   };
 }
 
@@ -153,11 +165,11 @@ export function createDatasetsRepository(db: Kysely<DB>, dialect: Dialect) {
       return toDataset(row);
     },
     async findById(id: number): Promise<DatasetRecord | undefined> {
-      const row = await db.selectFrom('datasets').selectAll().where('id', '=', id).where(hasCompletedVersion).executeTakeFirst();
+      const row = await db.selectFrom('datasets').selectAll().where('id', '=', id).where(isReadable).executeTakeFirst();
       return row && toDataset(row);
     },
     async findByName(name: string): Promise<DatasetRecord | undefined> {
-      const row = await db.selectFrom('datasets').selectAll().where('name', '=', name).where(hasCompletedVersion).executeTakeFirst();
+      const row = await db.selectFrom('datasets').selectAll().where('name', '=', name).where(isReadable).executeTakeFirst();
       return row && toDataset(row);
     },
     /**
@@ -166,13 +178,13 @@ export function createDatasetsRepository(db: Kysely<DB>, dialect: Dialect) {
      * other and number their versions in the order they commit.
      */
     async findByNameForUpload(name: string): Promise<DatasetRecord | undefined> {
-      const select = db.selectFrom('datasets').selectAll().where('name', '=', name);
+      const select = db.selectFrom('datasets').selectAll().where('name', '=', name).where('deleted_at', 'is', null);
       const row = await (dialect === 'postgres' ? select.forNoKeyUpdate() : select).executeTakeFirst();
       return row && toDataset(row);
     },
     /** Datasets newest first, keyset-paginated by id. */
     async list(query: DatasetPageQuery): Promise<DatasetRecord[]> {
-      let select = db.selectFrom('datasets').selectAll().where(hasCompletedVersion).orderBy('id', 'desc').limit(query.limit);
+      let select = db.selectFrom('datasets').selectAll().where(isReadable).orderBy('id', 'desc').limit(query.limit);
       if (query.fromId !== undefined) select = select.where('id', '<=', query.fromId);
       if (query.name !== undefined) select = select.where('name', '=', query.name);
       return (await select.execute()).map(toDataset);
@@ -180,9 +192,48 @@ export function createDatasetsRepository(db: Kysely<DB>, dialect: Dialect) {
     async touch(id: number, now: string): Promise<void> {
       await db.updateTable('datasets').set({ updated_at: now }).where('id', '=', id).execute();
     },
-    /** Deletes the dataset; its versions, examples and revisions go with it (foreign keys cascade). */
-    async deleteDataset(id: number): Promise<boolean> {
-      const result = await db.deleteFrom('datasets').where('id', '=', id).executeTakeFirst();
+    /**
+     * Deletes the dataset for readers at once (docs/datasets.md, "Deleting"): marks it deleted and
+     * frees its name for a new dataset while the dataset-deletions job removes its rows. The name
+     * given up starts with a space, which no live dataset's can (upload names are trimmed).
+     */
+    async markDeleted(id: number, now: string): Promise<boolean> {
+      const result = await db
+        .updateTable('datasets')
+        .set({ deleted_at: now, name: sql<string>`cast(${' deleted '} as text) || cast(${sql.ref('id')} as text)` })
+        .where('id', '=', id)
+        .where('deleted_at', 'is', null)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
+    },
+    /** Deleted datasets whose rows are still to be removed, oldest first. */
+    async deletedDatasets(limit: number): Promise<number[]> {
+      const rows = await db.selectFrom('datasets').select('id').where('deleted_at', 'is not', null).orderBy('id').limit(limit).execute();
+      return rows.map((row) => Number(row.id));
+    },
+    /**
+     * Deletes up to `limit` examples of a deleted dataset (the first by id) with their revisions,
+     * the experiments' frozen example rows and the runs on them (their evaluations cascade); the
+     * caller runs it in one transaction. Each table in one set-based statement: the foreign keys'
+     * cascades would delete row by row (on PostgreSQL a trigger query per example and table).
+     * Returns how many examples.
+     */
+    async purgeExamples(datasetId: number, limit: number): Promise<number> {
+      // The ids first, then lists of them: with the subquery in each statement PostgreSQL planned
+      // a scan of the whole table per batch.
+      const ids = (
+        await db.selectFrom('dataset_examples').select('id').where('dataset_id', '=', datasetId).orderBy('id').limit(limit).execute()
+      ).map((row) => Number(row.id));
+      if (ids.length === 0) return 0;
+      await db.deleteFrom('experiment_examples').where('example_id', 'in', ids).execute();
+      await db.deleteFrom('experiment_runs').where('example_id', 'in', ids).execute();
+      await db.deleteFrom('dataset_example_revisions').where('example_id', 'in', ids).execute();
+      const result = await db.deleteFrom('dataset_examples').where('id', 'in', ids).executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
+    /** Deletes a deleted dataset whose examples are gone: its versions and experiments (few rows) go with it. */
+    async purgeDataset(datasetId: number): Promise<boolean> {
+      const result = await db.deleteFrom('datasets').where('id', '=', datasetId).where('deleted_at', 'is not', null).executeTakeFirst();
       return Number(result.numDeletedRows) > 0;
     },
     /** Deletes the dataset if it has no version at all (one created by an upload that failed). */
@@ -305,11 +356,11 @@ export function createDatasetsRepository(db: Kysely<DB>, dialect: Dialect) {
         .executeTakeFirst();
       return Number(result.numUpdatedRows) > 0;
     },
-    /** Makes a pending version visible (the same conditions as keepVersionAlive). */
-    async completeVersion(versionId: number, now: string, since: string): Promise<boolean> {
+    /** Makes a pending version visible with the number of examples it holds (the same conditions as keepVersionAlive). */
+    async completeVersion(versionId: number, now: string, since: string, exampleCount: number): Promise<boolean> {
       const result = await db
         .updateTable('dataset_versions')
-        .set({ completed_at: now, last_write_at: now })
+        .set({ completed_at: now, last_write_at: now, example_count: exampleCount })
         .where('id', '=', versionId)
         .where('completed_at', 'is', null)
         .where('last_write_at', '>=', since)
@@ -376,17 +427,31 @@ export function createDatasetsRepository(db: Kysely<DB>, dialect: Dialect) {
       const rows = await revisionsAt(datasetId, versionId)
         .where('r.kind', '!=', 'DELETE')
         .where('e.id', '>', afterId)
-        .select(['e.id', 'e.external_id', 'r.input', 'r.output', 'r.metadata'])
+        .select(['e.id', 'e.external_id', 'e.source_span_id', 'r.input', 'r.output', 'r.metadata', 'r.created_at'])
         .orderBy('e.id')
         .limit(limit)
         .execute();
       return rows.map((row) => ({
         id: Number(row.id),
         externalId: row.external_id,
+        sourceSpanId: row.source_span_id,
         input: row.input,
         output: row.output,
         metadata: row.metadata,
+        updatedAt: row.created_at,
       }));
+    },
+
+    /** A page of the ids of the examples at a version, after `afterId` in id order. */
+    async exampleIdsAt(datasetId: number, versionId: number, afterId: number, limit: number): Promise<number[]> {
+      const rows = await revisionsAt(datasetId, versionId)
+        .where('r.kind', '!=', 'DELETE')
+        .where('e.id', '>', afterId)
+        .select('e.id')
+        .orderBy('e.id')
+        .limit(limit)
+        .execute();
+      return rows.map((row) => Number(row.id));
     },
 
     /** Inserts the examples in chunks; returns their ids in input order. */
@@ -461,12 +526,12 @@ export function createDatasetsRepository(db: Kysely<DB>, dialect: Dialect) {
       }
     },
 
-    /** The examples of the dataset as they read at the version (only those of `ids` when given), in example order. */
-    async examplesAt(datasetId: number, versionId: number, ids?: number[]): Promise<ExampleRecord[]> {
-      if (ids?.length === 0) return [];
-      let select = revisionsAt(datasetId, versionId).where('r.kind', '!=', 'DELETE');
-      if (ids !== undefined) select = select.where('e.id', 'in', ids);
-      const rows = await select
+    /** Some examples of the dataset (by id, a page's worth) as they read at the version, in example order. */
+    async examplesAt(datasetId: number, versionId: number, ids: number[]): Promise<ExampleRecord[]> {
+      if (ids.length === 0) return [];
+      const rows = await revisionsAt(datasetId, versionId)
+        .where('r.kind', '!=', 'DELETE')
+        .where('e.id', 'in', ids)
         .select(['e.id', 'e.external_id', 'e.source_span_id', 'r.input', 'r.output', 'r.metadata', 'r.created_at'])
         .orderBy('e.id')
         .execute();
@@ -480,32 +545,25 @@ export function createDatasetsRepository(db: Kysely<DB>, dialect: Dialect) {
         updatedAt: row.created_at,
       }));
     },
-    /** How many examples each dataset holds at its latest completed version (a pending one's rows do not count). */
+    /**
+     * How many examples each dataset holds at its latest completed version (a pending one's rows
+     * do not count): the count stored with the version, one indexed lookup per dataset.
+     */
     async exampleCounts(datasetIds: number[]): Promise<Map<number, number>> {
       if (datasetIds.length === 0) return new Map();
-      const latest = db
-        .selectFrom('dataset_versions')
-        .select((eb) => ['dataset_id', eb.fn.max('id').as('version_id')])
-        .where('dataset_id', 'in', datasetIds)
-        .where('completed_at', 'is not', null)
-        .groupBy('dataset_id');
       const rows = await db
-        .selectFrom('dataset_example_revisions as r')
-        .innerJoin('dataset_examples as e', 'e.id', 'r.example_id')
-        .innerJoin(latest.as('l'), 'l.dataset_id', 'e.dataset_id')
-        .where('e.dataset_id', 'in', datasetIds)
-        .where('r.kind', '!=', 'DELETE')
-        .where('r.version_id', '=', (eb) =>
+        .selectFrom('dataset_versions as v')
+        .select(['v.dataset_id', 'v.example_count'])
+        .where('v.dataset_id', 'in', datasetIds)
+        .where('v.id', '=', (eb) =>
           eb
-            .selectFrom('dataset_example_revisions as newest')
-            .select((inner) => inner.fn.max('newest.version_id').as('version_id'))
-            .whereRef('newest.example_id', '=', 'r.example_id')
-            .whereRef('newest.version_id', '<=', 'l.version_id'),
+            .selectFrom('dataset_versions as latest')
+            .select((inner) => inner.fn.max('latest.id').as('id'))
+            .whereRef('latest.dataset_id', '=', 'v.dataset_id')
+            .where('latest.completed_at', 'is not', null),
         )
-        .select((eb) => ['e.dataset_id', eb.fn.countAll<number | string>().as('n')])
-        .groupBy('e.dataset_id')
         .execute();
-      return new Map(rows.map((row) => [Number(row.dataset_id), Number(row.n)]));
+      return new Map(rows.map((row) => [Number(row.dataset_id), Number(row.example_count)]));
     },
   };
 }

@@ -2,9 +2,11 @@
  * SQL for experiments, their frozen example sets, runs and run evaluations (docs/experiments.md).
  * Run counts come from grouped queries, never from loading runs; "incomplete" lists are anti-joins.
  */
-import { type Kysely, type Selectable, sql } from 'kysely';
+import { setImmediate } from 'node:timers/promises';
+import { type ExpressionBuilder, type Kysely, type Selectable, sql } from 'kysely';
 import type { Dialect } from '../../config.js';
 import type { DB, ExperimentRunAnnotationsTable, ExperimentRunsTable, ExperimentsTable } from '../schema.js';
+import { MAX_IN_LIST, chunks } from '../chunks.js';
 import { millisBetween } from '../sql-dialect.js';
 
 export interface ExperimentRecord {
@@ -119,6 +121,19 @@ function toEvaluation(row: Selectable<ExperimentRunAnnotationsTable>): Evaluatio
   };
 }
 
+/** The experiment is readable: neither it nor its dataset is deleted (docs/experiments.md, "Deleting"). */
+const isLive = (eb: ExpressionBuilder<DB, 'experiments'>) =>
+  eb.and([
+    eb('experiments.deleted_at', 'is', null),
+    eb.exists(
+      eb
+        .selectFrom('datasets')
+        .select('datasets.id')
+        .whereRef('datasets.id', '=', 'experiments.dataset_id')
+        .where('datasets.deleted_at', 'is', null),
+    ),
+  ]);
+
 export type ExperimentsRepository = ReturnType<typeof createExperimentsRepository>;
 
 /** Experiments repository over a Kysely connection (or transaction). */
@@ -158,31 +173,85 @@ export function createExperimentsRepository(db: Kysely<DB>, dialect: Dialect) {
         }
       }
     },
+    /** The experiment, unless it or its dataset was deleted (its rows are then being removed). */
     async findById(id: number): Promise<ExperimentRecord | undefined> {
-      const row = await db.selectFrom('experiments').selectAll().where('id', '=', id).executeTakeFirst();
+      const row = await db.selectFrom('experiments').selectAll().where('id', '=', id).where(isLive).executeTakeFirst();
       return row && toExperiment(row);
     },
     /** A dataset's experiments newest first, keyset-paginated by id. */
     async listForDataset(datasetId: number, query: { limit: number; fromId?: number | undefined }): Promise<ExperimentRecord[]> {
-      let select = db.selectFrom('experiments').selectAll().where('dataset_id', '=', datasetId).orderBy('id', 'desc').limit(query.limit);
+      let select = db
+        .selectFrom('experiments')
+        .selectAll()
+        .where('dataset_id', '=', datasetId)
+        .where('deleted_at', 'is', null)
+        .orderBy('id', 'desc')
+        .limit(query.limit);
       if (query.fromId !== undefined) select = select.where('id', '<=', query.fromId);
       return (await select.execute()).map(toExperiment);
     },
-    async delete(id: number): Promise<boolean> {
-      const result = await db.deleteFrom('experiments').where('id', '=', id).executeTakeFirst();
+    /** Deletes the experiment for readers at once; the dataset-deletions job removes its rows (purge* below). */
+    async markDeleted(id: number, now: string): Promise<boolean> {
+      const result = await db
+        .updateTable('experiments')
+        .set({ deleted_at: now })
+        .where('id', '=', id)
+        .where('deleted_at', 'is', null)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
+    },
+    /** Deleted experiments whose rows are still to be removed, oldest first. */
+    async deletedExperiments(limit: number): Promise<number[]> {
+      const rows = await db.selectFrom('experiments').select('id').where('deleted_at', 'is not', null).orderBy('id').limit(limit).execute();
+      return rows.map((row) => Number(row.id));
+    },
+    /** Deletes up to `limit` runs of an experiment with their evaluations (one IN list each, not a cascade row by row); returns how many runs. */
+    async purgeRuns(experimentId: number, limit: number): Promise<number> {
+      const ids = (
+        await db.selectFrom('experiment_runs').select('id').where('experiment_id', '=', experimentId).orderBy('id').limit(limit).execute()
+      ).map((row) => Number(row.id));
+      if (ids.length === 0) return 0;
+      await db.deleteFrom('experiment_run_annotations').where('run_id', 'in', ids).execute();
+      const result = await db.deleteFrom('experiment_runs').where('id', 'in', ids).executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
+    /** Deletes up to `limit` rows of an experiment's frozen example set; returns how many. */
+    async purgeExampleSet(experimentId: number, limit: number): Promise<number> {
+      const ids = (
+        await db
+          .selectFrom('experiment_examples')
+          .select('example_id')
+          .where('experiment_id', '=', experimentId)
+          .orderBy('example_id')
+          .limit(limit)
+          .execute()
+      ).map((row) => Number(row.example_id));
+      if (ids.length === 0) return 0;
+      const result = await db
+        .deleteFrom('experiment_examples')
+        .where('experiment_id', '=', experimentId)
+        .where('example_id', 'in', ids)
+        .executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
+    /** Deletes a deleted experiment once its runs and example set are gone. */
+    async purgeExperiment(id: number): Promise<boolean> {
+      const result = await db.deleteFrom('experiments').where('id', '=', id).where('deleted_at', 'is not', null).executeTakeFirst();
       return Number(result.numDeletedRows) > 0;
     },
     /** Examples in each experiment and its successful and failed runs, by grouped queries. */
     async counts(experimentIds: number[]): Promise<Map<number, RunCounts>> {
       const counts = new Map<number, RunCounts>(experimentIds.map((id) => [id, { examples: 0, successful: 0, failed: 0 }]));
       if (experimentIds.length === 0) return counts;
+      // The frozen example set is the examples of the experiment's version (docs/experiments.md,
+      // "Rules"): their number is stored with the version, where counting the set scanned it.
       const examples = await db
-        .selectFrom('experiment_examples')
-        .where('experiment_id', 'in', experimentIds)
-        .select((eb) => ['experiment_id', eb.fn.countAll<number | string>().as('n')])
-        .groupBy('experiment_id')
+        .selectFrom('experiments as x')
+        .innerJoin('dataset_versions as v', 'v.id', 'x.dataset_version_id')
+        .where('x.id', 'in', experimentIds)
+        .select(['x.id', 'v.example_count'])
         .execute();
-      for (const row of examples) counts.get(Number(row.experiment_id))!.examples = Number(row.n);
+      for (const row of examples) counts.get(Number(row.id))!.examples = Number(row.example_count);
       const runs = await db
         .selectFrom('experiment_runs')
         .where('experiment_id', 'in', experimentIds)
@@ -219,8 +288,15 @@ export function createExperimentsRepository(db: Kysely<DB>, dialect: Dialect) {
         .executeTakeFirst();
       return row && toRun(row);
     },
+    /** The run, unless its experiment or the experiment's dataset was deleted. */
     async findRunById(id: number): Promise<RunRecord | undefined> {
-      const row = await db.selectFrom('experiment_runs').selectAll().where('id', '=', id).executeTakeFirst();
+      const row = await db
+        .selectFrom('experiment_runs')
+        .selectAll('experiment_runs')
+        .innerJoin('experiments', 'experiments.id', 'experiment_runs.experiment_id')
+        .where('experiment_runs.id', '=', id)
+        .where(isLive)
+        .executeTakeFirst();
       return row && toRun(row);
     },
     /** Inserts a run, or replaces a failed one for the same example and repetition. */
@@ -269,12 +345,14 @@ export function createExperimentsRepository(db: Kysely<DB>, dialect: Dialect) {
         .executeTakeFirstOrThrow();
       return Number(row.id);
     },
-    /** Evaluations of the given runs. */
+    /** Evaluations of the given runs (as many as a page holds: in chunks of IN lists). */
     async evaluationsOf(runIds: number[]): Promise<EvaluationRecord[]> {
-      if (runIds.length === 0) return [];
-      return (await db.selectFrom('experiment_run_annotations').selectAll().where('run_id', 'in', runIds).orderBy('id').execute()).map(
-        toEvaluation,
-      );
+      const evaluations: EvaluationRecord[] = [];
+      for (const chunk of chunks(runIds, MAX_IN_LIST)) {
+        const rows = await db.selectFrom('experiment_run_annotations').selectAll().where('run_id', 'in', chunk).orderBy('id').execute();
+        evaluations.push(...rows.map(toEvaluation));
+      }
+      return evaluations;
     },
     /** The experiment's examples (ids ascending, from `fromExampleId`) with the successful repetitions each has. */
     async examplesWithSuccessfulRuns(
@@ -321,6 +399,8 @@ export function createExperimentsRepository(db: Kysely<DB>, dialect: Dialect) {
         if (fromRunId !== undefined) select = select.where('id', '>=', fromRunId);
         const runs = (await select.execute()).map(toRun);
         if (runs.length === 0) return found;
+        // Most runs may be complete: between pages the event loop takes other requests (a SQLite query resolves at once).
+        await setImmediate();
         const done = await db
           .selectFrom('experiment_run_annotations')
           .select(['run_id', 'name'])

@@ -351,7 +351,7 @@ delete from "prompts" where "id" = $1;
 insert into "datasets" ("name", "description", "metadata", "created_at", "updated_at") values ($1, $2, $3, $4, $5) returning *;
 
 -- datasets.findByNameForUpload
-select * from "datasets" where "name" = $1 for no key update;
+select * from "datasets" where "name" = $1 and "deleted_at" is null for no key update;
 
 -- datasets.insertVersion
 insert into "dataset_versions" ("dataset_id", "description", "metadata", "created_at", "completed_at", "last_write_at") values ($1, $2, $3, $4, $5, $6) returning *;
@@ -363,16 +363,16 @@ select "id", "dataset_id", "last_write_at" from "dataset_versions" where "datase
 update "dataset_versions" set "last_write_at" = $1 where "id" = $2 and "completed_at" is null and "last_write_at" >= $3;
 
 -- datasets.completeVersion
-update "dataset_versions" set "completed_at" = $1, "last_write_at" = $2 where "id" = $3 and "completed_at" is null and "last_write_at" >= $4;
+update "dataset_versions" set "completed_at" = $1, "last_write_at" = $2, "example_count" = $3 where "id" = $4 and "completed_at" is null and "last_write_at" >= $5;
 
 -- datasets.findById
-select * from "datasets" where "id" = $1 and exists (select "v"."id" from "dataset_versions" as "v" where "v"."dataset_id" = "datasets"."id" and "v"."completed_at" is not null);
+select * from "datasets" where "id" = $1 and ("datasets"."deleted_at" is null and exists (select "v"."id" from "dataset_versions" as "v" where "v"."dataset_id" = "datasets"."id" and "v"."completed_at" is not null));
 
 -- datasets.findByName
-select * from "datasets" where "name" = $1 and exists (select "v"."id" from "dataset_versions" as "v" where "v"."dataset_id" = "datasets"."id" and "v"."completed_at" is not null);
+select * from "datasets" where "name" = $1 and ("datasets"."deleted_at" is null and exists (select "v"."id" from "dataset_versions" as "v" where "v"."dataset_id" = "datasets"."id" and "v"."completed_at" is not null));
 
 -- datasets.list
-select * from "datasets" where exists (select "v"."id" from "dataset_versions" as "v" where "v"."dataset_id" = "datasets"."id" and "v"."completed_at" is not null) and "id" <= $1 and "name" = $2 order by "id" desc limit $3;
+select * from "datasets" where ("datasets"."deleted_at" is null and exists (select "v"."id" from "dataset_versions" as "v" where "v"."dataset_id" = "datasets"."id" and "v"."completed_at" is not null)) and "id" <= $1 and "name" = $2 order by "id" desc limit $3;
 
 -- datasets.findVersion
 select * from "dataset_versions" where "dataset_id" = $1 and "id" = $2 and "completed_at" is not null;
@@ -396,16 +396,16 @@ insert into "dataset_example_revisions" ("example_id", "version_id", "kind", "in
 select "id", "external_id" from "dataset_examples" where "dataset_id" = $1 and "external_id" in ($2, $3);
 
 -- datasets.exampleTextsAt
-select "e"."id", "e"."external_id", "r"."input", "r"."output", "r"."metadata" from "dataset_example_revisions" as "r" inner join "dataset_examples" as "e" on "e"."id" = "r"."example_id" where "e"."dataset_id" = $1 and "r"."version_id" = (select max("newest"."version_id") as "version_id" from "dataset_example_revisions" as "newest" where "newest"."example_id" = "r"."example_id" and "newest"."version_id" <= $2) and "r"."kind" != $3 and "e"."id" > $4 order by "e"."id" limit $5;
+select "e"."id", "e"."external_id", "e"."source_span_id", "r"."input", "r"."output", "r"."metadata", "r"."created_at" from "dataset_example_revisions" as "r" inner join "dataset_examples" as "e" on "e"."id" = "r"."example_id" where "e"."dataset_id" = $1 and "r"."version_id" = (select max("newest"."version_id") as "version_id" from "dataset_example_revisions" as "newest" where "newest"."example_id" = "r"."example_id" and "newest"."version_id" <= $2) and "r"."kind" != $3 and "e"."id" > $4 order by "e"."id" limit $5;
 
--- datasets.examplesAt
-select "e"."id", "e"."external_id", "e"."source_span_id", "r"."input", "r"."output", "r"."metadata", "r"."created_at" from "dataset_example_revisions" as "r" inner join "dataset_examples" as "e" on "e"."id" = "r"."example_id" where "e"."dataset_id" = $1 and "r"."version_id" = (select max("newest"."version_id") as "version_id" from "dataset_example_revisions" as "newest" where "newest"."example_id" = "r"."example_id" and "newest"."version_id" <= $2) and "r"."kind" != $3 order by "e"."id";
+-- datasets.exampleIdsAt
+select "e"."id" from "dataset_example_revisions" as "r" inner join "dataset_examples" as "e" on "e"."id" = "r"."example_id" where "e"."dataset_id" = $1 and "r"."version_id" = (select max("newest"."version_id") as "version_id" from "dataset_example_revisions" as "newest" where "newest"."example_id" = "r"."example_id" and "newest"."version_id" <= $2) and "r"."kind" != $3 and "e"."id" > $4 order by "e"."id" limit $5;
 
 -- datasets.examplesAt (ids)
 select "e"."id", "e"."external_id", "e"."source_span_id", "r"."input", "r"."output", "r"."metadata", "r"."created_at" from "dataset_example_revisions" as "r" inner join "dataset_examples" as "e" on "e"."id" = "r"."example_id" where "e"."dataset_id" = $1 and "r"."version_id" = (select max("newest"."version_id") as "version_id" from "dataset_example_revisions" as "newest" where "newest"."example_id" = "r"."example_id" and "newest"."version_id" <= $2) and "r"."kind" != $3 and "e"."id" in ($4, $5) order by "e"."id";
 
 -- datasets.exampleCounts
-select "e"."dataset_id", count(*) as "n" from "dataset_example_revisions" as "r" inner join "dataset_examples" as "e" on "e"."id" = "r"."example_id" inner join (select "dataset_id", max("id") as "version_id" from "dataset_versions" where "dataset_id" in ($1) and "completed_at" is not null group by "dataset_id") as "l" on "l"."dataset_id" = "e"."dataset_id" where "e"."dataset_id" in ($2) and "r"."kind" != $3 and "r"."version_id" = (select max("newest"."version_id") as "version_id" from "dataset_example_revisions" as "newest" where "newest"."example_id" = "r"."example_id" and "newest"."version_id" <= "l"."version_id") group by "e"."dataset_id";
+select "v"."dataset_id", "v"."example_count" from "dataset_versions" as "v" where "v"."dataset_id" in ($1) and "v"."id" = (select max("latest"."id") as "id" from "dataset_versions" as "latest" where "latest"."dataset_id" = "v"."dataset_id" and "latest"."completed_at" is not null);
 
 -- datasets.insertVersion (a second one)
 insert into "dataset_versions" ("dataset_id", "description", "metadata", "created_at", "completed_at", "last_write_at") values ($1, $2, $3, $4, $5, $6) returning *;
@@ -444,13 +444,13 @@ insert into "experiments" ("dataset_id", "dataset_version_id", "name", "descript
 insert into "experiment_examples" ("experiment_id", "example_id") values ($1, $2);
 
 -- experiments.findById
-select * from "experiments" where "id" = $1;
+select * from "experiments" where "id" = $1 and ("experiments"."deleted_at" is null and exists (select "datasets"."id" from "datasets" where "datasets"."id" = "experiments"."dataset_id" and "datasets"."deleted_at" is null));
 
 -- experiments.listForDataset
-select * from "experiments" where "dataset_id" = $1 and "id" <= $2 order by "id" desc limit $3;
+select * from "experiments" where "dataset_id" = $1 and "deleted_at" is null and "id" <= $2 order by "id" desc limit $3;
 
 -- experiments.counts
-select "experiment_id", count(*) as "n" from "experiment_examples" where "experiment_id" in ($1) group by "experiment_id";
+select "x"."id", "v"."example_count" from "experiments" as "x" inner join "dataset_versions" as "v" on "v"."id" = "x"."dataset_version_id" where "x"."id" in ($1);
 select "experiment_id", count(CASE WHEN error IS NULL THEN 1 END) as "ok", count(CASE WHEN error IS NOT NULL THEN 1 END) as "failed" from "experiment_runs" where "experiment_id" in ($1) group by "experiment_id";
 
 -- experiments.hasExample
@@ -463,7 +463,7 @@ insert into "experiment_runs" ("experiment_id", "example_id", "repetition_number
 select * from "experiment_runs" where "experiment_id" = $1 and "example_id" = $2 and "repetition_number" = $3;
 
 -- experiments.findRunById
-select * from "experiment_runs" where "id" = $1;
+select "experiment_runs".* from "experiment_runs" inner join "experiments" on "experiments"."id" = "experiment_runs"."experiment_id" where "experiment_runs"."id" = $1 and ("experiments"."deleted_at" is null and exists (select "datasets"."id" from "datasets" where "datasets"."id" = "experiments"."dataset_id" and "datasets"."deleted_at" is null));
 
 -- experiments.listRuns
 select * from "experiment_runs" where "experiment_id" = $1 and "id" >= $2 order by "id" limit $3;
@@ -493,11 +493,39 @@ select * from "experiment_runs" where "experiment_id" = $1 and "error" is null a
 select "run_id", "name" from "experiment_run_annotations" where "run_id" in ($1) and "name" in ($2, $3) and "error" is null;
 select * from "experiment_runs" where "experiment_id" = $1 and "error" is null and "id" >= $2 order by "id" limit $3;
 
--- experiments.delete
-delete from "experiments" where "id" = $1;
+-- experiments.markDeleted
+update "experiments" set "deleted_at" = $1 where "id" = $2 and "deleted_at" is null;
 
--- datasets.deleteDataset
-delete from "datasets" where "id" = $1;
+-- experiments.deletedExperiments
+select "id" from "experiments" where "deleted_at" is not null order by "id" limit $1;
+
+-- experiments.purgeRuns
+select "id" from "experiment_runs" where "experiment_id" = $1 order by "id" limit $2;
+delete from "experiment_run_annotations" where "run_id" in ($1);
+delete from "experiment_runs" where "id" in ($1);
+
+-- experiments.purgeExampleSet
+select "example_id" from "experiment_examples" where "experiment_id" = $1 order by "example_id" limit $2;
+delete from "experiment_examples" where "experiment_id" = $1 and "example_id" in ($2);
+
+-- experiments.purgeExperiment
+delete from "experiments" where "id" = $1 and "deleted_at" is not null;
+
+-- datasets.markDeleted
+update "datasets" set "deleted_at" = $1, "name" = cast($2 as text) || cast("id" as text) where "id" = $3 and "deleted_at" is null;
+
+-- datasets.deletedDatasets
+select "id" from "datasets" where "deleted_at" is not null order by "id" limit $1;
+
+-- datasets.purgeExamples
+select "id" from "dataset_examples" where "dataset_id" = $1 order by "id" limit $2;
+delete from "experiment_examples" where "example_id" in ($1);
+delete from "experiment_runs" where "example_id" in ($1);
+delete from "dataset_example_revisions" where "example_id" in ($1);
+delete from "dataset_examples" where "id" in ($1);
+
+-- datasets.purgeDataset
+delete from "datasets" where "id" = $1 and "deleted_at" is not null;
 
 -- costs.syncBuiltIns
 insert into "generative_models" ("name", "provider", "name_pattern", "input_per_million", "output_per_million", "cache_read_per_million", "cache_write_per_million", "is_built_in", "created_at", "updated_at") values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) on conflict ("is_built_in", "name") do update set "name" = $11, "provider" = $12, "name_pattern" = $13, "input_per_million" = $14, "output_per_million" = $15, "cache_read_per_million" = $16, "cache_write_per_million" = $17, "updated_at" = $18;

@@ -349,7 +349,7 @@ delete from "prompts" where "id" = ?;
 insert into "datasets" ("name", "description", "metadata", "created_at", "updated_at") values (?, ?, ?, ?, ?) returning *;
 
 -- datasets.findByNameForUpload
-select * from "datasets" where "name" = ?;
+select * from "datasets" where "name" = ? and "deleted_at" is null;
 
 -- datasets.insertVersion
 insert into "dataset_versions" ("dataset_id", "description", "metadata", "created_at", "completed_at", "last_write_at") values (?, ?, ?, ?, ?, ?) returning *;
@@ -361,16 +361,16 @@ select "id", "dataset_id", "last_write_at" from "dataset_versions" where "datase
 update "dataset_versions" set "last_write_at" = ? where "id" = ? and "completed_at" is null and "last_write_at" >= ?;
 
 -- datasets.completeVersion
-update "dataset_versions" set "completed_at" = ?, "last_write_at" = ? where "id" = ? and "completed_at" is null and "last_write_at" >= ?;
+update "dataset_versions" set "completed_at" = ?, "last_write_at" = ?, "example_count" = ? where "id" = ? and "completed_at" is null and "last_write_at" >= ?;
 
 -- datasets.findById
-select * from "datasets" where "id" = ? and exists (select "v"."id" from "dataset_versions" as "v" where "v"."dataset_id" = "datasets"."id" and "v"."completed_at" is not null);
+select * from "datasets" where "id" = ? and ("datasets"."deleted_at" is null and exists (select "v"."id" from "dataset_versions" as "v" where "v"."dataset_id" = "datasets"."id" and "v"."completed_at" is not null));
 
 -- datasets.findByName
-select * from "datasets" where "name" = ? and exists (select "v"."id" from "dataset_versions" as "v" where "v"."dataset_id" = "datasets"."id" and "v"."completed_at" is not null);
+select * from "datasets" where "name" = ? and ("datasets"."deleted_at" is null and exists (select "v"."id" from "dataset_versions" as "v" where "v"."dataset_id" = "datasets"."id" and "v"."completed_at" is not null));
 
 -- datasets.list
-select * from "datasets" where exists (select "v"."id" from "dataset_versions" as "v" where "v"."dataset_id" = "datasets"."id" and "v"."completed_at" is not null) and "id" <= ? and "name" = ? order by "id" desc limit ?;
+select * from "datasets" where ("datasets"."deleted_at" is null and exists (select "v"."id" from "dataset_versions" as "v" where "v"."dataset_id" = "datasets"."id" and "v"."completed_at" is not null)) and "id" <= ? and "name" = ? order by "id" desc limit ?;
 
 -- datasets.findVersion
 select * from "dataset_versions" where "dataset_id" = ? and "id" = ? and "completed_at" is not null;
@@ -394,16 +394,16 @@ insert into "dataset_example_revisions" ("example_id", "version_id", "kind", "in
 select "id", "external_id" from "dataset_examples" where "dataset_id" = ? and "external_id" in (?, ?);
 
 -- datasets.exampleTextsAt
-select "e"."id", "e"."external_id", "r"."input", "r"."output", "r"."metadata" from "dataset_example_revisions" as "r" inner join "dataset_examples" as "e" on "e"."id" = "r"."example_id" where "e"."dataset_id" = ? and "r"."version_id" = (select max("newest"."version_id") as "version_id" from "dataset_example_revisions" as "newest" where "newest"."example_id" = "r"."example_id" and "newest"."version_id" <= ?) and "r"."kind" != ? and "e"."id" > ? order by "e"."id" limit ?;
+select "e"."id", "e"."external_id", "e"."source_span_id", "r"."input", "r"."output", "r"."metadata", "r"."created_at" from "dataset_example_revisions" as "r" inner join "dataset_examples" as "e" on "e"."id" = "r"."example_id" where "e"."dataset_id" = ? and "r"."version_id" = (select max("newest"."version_id") as "version_id" from "dataset_example_revisions" as "newest" where "newest"."example_id" = "r"."example_id" and "newest"."version_id" <= ?) and "r"."kind" != ? and "e"."id" > ? order by "e"."id" limit ?;
 
--- datasets.examplesAt
-select "e"."id", "e"."external_id", "e"."source_span_id", "r"."input", "r"."output", "r"."metadata", "r"."created_at" from "dataset_example_revisions" as "r" inner join "dataset_examples" as "e" on "e"."id" = "r"."example_id" where "e"."dataset_id" = ? and "r"."version_id" = (select max("newest"."version_id") as "version_id" from "dataset_example_revisions" as "newest" where "newest"."example_id" = "r"."example_id" and "newest"."version_id" <= ?) and "r"."kind" != ? order by "e"."id";
+-- datasets.exampleIdsAt
+select "e"."id" from "dataset_example_revisions" as "r" inner join "dataset_examples" as "e" on "e"."id" = "r"."example_id" where "e"."dataset_id" = ? and "r"."version_id" = (select max("newest"."version_id") as "version_id" from "dataset_example_revisions" as "newest" where "newest"."example_id" = "r"."example_id" and "newest"."version_id" <= ?) and "r"."kind" != ? and "e"."id" > ? order by "e"."id" limit ?;
 
 -- datasets.examplesAt (ids)
 select "e"."id", "e"."external_id", "e"."source_span_id", "r"."input", "r"."output", "r"."metadata", "r"."created_at" from "dataset_example_revisions" as "r" inner join "dataset_examples" as "e" on "e"."id" = "r"."example_id" where "e"."dataset_id" = ? and "r"."version_id" = (select max("newest"."version_id") as "version_id" from "dataset_example_revisions" as "newest" where "newest"."example_id" = "r"."example_id" and "newest"."version_id" <= ?) and "r"."kind" != ? and "e"."id" in (?, ?) order by "e"."id";
 
 -- datasets.exampleCounts
-select "e"."dataset_id", count(*) as "n" from "dataset_example_revisions" as "r" inner join "dataset_examples" as "e" on "e"."id" = "r"."example_id" inner join (select "dataset_id", max("id") as "version_id" from "dataset_versions" where "dataset_id" in (?) and "completed_at" is not null group by "dataset_id") as "l" on "l"."dataset_id" = "e"."dataset_id" where "e"."dataset_id" in (?) and "r"."kind" != ? and "r"."version_id" = (select max("newest"."version_id") as "version_id" from "dataset_example_revisions" as "newest" where "newest"."example_id" = "r"."example_id" and "newest"."version_id" <= "l"."version_id") group by "e"."dataset_id";
+select "v"."dataset_id", "v"."example_count" from "dataset_versions" as "v" where "v"."dataset_id" in (?) and "v"."id" = (select max("latest"."id") as "id" from "dataset_versions" as "latest" where "latest"."dataset_id" = "v"."dataset_id" and "latest"."completed_at" is not null);
 
 -- datasets.insertVersion (a second one)
 insert into "dataset_versions" ("dataset_id", "description", "metadata", "created_at", "completed_at", "last_write_at") values (?, ?, ?, ?, ?, ?) returning *;
@@ -442,13 +442,13 @@ insert into "experiments" ("dataset_id", "dataset_version_id", "name", "descript
 insert into "experiment_examples" ("experiment_id", "example_id") values (?, ?);
 
 -- experiments.findById
-select * from "experiments" where "id" = ?;
+select * from "experiments" where "id" = ? and ("experiments"."deleted_at" is null and exists (select "datasets"."id" from "datasets" where "datasets"."id" = "experiments"."dataset_id" and "datasets"."deleted_at" is null));
 
 -- experiments.listForDataset
-select * from "experiments" where "dataset_id" = ? and "id" <= ? order by "id" desc limit ?;
+select * from "experiments" where "dataset_id" = ? and "deleted_at" is null and "id" <= ? order by "id" desc limit ?;
 
 -- experiments.counts
-select "experiment_id", count(*) as "n" from "experiment_examples" where "experiment_id" in (?) group by "experiment_id";
+select "x"."id", "v"."example_count" from "experiments" as "x" inner join "dataset_versions" as "v" on "v"."id" = "x"."dataset_version_id" where "x"."id" in (?);
 select "experiment_id", count(CASE WHEN error IS NULL THEN 1 END) as "ok", count(CASE WHEN error IS NOT NULL THEN 1 END) as "failed" from "experiment_runs" where "experiment_id" in (?) group by "experiment_id";
 
 -- experiments.hasExample
@@ -461,7 +461,7 @@ insert into "experiment_runs" ("experiment_id", "example_id", "repetition_number
 select * from "experiment_runs" where "experiment_id" = ? and "example_id" = ? and "repetition_number" = ?;
 
 -- experiments.findRunById
-select * from "experiment_runs" where "id" = ?;
+select "experiment_runs".* from "experiment_runs" inner join "experiments" on "experiments"."id" = "experiment_runs"."experiment_id" where "experiment_runs"."id" = ? and ("experiments"."deleted_at" is null and exists (select "datasets"."id" from "datasets" where "datasets"."id" = "experiments"."dataset_id" and "datasets"."deleted_at" is null));
 
 -- experiments.listRuns
 select * from "experiment_runs" where "experiment_id" = ? and "id" >= ? order by "id" limit ?;
@@ -491,11 +491,39 @@ select * from "experiment_runs" where "experiment_id" = ? and "error" is null an
 select "run_id", "name" from "experiment_run_annotations" where "run_id" in (?) and "name" in (?, ?) and "error" is null;
 select * from "experiment_runs" where "experiment_id" = ? and "error" is null and "id" >= ? order by "id" limit ?;
 
--- experiments.delete
-delete from "experiments" where "id" = ?;
+-- experiments.markDeleted
+update "experiments" set "deleted_at" = ? where "id" = ? and "deleted_at" is null;
 
--- datasets.deleteDataset
-delete from "datasets" where "id" = ?;
+-- experiments.deletedExperiments
+select "id" from "experiments" where "deleted_at" is not null order by "id" limit ?;
+
+-- experiments.purgeRuns
+select "id" from "experiment_runs" where "experiment_id" = ? order by "id" limit ?;
+delete from "experiment_run_annotations" where "run_id" in (?);
+delete from "experiment_runs" where "id" in (?);
+
+-- experiments.purgeExampleSet
+select "example_id" from "experiment_examples" where "experiment_id" = ? order by "example_id" limit ?;
+delete from "experiment_examples" where "experiment_id" = ? and "example_id" in (?);
+
+-- experiments.purgeExperiment
+delete from "experiments" where "id" = ? and "deleted_at" is not null;
+
+-- datasets.markDeleted
+update "datasets" set "deleted_at" = ?, "name" = cast(? as text) || cast("id" as text) where "id" = ? and "deleted_at" is null;
+
+-- datasets.deletedDatasets
+select "id" from "datasets" where "deleted_at" is not null order by "id" limit ?;
+
+-- datasets.purgeExamples
+select "id" from "dataset_examples" where "dataset_id" = ? order by "id" limit ?;
+delete from "experiment_examples" where "example_id" in (?);
+delete from "experiment_runs" where "example_id" in (?);
+delete from "dataset_example_revisions" where "example_id" in (?);
+delete from "dataset_examples" where "id" in (?);
+
+-- datasets.purgeDataset
+delete from "datasets" where "id" = ? and "deleted_at" is not null;
 
 -- costs.syncBuiltIns
 insert into "generative_models" ("name", "provider", "name_pattern", "input_per_million", "output_per_million", "cache_read_per_million", "cache_write_per_million", "is_built_in", "created_at", "updated_at") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict ("is_built_in", "name") do update set "name" = ?, "provider" = ?, "name_pattern" = ?, "input_per_million" = ?, "output_per_million" = ?, "cache_read_per_million" = ?, "cache_write_per_million" = ?, "updated_at" = ?;

@@ -1,10 +1,11 @@
 /**
  * `/datasets/:datasetId/examples` (in DatasetLayout): a dataset's examples at a version (default the latest),
- * shown as readable JSON and paged, with the version picker and the downloads.
+ * shown as readable JSON a page at a time (fetched by cursor: a big dataset is never loaded whole,
+ * docs/datasets.md "Reading big datasets"), with the version picker and the downloads.
  */
 import { useState } from 'react';
 import { useParams, useSearchParams } from 'react-router';
-import { Badge, Button, Code, Group, Pagination, Paper, Select, Skeleton, Stack, Table, Text } from '@mantine/core';
+import { Badge, Button, Code, Group, Paper, Select, Skeleton, Stack, Table, Text } from '@mantine/core';
 import { IconDownload } from '@tabler/icons-react';
 import { useDatasetExamples, useDatasetVersions } from './queries';
 import { formatDateTime, formatInt } from '../../lib/format';
@@ -24,22 +25,24 @@ export function DatasetExamplesPage() {
   const { datasetId = '' } = useParams();
   const [params, setParams] = useSearchParams();
   const versionId = params.get('version') ?? undefined;
-  const [pageNumber, setPageNumber] = useState(1);
+  // The cursor of each page seen so far: the last one is shown, Previous drops it.
+  const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
   const versions = useDatasetVersions(datasetId);
-  const examples = useDatasetExamples(datasetId, versionId);
+  const examples = useDatasetExamples(datasetId, versionId, cursors.at(-1), PAGE_SIZE);
   const latest = versions.data?.[0]?.version_id;
   const chosen = versionId ?? latest;
+  const count = versions.data?.find((version) => version.version_id === chosen)?.example_count;
   const atVersion = { path: { id: datasetId }, query: { version_id: chosen || undefined } };
   const download = { jsonl: apiUrl('/v1/datasets/{id}/jsonl', atVersion), csv: apiUrl('/v1/datasets/{id}/csv', atVersion) };
 
-  const rows = examples.data?.examples ?? [];
-  const pages = Math.max(1, Math.ceil(rows.length / PAGE_SIZE));
-  const shown = rows.slice((pageNumber - 1) * PAGE_SIZE, pageNumber * PAGE_SIZE);
+  const shown = examples.data?.data.examples ?? [];
+  const next = examples.data?.next_cursor ?? null;
+  const pages = count === undefined ? undefined : Math.max(1, Math.ceil(count / PAGE_SIZE));
   return (
     <Stack gap="md">
       <Group justify="space-between" align="flex-end">
         <Group gap="xs">
-          <Badge variant="light">{formatInt(rows.length)} examples</Badge>
+          <Badge variant="light">{count === undefined ? '…' : formatInt(count)} examples</Badge>
           {versionId && versionId !== latest ? (
             <Badge variant="light" color="orange">
               an older version
@@ -58,7 +61,7 @@ export function DatasetExamplesPage() {
               label: `${formatDateTime(version.created_at)}${index === 0 ? ' (latest)' : ''}`,
             }))}
             onChange={(value) => {
-              setPageNumber(1);
+              setCursors([undefined]);
               setParams((next) => {
                 if (value && value !== latest) next.set('version', value);
                 else next.delete('version');
@@ -110,7 +113,20 @@ export function DatasetExamplesPage() {
           </Table>
         </Paper>
       )}
-      {pages > 1 ? <Pagination value={pageNumber} onChange={setPageNumber} total={pages} aria-label="Pages of examples" /> : null}
+      {cursors.length > 1 || next ? (
+        <Group gap="xs" aria-label="Pages of examples">
+          <Button variant="default" size="xs" disabled={cursors.length === 1} onClick={() => setCursors((current) => current.slice(0, -1))}>
+            Previous
+          </Button>
+          <Text size="sm" c="dimmed">
+            Page {formatInt(cursors.length)}
+            {pages === undefined ? '' : ` of ${formatInt(pages)}`}
+          </Text>
+          <Button variant="default" size="xs" disabled={!next} onClick={() => setCursors((current) => [...current, next ?? undefined])}>
+            Next
+          </Button>
+        </Group>
+      ) : null}
     </Stack>
   );
 }

@@ -33,19 +33,17 @@ export function useDatasetVersions(datasetId: string) {
   });
 }
 
-/** The examples at a version (undefined: the latest). */
-export function useDatasetExamples(datasetId: string, versionId: string | undefined) {
+/** One page of the examples at a version (undefined: the latest), from `cursor`: a big dataset is never fetched whole. */
+export function useDatasetExamples(datasetId: string, versionId: string | undefined, cursor: string | undefined, limit: number) {
   return useQuery({
-    queryKey: ['dataset-examples', datasetId, versionId ?? 'latest'],
-    queryFn: async ({ signal }) =>
-      (
-        await call(
-          client.GET('/v1/datasets/{id}/examples', {
-            params: { path: { id: datasetId }, query: versionId ? { version_id: versionId } : {} },
-            signal,
-          }),
-        )
-      ).data,
+    queryKey: ['dataset-examples', datasetId, versionId ?? 'latest', cursor ?? '', limit],
+    queryFn: ({ signal }) =>
+      call(
+        client.GET('/v1/datasets/{id}/examples', {
+          params: { path: { id: datasetId }, query: { ...(versionId ? { version_id: versionId } : {}), limit, cursor } },
+          signal,
+        }),
+      ),
     placeholderData: keepPreviousData,
   });
 }
