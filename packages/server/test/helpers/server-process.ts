@@ -104,6 +104,8 @@ export function pollHealth(url: string): { stop(): Promise<{ slowestMs: number; 
     })();`,
     { eval: true, workerData: url },
   );
+  // A test that fails before it stops the poller must not keep the process alive.
+  worker.unref();
   const result = new Promise<{ slowestMs: number; polls: number; failures: number }>((resolve, reject) => {
     worker.once('message', resolve);
     worker.once('error', reject);
