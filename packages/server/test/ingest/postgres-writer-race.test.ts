@@ -225,7 +225,7 @@ for (const _ of DIALECTS.filter((dialect) => dialect === 'postgres')) {
       assert.deepEqual(new Set(stored.map((row) => row.span_id)), new Set(sent), 'exactly the spans sent');
     });
 
-    it('prompts and dataset uploads naming one new prompt or dataset at once on two replicas all succeed and share one row', async () => {
+    it('prompts and dataset uploads naming one new prompt or dataset at once on two replicas all succeed (uploads after a 409 retry) and share one row', async () => {
       const clients = servers.slice(0, 2).map((server) => bearerClient(server.url, key));
       const promptName = unique('race-prompt');
       const datasetName = unique('race-dataset');
@@ -237,12 +237,24 @@ for (const _ of DIALECTS.filter((dialect) => dialect === 'postgres')) {
         template: { type: 'chat', messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi {{ name }}' }] }] },
         invocation_parameters: { type: 'openai', openai: {} },
       };
+      // Uploads to one dataset go one at a time (docs/datasets.md, "One upload at a time per dataset"):
+      // a racing one is answered 409 "retry when it has finished", and retries as a client would.
+      const upload = async (client: (typeof clients)[number], index: number) => {
+        for (let attempt = 0; ; attempt++) {
+          const answer = await client.post('/v1/datasets/upload', {
+            action: 'append',
+            name: datasetName,
+            inputs: [{ question: `q${index}` }],
+          });
+          if (answer.status !== 409 || attempt === 50) return answer;
+          assert.match(answer.body.detail, /is in progress; retry when it has finished/);
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+      };
       const answers = await Promise.all(
         Array.from({ length: 8 }, (_, index) => {
           const client = clients[index % 2]!;
-          return index < 4
-            ? client.post('/v1/prompts', { prompt: { name: promptName }, version })
-            : client.post('/v1/datasets/upload', { action: 'append', name: datasetName, inputs: [{ question: `q${index}` }] });
+          return index < 4 ? client.post('/v1/prompts', { prompt: { name: promptName }, version }) : upload(client, index);
         }),
       );
       for (const answer of answers) expectStatus(answer, 200, 'a racing create');
