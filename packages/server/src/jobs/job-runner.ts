@@ -24,6 +24,8 @@ export interface Job {
   firstDelayMs?: number | undefined;
   /** One run; should return soon after `signal` aborts. */
   run(signal: AbortSignal): Promise<JobOutcome>;
+  /** Asks a run in progress to end early at shutdown (cancel a statement, wake a pause); called once, before the run is awaited. */
+  stop?(): Promise<void> | void;
 }
 
 /** Where the runner takes a job's lease for a run. */
@@ -178,6 +180,7 @@ export function startJobRunner(jobs: Job[], { leases, onError, now = Date.now }:
         if (entry.timer) clearTimeout(entry.timer);
         entry.timer = null;
         entry.nextRunAt = null;
+        await job.stop?.();
         await entry.running;
         entry.state = 'stopped';
       },

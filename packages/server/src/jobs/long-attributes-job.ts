@@ -105,16 +105,12 @@ export function createLongAttributesJob({
     description: 'Converts the spans stored before long attribute values were compressed, then ends (docs/ingest.md).',
     intervalMs: delayMs,
     finished: () => finished,
+    stop() {
+      wake?.();
+      finish();
+    },
     async run(signal) {
       if (signal.aborted) return 'idle';
-      signal.addEventListener(
-        'abort',
-        () => {
-          wake?.();
-          finish();
-        },
-        { once: true },
-      );
       const started = performance.now();
       const progress = await batch();
       onProgress?.(progress);

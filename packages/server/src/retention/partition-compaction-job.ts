@@ -105,8 +105,7 @@ export function createPartitionCompactionJob({
     firstDelayMs: firstRunDelayMs,
     runNow,
     stop,
-    async run(signal) {
-      signal.addEventListener('abort', () => void stop(), { once: true });
+    async run() {
       await runNow();
       return 'idle';
     },

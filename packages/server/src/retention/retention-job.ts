@@ -410,8 +410,7 @@ export function createRetentionJob({
     runNow,
     lastRun: () => lastReport,
     stop,
-    async run(signal) {
-      signal.addEventListener('abort', () => void stop(), { once: true });
+    async run() {
       await runNow();
       return 'idle';
     },
