@@ -99,6 +99,41 @@ function judge(answer: RawAnswer, what: string, extra: { forged?: boolean; allow
   return { outcome: String(answer.status) };
 }
 
+/** Content types an upload may arrive with: the two accepted ones spelled otherwise, and every other kind. */
+const UPLOAD_CONTENT_TYPES = [
+  'APPLICATION/JSON',
+  'application/json; charset=latin1',
+  'application/json;charset=utf-16',
+  ' application/json ',
+  'Multipart/Form-Data; boundary=x',
+  'application/jsonl',
+  'application/x-ndjson',
+  'application/vnd.api+json',
+  'application/json-patch+json',
+  'application/x-www-form-urlencoded',
+  'application/octet-stream',
+  'application/xml',
+  'application/vnd.apache.arrow.file',
+  'application/x-parquet',
+  'text/plain',
+  'text/csv',
+  'text/html',
+  'image/png',
+  'multipart/mixed; boundary=x',
+  'multipart/related',
+  '*/*',
+  '',
+  ';',
+  'json',
+  '\u00e9/\u00e9',
+] as const;
+
+/** Keeps the generated type most of the time; otherwise another one, or none at all. */
+function otherType(rng: Rng, generated: string): string | null {
+  if (!rng.chance(0.2)) return generated;
+  return rng.chance(0.1) ? null : rng.pick(UPLOAD_CONTENT_TYPES);
+}
+
 /** A JSON body after tree mutations and, sometimes, text damage. */
 function fuzzedJson(rng: Rng, base: Record<string, unknown>): Buffer {
   const tree = structuredClone(base);
@@ -466,7 +501,9 @@ describeEachDialect(
       );
     });
 
-    it('dataset uploads: CSV, JSONL and JSON bodies with broken encodings and framing', { timeout: 60_000 }, async (context) => {
+    it('dataset uploads: CSV, JSONL and JSON bodies with broken encodings and framing, under every content type', {
+      timeout: 60_000,
+    }, async (context) => {
       const existing = unique('fuzz-upload');
       const summary = await fuzzLoop({
         name: 'dataset-uploads',
@@ -483,7 +520,7 @@ describeEachDialect(
               metadata: [{}, { m: 1 }],
               example_ids: ['e1', rng.pick(WEIRD_STRINGS)],
             });
-            return { contentType: 'application/json', body };
+            return { contentType: otherType(rng, 'application/json'), body };
           }
           const csv = rng.chance(0.55);
           let file: Buffer = Buffer.from(rng.pick(csv ? CSV_FILES : JSONL_FILES));
@@ -514,16 +551,18 @@ describeEachDialect(
           const contentType = rng.chance(0.93)
             ? `multipart/form-data; boundary=${boundary}`
             : rng.pick(['multipart/form-data', `multipart/form-data; boundary=other`, 'multipart/form-data; boundary=', 'multipart/mixed']);
-          return { contentType, body };
+          return { contentType: otherType(rng, contentType), body };
         },
         run: async (c) => {
-          const answer = await send(
-            'POST',
-            '/v1/datasets/upload',
-            { 'content-type': c.contentType, authorization: `Bearer ${member.key}` },
-            c.body,
-          );
-          return judge(answer, `${c.contentType} ${preview(c.body, 400)}`);
+          const headers: Record<string, string> = { authorization: `Bearer ${member.key}` };
+          if (c.contentType !== null) headers['content-type'] = c.contentType;
+          const answer = await send('POST', '/v1/datasets/upload', headers, c.body);
+          const what = `${c.contentType ?? '(no content type)'} ${preview(c.body, 400)}`;
+          // Only the two documented types may be taken; any other is a 415 naming them.
+          const accepted = c.contentType !== null && /^\s*(application\/json|multipart\/form-data)\s*(;|$)/i.test(c.contentType);
+          if (!accepted && answer.status !== 415)
+            return { outcome: `${answer.status} for another type`, failure: `${answer.status}, not 415, for ${what}` };
+          return judge(answer, what);
         },
       });
       context.diagnostic(describeSummary(summary));
