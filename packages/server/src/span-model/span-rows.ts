@@ -1,5 +1,13 @@
 /** Maps decoded OTLP spans to the rows Sightline stores (project, OpenInference kind, token counts). */
 import { InvalidInputError } from '@sightline/common';
+import {
+  LLM_TOKEN_COUNT_COMPLETION,
+  LLM_TOKEN_COUNT_PROMPT,
+  LLM_TOKEN_COUNT_TOTAL,
+  SESSION_ID,
+  SPAN_KIND,
+} from './conventions/attribute-names.js';
+import { openInferenceAttributesFor } from './conventions/openinference-mapping.js';
 import { packLongJson, splitAttributes } from './long-attributes.js';
 import { USER_ID_ATTRIBUTE, userKeyOf } from './trace-users.js';
 import type { AttributeValue, Attributes, DecodedResourceSpans } from './decoded-spans.js';
@@ -104,13 +112,16 @@ function mapSpans<L>(
           true,
         );
       }
-      const spanKind = openInferenceKind(span.attributes['openinference.span.kind']);
+      // GenAI and Vercel AI SDK spans gain the OpenInference attributes everything else reads.
+      const mapped = openInferenceAttributesFor(span.attributes, span.events);
+      const spanAttributes = mapped === null ? span.attributes : { ...span.attributes, ...mapped };
+      const spanKind = openInferenceKind(spanAttributes[SPAN_KIND]);
       // Like Phoenix, only LLM spans carry token counts, so sums over a trace count each call once.
       const isLlm = spanKind === 'LLM';
-      const prompt = isLlm ? tokenCount(span.attributes['llm.token_count.prompt']) : null;
-      const completion = isLlm ? tokenCount(span.attributes['llm.token_count.completion']) : null;
-      const total = isLlm ? (tokenCount(span.attributes['llm.token_count.total']) ?? sumOrNull(prompt, completion)) : null;
-      const attributes = splitAttributes(span.attributes);
+      const prompt = isLlm ? tokenCount(spanAttributes[LLM_TOKEN_COUNT_PROMPT]) : null;
+      const completion = isLlm ? tokenCount(spanAttributes[LLM_TOKEN_COUNT_COMPLETION]) : null;
+      const total = isLlm ? (tokenCount(spanAttributes[LLM_TOKEN_COUNT_TOTAL]) ?? sumOrNull(prompt, completion)) : null;
+      const attributes = splitAttributes(spanAttributes);
       rows.push({
         projectName,
         traceId: span.traceId,
@@ -131,8 +142,8 @@ function mapSpans<L>(
         tokenCountPrompt: prompt,
         tokenCountCompletion: completion,
         tokenCountTotal: total,
-        sessionId: sessionIdOf(span.attributes['session.id']),
-        userKey: userKeyOf(span.attributes[USER_ID_ATTRIBUTE]),
+        sessionId: sessionIdOf(spanAttributes[SESSION_ID]),
+        userKey: userKeyOf(spanAttributes[USER_ID_ATTRIBUTE]),
       });
     }
   }

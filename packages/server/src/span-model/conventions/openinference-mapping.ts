@@ -1,0 +1,265 @@
+/**
+ * Spans that follow OpenTelemetry's GenAI conventions or the Vercel AI SDK's telemetry, mapped at
+ * ingest to the OpenInference attributes every page, filter, cost and evaluator reads
+ * (docs/ingest.md, "Conventions"). The span keeps its own attributes; the mapping only adds the
+ * OpenInference ones it lacks. OpenInference spans, and spans of neither convention, are left as
+ * they are after one look at their keys.
+ *
+ * The mappings themselves are OpenInference's own packages (`@arizeai/openinference-genai` for
+ * `gen_ai.*`, `@arizeai/openinference-vercel` for `ai.*`: what Phoenix uses); this module adds
+ * what they leave out: the conventions before 1.37 (`gen_ai.system`, the indexed prompt and
+ * completion, the message events), `gen_ai.conversation.id` as the session, and the AI SDK's
+ * `userId`/`sessionId` metadata as user and session.
+ */
+import { convertGenAISpanAttributesToOpenInferenceSpanAttributes as convertGenAI } from '@arizeai/openinference-genai';
+import { safelyGetOpenInferenceAttributes as convertVercel } from '@arizeai/openinference-vercel/utils';
+import type { AttributeValue, Attributes } from '../decoded-spans.js';
+import {
+  GEN_AI_CONVERSATION_ID,
+  GEN_AI_OPERATION_DETAILS_EVENT,
+  GEN_AI_PREFIX,
+  GEN_AI_PROVIDER_NAME,
+  GEN_AI_SYSTEM,
+  GEN_AI_USAGE_REASONING_TOKENS,
+  INPUT_MIME_TYPE,
+  INPUT_VALUE,
+  LLM_INPUT_MESSAGES,
+  LLM_OUTPUT_MESSAGES,
+  LLM_PROVIDER,
+  LLM_SYSTEM,
+  LLM_TOKEN_COUNT_COMPLETION,
+  LLM_TOKEN_COUNT_PROMPT,
+  LLM_TOKEN_COUNT_REASONING,
+  LLM_TOKEN_COUNT_TOTAL,
+  OpenInferenceSpanKind,
+  OUTPUT_MIME_TYPE,
+  OUTPUT_VALUE,
+  SESSION_ID,
+  SPAN_KIND,
+  USER_ID,
+  VERCEL_METADATA_PREFIX,
+  VERCEL_OPERATION_NAME,
+  VERCEL_PREFIX,
+} from './attribute-names.js';
+import {
+  type ChatMessage,
+  type ConventionEvent,
+  type FoundMessages,
+  messageAttributes,
+  messagesOfEvents,
+  messagesOfIndexedAttributes,
+} from './genai-events.js';
+
+export type { ConventionEvent } from './genai-events.js';
+
+/** Which conventions a span's keys and events follow. */
+interface Conventions {
+  openInference: boolean;
+  genAI: boolean;
+  vercel: boolean;
+  genAIEvents: boolean;
+}
+
+function conventionsOf(attributes: Attributes, events: readonly ConventionEvent[], remap: boolean): Conventions {
+  const found: Conventions = { openInference: false, genAI: false, vercel: false, genAIEvents: false };
+  for (const key in attributes) {
+    if (key === SPAN_KIND && !remap) {
+      found.openInference = true;
+      return found;
+    }
+    // One character compared before the prefixes: most keys of most spans start otherwise.
+    const first = key.charCodeAt(0);
+    if (first === 103 /* g */ && key.startsWith(GEN_AI_PREFIX)) found.genAI = true;
+    else if (first === 97 /* a */ && key.startsWith(VERCEL_PREFIX)) found.vercel = true;
+  }
+  for (const event of events) {
+    if (event.name.startsWith(GEN_AI_PREFIX)) {
+      found.genAIEvents = true;
+      break;
+    }
+  }
+  return found;
+}
+
+/** Older token names (conventions before 1.27) and the reasoning tokens the packages leave out. */
+const LEGACY_TOKENS: readonly [string, string][] = [
+  ['gen_ai.usage.prompt_tokens', LLM_TOKEN_COUNT_PROMPT],
+  ['gen_ai.usage.completion_tokens', LLM_TOKEN_COUNT_COMPLETION],
+  [GEN_AI_USAGE_REASONING_TOKENS, LLM_TOKEN_COUNT_REASONING],
+];
+
+/**
+ * `gen_ai.system` / `gen_ai.provider.name` values as OpenInference names providers (what the cost
+ * table's provider column holds); others are kept as sent, lower-cased.
+ */
+const PROVIDERS: Readonly<Record<string, string>> = {
+  'az.ai.openai': 'azure',
+  'azure.ai.openai': 'azure',
+  'az.ai.inference': 'azure',
+  'azure.ai.inference': 'azure',
+  'aws.bedrock': 'aws',
+  'gcp.gemini': 'google',
+  'gcp.vertex_ai': 'google',
+  'gcp.gen_ai': 'google',
+  vertex_ai: 'google',
+  gemini: 'google',
+  x_ai: 'xai',
+  mistral_ai: 'mistralai',
+};
+
+/**
+ * The provider a `gen_ai.system`, `gen_ai.provider.name` or AI SDK provider value names: the
+ * table above, else the first dotted segment (the AI SDK's `openai.chat`, `anthropic.messages`),
+ * lower-cased.
+ */
+function providerOf(value: AttributeValue | undefined): string | undefined {
+  if (typeof value !== 'string' || value.trim() === '') return undefined;
+  const name = value.trim().toLowerCase();
+  return PROVIDERS[name] ?? name.split('.')[0];
+}
+
+/** A non-negative whole number from a number or numeric text. */
+function countOf(value: AttributeValue | undefined): number | undefined {
+  const number = typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : Number.NaN;
+  return Number.isSafeInteger(number) && number >= 0 ? number : undefined;
+}
+
+/** Sets `key` unless the mapping or the span already holds it. */
+function add(target: Attributes, key: string, value: AttributeValue | undefined): void {
+  if (value !== undefined && value !== null && target[key] === undefined) target[key] = value;
+}
+
+/** The events' GenAI attributes (1.37's operation-details event carries the messages) as span attributes, as JSON text. */
+function eventAttributesAsSpanAttributes(attributes: Attributes, events: readonly ConventionEvent[]): Attributes {
+  let merged: Attributes | null = null;
+  for (const event of events) {
+    if (event.name !== GEN_AI_OPERATION_DETAILS_EVENT) continue;
+    merged ??= { ...attributes };
+    for (const key in event.attributes) {
+      const value = event.attributes[key]!;
+      if (merged[key] === undefined) merged[key] = typeof value === 'object' && value !== null ? JSON.stringify(value) : value;
+    }
+  }
+  return merged ?? attributes;
+}
+
+/** The messages as one JSON value for input.value / output.value (what the span list shows). */
+function messagesValue(messages: readonly ChatMessage[]): string {
+  return JSON.stringify(
+    messages.map((message) => ({
+      role: message.role,
+      ...(message.content !== undefined ? { content: message.content } : {}),
+      ...(message.toolCalls ? { tool_calls: message.toolCalls } : {}),
+    })),
+  );
+}
+
+/** The answer's text when there is one choice of plain text, else the messages as JSON. */
+function outputValue(messages: readonly ChatMessage[]): { value: string; mime: string } {
+  const [only] = messages;
+  if (messages.length === 1 && only?.content !== undefined && !only.toolCalls) return { value: only.content, mime: 'text/plain' };
+  return { value: messagesValue(messages), mime: 'application/json' };
+}
+
+/** Adds what the GenAI packages leave out: older names, events, the conversation as session. */
+function addGenAIExtras(mapped: Attributes, attributes: Attributes, events: readonly ConventionEvent[], hasEvents: boolean): void {
+  add(mapped, LLM_PROVIDER, providerOf(attributes[GEN_AI_PROVIDER_NAME] ?? attributes[GEN_AI_SYSTEM]));
+  add(mapped, LLM_SYSTEM, providerOf(attributes[GEN_AI_SYSTEM] ?? attributes[GEN_AI_PROVIDER_NAME]));
+  for (const [from, to] of LEGACY_TOKENS) add(mapped, to, countOf(attributes[from]));
+  const prompt = countOf(mapped[LLM_TOKEN_COUNT_PROMPT] ?? attributes[LLM_TOKEN_COUNT_PROMPT]);
+  const completion = countOf(mapped[LLM_TOKEN_COUNT_COMPLETION] ?? attributes[LLM_TOKEN_COUNT_COMPLETION]);
+  if (prompt !== undefined || completion !== undefined) add(mapped, LLM_TOKEN_COUNT_TOTAL, (prompt ?? 0) + (completion ?? 0));
+  const conversation = attributes[GEN_AI_CONVERSATION_ID];
+  if (typeof conversation === 'string' || typeof conversation === 'number') add(mapped, SESSION_ID, String(conversation));
+
+  const hasInput = mapped[`${LLM_INPUT_MESSAGES}.0.message.role`] !== undefined;
+  const hasOutput = mapped[`${LLM_OUTPUT_MESSAGES}.0.message.role`] !== undefined;
+  if (hasInput && hasOutput) return;
+  const sources: FoundMessages[] = [messagesOfIndexedAttributes(attributes)];
+  if (hasEvents) sources.push(messagesOfEvents(events));
+  for (const found of sources) {
+    if (!hasInput && found.input.length > 0 && mapped[`${LLM_INPUT_MESSAGES}.0.message.role`] === undefined) {
+      Object.assign(mapped, messageAttributes(LLM_INPUT_MESSAGES, found.input));
+      add(mapped, INPUT_VALUE, messagesValue(found.input));
+      add(mapped, INPUT_MIME_TYPE, 'application/json');
+    }
+    if (!hasOutput && found.output.length > 0 && mapped[`${LLM_OUTPUT_MESSAGES}.0.message.role`] === undefined) {
+      Object.assign(mapped, messageAttributes(LLM_OUTPUT_MESSAGES, found.output));
+      const output = outputValue(found.output);
+      add(mapped, OUTPUT_VALUE, output.value);
+      add(mapped, OUTPUT_MIME_TYPE, output.mime);
+    }
+    if (found.promptText !== undefined) {
+      add(mapped, INPUT_VALUE, found.promptText);
+      add(mapped, INPUT_MIME_TYPE, found.promptText.trim().startsWith('[') ? 'application/json' : 'text/plain');
+    }
+    if (found.completionText !== undefined) {
+      add(mapped, OUTPUT_VALUE, found.completionText);
+      add(mapped, OUTPUT_MIME_TYPE, found.completionText.trim().startsWith('[') ? 'application/json' : 'text/plain');
+    }
+  }
+}
+
+/** The AI SDK's `ai.telemetry.metadata.userId` / `sessionId` (as Langfuse reads them) as user and session. */
+function addVercelExtras(mapped: Attributes, attributes: Attributes): void {
+  for (const [name, to] of [
+    ['userId', USER_ID],
+    ['sessionId', SESSION_ID],
+  ] as const) {
+    const value = attributes[`${VERCEL_METADATA_PREFIX}${name}`];
+    if (typeof value === 'string' || typeof value === 'number') add(mapped, to, String(value));
+  }
+}
+
+/** Packages' results are OpenTelemetry attributes: keep the values Sightline stores. */
+function storable(converted: Record<string, unknown> | null | undefined): Attributes {
+  const result: Attributes = {};
+  if (!converted) return result;
+  for (const key in converted) {
+    const value = converted[key];
+    if (value === undefined || value === null) continue;
+    if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') result[key] = value;
+    else if (Array.isArray(value))
+      result[key] = value.filter((item) => ['string', 'number', 'boolean'].includes(typeof item)) as AttributeValue[];
+  }
+  return result;
+}
+
+/**
+ * The OpenInference attributes to add to a span of the GenAI or Vercel AI SDK conventions, or
+ * null when the span is OpenInference already or follows neither (the common, cheap case).
+ * `remap` maps a span stored before (mapped then, its OpenInference kind set) again, with the
+ * events that arrived since as OTLP log records: only what it still lacks is added.
+ */
+export function openInferenceAttributesFor(
+  attributes: Attributes,
+  events: readonly ConventionEvent[],
+  { remap = false }: { remap?: boolean } = {},
+): Attributes | null {
+  const conventions = conventionsOf(attributes, events, remap);
+  if (conventions.openInference) return null;
+  const vercel = conventions.vercel && typeof attributes[VERCEL_OPERATION_NAME] === 'string';
+  if (!vercel && !conventions.genAI && !conventions.genAIEvents) return null;
+
+  let mapped: Attributes;
+  if (vercel) {
+    mapped = storable(convertVercel(attributes as Parameters<typeof convertVercel>[0]));
+    addVercelExtras(mapped, attributes);
+  } else {
+    const source = conventions.genAIEvents ? eventAttributesAsSpanAttributes(attributes, events) : attributes;
+    mapped = storable(convertGenAI(source as Parameters<typeof convertGenAI>[0]));
+  }
+  // The packages copy the provider as sent; the cost table names providers as OpenInference does.
+  for (const key of [LLM_PROVIDER, LLM_SYSTEM]) if (mapped[key] !== undefined) mapped[key] = providerOf(mapped[key]) ?? mapped[key];
+  if (conventions.genAI || conventions.genAIEvents) addGenAIExtras(mapped, attributes, events, conventions.genAIEvents);
+  if (typeof mapped[SPAN_KIND] !== 'string') {
+    // A span of the AI SDK whose operation the package does not know (a newer function):
+    // a chain, so it still shows its input and output.
+    if (!vercel) return null;
+    mapped[SPAN_KIND] = OpenInferenceSpanKind.CHAIN;
+  }
+  // Only LLM spans count tokens (span-rows.ts); a model name on another kind is still shown.
+  if (mapped[SPAN_KIND] !== OpenInferenceSpanKind.LLM) delete mapped[LLM_TOKEN_COUNT_TOTAL];
+  for (const key in mapped) if (attributes[key] !== undefined) delete mapped[key];
+  return Object.keys(mapped).length > 0 ? mapped : null;
+}
