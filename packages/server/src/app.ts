@@ -19,7 +19,7 @@ import { databaseRateLimitStore } from './http/rate-limit-store.js';
 import type { RateLimitsRepository } from './db/repositories/rate-limits-repository.js';
 import { finiteNumbers } from './http/finite-numbers.js';
 import type { IngestService } from './ingest/ingest-service.js';
-import { otlpHttpRoutes } from './ingest/otlp-http-route.js';
+import { type IngestLogs, otlpHttpRoutes } from './ingest/otlp-http-route.js';
 import { systemRoutes } from './api/system/system-routes.js';
 import { jobsRoutes } from './api/system/jobs-routes.js';
 import type { JobStatus } from './jobs/job-runner.js';
@@ -57,6 +57,8 @@ import { PHOENIX_COMPATIBLE_VERSION, SIGHTLINE_VERSION } from './version.js';
 export interface AppDependencies {
   config: Config;
   ingest: IngestService;
+  /** Exports of OTLP log records (spans/span-log-events-service.ts). */
+  ingestLogs: IngestLogs;
   auth: AuthLayer;
   query: TraceServices;
   prompts: PromptsService;
@@ -77,6 +79,7 @@ export interface AppDependencies {
 export async function buildApp({
   config,
   ingest,
+  ingestLogs,
   auth,
   query,
   prompts,
@@ -150,7 +153,7 @@ export async function buildApp({
       finiteNumbers(scope);
       await scope.register(systemRoutes);
       await scope.register(jobsRoutes, { jobs });
-      await scope.register(otlpHttpRoutes, { ingest, maxBodyBytes: config.ingest.maxBodyBytes });
+      await scope.register(otlpHttpRoutes, { ingest, ingestLogs, maxBodyBytes: config.ingest.maxBodyBytes });
       await scope.register(authRoutes, { config, sessions: auth.loginSessions });
       await scope.register(passwordResetRoutes, { config, resets: auth.passwordResets });
       await scope.register(oauth2Routes, { config, oidc: auth.oidc, sessions: auth.loginSessions });

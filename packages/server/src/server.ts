@@ -25,6 +25,7 @@ import { createSecretsService } from './playground/secrets-service.js';
 import { createPlaygroundService } from './playground/playground-service.js';
 import { createRetentionService } from './retention/retention-service.js';
 import { createRetentionJob, dayOutOfRetention } from './retention/retention-job.js';
+import { createSpanLogEventsService, SPAN_LOG_EVENTS_JOB } from './spans/span-log-events-service.js';
 import { createPartitionCompactionJob } from './retention/partition-compaction-job.js';
 import { createPartitionCompactionRepository } from './db/repositories/partition-compaction-repository.js';
 import { dayDate } from './db/partitions.js';
@@ -135,6 +136,13 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
       withTransaction: data.withTransaction,
       onDeleted: () => void jobs?.runNow(DATASET_DELETIONS_JOB).catch(() => {}),
     });
+    const spanLogEvents = createSpanLogEventsService({
+      repository: data.repositories.spanLogEvents,
+      withTransaction: data.withTransaction,
+      writer: writer.spanLogEvents,
+      // Records whose span is stored already join it at once rather than at the job's next run.
+      onStored: () => void jobs?.runNow(SPAN_LOG_EVENTS_JOB).catch(() => {}),
+    });
     const costs = createCostsService({ costs: data.repositories.costs });
     await costs.syncBuiltIns();
     const retentionJob = createRetentionJob({
@@ -192,6 +200,7 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
           ]
         : []),
       longAttributesJob,
+      spanLogEvents.job,
     ];
     jobs = startJobRunner(backgroundJobs, {
       leases: data.repositories.jobLeases,
@@ -231,6 +240,7 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
     app = await buildApp({
       config,
       ingest,
+      ingestLogs: spanLogEvents.ingest,
       auth,
       query,
       prompts,
@@ -251,6 +261,7 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
       maxMessageBytes: config.ingest.maxBodyBytes,
       drainTimeoutMs: config.shutdownTimeoutSeconds * 1000,
       ingest,
+      ingestLogs: spanLogEvents.ingest,
       authorize: config.enableAuth
         ? async (authorization) => {
             const principal = await auth.authenticator.authenticate(authorization, undefined);

@@ -502,6 +502,24 @@ function scenario(r: Repositories, dialect: string): SqlScenario {
     ['longAttributes.progress', () => r.longAttributes.progress()],
     ['longAttributes.unconverted', () => r.longAttributes.unconverted(0, 10, 5)],
     ['longAttributes.store', () => r.longAttributes.store([{ id: 1, attributes: '{}', longAttributes: Buffer.from([1, 3, 0]) }], 10)],
+    [
+      'spanLogEvents.insert',
+      () =>
+        r.spanLogEvents.insert(
+          [{ traceId: 'ab'.repeat(16), spanId: 'cd'.repeat(8), name: 'gen_ai.choice', time: '1', attributes: '{}' }],
+          NOW,
+        ),
+    ],
+    ['spanLogEvents.attachable', () => r.spanLogEvents.attachable(10)],
+    [
+      'spanLogEvents.attach',
+      () =>
+        r.spanLogEvents.attach(
+          [{ spanRowid: 1, spanStartTime: '1', spanKind: 'LLM', attributes: '{}', longAttributes: null, events: '[]' }],
+          [1],
+          NOW,
+        ),
+    ],
     ...(dialect === 'sqlite' ? sqliteOnly : postgresOnly),
     ['apiKeys.delete', () => r.apiKeys.delete(1)],
     ['apiKeys.deleteForUser', () => r.apiKeys.deleteForUser(1)],

@@ -47,6 +47,7 @@ export const PERMISSIONS: Readonly<Record<RouteKey, RouteRule>> = {
 
   // Trace ingest (OTLP/HTTP); gRPC applies the same rule in its own server.
   'POST /v1/traces': { access: 'any', rule: 'trace submission needs an API key when auth is on' },
+  'POST /v1/logs': { access: 'any', rule: 'trace submission needs an API key when auth is on' },
 
   // Authentication
   'GET /auth/config': { access: 'public' },

@@ -395,12 +395,24 @@ export interface TraceIdsTable {
   trace_rowid: number;
 }
 
+/** OTLP log records waiting for their span (0031, docs/ingest.md "Logs"). */
+export interface SpanLogEventsTable {
+  id: Generated<number>;
+  trace_id: string;
+  span_id: string;
+  name: string;
+  time: Nanos;
+  attributes: string;
+  received_at: string;
+}
+
 export interface DB {
   projects: ProjectsTable;
   traces: TracesTable;
   trace_ids: TraceIdsTable;
   project_sessions: ProjectSessionsTable;
   spans: SpansTable;
+  span_log_events: SpanLogEventsTable;
   users: UsersTable;
   api_keys: ApiKeysTable;
   sessions: SessionsTable;

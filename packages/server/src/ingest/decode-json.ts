@@ -1,5 +1,5 @@
 /**
- * Decodes OTLP/JSON trace exports into the shared model. Follows the OTLP/JSON mapping
+ * Decodes OTLP/JSON trace and log exports into the shared model. Follows the OTLP/JSON mapping
  * (lowerCamelCase keys, hex ids, 64-bit integers as strings) and also accepts snake_case
  * keys, base64 ids and integers written as plain JSON numbers, as lenient receivers do.
  */
@@ -14,13 +14,14 @@ import {
   type DecodedResourceSpans,
   type DecodedSpan,
 } from '../span-model/decoded-spans.js';
+import { type DecodedLogRecord, type DecodedResourceLogs, spanContextId } from '../span-model/log-records.js';
 
 type Json = unknown;
 type JsonObject = Record<string, Json>;
 
 // JSON.parse turns integers beyond 2^53 into inexact doubles; quote the 64-bit fields first.
 const INT64_FIELDS =
-  /("(?:startTimeUnixNano|endTimeUnixNano|timeUnixNano|start_time_unix_nano|end_time_unix_nano|time_unix_nano|intValue|int_value)"\s*:\s*)(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)/g;
+  /("(?:startTimeUnixNano|endTimeUnixNano|timeUnixNano|observedTimeUnixNano|start_time_unix_nano|end_time_unix_nano|time_unix_nano|observed_time_unix_nano|intValue|int_value)"\s*:\s*)(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)/g;
 
 const SPAN_KINDS: Record<string, number> = {
   SPAN_KIND_UNSPECIFIED: 0,
@@ -34,15 +35,86 @@ const STATUS_CODES: Record<string, number> = { STATUS_CODE_UNSET: 0, STATUS_CODE
 /** Deepest nesting of array/kvlist attribute values accepted (protobuf decoding stops near 50). */
 const MAX_VALUE_DEPTH = 100;
 
-/** Decodes an OTLP/JSON `ExportTraceServiceRequest`; throws OtlpDecodeError on malformed input. */
-export function decodeJsonExport(text: string): DecodedResourceSpans[] {
+const SEVERITY_NUMBERS: Record<string, number> = Object.fromEntries(
+  [
+    'UNSPECIFIED',
+    'TRACE',
+    'TRACE2',
+    'TRACE3',
+    'TRACE4',
+    'DEBUG',
+    'DEBUG2',
+    'DEBUG3',
+    'DEBUG4',
+    'INFO',
+    'INFO2',
+    'INFO3',
+    'INFO4',
+    'WARN',
+    'WARN2',
+    'WARN3',
+    'WARN4',
+    'ERROR',
+    'ERROR2',
+    'ERROR3',
+    'ERROR4',
+    'FATAL',
+    'FATAL2',
+    'FATAL3',
+    'FATAL4',
+  ].map((name, number) => [`SEVERITY_NUMBER_${name}`, number]),
+);
+
+function parseBody(text: string): JsonObject {
   let parsed: Json;
   try {
     parsed = JSON.parse(text.replace(INT64_FIELDS, '$1"$2"'));
   } catch (error) {
     throw new OtlpDecodeError(`invalid JSON body: ${(error as Error).message}`);
   }
-  const request = object(parsed, 'body');
+  return object(parsed, 'body');
+}
+
+/** Decodes an OTLP/JSON `ExportLogsServiceRequest`; throws OtlpDecodeError on malformed input. */
+export function decodeJsonLogsExport(text: string): DecodedResourceLogs[] {
+  const request = parseBody(text);
+  return array(field(request, 'resourceLogs', 'resource_logs'), 'resourceLogs').map((item, r) => {
+    const where = `resourceLogs[${r}]`;
+    const resourceLogs = object(item, where);
+    const resource = optionalObject(field(resourceLogs, 'resource', 'resource'), `${where}.resource`);
+    const records: DecodedLogRecord[] = [];
+    for (const [s, scopeItem] of array(field(resourceLogs, 'scopeLogs', 'scope_logs'), `${where}.scopeLogs`).entries()) {
+      const scopeWhere = `${where}.scopeLogs[${s}]`;
+      const scopeLogs = object(scopeItem, scopeWhere);
+      for (const [i, recordItem] of array(field(scopeLogs, 'logRecords', 'log_records'), `${scopeWhere}.logRecords`).entries()) {
+        records.push(decodeLogRecord(object(recordItem, `${scopeWhere}.logRecords[${i}]`), `${scopeWhere}.logRecords[${i}]`));
+      }
+    }
+    const resourceAttributes = resource ? attributesOf(field(resource, 'attributes', 'attributes'), `${where}.resource.attributes`) : {};
+    return { resourceAttributes, records };
+  });
+}
+
+function decodeLogRecord(record: JsonObject, where: string): DecodedLogRecord {
+  const optionalId = (value: Json, bytes: number, at: string) =>
+    value === undefined || value === null || value === '' ? null : spanContextId(id(value, bytes, at));
+  const time = nanos(field(record, 'timeUnixNano', 'time_unix_nano'), `${where}.timeUnixNano`);
+  return {
+    traceId: optionalId(field(record, 'traceId', 'trace_id'), 16, `${where}.traceId`),
+    spanId: optionalId(field(record, 'spanId', 'span_id'), 8, `${where}.spanId`),
+    timeUnixNano:
+      time === 0n ? nanos(field(record, 'observedTimeUnixNano', 'observed_time_unix_nano'), `${where}.observedTimeUnixNano`) : time,
+    eventName: storableString(optionalString(field(record, 'eventName', 'event_name'), `${where}.eventName`)),
+    severityText: storableString(optionalString(field(record, 'severityText', 'severity_text'), `${where}.severityText`)),
+    severityNumber: enumValue(field(record, 'severityNumber', 'severity_number'), SEVERITY_NUMBERS, `${where}.severityNumber`),
+    body: anyValue(field(record, 'body', 'body'), `${where}.body`, 0),
+    attributes: attributesOf(field(record, 'attributes', 'attributes'), `${where}.attributes`),
+  };
+}
+
+/** Decodes an OTLP/JSON `ExportTraceServiceRequest`; throws OtlpDecodeError on malformed input. */
+export function decodeJsonExport(text: string): DecodedResourceSpans[] {
+  const request = parseBody(text);
   return array(field(request, 'resourceSpans', 'resource_spans'), 'resourceSpans').map((item, r) => {
     const where = `resourceSpans[${r}]`;
     const resourceSpans = object(item, where);

@@ -1,5 +1,14 @@
-/** Decodes OTLP protobuf trace exports (HTTP body or gRPC message) into the shared model. */
-import { ExportTraceServiceRequest, type PbAnyValue, type PbKeyValue, type PbLong, type PbExportRequest } from './otlp-schema.js';
+/** Decodes OTLP protobuf trace and log exports (HTTP body or gRPC message) into the shared model. */
+import {
+  ExportLogsServiceRequest,
+  ExportTraceServiceRequest,
+  type PbAnyValue,
+  type PbExportLogsRequest,
+  type PbKeyValue,
+  type PbLong,
+  type PbExportRequest,
+} from './otlp-schema.js';
+import { type DecodedLogRecord, type DecodedResourceLogs, spanContextId } from '../span-model/log-records.js';
 import {
   OtlpDecodeError,
   int64Value,
@@ -44,6 +53,36 @@ export function decodeProtobufExport(body: Uint8Array): DecodedResourceSpans[] {
       }
     }
     return { resourceAttributes: attributesOf(resourceSpans.resource?.attributes ?? []), spans };
+  });
+}
+
+/** Decodes an `ExportLogsServiceRequest`; throws OtlpDecodeError on malformed input. */
+export function decodeProtobufLogsExport(body: Uint8Array): DecodedResourceLogs[] {
+  let message: PbExportLogsRequest;
+  try {
+    message = ExportLogsServiceRequest.decode(body) as unknown as PbExportLogsRequest;
+  } catch (error) {
+    throw new OtlpDecodeError(`malformed OTLP protobuf body: ${(error as Error).message}`);
+  }
+  return message.resourceLogs.map((resourceLogs, r) => {
+    const records: DecodedLogRecord[] = [];
+    for (const [s, scopeLogs] of resourceLogs.scopeLogs.entries()) {
+      for (const [i, record] of scopeLogs.logRecords.entries()) {
+        const where = `resourceLogs[${r}].scopeLogs[${s}].logRecords[${i}]`;
+        const time = toBigInt(record.timeUnixNano);
+        records.push({
+          traceId: record.traceId.length === 0 ? null : spanContextId(hexId(record.traceId, 16, `${where}.traceId`)),
+          spanId: record.spanId.length === 0 ? null : spanContextId(hexId(record.spanId, 8, `${where}.spanId`)),
+          timeUnixNano: time === 0n ? toBigInt(record.observedTimeUnixNano) : time,
+          eventName: storableString(record.eventName),
+          severityText: storableString(record.severityText),
+          severityNumber: record.severityNumber,
+          body: anyValue(record.body),
+          attributes: attributesOf(record.attributes),
+        });
+      }
+    }
+    return { resourceAttributes: attributesOf(resourceLogs.resource?.attributes ?? []), records };
   });
 }
 

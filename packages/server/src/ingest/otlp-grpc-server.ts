@@ -1,10 +1,11 @@
-/** OTLP/gRPC TraceService on its own port, sharing the ingest service with OTLP/HTTP. */
+/** OTLP/gRPC TraceService and LogsService on their own port, sharing the ingest services with OTLP/HTTP. */
 import * as grpc from '@grpc/grpc-js';
-import { decodeProtobufExport } from './decode-protobuf.js';
+import { decodeProtobufExport, decodeProtobufLogsExport } from './decode-protobuf.js';
 import type { BodyAdmission } from './inflight-bytes.js';
 import type { IngestService } from './ingest-service.js';
-import { type DecodedResourceSpans, OtlpDecodeError } from '../span-model/decoded-spans.js';
-import { ExportTraceServiceResponse } from './otlp-schema.js';
+import type { IngestLogs } from './otlp-http-route.js';
+import { OtlpDecodeError } from '../span-model/decoded-spans.js';
+import { ExportLogsServiceResponse, ExportTraceServiceResponse } from './otlp-schema.js';
 import { DomainError } from '@sightline/common';
 import { grpcStatusOf } from './grpc-status.js';
 
@@ -13,9 +14,9 @@ const EMPTY_RESPONSE = Buffer.from(ExportTraceServiceResponse.encode({}).finish(
 const MAX_CONCURRENT_STREAMS = 32;
 
 // Messages stay raw bytes here so a malformed one becomes INVALID_ARGUMENT, not a transport error.
-const traceService: grpc.ServiceDefinition = {
+const exportService = (path: string): grpc.ServiceDefinition => ({
   Export: {
-    path: '/opentelemetry.proto.collector.trace.v1.TraceService/Export',
+    path,
     requestStream: false,
     responseStream: false,
     requestSerialize: (value: Buffer) => value,
@@ -23,7 +24,12 @@ const traceService: grpc.ServiceDefinition = {
     responseSerialize: (value: Buffer) => value,
     responseDeserialize: (bytes: Buffer) => bytes,
   },
-};
+});
+const traceService = exportService('/opentelemetry.proto.collector.trace.v1.TraceService/Export');
+const logsService = exportService('/opentelemetry.proto.collector.logs.v1.LogsService/Export');
+
+/** One export: decodes the message and stores what it holds; resolves to the response's bytes. */
+type ExportCall = (request: Buffer, metadata: grpc.Metadata) => Promise<Buffer>;
 
 export interface GrpcServerHandle {
   port: number;
@@ -37,6 +43,7 @@ export interface GrpcServerOptions {
   /** How long close() lets calls in flight finish before cancelling them. */
   drainTimeoutMs: number;
   ingest: IngestService;
+  ingestLogs: IngestLogs;
   /** With auth on: checks the `authorization` metadata; throws a DomainError (ForbiddenError) when not allowed. */
   authorize?: (authorization: string | undefined) => Promise<'ok' | 'unauthenticated'>;
   onError?: (error: unknown) => void;
@@ -51,66 +58,67 @@ export async function startOtlpGrpcServer(options: GrpcServerOptions): Promise<G
     // may have on the way at once (docs/ingest.md, "Overload").
     'grpc.max_concurrent_streams': MAX_CONCURRENT_STREAMS,
   });
-  const handler: grpc.handleUnaryCall<Buffer, Buffer> = (call, reply) => {
-    // The message's bytes count against the in-flight budget until the call is answered.
-    let admission: BodyAdmission;
-    try {
-      admission = options.ingest.admit(call.request.length);
-    } catch (error) {
-      if (error instanceof DomainError) return reply({ code: grpcStatusOf(error), details: error.message }, null);
-      throw error;
-    }
-    const callback: grpc.sendUnaryData<Buffer> = (error, value) => {
-      admission.release();
-      reply(error, value);
+  const unary =
+    (exportCall: ExportCall): grpc.handleUnaryCall<Buffer, Buffer> =>
+    (call, reply) => {
+      // The message's bytes count against the in-flight budget until the call is answered.
+      let admission: BodyAdmission;
+      try {
+        admission = options.ingest.admit(call.request.length);
+      } catch (error) {
+        if (error instanceof DomainError) return reply({ code: grpcStatusOf(error), details: error.message }, null);
+        throw error;
+      }
+      const callback: grpc.sendUnaryData<Buffer> = (error, value) => {
+        admission.release();
+        reply(error, value);
+      };
+      const fail = (code: grpc.status, details: string) => callback({ code, details }, null);
+      const run = () => {
+        let answered: Promise<Buffer>;
+        try {
+          answered = exportCall(call.request, call.metadata);
+        } catch (error) {
+          // Every call is answered, so its bytes leave the in-flight budget (this runs inside a .then when auth is on).
+          answered = Promise.reject(error);
+        }
+        answered.then(
+          (response) => callback(null, response),
+          (error: unknown) => {
+            if (error instanceof OtlpDecodeError) return fail(grpc.status.INVALID_ARGUMENT, error.message);
+            if (error instanceof DomainError) return fail(grpcStatusOf(error), error.message);
+            options.onError?.(error);
+            fail(grpc.status.INTERNAL, 'internal error');
+          },
+        );
+      };
+      if (options.authorize) {
+        const header = call.metadata.get('authorization')[0];
+        options.authorize(typeof header === 'string' ? header : undefined).then(
+          (verdict) => (verdict === 'ok' ? run() : fail(grpc.status.UNAUTHENTICATED, 'a valid API key is required')),
+          (error: unknown) => {
+            if (error instanceof DomainError) return fail(grpcStatusOf(error), error.message);
+            options.onError?.(error);
+            fail(grpc.status.UNAVAILABLE, 'could not check the credential; retry later');
+          },
+        );
+        return;
+      }
+      run();
     };
-    const fail = (code: grpc.status, details: string) => callback({ code, details }, null);
-    if (options.authorize) {
-      const header = call.metadata.get('authorization')[0];
-      options.authorize(typeof header === 'string' ? header : undefined).then(
-        (verdict) =>
-          verdict === 'ok' ? exportSpans(call, callback, fail) : fail(grpc.status.UNAUTHENTICATED, 'a valid API key is required'),
-        (error: unknown) => {
-          if (error instanceof DomainError) return fail(grpcStatusOf(error), error.message);
-          options.onError?.(error);
-          fail(grpc.status.UNAVAILABLE, 'could not check the credential; retry later');
-        },
-      );
-      return;
-    }
-    exportSpans(call, callback, fail);
+  const exportSpans: ExportCall = async (request, metadata) => {
+    const header = metadata.get('x-project-name')[0];
+    await options.ingest.ingest(decodeProtobufExport(request), typeof header === 'string' ? header : undefined);
+    return EMPTY_RESPONSE;
   };
-  const exportSpans = (
-    call: grpc.ServerUnaryCall<Buffer, Buffer>,
-    callback: grpc.sendUnaryData<Buffer>,
-    fail: (code: grpc.status, details: string) => void,
-  ) => {
-    let resources: DecodedResourceSpans[];
-    try {
-      resources = decodeProtobufExport(call.request);
-    } catch (error) {
-      if (error instanceof OtlpDecodeError) return fail(grpc.status.INVALID_ARGUMENT, error.message);
-      options.onError?.(error);
-      return fail(grpc.status.INTERNAL, 'internal error');
-    }
-    const header = call.metadata.get('x-project-name')[0];
-    let stored: Promise<number>;
-    try {
-      stored = options.ingest.ingest(resources, typeof header === 'string' ? header : undefined);
-    } catch (error) {
-      // Every call is answered, so its bytes leave the in-flight budget (this runs inside a .then when auth is on).
-      stored = Promise.reject(error);
-    }
-    stored.then(
-      () => callback(null, EMPTY_RESPONSE),
-      (error: unknown) => {
-        if (error instanceof DomainError) return fail(grpcStatusOf(error), error.message);
-        options.onError?.(error);
-        fail(grpc.status.INTERNAL, 'internal error');
-      },
-    );
+  const exportLogs: ExportCall = async (request) => {
+    const result = await options.ingestLogs(decodeProtobufLogsExport(request));
+    if (result.rejected === 0) return EMPTY_RESPONSE;
+    const partialSuccess = { rejectedLogRecords: result.rejected, errorMessage: result.message };
+    return Buffer.from(ExportLogsServiceResponse.encode({ partialSuccess }).finish());
   };
-  server.addService(traceService, { Export: handler });
+  server.addService(traceService, { Export: unary(exportSpans) });
+  server.addService(logsService, { Export: unary(exportLogs) });
   const address = options.host.includes(':') ? `[${options.host}]:${options.port}` : `${options.host}:${options.port}`;
   const port = await new Promise<number>((resolve, reject) =>
     server.bindAsync(address, grpc.ServerCredentials.createInsecure(), (error, boundPort) => (error ? reject(error) : resolve(boundPort))),

@@ -1,23 +1,31 @@
-/** `POST /v1/traces`: OTLP/HTTP with protobuf or JSON bodies, optionally gzip or deflate compressed. */
+/** `POST /v1/traces` and `POST /v1/logs`: OTLP/HTTP with protobuf or JSON bodies, optionally gzip or deflate compressed. */
 import { Transform } from 'node:stream';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { InvalidInputError, TooLargeError, UnsupportedError } from '@sightline/common';
-import { decodeJsonExport } from './decode-json.js';
-import { decodeProtobufExport } from './decode-protobuf.js';
+import { decodeJsonExport, decodeJsonLogsExport } from './decode-json.js';
+import { decodeProtobufExport, decodeProtobufLogsExport } from './decode-protobuf.js';
 import type { BodyAdmission } from './inflight-bytes.js';
 import type { IngestService } from './ingest-service.js';
-import { OtlpDecodeError, type DecodedResourceSpans } from '../span-model/decoded-spans.js';
-import { ExportTraceServiceResponse } from './otlp-schema.js';
+import { OtlpDecodeError } from '../span-model/decoded-spans.js';
+import { ExportLogsServiceResponse, ExportTraceServiceResponse } from './otlp-schema.js';
+import type { DecodedResourceLogs } from '../span-model/log-records.js';
+import type { LogsIngestResult } from '../spans/span-log-events-service.js';
 
 const gunzip = promisify(zlib.gunzip);
 const inflate = promisify(zlib.inflate);
 const PROTOBUF_TYPES = ['application/x-protobuf', 'application/protobuf'];
 const EMPTY_PROTOBUF_RESPONSE = Buffer.from(ExportTraceServiceResponse.encode({}).finish());
 
-/** Registers the OTLP/HTTP trace route in its own scope, with its own body parsers. */
-export async function otlpHttpRoutes(app: FastifyInstance, options: { ingest: IngestService; maxBodyBytes: number }) {
+/** Where an export of log records goes (spans/span-log-events-service.ts). */
+export type IngestLogs = (resources: DecodedResourceLogs[]) => Promise<LogsIngestResult>;
+
+/** Registers the OTLP/HTTP trace and log routes in their own scope, with their own body parsers. */
+export async function otlpHttpRoutes(
+  app: FastifyInstance,
+  options: { ingest: IngestService; ingestLogs: IngestLogs; maxBodyBytes: number },
+) {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser(
     [...PROTOBUF_TYPES, 'application/json'],
@@ -85,28 +93,67 @@ export async function otlpHttpRoutes(app: FastifyInstance, options: { ingest: In
       // handler: a variable would stay alive until the commit answers, long enough to be promoted
       // to V8's old generation, which is what made the server's memory grow with load.
       await options.ingest.ingest(
-        await decodeBody(request, isJson, admissions, options.maxBodyBytes),
+        await decodeBody(request, admissions, options.maxBodyBytes, (raw) =>
+          isJson ? decodeJsonExport(raw.toString('utf8')) : decodeProtobufExport(raw),
+        ),
         Array.isArray(header) ? header[0] : header,
       );
       if (isJson) return reply.type('application/json').send('{}');
       return reply.type('application/x-protobuf').send(EMPTY_PROTOBUF_RESPONSE);
     },
   );
+
+  app.post(
+    '/v1/logs',
+    {
+      bodyLimit: options.maxBodyBytes,
+      schema: {
+        summary: 'Receive log records (OTLP/HTTP)',
+        description:
+          'OpenTelemetry OTLP/HTTP log export. Body: ExportLogsServiceRequest as application/x-protobuf or application/json, ' +
+          'optionally with Content-Encoding gzip or deflate. A record that names a span (trace and span id) becomes an event of ' +
+          'that span, whether the span arrives before or after it; GenAI event records (gen_ai.user.message, gen_ai.choice, …) ' +
+          'also give the span its messages. Records that name no span are refused and counted in partial_success. Answers 200 ' +
+          'once the records are durably stored (docs/ingest.md, "Logs").',
+        tags: ['traces'],
+        operationId: 'addLogs',
+      },
+    },
+    async (request, reply) => {
+      const contentType = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+      const isJson = contentType === 'application/json';
+      const result = await options.ingestLogs(
+        await decodeBody(request, admissions, options.maxBodyBytes, (raw) =>
+          isJson ? decodeJsonLogsExport(raw.toString('utf8')) : decodeProtobufLogsExport(raw),
+        ),
+      );
+      const partialSuccess = result.rejected > 0 ? { rejectedLogRecords: result.rejected, errorMessage: result.message } : undefined;
+      if (isJson) {
+        const body = partialSuccess
+          ? { partialSuccess: { rejectedLogRecords: String(result.rejected), errorMessage: result.message } }
+          : {};
+        return reply.type('application/json').send(JSON.stringify(body));
+      }
+      return reply
+        .type('application/x-protobuf')
+        .send(partialSuccess ? Buffer.from(ExportLogsServiceResponse.encode({ partialSuccess }).finish()) : EMPTY_PROTOBUF_RESPONSE);
+    },
+  );
 }
 
-/** The request's body, decompressed and decoded; 400 when it is not an export. */
-async function decodeBody(
+/** The request's body, decompressed and decoded by `decode`; 400 when it is not an export. */
+async function decodeBody<T>(
   request: FastifyRequest,
-  isJson: boolean,
   admissions: WeakMap<FastifyRequest, BodyAdmission>,
   maxBodyBytes: number,
-): Promise<DecodedResourceSpans[]> {
+  decode: (raw: Buffer) => T,
+): Promise<T> {
   const body = request.body as Buffer;
   request.body = undefined;
   const raw = await decompress(body, request.headers['content-encoding'], maxBodyBytes);
   if (raw !== body) admissions.get(request)?.grow(raw.length);
   try {
-    return isJson ? decodeJsonExport(raw.toString('utf8')) : decodeProtobufExport(raw);
+    return decode(raw);
   } catch (error) {
     if (error instanceof OtlpDecodeError) throw new InvalidInputError(error.message, true);
     throw error;

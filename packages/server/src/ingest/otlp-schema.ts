@@ -1,5 +1,5 @@
 /**
- * The subset of the OpenTelemetry protocol (OTLP) trace messages that Sightline reads,
+ * The subset of the OpenTelemetry protocol (OTLP) trace and log messages that Sightline reads,
  * written from the protocol's published field names and numbers (opentelemetry-proto v1).
  * Parsed at start-up by protobufjs, which generates fast decoders from it.
  */
@@ -89,6 +89,37 @@ message ExportTracePartialSuccess {
   int64 rejected_spans = 1;
   string error_message = 2;
 }
+
+message ResourceLogs {
+  Resource resource = 1;
+  repeated ScopeLogs scope_logs = 2;
+  string schema_url = 3;
+}
+message ScopeLogs {
+  InstrumentationScope scope = 1;
+  repeated LogRecord log_records = 2;
+  string schema_url = 3;
+}
+message LogRecord {
+  reserved 4;
+  fixed64 time_unix_nano = 1;
+  fixed64 observed_time_unix_nano = 11;
+  int32 severity_number = 2;
+  string severity_text = 3;
+  AnyValue body = 5;
+  repeated KeyValue attributes = 6;
+  uint32 dropped_attributes_count = 7;
+  fixed32 flags = 8;
+  bytes trace_id = 9;
+  bytes span_id = 10;
+  string event_name = 12;
+}
+message ExportLogsServiceRequest { repeated ResourceLogs resource_logs = 1; }
+message ExportLogsServiceResponse { ExportLogsPartialSuccess partial_success = 1; }
+message ExportLogsPartialSuccess {
+  int64 rejected_log_records = 1;
+  string error_message = 2;
+}
 `;
 
 const root = protobuf.parse(OTLP_TRACE_PROTO, { keepCase: false }).root;
@@ -97,6 +128,10 @@ const root = protobuf.parse(OTLP_TRACE_PROTO, { keepCase: false }).root;
 export const ExportTraceServiceRequest = root.lookupType('opentelemetry.proto.ExportTraceServiceRequest');
 /** protobufjs type of the export response (empty on full success). */
 export const ExportTraceServiceResponse = root.lookupType('opentelemetry.proto.ExportTraceServiceResponse');
+
+/** protobufjs types of the OTLP/HTTP and gRPC log export request and response. */
+export const ExportLogsServiceRequest = root.lookupType('opentelemetry.proto.ExportLogsServiceRequest');
+export const ExportLogsServiceResponse = root.lookupType('opentelemetry.proto.ExportLogsServiceResponse');
 
 /** Decoded shapes, as protobufjs produces them (camelCase, 64-bit values as Long). */
 export interface PbLong {
@@ -141,4 +176,18 @@ export interface PbResourceSpans {
 }
 export interface PbExportRequest {
   resourceSpans: PbResourceSpans[];
+}
+export interface PbLogRecord {
+  timeUnixNano: PbLong | number;
+  observedTimeUnixNano: PbLong | number;
+  severityNumber: number;
+  severityText: string;
+  body?: PbAnyValue | null;
+  attributes: PbKeyValue[];
+  traceId: Uint8Array;
+  spanId: Uint8Array;
+  eventName: string;
+}
+export interface PbExportLogsRequest {
+  resourceLogs: { resource?: { attributes: PbKeyValue[] } | null; scopeLogs: { logRecords: PbLogRecord[] }[] }[];
 }

@@ -25,6 +25,7 @@ import { createExperimentsRepository } from './experiments-repository.js';
 import { createPromptsRepository } from './prompts-repository.js';
 import { createRetentionRepository } from './retention-repository.js';
 import { createLoginSessionsRepository } from './login-sessions-repository.js';
+import { createSpanLogEventsRepository } from './span-log-events-repository.js';
 import { createSpansRepository } from './spans-repository.js';
 import { createTracesRepository } from './traces-repository.js';
 import { createUsersRepository } from './users-repository.js';
@@ -40,6 +41,7 @@ export function createRepositories(db: Kysely<DB>, dialect: Dialect) {
     passwordResets: createPasswordResetRepository(db),
     projects: createProjectsRepository(db, dialect),
     spans: createSpansRepository(db, dialect),
+    spanLogEvents: createSpanLogEventsRepository(db, dialect),
     traces: createTracesRepository(db, dialect),
     sessions: createSessionsRepository(db, dialect),
     projectMetrics: createProjectMetricsRepository(db, dialect),

@@ -631,6 +631,17 @@ select "id", "attributes" from "spans" where "id" > $1 and "id" <= $2 and "long_
 UPDATE spans SET attributes = cast(u.a as jsonb), long_attributes = u.la FROM unnest($1::bigint[], $2::text[], $3::bytea[]) AS u(id, a, la) WHERE spans.id = u.id AND spans.long_attributes IS NULL;
 update "job_state" set "value" = $1 where "name" = $2;
 
+-- spanLogEvents.insert
+insert into "span_log_events" ("trace_id", "span_id", "name", "time", "attributes", "received_at") values ($1, $2, $3, $4, $5, $6);
+
+-- spanLogEvents.attachable
+select "e"."id", "e"."name", "e"."time", "e"."attributes", "s"."id" as "span_rowid", "s"."start_time" as "span_start_time", "s"."span_kind", "s"."attributes" as "span_attributes", "s"."long_attributes" as "span_long_attributes", "s"."events" as "span_events" from "span_log_events" as "e" inner join "trace_ids" as "t" on "t"."trace_id" = "e"."trace_id" inner join "spans" as "s" on "s"."trace_rowid" = "t"."trace_rowid" and "s"."span_id" = "e"."span_id" order by "e"."id" limit $1;
+
+-- spanLogEvents.attach
+update "spans" set "attributes" = $1, "long_attributes" = $2, "events" = $3, "span_kind" = $4 where "id" = $5 and "start_time" = $6;
+delete from "span_log_events" where "id" in ($1);
+delete from "span_log_events" where "id" in (select "id" from "span_log_events" where "received_at" < $1 order by "id" limit $2);
+
 -- jobLeases.withLease
 SELECT pg_try_advisory_lock(hashtext($1)) AS locked;
 SELECT pg_advisory_unlock(hashtext($1));

@@ -628,6 +628,17 @@ select "id", "attributes" from "spans" where "id" > ? and "id" <= ? and "long_at
 update "spans" set "attributes" = ?, "long_attributes" = ? where "id" = ? and "long_attributes" is null;
 update "job_state" set "value" = ? where "name" = ?;
 
+-- spanLogEvents.insert
+insert into "span_log_events" ("trace_id", "span_id", "name", "time", "attributes", "received_at") values (?, ?, ?, ?, ?, ?);
+
+-- spanLogEvents.attachable
+select "e"."id", "e"."name", "e"."time", "e"."attributes", "s"."id" as "span_rowid", "s"."start_time" as "span_start_time", "s"."span_kind", "s"."attributes" as "span_attributes", "s"."long_attributes" as "span_long_attributes", "s"."events" as "span_events" from "span_log_events" as "e" inner join "traces" as "t" on "t"."trace_id" = "e"."trace_id" inner join "spans" as "s" on "s"."trace_rowid" = "t"."id" and "s"."span_id" = "e"."span_id" order by "e"."id" limit ?;
+
+-- spanLogEvents.attach
+update "spans" set "attributes" = ?, "long_attributes" = ?, "events" = ?, "span_kind" = ? where "id" = ? and "start_time" = ?;
+delete from "span_log_events" where "id" in (?);
+delete from "span_log_events" where "id" in (select "id" from "span_log_events" where "received_at" < ? order by "id" limit ?);
+
 -- retention.incrementalVacuumEnabled
 PRAGMA auto_vacuum;
 

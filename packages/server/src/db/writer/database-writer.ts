@@ -5,6 +5,8 @@ import type { NewSpanCost } from '../repositories/costs-repository.js';
 import type { ConvertedSpan } from '../repositories/long-attributes-repository.js';
 import type { LongAttributesTask } from './long-attributes-writes-sqlite.js';
 import type { RetentionTask, SqliteDeletedTraces } from './retention-writes-sqlite.js';
+import type { SpanLogEventsTask } from './span-log-events-writes-sqlite.js';
+import type { NewSpanLogEvent, SpanEventsUpdate } from '../repositories/span-log-events-repository.js';
 import { PostgresSpanWriter } from './span-writes-postgres.js';
 import { type PackedSpans, packSpanRows } from '../../span-model/span-row-codec.js';
 import type { SpanRow } from '../../span-model/span-rows.js';
@@ -30,7 +32,17 @@ export interface DatabaseWriter extends BatchWriter<QueuedSpans> {
   costs?: SqliteCostWriter;
   /** SQLite only: the long-attributes conversion's writes, on the writer thread too (docs/ingest.md); undefined on PostgreSQL. */
   longAttributes?: SqliteLongAttributesWriter;
+  /** SQLite only: log records kept for their span, and their move onto it (docs/ingest.md, "Logs"); undefined on PostgreSQL. */
+  spanLogEvents?: SqliteSpanLogEventsWriter;
   close(): Promise<void>;
+}
+
+/** The log-record writes on the SQLite writer thread. */
+export interface SqliteSpanLogEventsWriter {
+  /** Keeps the records, committed when it resolves. */
+  store(events: NewSpanLogEvent[], receivedAt: string): Promise<void>;
+  /** Writes the spans' new events and attributes, forgets the records they took and expires old ones, in one transaction. */
+  attach(updates: SpanEventsUpdate[], attachedIds: number[], expireBefore: string): Promise<void>;
 }
 
 /** The cost job's writes on the SQLite writer thread. */
@@ -97,7 +109,7 @@ export function createDatabaseWriter(database: DatabaseConfig, options: { onStop
       transfer: packedBuffers,
       onStopped: options.onStopped,
     });
-    const task = (work: RetentionTask | CostTask | LongAttributesTask) => thread.task(work);
+    const task = (work: RetentionTask | CostTask | LongAttributesTask | SpanLogEventsTask) => thread.task(work);
     return {
       prepare: (rows) => ({ count: rows.length, packed: packSpanRows(rows) }),
       write: (requests) => thread.write(requests),
@@ -114,6 +126,14 @@ export function createDatabaseWriter(database: DatabaseConfig, options: { onStop
       longAttributes: {
         store: async (spans, done) => {
           await task({ kind: 'longAttributes.store', spans, done });
+        },
+      },
+      spanLogEvents: {
+        store: async (events, receivedAt) => {
+          await task({ kind: 'spanLogEvents.store', events, receivedAt });
+        },
+        attach: async (updates, attachedIds, expireBefore) => {
+          await task({ kind: 'spanLogEvents.attach', updates, attachedIds, expireBefore });
         },
       },
       close: () => thread.close(),

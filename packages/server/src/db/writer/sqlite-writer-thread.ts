@@ -4,6 +4,7 @@ import { BACKSTOP_AUTOCHECKPOINT_PAGES, openSqlite, serveWriterThread } from '@s
 import { isCostTask, SqliteCostStore } from './cost-writes-sqlite.js';
 import { isLongAttributesTask, SqliteLongAttributesStore } from './long-attributes-writes-sqlite.js';
 import { isRetentionTask, SqliteRetentionStore } from './retention-writes-sqlite.js';
+import { isSpanLogEventsTask, SqliteSpanLogEventsStore } from './span-log-events-writes-sqlite.js';
 import { SqliteSpanStore } from './span-writes-sqlite.js';
 import type { SpanRow } from '../../span-model/span-rows.js';
 import { type PackedSpans, unpackSpanRows } from '../../span-model/span-row-codec.js';
@@ -24,16 +25,18 @@ const store = new SqliteSpanStore(connection);
 const retention = new SqliteRetentionStore(connection);
 const costs = new SqliteCostStore(connection);
 const longAttributes = new SqliteLongAttributesStore(connection);
+const spanLogEvents = new SqliteSpanLogEventsStore(connection);
 
 serveWriterThread<PackedSpans>({
   commit: (requests) => store.writeAll(requestRows(requests)),
   reset: () => store.forgetProjects(),
-  // The retention job's deletions, the cost job's writes and the long-attributes conversion's run here, between commits
-  // (docs/retention.md, docs/costs.md, docs/ingest.md).
+  // The retention job's deletions, the cost job's writes, the long-attributes conversion's and the log records' run
+  // here, between commits (docs/retention.md, docs/costs.md, docs/ingest.md).
   task: (task) => {
     if (isRetentionTask(task)) return retention.run(task);
     if (isCostTask(task)) return costs.run(task);
     if (isLongAttributesTask(task)) return longAttributes.run(task);
+    if (isSpanLogEventsTask(task)) return spanLogEvents.run(task);
     throw new Error('unknown writer task');
   },
   close: () => connection.close(),
