@@ -2,11 +2,15 @@
  * A stand-in of OpenAI's chat completions API on loopback for the browser tests (after the one in
  * packages/server/test/api/playground.test.ts): it checks the key, answers `Echo: <last user
  * message>` streamed word by word as server-sent events (or whole), and refuses the model
- * `missing-model` as OpenAI does, so the playground's errors can be seen.
+ * `missing-model` as OpenAI does, so the playground's errors can be seen. Offered tools and no tool
+ * result yet, it calls the first tool with STANDIN_TOOL_ARGUMENTS (the GenAI instrumentation
+ * tests use that round trip).
  */
 import http from 'node:http';
 
 export const STANDIN_OPENAI_KEY = 'sk-test-ui-openai-0123456789';
+/** The arguments of the stand-in's tool calls. */
+export const STANDIN_TOOL_ARGUMENTS = { city: 'Paris' };
 
 export interface RecordedRequest {
   path: string;
@@ -17,6 +21,7 @@ export interface RecordedRequest {
     temperature?: number;
     max_tokens?: number;
     messages: { role: string; content: string }[];
+    tools?: { type: string; function: { name: string } }[];
   };
 }
 
@@ -55,6 +60,32 @@ export async function startStandinOpenAI(options: { chunkDelayMs?: number } = {}
       }
       if (body.model === 'missing-model') {
         return json(404, { error: { message: 'The model `missing-model` does not exist', type: 'invalid_request_error' } });
+      }
+      const tool = body.tools?.[0]?.function.name;
+      if (tool !== undefined && !body.messages.some((message) => message.role === 'tool')) {
+        const call = {
+          id: 'call_standin_1',
+          type: 'function',
+          function: { name: tool, arguments: JSON.stringify(STANDIN_TOOL_ARGUMENTS) },
+        };
+        const usage = { prompt_tokens: 20, completion_tokens: 6, total_tokens: 26 };
+        if (!body.stream) {
+          return json(200, {
+            id: 'chatcmpl-standin-tool',
+            object: 'chat.completion',
+            created: 1,
+            model: body.model,
+            choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: [call] }, finish_reason: 'tool_calls' }],
+            usage,
+          });
+        }
+        const base = { id: 'chatcmpl-standin-tool', object: 'chat.completion.chunk', created: 1, model: body.model };
+        const send = (value: unknown) => response.write(`data: ${JSON.stringify(value)}\n\n`);
+        response.writeHead(200, { 'content-type': 'text/event-stream' });
+        send({ ...base, choices: [{ index: 0, delta: { role: 'assistant', tool_calls: [{ index: 0, ...call }] }, finish_reason: null }] });
+        send({ ...base, choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }] });
+        send({ ...base, choices: [], usage });
+        return response.end('data: [DONE]\n\n');
       }
       const answer = echoOf(body.messages);
       const usage = { prompt_tokens: 12, completion_tokens: answer.split(' ').length, total_tokens: 12 + answer.split(' ').length };
