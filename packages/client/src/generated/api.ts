@@ -113,6 +113,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/logs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Receive log records (OTLP/HTTP)
+         * @description OpenTelemetry OTLP/HTTP log export. Body: ExportLogsServiceRequest as application/x-protobuf or application/json, optionally with Content-Encoding gzip or deflate. A record that names a span (trace and span id) becomes an event of that span, whether the span arrives before or after it; GenAI event records (gen_ai.user.message, gen_ai.choice, …) also give the span its messages. Records that name no span are refused and counted in partial_success. Answers 200 once the records are durably stored (docs/ingest.md, "Logs").
+         */
+        post: operations["addLogs"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/auth/config": {
         parameters: {
             query?: never;
@@ -3093,6 +3113,24 @@ export interface operations {
         };
     };
     addTraces: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    addLogs: {
         parameters: {
             query?: never;
             header?: never;
