@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { Worker } from 'node:worker_threads';
 import { createScratchDatabase } from '../ingest/postgres.js';
 import { freePort, startServerProcess, type ServerProcess } from '../ingest/server-process.js';
 import { BENCH_SECRET, systemKey } from '../ingest/system-key.js';
@@ -81,15 +82,51 @@ function resetPeakRss(pid: number): boolean {
 }
 
 /**
- * Runs `work` while /healthz is polled every 50 ms (each poll waits for the last) and the server's
- * memory is watched: a timer samples VmRSS every 50 ms whatever the polls wait for, and the
- * high-water mark catches a peak between samples.
+ * Polls GET /healthz every 50 ms (each poll waits for the last) from a worker thread, so that the
+ * benchmark's own work (reading a 400 MiB download) cannot delay the polls and pass for a slow
+ * server; `stop` answers every poll's latency (ms) and the failures (not 200, or no answer in 30 s).
+ */
+function pollHealthInWorker(url: string): { stop(): Promise<{ latencies: number[]; failures: number }> } {
+  const worker = new Worker(
+    `const { parentPort, workerData } = require('node:worker_threads');
+    let running = true, failures = 0;
+    const latencies = [];
+    parentPort.on('message', () => { running = false; });
+    (async () => {
+      while (running) {
+        const started = performance.now();
+        try {
+          const response = await fetch(workerData + '/healthz', { signal: AbortSignal.timeout(30000) });
+          await response.text();
+          if (response.status !== 200) failures++;
+        } catch { failures++; }
+        latencies.push(performance.now() - started);
+        await new Promise((resolve) => setTimeout(resolve, ${POLL_MS}));
+      }
+      parentPort.postMessage({ latencies, failures });
+    })();`,
+    { eval: true, workerData: url },
+  );
+  const result = new Promise<{ latencies: number[]; failures: number }>((resolve, reject) => {
+    worker.once('message', resolve);
+    worker.once('error', reject);
+  });
+  return {
+    stop: async () => {
+      worker.postMessage('stop');
+      const value = await result;
+      await worker.terminate();
+      return value;
+    },
+  };
+}
+
+/**
+ * Runs `work` while /healthz is polled (pollHealthInWorker) and the server's memory is watched:
+ * a timer samples VmRSS every 50 ms, and the high-water mark catches a peak between samples.
  */
 export async function watch<T>(server: ServerProcess, work: () => Promise<T>): Promise<Watched<T>> {
-  const latencies: number[] = [];
-  let failures = 0;
   let peakKb = 0;
-  let polling = true;
   const hwmReset = resetPeakRss(server.pid);
   const sample = () => {
     const status = server.sample();
@@ -97,25 +134,11 @@ export async function watch<T>(server: ServerProcess, work: () => Promise<T>): P
     return status;
   };
   const sampler = setInterval(sample, POLL_MS);
-  const poller = (async () => {
-    while (polling) {
-      const started = performance.now();
-      try {
-        const response = await fetch(`${server.url}/healthz`, { signal: AbortSignal.timeout(30_000) });
-        await response.text();
-        if (response.status !== 200) failures++;
-      } catch {
-        failures++;
-      }
-      latencies.push(performance.now() - started);
-      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-    }
-  })();
+  const poller = pollHealthInWorker(server.url);
   const started = performance.now();
   const result = await work();
   const seconds = (performance.now() - started) / 1000;
-  polling = false;
-  await poller;
+  const { latencies, failures } = await poller.stop();
   clearInterval(sampler);
   const status = sample();
   latencies.sort((a, b) => a - b);
