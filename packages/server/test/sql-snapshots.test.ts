@@ -49,6 +49,7 @@ function scenario(r: Repositories, dialect: string): SqlScenario {
     ['retention.incrementalVacuum', () => r.retention.incrementalVacuum(10)],
   ];
   return [
+    ['health.ping', () => r.health.ping()],
     ['users.isEmpty', () => r.users.isEmpty()],
     [
       'users.insert',

@@ -34,6 +34,7 @@ export type RouteKey = `${'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD'} 
 export const PERMISSIONS: Readonly<Record<RouteKey, RouteRule>> = {
   // System
   'GET /healthz': { access: 'public' },
+  'GET /readyz': { access: 'public', rule: 'readiness probe: says only whether the database answers' },
   'GET /arize_phoenix_version': { access: 'any' },
   'GET /openapi.json': { access: 'public', rule: 'the API description holds no data' },
   // API docs page (swagger-ui) and its assets

@@ -1,3 +1,6 @@
+-- health.ping
+select 1;
+
 -- users.isEmpty
 select "id" from "users" limit ?;
 
