@@ -28,6 +28,17 @@ const annotationQuery = {
   limit: 10,
 };
 
+/** Every condition of a filtered annotation delete at once. */
+const annotationDeleteFilter = {
+  projectId: 1,
+  name: 'n',
+  identifier: 'i',
+  annotatorKind: 'HUMAN' as const,
+  createdFrom: NOW,
+  createdBefore: LATER,
+  userId: 1,
+};
+
 const annotationFields = {
   name: 'n',
   annotatorKind: 'HUMAN' as const,
@@ -507,6 +518,9 @@ function scenario(r: Repositories, dialect: string): SqlScenario {
     ['apiKeys.delete', () => r.apiKeys.delete(1)],
     ['apiKeys.deleteForUser', () => r.apiKeys.deleteForUser(1)],
     ['users.markDeleted', () => r.users.markDeleted(1, NOW)],
+    ['annotations.deleteMatching (span, every filter)', () => r.annotations.deleteMatching('span', annotationDeleteFilter, 1000)],
+    ['annotations.deleteMatching (trace)', () => r.annotations.deleteMatching('trace', { projectId: 1, name: 'n' }, 1000)],
+    ['annotations.deleteMatching (session)', () => r.annotations.deleteMatching('session', { projectId: 1 }, 1000)],
     ['spans.deleteById', () => r.spans.deleteById(1)],
     ['traces.deleteById', () => r.traces.deleteById(1)],
     ['sessions.deleteByIds', () => r.sessions.deleteByIds([1, 2])],

@@ -806,7 +806,11 @@ export interface paths {
         get: operations["listSpanAnnotationsBySpanIds"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete span annotations in a project that match the supplied filter.
+         * @description Deletes the project's span annotations that match every given filter; 204 even when none does. The delete must be bounded by both start_time and end_time (on created_at, start inclusive, end exclusive), or acknowledged with delete_all=true (422 otherwise). A member deletes only the annotations they wrote; admins and system keys delete all that match. Runs in batches of 1000: a failure part-way leaves the rest for a retry.
+         */
+        delete: operations["deleteSpanAnnotations"];
         options?: never;
         head?: never;
         patch?: never;
@@ -846,7 +850,11 @@ export interface paths {
         get: operations["listTraceAnnotationsByTraceIds"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete trace annotations in a project that match the supplied filter.
+         * @description Deletes the project's trace annotations that match every given filter; 204 even when none does. The delete must be bounded by both start_time and end_time (on created_at, start inclusive, end exclusive), or acknowledged with delete_all=true (422 otherwise). A member deletes only the annotations they wrote; admins and system keys delete all that match. Runs in batches of 1000: a failure part-way leaves the rest for a retry.
+         */
+        delete: operations["deleteTraceAnnotations"];
         options?: never;
         head?: never;
         patch?: never;
@@ -886,7 +894,11 @@ export interface paths {
         get: operations["listSessionAnnotationsBySessionIds"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete session annotations in a project that match the supplied filter.
+         * @description Deletes the project's session annotations that match every given filter; 204 even when none does. The delete must be bounded by both start_time and end_time (on created_at, start inclusive, end exclusive), or acknowledged with delete_all=true (422 otherwise). A member deletes only the annotations they wrote; admins and system keys delete all that match. Runs in batches of 1000: a failure part-way leaves the rest for a retry.
+         */
+        delete: operations["deleteSessionAnnotations"];
         options?: never;
         head?: never;
         patch?: never;
@@ -5911,6 +5923,76 @@ export interface operations {
             };
         };
     };
+    deleteSpanAnnotations: {
+        parameters: {
+            query?: {
+                /** @description Only annotations of this name. */
+                name?: string;
+                /** @description Only annotations with this identifier. */
+                identifier?: string;
+                /** @description Only annotations by this kind of annotator. */
+                annotator_kind?: "LLM" | "CODE" | "HUMAN";
+                /** @description Inclusive lower bound on the annotations' created_at (ISO 8601; UTC without an offset). */
+                start_time?: string;
+                /** @description Exclusive upper bound on the annotations' created_at (ISO 8601; UTC without an offset). */
+                end_time?: string;
+                /** @description Acknowledges a delete not bounded by both start_time and end_time (the other filters still narrow it). */
+                delete_all?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description Project id (base64 "Project:<id>") or project name. */
+                project_identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted (or nothing matched) */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     createTraceNote: {
         parameters: {
             query?: never;
@@ -6012,6 +6094,76 @@ export interface operations {
                         next_cursor: string | null;
                     };
                 };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteTraceAnnotations: {
+        parameters: {
+            query?: {
+                /** @description Only annotations of this name. */
+                name?: string;
+                /** @description Only annotations with this identifier. */
+                identifier?: string;
+                /** @description Only annotations by this kind of annotator. */
+                annotator_kind?: "LLM" | "CODE" | "HUMAN";
+                /** @description Inclusive lower bound on the annotations' created_at (ISO 8601; UTC without an offset). */
+                start_time?: string;
+                /** @description Exclusive upper bound on the annotations' created_at (ISO 8601; UTC without an offset). */
+                end_time?: string;
+                /** @description Acknowledges a delete not bounded by both start_time and end_time (the other filters still narrow it). */
+                delete_all?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description Project id (base64 "Project:<id>") or project name. */
+                project_identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted (or nothing matched) */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description No valid credential (auth enabled) */
             401: {
@@ -6161,6 +6313,76 @@ export interface operations {
                         next_cursor: string | null;
                     };
                 };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteSessionAnnotations: {
+        parameters: {
+            query?: {
+                /** @description Only annotations of this name. */
+                name?: string;
+                /** @description Only annotations with this identifier. */
+                identifier?: string;
+                /** @description Only annotations by this kind of annotator. */
+                annotator_kind?: "LLM" | "CODE" | "HUMAN";
+                /** @description Inclusive lower bound on the annotations' created_at (ISO 8601; UTC without an offset). */
+                start_time?: string;
+                /** @description Exclusive upper bound on the annotations' created_at (ISO 8601; UTC without an offset). */
+                end_time?: string;
+                /** @description Acknowledges a delete not bounded by both start_time and end_time (the other filters still narrow it). */
+                delete_all?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description Project id (base64 "Project:<id>") or project name. */
+                project_identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted (or nothing matched) */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description No valid credential (auth enabled) */
             401: {

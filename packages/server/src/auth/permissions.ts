@@ -119,6 +119,11 @@ export const PERMISSIONS: Readonly<Record<RouteKey, RouteRule>> = {
   'POST /v1/session_notes': { access: 'any', rule: 'project data (notes record the calling user, if any)' },
   'GET /v1/projects/:project_identifier/trace_annotations': { access: 'any', rule: 'project data' },
   'GET /v1/projects/:project_identifier/session_annotations': { access: 'any', rule: 'project data' },
+  // Bulk deletes of annotations (API.md §5.1: members delete annotations too); as Phoenix, a member's delete
+  // reaches only the annotations they wrote (annotations-service deleteMatching, through memberUserId).
+  'DELETE /v1/projects/:project_identifier/span_annotations': { access: 'any', rule: 'annotations: a member deletes only their own' },
+  'DELETE /v1/projects/:project_identifier/trace_annotations': { access: 'any', rule: 'annotations: a member deletes only their own' },
+  'DELETE /v1/projects/:project_identifier/session_annotations': { access: 'any', rule: 'annotations: a member deletes only their own' },
   'GET /v1/spans/:span_identifier/document_annotations': { access: 'any', rule: 'project data' },
   // Annotation configs (docs/annotations.md, "Configs"): the schemas annotations are checked against; project data, members included.
   'GET /v1/annotation_configs': { access: 'any', rule: 'project data' },

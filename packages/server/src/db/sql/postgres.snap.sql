@@ -647,6 +647,15 @@ delete from "api_keys" where "user_id" = $1;
 -- users.markDeleted
 update "users" set "deleted_at" = $1, "updated_at" = $2, "password_hash" = $3, "password_salt" = $4 where "id" = $5 and "deleted_at" is null;
 
+-- annotations.deleteMatching (span, every filter)
+delete from "span_annotations" where "id" in (select "a"."id" from "span_annotations" as "a" inner join "spans" as "t" on "t"."id" = "a"."span_rowid" where "t"."project_id" = $1 and "a"."name" = $2 and "a"."identifier" = $3 and "a"."annotator_kind" = $4 and "a"."created_at" >= $5 and "a"."created_at" < $6 and "a"."user_id" = $7 order by "a"."id" limit $8);
+
+-- annotations.deleteMatching (trace)
+delete from "trace_annotations" where "id" in (select "a"."id" from "trace_annotations" as "a" inner join "traces" as "t" on "t"."id" = "a"."trace_rowid" where "t"."project_id" = $1 and "a"."name" = $2 order by "a"."id" limit $3);
+
+-- annotations.deleteMatching (session)
+delete from "session_annotations" where "id" in (select "a"."id" from "session_annotations" as "a" inner join "project_sessions" as "t" on "t"."id" = "a"."project_session_rowid" where "t"."project_id" = $1 order by "a"."id" limit $2);
+
 -- spans.deleteById
 delete from "spans" where "id" = $1 returning "trace_rowid";
 

@@ -649,6 +649,15 @@ delete from "api_keys" where "user_id" = ?;
 -- users.markDeleted
 update "users" set "deleted_at" = ?, "updated_at" = ?, "password_hash" = ?, "password_salt" = ? where "id" = ? and "deleted_at" is null;
 
+-- annotations.deleteMatching (span, every filter)
+delete from "span_annotations" where "id" in (select "a"."id" from "span_annotations" as "a" inner join "spans" as "t" on "t"."id" = "a"."span_rowid" where "t"."project_id" = ? and "a"."name" = ? and "a"."identifier" = ? and "a"."annotator_kind" = ? and "a"."created_at" >= ? and "a"."created_at" < ? and "a"."user_id" = ? order by "a"."id" limit ?);
+
+-- annotations.deleteMatching (trace)
+delete from "trace_annotations" where "id" in (select "a"."id" from "trace_annotations" as "a" inner join "traces" as "t" on "t"."id" = "a"."trace_rowid" where "t"."project_id" = ? and "a"."name" = ? order by "a"."id" limit ?);
+
+-- annotations.deleteMatching (session)
+delete from "session_annotations" where "id" in (select "a"."id" from "session_annotations" as "a" inner join "project_sessions" as "t" on "t"."id" = "a"."project_session_rowid" where "t"."project_id" = ? order by "a"."id" limit ?);
+
 -- spans.deleteById
 delete from "spans" where "id" = ? returning "trace_rowid";
 
