@@ -544,6 +544,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/projects/{project_identifier}/spans/otlpv1": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search spans with simple filters (no DSL)
+         * @description The spans of getSpans, with the same filters (less span_kind) and order (newest first), in Phoenix's OTLP/JSON-like shape: snake_case, hex ids, times as integer nanoseconds, attributes as key/value pairs. Keyset-paginated.
+         */
+        get: operations["spanSearch"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/spans/{span_identifier}": {
         parameters: {
             query?: never;
@@ -1620,6 +1640,21 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /**
+         * OtlpAnyValue
+         * @description One of the fields is set; the others are null (a null or object attribute: none is).
+         */
+        OtlpAnyValue: {
+            array_value: {
+                values: components["schemas"]["OtlpAnyValue"][];
+            } | null;
+            bool_value: boolean | null;
+            bytes_value: string | null;
+            double_value: number | null;
+            int_value: number | null;
+            kvlist_value: null;
+            string_value: string | null;
+        };
         /** Prompt */
         Prompt: {
             /** @description Opaque Prompt id (base64 of "Prompt:<row id>"). */
@@ -2153,6 +2188,55 @@ export interface components {
             total_received: number;
             /** @description Spans stored (all of them, or the request fails). */
             total_queued: number;
+        };
+        /** OtlpKeyValue */
+        OtlpKeyValue: {
+            key: string;
+            value: components["schemas"]["OtlpAnyValue"];
+        };
+        /** OtlpEvent */
+        OtlpEvent: {
+            attributes: components["schemas"]["OtlpKeyValue"][];
+            dropped_attributes_count: null;
+            name: string;
+            /** @description Event time. Nanoseconds since the epoch, every digit exact (beyond 2^53). */
+            time_unix_nano: number | null;
+        };
+        /** OtlpStatus */
+        OtlpStatus: {
+            /** @description 0 UNSET, 1 OK, 2 ERROR. */
+            code: number;
+            /** @description The status message; null when empty. */
+            message: string | null;
+        };
+        /** OtlpSpan */
+        OtlpSpan: {
+            /** @description Every attribute, openinference.span.kind included. */
+            attributes: components["schemas"]["OtlpKeyValue"][];
+            dropped_attributes_count: null;
+            dropped_events_count: null;
+            dropped_links_count: null;
+            /** @description End. Nanoseconds since the epoch, every digit exact (beyond 2^53). */
+            end_time_unix_nano: number;
+            events: components["schemas"]["OtlpEvent"][] | null;
+            flags: null;
+            /**
+             * @description Always SPAN_KIND_INTERNAL, as Phoenix: the OpenInference kind is an attribute.
+             * @enum {string}
+             */
+            kind: "SPAN_KIND_INTERNAL";
+            links: null;
+            name: string;
+            /** @description OpenTelemetry span id of the parent (hex); null for a root span. */
+            parent_span_id: string | null;
+            /** @description OpenTelemetry span id, 16 lower-case hex digits. */
+            span_id: string;
+            /** @description Start. Nanoseconds since the epoch, every digit exact (beyond 2^53). */
+            start_time_unix_nano: number;
+            status: components["schemas"]["OtlpStatus"];
+            /** @description OpenTelemetry trace id, 32 lower-case hex digits. */
+            trace_id: string;
+            trace_state: null;
         };
         /** SpanDetail */
         SpanDetail: {
@@ -4910,6 +4994,90 @@ export interface operations {
             };
             /** @description Error */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    spanSearch: {
+        parameters: {
+            query?: {
+                /** @description The next_cursor of the previous page (opaque); an invalid cursor answers 422. */
+                cursor?: string;
+                /** @description Page size, 1 to 1000 (more answers 422). */
+                limit?: number;
+                /** @description Inclusive lower bound on start time (ISO 8601; UTC when no offset is given). */
+                start_time?: string;
+                /** @description Exclusive upper bound on start time (ISO 8601; UTC when no offset is given). */
+                end_time?: string;
+                /** @description Only spans of these traces (OpenTelemetry trace ids; repeat the parameter). */
+                trace_id?: string[];
+                /** @description Only these spans (OpenTelemetry span ids; repeat the parameter). */
+                span_id?: string[];
+                /** @description Only children of this span (OpenTelemetry span id); the literal `null` selects root spans. */
+                parent_id?: string;
+                /** @description Only spans with one of these names. */
+                name?: string[];
+                /** @description Only spans with these status codes. */
+                status_code?: ("OK" | "ERROR" | "UNSET")[];
+                /** @description Attribute filter `key:value`, split at the first colon; repeat to AND several. The value matches the attribute as a string, and also as a number or boolean when it reads as one (`llm.token_count.prompt:120`, `llm.streaming:true`); a JSON-quoted value (`user.id:"123"`) matches only the string. A missing colon, empty key or value, or a null, list or object value answers 422. */
+                attribute?: string[];
+            };
+            header?: never;
+            path: {
+                /** @description Project id (base64 "Project:<id>") or project name. */
+                project_identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["OtlpSpan"][];
+                        /** @description The cursor of the next page; null on the last. */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -104,6 +104,7 @@ export const PERMISSIONS: Readonly<Record<RouteKey, RouteRule>> = {
   'GET /v1/projects/:project_identifier/summary': { access: 'any', rule: 'project data' },
   'GET /v1/projects/:project_identifier/timeseries': { access: 'any', rule: 'project data' },
   'GET /v1/projects/:project_identifier/spans': { access: 'any', rule: 'project data' },
+  'GET /v1/projects/:project_identifier/spans/otlpv1': { access: 'any', rule: 'project data' },
   'POST /v1/projects/:project_identifier/spans': { access: 'any', rule: 'project data (span submission, like trace ingest)' },
   'GET /v1/spans/:span_identifier': { access: 'any', rule: 'project data' },
   'GET /v1/projects/:project_identifier/traces': { access: 'any', rule: 'project data' },
