@@ -648,6 +648,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/traces/transfer": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Transfer traces to a project
+         * @description Moves the traces, all of one project, with their spans, annotations and costs to the destination project in one transaction. A trace in a session joins the destination's session of the same session.id (created when absent); a session left without traces is deleted. 404 for an unknown trace or project; 422 for no traces, more than 1000, or traces of several projects.
+         */
+        post: operations["transferTraces"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/projects/{project_identifier}/sessions": {
         parameters: {
             query?: never;
@@ -2374,6 +2394,24 @@ export interface components {
             spans: components["schemas"]["Span"][];
             /** @description True when the trace has more than 2,000 spans and `spans` holds the first 2,000; span_count and the sums count them all. */
             spans_truncated: boolean;
+        };
+        /** TransferTracesRequestBody */
+        TransferTracesRequestBody: {
+            /** @description The traces to move (repeats count once; 1 to 1000). */
+            trace_identifiers: string[];
+            /** @description Project id (base64 "Project:<id>") or project name. */
+            destination_project_identifier: string;
+        };
+        /** TransferTracesData */
+        TransferTracesData: {
+            /** @description The number of traces that were moved to the destination project. */
+            transferred_trace_count: number;
+            /** @description Opaque Project id (base64 of "Project:<row id>"). */
+            destination_project_id: string;
+        };
+        /** TransferTracesResponseBody */
+        TransferTracesResponseBody: {
+            data: components["schemas"]["TransferTracesData"];
         };
         /** SessionTraceData */
         SessionTraceData: {
@@ -5371,6 +5409,66 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    transferTraces: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TransferTracesRequestBody"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TransferTracesResponseBody"];
+                };
             };
             /** @description No valid credential (auth enabled) */
             401: {

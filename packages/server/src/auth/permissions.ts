@@ -145,6 +145,8 @@ export const PERMISSIONS: Readonly<Record<RouteKey, RouteRule>> = {
   'GET /v1/projects/:project_identifier/annotation_summaries': { access: 'any', rule: 'project data' },
   'DELETE /v1/spans/:span_identifier': { access: 'data-admin', rule: 'deleting spans: admins and system keys (docs/api.md)' },
   'DELETE /v1/traces/:trace_identifier': { access: 'data-admin', rule: 'deleting traces: admins and system keys (docs/api.md)' },
+  // Moving traces deletes none (a session left empty goes, its annotations with it): project data, as Phoenix lets members do it.
+  'POST /v1/traces/transfer': { access: 'any', rule: 'project data (moves traces between projects)' },
 
   // Sessions (docs/sessions.md): project data; deleting them is admin-only like other deletions of traces.
   'GET /v1/projects/:project_identifier/sessions': { access: 'any', rule: 'project data' },

@@ -656,6 +656,23 @@ delete from "trace_annotations" where "id" in (select "a"."id" from "trace_annot
 -- annotations.deleteMatching (session)
 delete from "session_annotations" where "id" in (select "a"."id" from "session_annotations" as "a" inner join "project_sessions" as "t" on "t"."id" = "a"."project_session_rowid" where "t"."project_id" = $1 order by "a"."id" limit $2);
 
+-- traces.placesByIds
+select "id", "project_id", "project_session_rowid", cast("traces"."start_time" as text) as "start_time", cast("traces"."end_time" as text) as "end_time" from "traces" where "id" in ($1, $2);
+
+-- traces.moveToProject
+update "traces" set "project_id" = $1 where "id" in ($2, $3);
+update "spans" set "project_id" = $1 where "trace_rowid" in ($2, $3);
+update "span_costs" set "project_id" = $1 where "trace_rowid" in ($2, $3);
+
+-- sessions.upsertWindow
+insert into "project_sessions" ("project_id", "session_id", "start_time", "end_time") values ($1, $2, $3, $4) on conflict ("project_id", "session_id") do update set "start_time" = least(project_sessions.start_time, excluded.start_time), "end_time" = greatest(project_sessions.end_time, excluded.end_time) returning "id";
+
+-- sessions.linkTraces
+update "traces" set "project_session_rowid" = $1 where "id" in ($2, $3);
+
+-- sessions.deleteEmpty
+delete from "project_sessions" where "id" in ($1, $2) and not exists (select "traces"."id" from "traces" where "traces"."project_session_rowid" = "project_sessions"."id");
+
 -- spans.deleteById
 delete from "spans" where "id" = $1 returning "trace_rowid";
 

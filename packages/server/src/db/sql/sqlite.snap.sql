@@ -658,6 +658,23 @@ delete from "trace_annotations" where "id" in (select "a"."id" from "trace_annot
 -- annotations.deleteMatching (session)
 delete from "session_annotations" where "id" in (select "a"."id" from "session_annotations" as "a" inner join "project_sessions" as "t" on "t"."id" = "a"."project_session_rowid" where "t"."project_id" = ? order by "a"."id" limit ?);
 
+-- traces.placesByIds
+select "id", "project_id", "project_session_rowid", cast("traces"."start_time" as text) as "start_time", cast("traces"."end_time" as text) as "end_time" from "traces" where "id" in (?, ?);
+
+-- traces.moveToProject
+update "traces" set "project_id" = ? where "id" in (?, ?);
+update "spans" set "project_id" = ? where "trace_rowid" in (?, ?);
+update "span_costs" set "project_id" = ? where "trace_rowid" in (?, ?);
+
+-- sessions.upsertWindow
+insert into "project_sessions" ("project_id", "session_id", "start_time", "end_time") values (?, ?, ?, ?) on conflict ("project_id", "session_id") do update set "start_time" = min(project_sessions.start_time, excluded.start_time), "end_time" = max(project_sessions.end_time, excluded.end_time) returning "id";
+
+-- sessions.linkTraces
+update "traces" set "project_session_rowid" = ? where "id" in (?, ?);
+
+-- sessions.deleteEmpty
+delete from "project_sessions" where "id" in (?, ?) and not exists (select "traces"."id" from "traces" where "traces"."project_session_rowid" = "project_sessions"."id");
+
 -- spans.deleteById
 delete from "spans" where "id" = ? returning "trace_rowid";
 
