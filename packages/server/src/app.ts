@@ -20,7 +20,7 @@ import type { RateLimitsRepository } from './db/repositories/rate-limits-reposit
 import { finiteNumbers } from './http/finite-numbers.js';
 import type { IngestService } from './ingest/ingest-service.js';
 import { type IngestLogs, otlpHttpRoutes } from './ingest/otlp-http-route.js';
-import { systemRoutes } from './api/system/system-routes.js';
+import { answerReadiness, systemRoutes, type ReadinessCheck } from './api/system/system-routes.js';
 import { jobsRoutes } from './api/system/jobs-routes.js';
 import type { JobStatus } from './jobs/job-runner.js';
 import { authRoutes } from './api/auth/auth-routes.js';
@@ -72,6 +72,8 @@ export interface AppDependencies {
   jobs: () => JobStatus[];
   /** Where the per-client limits of the auth routes count (shared by every replica). */
   rateLimits: RateLimitsRepository;
+  /** GET /readyz: resolves when the database answers. */
+  ready: ReadinessCheck;
   logger: FastifyBaseLogger;
 }
 
@@ -91,6 +93,7 @@ export async function buildApp({
   retention,
   jobs,
   rateLimits,
+  ready,
   logger,
 }: AppDependencies): Promise<FastifyInstance> {
   const app = Fastify({
@@ -151,7 +154,7 @@ export async function buildApp({
     async (scope) => {
       storableInput(scope);
       finiteNumbers(scope);
-      await scope.register(systemRoutes);
+      await scope.register(systemRoutes, { ready });
       await scope.register(jobsRoutes, { jobs });
       await scope.register(otlpHttpRoutes, { ingest, ingestLogs, maxBodyBytes: config.ingest.maxBodyBytes });
       await scope.register(authRoutes, { config, sessions: auth.loginSessions });
@@ -179,6 +182,7 @@ export async function buildApp({
   // Load balancers probe the bare path even when the app lives under a root path.
   if (prefix !== '') {
     app.get('/healthz', { schema: { hide: true } }, async (_request, reply) => reply.type('text/plain; charset=utf-8').send('OK'));
+    app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => answerReadiness(ready, reply));
   }
   return app;
 }

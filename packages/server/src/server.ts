@@ -252,6 +252,7 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
       retention,
       jobs: () => jobs?.status() ?? [],
       rateLimits: data.repositories.rateLimits,
+      ready: () => data.repositories.health.ping(),
       logger,
     });
     await app.listen({ host: config.host, port: config.port });

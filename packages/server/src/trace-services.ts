@@ -32,7 +32,14 @@ export function createTraceServices(
       projects,
       submit: submitSpans ?? (() => Promise.reject(new UnavailableError('span submission is not available in this process'))),
     }),
-    traces: createTracesService({ traces: repositories.traces, spans: repositories.spans, costs: repositories.costs, projects, sessions }),
+    traces: createTracesService({
+      traces: repositories.traces,
+      spans: repositories.spans,
+      costs: repositories.costs,
+      projects,
+      sessions,
+      withTransaction,
+    }),
     sessions,
     metrics: createMetricsService({ metrics: repositories.projectMetrics, costs: repositories.costs, projects }),
     annotations: createAnnotationsService({

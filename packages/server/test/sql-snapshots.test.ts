@@ -28,6 +28,17 @@ const annotationQuery = {
   limit: 10,
 };
 
+/** Every condition of a filtered annotation delete at once. */
+const annotationDeleteFilter = {
+  projectId: 1,
+  name: 'n',
+  identifier: 'i',
+  annotatorKind: 'HUMAN' as const,
+  createdFrom: NOW,
+  createdBefore: LATER,
+  userId: 1,
+};
+
 const annotationFields = {
   name: 'n',
   annotatorKind: 'HUMAN' as const,
@@ -49,6 +60,7 @@ function scenario(r: Repositories, dialect: string): SqlScenario {
     ['retention.incrementalVacuum', () => r.retention.incrementalVacuum(10)],
   ];
   return [
+    ['health.ping', () => r.health.ping()],
     ['users.isEmpty', () => r.users.isEmpty()],
     [
       'users.insert',
@@ -524,6 +536,14 @@ function scenario(r: Repositories, dialect: string): SqlScenario {
     ['apiKeys.delete', () => r.apiKeys.delete(1)],
     ['apiKeys.deleteForUser', () => r.apiKeys.deleteForUser(1)],
     ['users.markDeleted', () => r.users.markDeleted(1, NOW)],
+    ['annotations.deleteMatching (span, every filter)', () => r.annotations.deleteMatching('span', annotationDeleteFilter, 1000)],
+    ['annotations.deleteMatching (trace)', () => r.annotations.deleteMatching('trace', { projectId: 1, name: 'n' }, 1000)],
+    ['annotations.deleteMatching (session)', () => r.annotations.deleteMatching('session', { projectId: 1 }, 1000)],
+    ['traces.placesByIds', () => r.traces.placesByIds([1, 2])],
+    ['traces.moveToProject', () => r.traces.moveToProject([1, 2], 1)],
+    ['sessions.upsertWindow', () => r.sessions.upsertWindow(1, 'moved', '1', '2')],
+    ['sessions.linkTraces', () => r.sessions.linkTraces([1, 2], 1)],
+    ['sessions.deleteEmpty', () => r.sessions.deleteEmpty([1, 2])],
     ['spans.deleteById', () => r.spans.deleteById(1)],
     ['traces.deleteById', () => r.traces.deleteById(1)],
     ['sessions.deleteByIds', () => r.sessions.deleteByIds([1, 2])],

@@ -16,6 +16,13 @@ describeEachDialect('system routes', (server) => {
     assert.deepEqual(await missing.json(), { detail: 'not found: GET /no/such/route' });
   });
 
+  it('answers /readyz with OK as plain text while the database answers', async () => {
+    const response = await fetch(`${server().url}/readyz`);
+    assert.equal(response.status, 200);
+    assert.equal(response.headers.get('content-type'), 'text/plain; charset=utf-8');
+    assert.equal(await response.text(), 'OK');
+  });
+
   it('serves the Phoenix-compatible version as text', async () => {
     const response = await fetch(`${server().url}/arize_phoenix_version`);
     assert.equal(await response.text(), '19.3.0');
@@ -29,6 +36,7 @@ describeEachDialect('system routes', (server) => {
     assert.equal(document.openapi, '3.1.0');
     assert.equal(document.paths['/v1/traces']?.post?.operationId, 'addTraces');
     assert.ok(document.paths['/healthz']?.get);
+    assert.ok(document.paths['/readyz']?.get);
     const docs = await fetch(`${server().url}/docs`, { redirect: 'follow' });
     assert.equal(docs.status, 200);
     assert.match(await docs.text(), /<html/i);
@@ -44,6 +52,8 @@ describeEachDialect(
       assert.equal((await fetch(`${server().url}/openapi.json`)).status, 200);
       const origin = new URL(server().url).origin;
       assert.equal((await fetch(`${origin}/healthz`)).status, 200);
+      assert.equal((await fetch(`${server().url}/readyz`)).status, 200);
+      assert.equal(await (await fetch(`${origin}/readyz`)).text(), 'OK');
       assert.equal((await fetch(`${origin}/openapi.json`)).status, 404);
       const ingest = await fetch(`${server().url}/v1/traces`, {
         method: 'POST',

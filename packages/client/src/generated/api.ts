@@ -37,6 +37,45 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/readyz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Readiness probe
+         * @description OK (plain text) when the database answers; 503 with Retry-After when it does not.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": string;
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/arize_phoenix_version": {
         parameters: {
             query?: never;
@@ -525,6 +564,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/projects/{project_identifier}/spans/otlpv1": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search spans with simple filters (no DSL)
+         * @description The spans of getSpans, with the same filters (less span_kind) and order (newest first), in Phoenix's OTLP/JSON-like shape: snake_case, hex ids, times as integer nanoseconds, attributes as key/value pairs. Keyset-paginated.
+         */
+        get: operations["spanSearch"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/spans/{span_identifier}": {
         parameters: {
             query?: never;
@@ -604,6 +663,26 @@ export interface paths {
          * @description Deletes the whole trace with its spans and their annotations. Admins and system keys only (docs/api.md, "Permissions").
          */
         delete: operations["deleteTrace"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/traces/transfer": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Transfer traces to a project
+         * @description Moves the traces, all of one project, with their spans, annotations and costs to the destination project in one transaction. A trace in a session joins the destination's session of the same session.id (created when absent); a session left without traces is deleted. 404 for an unknown trace or project; 422 for no traces, more than 1000, or traces of several projects.
+         */
+        post: operations["transferTraces"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -787,7 +866,11 @@ export interface paths {
         get: operations["listSpanAnnotationsBySpanIds"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete span annotations in a project that match the supplied filter.
+         * @description Deletes the project's span annotations that match every given filter; 204 even when none does. The delete must be bounded by both start_time and end_time (on created_at, start inclusive, end exclusive), or acknowledged with delete_all=true (422 otherwise). A member deletes only the annotations they wrote; admins and system keys delete all that match. Runs in batches of 1000: a failure part-way leaves the rest for a retry.
+         */
+        delete: operations["deleteSpanAnnotations"];
         options?: never;
         head?: never;
         patch?: never;
@@ -827,7 +910,11 @@ export interface paths {
         get: operations["listTraceAnnotationsByTraceIds"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete trace annotations in a project that match the supplied filter.
+         * @description Deletes the project's trace annotations that match every given filter; 204 even when none does. The delete must be bounded by both start_time and end_time (on created_at, start inclusive, end exclusive), or acknowledged with delete_all=true (422 otherwise). A member deletes only the annotations they wrote; admins and system keys delete all that match. Runs in batches of 1000: a failure part-way leaves the rest for a retry.
+         */
+        delete: operations["deleteTraceAnnotations"];
         options?: never;
         head?: never;
         patch?: never;
@@ -867,7 +954,11 @@ export interface paths {
         get: operations["listSessionAnnotationsBySessionIds"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete session annotations in a project that match the supplied filter.
+         * @description Deletes the project's session annotations that match every given filter; 204 even when none does. The delete must be bounded by both start_time and end_time (on created_at, start inclusive, end exclusive), or acknowledged with delete_all=true (422 otherwise). A member deletes only the annotations they wrote; admins and system keys delete all that match. Runs in batches of 1000: a failure part-way leaves the rest for a retry.
+         */
+        delete: operations["deleteSessionAnnotations"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1589,6 +1680,21 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /**
+         * OtlpAnyValue
+         * @description One of the fields is set; the others are null (a null or object attribute: none is).
+         */
+        OtlpAnyValue: {
+            array_value: {
+                values: components["schemas"]["OtlpAnyValue"][];
+            } | null;
+            bool_value: boolean | null;
+            bytes_value: string | null;
+            double_value: number | null;
+            int_value: number | null;
+            kvlist_value: null;
+            string_value: string | null;
+        };
         /** Prompt */
         Prompt: {
             /** @description Opaque Prompt id (base64 of "Prompt:<row id>"). */
@@ -2123,6 +2229,55 @@ export interface components {
             /** @description Spans stored (all of them, or the request fails). */
             total_queued: number;
         };
+        /** OtlpKeyValue */
+        OtlpKeyValue: {
+            key: string;
+            value: components["schemas"]["OtlpAnyValue"];
+        };
+        /** OtlpEvent */
+        OtlpEvent: {
+            attributes: components["schemas"]["OtlpKeyValue"][];
+            dropped_attributes_count: null;
+            name: string;
+            /** @description Event time. Nanoseconds since the epoch, every digit exact (beyond 2^53). */
+            time_unix_nano: number | null;
+        };
+        /** OtlpStatus */
+        OtlpStatus: {
+            /** @description 0 UNSET, 1 OK, 2 ERROR. */
+            code: number;
+            /** @description The status message; null when empty. */
+            message: string | null;
+        };
+        /** OtlpSpan */
+        OtlpSpan: {
+            /** @description Every attribute, openinference.span.kind included. */
+            attributes: components["schemas"]["OtlpKeyValue"][];
+            dropped_attributes_count: null;
+            dropped_events_count: null;
+            dropped_links_count: null;
+            /** @description End. Nanoseconds since the epoch, every digit exact (beyond 2^53). */
+            end_time_unix_nano: number;
+            events: components["schemas"]["OtlpEvent"][] | null;
+            flags: null;
+            /**
+             * @description Always SPAN_KIND_INTERNAL, as Phoenix: the OpenInference kind is an attribute.
+             * @enum {string}
+             */
+            kind: "SPAN_KIND_INTERNAL";
+            links: null;
+            name: string;
+            /** @description OpenTelemetry span id of the parent (hex); null for a root span. */
+            parent_span_id: string | null;
+            /** @description OpenTelemetry span id, 16 lower-case hex digits. */
+            span_id: string;
+            /** @description Start. Nanoseconds since the epoch, every digit exact (beyond 2^53). */
+            start_time_unix_nano: number;
+            status: components["schemas"]["OtlpStatus"];
+            /** @description OpenTelemetry trace id, 32 lower-case hex digits. */
+            trace_id: string;
+            trace_state: null;
+        };
         /** SpanDetail */
         SpanDetail: {
             /** @description Opaque Span id (base64 of "Span:<row id>"). */
@@ -2259,6 +2414,24 @@ export interface components {
             spans: components["schemas"]["Span"][];
             /** @description True when the trace has more than 2,000 spans and `spans` holds the first 2,000; span_count and the sums count them all. */
             spans_truncated: boolean;
+        };
+        /** TransferTracesRequestBody */
+        TransferTracesRequestBody: {
+            /** @description The traces to move (repeats count once; 1 to 1000). */
+            trace_identifiers: string[];
+            /** @description Project id (base64 "Project:<id>") or project name. */
+            destination_project_identifier: string;
+        };
+        /** TransferTracesData */
+        TransferTracesData: {
+            /** @description The number of traces that were moved to the destination project. */
+            transferred_trace_count: number;
+            /** @description Opaque Project id (base64 of "Project:<row id>"). */
+            destination_project_id: string;
+        };
+        /** TransferTracesResponseBody */
+        TransferTracesResponseBody: {
+            data: components["schemas"]["TransferTracesData"];
         };
         /** SessionTraceData */
         SessionTraceData: {
@@ -4906,6 +5079,90 @@ export interface operations {
             };
         };
     };
+    spanSearch: {
+        parameters: {
+            query?: {
+                /** @description The next_cursor of the previous page (opaque); an invalid cursor answers 422. */
+                cursor?: string;
+                /** @description Page size, 1 to 1000 (more answers 422). */
+                limit?: number;
+                /** @description Inclusive lower bound on start time (ISO 8601; UTC when no offset is given). */
+                start_time?: string;
+                /** @description Exclusive upper bound on start time (ISO 8601; UTC when no offset is given). */
+                end_time?: string;
+                /** @description Only spans of these traces (OpenTelemetry trace ids; repeat the parameter). */
+                trace_id?: string[];
+                /** @description Only these spans (OpenTelemetry span ids; repeat the parameter). */
+                span_id?: string[];
+                /** @description Only children of this span (OpenTelemetry span id); the literal `null` selects root spans. */
+                parent_id?: string;
+                /** @description Only spans with one of these names. */
+                name?: string[];
+                /** @description Only spans with these status codes. */
+                status_code?: ("OK" | "ERROR" | "UNSET")[];
+                /** @description Attribute filter `key:value`, split at the first colon; repeat to AND several. The value matches the attribute as a string, and also as a number or boolean when it reads as one (`llm.token_count.prompt:120`, `llm.streaming:true`); a JSON-quoted value (`user.id:"123"`) matches only the string. A missing colon, empty key or value, or a null, list or object value answers 422. */
+                attribute?: string[];
+            };
+            header?: never;
+            path: {
+                /** @description Project id (base64 "Project:<id>") or project name. */
+                project_identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["OtlpSpan"][];
+                        /** @description The cursor of the next page; null on the last. */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     getSpan: {
         parameters: {
             query?: never;
@@ -5190,6 +5447,66 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    transferTraces: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TransferTracesRequestBody"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TransferTracesResponseBody"];
+                };
             };
             /** @description No valid credential (auth enabled) */
             401: {
@@ -5910,6 +6227,76 @@ export interface operations {
             };
         };
     };
+    deleteSpanAnnotations: {
+        parameters: {
+            query?: {
+                /** @description Only annotations of this name. */
+                name?: string;
+                /** @description Only annotations with this identifier. */
+                identifier?: string;
+                /** @description Only annotations by this kind of annotator. */
+                annotator_kind?: "LLM" | "CODE" | "HUMAN";
+                /** @description Inclusive lower bound on the annotations' created_at (ISO 8601; UTC without an offset). */
+                start_time?: string;
+                /** @description Exclusive upper bound on the annotations' created_at (ISO 8601; UTC without an offset). */
+                end_time?: string;
+                /** @description Acknowledges a delete not bounded by both start_time and end_time (the other filters still narrow it). */
+                delete_all?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description Project id (base64 "Project:<id>") or project name. */
+                project_identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted (or nothing matched) */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     createTraceNote: {
         parameters: {
             query?: never;
@@ -6011,6 +6398,76 @@ export interface operations {
                         next_cursor: string | null;
                     };
                 };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteTraceAnnotations: {
+        parameters: {
+            query?: {
+                /** @description Only annotations of this name. */
+                name?: string;
+                /** @description Only annotations with this identifier. */
+                identifier?: string;
+                /** @description Only annotations by this kind of annotator. */
+                annotator_kind?: "LLM" | "CODE" | "HUMAN";
+                /** @description Inclusive lower bound on the annotations' created_at (ISO 8601; UTC without an offset). */
+                start_time?: string;
+                /** @description Exclusive upper bound on the annotations' created_at (ISO 8601; UTC without an offset). */
+                end_time?: string;
+                /** @description Acknowledges a delete not bounded by both start_time and end_time (the other filters still narrow it). */
+                delete_all?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description Project id (base64 "Project:<id>") or project name. */
+                project_identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted (or nothing matched) */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description No valid credential (auth enabled) */
             401: {
@@ -6160,6 +6617,76 @@ export interface operations {
                         next_cursor: string | null;
                     };
                 };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteSessionAnnotations: {
+        parameters: {
+            query?: {
+                /** @description Only annotations of this name. */
+                name?: string;
+                /** @description Only annotations with this identifier. */
+                identifier?: string;
+                /** @description Only annotations by this kind of annotator. */
+                annotator_kind?: "LLM" | "CODE" | "HUMAN";
+                /** @description Inclusive lower bound on the annotations' created_at (ISO 8601; UTC without an offset). */
+                start_time?: string;
+                /** @description Exclusive upper bound on the annotations' created_at (ISO 8601; UTC without an offset). */
+                end_time?: string;
+                /** @description Acknowledges a delete not bounded by both start_time and end_time (the other filters still narrow it). */
+                delete_all?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description Project id (base64 "Project:<id>") or project name. */
+                project_identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted (or nothing matched) */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description No valid credential (auth enabled) */
             401: {

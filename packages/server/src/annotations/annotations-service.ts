@@ -78,6 +78,21 @@ export interface AnnotationSummary {
   labels: { label: string; count: number }[];
 }
 
+/** The filter of a bulk delete of a project's annotations (Phoenix's deleteSpanAnnotations and siblings). */
+export interface AnnotationDeleteParams {
+  name?: string | undefined;
+  identifier?: string | undefined;
+  annotatorKind?: AnnotatorKind | undefined;
+  /** On the annotations' created_at: start inclusive, end exclusive (ISO 8601). */
+  startTime?: string | undefined;
+  endTime?: string | undefined;
+  /** Required unless both times are given: the caller means every matching annotation, whenever made. */
+  deleteAll?: boolean | undefined;
+}
+
+/** Annotations one statement of a bulk delete removes: a few milliseconds of locks at a time. */
+export const DELETE_BATCH = 1000;
+
 /** Most targets or identifiers one list request may name (as Phoenix). */
 export const MAX_FILTER_VALUES = 1000;
 /** The name Phoenix reserves for notes. */
@@ -140,6 +155,11 @@ function noteFields(note: NoteInput, kind: ListedTargetKind, userId: number | nu
     userId,
   };
 }
+
+/** An ISO created_at bound (milliseconds, as stored) that compares with stored text as the nanosecond time would. */
+const createdAtBound = (nanos: bigint | undefined): string | undefined =>
+  // Stored times have whole milliseconds: `>= t` and `< t` hold for them exactly when they do against t rounded up.
+  nanos === undefined ? undefined : new Date(Number((nanos + 999_999n) / 1_000_000n)).toISOString();
 
 /** A target's natural key as stored: OpenTelemetry ids in lower-case hex, session.id texts trimmed. */
 const keyOf = (kind: TargetKind, text: string) => (kind === 'session' ? text.trim() : text.trim().toLowerCase());
@@ -254,6 +274,44 @@ export function createAnnotationsService(deps: AnnotationsServiceDependencies) {
       if (rows.length === 0 && targets.length > 0 && identifiers.length === 0 && !(await anyInProject(kind, project.id, targets)))
         throw new NotFoundError(`none of the ${targetName} is a ${kind} of this project`);
       return rows;
+    },
+
+    /**
+     * Deletes the project's span, trace or session annotations that match every given condition,
+     * in batches of DELETE_BATCH (each its own statement: a large delete neither holds long locks
+     * nor stops ingest, but is not atomic); returns how many went. As Phoenix: 422 unless both
+     * start_time and end_time bound the delete (on created_at) or delete_all is set; `ownerId`
+     * (a member's user id) narrows it to the annotations that user wrote.
+     */
+    async deleteMatching(
+      kind: ListedTargetKind,
+      projectIdentifier: Identifier,
+      params: AnnotationDeleteParams,
+      ownerId: number | null,
+    ): Promise<number> {
+      const { start, end } = parseTimeRange(params);
+      if (!params.deleteAll && (start === undefined || end === undefined))
+        throw new InvalidInputError(
+          'the delete is unbounded: set delete_all=true to acknowledge, or give both start_time and end_time to bound it',
+        );
+      for (const field of ['name', 'identifier'] as const)
+        if (params[field] !== undefined && params[field] === '') throw new InvalidInputError(`${field} must not be empty when given`);
+      const project = await projects.resolve(projectIdentifier);
+      const filter = {
+        projectId: project.id,
+        name: params.name,
+        identifier: params.identifier,
+        annotatorKind: params.annotatorKind,
+        createdFrom: createdAtBound(start),
+        createdBefore: createdAtBound(end),
+        userId: ownerId ?? undefined,
+      };
+      let total = 0;
+      for (;;) {
+        const deleted = await annotations.deleteMatching(kind, filter, DELETE_BATCH);
+        total += deleted;
+        if (deleted < DELETE_BATCH) return total;
+      }
     },
 
     /** Every annotation of one span's documents (Span GlobalID or OpenTelemetry span id), by position; 404 for an unknown span. */

@@ -34,6 +34,7 @@ export type RouteKey = `${'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD'} 
 export const PERMISSIONS: Readonly<Record<RouteKey, RouteRule>> = {
   // System
   'GET /healthz': { access: 'public' },
+  'GET /readyz': { access: 'public', rule: 'readiness probe: says only whether the database answers' },
   'GET /arize_phoenix_version': { access: 'any' },
   'GET /openapi.json': { access: 'public', rule: 'the API description holds no data' },
   // API docs page (swagger-ui) and its assets
@@ -104,6 +105,7 @@ export const PERMISSIONS: Readonly<Record<RouteKey, RouteRule>> = {
   'GET /v1/projects/:project_identifier/summary': { access: 'any', rule: 'project data' },
   'GET /v1/projects/:project_identifier/timeseries': { access: 'any', rule: 'project data' },
   'GET /v1/projects/:project_identifier/spans': { access: 'any', rule: 'project data' },
+  'GET /v1/projects/:project_identifier/spans/otlpv1': { access: 'any', rule: 'project data' },
   'POST /v1/projects/:project_identifier/spans': { access: 'any', rule: 'project data (span submission, like trace ingest)' },
   'GET /v1/spans/:span_identifier': { access: 'any', rule: 'project data' },
   'GET /v1/projects/:project_identifier/traces': { access: 'any', rule: 'project data' },
@@ -119,6 +121,11 @@ export const PERMISSIONS: Readonly<Record<RouteKey, RouteRule>> = {
   'POST /v1/session_notes': { access: 'any', rule: 'project data (notes record the calling user, if any)' },
   'GET /v1/projects/:project_identifier/trace_annotations': { access: 'any', rule: 'project data' },
   'GET /v1/projects/:project_identifier/session_annotations': { access: 'any', rule: 'project data' },
+  // Bulk deletes of annotations (API.md §5.1: members delete annotations too); as Phoenix, a member's delete
+  // reaches only the annotations they wrote (annotations-service deleteMatching, through memberUserId).
+  'DELETE /v1/projects/:project_identifier/span_annotations': { access: 'any', rule: 'annotations: a member deletes only their own' },
+  'DELETE /v1/projects/:project_identifier/trace_annotations': { access: 'any', rule: 'annotations: a member deletes only their own' },
+  'DELETE /v1/projects/:project_identifier/session_annotations': { access: 'any', rule: 'annotations: a member deletes only their own' },
   'GET /v1/spans/:span_identifier/document_annotations': { access: 'any', rule: 'project data' },
   // Annotation configs (docs/annotations.md, "Configs"): the schemas annotations are checked against; project data, members included.
   'GET /v1/annotation_configs': { access: 'any', rule: 'project data' },
@@ -139,6 +146,8 @@ export const PERMISSIONS: Readonly<Record<RouteKey, RouteRule>> = {
   'GET /v1/projects/:project_identifier/annotation_summaries': { access: 'any', rule: 'project data' },
   'DELETE /v1/spans/:span_identifier': { access: 'data-admin', rule: 'deleting spans: admins and system keys (docs/api.md)' },
   'DELETE /v1/traces/:trace_identifier': { access: 'data-admin', rule: 'deleting traces: admins and system keys (docs/api.md)' },
+  // Moving traces deletes none (a session left empty goes, its annotations with it): project data, as Phoenix lets members do it.
+  'POST /v1/traces/transfer': { access: 'any', rule: 'project data (moves traces between projects)' },
 
   // Sessions (docs/sessions.md): project data; deleting them is admin-only like other deletions of traces.
   'GET /v1/projects/:project_identifier/sessions': { access: 'any', rule: 'project data' },

@@ -20,7 +20,7 @@ import type { Config } from '../config.js';
 import { NotFoundError } from '@sightline/common';
 
 /** First path segments (under the root path) that belong to the API and never answer the UI's page. */
-const NOT_UI = new Set(['v1', 'auth', 'oauth2', 'docs', 'assets', 'healthz', 'openapi.json', 'arize_phoenix_version']);
+const NOT_UI = new Set(['v1', 'auth', 'oauth2', 'docs', 'assets', 'healthz', 'readyz', 'openapi.json', 'arize_phoenix_version']);
 
 /** packages/ui/dist, from both src/http (tsx) and dist/http (compiled). */
 export const DEFAULT_UI_DIR = fileURLToPath(new URL('../../../ui/dist/', import.meta.url));

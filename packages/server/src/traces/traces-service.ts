@@ -8,6 +8,7 @@ import { parseAnnotationFilters } from '../spans/annotation-filter.js';
 import { decodeCursor, keysetPage, type SortOrder } from '../shared/cursor.js';
 import type { ProjectsService } from '../projects/projects-service.js';
 import type { SessionsService } from '../sessions/sessions-service.js';
+import type { WithTransaction } from '../db/repositories/index.js';
 import { parseTimeRange } from '../span-model/time.js';
 
 export interface TraceListParams {
@@ -71,7 +72,17 @@ export interface TracesServiceDependencies {
   costs: CostsRepository;
   projects: ProjectsService;
   sessions: Pick<SessionsService, 'resolve'>;
+  withTransaction: WithTransaction;
 }
+
+/** What a transfer did (Phoenix's TransferTracesData). */
+export interface TransferResult {
+  transferredTraceCount: number;
+  destinationProjectId: number;
+}
+
+/** Most traces one transfer may name: it runs in one transaction, which must stay short. */
+export const MAX_TRANSFER_TRACES = 1000;
 
 /**
  * Most spans a trace's detail carries in full: a trace of 100,000 spans must open without reading
@@ -83,7 +94,7 @@ export const MAX_DETAIL_SPANS = 2_000;
 const MAX_SESSION_IDENTIFIERS = 100;
 
 export function createTracesService(deps: TracesServiceDependencies) {
-  const { traces, spans, costs, projects, sessions } = deps;
+  const { traces, spans, costs, projects, sessions, withTransaction } = deps;
 
   /** Stats and first root span of each trace, and optionally all their spans' tree columns. */
   const decorate = async (records: TraceRecord[], includeSpans: boolean): Promise<TraceListItem[]> => {
@@ -158,6 +169,77 @@ export function createTracesService(deps: TracesServiceDependencies) {
         id: trace.id,
       }));
       return { traces: await decorate(page.rows, params.includeSpans ?? false), nextCursor: page.nextCursor };
+    },
+
+    /**
+     * Moves traces (Trace GlobalIDs or OpenTelemetry trace ids, all of one project) with their spans,
+     * annotations and costs to the destination project, in one transaction, as Phoenix's
+     * transferTraces. A trace in a session joins the destination's session of the same session.id
+     * (created when absent, its window widened); a source session left without traces is deleted
+     * with its annotations. 422 for no or too many identifiers and for traces of several projects;
+     * 404 naming the traces or the project that do not exist.
+     */
+    async transfer(traceIdentifiers: Identifier[], destination: Identifier): Promise<TransferResult> {
+      if (traceIdentifiers.length === 0) throw new InvalidInputError('trace_identifiers must name at least one trace');
+      if (traceIdentifiers.length > MAX_TRANSFER_TRACES)
+        throw new InvalidInputError(
+          `too many trace_identifiers: ${traceIdentifiers.length} (at most ${MAX_TRANSFER_TRACES} per request; send several requests)`,
+        );
+      const byHex = [
+        ...new Set(
+          traceIdentifiers
+            .filter((each) => each.rowId === null && HEX_TRACE_ID.test(each.text.trim()))
+            .map((each) => each.text.trim().toLowerCase()),
+        ),
+      ];
+      const rowidOfHex = await traces.rowidsByTraceId(byHex);
+      const wanted = new Map<number, string>();
+      const missing: string[] = [];
+      for (const each of traceIdentifiers) {
+        const rowid = each.rowId ?? rowidOfHex.get(each.text.trim().toLowerCase());
+        if (rowid === undefined) missing.push(each.text);
+        else if (!wanted.has(rowid)) wanted.set(rowid, each.text);
+      }
+      const places = await traces.placesByIds([...wanted.keys()]);
+      for (const [rowid, text] of wanted) if (!places.has(rowid)) missing.push(text);
+      const sources = new Set([...places.values()].map((place) => place.projectId));
+      // A deleted project's traces wait for the retention job: they are gone for every reader, so here too.
+      for (const source of sources)
+        if (!(await projects.isLive(source)))
+          for (const [rowid, place] of places) if (place.projectId === source) missing.push(wanted.get(rowid)!);
+      if (missing.length > 0) {
+        const shown = [...new Set(missing)].slice(0, 10).map((text) => JSON.stringify(text.slice(0, 100)));
+        throw new NotFoundError(`traces not found: ${shown.join(', ')}${missing.length > 10 ? `, and ${missing.length - 10} more` : ''}`);
+      }
+      if (sources.size > 1)
+        throw new InvalidInputError(`the traces belong to ${sources.size} projects; transfer the traces of one project at a time`);
+      const target = await projects.resolve(destination);
+      const rowids = [...places.keys()];
+      await withTransaction(async (trx) => {
+        await trx.traces.moveToProject(rowids, target.id);
+        // Sessions are per project: each source session's moved traces join the destination's session of its session.id.
+        const bySession = new Map<number, number[]>();
+        for (const [rowid, place] of places) {
+          if (place.sessionRowid === null) continue;
+          bySession.set(place.sessionRowid, [...(bySession.get(place.sessionRowid) ?? []), rowid]);
+        }
+        for (const [sessionRowid, moved] of bySession) {
+          const source = await trx.sessions.findById(sessionRowid);
+          if (!source) continue;
+          // The moved traces' window (BigInt: Math.min and Math.max take numbers only).
+          let start = BigInt(places.get(moved[0]!)!.startTime);
+          let end = BigInt(places.get(moved[0]!)!.endTime);
+          for (const rowid of moved) {
+            const place = places.get(rowid)!;
+            if (BigInt(place.startTime) < start) start = BigInt(place.startTime);
+            if (BigInt(place.endTime) > end) end = BigInt(place.endTime);
+          }
+          const joined = await trx.sessions.upsertWindow(target.id, source.sessionId, start.toString(), end.toString());
+          await trx.sessions.linkTraces(moved, joined);
+        }
+        await trx.sessions.deleteEmpty([...bySession.keys()]);
+      });
+      return { transferredTraceCount: rowids.length, destinationProjectId: target.id };
     },
 
     /** Deletes a trace by Trace GlobalID or OpenTelemetry trace id, with its spans and their annotations; 404 otherwise. */

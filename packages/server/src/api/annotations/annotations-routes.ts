@@ -4,13 +4,13 @@
  * drives every route: what differs between them is the name of the field that names the target.
  */
 import type { FastifyInstance } from 'fastify';
-import { Type, type TSchema, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type, type Static, type TSchema, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AnnotationInput, AnnotationsService, ListedTargetKind, TargetKind } from '../../annotations/annotations-service.js';
 import type { AnnotationRecord } from '../../db/repositories/annotations-repository.js';
 import { identifier, toGlobalId, type GlobalType } from '../shared/global-id.js';
 import { DEFAULT_LIMIT, cursorId, pageAnswer } from '../shared/pagination.js';
-import { callerUserId } from '../shared/principal.js';
-import { endTimeParam, errors, limitParam, Page, ProjectPath, startTimeParam } from '../shared/schemas.js';
+import { callerUserId, memberUserId } from '../shared/principal.js';
+import { ANNOTATOR_KINDS, StringEnum, endTimeParam, errors, limitParam, Page, ProjectPath, startTimeParam } from '../shared/schemas.js';
 import {
   presentAnnotationSummary,
   presentDocumentAnnotation,
@@ -110,9 +110,13 @@ const TARGETS: Record<TargetKind, TargetRoutes> = {
 };
 
 /** The list and note routes of the kinds a project's annotations are listed by. */
-const LISTED: Record<ListedTargetKind, { list: string; idsDescription: string; schema: TSchema; note: TSchema; noteOperation: string }> = {
+const LISTED: Record<
+  ListedTargetKind,
+  { list: string; remove: string; idsDescription: string; schema: TSchema; note: TSchema; noteOperation: string }
+> = {
   span: {
     list: 'listSpanAnnotationsBySpanIds',
+    remove: 'deleteSpanAnnotations',
     idsDescription: 'OpenTelemetry span ids',
     schema: SpanAnnotation,
     note: SpanNoteData,
@@ -120,6 +124,7 @@ const LISTED: Record<ListedTargetKind, { list: string; idsDescription: string; s
   },
   trace: {
     list: 'listTraceAnnotationsByTraceIds',
+    remove: 'deleteTraceAnnotations',
     idsDescription: 'OpenTelemetry trace ids',
     schema: TraceAnnotation,
     note: TraceNoteData,
@@ -127,6 +132,7 @@ const LISTED: Record<ListedTargetKind, { list: string; idsDescription: string; s
   },
   session: {
     list: 'listSessionAnnotationsBySessionIds',
+    remove: 'deleteSessionAnnotations',
     idsDescription: 'session.id texts',
     schema: SessionAnnotation,
     note: SessionNoteData,
@@ -170,6 +176,25 @@ type ListQuery = Partial<Record<'span_ids' | 'trace_ids' | 'session_ids', string
   cursor?: string;
   limit?: number;
 };
+
+/** The filter of a bulk annotation delete, as Phoenix names it. */
+const DeleteQuery = Type.Object({
+  name: Type.Optional(Type.String({ minLength: 1, description: 'Only annotations of this name.' })),
+  identifier: Type.Optional(Type.String({ minLength: 1, description: 'Only annotations with this identifier.' })),
+  annotator_kind: Type.Optional(StringEnum(ANNOTATOR_KINDS, { description: 'Only annotations by this kind of annotator.' })),
+  start_time: Type.Optional(
+    Type.String({ description: "Inclusive lower bound on the annotations' created_at (ISO 8601; UTC without an offset)." }),
+  ),
+  end_time: Type.Optional(
+    Type.String({ description: "Exclusive upper bound on the annotations' created_at (ISO 8601; UTC without an offset)." }),
+  ),
+  delete_all: Type.Optional(
+    Type.Boolean({
+      default: false,
+      description: 'Acknowledges a delete not bounded by both start_time and end_time (the other filters still narrow it).',
+    }),
+  ),
+});
 
 export async function annotationsRoutes(instance: FastifyInstance, { annotations }: { annotations: AnnotationsService }) {
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
@@ -275,6 +300,42 @@ export async function annotationsRoutes(instance: FastifyInstance, { annotations
           },
         );
         return pageAnswer(target.type, rows, limit, PRESENT[kind]);
+      },
+    );
+
+    app.delete(
+      `/v1/projects/:project_identifier/${kind}_annotations`,
+      {
+        schema: {
+          tags: ['annotations'],
+          operationId: listed.remove,
+          summary: `Delete ${kind} annotations in a project that match the supplied filter.`,
+          description:
+            `Deletes the project's ${kind} annotations that match every given filter; 204 even when none does. The delete must be ` +
+            'bounded by both start_time and end_time (on created_at, start inclusive, end exclusive), or acknowledged with ' +
+            'delete_all=true (422 otherwise). A member deletes only the annotations they wrote; admins and system keys delete all ' +
+            'that match. Runs in batches of 1000: a failure part-way leaves the rest for a retry.',
+          params: ProjectPath,
+          querystring: DeleteQuery,
+          response: { 204: Type.Null({ description: 'Deleted (or nothing matched)' }), ...errors(404, 422) },
+        },
+      },
+      async (request, reply) => {
+        const query = request.query as Static<typeof DeleteQuery>;
+        await annotations.deleteMatching(
+          kind,
+          identifier('Project', (request.params as { project_identifier: string }).project_identifier),
+          {
+            name: query.name,
+            identifier: query.identifier,
+            annotatorKind: query.annotator_kind,
+            startTime: query.start_time,
+            endTime: query.end_time,
+            deleteAll: query.delete_all,
+          },
+          memberUserId(request),
+        );
+        return reply.code(204).send(null);
       },
     );
   }

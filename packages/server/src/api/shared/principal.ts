@@ -13,3 +13,8 @@ export function requireUser(request: FastifyRequest): UserPrincipal {
 export function callerUserId(request: FastifyRequest): number | null {
   return request.principal?.kind === 'user' ? request.principal.user.id : null;
 }
+
+/** The calling user's row id when they are not an admin (a member); null for admins, system keys and with auth off. */
+export function memberUserId(request: FastifyRequest): number | null {
+  return request.principal?.kind === 'user' && request.principal.user.role !== 'admin' ? request.principal.user.id : null;
+}

@@ -5,7 +5,8 @@ import { Type, type TSchema, type TypeBoxTypeProvider } from '@fastify/type-prov
 import type { SpanSubmissionService } from '../../spans/span-submission-service.js';
 import type { SpansService } from '../../spans/spans-service.js';
 import { annotationFilters, listWindow } from '../shared/list-query.js';
-import { presentSpan, presentSpanDetail } from './spans-presenters.js';
+import { presentOtlpSpan, presentSpan, presentSpanDetail } from './spans-presenters.js';
+import { stringifyExact } from '../shared/exact-json.js';
 import {
   annotationFilterParams,
   cursorParam,
@@ -20,7 +21,7 @@ import {
   startTimeParam,
   StatusCodeParam,
 } from '../shared/schemas.js';
-import { Span, SpanDetail } from './spans-schemas.js';
+import { OtlpSpan, Span, SpanDetail } from './spans-schemas.js';
 
 const repeated = <T extends TSchema>(item: T, description: string) => Type.Optional(Type.Array(item, { description }));
 
@@ -45,6 +46,20 @@ export const SpanListQuery = Type.Object({
       'value (`user.id:"123"`) matches only the string. A missing colon, empty key or value, or a null, list or object value answers 422.',
   ),
   ...annotationFilterParams('spans'),
+});
+
+/** Phoenix's spanSearch parameters: getSpans' without span_kind, order and the annotation filters. */
+const OtlpSpanSearchQuery = Type.Object({
+  cursor: cursorParam,
+  limit: limitParam,
+  start_time: startTimeParam,
+  end_time: endTimeParam,
+  trace_id: SpanListQuery.properties.trace_id,
+  span_id: SpanListQuery.properties.span_id,
+  parent_id: SpanListQuery.properties.parent_id,
+  name: SpanListQuery.properties.name,
+  status_code: SpanListQuery.properties.status_code,
+  attribute: SpanListQuery.properties.attribute,
 });
 
 /** A span as phoenix-client's logSpans sends it (Phoenix's Span); formats are checked by the service, naming the span. */
@@ -112,6 +127,39 @@ export async function spansRoutes(
         attributes: query.attribute,
       });
       return { data: result.spans.map(presentSpan), next_cursor: result.nextCursor };
+    },
+  );
+
+  app.get(
+    '/v1/projects/:project_identifier/spans/otlpv1',
+    {
+      schema: {
+        tags,
+        operationId: 'spanSearch',
+        summary: 'Search spans with simple filters (no DSL)',
+        description:
+          "The spans of getSpans, with the same filters (less span_kind) and order (newest first), in Phoenix's OTLP/JSON-like " +
+          'shape: snake_case, hex ids, times as integer nanoseconds, attributes as key/value pairs. Keyset-paginated.',
+        params: ProjectPath,
+        querystring: OtlpSpanSearchQuery,
+        response: { 200: Page(OtlpSpan), ...errors(404, 422) },
+      },
+    },
+    async (request, reply) => {
+      const query = request.query;
+      const result = await spans.list(identifier('Project', request.params.project_identifier), {
+        ...listWindow(query),
+        traceIds: query.trace_id,
+        spanIds: query.span_id,
+        parentId: query.parent_id,
+        names: query.name,
+        statusCodes: query.status_code,
+        attributes: query.attribute,
+      });
+      // Written by hand so that nanosecond times keep every digit (JavaScript numbers would round them).
+      const body = stringifyExact({ next_cursor: result.nextCursor, data: result.spans.map(presentOtlpSpan) });
+      // A string with a JSON content type is sent as it is (the schema above documents it).
+      return reply.type('application/json; charset=utf-8').send(body as never);
     },
   );
 

@@ -1,5 +1,5 @@
 /** `/v1/projects/{p}/traces` (Phoenix's listProjectTraces) and one trace with its span tree. */
-import { identifier } from '../shared/global-id.js';
+import { identifier, toGlobalId } from '../shared/global-id.js';
 import type { FastifyInstance } from 'fastify';
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { TracesService } from '../../traces/traces-service.js';
@@ -17,7 +17,8 @@ import {
   StringEnum,
 } from '../shared/schemas.js';
 import { presentTrace, presentTraceDetail } from './traces-presenters.js';
-import { Trace, TraceDetail } from './traces-schemas.js';
+import { Trace, TraceDetail, TransferTracesData } from './traces-schemas.js';
+import { MAX_TRANSFER_TRACES } from '../../traces/traces-service.js';
 
 export async function tracesRoutes(instance: FastifyInstance, { traces }: { traces: TracesService }) {
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
@@ -106,6 +107,46 @@ export async function tracesRoutes(instance: FastifyInstance, { traces }: { trac
     async (request, reply) => {
       await traces.delete(identifier('Trace', request.params.trace_identifier));
       return reply.code(204).send(null);
+    },
+  );
+
+  app.post(
+    '/v1/traces/transfer',
+    {
+      schema: {
+        tags,
+        operationId: 'transferTraces',
+        summary: 'Transfer traces to a project',
+        description:
+          'Moves the traces, all of one project, with their spans, annotations and costs to the destination project in one ' +
+          "transaction. A trace in a session joins the destination's session of the same session.id (created when absent); a " +
+          'session left without traces is deleted. 404 for an unknown trace or project; 422 for no traces, more than ' +
+          `${MAX_TRANSFER_TRACES}, or traces of several projects.`,
+        body: Type.Object(
+          {
+            trace_identifiers: Type.Array(
+              Type.String({ description: 'Trace id (base64 "Trace:<id>") or OpenTelemetry trace id (32 hex digits).' }),
+              { description: `The traces to move (repeats count once; 1 to ${MAX_TRANSFER_TRACES}).` },
+            ),
+            destination_project_identifier: Type.String({ description: 'Project id (base64 "Project:<id>") or project name.' }),
+          },
+          { title: 'TransferTracesRequestBody' },
+        ),
+        response: { 200: Type.Object({ data: TransferTracesData }, { title: 'TransferTracesResponseBody' }), ...errors(404, 422) },
+      },
+    },
+    async (request) => {
+      const body = request.body;
+      const result = await traces.transfer(
+        body.trace_identifiers.map((text) => identifier('Trace', text)),
+        identifier('Project', body.destination_project_identifier),
+      );
+      return {
+        data: {
+          transferred_trace_count: result.transferredTraceCount,
+          destination_project_id: toGlobalId('Project', result.destinationProjectId),
+        },
+      };
     },
   );
 }

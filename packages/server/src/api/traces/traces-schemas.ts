@@ -56,3 +56,11 @@ export const TraceDetail = Type.Object(
   },
   { title: 'TraceDetail' },
 );
+
+export const TransferTracesData = Type.Object(
+  {
+    transferred_trace_count: Type.Integer({ description: 'The number of traces that were moved to the destination project.' }),
+    destination_project_id: Id('Project'),
+  },
+  { title: 'TransferTracesData' },
+);

@@ -87,6 +87,19 @@ const toRecord = (row: AnnotationRow): AnnotationRecord => ({
   updatedAt: row.updated_at,
 });
 
+/** Which of a project's annotations of one target kind a filtered delete removes (every given condition, AND). */
+export interface AnnotationDeleteFilter {
+  projectId: number;
+  name?: string | undefined;
+  identifier?: string | undefined;
+  annotatorKind?: AnnotatorKind | undefined;
+  /** On created_at (ISO text, milliseconds): from inclusive, before exclusive. */
+  createdFrom?: string | undefined;
+  createdBefore?: string | undefined;
+  /** Only the annotations this user wrote (a member deleting). */
+  userId?: number | undefined;
+}
+
 /** Counts of one (name, label) pair of a project's span or trace annotations. */
 export interface AnnotationLabelCount {
   target: 'span' | 'trace';
@@ -256,6 +269,33 @@ export function createAnnotationsRepository(db: Kysely<DB>, dialect: Dialect) {
           scoreCount: Number(row.score_count),
         });
       return [...spanRows.map(toCount('span')), ...traceRows.map(toCount('trace'))];
+    },
+
+    /**
+     * Deletes at most `batch` of the project's span, trace or session annotations that match the
+     * filter, oldest ids first; returns how many went. The caller repeats until fewer than
+     * `batch` go, so no statement holds its locks for long whatever the number of matches.
+     */
+    async deleteMatching(kind: ListedTargetKind, filter: AnnotationDeleteFilter, batch: number): Promise<number> {
+      const { table, targetTable, targetRowid } = TABLES[kind];
+      // The three pairs of tables differ only in names; the casts let one statement serve them all.
+      let victims = db
+        .selectFrom(`${table} as a` as 'trace_annotations as a')
+        .innerJoin(`${targetTable} as t` as 'traces as t', 't.id', `a.${targetRowid}` as 'a.trace_rowid')
+        .select('a.id')
+        .where('t.project_id', '=', filter.projectId);
+      if (filter.name !== undefined) victims = victims.where('a.name', '=', filter.name);
+      if (filter.identifier !== undefined) victims = victims.where('a.identifier', '=', filter.identifier);
+      if (filter.annotatorKind !== undefined) victims = victims.where('a.annotator_kind', '=', filter.annotatorKind);
+      if (filter.createdFrom !== undefined) victims = victims.where('a.created_at', '>=', filter.createdFrom);
+      if (filter.createdBefore !== undefined) victims = victims.where('a.created_at', '<', filter.createdBefore);
+      if (filter.userId !== undefined) victims = victims.where('a.user_id', '=', filter.userId);
+      // One statement: the batch's ids chosen and deleted together (no parameters growing with the batch).
+      const result = await db
+        .deleteFrom(table as 'trace_annotations')
+        .where('id', 'in', victims.orderBy('a.id').limit(batch))
+        .executeTakeFirst();
+      return Number(result.numDeletedRows);
     },
 
     /** Annotations of one span's documents, by position then name (for reading back what was written). */

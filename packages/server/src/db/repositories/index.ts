@@ -22,6 +22,7 @@ import { createSecretsRepository } from './secrets-repository.js';
 import { createSessionsRepository } from './sessions-repository.js';
 import { createDatasetsRepository } from './datasets-repository.js';
 import { createExperimentsRepository } from './experiments-repository.js';
+import { createHealthRepository } from './health-repository.js';
 import { createPromptsRepository } from './prompts-repository.js';
 import { createRetentionRepository } from './retention-repository.js';
 import { createLoginSessionsRepository } from './login-sessions-repository.js';
@@ -55,6 +56,7 @@ export function createRepositories(db: Kysely<DB>, dialect: Dialect) {
     retention: createRetentionRepository(db, dialect),
     longAttributes: createLongAttributesRepository(db, dialect),
     jobLeases: createJobLeasesRepository(db, dialect),
+    health: createHealthRepository(db),
   };
 }
 

@@ -9,6 +9,7 @@ import { inTransaction } from '../in-transaction.js';
 import type { SortOrder } from '../keyset.js';
 import { longAttributeText, unpackLongAttributes } from '../../span-model/long-attributes.js';
 import type { DB } from '../schema.js';
+import { MAX_IN_LIST, chunks } from '../chunks.js';
 import { bigintText, sqlDialect } from '../sql-dialect.js';
 
 export interface SessionRecord {
@@ -193,6 +194,49 @@ export function createSessionsRepository(db: Kysely<DB>, dialect: Dialect) {
         result.set(trace, { input, output });
       }
       return result;
+    },
+
+    /**
+     * The session of `sessionId` in the project, created when absent, its window widened to cover
+     * [startTime, endTime] (nanoseconds, decimal text); returns its row id.
+     */
+    async upsertWindow(projectId: number, sessionId: string, startTime: string, endTime: string): Promise<number> {
+      const least = dialect === 'sqlite' ? 'min' : 'least';
+      const greatest = dialect === 'sqlite' ? 'max' : 'greatest';
+      const row = await db
+        .insertInto('project_sessions')
+        .values({ project_id: projectId, session_id: sessionId, start_time: startTime, end_time: endTime })
+        .onConflict((oc) =>
+          oc.columns(['project_id', 'session_id']).doUpdateSet({
+            start_time: sql`${sql.raw(least)}(project_sessions.start_time, excluded.start_time)`,
+            end_time: sql`${sql.raw(greatest)}(project_sessions.end_time, excluded.end_time)`,
+          }),
+        )
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      return Number(row.id);
+    },
+
+    /** Puts the traces in the session (row ids; chunks of MAX_IN_LIST). */
+    async linkTraces(traceRowids: number[], sessionRowid: number): Promise<void> {
+      for (const chunk of chunks(traceRowids, MAX_IN_LIST))
+        await db.updateTable('traces').set({ project_session_rowid: sessionRowid }).where('id', 'in', chunk).execute();
+    },
+
+    /** Deletes those of the sessions that no trace belongs to any more (their annotations cascade); returns how many. */
+    async deleteEmpty(ids: number[]): Promise<number> {
+      let deleted = 0;
+      for (const chunk of chunks(ids, MAX_IN_LIST)) {
+        const result = await db
+          .deleteFrom('project_sessions')
+          .where('id', 'in', chunk)
+          .where(({ not, exists, selectFrom }) =>
+            not(exists(selectFrom('traces').select('traces.id').whereRef('traces.project_session_rowid', '=', 'project_sessions.id'))),
+          )
+          .executeTakeFirst();
+        deleted += Number(result.numDeletedRows);
+      }
+      return deleted;
     },
 
     /**

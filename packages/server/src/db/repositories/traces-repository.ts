@@ -3,6 +3,7 @@ import { type AnnotationFilter, traceHasAnnotation } from './annotation-filters.
 import { sql, type Expression, type Kysely } from 'kysely';
 import { fromPosition, type KeysetPosition, type SortOrder } from '../keyset.js';
 import type { DB } from '../schema.js';
+import { MAX_IN_LIST, chunks } from '../chunks.js';
 import type { Dialect } from '../../config.js';
 import { inTransaction } from '../in-transaction.js';
 import { bigintText, nanosLiteral } from '../sql-dialect.js';
@@ -148,6 +149,46 @@ export function createTracesRepository(db: Kysely<DB>, dialect: Dialect) {
         await trx.deleteFrom('spans').where('trace_rowid', '=', id).execute();
         return Number(result.numDeletedRows) > 0;
       });
+    },
+
+    /** The project and session of each given trace that exists (row ids, any project). */
+    async placesByIds(
+      ids: number[],
+    ): Promise<Map<number, { projectId: number; sessionRowid: number | null; startTime: string; endTime: string }>> {
+      const found = new Map<number, { projectId: number; sessionRowid: number | null; startTime: string; endTime: string }>();
+      for (const chunk of chunks(ids, MAX_IN_LIST)) {
+        const rows = await db
+          .selectFrom('traces')
+          .select([
+            'id',
+            'project_id',
+            'project_session_rowid',
+            bigintText('traces.start_time').as('start_time'),
+            bigintText('traces.end_time').as('end_time'),
+          ])
+          .where('id', 'in', chunk)
+          .execute();
+        for (const row of rows)
+          found.set(Number(row.id), {
+            projectId: Number(row.project_id),
+            sessionRowid: row.project_session_rowid === null ? null : Number(row.project_session_rowid),
+            startTime: row.start_time,
+            endTime: row.end_time,
+          });
+      }
+      return found;
+    },
+
+    /**
+     * Moves the traces, their spans and their spans' costs to the project (annotations follow their
+     * trace or span), in chunks of MAX_IN_LIST traces; sessions are the caller's (sessions repository).
+     */
+    async moveToProject(ids: number[], projectId: number): Promise<void> {
+      for (const chunk of chunks(ids, MAX_IN_LIST)) {
+        await db.updateTable('traces').set({ project_id: projectId }).where('id', 'in', chunk).execute();
+        await db.updateTable('spans').set({ project_id: projectId }).where('trace_rowid', 'in', chunk).execute();
+        await db.updateTable('span_costs').set({ project_id: projectId }).where('trace_rowid', 'in', chunk).execute();
+      }
     },
 
     /** Span count, error count and token sums of each given trace. */

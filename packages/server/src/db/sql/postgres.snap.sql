@@ -1,3 +1,6 @@
+-- health.ping
+select 1;
+
 -- users.isEmpty
 select "id" from "users" limit $1;
 
@@ -654,6 +657,32 @@ delete from "api_keys" where "user_id" = $1;
 
 -- users.markDeleted
 update "users" set "deleted_at" = $1, "updated_at" = $2, "password_hash" = $3, "password_salt" = $4 where "id" = $5 and "deleted_at" is null;
+
+-- annotations.deleteMatching (span, every filter)
+delete from "span_annotations" where "id" in (select "a"."id" from "span_annotations" as "a" inner join "spans" as "t" on "t"."id" = "a"."span_rowid" where "t"."project_id" = $1 and "a"."name" = $2 and "a"."identifier" = $3 and "a"."annotator_kind" = $4 and "a"."created_at" >= $5 and "a"."created_at" < $6 and "a"."user_id" = $7 order by "a"."id" limit $8);
+
+-- annotations.deleteMatching (trace)
+delete from "trace_annotations" where "id" in (select "a"."id" from "trace_annotations" as "a" inner join "traces" as "t" on "t"."id" = "a"."trace_rowid" where "t"."project_id" = $1 and "a"."name" = $2 order by "a"."id" limit $3);
+
+-- annotations.deleteMatching (session)
+delete from "session_annotations" where "id" in (select "a"."id" from "session_annotations" as "a" inner join "project_sessions" as "t" on "t"."id" = "a"."project_session_rowid" where "t"."project_id" = $1 order by "a"."id" limit $2);
+
+-- traces.placesByIds
+select "id", "project_id", "project_session_rowid", cast("traces"."start_time" as text) as "start_time", cast("traces"."end_time" as text) as "end_time" from "traces" where "id" in ($1, $2);
+
+-- traces.moveToProject
+update "traces" set "project_id" = $1 where "id" in ($2, $3);
+update "spans" set "project_id" = $1 where "trace_rowid" in ($2, $3);
+update "span_costs" set "project_id" = $1 where "trace_rowid" in ($2, $3);
+
+-- sessions.upsertWindow
+insert into "project_sessions" ("project_id", "session_id", "start_time", "end_time") values ($1, $2, $3, $4) on conflict ("project_id", "session_id") do update set "start_time" = least(project_sessions.start_time, excluded.start_time), "end_time" = greatest(project_sessions.end_time, excluded.end_time) returning "id";
+
+-- sessions.linkTraces
+update "traces" set "project_session_rowid" = $1 where "id" in ($2, $3);
+
+-- sessions.deleteEmpty
+delete from "project_sessions" where "id" in ($1, $2) and not exists (select "traces"."id" from "traces" where "traces"."project_session_rowid" = "project_sessions"."id");
 
 -- spans.deleteById
 delete from "spans" where "id" = $1 returning "trace_rowid";

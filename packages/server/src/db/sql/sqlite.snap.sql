@@ -1,3 +1,6 @@
+-- health.ping
+select 1;
+
 -- users.isEmpty
 select "id" from "users" limit ?;
 
@@ -656,6 +659,32 @@ delete from "api_keys" where "user_id" = ?;
 
 -- users.markDeleted
 update "users" set "deleted_at" = ?, "updated_at" = ?, "password_hash" = ?, "password_salt" = ? where "id" = ? and "deleted_at" is null;
+
+-- annotations.deleteMatching (span, every filter)
+delete from "span_annotations" where "id" in (select "a"."id" from "span_annotations" as "a" inner join "spans" as "t" on "t"."id" = "a"."span_rowid" where "t"."project_id" = ? and "a"."name" = ? and "a"."identifier" = ? and "a"."annotator_kind" = ? and "a"."created_at" >= ? and "a"."created_at" < ? and "a"."user_id" = ? order by "a"."id" limit ?);
+
+-- annotations.deleteMatching (trace)
+delete from "trace_annotations" where "id" in (select "a"."id" from "trace_annotations" as "a" inner join "traces" as "t" on "t"."id" = "a"."trace_rowid" where "t"."project_id" = ? and "a"."name" = ? order by "a"."id" limit ?);
+
+-- annotations.deleteMatching (session)
+delete from "session_annotations" where "id" in (select "a"."id" from "session_annotations" as "a" inner join "project_sessions" as "t" on "t"."id" = "a"."project_session_rowid" where "t"."project_id" = ? order by "a"."id" limit ?);
+
+-- traces.placesByIds
+select "id", "project_id", "project_session_rowid", cast("traces"."start_time" as text) as "start_time", cast("traces"."end_time" as text) as "end_time" from "traces" where "id" in (?, ?);
+
+-- traces.moveToProject
+update "traces" set "project_id" = ? where "id" in (?, ?);
+update "spans" set "project_id" = ? where "trace_rowid" in (?, ?);
+update "span_costs" set "project_id" = ? where "trace_rowid" in (?, ?);
+
+-- sessions.upsertWindow
+insert into "project_sessions" ("project_id", "session_id", "start_time", "end_time") values (?, ?, ?, ?) on conflict ("project_id", "session_id") do update set "start_time" = min(project_sessions.start_time, excluded.start_time), "end_time" = max(project_sessions.end_time, excluded.end_time) returning "id";
+
+-- sessions.linkTraces
+update "traces" set "project_session_rowid" = ? where "id" in (?, ?);
+
+-- sessions.deleteEmpty
+delete from "project_sessions" where "id" in (?, ?) and not exists (select "traces"."id" from "traces" where "traces"."project_session_rowid" = "project_sessions"."id");
 
 -- spans.deleteById
 delete from "spans" where "id" = ? returning "trace_rowid";
