@@ -40,6 +40,8 @@ import { annotationConfigsRoutes } from './api/annotation-configs/annotation-con
 import { loadUiPage, uiFallback, uiRoutes } from './http/ui-routes.js';
 import { promptsRoutes } from './api/prompts/prompts-routes.js';
 import { datasetsRoutes } from './api/datasets/datasets-routes.js';
+import { datasetLabelsRoutes } from './api/dataset-labels/dataset-labels-routes.js';
+import type { DatasetLabelsService } from './datasets/dataset-labels-service.js';
 import { experimentsRoutes } from './api/experiments/experiments-routes.js';
 import type { ExperimentsService } from './experiments/experiments-service.js';
 import type { DatasetsService } from './datasets/datasets-service.js';
@@ -61,6 +63,7 @@ export interface AppDependencies {
   query: TraceServices;
   prompts: PromptsService;
   datasets: DatasetsService;
+  datasetLabels: DatasetLabelsService;
   experiments: ExperimentsService;
   costs: CostsService;
   secrets: SecretsService;
@@ -81,6 +84,7 @@ export async function buildApp({
   query,
   prompts,
   datasets,
+  datasetLabels,
   experiments,
   costs,
   secrets,
@@ -165,6 +169,7 @@ export async function buildApp({
       await scope.register(annotationConfigsRoutes, { configs: query.annotationConfigs });
       await scope.register(promptsRoutes, { prompts });
       await scope.register(datasetsRoutes, { datasets });
+      await scope.register(datasetLabelsRoutes, { labels: datasetLabels });
       await scope.register(experimentsRoutes, { experiments });
       await scope.register(modelPricesRoutes, { costs });
       await scope.register(playgroundRoutes, { playground, secrets });

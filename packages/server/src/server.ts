@@ -13,6 +13,7 @@ import { createDataAccess } from './db/repositories/index.js';
 import { createTraceServices } from './trace-services.js';
 import { createPromptsService } from './prompts/prompts-service.js';
 import { createDatasetsService } from './datasets/datasets-service.js';
+import { createDatasetLabelsService } from './datasets/dataset-labels-service.js';
 import { DATASET_DELETIONS_JOB, createDatasetDeletionJob } from './datasets/dataset-deletion-job.js';
 import { createExperimentsService } from './experiments/experiments-service.js';
 import { createCostsService } from './costs/costs-service.js';
@@ -128,6 +129,11 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
         onDeleted: () => void jobs?.runNow(DATASET_DELETIONS_JOB).catch(() => {}),
       },
     });
+    const datasetLabels = createDatasetLabelsService({
+      labels: data.repositories.datasetLabels,
+      datasets: data.repositories.datasets,
+      withTransaction: data.withTransaction,
+    });
     const experiments = createExperimentsService({
       experiments: data.repositories.experiments,
       traces: data.repositories.traces,
@@ -235,6 +241,7 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
       query,
       prompts,
       datasets,
+      datasetLabels,
       experiments,
       costs,
       secrets,

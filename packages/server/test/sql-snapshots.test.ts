@@ -331,6 +331,17 @@ function scenario(r: Repositories, dialect: string): SqlScenario {
     ['datasets.deletePendingVersion', () => r.datasets.deletePendingVersion(2)],
     ['datasets.deleteDatasetWithoutVersions', () => r.datasets.deleteDatasetWithoutVersions(1)],
     ['datasets.touch', () => r.datasets.touch(1, LATER)],
+    ['datasetLabels.insert', () => r.datasetLabels.insert({ name: 'l', description: null, color: '#00cc88', userId: 1 }, NOW)],
+    ['datasetLabels.findById', () => r.datasetLabels.findById(1)],
+    ['datasetLabels.list', () => r.datasetLabels.list({ limit: 10, fromId: 5 })],
+    ['datasetLabels.update', () => r.datasetLabels.update(1, { name: 'm', color: '#112233', description: 'd' }, LATER)],
+    ['datasetLabels.existingIds', () => r.datasetLabels.existingIds([1, 2])],
+    ['datasetLabels.apply', () => r.datasetLabels.apply(1, [1])],
+    ['datasetLabels.listForDataset', () => r.datasetLabels.listForDataset(1, { limit: 10, fromId: 5 })],
+    ['datasetLabels.keepOnly', () => r.datasetLabels.keepOnly(1, [1])],
+    ['datasetLabels.keepOnly (none)', () => r.datasetLabels.keepOnly(1, [])],
+    ['datasetLabels.remove', () => r.datasetLabels.remove(1, [1])],
+    ['datasetLabels.delete', () => r.datasetLabels.delete(1)],
     [
       'experiments.insert',
       () =>

@@ -157,6 +157,16 @@ export const PERMISSIONS: Readonly<Record<RouteKey, RouteRule>> = {
   'GET /v1/datasets/:id/examples': { access: 'any', rule: 'evaluation data' },
   'GET /v1/datasets/:id/jsonl': { access: 'any', rule: 'evaluation data' },
   'GET /v1/datasets/:id/csv': { access: 'any', rule: 'evaluation data' },
+  // Dataset labels (docs/datasets.md, "Labels"): evaluation data; members create, change and delete them too (API.md §5.1).
+  'GET /v1/dataset_labels': { access: 'any', rule: 'evaluation data' },
+  'POST /v1/dataset_labels': { access: 'any', rule: 'evaluation data (the label records the calling user, if any)' },
+  'GET /v1/dataset_labels/:label_id': { access: 'any', rule: 'evaluation data' },
+  'PATCH /v1/dataset_labels/:label_id': { access: 'any', rule: 'evaluation data' },
+  'DELETE /v1/dataset_labels/:label_id': { access: 'any', rule: 'evaluation data (members delete labels as they delete datasets)' },
+  'GET /v1/datasets/:dataset_identifier/labels': { access: 'any', rule: 'evaluation data' },
+  'PUT /v1/datasets/:dataset_identifier/labels': { access: 'any', rule: 'evaluation data' },
+  'PUT /v1/datasets/:dataset_identifier/labels/:label_id': { access: 'any', rule: 'evaluation data' },
+  'DELETE /v1/datasets/:dataset_identifier/labels/:label_id': { access: 'any', rule: 'evaluation data' },
 
   // Experiments (docs/experiments.md): evaluation data, for admins, members and system keys alike.
   'POST /v1/datasets/:dataset_id/experiments': { access: 'any', rule: 'evaluation data (the experiment records the calling user, if any)' },

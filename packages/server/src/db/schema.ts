@@ -278,6 +278,41 @@ export interface DatasetExampleRevisionsTable {
   created_at: Timestamp;
 }
 
+/** A label any dataset may carry (migration 0028); the name is unique server-wide. */
+export interface DatasetLabelsTable {
+  id: Generated<number>;
+  name: string;
+  description: string | null;
+  /** Lower-case `#rrggbb`. */
+  color: string;
+  user_id: number | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface DatasetsDatasetLabelsTable {
+  dataset_id: number;
+  dataset_label_id: number;
+}
+
+/** A named set of examples (migration 0028); the name is unique server-wide, as in Phoenix. */
+export interface DatasetSplitsTable {
+  id: Generated<number>;
+  name: string;
+  description: string | null;
+  color: string;
+  /** JSON object. */
+  metadata: string;
+  user_id: number | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface DatasetSplitsDatasetExamplesTable {
+  dataset_split_id: number;
+  dataset_example_id: number;
+}
+
 /** Experiments over a dataset version (docs/experiments.md). */
 export interface ExperimentsTable {
   id: Generated<number>;
@@ -421,6 +456,10 @@ export interface DB {
   dataset_versions: DatasetVersionsTable;
   dataset_examples: DatasetExamplesTable;
   dataset_example_revisions: DatasetExampleRevisionsTable;
+  dataset_labels: DatasetLabelsTable;
+  datasets_dataset_labels: DatasetsDatasetLabelsTable;
+  dataset_splits: DatasetSplitsTable;
+  dataset_splits_dataset_examples: DatasetSplitsDatasetExamplesTable;
   experiments: ExperimentsTable;
   experiment_examples: ExperimentExamplesTable;
   experiment_runs: ExperimentRunsTable;

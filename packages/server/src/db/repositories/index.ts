@@ -21,6 +21,7 @@ import { createCostsRepository } from './costs-repository.js';
 import { createSecretsRepository } from './secrets-repository.js';
 import { createSessionsRepository } from './sessions-repository.js';
 import { createDatasetsRepository } from './datasets-repository.js';
+import { createDatasetLabelsRepository } from './dataset-labels-repository.js';
 import { createExperimentsRepository } from './experiments-repository.js';
 import { createPromptsRepository } from './prompts-repository.js';
 import { createRetentionRepository } from './retention-repository.js';
@@ -47,6 +48,7 @@ export function createRepositories(db: Kysely<DB>, dialect: Dialect) {
     annotationConfigs: createAnnotationConfigsRepository(db, dialect),
     prompts: createPromptsRepository(db),
     datasets: createDatasetsRepository(db, dialect),
+    datasetLabels: createDatasetLabelsRepository(db),
     experiments: createExperimentsRepository(db, dialect),
     costs: createCostsRepository(db),
     secrets: createSecretsRepository(db),

@@ -437,6 +437,39 @@ delete from "datasets" where "id" = $1 and not exists (select "dataset_versions"
 -- datasets.touch
 update "datasets" set "updated_at" = $1 where "id" = $2;
 
+-- datasetLabels.insert
+insert into "dataset_labels" ("name", "description", "color", "user_id", "created_at", "updated_at") values ($1, $2, $3, $4, $5, $6) returning "id", "name", "description", "color";
+
+-- datasetLabels.findById
+select "id", "name", "description", "color" from "dataset_labels" where "id" = $1;
+
+-- datasetLabels.list
+select "id", "name", "description", "color" from "dataset_labels" where "id" <= $1 order by "id" desc limit $2;
+
+-- datasetLabels.update
+update "dataset_labels" set "name" = $1, "color" = $2, "description" = $3, "updated_at" = $4 where "id" = $5 returning "id", "name", "description", "color";
+
+-- datasetLabels.existingIds
+select "id" from "dataset_labels" where "id" in ($1, $2);
+
+-- datasetLabels.apply
+insert into "datasets_dataset_labels" ("dataset_id", "dataset_label_id") values ($1, $2) on conflict ("dataset_id", "dataset_label_id") do nothing;
+
+-- datasetLabels.listForDataset
+select "l"."id", "l"."name", "l"."description", "l"."color" from "datasets_dataset_labels" as "m" inner join "dataset_labels" as "l" on "l"."id" = "m"."dataset_label_id" where "m"."dataset_id" = $1 and "l"."id" <= $2 order by "l"."id" desc limit $3;
+
+-- datasetLabels.keepOnly
+delete from "datasets_dataset_labels" where "dataset_id" = $1 and "dataset_label_id" not in ($2);
+
+-- datasetLabels.keepOnly (none)
+delete from "datasets_dataset_labels" where "dataset_id" = $1;
+
+-- datasetLabels.remove
+delete from "datasets_dataset_labels" where "dataset_id" = $1 and "dataset_label_id" in ($2);
+
+-- datasetLabels.delete
+delete from "dataset_labels" where "id" = $1;
+
 -- experiments.insert
 insert into "experiments" ("dataset_id", "dataset_version_id", "name", "description", "metadata", "repetitions", "project_name", "user_id", "created_at", "updated_at") values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) returning *;
 

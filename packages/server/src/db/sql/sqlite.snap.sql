@@ -435,6 +435,39 @@ delete from "datasets" where "id" = ? and not exists (select "dataset_versions".
 -- datasets.touch
 update "datasets" set "updated_at" = ? where "id" = ?;
 
+-- datasetLabels.insert
+insert into "dataset_labels" ("name", "description", "color", "user_id", "created_at", "updated_at") values (?, ?, ?, ?, ?, ?) returning "id", "name", "description", "color";
+
+-- datasetLabels.findById
+select "id", "name", "description", "color" from "dataset_labels" where "id" = ?;
+
+-- datasetLabels.list
+select "id", "name", "description", "color" from "dataset_labels" where "id" <= ? order by "id" desc limit ?;
+
+-- datasetLabels.update
+update "dataset_labels" set "name" = ?, "color" = ?, "description" = ?, "updated_at" = ? where "id" = ? returning "id", "name", "description", "color";
+
+-- datasetLabels.existingIds
+select "id" from "dataset_labels" where "id" in (?, ?);
+
+-- datasetLabels.apply
+insert into "datasets_dataset_labels" ("dataset_id", "dataset_label_id") values (?, ?) on conflict ("dataset_id", "dataset_label_id") do nothing;
+
+-- datasetLabels.listForDataset
+select "l"."id", "l"."name", "l"."description", "l"."color" from "datasets_dataset_labels" as "m" inner join "dataset_labels" as "l" on "l"."id" = "m"."dataset_label_id" where "m"."dataset_id" = ? and "l"."id" <= ? order by "l"."id" desc limit ?;
+
+-- datasetLabels.keepOnly
+delete from "datasets_dataset_labels" where "dataset_id" = ? and "dataset_label_id" not in (?);
+
+-- datasetLabels.keepOnly (none)
+delete from "datasets_dataset_labels" where "dataset_id" = ?;
+
+-- datasetLabels.remove
+delete from "datasets_dataset_labels" where "dataset_id" = ? and "dataset_label_id" in (?);
+
+-- datasetLabels.delete
+delete from "dataset_labels" where "id" = ?;
+
 -- experiments.insert
 insert into "experiments" ("dataset_id", "dataset_version_id", "name", "description", "metadata", "repetitions", "project_name", "user_id", "created_at", "updated_at") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning *;
 
