@@ -42,6 +42,8 @@ import { promptsRoutes } from './api/prompts/prompts-routes.js';
 import { datasetsRoutes } from './api/datasets/datasets-routes.js';
 import { datasetLabelsRoutes } from './api/dataset-labels/dataset-labels-routes.js';
 import type { DatasetLabelsService } from './datasets/dataset-labels-service.js';
+import { datasetSplitsRoutes } from './api/dataset-splits/dataset-splits-routes.js';
+import type { DatasetSplitsService } from './datasets/dataset-splits-service.js';
 import { experimentsRoutes } from './api/experiments/experiments-routes.js';
 import type { ExperimentsService } from './experiments/experiments-service.js';
 import type { DatasetsService } from './datasets/datasets-service.js';
@@ -64,6 +66,7 @@ export interface AppDependencies {
   prompts: PromptsService;
   datasets: DatasetsService;
   datasetLabels: DatasetLabelsService;
+  datasetSplits: DatasetSplitsService;
   experiments: ExperimentsService;
   costs: CostsService;
   secrets: SecretsService;
@@ -85,6 +88,7 @@ export async function buildApp({
   prompts,
   datasets,
   datasetLabels,
+  datasetSplits,
   experiments,
   costs,
   secrets,
@@ -170,6 +174,7 @@ export async function buildApp({
       await scope.register(promptsRoutes, { prompts });
       await scope.register(datasetsRoutes, { datasets });
       await scope.register(datasetLabelsRoutes, { labels: datasetLabels });
+      await scope.register(datasetSplitsRoutes, { splits: datasetSplits });
       await scope.register(experimentsRoutes, { experiments });
       await scope.register(modelPricesRoutes, { costs });
       await scope.register(playgroundRoutes, { playground, secrets });

@@ -14,6 +14,7 @@ import { createTraceServices } from './trace-services.js';
 import { createPromptsService } from './prompts/prompts-service.js';
 import { createDatasetsService } from './datasets/datasets-service.js';
 import { createDatasetLabelsService } from './datasets/dataset-labels-service.js';
+import { createDatasetSplitsService } from './datasets/dataset-splits-service.js';
 import { DATASET_DELETIONS_JOB, createDatasetDeletionJob } from './datasets/dataset-deletion-job.js';
 import { createExperimentsService } from './experiments/experiments-service.js';
 import { createCostsService } from './costs/costs-service.js';
@@ -121,6 +122,7 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
     const prompts = createPromptsService({ prompts: data.repositories.prompts, withTransaction: data.withTransaction });
     const datasets = createDatasetsService({
       datasets: data.repositories.datasets,
+      splits: data.repositories.datasetSplits,
       withTransaction: data.withTransaction,
       options: {
         idleTimeoutMs: config.datasetUploadIdleSeconds * 1000,
@@ -131,6 +133,11 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
     });
     const datasetLabels = createDatasetLabelsService({
       labels: data.repositories.datasetLabels,
+      datasets: data.repositories.datasets,
+      withTransaction: data.withTransaction,
+    });
+    const datasetSplits = createDatasetSplitsService({
+      splits: data.repositories.datasetSplits,
       datasets: data.repositories.datasets,
       withTransaction: data.withTransaction,
     });
@@ -242,6 +249,7 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
       prompts,
       datasets,
       datasetLabels,
+      datasetSplits,
       experiments,
       costs,
       secrets,

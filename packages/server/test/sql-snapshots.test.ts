@@ -343,6 +343,20 @@ function scenario(r: Repositories, dialect: string): SqlScenario {
     ['datasetLabels.remove', () => r.datasetLabels.remove(1, [1])],
     ['datasetLabels.delete', () => r.datasetLabels.delete(1)],
     [
+      'datasetSplits.insert',
+      () => r.datasetSplits.insert({ name: 's', description: null, color: '#33c5e8', metadata: {}, userId: 1 }, NOW),
+    ],
+    ['datasetSplits.findById', () => r.datasetSplits.findById(1)],
+    ['datasetSplits.findByIdsOrNames', () => r.datasetSplits.findByIdsOrNames([1], ['s'])],
+    ['datasetSplits.update', () => r.datasetSplits.update(1, { name: 't', description: 'd', color: '#000000', metadata: { a: 1 } }, LATER)],
+    ['datasetSplits.examplesOfDataset', () => r.datasetSplits.examplesOfDataset(1, [1, 2])],
+    ['datasetSplits.addExamples', () => r.datasetSplits.addExamples(1, [1])],
+    ['datasetSplits.exampleCount', () => r.datasetSplits.exampleCount(1, 1)],
+    ['datasets.exampleTextsAt (splits)', () => r.datasets.exampleTextsAt(1, 1, 0, 100, [1])],
+    ['datasets.exampleIdsAt (splits)', () => r.datasets.exampleIdsAt(1, 1, 0, 100, [1])],
+    ['datasetSplits.removeExamples', () => r.datasetSplits.removeExamples(1, [1])],
+    ['datasetSplits.delete', () => r.datasetSplits.delete(1)],
+    [
       'experiments.insert',
       () =>
         r.experiments.insert(

@@ -1376,6 +1376,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/datasets/{dataset_identifier}/splits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a dataset split
+         * @description Optionally seeded with examples of the dataset (`example_ids`); 409 when the name is taken.
+         */
+        post: operations["createDatasetSplit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/datasets/{dataset_identifier}/splits/{split_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a dataset split
+         * @description The split goes (its name is server-wide, so from every dataset); the examples stay.
+         */
+        delete: operations["deleteDatasetSplit"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a dataset split
+         * @description Changes the fields sent, adds `add_example_ids` then removes `remove_example_ids` (examples of this dataset).
+         */
+        patch: operations["updateDatasetSplit"];
+        trace?: never;
+    };
     "/v1/datasets/{dataset_id}/experiments": {
         parameters: {
             query?: never;
@@ -2887,6 +2931,7 @@ export interface components {
         ListDatasetExamplesData: {
             dataset_id: string;
             version_id: string;
+            /** @description The names of the splits filtered by (only with `split`). */
             filtered_splits?: string[];
             examples: components["schemas"]["DatasetExample"][];
         };
@@ -2921,6 +2966,61 @@ export interface components {
         SetDatasetLabelsRequestBody: {
             /** @description Every label the dataset is to carry (DatasetLabel ids); the others are removed; an empty list removes all. */
             dataset_label_ids?: string[];
+        };
+        /** CreateDatasetSplitRequestBody */
+        CreateDatasetSplitRequestBody: {
+            /** @description A name unique on the server (surrounding spaces are trimmed; 409 when taken). */
+            name: string;
+            /** @description An optional description. */
+            description?: string | null;
+            /** @description A colour such as "#33c5e8" (the default). */
+            color?: string | null;
+            /** @description Free-form metadata (default {}). */
+            metadata?: {
+                [key: string]: unknown;
+            };
+            /** @description DatasetExample ids of this dataset to put in the split. At most 10000. */
+            example_ids?: string[];
+        };
+        /** DatasetSplit */
+        DatasetSplit: {
+            /** @description Opaque DatasetSplit id (base64 of "DatasetSplit:<row id>"). */
+            id: string;
+            name: string;
+            description: string | null;
+            color: string;
+            /** @description Free-form metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description Examples of the dataset named in the path that the split holds. */
+            example_count: number;
+            /**
+             * Format: date-time
+             * @description Creation time (UTC).
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description Last change of the name, description, colour or metadata (UTC).
+             */
+            updated_at: string;
+        };
+        /** UpdateDatasetSplitRequestBody */
+        UpdateDatasetSplitRequestBody: {
+            /** @description A new unique name (null or blank is refused). */
+            name?: string | null;
+            /** @description A new description; null clears it. */
+            description?: string | null;
+            /** @description A new colour (null or blank is refused). */
+            color?: string | null;
+            metadata?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description DatasetExample ids of this dataset to add (one already in the split is ignored). At most 10000. */
+            add_example_ids?: string[];
+            /** @description DatasetExample ids to remove; an id in both lists ends up removed. At most 10000. */
+            remove_example_ids?: string[];
         };
         /** ExperimentAnnotationSummary */
         ExperimentAnnotationSummary: {
@@ -7690,7 +7790,7 @@ export interface operations {
                     metadata?: {
                         [key: string]: unknown;
                     }[];
-                    /** @description Accepted and ignored: splits are not supported yet. */
+                    /** @description Accepted and ignored: put examples into splits with the /v1/datasets/{id}/splits routes. */
                     splits?: unknown[];
                     /** @description The OpenTelemetry span id each example was made from, or null. */
                     span_ids?: (string | null)[];
@@ -8022,7 +8122,7 @@ export interface operations {
                 limit?: number;
                 /** @description The next_cursor of the previous page (opaque); an invalid cursor answers 422. */
                 cursor?: string;
-                /** @description Accepted and ignored: splits are not supported yet. */
+                /** @description Only the examples in one of these splits (DatasetSplit ids or names; repeat for several); an unknown one answers 404. */
                 split?: string[];
             };
             header?: never;
@@ -8754,6 +8854,216 @@ export interface operations {
             };
             /** @description Not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createDatasetSplit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Dataset id (base64 "Dataset:<id>") or the dataset name. */
+                dataset_identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateDatasetSplitRequestBody"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["DatasetSplit"];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteDatasetSplit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Dataset id (base64 "Dataset:<id>") or the dataset name. */
+                dataset_identifier: string;
+                /** @description Dataset split id (base64 "DatasetSplit:<id>"). */
+                split_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    updateDatasetSplit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Dataset id (base64 "Dataset:<id>") or the dataset name. */
+                dataset_identifier: string;
+                /** @description Dataset split id (base64 "DatasetSplit:<id>"). */
+                split_id: string;
+            };
+            cookie?: never;
+        };
+        /** @description Fields to change; an omitted field is left as it is. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateDatasetSplitRequestBody"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["DatasetSplit"];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -167,6 +167,13 @@ export const PERMISSIONS: Readonly<Record<RouteKey, RouteRule>> = {
   'PUT /v1/datasets/:dataset_identifier/labels': { access: 'any', rule: 'evaluation data' },
   'PUT /v1/datasets/:dataset_identifier/labels/:label_id': { access: 'any', rule: 'evaluation data' },
   'DELETE /v1/datasets/:dataset_identifier/labels/:label_id': { access: 'any', rule: 'evaluation data' },
+  // Dataset splits (docs/datasets.md, "Splits"): evaluation data; members create, change and delete them too (API.md §5.1).
+  'POST /v1/datasets/:dataset_identifier/splits': { access: 'any', rule: 'evaluation data (the split records the calling user, if any)' },
+  'PATCH /v1/datasets/:dataset_identifier/splits/:split_id': { access: 'any', rule: 'evaluation data' },
+  'DELETE /v1/datasets/:dataset_identifier/splits/:split_id': {
+    access: 'any',
+    rule: 'evaluation data (members delete splits as they delete datasets)',
+  },
 
   // Experiments (docs/experiments.md): evaluation data, for admins, members and system keys alike.
   'POST /v1/datasets/:dataset_id/experiments': { access: 'any', rule: 'evaluation data (the experiment records the calling user, if any)' },

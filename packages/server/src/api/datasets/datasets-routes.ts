@@ -316,13 +316,19 @@ export async function datasetsRoutes(instance: FastifyInstance, { datasets }: { 
     },
     async (request, reply) => {
       const { limit, cursor } = request.query;
-      const { dataset, version, pages } = await datasets.examplePages(datasetOf(request.params), versionOf(request.query.version_id), {
-        fromId: cursorId('DatasetExample', cursor),
-        // One more than the page: the first example of the next page is its cursor.
-        limit: limit === undefined ? undefined : limit + 1,
-      });
+      const { dataset, version, splitNames, pages } = await datasets.examplePages(
+        datasetOf(request.params),
+        versionOf(request.query.version_id),
+        {
+          fromId: cursorId('DatasetExample', cursor),
+          // One more than the page: the first example of the next page is its cursor.
+          limit: limit === undefined ? undefined : limit + 1,
+          splits: request.query.split?.map((split) => identifier('DatasetSplit', split)),
+        },
+      );
+      const filtered = splitNames === undefined ? '' : `"filtered_splits":${JSON.stringify(splitNames)},`;
       async function* body() {
-        yield `{"data":{"dataset_id":${JSON.stringify(toGlobalId('Dataset', dataset.id))},"version_id":${JSON.stringify(toGlobalId('DatasetVersion', version.id))},"examples":[`;
+        yield `{"data":{"dataset_id":${JSON.stringify(toGlobalId('Dataset', dataset.id))},"version_id":${JSON.stringify(toGlobalId('DatasetVersion', version.id))},${filtered}"examples":[`;
         let written = 0;
         let next: string | null = null;
         for await (const page of pages) {

@@ -22,6 +22,7 @@ import { createSecretsRepository } from './secrets-repository.js';
 import { createSessionsRepository } from './sessions-repository.js';
 import { createDatasetsRepository } from './datasets-repository.js';
 import { createDatasetLabelsRepository } from './dataset-labels-repository.js';
+import { createDatasetSplitsRepository } from './dataset-splits-repository.js';
 import { createExperimentsRepository } from './experiments-repository.js';
 import { createPromptsRepository } from './prompts-repository.js';
 import { createRetentionRepository } from './retention-repository.js';
@@ -49,6 +50,7 @@ export function createRepositories(db: Kysely<DB>, dialect: Dialect) {
     prompts: createPromptsRepository(db),
     datasets: createDatasetsRepository(db, dialect),
     datasetLabels: createDatasetLabelsRepository(db),
+    datasetSplits: createDatasetSplitsRepository(db),
     experiments: createExperimentsRepository(db, dialect),
     costs: createCostsRepository(db),
     secrets: createSecretsRepository(db),

@@ -470,6 +470,39 @@ delete from "datasets_dataset_labels" where "dataset_id" = $1 and "dataset_label
 -- datasetLabels.delete
 delete from "dataset_labels" where "id" = $1;
 
+-- datasetSplits.insert
+insert into "dataset_splits" ("name", "description", "color", "metadata", "user_id", "created_at", "updated_at") values ($1, $2, $3, $4, $5, $6, $7) returning *;
+
+-- datasetSplits.findById
+select * from "dataset_splits" where "id" = $1;
+
+-- datasetSplits.findByIdsOrNames
+select * from "dataset_splits" where ("id" in ($1) or "name" in ($2)) order by "id";
+
+-- datasetSplits.update
+update "dataset_splits" set "name" = $1, "description" = $2, "color" = $3, "metadata" = $4, "updated_at" = $5 where "id" = $6 returning *;
+
+-- datasetSplits.examplesOfDataset
+select "id" from "dataset_examples" where "dataset_id" = $1 and "id" in ($2, $3);
+
+-- datasetSplits.addExamples
+insert into "dataset_splits_dataset_examples" ("dataset_split_id", "dataset_example_id") values ($1, $2) on conflict ("dataset_split_id", "dataset_example_id") do nothing;
+
+-- datasetSplits.exampleCount
+select count(*) as "n" from "dataset_splits_dataset_examples" as "m" inner join "dataset_examples" as "e" on "e"."id" = "m"."dataset_example_id" where "m"."dataset_split_id" = $1 and "e"."dataset_id" = $2;
+
+-- datasets.exampleTextsAt (splits)
+select "e"."id", "e"."external_id", "e"."source_span_id", "r"."input", "r"."output", "r"."metadata", "r"."created_at" from "dataset_example_revisions" as "r" inner join "dataset_examples" as "e" on "e"."id" = "r"."example_id" where "e"."dataset_id" = $1 and "r"."version_id" = (select max("newest"."version_id") as "version_id" from "dataset_example_revisions" as "newest" where "newest"."example_id" = "r"."example_id" and "newest"."version_id" <= $2) and "e"."id" in (select "s"."dataset_example_id" from "dataset_splits_dataset_examples" as "s" where "s"."dataset_split_id" in ($3)) and "r"."kind" != $4 and "e"."id" > $5 order by "e"."id" limit $6;
+
+-- datasets.exampleIdsAt (splits)
+select "e"."id" from "dataset_example_revisions" as "r" inner join "dataset_examples" as "e" on "e"."id" = "r"."example_id" where "e"."dataset_id" = $1 and "r"."version_id" = (select max("newest"."version_id") as "version_id" from "dataset_example_revisions" as "newest" where "newest"."example_id" = "r"."example_id" and "newest"."version_id" <= $2) and "e"."id" in (select "s"."dataset_example_id" from "dataset_splits_dataset_examples" as "s" where "s"."dataset_split_id" in ($3)) and "r"."kind" != $4 and "e"."id" > $5 order by "e"."id" limit $6;
+
+-- datasetSplits.removeExamples
+delete from "dataset_splits_dataset_examples" where "dataset_split_id" = $1 and "dataset_example_id" in ($2);
+
+-- datasetSplits.delete
+delete from "dataset_splits" where "id" = $1;
+
 -- experiments.insert
 insert into "experiments" ("dataset_id", "dataset_version_id", "name", "description", "metadata", "repetitions", "project_name", "user_id", "created_at", "updated_at") values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) returning *;
 
@@ -554,6 +587,7 @@ select "id" from "datasets" where "deleted_at" is not null order by "id" limit $
 select "id" from "dataset_examples" where "dataset_id" = $1 order by "id" limit $2;
 delete from "experiment_examples" where "example_id" in ($1);
 delete from "experiment_runs" where "example_id" in ($1);
+delete from "dataset_splits_dataset_examples" where "dataset_example_id" in ($1);
 delete from "dataset_example_revisions" where "example_id" in ($1);
 delete from "dataset_examples" where "id" in ($1);
 

@@ -468,6 +468,39 @@ delete from "datasets_dataset_labels" where "dataset_id" = ? and "dataset_label_
 -- datasetLabels.delete
 delete from "dataset_labels" where "id" = ?;
 
+-- datasetSplits.insert
+insert into "dataset_splits" ("name", "description", "color", "metadata", "user_id", "created_at", "updated_at") values (?, ?, ?, ?, ?, ?, ?) returning *;
+
+-- datasetSplits.findById
+select * from "dataset_splits" where "id" = ?;
+
+-- datasetSplits.findByIdsOrNames
+select * from "dataset_splits" where ("id" in (?) or "name" in (?)) order by "id";
+
+-- datasetSplits.update
+update "dataset_splits" set "name" = ?, "description" = ?, "color" = ?, "metadata" = ?, "updated_at" = ? where "id" = ? returning *;
+
+-- datasetSplits.examplesOfDataset
+select "id" from "dataset_examples" where "dataset_id" = ? and "id" in (?, ?);
+
+-- datasetSplits.addExamples
+insert into "dataset_splits_dataset_examples" ("dataset_split_id", "dataset_example_id") values (?, ?) on conflict ("dataset_split_id", "dataset_example_id") do nothing;
+
+-- datasetSplits.exampleCount
+select count(*) as "n" from "dataset_splits_dataset_examples" as "m" inner join "dataset_examples" as "e" on "e"."id" = "m"."dataset_example_id" where "m"."dataset_split_id" = ? and "e"."dataset_id" = ?;
+
+-- datasets.exampleTextsAt (splits)
+select "e"."id", "e"."external_id", "e"."source_span_id", "r"."input", "r"."output", "r"."metadata", "r"."created_at" from "dataset_example_revisions" as "r" inner join "dataset_examples" as "e" on "e"."id" = "r"."example_id" where "e"."dataset_id" = ? and "r"."version_id" = (select max("newest"."version_id") as "version_id" from "dataset_example_revisions" as "newest" where "newest"."example_id" = "r"."example_id" and "newest"."version_id" <= ?) and "e"."id" in (select "s"."dataset_example_id" from "dataset_splits_dataset_examples" as "s" where "s"."dataset_split_id" in (?)) and "r"."kind" != ? and "e"."id" > ? order by "e"."id" limit ?;
+
+-- datasets.exampleIdsAt (splits)
+select "e"."id" from "dataset_example_revisions" as "r" inner join "dataset_examples" as "e" on "e"."id" = "r"."example_id" where "e"."dataset_id" = ? and "r"."version_id" = (select max("newest"."version_id") as "version_id" from "dataset_example_revisions" as "newest" where "newest"."example_id" = "r"."example_id" and "newest"."version_id" <= ?) and "e"."id" in (select "s"."dataset_example_id" from "dataset_splits_dataset_examples" as "s" where "s"."dataset_split_id" in (?)) and "r"."kind" != ? and "e"."id" > ? order by "e"."id" limit ?;
+
+-- datasetSplits.removeExamples
+delete from "dataset_splits_dataset_examples" where "dataset_split_id" = ? and "dataset_example_id" in (?);
+
+-- datasetSplits.delete
+delete from "dataset_splits" where "id" = ?;
+
 -- experiments.insert
 insert into "experiments" ("dataset_id", "dataset_version_id", "name", "description", "metadata", "repetitions", "project_name", "user_id", "created_at", "updated_at") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning *;
 
@@ -552,6 +585,7 @@ select "id" from "datasets" where "deleted_at" is not null order by "id" limit ?
 select "id" from "dataset_examples" where "dataset_id" = ? order by "id" limit ?;
 delete from "experiment_examples" where "example_id" in (?);
 delete from "experiment_runs" where "example_id" in (?);
+delete from "dataset_splits_dataset_examples" where "dataset_example_id" in (?);
 delete from "dataset_example_revisions" where "example_id" in (?);
 delete from "dataset_examples" where "id" in (?);
 
