@@ -157,6 +157,8 @@ export const PERMISSIONS: Readonly<Record<RouteKey, RouteRule>> = {
   'GET /v1/datasets/:id/examples': { access: 'any', rule: 'evaluation data' },
   'GET /v1/datasets/:id/jsonl': { access: 'any', rule: 'evaluation data' },
   'GET /v1/datasets/:id/csv': { access: 'any', rule: 'evaluation data' },
+  'GET /v1/datasets/:id/jsonl/openai_ft': { access: 'any', rule: 'evaluation data' },
+  'GET /v1/datasets/:id/jsonl/openai_evals': { access: 'any', rule: 'evaluation data' },
   // Dataset labels (docs/datasets.md, "Labels"): evaluation data; members create, change and delete them too (API.md §5.1).
   'GET /v1/dataset_labels': { access: 'any', rule: 'evaluation data' },
   'POST /v1/dataset_labels': { access: 'any', rule: 'evaluation data (the label records the calling user, if any)' },

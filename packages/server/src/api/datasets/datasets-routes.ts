@@ -14,7 +14,7 @@ import {
 } from '../../datasets/datasets-service.js';
 import { type FileFormat, type FileKeys, fileFormat, readFileExamples } from '../../datasets/file-examples.js';
 import { withJsonUpload } from '../../datasets/json-examples.js';
-import { exampleJson, presentDataset, presentVersion } from './datasets-presenters.js';
+import { exampleJson, openAiEvalsLine, openAiFineTuningLine, presentDataset, presentVersion } from './datasets-presenters.js';
 import { csvField } from '../shared/csv.js';
 import {
   Dataset,
@@ -382,6 +382,40 @@ export async function datasetsRoutes(instance: FastifyInstance, { datasets }: { 
         head: '',
         // The stored documents are JSON text already: written as they are.
         line: (example) => `{"input":${example.input},"output":${example.output},"metadata":${example.metadata}}\n`,
+      }),
+  );
+
+  app.get(
+    '/v1/datasets/:id/jsonl/openai_ft',
+    {
+      schema: downloadSchema(
+        'getDatasetJSONLOpenAIFineTuning',
+        'Download the examples as OpenAI fine-tuning JSONL: `{messages, tools?}` per line (input messages, then output messages)',
+      ),
+    },
+    async (request, reply) =>
+      download(reply, request.params, request.query.version_id, {
+        type: 'application/jsonl; charset=utf-8',
+        extension: 'jsonl',
+        head: '',
+        line: openAiFineTuningLine,
+      }),
+  );
+
+  app.get(
+    '/v1/datasets/:id/jsonl/openai_evals',
+    {
+      schema: downloadSchema(
+        'getDatasetJSONLOpenAIEvals',
+        "Download the examples as OpenAI evals JSONL: `{messages, ideal}` per line (ideal: the output's last message's text)",
+      ),
+    },
+    async (request, reply) =>
+      download(reply, request.params, request.query.version_id, {
+        type: 'application/jsonl; charset=utf-8',
+        extension: 'jsonl',
+        head: '',
+        line: openAiEvalsLine,
       }),
   );
 
