@@ -375,6 +375,7 @@ function scenario(r: Repositories, dialect: string): SqlScenario {
     ],
     ['experiments.insertExamples', () => r.experiments.insertExamples(1, [1])],
     ['experiments.findById', () => r.experiments.findById(1)],
+    ['experiments.update', () => r.experiments.update(1, { name: 'e2', description: null, metadata: { a: 1 } }, LATER)],
     ['experiments.listForDataset', () => r.experiments.listForDataset(1, { limit: 10, fromId: 5 })],
     ['experiments.counts', () => r.experiments.counts([1])],
     ['experiments.hasExample', () => r.experiments.hasExample(1, 1)],

@@ -1487,7 +1487,11 @@ export interface paths {
         delete: operations["deleteExperiment"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Update an experiment by ID
+         * @description Changes only the fields sent: name, description (null clears it) and metadata (replaced whole).
+         */
+        patch: operations["updateExperiment"];
         trace?: never;
     };
     "/v1/experiments/{experiment_id}/runs": {
@@ -3100,6 +3104,16 @@ export interface components {
             annotation_summaries?: components["schemas"]["ExperimentAnnotationSummary"][];
             /** @description Mean latency of the successful runs (Sightline addition). */
             average_run_latency_ms?: number | null;
+        };
+        /** UpdateExperimentRequestBody */
+        UpdateExperimentRequestBody: {
+            /** @description New name (null or blank is refused). */
+            name?: string | null;
+            /** @description New description; null clears it. */
+            description?: string | null;
+            metadata?: {
+                [key: string]: unknown;
+            } | null;
         };
         /** ExperimentRunEvaluation */
         ExperimentRunEvaluation: {
@@ -9465,6 +9479,72 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    updateExperiment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Experiment id (base64 "Experiment:<id>"). */
+                experiment_id: string;
+            };
+            cookie?: never;
+        };
+        /** @description Fields to change; an omitted field is left as it is. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateExperimentRequestBody"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Experiment"];
+                    };
+                };
             };
             /** @description No valid credential (auth enabled) */
             401: {

@@ -181,6 +181,7 @@ export const PERMISSIONS: Readonly<Record<RouteKey, RouteRule>> = {
   'POST /v1/datasets/:dataset_id/experiments': { access: 'any', rule: 'evaluation data (the experiment records the calling user, if any)' },
   'GET /v1/datasets/:dataset_id/experiments': { access: 'any', rule: 'evaluation data' },
   'GET /v1/experiments/:experiment_id': { access: 'any', rule: 'evaluation data' },
+  'PATCH /v1/experiments/:experiment_id': { access: 'any', rule: 'evaluation data' },
   'DELETE /v1/experiments/:experiment_id': { access: 'any', rule: 'evaluation data' },
   'POST /v1/experiments/:experiment_id/runs': { access: 'any', rule: 'evaluation data' },
   'GET /v1/experiments/:experiment_id/runs': { access: 'any', rule: 'evaluation data' },

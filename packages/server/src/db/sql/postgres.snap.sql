@@ -512,6 +512,9 @@ insert into "experiment_examples" ("experiment_id", "example_id") values ($1, $2
 -- experiments.findById
 select * from "experiments" where "id" = $1 and ("experiments"."deleted_at" is null and exists (select "datasets"."id" from "datasets" where "datasets"."id" = "experiments"."dataset_id" and "datasets"."deleted_at" is null));
 
+-- experiments.update
+update "experiments" set "name" = $1, "description" = $2, "metadata" = $3, "updated_at" = $4 where "id" = $5 and ("experiments"."deleted_at" is null and exists (select "datasets"."id" from "datasets" where "datasets"."id" = "experiments"."dataset_id" and "datasets"."deleted_at" is null)) returning *;
+
 -- experiments.listForDataset
 select * from "experiments" where "dataset_id" = $1 and "deleted_at" is null and "id" <= $2 order by "id" desc limit $3;
 

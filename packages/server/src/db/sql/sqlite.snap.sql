@@ -510,6 +510,9 @@ insert into "experiment_examples" ("experiment_id", "example_id") values (?, ?);
 -- experiments.findById
 select * from "experiments" where "id" = ? and ("experiments"."deleted_at" is null and exists (select "datasets"."id" from "datasets" where "datasets"."id" = "experiments"."dataset_id" and "datasets"."deleted_at" is null));
 
+-- experiments.update
+update "experiments" set "name" = ?, "description" = ?, "metadata" = ?, "updated_at" = ? where "id" = ? and ("experiments"."deleted_at" is null and exists (select "datasets"."id" from "datasets" where "datasets"."id" = "experiments"."dataset_id" and "datasets"."deleted_at" is null)) returning *;
+
 -- experiments.listForDataset
 select * from "experiments" where "dataset_id" = ? and "deleted_at" is null and "id" <= ? order by "id" desc limit ?;
 
