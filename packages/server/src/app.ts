@@ -45,6 +45,8 @@ import type { DatasetLabelsService } from './datasets/dataset-labels-service.js'
 import { datasetSplitsRoutes } from './api/dataset-splits/dataset-splits-routes.js';
 import type { DatasetSplitsService } from './datasets/dataset-splits-service.js';
 import { experimentsRoutes } from './api/experiments/experiments-routes.js';
+import { experimentTagsRoutes } from './api/experiment-tags/experiment-tags-routes.js';
+import type { ExperimentTagsService } from './experiments/experiment-tags-service.js';
 import type { ExperimentsService } from './experiments/experiments-service.js';
 import type { DatasetsService } from './datasets/datasets-service.js';
 import type { CostsService } from './costs/costs-service.js';
@@ -68,6 +70,7 @@ export interface AppDependencies {
   datasetLabels: DatasetLabelsService;
   datasetSplits: DatasetSplitsService;
   experiments: ExperimentsService;
+  experimentTags: ExperimentTagsService;
   costs: CostsService;
   secrets: SecretsService;
   playground: PlaygroundService;
@@ -90,6 +93,7 @@ export async function buildApp({
   datasetLabels,
   datasetSplits,
   experiments,
+  experimentTags,
   costs,
   secrets,
   playground,
@@ -176,6 +180,7 @@ export async function buildApp({
       await scope.register(datasetLabelsRoutes, { labels: datasetLabels });
       await scope.register(datasetSplitsRoutes, { splits: datasetSplits });
       await scope.register(experimentsRoutes, { experiments });
+      await scope.register(experimentTagsRoutes, { tags: experimentTags });
       await scope.register(modelPricesRoutes, { costs });
       await scope.register(playgroundRoutes, { playground, secrets });
       await scope.register(retentionRoutes, retention);

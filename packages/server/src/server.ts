@@ -17,6 +17,7 @@ import { createDatasetLabelsService } from './datasets/dataset-labels-service.js
 import { createDatasetSplitsService } from './datasets/dataset-splits-service.js';
 import { DATASET_DELETIONS_JOB, createDatasetDeletionJob } from './datasets/dataset-deletion-job.js';
 import { createExperimentsService } from './experiments/experiments-service.js';
+import { createExperimentTagsService } from './experiments/experiment-tags-service.js';
 import { createCostsService } from './costs/costs-service.js';
 import { createCostJob } from './costs/cost-job.js';
 import { startLongAttributesCompressor, type LongAttributesCompressor } from './span-model/long-attributes-compressor.js';
@@ -148,6 +149,10 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
       withTransaction: data.withTransaction,
       onDeleted: () => void jobs?.runNow(DATASET_DELETIONS_JOB).catch(() => {}),
     });
+    const experimentTags = createExperimentTagsService({
+      tags: data.repositories.experimentTags,
+      experiments: data.repositories.experiments,
+    });
     const costs = createCostsService({ costs: data.repositories.costs });
     await costs.syncBuiltIns();
     const retentionJob = createRetentionJob({
@@ -251,6 +256,7 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
       datasetLabels,
       datasetSplits,
       experiments,
+      experimentTags,
       costs,
       secrets,
       playground,

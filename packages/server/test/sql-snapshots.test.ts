@@ -376,6 +376,13 @@ function scenario(r: Repositories, dialect: string): SqlScenario {
     ['experiments.insertExamples', () => r.experiments.insertExamples(1, [1])],
     ['experiments.findById', () => r.experiments.findById(1)],
     ['experiments.update', () => r.experiments.update(1, { name: 'e2', description: null, metadata: { a: 1 } }, LATER)],
+    [
+      'experimentTags.upsert',
+      () => r.experimentTags.upsert({ experimentId: 1, datasetId: 1, name: 'baseline', description: null, userId: 1 }, NOW),
+    ],
+    ['experimentTags.listForExperiment', () => r.experimentTags.listForExperiment(1, { limit: 10, fromName: 'a' })],
+    ['experimentTags.findInDataset', () => r.experimentTags.findInDataset(1, 1)],
+    ['experimentTags.removeFromExperiment', () => r.experimentTags.removeFromExperiment(1, 1, 'baseline')],
     ['experiments.listForDataset', () => r.experiments.listForDataset(1, { limit: 10, fromId: 5 })],
     ['experiments.counts', () => r.experiments.counts([1])],
     ['experiments.hasExample', () => r.experiments.hasExample(1, 1)],

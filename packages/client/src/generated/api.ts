@@ -1620,6 +1620,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/experiments/{experiment_id}/tags": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the tags applied to an experiment
+         * @description The tags this experiment owns now, by name; paged like every list (`limit`, `cursor`, `next_cursor`: Sightline additions).
+         */
+        get: operations["listExperimentTags"];
+        put?: never;
+        /**
+         * Assign a tag to an experiment
+         * @description A tag names one experiment of a dataset at a time: assigning one that another experiment of the dataset has moves it here. Assigning it again replaces its description.
+         */
+        post: operations["setExperimentTag"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/experiments/{experiment_id}/tags/{tag_identifier}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a tag from an experiment
+         * @description Idempotent, and never takes a tag from another experiment: if this experiment does not own the tag, nothing changes.
+         */
+        delete: operations["deleteExperimentTag"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/model_prices": {
         parameters: {
             query?: never;
@@ -3194,6 +3238,22 @@ export interface components {
             example: components["schemas"]["DatasetExample"];
             /** @description One list per compared experiment, in the order asked: that experiment's runs of this example by repetition. */
             runs: components["schemas"]["ComparedExperimentRun"][][];
+        };
+        /** ExperimentTag */
+        ExperimentTag: {
+            /** @description Opaque ExperimentTag id (base64 of "ExperimentTag:<row id>"). */
+            id: string;
+            /** @description The name of the tag. */
+            name: string;
+            /** @description The description of the tag. */
+            description: string | null;
+        };
+        /** SetExperimentTagRequestBody */
+        SetExperimentTagRequestBody: {
+            /** @description The tag to assign, e.g. 'baseline' (lower-case letters, digits, '-' and '_'); if another experiment of the same dataset has it, it moves here. */
+            name: string;
+            /** @description Replaces any description the tag had. */
+            description?: string | null;
         };
         /** ModelPrice */
         ModelPrice: {
@@ -10115,6 +10175,198 @@ export interface operations {
                 content: {
                     "application/json": string;
                 };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listExperimentTags: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 1000 (more answers 422). */
+                limit?: number;
+                /** @description The next_cursor of the previous page (opaque); an invalid cursor answers 422. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Experiment id (base64 "Experiment:<id>"). */
+                experiment_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ExperimentTag"][];
+                        /** @description The cursor of the next page; null on the last. */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    setExperimentTag: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Experiment id (base64 "Experiment:<id>"). */
+                experiment_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetExperimentTagRequestBody"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ExperimentTag"];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteExperimentTag: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Experiment id (base64 "Experiment:<id>"). */
+                experiment_id: string;
+                /** @description The tag: its id (base64 "ExperimentTag:<id>") or its name. */
+                tag_identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed (or was not there) */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description No valid credential (auth enabled) */
             401: {

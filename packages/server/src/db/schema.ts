@@ -330,6 +330,18 @@ export interface ExperimentsTable {
   deleted_at: ColumnType<Timestamp | null, Timestamp | null | undefined, Timestamp | null>;
 }
 
+/** A name pointing at one experiment of a dataset (migration 0029); unique per dataset. */
+export interface ExperimentTagsTable {
+  id: Generated<number>;
+  experiment_id: number;
+  dataset_id: number;
+  user_id: number | null;
+  name: string;
+  description: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
 export interface ExperimentExamplesTable {
   experiment_id: number;
   example_id: number;
@@ -462,6 +474,7 @@ export interface DB {
   dataset_splits_dataset_examples: DatasetSplitsDatasetExamplesTable;
   experiments: ExperimentsTable;
   experiment_examples: ExperimentExamplesTable;
+  experiment_tags: ExperimentTagsTable;
   experiment_runs: ExperimentRunsTable;
   experiment_run_annotations: ExperimentRunAnnotationsTable;
   generative_models: GenerativeModelsTable;

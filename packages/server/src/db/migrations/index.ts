@@ -28,6 +28,7 @@ import * as datasetExampleCounts from './0025-dataset-example-counts.js';
 import * as datasetDeletion from './0026-dataset-deletion.js';
 import * as experimentDeletion from './0027-experiment-deletion.js';
 import * as datasetLabelsAndSplits from './0028-dataset-labels-and-splits.js';
+import * as experimentTags from './0029-experiment-tags.js';
 
 export interface MigrationContext {
   dialect: Dialect;
@@ -63,5 +64,6 @@ export function migrations(context: MigrationContext): Record<string, Migration>
     '0026-dataset-deletion': { up: datasetDeletion.up(context) },
     '0027-experiment-deletion': { up: experimentDeletion.up(context) },
     '0028-dataset-labels-and-splits': { up: datasetLabelsAndSplits.up(context) },
+    '0029-experiment-tags': { up: experimentTags.up(context) },
   };
 }

@@ -24,6 +24,7 @@ import { createDatasetsRepository } from './datasets-repository.js';
 import { createDatasetLabelsRepository } from './dataset-labels-repository.js';
 import { createDatasetSplitsRepository } from './dataset-splits-repository.js';
 import { createExperimentsRepository } from './experiments-repository.js';
+import { createExperimentTagsRepository } from './experiment-tags-repository.js';
 import { createPromptsRepository } from './prompts-repository.js';
 import { createRetentionRepository } from './retention-repository.js';
 import { createLoginSessionsRepository } from './login-sessions-repository.js';
@@ -52,6 +53,7 @@ export function createRepositories(db: Kysely<DB>, dialect: Dialect) {
     datasetLabels: createDatasetLabelsRepository(db),
     datasetSplits: createDatasetSplitsRepository(db),
     experiments: createExperimentsRepository(db, dialect),
+    experimentTags: createExperimentTagsRepository(db),
     costs: createCostsRepository(db),
     secrets: createSecretsRepository(db),
     retention: createRetentionRepository(db, dialect),

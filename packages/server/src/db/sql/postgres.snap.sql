@@ -515,6 +515,18 @@ select * from "experiments" where "id" = $1 and ("experiments"."deleted_at" is n
 -- experiments.update
 update "experiments" set "name" = $1, "description" = $2, "metadata" = $3, "updated_at" = $4 where "id" = $5 and ("experiments"."deleted_at" is null and exists (select "datasets"."id" from "datasets" where "datasets"."id" = "experiments"."dataset_id" and "datasets"."deleted_at" is null)) returning *;
 
+-- experimentTags.upsert
+insert into "experiment_tags" ("experiment_id", "dataset_id", "user_id", "name", "description", "created_at", "updated_at") values ($1, $2, $3, $4, $5, $6, $7) on conflict ("dataset_id", "name") do update set "experiment_id" = $8, "user_id" = $9, "description" = $10, "updated_at" = $11 returning "id", "name", "description";
+
+-- experimentTags.listForExperiment
+select "id", "name", "description" from "experiment_tags" where "experiment_id" = $1 and "name" >= $2 order by "name" limit $3;
+
+-- experimentTags.findInDataset
+select "id", "name", "description", "experiment_id" from "experiment_tags" where "dataset_id" = $1 and "id" = $2;
+
+-- experimentTags.removeFromExperiment
+delete from "experiment_tags" where "dataset_id" = $1 and "name" = $2 and "experiment_id" = $3;
+
 -- experiments.listForDataset
 select * from "experiments" where "dataset_id" = $1 and "deleted_at" is null and "id" <= $2 order by "id" desc limit $3;
 

@@ -513,6 +513,18 @@ select * from "experiments" where "id" = ? and ("experiments"."deleted_at" is nu
 -- experiments.update
 update "experiments" set "name" = ?, "description" = ?, "metadata" = ?, "updated_at" = ? where "id" = ? and ("experiments"."deleted_at" is null and exists (select "datasets"."id" from "datasets" where "datasets"."id" = "experiments"."dataset_id" and "datasets"."deleted_at" is null)) returning *;
 
+-- experimentTags.upsert
+insert into "experiment_tags" ("experiment_id", "dataset_id", "user_id", "name", "description", "created_at", "updated_at") values (?, ?, ?, ?, ?, ?, ?) on conflict ("dataset_id", "name") do update set "experiment_id" = ?, "user_id" = ?, "description" = ?, "updated_at" = ? returning "id", "name", "description";
+
+-- experimentTags.listForExperiment
+select "id", "name", "description" from "experiment_tags" where "experiment_id" = ? and "name" >= ? order by "name" limit ?;
+
+-- experimentTags.findInDataset
+select "id", "name", "description", "experiment_id" from "experiment_tags" where "dataset_id" = ? and "id" = ?;
+
+-- experimentTags.removeFromExperiment
+delete from "experiment_tags" where "dataset_id" = ? and "name" = ? and "experiment_id" = ?;
+
 -- experiments.listForDataset
 select * from "experiments" where "dataset_id" = ? and "deleted_at" is null and "id" <= ? order by "id" desc limit ?;
 
