@@ -40,7 +40,13 @@ import { annotationConfigsRoutes } from './api/annotation-configs/annotation-con
 import { loadUiPage, uiFallback, uiRoutes } from './http/ui-routes.js';
 import { promptsRoutes } from './api/prompts/prompts-routes.js';
 import { datasetsRoutes } from './api/datasets/datasets-routes.js';
+import { datasetLabelsRoutes } from './api/dataset-labels/dataset-labels-routes.js';
+import type { DatasetLabelsService } from './datasets/dataset-labels-service.js';
+import { datasetSplitsRoutes } from './api/dataset-splits/dataset-splits-routes.js';
+import type { DatasetSplitsService } from './datasets/dataset-splits-service.js';
 import { experimentsRoutes } from './api/experiments/experiments-routes.js';
+import { experimentTagsRoutes } from './api/experiment-tags/experiment-tags-routes.js';
+import type { ExperimentTagsService } from './experiments/experiment-tags-service.js';
 import type { ExperimentsService } from './experiments/experiments-service.js';
 import type { DatasetsService } from './datasets/datasets-service.js';
 import type { CostsService } from './costs/costs-service.js';
@@ -63,7 +69,10 @@ export interface AppDependencies {
   query: TraceServices;
   prompts: PromptsService;
   datasets: DatasetsService;
+  datasetLabels: DatasetLabelsService;
+  datasetSplits: DatasetSplitsService;
   experiments: ExperimentsService;
+  experimentTags: ExperimentTagsService;
   costs: CostsService;
   secrets: SecretsService;
   playground: PlaygroundService;
@@ -86,7 +95,10 @@ export async function buildApp({
   query,
   prompts,
   datasets,
+  datasetLabels,
+  datasetSplits,
   experiments,
+  experimentTags,
   costs,
   secrets,
   playground,
@@ -171,7 +183,10 @@ export async function buildApp({
       await scope.register(annotationConfigsRoutes, { configs: query.annotationConfigs });
       await scope.register(promptsRoutes, { prompts });
       await scope.register(datasetsRoutes, { datasets });
+      await scope.register(datasetLabelsRoutes, { labels: datasetLabels });
+      await scope.register(datasetSplitsRoutes, { splits: datasetSplits });
       await scope.register(experimentsRoutes, { experiments });
+      await scope.register(experimentTagsRoutes, { tags: experimentTags });
       await scope.register(modelPricesRoutes, { costs });
       await scope.register(playgroundRoutes, { playground, secrets });
       await scope.register(retentionRoutes, retention);

@@ -13,8 +13,11 @@ import { createDataAccess } from './db/repositories/index.js';
 import { createTraceServices } from './trace-services.js';
 import { createPromptsService } from './prompts/prompts-service.js';
 import { createDatasetsService } from './datasets/datasets-service.js';
+import { createDatasetLabelsService } from './datasets/dataset-labels-service.js';
+import { createDatasetSplitsService } from './datasets/dataset-splits-service.js';
 import { DATASET_DELETIONS_JOB, createDatasetDeletionJob } from './datasets/dataset-deletion-job.js';
 import { createExperimentsService } from './experiments/experiments-service.js';
+import { createExperimentTagsService } from './experiments/experiment-tags-service.js';
 import { createCostsService } from './costs/costs-service.js';
 import { createCostJob } from './costs/cost-job.js';
 import { startLongAttributesCompressor, type LongAttributesCompressor } from './span-model/long-attributes-compressor.js';
@@ -121,6 +124,7 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
     const prompts = createPromptsService({ prompts: data.repositories.prompts, withTransaction: data.withTransaction });
     const datasets = createDatasetsService({
       datasets: data.repositories.datasets,
+      splits: data.repositories.datasetSplits,
       withTransaction: data.withTransaction,
       options: {
         idleTimeoutMs: config.datasetUploadIdleSeconds * 1000,
@@ -129,12 +133,26 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
         onDeleted: () => void jobs?.runNow(DATASET_DELETIONS_JOB).catch(() => {}),
       },
     });
+    const datasetLabels = createDatasetLabelsService({
+      labels: data.repositories.datasetLabels,
+      datasets: data.repositories.datasets,
+      withTransaction: data.withTransaction,
+    });
+    const datasetSplits = createDatasetSplitsService({
+      splits: data.repositories.datasetSplits,
+      datasets: data.repositories.datasets,
+      withTransaction: data.withTransaction,
+    });
     const experiments = createExperimentsService({
       experiments: data.repositories.experiments,
       traces: data.repositories.traces,
       datasets: data.repositories.datasets,
       withTransaction: data.withTransaction,
       onDeleted: () => void jobs?.runNow(DATASET_DELETIONS_JOB).catch(() => {}),
+    });
+    const experimentTags = createExperimentTagsService({
+      tags: data.repositories.experimentTags,
+      experiments: data.repositories.experiments,
     });
     const spanLogEvents = createSpanLogEventsService({
       repository: data.repositories.spanLogEvents,
@@ -245,7 +263,10 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
       query,
       prompts,
       datasets,
+      datasetLabels,
+      datasetSplits,
       experiments,
+      experimentTags,
       costs,
       secrets,
       playground,

@@ -1376,6 +1376,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/datasets/{id}/jsonl/openai_ft": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Download the examples as OpenAI fine-tuning JSONL: `{messages, tools?}` per line (input messages, then output messages) */
+        get: operations["getDatasetJSONLOpenAIFineTuning"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/datasets/{id}/jsonl/openai_evals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Download the examples as OpenAI evals JSONL: `{messages, ideal}` per line (ideal: the output's last message's text) */
+        get: operations["getDatasetJSONLOpenAIEvals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/datasets/{id}/csv": {
         parameters: {
             query?: never;
@@ -1391,6 +1425,144 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/v1/dataset_labels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List dataset labels
+         * @description Newest first, keyset-paginated.
+         */
+        get: operations["listDatasetLabels"];
+        put?: never;
+        /** Create a dataset label */
+        post: operations["createDatasetLabel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/dataset_labels/{label_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a dataset label by ID */
+        get: operations["getDatasetLabel"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a dataset label by ID
+         * @description Also takes the label off every dataset that carries it.
+         */
+        delete: operations["deleteDatasetLabel"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a dataset label by ID
+         * @description Changes only the fields sent; null clears the description and is refused for name and color.
+         */
+        patch: operations["updateDatasetLabel"];
+        trace?: never;
+    };
+    "/v1/datasets/{dataset_identifier}/labels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the labels applied to a dataset
+         * @description Newest label first, keyset-paginated (`limit`, `cursor` and `next_cursor` are Sightline additions).
+         */
+        get: operations["listDatasetLabelsForDataset"];
+        /**
+         * Replace the set of labels applied to a dataset
+         * @description Labels sent and not applied are added, labels applied and not sent are removed; answers every label now applied.
+         */
+        put: operations["setDatasetLabelsForDataset"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/datasets/{dataset_identifier}/labels/{label_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Apply a label to a dataset
+         * @description Idempotent: applying a label already applied answers the label.
+         */
+        put: operations["addDatasetLabelToDataset"];
+        post?: never;
+        /**
+         * Remove a label from a dataset
+         * @description Idempotent: removing a label that is not applied does nothing. The label itself stays.
+         */
+        delete: operations["removeDatasetLabelFromDataset"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/datasets/{dataset_identifier}/splits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a dataset split
+         * @description Optionally seeded with examples of the dataset (`example_ids`); 409 when the name is taken.
+         */
+        post: operations["createDatasetSplit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/datasets/{dataset_identifier}/splits/{split_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a dataset split
+         * @description The split goes (its name is server-wide, so from every dataset); the examples stay.
+         */
+        delete: operations["deleteDatasetSplit"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a dataset split
+         * @description Changes the fields sent, adds `add_example_ids` then removes `remove_example_ids` (examples of this dataset).
+         */
+        patch: operations["updateDatasetSplit"];
         trace?: never;
     };
     "/v1/datasets/{dataset_id}/experiments": {
@@ -1426,7 +1598,11 @@ export interface paths {
         delete: operations["deleteExperiment"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Update an experiment by ID
+         * @description Changes only the fields sent: name, description (null clears it) and metadata (replaced whole).
+         */
+        patch: operations["updateExperiment"];
         trace?: never;
     };
     "/v1/experiments/{experiment_id}/runs": {
@@ -1550,6 +1726,50 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/experiments/{experiment_id}/tags": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the tags applied to an experiment
+         * @description The tags this experiment owns now, by name; paged like every list (`limit`, `cursor`, `next_cursor`: Sightline additions).
+         */
+        get: operations["listExperimentTags"];
+        put?: never;
+        /**
+         * Assign a tag to an experiment
+         * @description A tag names one experiment of a dataset at a time: assigning one that another experiment of the dataset has moves it here. Assigning it again replaces its description.
+         */
+        post: operations["setExperimentTag"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/experiments/{experiment_id}/tags/{tag_identifier}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a tag from an experiment
+         * @description Idempotent, and never takes a tag from another experiment: if this experiment does not own the tag, nothing changes.
+         */
+        delete: operations["deleteExperimentTag"];
         options?: never;
         head?: never;
         patch?: never;
@@ -2986,8 +3206,96 @@ export interface components {
         ListDatasetExamplesData: {
             dataset_id: string;
             version_id: string;
+            /** @description The names of the splits filtered by (only with `split`). */
             filtered_splits?: string[];
             examples: components["schemas"]["DatasetExample"][];
+        };
+        /** DatasetLabel */
+        DatasetLabel: {
+            /** @description Opaque DatasetLabel id (base64 of "DatasetLabel:<row id>"). */
+            id: string;
+            name: string;
+            description: string | null;
+            /** @description A lower-case six-digit hex colour, e.g. '#00cc88'. */
+            color: string;
+        };
+        /** CreateDatasetLabelRequestBody */
+        CreateDatasetLabelRequestBody: {
+            /** @description The name of the label, unique on the server (409 when taken). */
+            name: string;
+            /** @description A lower-case six-digit hex colour, e.g. '#00cc88'. */
+            color: string;
+            /** @description An optional description. */
+            description?: string | null;
+        };
+        /** UpdateDatasetLabelRequestBody */
+        UpdateDatasetLabelRequestBody: {
+            /** @description New name (null is refused: a label always has a name). */
+            name?: string | null;
+            /** @description New lower-case hex colour (null is refused). */
+            color?: string | null;
+            /** @description New description; null clears it. */
+            description?: string | null;
+        };
+        /** SetDatasetLabelsRequestBody */
+        SetDatasetLabelsRequestBody: {
+            /** @description Every label the dataset is to carry (DatasetLabel ids); the others are removed; an empty list removes all. */
+            dataset_label_ids?: string[];
+        };
+        /** CreateDatasetSplitRequestBody */
+        CreateDatasetSplitRequestBody: {
+            /** @description A name unique on the server (surrounding spaces are trimmed; 409 when taken). */
+            name: string;
+            /** @description An optional description. */
+            description?: string | null;
+            /** @description A colour such as "#33c5e8" (the default). */
+            color?: string | null;
+            /** @description Free-form metadata (default {}). */
+            metadata?: {
+                [key: string]: unknown;
+            };
+            /** @description DatasetExample ids of this dataset to put in the split. At most 10000. */
+            example_ids?: string[];
+        };
+        /** DatasetSplit */
+        DatasetSplit: {
+            /** @description Opaque DatasetSplit id (base64 of "DatasetSplit:<row id>"). */
+            id: string;
+            name: string;
+            description: string | null;
+            color: string;
+            /** @description Free-form metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description Examples of the dataset named in the path that the split holds. */
+            example_count: number;
+            /**
+             * Format: date-time
+             * @description Creation time (UTC).
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description Last change of the name, description, colour or metadata (UTC).
+             */
+            updated_at: string;
+        };
+        /** UpdateDatasetSplitRequestBody */
+        UpdateDatasetSplitRequestBody: {
+            /** @description A new unique name (null or blank is refused). */
+            name?: string | null;
+            /** @description A new description; null clears it. */
+            description?: string | null;
+            /** @description A new colour (null or blank is refused). */
+            color?: string | null;
+            metadata?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description DatasetExample ids of this dataset to add (one already in the split is ignored). At most 10000. */
+            add_example_ids?: string[];
+            /** @description DatasetExample ids to remove; an id in both lists ends up removed. At most 10000. */
+            remove_example_ids?: string[];
         };
         /** ExperimentAnnotationSummary */
         ExperimentAnnotationSummary: {
@@ -3033,6 +3341,16 @@ export interface components {
             annotation_summaries?: components["schemas"]["ExperimentAnnotationSummary"][];
             /** @description Mean latency of the successful runs (Sightline addition). */
             average_run_latency_ms?: number | null;
+        };
+        /** UpdateExperimentRequestBody */
+        UpdateExperimentRequestBody: {
+            /** @description New name (null or blank is refused). */
+            name?: string | null;
+            /** @description New description; null clears it. */
+            description?: string | null;
+            metadata?: {
+                [key: string]: unknown;
+            } | null;
         };
         /** ExperimentRunEvaluation */
         ExperimentRunEvaluation: {
@@ -3113,6 +3431,22 @@ export interface components {
             example: components["schemas"]["DatasetExample"];
             /** @description One list per compared experiment, in the order asked: that experiment's runs of this example by repetition. */
             runs: components["schemas"]["ComparedExperimentRun"][][];
+        };
+        /** ExperimentTag */
+        ExperimentTag: {
+            /** @description Opaque ExperimentTag id (base64 of "ExperimentTag:<row id>"). */
+            id: string;
+            /** @description The name of the tag. */
+            name: string;
+            /** @description The description of the tag. */
+            description: string | null;
+        };
+        /** SetExperimentTagRequestBody */
+        SetExperimentTagRequestBody: {
+            /** @description The tag to assign, e.g. 'baseline' (lower-case letters, digits, '-' and '_'); if another experiment of the same dataset has it, it moves here. */
+            name: string;
+            /** @description Replaces any description the tag had. */
+            description?: string | null;
         };
         /** ModelPrice */
         ModelPrice: {
@@ -8129,7 +8463,7 @@ export interface operations {
                     metadata?: {
                         [key: string]: unknown;
                     }[];
-                    /** @description Accepted and ignored: splits are not supported yet. */
+                    /** @description Accepted and ignored: put examples into splits with the /v1/datasets/{id}/splits routes. */
                     splits?: unknown[];
                     /** @description The OpenTelemetry span id each example was made from, or null. */
                     span_ids?: (string | null)[];
@@ -8461,7 +8795,7 @@ export interface operations {
                 limit?: number;
                 /** @description The next_cursor of the previous page (opaque); an invalid cursor answers 422. */
                 cursor?: string;
-                /** @description Accepted and ignored: splits are not supported yet. */
+                /** @description Only the examples in one of these splits (DatasetSplit ids or names; repeat for several); an unknown one answers 404. */
                 split?: string[];
             };
             header?: never;
@@ -8584,6 +8918,128 @@ export interface operations {
             };
         };
     };
+    getDatasetJSONLOpenAIFineTuning: {
+        parameters: {
+            query?: {
+                version_id?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Dataset id (base64 "Dataset:<id>") or the dataset name. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string;
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getDatasetJSONLOpenAIEvals: {
+        parameters: {
+            query?: {
+                version_id?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Dataset id (base64 "Dataset:<id>") or the dataset name. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string;
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     getDatasetCsv: {
         parameters: {
             query?: {
@@ -8627,6 +9083,782 @@ export interface operations {
             };
             /** @description Not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listDatasetLabels: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 1000 (more answers 422). */
+                limit?: number;
+                /** @description The next_cursor of the previous page (opaque); an invalid cursor answers 422. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["DatasetLabel"][];
+                        /** @description The cursor of the next page; null on the last. */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createDatasetLabel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateDatasetLabelRequestBody"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["DatasetLabel"];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getDatasetLabel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Dataset label id (base64 "DatasetLabel:<id>"). */
+                label_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["DatasetLabel"];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteDatasetLabel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Dataset label id (base64 "DatasetLabel:<id>"). */
+                label_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    updateDatasetLabel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Dataset label id (base64 "DatasetLabel:<id>"). */
+                label_id: string;
+            };
+            cookie?: never;
+        };
+        /** @description Fields to change; an omitted field is left as it is. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateDatasetLabelRequestBody"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["DatasetLabel"];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listDatasetLabelsForDataset: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 1000 (more answers 422). */
+                limit?: number;
+                /** @description The next_cursor of the previous page (opaque); an invalid cursor answers 422. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Dataset id (base64 "Dataset:<id>") or the dataset name. */
+                dataset_identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["DatasetLabel"][];
+                        /** @description The cursor of the next page; null on the last. */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    setDatasetLabelsForDataset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Dataset id (base64 "Dataset:<id>") or the dataset name. */
+                dataset_identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetDatasetLabelsRequestBody"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["DatasetLabel"][];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    addDatasetLabelToDataset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Dataset id (base64 "Dataset:<id>") or the dataset name. */
+                dataset_identifier: string;
+                /** @description Dataset label id (base64 "DatasetLabel:<id>"). */
+                label_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["DatasetLabel"];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    removeDatasetLabelFromDataset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Dataset id (base64 "Dataset:<id>") or the dataset name. */
+                dataset_identifier: string;
+                /** @description Dataset label id (base64 "DatasetLabel:<id>"). */
+                label_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createDatasetSplit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Dataset id (base64 "Dataset:<id>") or the dataset name. */
+                dataset_identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateDatasetSplitRequestBody"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["DatasetSplit"];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteDatasetSplit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Dataset id (base64 "Dataset:<id>") or the dataset name. */
+                dataset_identifier: string;
+                /** @description Dataset split id (base64 "DatasetSplit:<id>"). */
+                split_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    updateDatasetSplit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Dataset id (base64 "Dataset:<id>") or the dataset name. */
+                dataset_identifier: string;
+                /** @description Dataset split id (base64 "DatasetSplit:<id>"). */
+                split_id: string;
+            };
+            cookie?: never;
+        };
+        /** @description Fields to change; an omitted field is left as it is. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateDatasetSplitRequestBody"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["DatasetSplit"];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8872,6 +10104,72 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    updateExperiment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Experiment id (base64 "Experiment:<id>"). */
+                experiment_id: string;
+            };
+            cookie?: never;
+        };
+        /** @description Fields to change; an omitted field is left as it is. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateExperimentRequestBody"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Experiment"];
+                    };
+                };
             };
             /** @description No valid credential (auth enabled) */
             401: {
@@ -9442,6 +10740,198 @@ export interface operations {
                 content: {
                     "application/json": string;
                 };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listExperimentTags: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 1000 (more answers 422). */
+                limit?: number;
+                /** @description The next_cursor of the previous page (opaque); an invalid cursor answers 422. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Experiment id (base64 "Experiment:<id>"). */
+                experiment_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ExperimentTag"][];
+                        /** @description The cursor of the next page; null on the last. */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    setExperimentTag: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Experiment id (base64 "Experiment:<id>"). */
+                experiment_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetExperimentTagRequestBody"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ExperimentTag"];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteExperimentTag: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Experiment id (base64 "Experiment:<id>"). */
+                experiment_id: string;
+                /** @description The tag: its id (base64 "ExperimentTag:<id>") or its name. */
+                tag_identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed (or was not there) */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description No valid credential (auth enabled) */
             401: {

@@ -20,8 +20,10 @@ import type {
   PendingVersion,
   StoredExampleText,
 } from '../db/repositories/datasets-repository.js';
+import type { DatasetSplitsRepository } from '../db/repositories/dataset-splits-repository.js';
 import type { WithTransaction } from '../db/repositories/index.js';
 import type { Identifier } from '../shared/identifier.js';
+import { resolveSplitFilter } from './dataset-splits-service.js';
 
 export const UPLOAD_ACTIONS = ['create', 'append', 'update'] as const;
 export type UploadAction = (typeof UPLOAD_ACTIONS)[number];
@@ -206,11 +208,14 @@ export type DatasetsService = ReturnType<typeof createDatasetsService>;
 /** The datasets service over its repository. */
 export function createDatasetsService({
   datasets,
+  splits,
   withTransaction,
   now = () => new Date().toISOString(),
   options = {},
 }: {
   datasets: DatasetsRepository;
+  /** The splits examples may be filtered by (`split=`). */
+  splits: DatasetSplitsRepository;
   withTransaction: WithTransaction;
   now?: () => string;
   options?: DatasetsServiceOptions;
@@ -566,18 +571,26 @@ export function createDatasetsService({
     /**
      * The examples as they read at a version (default the latest), exactly as that version held
      * them, in example order from `fromId`, page by page (a few thousand rows a query, so that
-     * no read holds the database or the memory long); at most `limit` rows when given. The
-     * dataset and version are checked before the first page is read (404, 422).
+     * no read holds the database or the memory long); at most `limit` rows when given; with
+     * `splits` (ids or names), only the examples in one of them. The dataset, version and splits
+     * are checked before the first page is read (404, 422).
      */
     async examplePages(
       identifier: Identifier,
       version: Identifier | undefined,
-      query: { fromId?: number | undefined; limit?: number | undefined } = {},
-    ): Promise<{ dataset: DatasetRecord; version: DatasetVersionRecord; pages: AsyncGenerator<StoredExampleText[]> }> {
+      query: { fromId?: number | undefined; limit?: number | undefined; splits?: Identifier[] | undefined } = {},
+    ): Promise<{
+      dataset: DatasetRecord;
+      version: DatasetVersionRecord;
+      /** The names of the splits filtered by, when `splits` was given. */
+      splitNames: string[] | undefined;
+      pages: AsyncGenerator<StoredExampleText[]>;
+    }> {
       const dataset = await requireDataset(identifier);
       if (version !== undefined && version.rowId === null)
         throw new InvalidInputError(`version_id ${JSON.stringify(version.text)} is not a dataset version id`);
       const chosen = await versionOf(dataset, version?.rowId ?? undefined);
+      const filter = query.splits === undefined || query.splits.length === 0 ? undefined : await resolveSplitFilter(splits, query.splits);
       async function* pages(): AsyncGenerator<StoredExampleText[]> {
         let afterId = (query.fromId ?? 1) - 1;
         for (let left = query.limit ?? Number.POSITIVE_INFINITY; left > 0; ) {
@@ -585,14 +598,14 @@ export function createDatasetsService({
           // A query that resolves at once (SQLite) continues in the same turn of the event loop:
           // without this, a reader that keeps pulling would run page after page in one turn.
           await setImmediate();
-          const page = await datasets.exampleTextsAt(dataset.id, chosen.id, afterId, size);
+          const page = await datasets.exampleTextsAt(dataset.id, chosen.id, afterId, size, filter?.ids);
           if (page.length > 0) yield page;
           if (page.length < size) return;
           left -= page.length;
           afterId = page[page.length - 1]!.id;
         }
       }
-      return { dataset, version: chosen, pages: pages() };
+      return { dataset, version: chosen, splitNames: filter?.names, pages: pages() };
     },
 
     /**

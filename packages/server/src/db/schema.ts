@@ -278,6 +278,41 @@ export interface DatasetExampleRevisionsTable {
   created_at: Timestamp;
 }
 
+/** A label any dataset may carry (migration 0028); the name is unique server-wide. */
+export interface DatasetLabelsTable {
+  id: Generated<number>;
+  name: string;
+  description: string | null;
+  /** Lower-case `#rrggbb`. */
+  color: string;
+  user_id: number | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface DatasetsDatasetLabelsTable {
+  dataset_id: number;
+  dataset_label_id: number;
+}
+
+/** A named set of examples (migration 0028); the name is unique server-wide, as in Phoenix. */
+export interface DatasetSplitsTable {
+  id: Generated<number>;
+  name: string;
+  description: string | null;
+  color: string;
+  /** JSON object. */
+  metadata: string;
+  user_id: number | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface DatasetSplitsDatasetExamplesTable {
+  dataset_split_id: number;
+  dataset_example_id: number;
+}
+
 /** Experiments over a dataset version (docs/experiments.md). */
 export interface ExperimentsTable {
   id: Generated<number>;
@@ -293,6 +328,18 @@ export interface ExperimentsTable {
   updated_at: Timestamp;
   /** Set when the experiment was deleted: readers skip it; the dataset-deletions job removes its rows. */
   deleted_at: ColumnType<Timestamp | null, Timestamp | null | undefined, Timestamp | null>;
+}
+
+/** A name pointing at one experiment of a dataset (migration 0029); unique per dataset. */
+export interface ExperimentTagsTable {
+  id: Generated<number>;
+  experiment_id: number;
+  dataset_id: number;
+  user_id: number | null;
+  name: string;
+  description: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
 }
 
 export interface ExperimentExamplesTable {
@@ -433,8 +480,13 @@ export interface DB {
   dataset_versions: DatasetVersionsTable;
   dataset_examples: DatasetExamplesTable;
   dataset_example_revisions: DatasetExampleRevisionsTable;
+  dataset_labels: DatasetLabelsTable;
+  datasets_dataset_labels: DatasetsDatasetLabelsTable;
+  dataset_splits: DatasetSplitsTable;
+  dataset_splits_dataset_examples: DatasetSplitsDatasetExamplesTable;
   experiments: ExperimentsTable;
   experiment_examples: ExperimentExamplesTable;
+  experiment_tags: ExperimentTagsTable;
   experiment_runs: ExperimentRunsTable;
   experiment_run_annotations: ExperimentRunAnnotationsTable;
   generative_models: GenerativeModelsTable;

@@ -69,6 +69,13 @@ export interface NewExperimentInput {
   userId: number | null;
 }
 
+/** A change to an experiment: a field left undefined stays; null clears the description and is refused for name and metadata. */
+export interface ExperimentChange {
+  name?: string | null | undefined;
+  description?: string | null | undefined;
+  metadata?: Record<string, unknown> | null | undefined;
+}
+
 export interface RunInput {
   /** The example's row id, when the route could decode its DatasetExample id. */
   example: Identifier;
@@ -226,6 +233,25 @@ export function createExperimentsService({
     async list(datasetIdentifier: Identifier, query: { limit: number; fromId?: number | undefined }): Promise<ExperimentWithCounts[]> {
       const dataset = await requireDataset(datasetIdentifier);
       return withCounts(await experiments.listForDataset(dataset.id, { limit: query.limit + 1, fromId: query.fromId }));
+    },
+
+    /** Changes the name, description or metadata (metadata is replaced whole); 422 when no field is given. */
+    async update(identifier: Identifier, change: ExperimentChange): Promise<ExperimentWithCounts> {
+      if (change.name === null) throw new InvalidInputError('name cannot be null: an experiment always has a name');
+      if (change.metadata === null) throw new InvalidInputError('metadata cannot be null: send {} to clear it');
+      const patch: { name?: string; description?: string | null; metadata?: Record<string, unknown> } = {};
+      if (change.name !== undefined) {
+        const name = change.name.trim();
+        if (name === '') throw new InvalidInputError('name must not be blank');
+        patch.name = name;
+      }
+      if (change.description !== undefined) patch.description = change.description;
+      if (change.metadata !== undefined) patch.metadata = change.metadata;
+      if (Object.keys(patch).length === 0) throw new InvalidInputError('no fields to update: give name, description or metadata');
+      const experiment = await requireExperiment(identifier);
+      const updated = await experiments.update(experiment.id, patch, now());
+      if (!updated) throw new NotFoundError(`experiment ${JSON.stringify(identifier.text)} not found`);
+      return (await withCounts([updated]))[0]!;
     },
 
     /**

@@ -52,3 +52,34 @@ export function exampleJson(example: StoredExampleText): string {
     `"updated_at":${JSON.stringify(example.updatedAt)},"source":${JSON.stringify(source)}}`
   );
 }
+
+/** Python's truthiness of a JSON value, which Phoenix's downloads test fields with. */
+const truthy = (value: unknown): boolean =>
+  Array.isArray(value) ? value.length > 0 : value !== null && typeof value === 'object' ? Object.keys(value).length > 0 : Boolean(value);
+
+const messagesOf = (document: Record<string, unknown>): unknown[] => (Array.isArray(document.messages) ? document.messages : []);
+
+/**
+ * One line of the OpenAI fine-tuning download, as Phoenix writes it: the input's `messages`
+ * followed by the output's (a field that is not a list counts as none), and the input's `tools`
+ * when it has any.
+ */
+export function openAiFineTuningLine(example: StoredExampleText): string {
+  const input = JSON.parse(example.input) as Record<string, unknown>;
+  const output = JSON.parse(example.output) as Record<string, unknown>;
+  const record: Record<string, unknown> = { messages: [...messagesOf(input), ...messagesOf(output)] };
+  if (truthy(input.tools)) record.tools = input.tools;
+  return `${JSON.stringify(record)}\n`;
+}
+
+/**
+ * One line of the OpenAI evals download, as Phoenix writes it: the input's `messages`, and as
+ * `ideal` the text content of the output's last message ("" when there is none).
+ */
+export function openAiEvalsLine(example: StoredExampleText): string {
+  const input = JSON.parse(example.input) as Record<string, unknown>;
+  const output = JSON.parse(example.output) as Record<string, unknown>;
+  const last = messagesOf(output).at(-1);
+  const content = last !== null && typeof last === 'object' && !Array.isArray(last) ? (last as { content?: unknown }).content : undefined;
+  return `${JSON.stringify({ messages: messagesOf(input), ideal: typeof content === 'string' ? content : '' })}\n`;
+}

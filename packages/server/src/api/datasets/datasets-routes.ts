@@ -14,7 +14,7 @@ import {
 } from '../../datasets/datasets-service.js';
 import { type FileFormat, type FileKeys, fileFormat, readFileExamples } from '../../datasets/file-examples.js';
 import { withJsonUpload } from '../../datasets/json-examples.js';
-import { exampleJson, presentDataset, presentVersion } from './datasets-presenters.js';
+import { exampleJson, openAiEvalsLine, openAiFineTuningLine, presentDataset, presentVersion } from './datasets-presenters.js';
 import { csvField } from '../shared/csv.js';
 import {
   Dataset,
@@ -316,13 +316,19 @@ export async function datasetsRoutes(instance: FastifyInstance, { datasets }: { 
     },
     async (request, reply) => {
       const { limit, cursor } = request.query;
-      const { dataset, version, pages } = await datasets.examplePages(datasetOf(request.params), versionOf(request.query.version_id), {
-        fromId: cursorId('DatasetExample', cursor),
-        // One more than the page: the first example of the next page is its cursor.
-        limit: limit === undefined ? undefined : limit + 1,
-      });
+      const { dataset, version, splitNames, pages } = await datasets.examplePages(
+        datasetOf(request.params),
+        versionOf(request.query.version_id),
+        {
+          fromId: cursorId('DatasetExample', cursor),
+          // One more than the page: the first example of the next page is its cursor.
+          limit: limit === undefined ? undefined : limit + 1,
+          splits: request.query.split?.map((split) => identifier('DatasetSplit', split)),
+        },
+      );
+      const filtered = splitNames === undefined ? '' : `"filtered_splits":${JSON.stringify(splitNames)},`;
       async function* body() {
-        yield `{"data":{"dataset_id":${JSON.stringify(toGlobalId('Dataset', dataset.id))},"version_id":${JSON.stringify(toGlobalId('DatasetVersion', version.id))},"examples":[`;
+        yield `{"data":{"dataset_id":${JSON.stringify(toGlobalId('Dataset', dataset.id))},"version_id":${JSON.stringify(toGlobalId('DatasetVersion', version.id))},${filtered}"examples":[`;
         let written = 0;
         let next: string | null = null;
         for await (const page of pages) {
@@ -376,6 +382,40 @@ export async function datasetsRoutes(instance: FastifyInstance, { datasets }: { 
         head: '',
         // The stored documents are JSON text already: written as they are.
         line: (example) => `{"input":${example.input},"output":${example.output},"metadata":${example.metadata}}\n`,
+      }),
+  );
+
+  app.get(
+    '/v1/datasets/:id/jsonl/openai_ft',
+    {
+      schema: downloadSchema(
+        'getDatasetJSONLOpenAIFineTuning',
+        'Download the examples as OpenAI fine-tuning JSONL: `{messages, tools?}` per line (input messages, then output messages)',
+      ),
+    },
+    async (request, reply) =>
+      download(reply, request.params, request.query.version_id, {
+        type: 'application/jsonl; charset=utf-8',
+        extension: 'jsonl',
+        head: '',
+        line: openAiFineTuningLine,
+      }),
+  );
+
+  app.get(
+    '/v1/datasets/:id/jsonl/openai_evals',
+    {
+      schema: downloadSchema(
+        'getDatasetJSONLOpenAIEvals',
+        "Download the examples as OpenAI evals JSONL: `{messages, ideal}` per line (ideal: the output's last message's text)",
+      ),
+    },
+    async (request, reply) =>
+      download(reply, request.params, request.query.version_id, {
+        type: 'application/jsonl; charset=utf-8',
+        extension: 'jsonl',
+        head: '',
+        line: openAiEvalsLine,
       }),
   );
 

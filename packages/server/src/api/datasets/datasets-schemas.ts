@@ -50,7 +50,7 @@ export const ListDatasetExamplesData = Type.Object(
   {
     dataset_id: Type.String(),
     version_id: Type.String(),
-    filtered_splits: Type.Optional(Type.Array(Type.String())),
+    filtered_splits: Type.Optional(Type.Array(Type.String(), { description: 'The names of the splits filtered by (only with `split`).' })),
     examples: Type.Array(DatasetExample),
   },
   { title: 'ListDatasetExamplesData' },
@@ -88,7 +88,11 @@ export const UploadDatasetBody = Type.Object(
     inputs: objects('One input object per example.'),
     outputs: Type.Optional(objects('Expected outputs, one per example (default {}).')),
     metadata: Type.Optional(objects('Metadata, one object per example (default {}).')),
-    splits: Type.Optional(Type.Array(Type.Unknown(), { description: 'Accepted and ignored: splits are not supported yet.' })),
+    splits: Type.Optional(
+      Type.Array(Type.Unknown(), {
+        description: 'Accepted and ignored: put examples into splits with the /v1/datasets/{id}/splits routes.',
+      }),
+    ),
     span_ids: optionalIds('The OpenTelemetry span id each example was made from, or null.'),
     example_ids: optionalIds("The caller's stable id of each example, or null."),
   },
@@ -113,5 +117,9 @@ export const ExamplesQuery = Type.Object({
     }),
   ),
   cursor: cursorParam,
-  split: Type.Optional(Type.Array(Type.String(), { description: 'Accepted and ignored: splits are not supported yet.' })),
+  split: Type.Optional(
+    Type.Array(Type.String(), {
+      description: 'Only the examples in one of these splits (DatasetSplit ids or names; repeat for several); an unknown one answers 404.',
+    }),
+  ),
 });

@@ -21,6 +21,7 @@ import {
   IncompleteEvaluationsQuery,
   IncompleteRun,
   PageQuery,
+  UpdateExperimentBody,
 } from './experiments-schemas.js';
 import { identifier, toGlobalId } from '../shared/global-id.js';
 import { callerUserId } from '../shared/principal.js';
@@ -237,6 +238,22 @@ export async function experimentsRoutes(instance: FastifyInstance, { experiments
       },
     },
     async (request) => ({ data: presentExperiment(await experiments.get(experimentOf(request.params))) }),
+  );
+
+  app.patch(
+    '/v1/experiments/:experiment_id',
+    {
+      schema: {
+        tags,
+        operationId: 'updateExperiment',
+        summary: 'Update an experiment by ID',
+        description: 'Changes only the fields sent: name, description (null clears it) and metadata (replaced whole).',
+        params: ExperimentPath,
+        body: UpdateExperimentBody,
+        response: { 200: Type.Object({ data: Experiment }), ...errors(404, 422) },
+      },
+    },
+    async (request) => ({ data: presentExperiment(await experiments.update(experimentOf(request.params), request.body)) }),
   );
 
   app.delete(

@@ -167,6 +167,16 @@ export const IncompleteEvaluation = Type.Object(
   { title: 'IncompleteExperimentEvaluation' },
 );
 
+export const UpdateExperimentBody = Type.Object(
+  {
+    name: Type.Optional(Nullable(Type.String({ maxLength: 256, description: 'New name (null or blank is refused).' }))),
+    description: Type.Optional(Nullable(Type.String({ maxLength: 10_000, description: 'New description; null clears it.' }))),
+    metadata: Type.Optional(
+      Nullable(Type.Object({}, { additionalProperties: true, description: 'New metadata, replacing the old whole (null is refused).' })),
+    ),
+  },
+  { title: 'UpdateExperimentRequestBody', description: 'Fields to change; an omitted field is left as it is.' },
+);
 export const ExperimentPath = Type.Object({ experiment_id: Type.String({ description: 'Experiment id (base64 "Experiment:<id>").' }) });
 export const DatasetIdPath = Type.Object({ dataset_id: Type.String({ description: 'Dataset id (base64 "Dataset:<id>") or name.' }) });
 export const PageQuery = Type.Object({ limit: limitParam, cursor: cursorParam });

@@ -27,6 +27,8 @@ import * as projectDeletion from './0024-project-deletion.js';
 import * as datasetExampleCounts from './0025-dataset-example-counts.js';
 import * as datasetDeletion from './0026-dataset-deletion.js';
 import * as experimentDeletion from './0027-experiment-deletion.js';
+import * as datasetLabelsAndSplits from './0028-dataset-labels-and-splits.js';
+import * as experimentTags from './0029-experiment-tags.js';
 import * as spanLogEvents from './0031-span-log-events.js';
 
 export interface MigrationContext {
@@ -62,6 +64,8 @@ export function migrations(context: MigrationContext): Record<string, Migration>
     '0025-dataset-example-counts': { up: datasetExampleCounts.up(context) },
     '0026-dataset-deletion': { up: datasetDeletion.up(context) },
     '0027-experiment-deletion': { up: experimentDeletion.up(context) },
+    '0028-dataset-labels-and-splits': { up: datasetLabelsAndSplits.up(context) },
+    '0029-experiment-tags': { up: experimentTags.up(context) },
     '0031-span-log-events': { up: spanLogEvents.up(context) },
   };
 }

@@ -149,6 +149,17 @@ export function createDatasetsRepository(db: Kysely<DB>, dialect: Dialect) {
           .where('newest.version_id', '<=', versionId),
       );
 
+  /** The examples of the query that one of the splits holds (all of them without `splitIds`). */
+  const inSplits = <Q extends ReturnType<typeof revisionsAt>>(query: Q, splitIds: number[] | undefined): Q =>
+    splitIds === undefined
+      ? query
+      : (query.where('e.id', 'in', (eb) =>
+          eb
+            .selectFrom('dataset_splits_dataset_examples as s')
+            .select('s.dataset_example_id')
+            .where('s.dataset_split_id', 'in', splitIds.length > 0 ? splitIds : [0]),
+        ) as Q);
+
   return {
     async insertDataset(dataset: { name: string; description: string | null; metadata: Record<string, unknown> }, now: string) {
       const row = await db
@@ -213,7 +224,7 @@ export function createDatasetsRepository(db: Kysely<DB>, dialect: Dialect) {
     },
     /**
      * Deletes up to `limit` examples of a deleted dataset (the first by id) with their revisions,
-     * the experiments' frozen example rows and the runs on them (their evaluations cascade); the
+     * their split memberships, the experiments' frozen example rows and the runs on them (their evaluations cascade); the
      * caller runs it in one transaction. Each table in one set-based statement: the foreign keys'
      * cascades would delete row by row (on PostgreSQL a trigger query per example and table).
      * Returns how many examples.
@@ -227,6 +238,7 @@ export function createDatasetsRepository(db: Kysely<DB>, dialect: Dialect) {
       if (ids.length === 0) return 0;
       await db.deleteFrom('experiment_examples').where('example_id', 'in', ids).execute();
       await db.deleteFrom('experiment_runs').where('example_id', 'in', ids).execute();
+      await db.deleteFrom('dataset_splits_dataset_examples').where('dataset_example_id', 'in', ids).execute();
       await db.deleteFrom('dataset_example_revisions').where('example_id', 'in', ids).execute();
       const result = await db.deleteFrom('dataset_examples').where('id', 'in', ids).executeTakeFirst();
       return Number(result.numDeletedRows);
@@ -422,9 +434,18 @@ export function createDatasetsRepository(db: Kysely<DB>, dialect: Dialect) {
         .execute();
       return rows.map((row) => ({ id: Number(row.id), externalId: row.external_id! }));
     },
-    /** A page of the examples at a version, after `afterId` in id order, with their documents as stored. */
-    async exampleTextsAt(datasetId: number, versionId: number, afterId: number, limit: number): Promise<StoredExampleText[]> {
-      const rows = await revisionsAt(datasetId, versionId)
+    /**
+     * A page of the examples at a version, after `afterId` in id order, with their documents as
+     * stored; with `splitIds`, only those in one of the splits.
+     */
+    async exampleTextsAt(
+      datasetId: number,
+      versionId: number,
+      afterId: number,
+      limit: number,
+      splitIds?: number[],
+    ): Promise<StoredExampleText[]> {
+      const rows = await inSplits(revisionsAt(datasetId, versionId), splitIds)
         .where('r.kind', '!=', 'DELETE')
         .where('e.id', '>', afterId)
         .select(['e.id', 'e.external_id', 'e.source_span_id', 'r.input', 'r.output', 'r.metadata', 'r.created_at'])
@@ -442,9 +463,9 @@ export function createDatasetsRepository(db: Kysely<DB>, dialect: Dialect) {
       }));
     },
 
-    /** A page of the ids of the examples at a version, after `afterId` in id order. */
-    async exampleIdsAt(datasetId: number, versionId: number, afterId: number, limit: number): Promise<number[]> {
-      const rows = await revisionsAt(datasetId, versionId)
+    /** A page of the ids of the examples at a version, after `afterId` in id order; with `splitIds`, only those in one of the splits. */
+    async exampleIdsAt(datasetId: number, versionId: number, afterId: number, limit: number, splitIds?: number[]): Promise<number[]> {
+      const rows = await inSplits(revisionsAt(datasetId, versionId), splitIds)
         .where('r.kind', '!=', 'DELETE')
         .where('e.id', '>', afterId)
         .select('e.id')

@@ -178,6 +178,22 @@ export function createExperimentsRepository(db: Kysely<DB>, dialect: Dialect) {
       const row = await db.selectFrom('experiments').selectAll().where('id', '=', id).where(isLive).executeTakeFirst();
       return row && toExperiment(row);
     },
+    /** Changes the fields given (and `updated_at`) of a live experiment; undefined when there is none. */
+    async update(
+      id: number,
+      patch: { name?: string; description?: string | null; metadata?: Record<string, unknown> },
+      now: string,
+    ): Promise<ExperimentRecord | undefined> {
+      const { metadata, ...rest } = patch;
+      const row = await db
+        .updateTable('experiments')
+        .set({ ...rest, ...(metadata === undefined ? {} : { metadata: JSON.stringify(metadata) }), updated_at: now })
+        .where('id', '=', id)
+        .where(isLive)
+        .returningAll()
+        .executeTakeFirst();
+      return row && toExperiment(row);
+    },
     /** A dataset's experiments newest first, keyset-paginated by id. */
     async listForDataset(datasetId: number, query: { limit: number; fromId?: number | undefined }): Promise<ExperimentRecord[]> {
       let select = db

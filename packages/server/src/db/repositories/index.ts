@@ -21,7 +21,10 @@ import { createCostsRepository } from './costs-repository.js';
 import { createSecretsRepository } from './secrets-repository.js';
 import { createSessionsRepository } from './sessions-repository.js';
 import { createDatasetsRepository } from './datasets-repository.js';
+import { createDatasetLabelsRepository } from './dataset-labels-repository.js';
+import { createDatasetSplitsRepository } from './dataset-splits-repository.js';
 import { createExperimentsRepository } from './experiments-repository.js';
+import { createExperimentTagsRepository } from './experiment-tags-repository.js';
 import { createHealthRepository } from './health-repository.js';
 import { createPromptsRepository } from './prompts-repository.js';
 import { createRetentionRepository } from './retention-repository.js';
@@ -50,7 +53,10 @@ export function createRepositories(db: Kysely<DB>, dialect: Dialect) {
     annotationConfigs: createAnnotationConfigsRepository(db, dialect),
     prompts: createPromptsRepository(db),
     datasets: createDatasetsRepository(db, dialect),
+    datasetLabels: createDatasetLabelsRepository(db),
+    datasetSplits: createDatasetSplitsRepository(db),
     experiments: createExperimentsRepository(db, dialect),
+    experimentTags: createExperimentTagsRepository(db),
     costs: createCostsRepository(db),
     secrets: createSecretsRepository(db),
     retention: createRetentionRepository(db, dialect),

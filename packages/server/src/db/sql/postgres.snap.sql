@@ -440,6 +440,72 @@ delete from "datasets" where "id" = $1 and not exists (select "dataset_versions"
 -- datasets.touch
 update "datasets" set "updated_at" = $1 where "id" = $2;
 
+-- datasetLabels.insert
+insert into "dataset_labels" ("name", "description", "color", "user_id", "created_at", "updated_at") values ($1, $2, $3, $4, $5, $6) returning "id", "name", "description", "color";
+
+-- datasetLabels.findById
+select "id", "name", "description", "color" from "dataset_labels" where "id" = $1;
+
+-- datasetLabels.list
+select "id", "name", "description", "color" from "dataset_labels" where "id" <= $1 order by "id" desc limit $2;
+
+-- datasetLabels.update
+update "dataset_labels" set "name" = $1, "color" = $2, "description" = $3, "updated_at" = $4 where "id" = $5 returning "id", "name", "description", "color";
+
+-- datasetLabels.existingIds
+select "id" from "dataset_labels" where "id" in ($1, $2);
+
+-- datasetLabels.apply
+insert into "datasets_dataset_labels" ("dataset_id", "dataset_label_id") values ($1, $2) on conflict ("dataset_id", "dataset_label_id") do nothing;
+
+-- datasetLabels.listForDataset
+select "l"."id", "l"."name", "l"."description", "l"."color" from "datasets_dataset_labels" as "m" inner join "dataset_labels" as "l" on "l"."id" = "m"."dataset_label_id" where "m"."dataset_id" = $1 and "l"."id" <= $2 order by "l"."id" desc limit $3;
+
+-- datasetLabels.keepOnly
+delete from "datasets_dataset_labels" where "dataset_id" = $1 and "dataset_label_id" not in ($2);
+
+-- datasetLabels.keepOnly (none)
+delete from "datasets_dataset_labels" where "dataset_id" = $1;
+
+-- datasetLabels.remove
+delete from "datasets_dataset_labels" where "dataset_id" = $1 and "dataset_label_id" in ($2);
+
+-- datasetLabels.delete
+delete from "dataset_labels" where "id" = $1;
+
+-- datasetSplits.insert
+insert into "dataset_splits" ("name", "description", "color", "metadata", "user_id", "created_at", "updated_at") values ($1, $2, $3, $4, $5, $6, $7) returning *;
+
+-- datasetSplits.findById
+select * from "dataset_splits" where "id" = $1;
+
+-- datasetSplits.findByIdsOrNames
+select * from "dataset_splits" where ("id" in ($1) or "name" in ($2)) order by "id";
+
+-- datasetSplits.update
+update "dataset_splits" set "name" = $1, "description" = $2, "color" = $3, "metadata" = $4, "updated_at" = $5 where "id" = $6 returning *;
+
+-- datasetSplits.examplesOfDataset
+select "id" from "dataset_examples" where "dataset_id" = $1 and "id" in ($2, $3);
+
+-- datasetSplits.addExamples
+insert into "dataset_splits_dataset_examples" ("dataset_split_id", "dataset_example_id") values ($1, $2) on conflict ("dataset_split_id", "dataset_example_id") do nothing;
+
+-- datasetSplits.exampleCount
+select count(*) as "n" from "dataset_splits_dataset_examples" as "m" inner join "dataset_examples" as "e" on "e"."id" = "m"."dataset_example_id" where "m"."dataset_split_id" = $1 and "e"."dataset_id" = $2;
+
+-- datasets.exampleTextsAt (splits)
+select "e"."id", "e"."external_id", "e"."source_span_id", "r"."input", "r"."output", "r"."metadata", "r"."created_at" from "dataset_example_revisions" as "r" inner join "dataset_examples" as "e" on "e"."id" = "r"."example_id" where "e"."dataset_id" = $1 and "r"."version_id" = (select max("newest"."version_id") as "version_id" from "dataset_example_revisions" as "newest" where "newest"."example_id" = "r"."example_id" and "newest"."version_id" <= $2) and "e"."id" in (select "s"."dataset_example_id" from "dataset_splits_dataset_examples" as "s" where "s"."dataset_split_id" in ($3)) and "r"."kind" != $4 and "e"."id" > $5 order by "e"."id" limit $6;
+
+-- datasets.exampleIdsAt (splits)
+select "e"."id" from "dataset_example_revisions" as "r" inner join "dataset_examples" as "e" on "e"."id" = "r"."example_id" where "e"."dataset_id" = $1 and "r"."version_id" = (select max("newest"."version_id") as "version_id" from "dataset_example_revisions" as "newest" where "newest"."example_id" = "r"."example_id" and "newest"."version_id" <= $2) and "e"."id" in (select "s"."dataset_example_id" from "dataset_splits_dataset_examples" as "s" where "s"."dataset_split_id" in ($3)) and "r"."kind" != $4 and "e"."id" > $5 order by "e"."id" limit $6;
+
+-- datasetSplits.removeExamples
+delete from "dataset_splits_dataset_examples" where "dataset_split_id" = $1 and "dataset_example_id" in ($2);
+
+-- datasetSplits.delete
+delete from "dataset_splits" where "id" = $1;
+
 -- experiments.insert
 insert into "experiments" ("dataset_id", "dataset_version_id", "name", "description", "metadata", "repetitions", "project_name", "user_id", "created_at", "updated_at") values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) returning *;
 
@@ -448,6 +514,21 @@ insert into "experiment_examples" ("experiment_id", "example_id") values ($1, $2
 
 -- experiments.findById
 select * from "experiments" where "id" = $1 and ("experiments"."deleted_at" is null and exists (select "datasets"."id" from "datasets" where "datasets"."id" = "experiments"."dataset_id" and "datasets"."deleted_at" is null));
+
+-- experiments.update
+update "experiments" set "name" = $1, "description" = $2, "metadata" = $3, "updated_at" = $4 where "id" = $5 and ("experiments"."deleted_at" is null and exists (select "datasets"."id" from "datasets" where "datasets"."id" = "experiments"."dataset_id" and "datasets"."deleted_at" is null)) returning *;
+
+-- experimentTags.upsert
+insert into "experiment_tags" ("experiment_id", "dataset_id", "user_id", "name", "description", "created_at", "updated_at") values ($1, $2, $3, $4, $5, $6, $7) on conflict ("dataset_id", "name") do update set "experiment_id" = $8, "user_id" = $9, "description" = $10, "updated_at" = $11 returning "id", "name", "description";
+
+-- experimentTags.listForExperiment
+select "id", "name", "description" from "experiment_tags" where "experiment_id" = $1 and "name" >= $2 order by "name" limit $3;
+
+-- experimentTags.findInDataset
+select "id", "name", "description", "experiment_id" from "experiment_tags" where "dataset_id" = $1 and "id" = $2;
+
+-- experimentTags.removeFromExperiment
+delete from "experiment_tags" where "dataset_id" = $1 and "name" = $2 and "experiment_id" = $3;
 
 -- experiments.listForDataset
 select * from "experiments" where "dataset_id" = $1 and "deleted_at" is null and "id" <= $2 order by "id" desc limit $3;
@@ -524,6 +605,7 @@ select "id" from "datasets" where "deleted_at" is not null order by "id" limit $
 select "id" from "dataset_examples" where "dataset_id" = $1 order by "id" limit $2;
 delete from "experiment_examples" where "example_id" in ($1);
 delete from "experiment_runs" where "example_id" in ($1);
+delete from "dataset_splits_dataset_examples" where "dataset_example_id" in ($1);
 delete from "dataset_example_revisions" where "example_id" in ($1);
 delete from "dataset_examples" where "id" in ($1);
 

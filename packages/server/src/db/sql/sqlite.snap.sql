@@ -438,6 +438,72 @@ delete from "datasets" where "id" = ? and not exists (select "dataset_versions".
 -- datasets.touch
 update "datasets" set "updated_at" = ? where "id" = ?;
 
+-- datasetLabels.insert
+insert into "dataset_labels" ("name", "description", "color", "user_id", "created_at", "updated_at") values (?, ?, ?, ?, ?, ?) returning "id", "name", "description", "color";
+
+-- datasetLabels.findById
+select "id", "name", "description", "color" from "dataset_labels" where "id" = ?;
+
+-- datasetLabels.list
+select "id", "name", "description", "color" from "dataset_labels" where "id" <= ? order by "id" desc limit ?;
+
+-- datasetLabels.update
+update "dataset_labels" set "name" = ?, "color" = ?, "description" = ?, "updated_at" = ? where "id" = ? returning "id", "name", "description", "color";
+
+-- datasetLabels.existingIds
+select "id" from "dataset_labels" where "id" in (?, ?);
+
+-- datasetLabels.apply
+insert into "datasets_dataset_labels" ("dataset_id", "dataset_label_id") values (?, ?) on conflict ("dataset_id", "dataset_label_id") do nothing;
+
+-- datasetLabels.listForDataset
+select "l"."id", "l"."name", "l"."description", "l"."color" from "datasets_dataset_labels" as "m" inner join "dataset_labels" as "l" on "l"."id" = "m"."dataset_label_id" where "m"."dataset_id" = ? and "l"."id" <= ? order by "l"."id" desc limit ?;
+
+-- datasetLabels.keepOnly
+delete from "datasets_dataset_labels" where "dataset_id" = ? and "dataset_label_id" not in (?);
+
+-- datasetLabels.keepOnly (none)
+delete from "datasets_dataset_labels" where "dataset_id" = ?;
+
+-- datasetLabels.remove
+delete from "datasets_dataset_labels" where "dataset_id" = ? and "dataset_label_id" in (?);
+
+-- datasetLabels.delete
+delete from "dataset_labels" where "id" = ?;
+
+-- datasetSplits.insert
+insert into "dataset_splits" ("name", "description", "color", "metadata", "user_id", "created_at", "updated_at") values (?, ?, ?, ?, ?, ?, ?) returning *;
+
+-- datasetSplits.findById
+select * from "dataset_splits" where "id" = ?;
+
+-- datasetSplits.findByIdsOrNames
+select * from "dataset_splits" where ("id" in (?) or "name" in (?)) order by "id";
+
+-- datasetSplits.update
+update "dataset_splits" set "name" = ?, "description" = ?, "color" = ?, "metadata" = ?, "updated_at" = ? where "id" = ? returning *;
+
+-- datasetSplits.examplesOfDataset
+select "id" from "dataset_examples" where "dataset_id" = ? and "id" in (?, ?);
+
+-- datasetSplits.addExamples
+insert into "dataset_splits_dataset_examples" ("dataset_split_id", "dataset_example_id") values (?, ?) on conflict ("dataset_split_id", "dataset_example_id") do nothing;
+
+-- datasetSplits.exampleCount
+select count(*) as "n" from "dataset_splits_dataset_examples" as "m" inner join "dataset_examples" as "e" on "e"."id" = "m"."dataset_example_id" where "m"."dataset_split_id" = ? and "e"."dataset_id" = ?;
+
+-- datasets.exampleTextsAt (splits)
+select "e"."id", "e"."external_id", "e"."source_span_id", "r"."input", "r"."output", "r"."metadata", "r"."created_at" from "dataset_example_revisions" as "r" inner join "dataset_examples" as "e" on "e"."id" = "r"."example_id" where "e"."dataset_id" = ? and "r"."version_id" = (select max("newest"."version_id") as "version_id" from "dataset_example_revisions" as "newest" where "newest"."example_id" = "r"."example_id" and "newest"."version_id" <= ?) and "e"."id" in (select "s"."dataset_example_id" from "dataset_splits_dataset_examples" as "s" where "s"."dataset_split_id" in (?)) and "r"."kind" != ? and "e"."id" > ? order by "e"."id" limit ?;
+
+-- datasets.exampleIdsAt (splits)
+select "e"."id" from "dataset_example_revisions" as "r" inner join "dataset_examples" as "e" on "e"."id" = "r"."example_id" where "e"."dataset_id" = ? and "r"."version_id" = (select max("newest"."version_id") as "version_id" from "dataset_example_revisions" as "newest" where "newest"."example_id" = "r"."example_id" and "newest"."version_id" <= ?) and "e"."id" in (select "s"."dataset_example_id" from "dataset_splits_dataset_examples" as "s" where "s"."dataset_split_id" in (?)) and "r"."kind" != ? and "e"."id" > ? order by "e"."id" limit ?;
+
+-- datasetSplits.removeExamples
+delete from "dataset_splits_dataset_examples" where "dataset_split_id" = ? and "dataset_example_id" in (?);
+
+-- datasetSplits.delete
+delete from "dataset_splits" where "id" = ?;
+
 -- experiments.insert
 insert into "experiments" ("dataset_id", "dataset_version_id", "name", "description", "metadata", "repetitions", "project_name", "user_id", "created_at", "updated_at") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning *;
 
@@ -446,6 +512,21 @@ insert into "experiment_examples" ("experiment_id", "example_id") values (?, ?);
 
 -- experiments.findById
 select * from "experiments" where "id" = ? and ("experiments"."deleted_at" is null and exists (select "datasets"."id" from "datasets" where "datasets"."id" = "experiments"."dataset_id" and "datasets"."deleted_at" is null));
+
+-- experiments.update
+update "experiments" set "name" = ?, "description" = ?, "metadata" = ?, "updated_at" = ? where "id" = ? and ("experiments"."deleted_at" is null and exists (select "datasets"."id" from "datasets" where "datasets"."id" = "experiments"."dataset_id" and "datasets"."deleted_at" is null)) returning *;
+
+-- experimentTags.upsert
+insert into "experiment_tags" ("experiment_id", "dataset_id", "user_id", "name", "description", "created_at", "updated_at") values (?, ?, ?, ?, ?, ?, ?) on conflict ("dataset_id", "name") do update set "experiment_id" = ?, "user_id" = ?, "description" = ?, "updated_at" = ? returning "id", "name", "description";
+
+-- experimentTags.listForExperiment
+select "id", "name", "description" from "experiment_tags" where "experiment_id" = ? and "name" >= ? order by "name" limit ?;
+
+-- experimentTags.findInDataset
+select "id", "name", "description", "experiment_id" from "experiment_tags" where "dataset_id" = ? and "id" = ?;
+
+-- experimentTags.removeFromExperiment
+delete from "experiment_tags" where "dataset_id" = ? and "name" = ? and "experiment_id" = ?;
 
 -- experiments.listForDataset
 select * from "experiments" where "dataset_id" = ? and "deleted_at" is null and "id" <= ? order by "id" desc limit ?;
@@ -522,6 +603,7 @@ select "id" from "datasets" where "deleted_at" is not null order by "id" limit ?
 select "id" from "dataset_examples" where "dataset_id" = ? order by "id" limit ?;
 delete from "experiment_examples" where "example_id" in (?);
 delete from "experiment_runs" where "example_id" in (?);
+delete from "dataset_splits_dataset_examples" where "dataset_example_id" in (?);
 delete from "dataset_example_revisions" where "example_id" in (?);
 delete from "dataset_examples" where "id" in (?);
 
