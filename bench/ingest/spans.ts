@@ -50,6 +50,11 @@ export interface PoolOptions {
    * elapsed since it was created.
    */
   baseNanos?: bigint;
+  /**
+   * The conventions the spans follow: OpenInference (default), or OpenTelemetry's GenAI
+   * conventions 1.37 (the same content under gen_ai.* names, which the server maps at ingest).
+   */
+  conventions?: 'openinference' | 'genai';
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -186,6 +191,46 @@ function llmAttributes(content: Content, sessionId: string, userId: string): Rec
   };
 }
 
+/**
+ * The same kind of call under OpenTelemetry's GenAI conventions 1.37 (what
+ * @opentelemetry/instrumentation-openai and most SDKs send), with the messages as JSON.
+ */
+function genAiLlmAttributes(content: Content, sessionId: string, userId: string): Record<string, string | number> {
+  const [model, provider] = content.pick(MODELS);
+  const systemPrompt = content.pick(SYSTEM_PROMPTS);
+  const question = content.text(content.int(70, 140));
+  const answer = content.text(content.int(120, 210));
+  return {
+    'gen_ai.operation.name': 'chat',
+    'gen_ai.provider.name': provider,
+    'gen_ai.request.model': model,
+    'gen_ai.response.model': model,
+    'gen_ai.request.temperature': content.pick([0, 0.2, 0.7]),
+    'gen_ai.request.max_tokens': content.pick([256, 512, 1024]),
+    'gen_ai.system_instructions': JSON.stringify([{ type: 'text', content: systemPrompt }]),
+    'gen_ai.input.messages': JSON.stringify([{ role: 'user', parts: [{ type: 'text', content: question }] }]),
+    'gen_ai.output.messages': JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: answer }], finish_reason: 'stop' }]),
+    'gen_ai.usage.input_tokens': content.int(200, 4000),
+    'gen_ai.usage.output_tokens': content.int(40, 800),
+    'gen_ai.response.finish_reasons': 'stop',
+    'gen_ai.conversation.id': sessionId,
+    'user.id': userId,
+  };
+}
+
+function genAiAgentAttributes(content: Content, sessionId: string, userId: string): Record<string, string> {
+  return {
+    'gen_ai.operation.name': 'invoke_agent',
+    'gen_ai.agent.name': 'support-assistant',
+    'gen_ai.input.messages': JSON.stringify([{ role: 'user', parts: [{ type: 'text', content: content.text(content.int(200, 300)) }] }]),
+    'gen_ai.output.messages': JSON.stringify([
+      { role: 'assistant', parts: [{ type: 'text', content: content.text(content.int(450, 650)) }] },
+    ]),
+    'gen_ai.conversation.id': sessionId,
+    'user.id': userId,
+  };
+}
+
 function chainAttributes(content: Content, sessionId: string, userId: string): Record<string, string> {
   const question = content.text(content.int(200, 300));
   const answer = content.text(content.int(450, 650));
@@ -202,7 +247,15 @@ function chainAttributes(content: Content, sessionId: string, userId: string): R
 }
 
 /** Builds and encodes one request body with placeholder ids, and locates every id in it. */
-function buildBody(content: Content, batch: number, spansPerTrace: number, baseNanos: bigint): BodyTemplate {
+function buildBody(
+  content: Content,
+  batch: number,
+  spansPerTrace: number,
+  baseNanos: bigint,
+  conventions: PoolOptions['conventions'] = 'openinference',
+): BodyTemplate {
+  const [rootAttributes, childAttributes] =
+    conventions === 'genai' ? [genAiAgentAttributes, genAiLlmAttributes] : [chainAttributes, llmAttributes];
   const spans: object[] = [];
   const parents: number[] = [];
   const traceOf: number[] = [];
@@ -233,7 +286,7 @@ function buildBody(content: Content, batch: number, spansPerTrace: number, baseN
     const llmNanos = BigInt(content.int(300, 4000)) * 1_000_000n;
     const start = isRoot ? cursor : cursor + BigInt(i - rootIndex - 1) * llmNanos + 1_000_000n;
     const end = isRoot ? cursor + BigInt(children + 1) * 4_000_000_000n : start + llmNanos;
-    const attributes = isRoot ? chainAttributes(content, sessionId, userId) : llmAttributes(content, sessionId, userId);
+    const attributes = isRoot ? rootAttributes(content, sessionId, userId) : childAttributes(content, sessionId, userId);
     attributeBytes += Buffer.byteLength(JSON.stringify(attributes));
     if (!isRoot) llmSpans++;
     spans.push({
@@ -285,7 +338,8 @@ export function buildBodyPool(options: PoolOptions): BodyTemplate[] {
   const baseNanos = options.baseNanos ?? BigInt(Date.now() - 60_000) * 1_000_000n;
   const pool: BodyTemplate[] = [];
   // Every body starts at the same time: the patcher spreads them over the run as it sends them.
-  for (let i = 0; i < options.size; i++) pool.push(buildBody(content, options.batch, options.spansPerTrace, baseNanos));
+  for (let i = 0; i < options.size; i++)
+    pool.push(buildBody(content, options.batch, options.spansPerTrace, baseNanos, options.conventions));
   return pool;
 }
 

@@ -7,7 +7,7 @@ import {
   SESSION_ID,
   SPAN_KIND,
 } from './conventions/attribute-names.js';
-import { openInferenceAttributesFor } from './conventions/openinference-mapping.js';
+import { addOpenInferenceAttributes } from './conventions/openinference-mapping.js';
 import { packLongJson, splitAttributes } from './long-attributes.js';
 import { USER_ID_ATTRIBUTE, userKeyOf } from './trace-users.js';
 import type { AttributeValue, Attributes, DecodedResourceSpans } from './decoded-spans.js';
@@ -112,9 +112,10 @@ function mapSpans<L>(
           true,
         );
       }
-      // GenAI and Vercel AI SDK spans gain the OpenInference attributes everything else reads.
-      const mapped = openInferenceAttributesFor(span.attributes, span.events);
-      const spanAttributes = mapped === null ? span.attributes : { ...span.attributes, ...mapped };
+      // GenAI and Vercel AI SDK spans gain the OpenInference attributes everything else reads
+      // (added to the decoded span in place: it is this function's to consume).
+      const spanAttributes = span.attributes;
+      addOpenInferenceAttributes(spanAttributes, span.events);
       const spanKind = openInferenceKind(spanAttributes[SPAN_KIND]);
       // Like Phoenix, only LLM spans carry token counts, so sums over a trace count each call once.
       const isLlm = spanKind === 'LLM';

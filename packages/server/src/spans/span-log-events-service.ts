@@ -16,7 +16,7 @@ import type {
 import type { SqliteSpanLogEventsWriter } from '../db/writer/database-writer.js';
 import type { Job } from '../jobs/job-runner.js';
 import { SPAN_KIND } from '../span-model/conventions/attribute-names.js';
-import { openInferenceAttributesFor } from '../span-model/conventions/openinference-mapping.js';
+import { addOpenInferenceAttributes } from '../span-model/conventions/openinference-mapping.js';
 import type { Attributes } from '../span-model/decoded-spans.js';
 import { type DecodedResourceLogs, spanEventOf } from '../span-model/log-records.js';
 import { mergeAttributes, storeAttributes } from '../span-model/long-attributes.js';
@@ -76,18 +76,20 @@ function attachedSpan(records: AttachableLogEvent[]): SpanEventsUpdate {
   ];
   // Times are fixed-width ISO text with nanoseconds: ordered as text, ordered in time.
   events.sort((a, b) => (a.timestamp < b.timestamp ? -1 : a.timestamp > b.timestamp ? 1 : 0));
-  const mapped = openInferenceAttributesFor(
+  const kindBefore = attributes[SPAN_KIND];
+  addOpenInferenceAttributes(
     attributes,
     events.map((event) => ({ name: event.name, attributes: event.attributes as Attributes })),
     { remap: true },
   );
-  const kind = mapped?.[SPAN_KIND];
-  const stored = storeAttributes(mapped === null ? attributes : { ...attributes, ...mapped });
+  const kind = attributes[SPAN_KIND];
+  const stored = storeAttributes(attributes);
   return {
     spanRowid: first.spanRowid,
     spanStartTime: first.spanStartTime,
     // A span of no known kind takes the one its messages show (an LLM call's).
-    spanKind: first.spanKind === 'UNKNOWN' && typeof kind === 'string' && KNOWN_KINDS.has(kind) ? kind : first.spanKind,
+    spanKind:
+      first.spanKind === 'UNKNOWN' && kind !== kindBefore && typeof kind === 'string' && KNOWN_KINDS.has(kind) ? kind : first.spanKind,
     attributes: stored.json,
     longAttributes: stored.long,
     events: JSON.stringify(events),

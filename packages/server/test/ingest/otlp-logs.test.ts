@@ -18,7 +18,7 @@ import { LoggerProvider, SimpleLogRecordProcessor, type LogRecordExporter } from
 import { describeEachDialect } from '../helpers/server.js';
 import { AUTH_ENV } from '../helpers/auth.js';
 import { newTraceId } from '../helpers/otlp-bodies.js';
-import { expectError, request } from '../helpers/query.js';
+import { request } from '../helpers/query.js';
 
 type LogExporterKind = 'http-protobuf' | 'http-json' | 'grpc';
 

@@ -6,11 +6,19 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Attributes } from '../../src/span-model/decoded-spans.js';
-import { openInferenceAttributesFor } from '../../src/span-model/conventions/openinference-mapping.js';
+import { addOpenInferenceAttributes } from '../../src/span-model/conventions/openinference-mapping.js';
 import { toSpanRows } from '../../src/span-model/span-rows.js';
 
-const map = (attributes: Attributes, events: { name: string; attributes: Attributes }[] = []) =>
-  openInferenceAttributesFor(attributes, events);
+/** The attributes the mapping adds to a copy of the span's (null when none), the span's own left out. */
+function map(attributes: Attributes, events: { name: string; attributes: Attributes }[] = []): Attributes | null {
+  const span = { ...attributes };
+  if (!addOpenInferenceAttributes(span, events)) return null;
+  const added: Attributes = {};
+  for (const key in span) if (!(key in attributes)) added[key] = span[key]!;
+  // The span's own values are never replaced.
+  for (const key in attributes) assert.equal(span[key], attributes[key], key);
+  return added;
+}
 
 describe('OpenInference mapping of GenAI spans', () => {
   test('leaves OpenInference spans and spans of no GenAI convention alone', () => {
@@ -50,6 +58,10 @@ describe('OpenInference mapping of GenAI spans', () => {
     assert.equal(mapped['llm.output_messages.0.message.contents.0.message_content.text'], 'Hello');
     assert.equal(JSON.parse(String(mapped['llm.invocation_parameters'])).temperature, 0.2);
     assert.equal(mapped['session.id'], 'conversation-7');
+    // The text people read, not a second copy of the messages' JSON (which the span keeps).
+    assert.equal(mapped['input.value'], 'Hi');
+    assert.equal(mapped['input.mime_type'], 'text/plain');
+    assert.equal(mapped['output.value'], 'Hello');
   });
 
   test('operation names give the span kind', () => {

@@ -16,6 +16,8 @@ import { safelyGetOpenInferenceAttributes as convertVercel } from '@arizeai/open
 import type { AttributeValue, Attributes } from '../decoded-spans.js';
 import {
   GEN_AI_CONVERSATION_ID,
+  GEN_AI_INPUT_MESSAGES,
+  GEN_AI_OUTPUT_MESSAGES,
   GEN_AI_OPERATION_DETAILS_EVENT,
   GEN_AI_PREFIX,
   GEN_AI_PROVIDER_NAME,
@@ -200,6 +202,45 @@ function addGenAIExtras(mapped: Attributes, attributes: Attributes, events: read
   }
 }
 
+/** The text of the message at `prefix` (`llm.input_messages.1`): its content, or its text parts joined. */
+function messageText(mapped: Attributes, prefix: string): string | undefined {
+  const content = mapped[`${prefix}.message.content`];
+  if (typeof content === 'string') return content;
+  const parts: string[] = [];
+  for (let part = 0; ; part++) {
+    const text = mapped[`${prefix}.message.contents.${part}.message_content.text`];
+    if (text === undefined) break;
+    if (typeof text === 'string') parts.push(text);
+  }
+  return parts.length > 0 ? parts.join('\n\n') : undefined;
+}
+
+/**
+ * input.value and output.value as the text people read (the last user message, the first
+ * answer) rather than a second copy of gen_ai.input.messages / gen_ai.output.messages, which the
+ * span keeps and its messages hold already: a third copy of every message made the stored span
+ * half as large again and its ingest slower (docs/performance.md, "GenAI conventions at ingest").
+ */
+function valuesAsText(mapped: Attributes, attributes: Attributes): void {
+  if (mapped[INPUT_VALUE] !== undefined && mapped[INPUT_VALUE] === attributes[GEN_AI_INPUT_MESSAGES]) {
+    let last: string | undefined;
+    for (let index = 0; mapped[`${LLM_INPUT_MESSAGES}.${index}.message.role`] !== undefined; index++) {
+      if (mapped[`${LLM_INPUT_MESSAGES}.${index}.message.role`] === 'user') last = messageText(mapped, `${LLM_INPUT_MESSAGES}.${index}`);
+    }
+    if (last !== undefined) {
+      mapped[INPUT_VALUE] = last;
+      mapped[INPUT_MIME_TYPE] = 'text/plain';
+    }
+  }
+  if (mapped[OUTPUT_VALUE] !== undefined && mapped[OUTPUT_VALUE] === attributes[GEN_AI_OUTPUT_MESSAGES]) {
+    const first = messageText(mapped, `${LLM_OUTPUT_MESSAGES}.0`);
+    if (first !== undefined && mapped[`${LLM_OUTPUT_MESSAGES}.1.message.role`] === undefined) {
+      mapped[OUTPUT_VALUE] = first;
+      mapped[OUTPUT_MIME_TYPE] = 'text/plain';
+    }
+  }
+}
+
 /** The AI SDK's `ai.telemetry.metadata.userId` / `sessionId` (as Langfuse reads them) as user and session. */
 function addVercelExtras(mapped: Attributes, attributes: Attributes): void {
   for (const [name, to] of [
@@ -211,43 +252,38 @@ function addVercelExtras(mapped: Attributes, attributes: Attributes): void {
   }
 }
 
-/** Packages' results are OpenTelemetry attributes: keep the values Sightline stores. */
-function storable(converted: Record<string, unknown> | null | undefined): Attributes {
-  const result: Attributes = {};
-  if (!converted) return result;
-  for (const key in converted) {
-    const value = converted[key];
-    if (value === undefined || value === null) continue;
-    if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') result[key] = value;
-    else if (Array.isArray(value))
-      result[key] = value.filter((item) => ['string', 'number', 'boolean'].includes(typeof item)) as AttributeValue[];
-  }
-  return result;
+/** Values the packages give that Sightline stores (OpenTelemetry attribute values, no null). */
+function isStorable(value: unknown): value is AttributeValue {
+  const type = typeof value;
+  return type === 'string' || type === 'number' || type === 'boolean' || Array.isArray(value);
 }
 
 /**
- * The OpenInference attributes to add to a span of the GenAI or Vercel AI SDK conventions, or
- * null when the span is OpenInference already or follows neither (the common, cheap case).
- * `remap` maps a span stored before (mapped then, its OpenInference kind set) again, with the
- * events that arrived since as OTLP log records: only what it still lacks is added.
+ * Adds to a span of the GenAI or Vercel AI SDK conventions the OpenInference attributes it lacks
+ * (the span's own attributes win); answers whether it added any. Does nothing to an
+ * OpenInference span or a span of neither convention (the common, cheap case). `remap` maps a
+ * span stored before (mapped then, its OpenInference kind set) again, with the events that
+ * arrived since as OTLP log records: only what it still lacks is added.
  */
-export function openInferenceAttributesFor(
+export function addOpenInferenceAttributes(
   attributes: Attributes,
   events: readonly ConventionEvent[],
   { remap = false }: { remap?: boolean } = {},
-): Attributes | null {
+): boolean {
   const conventions = conventionsOf(attributes, events, remap);
-  if (conventions.openInference) return null;
+  if (conventions.openInference) return false;
   const vercel = conventions.vercel && typeof attributes[VERCEL_OPERATION_NAME] === 'string';
-  if (!vercel && !conventions.genAI && !conventions.genAIEvents) return null;
+  if (!vercel && !conventions.genAI && !conventions.genAIEvents) return false;
 
+  // The packages' results are used as they come (no copy): they hold OpenTelemetry values only.
   let mapped: Attributes;
   if (vercel) {
-    mapped = storable(convertVercel(attributes as Parameters<typeof convertVercel>[0]));
+    mapped = (convertVercel(attributes as Parameters<typeof convertVercel>[0]) ?? {}) as Attributes;
     addVercelExtras(mapped, attributes);
   } else {
     const source = conventions.genAIEvents ? eventAttributesAsSpanAttributes(attributes, events) : attributes;
-    mapped = storable(convertGenAI(source as Parameters<typeof convertGenAI>[0]));
+    mapped = (convertGenAI(source as Parameters<typeof convertGenAI>[0]) ?? {}) as Attributes;
+    valuesAsText(mapped, source);
   }
   // The packages copy the provider as sent; the cost table names providers as OpenInference does.
   for (const key of [LLM_PROVIDER, LLM_SYSTEM]) if (mapped[key] !== undefined) mapped[key] = providerOf(mapped[key]) ?? mapped[key];
@@ -255,11 +291,17 @@ export function openInferenceAttributesFor(
   if (typeof mapped[SPAN_KIND] !== 'string') {
     // A span of the AI SDK whose operation the package does not know (a newer function):
     // a chain, so it still shows its input and output.
-    if (!vercel) return null;
+    if (!vercel) return false;
     mapped[SPAN_KIND] = OpenInferenceSpanKind.CHAIN;
   }
   // Only LLM spans count tokens (span-rows.ts); a model name on another kind is still shown.
-  if (mapped[SPAN_KIND] !== OpenInferenceSpanKind.LLM) delete mapped[LLM_TOKEN_COUNT_TOTAL];
-  for (const key in mapped) if (attributes[key] !== undefined) delete mapped[key];
-  return Object.keys(mapped).length > 0 ? mapped : null;
+  const tokensToo = mapped[SPAN_KIND] === OpenInferenceSpanKind.LLM;
+  let added = false;
+  for (const key in mapped) {
+    const value = mapped[key];
+    if (attributes[key] !== undefined || !isStorable(value) || (!tokensToo && key === LLM_TOKEN_COUNT_TOTAL)) continue;
+    attributes[key] = Array.isArray(value) ? value.filter((item) => item !== null && typeof item !== 'object') : value;
+    added = true;
+  }
+  return added;
 }
