@@ -139,6 +139,11 @@ describeEachDialect(
       assert.equal(first.attributes['llm.input_messages.0.message.role'], 'user');
       assert.equal(text(first, 'llm.input_messages.0'), 'Weather in Paris?');
       assert.equal(first.attributes['llm.output_messages.0.message.tool_calls.0.tool_call.function.name'], 'get_weather');
+      // The arguments as JSON, not JSON text encoded again.
+      assert.deepEqual(
+        JSON.parse(String(first.attributes['llm.output_messages.0.message.tool_calls.0.tool_call.function.arguments'])),
+        STANDIN_TOOL_ARGUMENTS,
+      );
       const second = calls.find((call) => tokens(call).prompt === 12)!;
       assert.equal(second.attributes['output.value'], result.text);
       assert.equal(toolCall.span_kind, 'TOOL');

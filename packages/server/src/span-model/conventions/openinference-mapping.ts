@@ -38,6 +38,7 @@ import {
   OUTPUT_VALUE,
   SESSION_ID,
   SPAN_KIND,
+  TOOL_CALL_FUNCTION_ARGUMENTS,
   USER_ID,
   VERCEL_METADATA_PREFIX,
   VERCEL_OPERATION_NAME,
@@ -241,8 +242,24 @@ function valuesAsText(mapped: Attributes, attributes: Attributes): void {
   }
 }
 
-/** The AI SDK's `ai.telemetry.metadata.userId` / `sessionId` (as Langfuse reads them) as user and session. */
+const TOOL_CALL_ARGUMENTS_SUFFIX = `.${TOOL_CALL_FUNCTION_ARGUMENTS}`;
+
+/**
+ * The AI SDK's `ai.telemetry.metadata.userId` / `sessionId` (as Langfuse reads them) as user and
+ * session; tool-call arguments as their JSON (the package encodes the SDK's JSON text again, so
+ * the UI showed `"{\"city\":…}"`).
+ */
 function addVercelExtras(mapped: Attributes, attributes: Attributes): void {
+  for (const key in mapped) {
+    const value = mapped[key];
+    if (typeof value !== 'string' || !key.endsWith(TOOL_CALL_ARGUMENTS_SUFFIX) || !value.startsWith('"')) continue;
+    try {
+      const inner: unknown = JSON.parse(value);
+      if (typeof inner === 'string') mapped[key] = inner;
+    } catch {
+      // Not JSON text of a string: kept as the package gave it.
+    }
+  }
   for (const [name, to] of [
     ['userId', USER_ID],
     ['sessionId', SESSION_ID],
