@@ -3,6 +3,7 @@
  * its spans to a Sightline server over OTLP/HTTP (protobuf). Reads SERVICE_COLLECTOR_ENDPOINT,
  * SERVICE_API_KEY and SERVICE_PROJECT_NAME when the options leave them out.
  */
+import { SEMRESATTRS_PROJECT_NAME } from '@arizeai/openinference-semantic-conventions';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, NodeTracerProvider, SimpleSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-node';
@@ -57,7 +58,7 @@ export function register(options: RegisterOptions = {}): NodeTracerProvider {
   const exporter = new OTLPTraceExporter({ url: settings.url, headers: settings.headers });
   const processor = options.batch === false ? new SimpleSpanProcessor(exporter) : new BatchSpanProcessor(exporter);
   const provider = new NodeTracerProvider({
-    resource: resourceFromAttributes({ 'openinference.project.name': settings.projectName }),
+    resource: resourceFromAttributes({ [SEMRESATTRS_PROJECT_NAME]: settings.projectName }),
     spanProcessors: options.spanProcessors ?? [processor],
   });
   if (options.global !== false) provider.register();

@@ -3,6 +3,7 @@
  * phoenix-client records it, exported by register() from @sightline/otel on a provider of its
  * own (never the global one, so the caller's tracing set-up is left alone).
  */
+import { OpenInferenceSpanKind, SemanticConventions } from '@arizeai/openinference-semantic-conventions';
 import { SpanStatusCode, register } from '@sightline/otel';
 import type { RunnerExample, TaskOutput } from './types.js';
 
@@ -95,11 +96,11 @@ export async function runTraced(
   return tracer.startActiveSpan(`Task: ${taskName}`, async (span) => {
     const { thrown, ...outcome } = await attempt(span.spanContext().traceId);
     span.setAttributes({
-      'openinference.span.kind': 'CHAIN',
-      'input.value': asText(example.input),
-      'input.mime_type': mimeOf(example.input),
-      'output.value': asText(outcome.output),
-      'output.mime_type': mimeOf(outcome.output),
+      [SemanticConventions.OPENINFERENCE_SPAN_KIND]: OpenInferenceSpanKind.CHAIN,
+      [SemanticConventions.INPUT_VALUE]: asText(example.input),
+      [SemanticConventions.INPUT_MIME_TYPE]: mimeOf(example.input),
+      [SemanticConventions.OUTPUT_VALUE]: asText(outcome.output),
+      [SemanticConventions.OUTPUT_MIME_TYPE]: mimeOf(outcome.output),
     });
     if (outcome.error !== null) {
       if (thrown instanceof Error) span.recordException(thrown);

@@ -8,6 +8,12 @@ import type { CostsRepository, ModelRecord, NewSpanCost, SpanForCost } from '../
 import { COST_WATERMARK } from './costs-service.js';
 import { costOf, createCostLookup } from './cost-lookup.js';
 import type { Job } from '../jobs/job-runner.js';
+import {
+  LLM_MODEL_NAME,
+  LLM_PROVIDER,
+  LLM_TOKEN_COUNT_CACHE_READ,
+  LLM_TOKEN_COUNT_CACHE_WRITE,
+} from '../span-model/conventions/attribute-names.js';
 
 /** Where the job writes on SQLite: the database writer thread (db/writer/database-writer.ts), never the main thread's connection. */
 export interface CostWriter {
@@ -36,12 +42,12 @@ const text = (value: unknown): string | null => (typeof value === 'string' ? val
 function usageOf(span: SpanForCost) {
   const attributes = span.attributes;
   return {
-    modelName: text(attributes['llm.model_name']),
-    provider: text(attributes['llm.provider']),
+    modelName: text(attributes[LLM_MODEL_NAME]),
+    provider: text(attributes[LLM_PROVIDER]),
     promptTokens: span.promptTokens,
     completionTokens: span.completionTokens,
-    cacheReadTokens: number(attributes['llm.token_count.prompt_details.cache_read']),
-    cacheWriteTokens: number(attributes['llm.token_count.prompt_details.cache_write']),
+    cacheReadTokens: number(attributes[LLM_TOKEN_COUNT_CACHE_READ]),
+    cacheWriteTokens: number(attributes[LLM_TOKEN_COUNT_CACHE_WRITE]),
   };
 }
 

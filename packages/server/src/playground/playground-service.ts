@@ -19,6 +19,19 @@ import {
 } from './providers.js';
 import { checkedBaseUrl } from './provider-urls.js';
 import type { SecretsService } from './secrets-service.js';
+import {
+  INPUT_MIME_TYPE,
+  INPUT_VALUE,
+  LLM_INVOCATION_PARAMETERS,
+  LLM_MODEL_NAME,
+  LLM_PROVIDER,
+  LLM_TOKEN_COUNT_COMPLETION,
+  LLM_TOKEN_COUNT_PROMPT,
+  LLM_TOKEN_COUNT_TOTAL,
+  OUTPUT_MIME_TYPE,
+  OUTPUT_VALUE,
+  SPAN_KIND,
+} from '../span-model/conventions/attribute-names.js';
 
 /** The project playground runs are traced to. */
 export const PLAYGROUND_PROJECT = 'playground';
@@ -109,14 +122,14 @@ export function createPlaygroundService({ secrets, ingest, allowPrivateUrls, ope
     outcome: { text: string; done: Extract<ChatEvent, { type: 'done' }> | null; error: string | null },
   ) => {
     const attributes: Attributes = {
-      'openinference.span.kind': 'LLM',
-      'llm.model_name': run.model,
-      'llm.provider': run.provider,
-      'llm.invocation_parameters': JSON.stringify(run.request.parameters),
-      'input.value': JSON.stringify({ messages: run.request.messages }),
-      'input.mime_type': 'application/json',
-      'output.value': outcome.text,
-      'output.mime_type': 'text/plain',
+      [SPAN_KIND]: 'LLM',
+      [LLM_MODEL_NAME]: run.model,
+      [LLM_PROVIDER]: run.provider,
+      [LLM_INVOCATION_PARAMETERS]: JSON.stringify(run.request.parameters),
+      [INPUT_VALUE]: JSON.stringify({ messages: run.request.messages }),
+      [INPUT_MIME_TYPE]: 'application/json',
+      [OUTPUT_VALUE]: outcome.text,
+      [OUTPUT_MIME_TYPE]: 'text/plain',
     };
     run.request.messages.forEach((message, index) => {
       attributes[`llm.input_messages.${index}.message.role`] = message.role;
@@ -128,9 +141,9 @@ export function createPlaygroundService({ secrets, ingest, allowPrivateUrls, ope
     }
     const prompt = outcome.done?.promptTokens ?? null;
     const completion = outcome.done?.completionTokens ?? null;
-    if (prompt !== null) attributes['llm.token_count.prompt'] = prompt;
-    if (completion !== null) attributes['llm.token_count.completion'] = completion;
-    if (prompt !== null && completion !== null) attributes['llm.token_count.total'] = prompt + completion;
+    if (prompt !== null) attributes[LLM_TOKEN_COUNT_PROMPT] = prompt;
+    if (completion !== null) attributes[LLM_TOKEN_COUNT_COMPLETION] = completion;
+    if (prompt !== null && completion !== null) attributes[LLM_TOKEN_COUNT_TOTAL] = prompt + completion;
     await ingest.ingest(
       [
         {

@@ -12,6 +12,22 @@
  * are compressed on a thread of their own (span-model/long-attributes-compressor.ts), other rows
  * where they are made (docs/performance.md, "Smaller span rows").
  */
+import {
+  EMBEDDING_EMBEDDINGS,
+  LLM_INPUT_MESSAGES,
+  LLM_MODEL_NAME,
+  LLM_OUTPUT_MESSAGES,
+  LLM_PROMPTS,
+  LLM_PROVIDER,
+  LLM_SYSTEM,
+  LLM_TOOLS,
+  RERANKER_INPUT_DOCUMENTS,
+  RERANKER_OUTPUT_DOCUMENTS,
+  RETRIEVAL_DOCUMENTS,
+  SESSION_ID,
+  SPAN_KIND,
+  USER_ID,
+} from './conventions/attribute-names.js';
 import type { ValueList } from './span-row-codec.js';
 import zlib from 'node:zlib';
 
@@ -22,14 +38,7 @@ export const LONG_VALUE_CHARS = 64;
  * Keys kept in the JSON column whatever their length: the server reads them in SQL (per-model
  * metrics group by `llm.model_name`), prices spans from them, or they are the common filters.
  */
-const JSON_COLUMN_KEYS: ReadonlySet<string> = new Set([
-  'openinference.span.kind',
-  'llm.model_name',
-  'llm.provider',
-  'llm.system',
-  'session.id',
-  'user.id',
-]);
+const JSON_COLUMN_KEYS: ReadonlySet<string> = new Set([SPAN_KIND, LLM_MODEL_NAME, LLM_PROVIDER, LLM_SYSTEM, SESSION_ID, USER_ID]);
 
 /**
  * OpenInference's flattened lists (messages, prompts, tools, documents, embeddings): every value
@@ -37,15 +46,15 @@ const JSON_COLUMN_KEYS: ReadonlySet<string> = new Set([
  * span's keys and bytes and are read whole, with the span, rather than filtered on.
  */
 const LONG_KEY_PREFIXES: readonly string[] = [
-  'llm.input_messages.',
-  'llm.output_messages.',
-  'llm.prompts.',
-  'llm.tools.',
-  'retrieval.documents.',
-  'reranker.input_documents.',
-  'reranker.output_documents.',
-  'embedding.embeddings.',
-];
+  LLM_INPUT_MESSAGES,
+  LLM_OUTPUT_MESSAGES,
+  LLM_PROMPTS,
+  LLM_TOOLS,
+  RETRIEVAL_DOCUMENTS,
+  RERANKER_INPUT_DOCUMENTS,
+  RERANKER_OUTPUT_DOCUMENTS,
+  EMBEDDING_EMBEDDINGS,
+].map((list) => `${list}.`);
 
 /** First byte of every `long_attributes` value: raw deflate with DICTIONARY_V1. Another format gets another byte. */
 const FORMAT_DEFLATE_V1 = 1;

@@ -4,6 +4,7 @@ import {
   LLM_TOKEN_COUNT_COMPLETION,
   LLM_TOKEN_COUNT_PROMPT,
   LLM_TOKEN_COUNT_TOTAL,
+  PROJECT_NAME,
   SESSION_ID,
   SPAN_KIND,
 } from './conventions/attribute-names.js';
@@ -73,7 +74,7 @@ const STATUS_CODES = ['UNSET', 'OK', 'ERROR'] as const;
  * `openinference.project.name`, else `service.name`, else "default".
  */
 export function projectNameFor(resourceAttributes: Attributes, headerProject: string | undefined): string {
-  const candidates: unknown[] = [headerProject, resourceAttributes['openinference.project.name'], resourceAttributes['service.name']];
+  const candidates: unknown[] = [headerProject, resourceAttributes[PROJECT_NAME], resourceAttributes['service.name']];
   for (const candidate of candidates) {
     if (typeof candidate === 'string' && candidate.trim() !== '') return candidate.trim();
   }

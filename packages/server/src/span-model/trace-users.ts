@@ -10,9 +10,10 @@
  * The keys only narrow the search: the filter's exact test (same JSON type, numbers by value)
  * still runs on every span found, so a trace's key may name more users than it holds, never fewer.
  */
+import { USER_ID } from './conventions/attribute-names.js';
 
 /** The attribute whose value a trace records. */
-export const USER_ID_ATTRIBUTE = 'user.id';
+export const USER_ID_ATTRIBUTE = USER_ID;
 
 /** traces.user_id of a trace whose spans name several users, or a value without a key. */
 export const MIXED_USERS = '*';

@@ -10,6 +10,7 @@ import { type SpanRow, toSpanRows } from '../span-model/span-rows.js';
 import type { Identifier } from '../shared/identifier.js';
 import type { ProjectsService } from '../projects/projects-service.js';
 import { isoToNanos } from '../span-model/time.js';
+import { SPAN_KIND } from '../span-model/conventions/attribute-names.js';
 
 /** A span as phoenix-client sends it: Phoenix's Span, attributes under dotted keys. */
 export interface SpanInput {
@@ -72,7 +73,7 @@ function decode(span: SpanInput): DecodedSpan {
   });
   // As Phoenix: span_kind is the kind attribute on the way in (unknown kinds become UNKNOWN), an unknown status is UNSET.
   const attributes = flatten(span.attributes ?? {});
-  attributes['openinference.span.kind'] = span.span_kind;
+  attributes[SPAN_KIND] = span.span_kind;
   return {
     traceId,
     spanId,

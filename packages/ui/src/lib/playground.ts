@@ -5,6 +5,7 @@
  */
 import type { components, operations } from '@sightline/client/browser';
 import { chatMessages, type Attributes } from './openinference';
+import { INPUT_VALUE, LLM_INPUT_MESSAGES, LLM_INVOCATION_PARAMETERS, LLM_MODEL_NAME, LLM_PROVIDER, LLM_SYSTEM } from './attributes';
 
 type Schemas = components['schemas'];
 export type PromptVersion = Schemas['PromptVersion'];
@@ -200,7 +201,7 @@ function parametersOf(raw: unknown): Pick<PlaygroundDraft, 'temperature' | 'maxT
 export function draftFromSpan(attributes: Attributes, spanName: string): PlaygroundDraft {
   const warnings: string[] = [];
   const messages: DraftMessage[] = [];
-  for (const message of chatMessages(attributes, 'llm.input_messages')) {
+  for (const message of chatMessages(attributes, LLM_INPUT_MESSAGES)) {
     const role = ROLE_OF[message.role.toLowerCase()];
     if (!role || message.toolCalls.length > 0) {
       warnings.push(`A ${message.role} message${message.toolCalls.length > 0 ? ' with tool calls' : ''} was left out.`);
@@ -209,17 +210,17 @@ export function draftFromSpan(attributes: Attributes, spanName: string): Playgro
     messages.push(newMessage(role, message.content ?? ''));
   }
   if (messages.length === 0) {
-    const input = attributes['input.value'];
+    const input = attributes[INPUT_VALUE];
     warnings.push('The span has no input messages; its input value became the user message.');
     messages.push(newMessage('user', typeof input === 'string' ? input : input === undefined ? '' : JSON.stringify(input)));
   }
-  const spanProvider = attributes['llm.provider'] ?? attributes['llm.system'];
+  const spanProvider = attributes[LLM_PROVIDER] ?? attributes[LLM_SYSTEM];
   let provider = providerOf(spanProvider);
   if (!provider) {
     if (spanProvider !== undefined) warnings.push(`The span's provider "${String(spanProvider)}" is not one the playground calls.`);
     provider = 'openai';
   }
-  let parameters: unknown = attributes['llm.invocation_parameters'];
+  let parameters: unknown = attributes[LLM_INVOCATION_PARAMETERS];
   if (typeof parameters === 'string') {
     try {
       parameters = JSON.parse(parameters);
@@ -228,7 +229,7 @@ export function draftFromSpan(attributes: Attributes, spanName: string): Playgro
       parameters = {};
     }
   }
-  const model = attributes['llm.model_name'];
+  const model = attributes[LLM_MODEL_NAME];
   return {
     provider,
     model: typeof model === 'string' ? model : '',

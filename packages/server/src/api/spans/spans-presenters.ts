@@ -4,8 +4,9 @@ import { isoToNanos, latencyMs } from '../../span-model/time.js';
 import { exactInteger } from '../shared/exact-json.js';
 import { toGlobalId } from '../shared/global-id.js';
 import { iso } from '../shared/times.js';
+import { SPAN_KIND } from '../../span-model/conventions/attribute-names.js';
 
-const SPAN_KIND_ATTRIBUTE = 'openinference.span.kind';
+const SPAN_KIND_ATTRIBUTE = SPAN_KIND;
 
 /** Phoenix's Span: the kind attribute moves to span_kind, as Phoenix does. */
 export function presentSpan(span: SpanRecord) {

@@ -6,6 +6,12 @@ import { type Kysely, type Selectable, sql } from 'kysely';
 import type { DB, GenerativeModelsTable } from '../schema.js';
 import { bigintText, nanosLiteral, parseJsonColumn } from '../sql-dialect.js';
 import { chunks, MAX_IN_LIST } from '../chunks.js';
+import {
+  LLM_MODEL_NAME,
+  LLM_PROVIDER,
+  LLM_TOKEN_COUNT_CACHE_READ,
+  LLM_TOKEN_COUNT_CACHE_WRITE,
+} from '../../span-model/conventions/attribute-names.js';
 
 export interface ModelRecord {
   id: number;
@@ -89,12 +95,7 @@ const totals = (row: { prompt: Num; completion: Num; total: Num } | undefined): 
 export type CostsRepository = ReturnType<typeof createCostsRepository>;
 
 /** The attributes the cost job's price lookup reads (costs/cost-job.ts). */
-const COST_ATTRIBUTES = [
-  'llm.model_name',
-  'llm.provider',
-  'llm.token_count.prompt_details.cache_read',
-  'llm.token_count.prompt_details.cache_write',
-] as const;
+const COST_ATTRIBUTES = [LLM_MODEL_NAME, LLM_PROVIDER, LLM_TOKEN_COUNT_CACHE_READ, LLM_TOKEN_COUNT_CACHE_WRITE] as const;
 
 /** The cost attributes of a span's attributes, picked at once so the rest dies young. */
 function costAttributes(attributes: Record<string, unknown>): Record<string, unknown> {

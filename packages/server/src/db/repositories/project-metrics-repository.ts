@@ -13,6 +13,7 @@ import type { Dialect } from '../../config.js';
 import type { DB } from '../schema.js';
 import { nanosLiteral, sqlDialect } from '../sql-dialect.js';
 import { startRangeBySecond } from '../start-seconds.js';
+import { LLM_MODEL_NAME } from '../../span-model/conventions/attribute-names.js';
 
 export interface MetricsRange {
   projectId: number;
@@ -165,7 +166,7 @@ export function createProjectMetricsRepository(db: Kysely<DB>, dialect: Dialect)
     byKind: (range: MetricsRange) => aggregate(range, sql.ref('spans.span_kind')),
 
     /** Token aggregates of the range's LLM spans per `llm.model_name` attribute. */
-    byModel: (range: MetricsRange) => aggregate(range, sqlFor.attributeText('spans.attributes', 'llm.model_name'), true),
+    byModel: (range: MetricsRange) => aggregate(range, sqlFor.attributeText('spans.attributes', LLM_MODEL_NAME), true),
 
     /** Span aggregates per bucket index. */
     byBucket: (range: MetricsRange, bucketing: Bucketing) => aggregate(range, bucketOf('spans.start_time', bucketing)),

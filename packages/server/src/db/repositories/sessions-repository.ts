@@ -11,6 +11,7 @@ import { longAttributeText, unpackLongAttributes } from '../../span-model/long-a
 import type { DB } from '../schema.js';
 import { MAX_IN_LIST, chunks } from '../chunks.js';
 import { bigintText, sqlDialect } from '../sql-dialect.js';
+import { INPUT_VALUE, OUTPUT_VALUE } from '../../span-model/conventions/attribute-names.js';
 
 export interface SessionRecord {
   id: number;
@@ -171,8 +172,8 @@ export function createSessionsRepository(db: Kysely<DB>, dialect: Dialect) {
         .selectFrom('spans')
         .select([
           'spans.trace_rowid',
-          sqlFor.attributeText('spans.attributes', 'input.value').as('input'),
-          sqlFor.attributeText('spans.attributes', 'output.value').as('output'),
+          sqlFor.attributeText('spans.attributes', INPUT_VALUE).as('input'),
+          sqlFor.attributeText('spans.attributes', OUTPUT_VALUE).as('output'),
           'spans.long_attributes',
         ])
         .where('spans.trace_rowid', 'in', traceRowids)
@@ -188,8 +189,8 @@ export function createSessionsRepository(db: Kysely<DB>, dialect: Dialect) {
         let { input, output } = row;
         if (row.long_attributes !== null && (input === null || output === null)) {
           const long = unpackLongAttributes(row.long_attributes);
-          input ??= longAttributeText(long, 'input.value');
-          output ??= longAttributeText(long, 'output.value');
+          input ??= longAttributeText(long, INPUT_VALUE);
+          output ??= longAttributeText(long, OUTPUT_VALUE);
         }
         result.set(trace, { input, output });
       }

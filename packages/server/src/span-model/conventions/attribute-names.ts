@@ -3,7 +3,7 @@
  * (OpenInference's semantic conventions, OpenTelemetry's GenAI conventions) so that a rename
  * there is one change here. docs/ingest.md ("Conventions") lists which names each one maps.
  */
-import { OpenInferenceSpanKind, SemanticConventions as OI } from '@arizeai/openinference-semantic-conventions';
+import { OpenInferenceSpanKind, SemanticConventions as OI, SEMRESATTRS_PROJECT_NAME } from '@arizeai/openinference-semantic-conventions';
 import {
   ATTR_GEN_AI_CONVERSATION_ID,
   ATTR_GEN_AI_INPUT_MESSAGES,
@@ -41,6 +41,7 @@ export const LLM_TOKEN_COUNT_COMPLETION = OI.LLM_TOKEN_COUNT_COMPLETION;
 export const LLM_TOKEN_COUNT_TOTAL = OI.LLM_TOKEN_COUNT_TOTAL;
 export const LLM_TOKEN_COUNT_REASONING = OI.LLM_TOKEN_COUNT_COMPLETION_DETAILS_REASONING;
 export const LLM_TOKEN_COUNT_CACHE_READ = OI.LLM_TOKEN_COUNT_PROMPT_DETAILS_CACHE_READ;
+export const LLM_TOKEN_COUNT_CACHE_WRITE = OI.LLM_TOKEN_COUNT_PROMPT_DETAILS_CACHE_WRITE;
 export const MESSAGE_ROLE = OI.MESSAGE_ROLE;
 export const MESSAGE_CONTENT = OI.MESSAGE_CONTENT;
 export const MESSAGE_TOOL_CALLS = OI.MESSAGE_TOOL_CALLS;
@@ -51,6 +52,14 @@ export const TOOL_CALL_FUNCTION_ARGUMENTS = OI.TOOL_CALL_FUNCTION_ARGUMENTS_JSON
 export const SESSION_ID = OI.SESSION_ID;
 export const USER_ID = OI.USER_ID;
 export const METADATA = OI.METADATA;
+export const LLM_PROMPTS = OI.LLM_PROMPTS;
+export const LLM_TOOLS = OI.LLM_TOOLS;
+export const RETRIEVAL_DOCUMENTS = OI.RETRIEVAL_DOCUMENTS;
+export const RERANKER_INPUT_DOCUMENTS = OI.RERANKER_INPUT_DOCUMENTS;
+export const RERANKER_OUTPUT_DOCUMENTS = OI.RERANKER_OUTPUT_DOCUMENTS;
+export const EMBEDDING_EMBEDDINGS = OI.EMBEDDING_EMBEDDINGS;
+/** The resource attribute naming a span's project. */
+export const PROJECT_NAME = SEMRESATTRS_PROJECT_NAME;
 
 /** OpenTelemetry GenAI names (semantic conventions 1.26 to 1.37 and later). */
 export const GEN_AI_PREFIX = 'gen_ai.';

@@ -15,6 +15,7 @@ import { call, client } from '../../api/http';
 import { datasetsKey, useDatasets } from '../datasets/queries';
 import { ROOT_PATH } from '../../lib/root';
 import { datasetPath } from '../datasets/DatasetsPage';
+import { INPUT_VALUE, OUTPUT_VALUE } from '../../lib/attributes';
 
 /** An attribute as an example field: a JSON object as it is, anything else wrapped under `key`. */
 function fieldOf(value: unknown, key: string): Record<string, unknown> {
@@ -31,7 +32,7 @@ function fieldOf(value: unknown, key: string): Record<string, unknown> {
 
 /** The example a span becomes. */
 export function exampleOf(span: Span) {
-  const { 'input.value': input, 'output.value': output, ...rest } = span.attributes;
+  const { [INPUT_VALUE]: input, [OUTPUT_VALUE]: output, ...rest } = span.attributes;
   return { input: fieldOf(input, 'input'), output: fieldOf(output, 'output'), metadata: rest, spanId: span.context.span_id };
 }
 

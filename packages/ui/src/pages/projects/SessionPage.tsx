@@ -16,6 +16,7 @@ import { formatDateTime, formatDuration, formatInt, formatTime } from '../../lib
 import { prettyJson } from '../../lib/openinference';
 import { useLiveRefresh } from '../../lib/timeRange';
 import { explorerSearch } from './ProjectsPage';
+import { INPUT_VALUE, OUTPUT_VALUE } from '../../lib/attributes';
 
 /** One message of the conversation: the user's on the right, the application's on the left. */
 function Bubble({ side, value, time, traceLink }: { side: 'input' | 'output'; value: unknown; time: string; traceLink: string }) {
@@ -152,8 +153,8 @@ export function SessionPage() {
               {s.traces.map((trace, index) => {
                 const root = rootOf.get(trace.trace_id);
                 const traceLink = `${projectPath}/traces/${trace.trace_id}${search}`;
-                const input = root?.attributes['input.value'];
-                const output = root?.attributes['output.value'];
+                const input = root?.attributes[INPUT_VALUE];
+                const output = root?.attributes[OUTPUT_VALUE];
                 return (
                   <Box key={trace.id} data-testid="session-turn">
                     <Group gap="xs" mb={6}>

@@ -27,6 +27,28 @@ import { formatDateTime, formatDuration, formatCost, formatInt, isoToMs } from '
 import { attributeSections, chatMessages, documents, prettyJson, type ChatMessage } from '../../lib/openinference';
 import { draftFromSpan } from '../../lib/playground';
 import type { PlaygroundLocationState } from '../playground/PlaygroundPage';
+import {
+  INPUT_VALUE,
+  LLM_INPUT_MESSAGES,
+  LLM_INVOCATION_PARAMETERS,
+  LLM_MODEL_NAME,
+  LLM_OUTPUT_MESSAGES,
+  LLM_PROVIDER,
+  LLM_SYSTEM,
+  LLM_TOKEN_COUNT_COMPLETION,
+  LLM_TOKEN_COUNT_PREFIX,
+  LLM_TOKEN_COUNT_PROMPT,
+  LLM_TOKEN_COUNT_TOTAL,
+  OUTPUT_VALUE,
+  RERANKER_OUTPUT_DOCUMENTS,
+  RETRIEVAL_DOCUMENTS,
+  TOOL_DESCRIPTION,
+  TOOL_NAME,
+  TOOL_PARAMETERS,
+} from '../../lib/attributes';
+
+/** The counts shown in boxes of their own; the other `llm.token_count.*` keys are their details. */
+const THREE_COUNTS: ReadonlySet<string> = new Set([LLM_TOKEN_COUNT_PROMPT, LLM_TOKEN_COUNT_COMPLETION, LLM_TOKEN_COUNT_TOTAL]);
 
 const ROLE_COLORS: Record<string, string> = {
   system: 'gray',
@@ -181,11 +203,7 @@ function AttributeTable({ entries }: { entries: [string, unknown][] }) {
 }
 
 function TokenCounts({ span }: { span: Span }) {
-  const details = Object.entries(span.attributes).filter(
-    ([key]) =>
-      key.startsWith('llm.token_count.') &&
-      !['llm.token_count.prompt', 'llm.token_count.completion', 'llm.token_count.total'].includes(key),
-  );
+  const details = Object.entries(span.attributes).filter(([key]) => key.startsWith(LLM_TOKEN_COUNT_PREFIX) && !THREE_COUNTS.has(key));
   return (
     <Block title="Token counts">
       <SimpleGrid cols={3} spacing="xs">
@@ -211,13 +229,13 @@ function TokenCounts({ span }: { span: Span }) {
 
 function InfoTab({ span }: { span: Span }) {
   const a = span.attributes;
-  const input = chatMessages(a, 'llm.input_messages');
-  const output = chatMessages(a, 'llm.output_messages');
-  const retrieved = documents(a, 'retrieval.documents');
-  const reranked = documents(a, 'reranker.output_documents');
-  const model = a['llm.model_name'];
-  const provider = a['llm.provider'] ?? a['llm.system'];
-  const params = a['llm.invocation_parameters'];
+  const input = chatMessages(a, LLM_INPUT_MESSAGES);
+  const output = chatMessages(a, LLM_OUTPUT_MESSAGES);
+  const retrieved = documents(a, RETRIEVAL_DOCUMENTS);
+  const reranked = documents(a, RERANKER_OUTPUT_DOCUMENTS);
+  const model = a[LLM_MODEL_NAME];
+  const provider = a[LLM_PROVIDER] ?? a[LLM_SYSTEM];
+  const params = a[LLM_INVOCATION_PARAMETERS];
   const isLlm = span.span_kind === 'LLM' || span.token_count_total !== null || input.length > 0;
   const exceptions = span.events.filter(isException);
   const sections: ReactNode[] = [];
@@ -269,17 +287,17 @@ function InfoTab({ span }: { span: Span }) {
       </Block>,
     );
   }
-  if (a['input.value'] !== undefined) {
+  if (a[INPUT_VALUE] !== undefined) {
     sections.push(
-      <Block key="input" title="Input" copy={String(a['input.value'])}>
-        <TextValue value={a['input.value']} />
+      <Block key="input" title="Input" copy={String(a[INPUT_VALUE])}>
+        <TextValue value={a[INPUT_VALUE]} />
       </Block>,
     );
   }
-  if (a['output.value'] !== undefined) {
+  if (a[OUTPUT_VALUE] !== undefined) {
     sections.push(
-      <Block key="output" title="Output" copy={String(a['output.value'])}>
-        <TextValue value={a['output.value']} />
+      <Block key="output" title="Output" copy={String(a[OUTPUT_VALUE])}>
+        <TextValue value={a[OUTPUT_VALUE]} />
       </Block>,
     );
   }
@@ -311,14 +329,14 @@ function InfoTab({ span }: { span: Span }) {
       </Block>,
     );
   }
-  if (a['tool.name'] !== undefined) {
+  if (a[TOOL_NAME] !== undefined) {
     sections.push(
       <Block key="tool" title="Tool">
         <Text size="sm" ff="monospace" fw={600}>
-          {String(a['tool.name'])}
+          {String(a[TOOL_NAME])}
         </Text>
-        {a['tool.description'] !== undefined ? <Text size="sm">{String(a['tool.description'])}</Text> : null}
-        {a['tool.parameters'] !== undefined ? <TextValue value={a['tool.parameters']} /> : null}
+        {a[TOOL_DESCRIPTION] !== undefined ? <Text size="sm">{String(a[TOOL_DESCRIPTION])}</Text> : null}
+        {a[TOOL_PARAMETERS] !== undefined ? <TextValue value={a[TOOL_PARAMETERS]} /> : null}
       </Block>,
     );
   }

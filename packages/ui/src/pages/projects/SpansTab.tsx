@@ -17,6 +17,7 @@ import { useUpdateSearch } from '../../lib/search';
 import { useProjectContext } from './ProjectLayout';
 import { explorerSearch } from './ProjectsPage';
 import { AddToDatasetButton } from './AddToDataset';
+import { INPUT_VALUE, OUTPUT_VALUE } from '../../lib/attributes';
 
 const preview = (value: unknown) => {
   const text = displayValue(value).replace(/\s+/g, ' ').trim();
@@ -123,7 +124,7 @@ export function SpansTab() {
       width: 'minmax(160px, 2fr)',
       render: (span) => (
         <Text size="sm" c="dimmed" truncate>
-          {preview(span.attributes['input.value'])}
+          {preview(span.attributes[INPUT_VALUE])}
         </Text>
       ),
     },
@@ -133,7 +134,7 @@ export function SpansTab() {
       width: 'minmax(160px, 2fr)',
       render: (span) => (
         <Text size="sm" c="dimmed" truncate>
-          {preview(span.attributes['output.value'])}
+          {preview(span.attributes[OUTPUT_VALUE])}
         </Text>
       ),
     },
