@@ -6,11 +6,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { Worker } from 'node:worker_threads';
 import { createScratchDatabase } from '../ingest/postgres.js';
 import { freePort, startServerProcess, type ServerProcess } from '../ingest/server-process.js';
 import { BENCH_SECRET, systemKey } from '../ingest/system-key.js';
 import type { Target } from '../query/load.js';
+import { pollHealth } from '../../packages/server/test/helpers/server-process.js';
 import { log, ROOT, round } from '../shared.js';
 
 export const TARGET_RSS_MB = 512;
@@ -82,48 +82,10 @@ function resetPeakRss(pid: number): boolean {
 }
 
 /**
- * Polls GET /healthz every 50 ms (each poll waits for the last) from a worker thread, so that the
- * benchmark's own work (reading a 400 MiB download) cannot delay the polls and pass for a slow
- * server; `stop` answers every poll's latency (ms) and the failures (not 200, or no answer in 30 s).
- */
-function pollHealthInWorker(url: string): { stop(): Promise<{ latencies: number[]; failures: number }> } {
-  const worker = new Worker(
-    `const { parentPort, workerData } = require('node:worker_threads');
-    let running = true, failures = 0;
-    const latencies = [];
-    parentPort.on('message', () => { running = false; });
-    (async () => {
-      while (running) {
-        const started = performance.now();
-        try {
-          const response = await fetch(workerData + '/healthz', { signal: AbortSignal.timeout(30000) });
-          await response.text();
-          if (response.status !== 200) failures++;
-        } catch { failures++; }
-        latencies.push(performance.now() - started);
-        await new Promise((resolve) => setTimeout(resolve, ${POLL_MS}));
-      }
-      parentPort.postMessage({ latencies, failures });
-    })();`,
-    { eval: true, workerData: url },
-  );
-  const result = new Promise<{ latencies: number[]; failures: number }>((resolve, reject) => {
-    worker.once('message', resolve);
-    worker.once('error', reject);
-  });
-  return {
-    stop: async () => {
-      worker.postMessage('stop');
-      const value = await result;
-      await worker.terminate();
-      return value;
-    },
-  };
-}
-
-/**
- * Runs `work` while /healthz is polled (pollHealthInWorker) and the server's memory is watched:
- * a timer samples VmRSS every 50 ms, and the high-water mark catches a peak between samples.
+ * Runs `work` while /healthz is polled every 50 ms from a worker thread (the datasets tests'
+ * poller: the benchmark's own reading of a 400 MiB download must not pass for a slow server) and
+ * the server's memory is watched: a timer samples VmRSS every 50 ms, and the high-water mark
+ * catches a peak between samples.
  */
 export async function watch<T>(server: ServerProcess, work: () => Promise<T>): Promise<Watched<T>> {
   let peakKb = 0;
@@ -134,7 +96,7 @@ export async function watch<T>(server: ServerProcess, work: () => Promise<T>): P
     return status;
   };
   const sampler = setInterval(sample, POLL_MS);
-  const poller = pollHealthInWorker(server.url);
+  const poller = pollHealth(server.url);
   const started = performance.now();
   const result = await work();
   const seconds = (performance.now() - started) / 1000;

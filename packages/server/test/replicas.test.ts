@@ -37,6 +37,7 @@ import { createTestDatabase, DIALECTS, type TestDatabase } from './helpers/datab
 import { makeExporter } from './helpers/otel.js';
 import { newSpanId, newTraceId, protobufExport, type SimpleSpan } from './helpers/otlp-bodies.js';
 import { startServerOn } from './helpers/server.js';
+import { rawExportClient, type RawExportClient } from './helpers/otlp-grpc.js';
 
 /** ExportResultCode.SUCCESS of @opentelemetry/core. */
 const EXPORT_SUCCESS = 0;
@@ -74,26 +75,8 @@ async function memberWithSession(admin: TestUser, base: string): Promise<{ id: s
 let lastAddress = 0;
 const clientAddress = () => `203.0.113.${++lastAddress}`;
 
-const TraceService = grpc.makeGenericClientConstructor(
-  {
-    Export: {
-      path: '/opentelemetry.proto.collector.trace.v1.TraceService/Export',
-      requestStream: false,
-      responseStream: false,
-      requestSerialize: (value: Buffer) => value,
-      requestDeserialize: (value: Buffer) => value,
-      responseSerialize: (value: Buffer) => value,
-      responseDeserialize: (value: Buffer) => value,
-    },
-  },
-  'TraceService',
-);
-type TraceClient = grpc.Client & {
-  Export: (body: Buffer, metadata: grpc.Metadata, callback: (error: grpc.ServiceError | null) => void) => void;
-};
-
 /** Sends one export over gRPC without retries; resolves to the status code (0 = OK). */
-function grpcExport(client: TraceClient, body: Buffer, key: string): Promise<number> {
+function grpcExport(client: RawExportClient, body: Buffer, key: string): Promise<number> {
   const metadata = new grpc.Metadata();
   metadata.set('authorization', `Bearer ${key}`);
   return new Promise((resolve) => client.Export(body, metadata, (error) => resolve(error?.code ?? grpc.status.OK)));
@@ -204,7 +187,7 @@ for (const _ of DIALECTS.filter((dialect) => dialect === 'postgres')) {
       it('a system API key deleted on A is refused by B, over HTTP and gRPC ingest', async () => {
         const key = await createSystemKey(sessionOf(a, admin));
         const body = protobufExport([{ traceId: newTraceId() }], { 'service.name': unique('revoked') });
-        const client = new TraceService(`127.0.0.1:${replicas[1]!.grpcPort}`, grpc.credentials.createInsecure()) as unknown as TraceClient;
+        const client = rawExportClient('trace', `127.0.0.1:${replicas[1]!.grpcPort}`);
         try {
           assert.equal(await grpcExport(client, body, key.key), grpc.status.OK, 'B accepts the key over gRPC');
           assert.equal(await httpExport(b, body, key.key), 200, 'and over HTTP');
@@ -300,9 +283,7 @@ for (const _ of DIALECTS.filter((dialect) => dialect === 'postgres')) {
         })),
       );
       const bodies = exports.map((spans) => protobufExport(spans, { 'service.name': project }));
-      const grpcClients = replicas.map(
-        (replica) => new TraceService(`127.0.0.1:${replica.grpcPort}`, grpc.credentials.createInsecure()) as unknown as TraceClient,
-      );
+      const grpcClients = replicas.map((replica) => rawExportClient('trace', `127.0.0.1:${replica.grpcPort}`));
       // Real OTLP exporters as well: the SDK's protobuf exporter to A, its gRPC exporter to B.
       const sdk = await sdkSpans(traceIds, 200, project);
       const headers = { authorization: `Bearer ${key}` };

@@ -79,14 +79,24 @@ export function openDatabaseOf(server: ServerProcess): Kysely<unknown> {
   });
 }
 
+/** What a health poller saw: the slowest answer, every answer's latency (ms), and the failures. */
+export interface HealthPolls {
+  slowestMs: number;
+  polls: number;
+  latencies: number[];
+  failures: number;
+}
+
 /**
  * Polls GET /healthz every 50 ms until stopped, from a worker thread (so that the test's own work,
  * such as parsing a large answer, does not delay the polls); reports the slowest answer (ms).
+ * bench:limits polls with it too.
  */
-export function pollHealth(url: string): { stop(): Promise<{ slowestMs: number; polls: number; failures: number }> } {
+export function pollHealth(url: string): { stop(): Promise<HealthPolls> } {
   const worker = new Worker(
     `const { parentPort, workerData } = require('node:worker_threads');
     let running = true, slowestMs = 0, polls = 0, failures = 0;
+    const latencies = [];
     parentPort.on('message', () => { running = false; });
     (async () => {
       while (running) {
@@ -96,17 +106,19 @@ export function pollHealth(url: string): { stop(): Promise<{ slowestMs: number; 
           await response.text();
           if (response.status !== 200) failures++;
         } catch { failures++; }
-        slowestMs = Math.max(slowestMs, performance.now() - started);
+        const ms = performance.now() - started;
+        latencies.push(ms);
+        slowestMs = Math.max(slowestMs, ms);
         polls++;
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
-      parentPort.postMessage({ slowestMs, polls, failures });
+      parentPort.postMessage({ slowestMs, polls, latencies, failures });
     })();`,
     { eval: true, workerData: url },
   );
   // A test that fails before it stops the poller must not keep the process alive.
   worker.unref();
-  const result = new Promise<{ slowestMs: number; polls: number; failures: number }>((resolve, reject) => {
+  const result = new Promise<HealthPolls>((resolve, reject) => {
     worker.once('message', resolve);
     worker.once('error', reject);
   });

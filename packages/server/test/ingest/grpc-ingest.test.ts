@@ -5,26 +5,10 @@ import * as grpc from '@grpc/grpc-js';
 import { describeEachDialect } from '../helpers/server.js';
 import { newTraceId, protobufExport } from '../helpers/otlp-bodies.js';
 import { storedSpans } from '../helpers/stored.js';
-
-const TraceServiceClient = grpc.makeGenericClientConstructor(
-  {
-    Export: {
-      path: '/opentelemetry.proto.collector.trace.v1.TraceService/Export',
-      requestStream: false,
-      responseStream: false,
-      requestSerialize: (value: Buffer) => value,
-      requestDeserialize: (value: Buffer) => value,
-      responseSerialize: (value: Buffer) => value,
-      responseDeserialize: (value: Buffer) => value,
-    },
-  },
-  'TraceService',
-);
+import { rawExportClient } from '../helpers/otlp-grpc.js';
 
 function exportRaw(address: string, body: Buffer, metadata = new grpc.Metadata(), options: grpc.ClientOptions = {}) {
-  const client = new TraceServiceClient(address, grpc.credentials.createInsecure(), options) as unknown as grpc.Client & {
-    Export: (body: Buffer, metadata: grpc.Metadata, callback: (error: grpc.ServiceError | null, value?: Buffer) => void) => void;
-  };
+  const client = rawExportClient('trace', address, options);
   return new Promise<{ error: grpc.ServiceError | null; value?: Buffer }>((resolve) =>
     client.Export(body, metadata, (error, value) => {
       client.close();

@@ -18,6 +18,7 @@ import { LoggerProvider, SimpleLogRecordProcessor, type LogRecordExporter } from
 import { describeEachDialect } from '../helpers/server.js';
 import { AUTH_ENV } from '../helpers/auth.js';
 import { newTraceId } from '../helpers/otlp-bodies.js';
+import { rawExportClient } from '../helpers/otlp-grpc.js';
 import { request } from '../helpers/query.js';
 
 type LogExporterKind = 'http-protobuf' | 'http-json' | 'grpc';
@@ -246,34 +247,16 @@ describeEachDialect('OTLP log records', (server) => {
   });
 });
 
-const LogsServiceClient = grpc.makeGenericClientConstructor(
-  {
-    Export: {
-      path: '/opentelemetry.proto.collector.logs.v1.LogsService/Export',
-      requestStream: false,
-      responseStream: false,
-      requestSerialize: (value: Buffer) => value,
-      requestDeserialize: (value: Buffer) => value,
-      responseSerialize: (value: Buffer) => value,
-      responseDeserialize: (value: Buffer) => value,
-    },
-  },
-  'LogsService',
-);
-
 describeEachDialect(
   'OTLP log records with authentication on',
   (server) => {
     it('need an API key, over HTTP and gRPC', async () => {
       const noKey = await fetch(`${server().url}/v1/logs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
       assert.equal(noKey.status, 401);
-      const client = new LogsServiceClient(
-        `127.0.0.1:${server().server.grpcPort}`,
-        grpc.credentials.createInsecure(),
-      ) as unknown as grpc.Client & {
-        Export: (body: Buffer, metadata: grpc.Metadata, callback: (error: grpc.ServiceError | null) => void) => void;
-      };
-      const error = await new Promise<grpc.ServiceError | null>((resolve) => client.Export(Buffer.alloc(0), new grpc.Metadata(), resolve));
+      const client = rawExportClient('logs', `127.0.0.1:${server().server.grpcPort}`);
+      const error = await new Promise<grpc.ServiceError | null>((resolve) =>
+        client.Export(Buffer.alloc(0), new grpc.Metadata(), (failure) => resolve(failure)),
+      );
       client.close();
       assert.equal(error?.code, grpc.status.UNAUTHENTICATED);
     });
