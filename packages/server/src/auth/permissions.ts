@@ -52,6 +52,7 @@ export const PERMISSIONS: Readonly<Record<RouteKey, RouteRule>> = {
   // Authentication
   'GET /auth/config': { access: 'public' },
   'POST /auth/login': { access: 'public', authOnly: true },
+  'POST /auth/ldap/login': { access: 'public', authOnly: true, rule: 'LDAP login (docs/ldap.md)' },
   'POST /auth/logout': { access: 'public', authOnly: true },
   'GET /auth/logout': { access: 'public', authOnly: true },
   'POST /auth/refresh': { access: 'public', authOnly: true },

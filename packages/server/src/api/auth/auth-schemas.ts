@@ -10,7 +10,7 @@ export const User = Type.Object(
     email: Type.String(),
     username: Type.String(),
     role: Type.Union([Type.Literal('admin'), Type.Literal('member')]),
-    auth_method: Type.Union([Type.Literal('LOCAL'), Type.Literal('OAUTH2')]),
+    auth_method: Type.Union([Type.Literal('LOCAL'), Type.Literal('OAUTH2'), Type.Literal('LDAP')]),
     password_needs_reset: Type.Boolean({ description: 'True until the user chooses their own password.' }),
     created_at: Timestamp('Creation time (UTC).'),
     updated_at: Timestamp('Last change (UTC).'),
