@@ -266,7 +266,11 @@ export interface paths {
         /** Start a login through an identity provider */
         get: operations["oauth2Login"];
         put?: never;
-        post?: never;
+        /**
+         * Start a login through an identity provider (form post)
+         * @description The same as GET: Phoenix's login page posts its provider buttons here. Any body is ignored.
+         */
+        post: operations["oauth2LoginPost"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3535,6 +3539,35 @@ export interface operations {
         };
     };
     oauth2Login: {
+        parameters: {
+            query?: {
+                returnUrl?: string;
+            };
+            header?: never;
+            path: {
+                idp: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description To the identity provider's authorization endpoint */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description To <root>/login?error=<code> */
+            307: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    oauth2LoginPost: {
         parameters: {
             query?: {
                 returnUrl?: string;

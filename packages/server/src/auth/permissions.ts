@@ -59,6 +59,7 @@ export const PERMISSIONS: Readonly<Record<RouteKey, RouteRule>> = {
   'POST /auth/password-reset-email': { access: 'public', authOnly: true, rule: 'password recovery (local users only)' },
   'POST /auth/password-reset': { access: 'public', authOnly: true, rule: 'password recovery (local users only)' },
   'GET /oauth2/:idp/login': { access: 'public', authOnly: true, rule: 'OAuth2 / OpenID Connect login' },
+  'POST /oauth2/:idp/login': { access: 'public', authOnly: true, rule: 'OAuth2 / OpenID Connect login (form post)' },
   'GET /oauth2/:idp/tokens': { access: 'public', authOnly: true, rule: 'OAuth2 redirect URI' },
 
   // The current user
