@@ -1837,6 +1837,8 @@ export interface components {
             basic_auth_enabled: boolean;
             /** @description Password recovery by email is available. */
             smtp_configured: boolean;
+            /** @description LDAP login (POST /auth/ldap/login) is offered: SERVICE_LDAP_HOST is set. */
+            ldap_enabled: boolean;
             idps: {
                 slug: string;
                 display_name: string;

@@ -109,6 +109,10 @@ describeEachDialect(
       admin = await setupDefaultAdmin(server().url);
     });
 
+    it('GET /auth/config tells the login page that LDAP login is offered', async () => {
+      assert.equal(expectStatus(await call(server().url, null, 'GET', '/auth/config'), 200).body.data.ldap_enabled, true);
+    });
+
     it('logs a directory user in: the cookies work on /v1/user and the user is created as an LDAP user', async () => {
       const { url } = server();
       const session = await signIn(url, ALICE);
@@ -257,6 +261,7 @@ describe('LDAP login where it is not offered', () => {
     const without = await startTestServer('sqlite', { ...AUTH_ENV, SERVICE_LOG_LEVEL: 'fatal' });
     try {
       expectStatus(await ldapLogin(without.url, ALICE.uid, ALICE.password), 404);
+      assert.equal(expectStatus(await call(without.url, null, 'GET', '/auth/config'), 200).body.data.ldap_enabled, false);
     } finally {
       await without.close();
     }

@@ -38,6 +38,7 @@ export async function authRoutes(instance: FastifyInstance, { config, sessions, 
         auth_enabled: config.enableAuth,
         basic_auth_enabled: config.enableAuth,
         smtp_configured: config.smtp !== null,
+        ldap_enabled: config.enableAuth && config.ldap !== null,
         idps: config.idps.map((idp) => ({
           slug: idp.slug,
           display_name: idp.displayName,

@@ -57,6 +57,7 @@ export const AuthConfig = Type.Object(
     auth_enabled: Type.Boolean(),
     basic_auth_enabled: Type.Boolean({ description: 'Email and password login is offered.' }),
     smtp_configured: Type.Boolean({ description: 'Password recovery by email is available.' }),
+    ldap_enabled: Type.Boolean({ description: 'LDAP login (POST /auth/ldap/login) is offered: SERVICE_LDAP_HOST is set.' }),
     idps: Type.Array(Type.Object({ slug: Type.String(), display_name: Type.String(), login_url: Type.String() })),
   },
   { title: 'AuthConfig' },
