@@ -96,7 +96,10 @@ interface Dependencies {
 /** The directory client for the configured LDAP servers. */
 export function createLdapDirectory({ config, onError }: Dependencies) {
   const readFile = (file: string | null) => (file === null ? undefined : fs.readFileSync(file));
+  // The certificate is checked against the configured host (a name, or an address in an IP SAN);
+  // SNI carries names only.
   const tlsOptions = (host: string): ConnectionOptions => ({
+    host: host.replace(/^\[|\]$/g, ''),
     servername: /^[\d.]+$|^\[/.test(host) ? undefined : host,
     rejectUnauthorized: config.tlsVerify,
     ca: readFile(config.tlsCaCertFile),

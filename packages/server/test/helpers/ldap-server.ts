@@ -17,7 +17,11 @@ export const LDAP_ROOT_PASSWORD = 'root-secret-for-tests';
 
 export interface TestLdapServer {
   host: string;
+  /** ldap:// (plain, and STARTTLS when started with tls). */
   port: number;
+  /** With tls: the ldaps:// port and the PEM file of the CA that signed the server's certificate (IP SAN 127.0.0.1 only). */
+  ldapsPort: number | null;
+  caFile: string | null;
   /** Adds entries (LDIF) with ldapadd as the root DN. */
   add(ldif: string): void;
   /** Applies changes (LDIF with changetype) with ldapmodify as the root DN. */
@@ -51,8 +55,52 @@ function listening(port: number): Promise<boolean> {
   });
 }
 
-/** Starts slapd with the memberof overlay, the base entries and nothing else. */
-export async function startLdapServer(): Promise<TestLdapServer> {
+/** A throwaway CA and a server certificate for 127.0.0.1 (openssl). */
+function makeCertificates(dir: string): { ca: string; cert: string; key: string } {
+  const file = (name: string) => path.join(dir, name);
+  const openssl = (args: string[]) => {
+    const result = spawnSync('openssl', args, { encoding: 'utf8' });
+    if (result.status !== 0) throw new Error(`openssl ${args[0]} failed: ${result.stderr}`);
+  };
+  openssl([
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    file('ca.key'),
+    '-out',
+    file('ca.pem'),
+    '-days',
+    '2',
+    '-subj',
+    '/CN=Sightline Test CA',
+  ]);
+  openssl(['req', '-newkey', 'rsa:2048', '-nodes', '-keyout', file('server.key'), '-out', file('server.csr'), '-subj', '/CN=127.0.0.1']);
+  fs.writeFileSync(file('san.cnf'), 'subjectAltName=IP:127.0.0.1\n');
+  openssl([
+    'x509',
+    '-req',
+    '-in',
+    file('server.csr'),
+    '-CA',
+    file('ca.pem'),
+    '-CAkey',
+    file('ca.key'),
+    '-CAcreateserial',
+    '-out',
+    file('server.pem'),
+    '-days',
+    '2',
+    '-extfile',
+    file('san.cnf'),
+  ]);
+  return { ca: file('ca.pem'), cert: file('server.pem'), key: file('server.key') };
+}
+
+/** Starts slapd with the memberof overlay, the base entries and nothing else; with tls, STARTTLS and ldaps:// too. */
+export async function startLdapServer(options: { tls?: boolean } = {}): Promise<TestLdapServer> {
   const slapd = slapdBinary();
   if (!slapd) throw new Error('slapd is not installed (apt-get install slapd ldap-utils)');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sightline-ldap-'));
@@ -61,11 +109,19 @@ export async function startLdapServer(): Promise<TestLdapServer> {
   const modules = ['/usr/lib/ldap', '/usr/lib/x86_64-linux-gnu/ldap', '/usr/lib/aarch64-linux-gnu/ldap'].find((candidate) =>
     fs.existsSync(candidate),
   );
+  const certificates = options.tls ? makeCertificates(dir) : null;
   const conf = path.join(dir, 'slapd.conf');
   fs.writeFileSync(
     conf,
     [
       ...SCHEMAS.map((schema) => `include /etc/ldap/schema/${schema}.schema`),
+      ...(certificates
+        ? [
+            `TLSCACertificateFile ${certificates.ca}`,
+            `TLSCertificateFile ${certificates.cert}`,
+            `TLSCertificateKeyFile ${certificates.key}`,
+          ]
+        : []),
       `pidfile ${path.join(dir, 'slapd.pid')}`,
       ...(modules ? [`modulepath ${modules}`, 'moduleload back_mdb', 'moduleload memberof'] : []),
       'database mdb',
@@ -82,18 +138,20 @@ export async function startLdapServer(): Promise<TestLdapServer> {
     ].join('\n'),
   );
   const port = await freePort();
+  const ldapsPort = certificates ? await freePort() : null;
   const url = `ldap://127.0.0.1:${port}/`;
+  const urls = ldapsPort === null ? url : `${url} ldaps://127.0.0.1:${ldapsPort}/`;
   let child: ChildProcess | null = null;
   let output = '';
 
   const start = async () => {
     output = '';
     // -d 0: stay in the foreground (so the test owns the process), log nothing.
-    child = spawn(slapd, ['-f', conf, '-h', url, '-d', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    child = spawn(slapd, ['-f', conf, '-h', urls, '-d', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
     const deadline = Date.now() + 15_000;
-    while (!(await listening(port))) {
+    while (!(await listening(port)) || (ldapsPort !== null && !(await listening(ldapsPort)))) {
       if (child.exitCode !== null || Date.now() > deadline) {
         child.kill('SIGKILL');
         throw new Error(`slapd did not start (exit ${child.exitCode}): ${output}`);
@@ -136,6 +194,8 @@ ou: groups
   return {
     host: '127.0.0.1',
     port,
+    ldapsPort,
+    caFile: certificates?.ca ?? null,
     add,
     modify: (ldif) => ldapTool('ldapmodify', ldif),
     start,
