@@ -9,7 +9,7 @@
  */
 import fs from 'node:fs';
 import type { ConnectionOptions } from 'node:tls';
-import { Client, EqualityFilter, InvalidCredentialsError, type Entry } from 'ldapts';
+import { Client, EqualityFilter, InvalidCredentialsError, ResultCodeError, SizeLimitExceededError, type Entry } from 'ldapts';
 import { canonicalDn, type LdapConfig } from '../config.js';
 import type { Role } from '../db/repositories/users-repository.js';
 
@@ -152,13 +152,20 @@ export function createLdapDirectory({ config, onError }: Dependencies) {
   const searchUser = async (client: Client, username: string): Promise<Entry | null> => {
     const filter = fillFilter(config.userSearchFilter, username);
     for (const base of config.userSearchBaseDns) {
-      const { searchEntries } = await client.search(base, {
-        scope: 'sub',
-        filter,
-        attributes,
-        explicitBufferAttributes: binaryAttributes,
-        sizeLimit: 2,
-      });
+      let searchEntries: Entry[];
+      try {
+        ({ searchEntries } = await client.search(base, {
+          scope: 'sub',
+          filter,
+          attributes,
+          explicitBufferAttributes: binaryAttributes,
+          sizeLimit: 2,
+        }));
+      } catch (error) {
+        // More than two entries: ambiguous, refused below like two.
+        if (error instanceof SizeLimitExceededError) return null;
+        throw error;
+      }
       if (searchEntries.length === 0) continue;
       // Several entries for one login name: refused rather than guessed (as Phoenix does).
       if (searchEntries.length > 1) return null;
@@ -176,8 +183,14 @@ export function createLdapDirectory({ config, onError }: Dependencies) {
     const filter = fillFilter(config.groupSearchFilter, value);
     const groups: string[] = [];
     for (const base of config.groupSearchBaseDns) {
-      const { searchEntries } = await client.search(base, { scope: 'sub', filter, attributes: ['cn'] });
-      for (const group of searchEntries) groups.push(group.dn);
+      try {
+        const { searchEntries } = await client.search(base, { scope: 'sub', filter, attributes: ['cn'] });
+        for (const group of searchEntries) groups.push(group.dn);
+      } catch (error) {
+        // As Phoenix: a base the server refuses (missing, size limit) is skipped, the others still count.
+        if (!(error instanceof ResultCodeError)) throw error;
+        onError?.(error, `LDAP group search in ${base}`);
+      }
     }
     return groups;
   };
@@ -236,7 +249,12 @@ export function createLdapDirectory({ config, onError }: Dependencies) {
       // An empty password would be an anonymous bind, which servers accept (RFC 4513 §5.1.2).
       if (username.trim() === '' || password === '') return null;
       if (username.length > MAX_USERNAME_LENGTH || password.length > MAX_PASSWORD_LENGTH) return null;
-      const hosts = [...config.hosts].sort(() => Math.random() - 0.5);
+      // A random order spreads logins over the replicas (Fisher-Yates).
+      const hosts = [...config.hosts];
+      for (let i = hosts.length - 1; i > 0; i--) {
+        const j = Math.floor(Math.random() * (i + 1));
+        [hosts[i], hosts[j]] = [hosts[j]!, hosts[i]!];
+      }
       for (const host of hosts) {
         try {
           return await authenticateOn(host, username, password);

@@ -63,6 +63,12 @@ ldap.add(
         `dn: ${dnOf(user)}\nobjectClass: inetOrgPerson\nuid: ${user.uid}\ncn: ${user.cn}\nsn: ${user.cn.split(' ')[1]}\n` +
         `mail: ${user.mail}\nuserPassword: ${user.password}\n`,
     ),
+    // Three entries share the login name "twin": an ambiguous search is refused, never guessed.
+    ...[1, 2, 3].map(
+      (n) =>
+        `dn: cn=Twin ${n},ou=users,${LDAP_SUFFIX}\nobjectClass: inetOrgPerson\nuid: twin\ncn: Twin ${n}\nsn: Twin\n` +
+        `mail: twin${n}@example.com\nuserPassword: twin-password\n`,
+    ),
     // Alice is in both groups: the first mapping (admins) wins.
     `dn: ${ADMINS}\nobjectClass: groupOfNames\ncn: admins\nmember: ${dnOf(ALICE)}\n`,
     `dn: ${DEVELOPERS}\nobjectClass: groupOfNames\ncn: developers\n` +
@@ -140,6 +146,10 @@ describeEachDialect(
       assert.deepEqual(wrong.body, FAILED);
       assert.equal(wrong.headers.get('set-cookie'), null, 'no session cookie');
       assert.deepEqual(expectStatus(await ldapLogin(url, 'nobody-here', 'whatever-password'), 401, 'unknown user').body, FAILED);
+    });
+
+    it('refuses a login name that several entries share (past the search size limit too)', async () => {
+      assert.deepEqual(expectStatus(await ldapLogin(server().url, 'twin', 'twin-password'), 401).body, FAILED);
     });
 
     it('refuses a user in no mapped group', async () => {
