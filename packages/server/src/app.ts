@@ -169,7 +169,7 @@ export async function buildApp({
       await scope.register(systemRoutes, { ready });
       await scope.register(jobsRoutes, { jobs });
       await scope.register(otlpHttpRoutes, { ingest, ingestLogs, maxBodyBytes: config.ingest.maxBodyBytes });
-      await scope.register(authRoutes, { config, sessions: auth.loginSessions });
+      await scope.register(authRoutes, { config, sessions: auth.loginSessions, ldapLogin: auth.ldapLogin });
       await scope.register(passwordResetRoutes, { config, resets: auth.passwordResets });
       await scope.register(oauth2Routes, { config, oidc: auth.oidc, sessions: auth.loginSessions });
       await scope.register(usersRoutes, { users: auth.users, config });

@@ -2,6 +2,7 @@
  * Every SERVICE_* variable of the observability server, parsed and validated in one place.
  * A bad value stops start-up with a ConfigError whose message names the variable.
  */
+import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -40,6 +41,41 @@ export interface IdpConfig {
   clientId: string;
   clientSecret: string;
   oidcConfigUrl: string;
+}
+
+/** A group → role row of SERVICE_LDAP_GROUP_ROLE_MAPPINGS; `groupDn` is '*' or a canonical DN (docs/ldap.md). */
+export interface LdapGroupRoleMapping {
+  groupDn: string;
+  role: 'admin' | 'member';
+}
+
+/** LDAP login (docs/ldap.md): Phoenix's PHOENIX_LDAP_* settings under SERVICE_LDAP_*. */
+export interface LdapConfig {
+  hosts: string[];
+  port: number;
+  tlsMode: 'none' | 'starttls' | 'ldaps';
+  tlsVerify: boolean;
+  tlsCaCertFile: string | null;
+  tlsClientCertFile: string | null;
+  tlsClientKeyFile: string | null;
+  bindDn: string | null;
+  bindPassword: string | null;
+  userSearchBaseDns: string[];
+  /** Filter template; every %s becomes the username, escaped (RFC 4515). */
+  userSearchFilter: string;
+  /** null: the directory has no email addresses (users are known by attrUniqueId). */
+  attrEmail: string | null;
+  attrDisplayName: string | null;
+  attrMemberOf: string | null;
+  attrUniqueId: string | null;
+  groupSearchBaseDns: string[];
+  groupSearchFilter: string | null;
+  groupSearchFilterUserAttr: string | null;
+  groupRoleMappings: LdapGroupRoleMapping[];
+  allowSignUp: boolean;
+  /** TCP connection and per-operation time limits (ms). */
+  connectTimeoutMs: number;
+  timeoutMs: number;
 }
 
 export interface IngestConfig {
@@ -91,6 +127,8 @@ export interface Config {
   allowPrivateProviderUrls: boolean;
   smtp: SmtpConfig | null;
   idps: IdpConfig[];
+  /** null unless SERVICE_LDAP_HOST is set. */
+  ldap: LdapConfig | null;
   ingest: IngestConfig;
   retention: RetentionConfig;
   /** A dataset upload that writes nothing for this long is abandoned: its rows are deleted (docs/datasets.md). */
@@ -146,6 +184,7 @@ export function loadConfig(env: Env = process.env): Config {
         }
       : null,
     idps: identityProviders(env, read),
+    ldap: ldapSettings(env, read),
     ingest: {
       maxBodyBytes: envPositiveInt(read, 'SERVICE_MAX_REQUEST_BODY_BYTES', 32 * 1024 * 1024),
       maxQueuedSpans: envPositiveInt(read, 'SERVICE_INGEST_MAX_QUEUED_SPANS', 50_000),
@@ -291,4 +330,221 @@ function identityProviders(env: Env, read: EnvReader): IdpConfig[] {
 /** True for localhost, 127.0.0.0/8 and [::1]. */
 export function isLoopbackHost(hostname: string): boolean {
   return hostname === 'localhost' || hostname === '[::1]' || hostname === '::1' || /^127(\.\d{1,3}){3}$/.test(hostname);
+}
+
+/**
+ * A DN as written in configuration: comma-separated attribute=value pairs (values may hold
+ * RFC 4514 escapes). Compared canonically: attribute types lower-cased, values trimmed and
+ * lower-cased (the matching rules of the usual naming attributes ignore case).
+ */
+export function canonicalDn(dn: string): string | null {
+  const rdns: string[] = [];
+  let current = '';
+  let escaped = false;
+  for (const char of dn) {
+    if (escaped) {
+      current += `\\${char}`;
+      escaped = false;
+    } else if (char === '\\') {
+      escaped = true;
+    } else if (char === ',' || char === ';') {
+      rdns.push(current);
+      current = '';
+    } else {
+      current += char;
+    }
+  }
+  if (escaped) return null;
+  rdns.push(current);
+  const canonical: string[] = [];
+  for (const rdn of rdns) {
+    const parts = rdn.split('+').map((pair) => {
+      const at = pair.indexOf('=');
+      if (at <= 0) return null;
+      const type = pair.slice(0, at).trim().toLowerCase();
+      const value = pair
+        .slice(at + 1)
+        .trim()
+        .toLowerCase();
+      if (!/^([a-z][a-z0-9-]*|\d+(\.\d+)*)$/.test(type) || value === '') return null;
+      return `${type}=${value}`;
+    });
+    if (parts.some((part) => part === null)) return null;
+    canonical.push(parts.sort().join('+'));
+  }
+  return canonical.join(',');
+}
+
+const LDAP_ROLES: Record<string, 'admin' | 'member'> = { ADMIN: 'admin', MEMBER: 'member' };
+
+/** A JSON array of DNs (SERVICE_LDAP_USER_SEARCH_BASE_DNS, SERVICE_LDAP_GROUP_SEARCH_BASE_DNS). */
+function dnList(name: string, value: string | undefined): string[] {
+  if (value === undefined) return [];
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    throw new ConfigError(`${name}: not valid JSON; expected an array such as ["ou=users,dc=example,dc=com"]`);
+  }
+  if (!Array.isArray(parsed)) throw new ConfigError(`${name}: must be a JSON array such as ["ou=users,dc=example,dc=com"]`);
+  return parsed.map((item, index) => {
+    if (typeof item !== 'string' || canonicalDn(item.trim()) === null) {
+      throw new ConfigError(`${name}[${index}]: ${JSON.stringify(item)} is not an LDAP DN such as "ou=users,dc=example,dc=com"`);
+    }
+    return item.trim();
+  });
+}
+
+function groupRoleMappings(value: string | undefined): LdapGroupRoleMapping[] {
+  const name = 'SERVICE_LDAP_GROUP_ROLE_MAPPINGS';
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value ?? '[]');
+  } catch {
+    throw new ConfigError(`${name}: not valid JSON; expected [{"group_dn": "cn=admins,ou=groups,dc=example,dc=com", "role": "ADMIN"}]`);
+  }
+  if (!Array.isArray(parsed)) throw new ConfigError(`${name}: must be a JSON array of {"group_dn": …, "role": …}`);
+  if (parsed.length === 0) {
+    throw new ConfigError(
+      `${name}: must contain at least one mapping, e.g. [{"group_dn": "*", "role": "MEMBER"}] (every LDAP user a member)`,
+    );
+  }
+  return parsed.map((mapping: unknown, index) => {
+    if (typeof mapping !== 'object' || mapping === null || Array.isArray(mapping))
+      throw new ConfigError(`${name}[${index}]: must be an object`);
+    const { group_dn: groupDn, role } = mapping as Record<string, unknown>;
+    if (typeof groupDn !== 'string' || groupDn.trim() === '')
+      throw new ConfigError(`${name}[${index}].group_dn: must be a non-empty string`);
+    const canonical = groupDn.trim() === '*' ? '*' : canonicalDn(groupDn.trim());
+    if (canonical === null)
+      throw new ConfigError(`${name}[${index}].group_dn: "${groupDn}" is not an LDAP DN such as "cn=admins,ou=groups,dc=example,dc=com"`);
+    const mapped = typeof role === 'string' ? LDAP_ROLES[role.toUpperCase()] : undefined;
+    if (!mapped) {
+      throw new ConfigError(
+        `${name}[${index}].role: must be "ADMIN" or "MEMBER" (any case), got ${JSON.stringify(role)}` +
+          (typeof role === 'string' && role.toUpperCase() === 'VIEWER' ? '; Sightline has no VIEWER role' : ''),
+      );
+    }
+    return { groupDn: canonical, role: mapped };
+  });
+}
+
+/** An LDAP attribute name (or null when empty); names never hold spaces. */
+function attributeName(name: string, value: string | undefined, fallback: string | null): string | null {
+  const trimmed = value === undefined ? fallback : value.trim() || null;
+  if (trimmed !== null && !/^[A-Za-z][A-Za-z0-9-]*(;[A-Za-z0-9-]+)*$|^\d+(\.\d+)+$/.test(trimmed)) {
+    throw new ConfigError(`${name}: "${trimmed}" is not an LDAP attribute name (letters, digits and hyphens, no spaces)`);
+  }
+  return trimmed;
+}
+
+function readableFile(name: string, value: string | undefined): string | null {
+  if (value === undefined) return null;
+  if (!fs.existsSync(value) || !fs.statSync(value).isFile()) throw new ConfigError(`${name}: "${value}" does not exist or is not a file`);
+  return value;
+}
+
+/** SERVICE_LDAP_*: null without SERVICE_LDAP_HOST; otherwise every setting checked (docs/ldap.md). */
+function ldapSettings(env: Env, read: EnvReader): LdapConfig | null {
+  const host = read('SERVICE_LDAP_HOST');
+  if (host === undefined) return null;
+  const hosts = host
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
+  for (const item of hosts) {
+    if (!/^[A-Za-z0-9.-]+$|^\[[0-9A-Fa-f:.]+\]$/.test(item)) {
+      throw new ConfigError(`SERVICE_LDAP_HOST: "${item}" is not a host name or address (write several as a comma-separated list)`);
+    }
+  }
+  if (hosts.length === 0)
+    throw new ConfigError('SERVICE_LDAP_HOST: must name at least one host, e.g. ldap.example.com or dc1.corp.com,dc2.corp.com');
+  const tlsMode = (read('SERVICE_LDAP_TLS_MODE') ?? 'starttls').toLowerCase();
+  if (tlsMode !== 'none' && tlsMode !== 'starttls' && tlsMode !== 'ldaps') {
+    throw new ConfigError(`SERVICE_LDAP_TLS_MODE: must be "none", "starttls" or "ldaps", got "${tlsMode}"`);
+  }
+  const bindDn = read('SERVICE_LDAP_BIND_DN') ?? null;
+  if (bindDn !== null && canonicalDn(bindDn) === null) throw new ConfigError(`SERVICE_LDAP_BIND_DN: "${bindDn}" is not an LDAP DN`);
+  // The password is never echoed, in errors or logs.
+  const bindPassword = env.SERVICE_LDAP_BIND_PASSWORD || null;
+  if (bindDn !== null && bindPassword === null)
+    throw new ConfigError('SERVICE_LDAP_BIND_PASSWORD: required when SERVICE_LDAP_BIND_DN is set');
+  if (bindDn === null && bindPassword !== null)
+    throw new ConfigError('SERVICE_LDAP_BIND_DN: required when SERVICE_LDAP_BIND_PASSWORD is set');
+  const userSearchBaseDns = dnList('SERVICE_LDAP_USER_SEARCH_BASE_DNS', read('SERVICE_LDAP_USER_SEARCH_BASE_DNS'));
+  if (userSearchBaseDns.length === 0) {
+    throw new ConfigError('SERVICE_LDAP_USER_SEARCH_BASE_DNS: required with SERVICE_LDAP_HOST, e.g. ["ou=users,dc=example,dc=com"]');
+  }
+  const userSearchFilter = read('SERVICE_LDAP_USER_SEARCH_FILTER') ?? '(&(objectClass=user)(sAMAccountName=%s))';
+  if (!userSearchFilter.includes('%s'))
+    throw new ConfigError(`SERVICE_LDAP_USER_SEARCH_FILTER: must contain the %s placeholder, got "${userSearchFilter}"`);
+  const rawEmail = env.SERVICE_LDAP_ATTR_EMAIL;
+  const attrEmail =
+    rawEmail === undefined
+      ? 'mail'
+      : rawEmail.trim() === '' || rawEmail.trim().toLowerCase() === 'null'
+        ? null
+        : attributeName('SERVICE_LDAP_ATTR_EMAIL', rawEmail, null);
+  const attrUniqueId = attributeName('SERVICE_LDAP_ATTR_UNIQUE_ID', read('SERVICE_LDAP_ATTR_UNIQUE_ID'), null);
+  const allowSignUp = envBool(read, 'SERVICE_LDAP_ALLOW_SIGN_UP', true);
+  if (attrEmail === null && attrUniqueId === null) {
+    throw new ConfigError('SERVICE_LDAP_ATTR_UNIQUE_ID: required when SERVICE_LDAP_ATTR_EMAIL is "null" (returning users are known by it)');
+  }
+  if (attrEmail === null) {
+    // Sightline's users table needs an email; without one in the directory there is nothing to store.
+    throw new ConfigError(
+      'SERVICE_LDAP_ATTR_EMAIL: "null" (a directory without email addresses) is not supported by Sightline; name the email attribute',
+    );
+  }
+  const groupSearchFilter = read('SERVICE_LDAP_GROUP_SEARCH_FILTER') ?? null;
+  if (groupSearchFilter !== null && !groupSearchFilter.includes('%s')) {
+    throw new ConfigError(`SERVICE_LDAP_GROUP_SEARCH_FILTER: must contain the %s placeholder, got "${groupSearchFilter}"`);
+  }
+  const groupSearchBaseDns = dnList('SERVICE_LDAP_GROUP_SEARCH_BASE_DNS', read('SERVICE_LDAP_GROUP_SEARCH_BASE_DNS'));
+  if (groupSearchFilter !== null && groupSearchBaseDns.length === 0) {
+    throw new ConfigError('SERVICE_LDAP_GROUP_SEARCH_BASE_DNS: required when SERVICE_LDAP_GROUP_SEARCH_FILTER is set');
+  }
+  const groupSearchFilterUserAttr = attributeName(
+    'SERVICE_LDAP_GROUP_SEARCH_FILTER_USER_ATTR',
+    read('SERVICE_LDAP_GROUP_SEARCH_FILTER_USER_ATTR'),
+    null,
+  );
+  if (groupSearchFilterUserAttr !== null && groupSearchFilter === null) {
+    throw new ConfigError(
+      'SERVICE_LDAP_GROUP_SEARCH_FILTER_USER_ATTR: only applies with SERVICE_LDAP_GROUP_SEARCH_FILTER, which is not set',
+    );
+  }
+  const tlsClientCertFile = readableFile('SERVICE_LDAP_TLS_CLIENT_CERT_FILE', read('SERVICE_LDAP_TLS_CLIENT_CERT_FILE'));
+  const tlsClientKeyFile = readableFile('SERVICE_LDAP_TLS_CLIENT_KEY_FILE', read('SERVICE_LDAP_TLS_CLIENT_KEY_FILE'));
+  if ((tlsClientCertFile === null) !== (tlsClientKeyFile === null)) {
+    throw new ConfigError(
+      tlsClientCertFile === null
+        ? 'SERVICE_LDAP_TLS_CLIENT_CERT_FILE: required when SERVICE_LDAP_TLS_CLIENT_KEY_FILE is set'
+        : 'SERVICE_LDAP_TLS_CLIENT_KEY_FILE: required when SERVICE_LDAP_TLS_CLIENT_CERT_FILE is set',
+    );
+  }
+  return {
+    hosts,
+    port: envPort(read, 'SERVICE_LDAP_PORT', tlsMode === 'ldaps' ? 636 : 389),
+    tlsMode,
+    tlsVerify: envBool(read, 'SERVICE_LDAP_TLS_VERIFY', true),
+    tlsCaCertFile: readableFile('SERVICE_LDAP_TLS_CA_CERT_FILE', read('SERVICE_LDAP_TLS_CA_CERT_FILE')),
+    tlsClientCertFile,
+    tlsClientKeyFile,
+    bindDn,
+    bindPassword,
+    userSearchBaseDns,
+    userSearchFilter,
+    attrEmail,
+    attrDisplayName: attributeName('SERVICE_LDAP_ATTR_DISPLAY_NAME', read('SERVICE_LDAP_ATTR_DISPLAY_NAME'), 'displayName'),
+    attrMemberOf: attributeName('SERVICE_LDAP_ATTR_MEMBER_OF', read('SERVICE_LDAP_ATTR_MEMBER_OF'), 'memberOf'),
+    attrUniqueId,
+    groupSearchBaseDns,
+    groupSearchFilter,
+    groupSearchFilterUserAttr,
+    groupRoleMappings: groupRoleMappings(read('SERVICE_LDAP_GROUP_ROLE_MAPPINGS')),
+    allowSignUp,
+    connectTimeoutMs: envPositiveInt(read, 'SERVICE_LDAP_CONNECT_TIMEOUT_SECONDS', 10) * 1000,
+    timeoutMs: envPositiveInt(read, 'SERVICE_LDAP_TIMEOUT_SECONDS', 30) * 1000,
+  };
 }

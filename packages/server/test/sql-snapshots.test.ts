@@ -74,11 +74,13 @@ function scenario(r: Repositories, dialect: string): SqlScenario {
     ['users.findByEmail', () => r.users.findByEmail('a@example.com')],
     ['users.findByUsername', () => r.users.findByUsername('a')],
     ['users.findByOauth2Identity', () => r.users.findByOauth2Identity('idp', 'sub')],
+    ['users.findByLdapUniqueId', () => r.users.findByLdapUniqueId('uuid')],
     ['users.listActive', () => r.users.listActive(10, 5)],
     ['users.lockActiveAdmins', () => r.users.lockActiveAdmins()],
     ['users.countActiveAdmins', () => r.users.countActiveAdmins()],
     ['users.update', () => r.users.update(1, { username: 'b', passwordNeedsReset: false }, NOW)],
     ['users.linkOauth2Identity', () => r.users.linkOauth2Identity(1, 'idp', 'sub', NOW)],
+    ['users.syncLdapUser', () => r.users.syncLdapUser(1, { email: 'c@example.com', role: 'member', ldapUniqueId: 'uuid' }, NOW)],
     [
       'apiKeys.insert',
       () => r.apiKeys.insert({ kind: 'user', userId: 1, createdBy: 1, name: 'k', description: null, keyHash: 'kh', expiresAt: null }, NOW),

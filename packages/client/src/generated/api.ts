@@ -206,6 +206,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/auth/ldap/login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Log in with an LDAP username and password; sets the session cookies
+         * @description The directory configured by SERVICE_LDAP_* checks the password; the user is created on first login (unless SERVICE_LDAP_ALLOW_SIGN_UP is false) and takes the role of its first mapped group. 401 for every refusal, 429 past the login guess limit, 503 when no LDAP server answers, 404 when LDAP is not configured.
+         */
+        post: operations["ldapLogin"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/auth/logout": {
         parameters: {
             query?: never;
@@ -285,7 +305,11 @@ export interface paths {
         /** Start a login through an identity provider */
         get: operations["oauth2Login"];
         put?: never;
-        post?: never;
+        /**
+         * Start a login through an identity provider (form post)
+         * @description The same as GET: Phoenix's login page posts its provider buttons here. Any body is ignored.
+         */
+        post: operations["oauth2LoginPost"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2139,6 +2163,8 @@ export interface components {
             basic_auth_enabled: boolean;
             /** @description Password recovery by email is available. */
             smtp_configured: boolean;
+            /** @description LDAP login (POST /auth/ldap/login) is offered: SERVICE_LDAP_HOST is set. */
+            ldap_enabled: boolean;
             idps: {
                 slug: string;
                 display_name: string;
@@ -2152,7 +2178,7 @@ export interface components {
             email: string;
             username: string;
             role: "admin" | "member";
-            auth_method: "LOCAL" | "OAUTH2";
+            auth_method: "LOCAL" | "OAUTH2" | "LDAP";
             /** @description True until the user chooses their own password. */
             password_needs_reset: boolean;
             /**
@@ -3729,6 +3755,76 @@ export interface operations {
             };
         };
     };
+    ldapLogin: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    username?: unknown;
+                    password?: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Logged in; session cookies set */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     logoutRedirect: {
         parameters: {
             query?: never;
@@ -3980,6 +4076,35 @@ export interface operations {
             };
         };
     };
+    oauth2LoginPost: {
+        parameters: {
+            query?: {
+                returnUrl?: string;
+            };
+            header?: never;
+            path: {
+                idp: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description To the identity provider's authorization endpoint */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description To <root>/login?error=<code> */
+            307: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     oauth2Callback: {
         parameters: {
             query?: never;
@@ -4191,9 +4316,10 @@ export interface operations {
                          */
                         role: string;
                         /**
-                         * @description `LOCAL` (default) or `OAUTH2`, in any case.
+                         * @description `LOCAL` (default), `OAUTH2` or `LDAP` (signs in with POST /auth/ldap/login, matched by email), in any case.
                          * @example LOCAL
                          * @example OAUTH2
+                         * @example LDAP
                          */
                         auth_method?: string;
                         /** @description 8 to 256 characters, not all whitespace (LOCAL users only). */

@@ -10,6 +10,8 @@ import { createLoginSessionsService, type LoginSessionsService } from './login-s
 import { createUsersService, type UsersService } from './users-service.js';
 import { createMailer } from './mailer.js';
 import { createOidcService, type OidcService } from './oidc-service.js';
+import { createLdapDirectory } from './ldap-directory.js';
+import { createLdapLoginService, type LdapLoginService } from './ldap-login-service.js';
 import { createPasswordResetService, type PasswordResetService } from './password-reset-service.js';
 
 export interface AuthLayer {
@@ -19,6 +21,8 @@ export interface AuthLayer {
   apiKeys: ApiKeysService;
   passwordResets: PasswordResetService;
   oidc: OidcService;
+  /** null unless SERVICE_LDAP_HOST is set. */
+  ldapLogin: LdapLoginService | null;
 }
 
 /** Where the auth layer reports failures that do not reach a response (mail delivery, IDP errors, bookkeeping). */
@@ -65,6 +69,15 @@ export function createAuthLayer(config: Config, database: Database, report?: Aut
       users: usersRepository,
       onError: (error, idp) => report?.(error, `OpenID Connect login through ${idp}`),
     }),
+    ldapLogin: config.ldap
+      ? createLdapLoginService({
+          config: config.ldap,
+          directory: createLdapDirectory({ config: config.ldap, onError: (error, context) => report?.(error, context) }),
+          users: usersRepository,
+          sessions: loginSessions,
+          onError: (error, context) => report?.(error, context),
+        })
+      : null,
     users: createUsersService({ users: usersRepository, withTransaction, sessions: loginSessions, authenticator }),
     apiKeys: createApiKeysService({ apiKeys: apiKeysRepository, authenticator }),
   };

@@ -114,6 +114,19 @@ export function createLoginSessionsService({ config, users, sessions, loginFailu
       return admitAttempt(normalizeEmail(rawEmail), now, 'too many wrong passwords for this account');
     },
 
+    /**
+     * Counts a login attempt under another key than an email (an LDAP username, `ldap:<name>`),
+     * under the same limit of LOCKOUT_FAILURES per LOCKOUT_WINDOW_MS. Throws 429 past it.
+     */
+    admitLoginAttempt(key: string, now = new Date()): Promise<void> {
+      return admitAttempt(key, now, 'too many failed logins for this username');
+    },
+
+    /** Forgets a key's counted attempts (the login succeeded). */
+    forgetLoginAttempts(key: string): Promise<void> {
+      return loginFailures.clear(key);
+    },
+
     /** Forgets the email's counted guesses (the right password was given). */
     forgetPasswordGuesses(rawEmail: string): Promise<void> {
       return loginFailures.clear(normalizeEmail(rawEmail));

@@ -53,12 +53,14 @@ export const PERMISSIONS: Readonly<Record<RouteKey, RouteRule>> = {
   // Authentication
   'GET /auth/config': { access: 'public' },
   'POST /auth/login': { access: 'public', authOnly: true },
+  'POST /auth/ldap/login': { access: 'public', authOnly: true, rule: 'LDAP login (docs/ldap.md)' },
   'POST /auth/logout': { access: 'public', authOnly: true },
   'GET /auth/logout': { access: 'public', authOnly: true },
   'POST /auth/refresh': { access: 'public', authOnly: true },
   'POST /auth/password-reset-email': { access: 'public', authOnly: true, rule: 'password recovery (local users only)' },
   'POST /auth/password-reset': { access: 'public', authOnly: true, rule: 'password recovery (local users only)' },
   'GET /oauth2/:idp/login': { access: 'public', authOnly: true, rule: 'OAuth2 / OpenID Connect login' },
+  'POST /oauth2/:idp/login': { access: 'public', authOnly: true, rule: 'OAuth2 / OpenID Connect login (form post)' },
   'GET /oauth2/:idp/tokens': { access: 'public', authOnly: true, rule: 'OAuth2 redirect URI' },
 
   // The current user

@@ -46,7 +46,7 @@ export function parseRole(value: string): Role {
 
 function parseAuthMethod(value: string): AuthMethod {
   const method = value.trim().toUpperCase();
-  if (method !== 'LOCAL' && method !== 'OAUTH2') throw invalid('auth_method must be "LOCAL" or "OAUTH2"');
+  if (method !== 'LOCAL' && method !== 'OAUTH2' && method !== 'LDAP') throw invalid('auth_method must be "LOCAL", "OAUTH2" or "LDAP"');
   return method;
 }
 
@@ -159,7 +159,7 @@ export function createUsersService({ users, withTransaction, sessions, authentic
       const username = parseUsername(input.username);
       const role = parseRole(input.role);
       const authMethod = parseAuthMethod(input.authMethod);
-      if (authMethod === 'OAUTH2' && input.password !== undefined) throw invalid('an OAUTH2 user has no password');
+      if (authMethod !== 'LOCAL' && input.password !== undefined) throw invalid(`an ${authMethod} user has no password`);
       const password = input.password !== undefined ? await hashedPassword(input.password) : undefined;
       const conflict = await conflictFor(email, username);
       if (conflict) throw conflict;

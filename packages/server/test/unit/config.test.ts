@@ -57,6 +57,7 @@ describe('loadConfig: defaults', () => {
       allowPrivateProviderUrls: false,
       smtp: null,
       idps: [],
+      ldap: null,
       ingest: {
         maxBodyBytes: 32 * 1024 * 1024,
         maxQueuedSpans: 50_000,
@@ -499,5 +500,81 @@ describe('isLoopbackHost', () => {
     for (const host of ['example.com', '10.0.0.1', '128.0.0.1', '127.0.0', 'localhost.evil.com', '0.0.0.0', '[::2]']) {
       assert.equal(isLoopbackHost(host), false, host);
     }
+  });
+});
+
+describe('SERVICE_LDAP_*', () => {
+  const ldapEnv = (overrides: Env = {}): Env => ({
+    SERVICE_LDAP_HOST: 'ldap.example.com',
+    SERVICE_LDAP_USER_SEARCH_BASE_DNS: '["ou=users,dc=example,dc=com"]',
+    SERVICE_LDAP_GROUP_ROLE_MAPPINGS: '[{"group_dn": "*", "role": "member"}]',
+    ...overrides,
+  });
+
+  test('off without SERVICE_LDAP_HOST', () => {
+    assert.equal(loadConfig({}).ldap, null);
+  });
+
+  test("Phoenix's defaults: STARTTLS on 389, certificates verified, sign-up allowed, AD filter and attributes", () => {
+    const ldap = loadConfig(ldapEnv({ SERVICE_LDAP_HOST: ' dc1.corp.com , dc2.corp.com, ' })).ldap!;
+    assert.deepEqual(ldap.hosts, ['dc1.corp.com', 'dc2.corp.com']);
+    assert.equal(ldap.port, 389);
+    assert.equal(ldap.tlsMode, 'starttls');
+    assert.equal(ldap.tlsVerify, true);
+    assert.equal(ldap.allowSignUp, true);
+    assert.equal(ldap.userSearchFilter, '(&(objectClass=user)(sAMAccountName=%s))');
+    assert.equal(ldap.attrEmail, 'mail');
+    assert.equal(ldap.attrDisplayName, 'displayName');
+    assert.equal(ldap.attrMemberOf, 'memberOf');
+    assert.equal(ldap.attrUniqueId, null);
+    assert.deepEqual(ldap.groupRoleMappings, [{ groupDn: '*', role: 'member' }]);
+    assert.equal(loadConfig(ldapEnv({ SERVICE_LDAP_TLS_MODE: 'LDAPS' })).ldap!.port, 636);
+  });
+
+  test('group DNs are kept canonical (case and spaces), roles in any case', () => {
+    const ldap = loadConfig(
+      ldapEnv({ SERVICE_LDAP_GROUP_ROLE_MAPPINGS: '[{"group_dn": "CN=Admins, OU=Groups,DC=Example,DC=com", "role": "Admin"}]' }),
+    ).ldap!;
+    assert.deepEqual(ldap.groupRoleMappings, [{ groupDn: 'cn=admins,ou=groups,dc=example,dc=com', role: 'admin' }]);
+  });
+
+  test('bad values stop start-up naming the variable', () => {
+    assertConfigError(ldapEnv({ SERVICE_LDAP_HOST: ',' }), 'SERVICE_LDAP_HOST');
+    assertConfigError(ldapEnv({ SERVICE_LDAP_HOST: 'ldap://host' }), 'SERVICE_LDAP_HOST');
+    assertConfigError(ldapEnv({ SERVICE_LDAP_PORT: '70000' }), 'SERVICE_LDAP_PORT');
+    assertConfigError(ldapEnv({ SERVICE_LDAP_TLS_MODE: 'ssl' }), 'SERVICE_LDAP_TLS_MODE');
+    assertConfigError(ldapEnv({ SERVICE_LDAP_TLS_VERIFY: 'maybe' }), 'SERVICE_LDAP_TLS_VERIFY');
+    assertConfigError(ldapEnv({ SERVICE_LDAP_USER_SEARCH_BASE_DNS: undefined }), 'SERVICE_LDAP_USER_SEARCH_BASE_DNS');
+    assertConfigError(ldapEnv({ SERVICE_LDAP_USER_SEARCH_BASE_DNS: 'ou=users,dc=x' }), 'SERVICE_LDAP_USER_SEARCH_BASE_DNS', 'JSON');
+    assertConfigError(ldapEnv({ SERVICE_LDAP_USER_SEARCH_BASE_DNS: '["not a dn"]' }), 'SERVICE_LDAP_USER_SEARCH_BASE_DNS[0]');
+    assertConfigError(ldapEnv({ SERVICE_LDAP_USER_SEARCH_FILTER: '(uid=alice)' }), 'SERVICE_LDAP_USER_SEARCH_FILTER', '%s');
+    assertConfigError(ldapEnv({ SERVICE_LDAP_GROUP_ROLE_MAPPINGS: undefined }), 'SERVICE_LDAP_GROUP_ROLE_MAPPINGS', 'at least one');
+    assertConfigError(ldapEnv({ SERVICE_LDAP_GROUP_ROLE_MAPPINGS: '{"group_dn": "*"}' }), 'SERVICE_LDAP_GROUP_ROLE_MAPPINGS');
+    assertConfigError(
+      ldapEnv({ SERVICE_LDAP_GROUP_ROLE_MAPPINGS: '[{"group_dn": "*", "role": "VIEWER"}]' }),
+      'SERVICE_LDAP_GROUP_ROLE_MAPPINGS[0].role',
+      'VIEWER',
+    );
+    assertConfigError(
+      ldapEnv({ SERVICE_LDAP_GROUP_ROLE_MAPPINGS: '[{"group_dn": "admins", "role": "ADMIN"}]' }),
+      'SERVICE_LDAP_GROUP_ROLE_MAPPINGS[0].group_dn',
+    );
+    assertConfigError(ldapEnv({ SERVICE_LDAP_BIND_DN: 'cn=svc,dc=example,dc=com' }), 'SERVICE_LDAP_BIND_PASSWORD');
+    assertConfigError(ldapEnv({ SERVICE_LDAP_BIND_PASSWORD: 'secret' }), 'SERVICE_LDAP_BIND_DN');
+    assertConfigError(ldapEnv({ SERVICE_LDAP_ATTR_EMAIL: 'e mail' }), 'SERVICE_LDAP_ATTR_EMAIL', 'no spaces');
+    assertConfigError(ldapEnv({ SERVICE_LDAP_ATTR_EMAIL: 'null' }), 'SERVICE_LDAP_ATTR_UNIQUE_ID');
+    assertConfigError(ldapEnv({ SERVICE_LDAP_ATTR_EMAIL: 'null', SERVICE_LDAP_ATTR_UNIQUE_ID: 'entryUUID' }), 'SERVICE_LDAP_ATTR_EMAIL');
+    assertConfigError(ldapEnv({ SERVICE_LDAP_GROUP_SEARCH_FILTER: '(memberUid=%s)' }), 'SERVICE_LDAP_GROUP_SEARCH_BASE_DNS');
+    assertConfigError(ldapEnv({ SERVICE_LDAP_GROUP_SEARCH_FILTER_USER_ATTR: 'uid' }), 'SERVICE_LDAP_GROUP_SEARCH_FILTER_USER_ATTR');
+    assertConfigError(ldapEnv({ SERVICE_LDAP_TLS_CA_CERT_FILE: '/no/such/file.pem' }), 'SERVICE_LDAP_TLS_CA_CERT_FILE');
+    assertConfigError(ldapEnv({ SERVICE_LDAP_TLS_CLIENT_CERT_FILE: os.devNull }), 'SERVICE_LDAP_TLS_CLIENT_CERT_FILE');
+  });
+
+  test('the bind password never appears in an error', () => {
+    const error = assertConfigError(
+      ldapEnv({ SERVICE_LDAP_BIND_PASSWORD: 'hunter2-secret', SERVICE_LDAP_TLS_MODE: 'bad' }),
+      'SERVICE_LDAP_TLS_MODE',
+    );
+    assert.ok(!error.message.includes('hunter2-secret'));
   });
 });

@@ -7,16 +7,19 @@ import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from '../../config.js';
 import { ACCESS_COOKIE, REFRESH_COOKIE, clearAuthCookies, setSessionCookies } from '../../http/cookies.js';
 import type { LoginSessionsService } from '../../auth/login-sessions-service.js';
-import { UnauthenticatedError } from '@sightline/common';
+import type { LdapLoginService } from '../../auth/ldap-login-service.js';
+import { NotFoundError, UnauthenticatedError } from '@sightline/common';
 import { AuthConfig, NoContent, Redirect } from './auth-schemas.js';
 import { errors } from '../shared/schemas.js';
 
 export interface AuthRoutesOptions {
   config: Config;
   sessions: LoginSessionsService;
+  /** null when LDAP is not configured: the route answers 404, as Phoenix, which then has no such route. */
+  ldapLogin: LdapLoginService | null;
 }
 
-export async function authRoutes(instance: FastifyInstance, { config, sessions }: AuthRoutesOptions) {
+export async function authRoutes(instance: FastifyInstance, { config, sessions, ldapLogin }: AuthRoutesOptions) {
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
   const tags = ['auth'];
 
@@ -35,6 +38,7 @@ export async function authRoutes(instance: FastifyInstance, { config, sessions }
         auth_enabled: config.enableAuth,
         basic_auth_enabled: config.enableAuth,
         smtp_configured: config.smtp !== null,
+        ldap_enabled: config.enableAuth && config.ldap !== null,
         idps: config.idps.map((idp) => ({
           slug: idp.slug,
           display_name: idp.displayName,
@@ -59,6 +63,31 @@ export async function authRoutes(instance: FastifyInstance, { config, sessions }
     },
     async (request, reply) => {
       const tokens = await sessions.login(request.body.email, request.body.password);
+      setSessionCookies(reply, config, tokens);
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.post(
+    '/auth/ldap/login',
+    {
+      config: authRateLimit(config),
+      schema: {
+        tags,
+        summary: 'Log in with an LDAP username and password; sets the session cookies',
+        description:
+          'The directory configured by SERVICE_LDAP_* checks the password; the user is created on first login ' +
+          '(unless SERVICE_LDAP_ALLOW_SIGN_UP is false) and takes the role of its first mapped group. 401 for every ' +
+          'refusal, 429 past the login guess limit, 503 when no LDAP server answers, 404 when LDAP is not configured.',
+        operationId: 'ldapLogin',
+        response: { 204: NoContent('Logged in; session cookies set'), ...errors(404, 429, 503) },
+        // Types are checked by the service so that every bad credential gets the same 401.
+        body: Type.Object({ username: Type.Optional(Type.Unknown()), password: Type.Optional(Type.Unknown()) }),
+      },
+    },
+    async (request, reply) => {
+      if (!ldapLogin) throw new NotFoundError('LDAP login is not configured on this server (SERVICE_LDAP_HOST)');
+      const tokens = await ldapLogin.login(request.body.username, request.body.password);
       setSessionCookies(reply, config, tokens);
       return reply.code(204).send(null);
     },

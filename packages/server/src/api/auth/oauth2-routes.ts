@@ -25,34 +25,53 @@ export async function oauth2Routes(instance: FastifyInstance, { config, oidc, se
     return reply.redirect(`${config.hostRootPath}/login?error=${encodeURIComponent(error.code)}`, 307);
   };
 
+  // Phoenix's login page starts the flow with a form post (POST, an empty or url-encoded body);
+  // the body carries nothing the flow reads: returnUrl comes from the query string, as for GET.
+  instance.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 64 * 1024 }, (_request, _body, done) =>
+    done(null, {}),
+  );
+  const startFlow = async (
+    request: FastifyRequest<{ Params: { idp: string }; Querystring: { returnUrl?: string } }>,
+    reply: FastifyReply,
+  ) => {
+    try {
+      const { url, flow } = await oidc.start(request.params.idp, request.query.returnUrl, origin(request));
+      const options = { ...cookieOptions, maxAge: FLOW_SECONDS };
+      reply.setCookie(STATE_COOKIE, `${flow.state}.${Buffer.from(flow.returnUrl).toString('base64url')}`, options);
+      reply.setCookie(NONCE_COOKIE, flow.nonce, options);
+      reply.setCookie(VERIFIER_COOKIE, flow.codeVerifier, options);
+      return reply.redirect(url, 302);
+    } catch (error) {
+      if (error instanceof OidcError) return toLogin(reply, error);
+      throw error;
+    }
+  };
+  const startSchema = {
+    tags,
+    response: {
+      302: Type.Null({ description: "To the identity provider's authorization endpoint" }),
+      307: Type.Null({ description: 'To <root>/login?error=<code>' }),
+    },
+    params: Type.Object({ idp: Type.String() }),
+    querystring: Type.Object({ returnUrl: Type.Optional(Type.String()) }),
+  };
+
   app.get(
+    '/oauth2/:idp/login',
+    { schema: { ...startSchema, summary: 'Start a login through an identity provider', operationId: 'oauth2Login' } },
+    startFlow,
+  );
+  app.post(
     '/oauth2/:idp/login',
     {
       schema: {
-        tags,
-        summary: 'Start a login through an identity provider',
-        operationId: 'oauth2Login',
-        response: {
-          302: Type.Null({ description: "To the identity provider's authorization endpoint" }),
-          307: Type.Null({ description: 'To <root>/login?error=<code>' }),
-        },
-        params: Type.Object({ idp: Type.String() }),
-        querystring: Type.Object({ returnUrl: Type.Optional(Type.String()) }),
+        ...startSchema,
+        summary: 'Start a login through an identity provider (form post)',
+        description: "The same as GET: Phoenix's login page posts its provider buttons here. Any body is ignored.",
+        operationId: 'oauth2LoginPost',
       },
     },
-    async (request, reply) => {
-      try {
-        const { url, flow } = await oidc.start(request.params.idp, request.query.returnUrl, origin(request));
-        const options = { ...cookieOptions, maxAge: FLOW_SECONDS };
-        reply.setCookie(STATE_COOKIE, `${flow.state}.${Buffer.from(flow.returnUrl).toString('base64url')}`, options);
-        reply.setCookie(NONCE_COOKIE, flow.nonce, options);
-        reply.setCookie(VERIFIER_COOKIE, flow.codeVerifier, options);
-        return reply.redirect(url, 302);
-      } catch (error) {
-        if (error instanceof OidcError) return toLogin(reply, error);
-        throw error;
-      }
-    },
+    startFlow,
   );
 
   app.get(

@@ -104,7 +104,10 @@ export async function usersRoutes(instance: FastifyInstance, { users, config }: 
             username: Type.String({ description: '1 to 100 characters after trimming; unique.' }),
             role: Type.String({ description: '`admin` or `member`, in any case.', examples: ['admin', 'member'] }),
             auth_method: Type.Optional(
-              Type.String({ description: '`LOCAL` (default) or `OAUTH2`, in any case.', examples: ['LOCAL', 'OAUTH2'] }),
+              Type.String({
+                description: '`LOCAL` (default), `OAUTH2` or `LDAP` (signs in with POST /auth/ldap/login, matched by email), in any case.',
+                examples: ['LOCAL', 'OAUTH2', 'LDAP'],
+              }),
             ),
             password: Type.Optional(Type.String({ description: '8 to 256 characters, not all whitespace (LOCAL users only).' })),
           }),

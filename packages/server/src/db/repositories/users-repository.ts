@@ -3,7 +3,16 @@ import type { Kysely, Selectable } from 'kysely';
 import type { DB, UsersTable } from '../schema.js';
 
 export type Role = 'admin' | 'member';
-export type AuthMethod = 'LOCAL' | 'OAUTH2';
+export type AuthMethod = 'LOCAL' | 'OAUTH2' | 'LDAP';
+
+/**
+ * How an LDAP user is stored without a change to the auth_method check of migration 0002: as
+ * OAUTH2 with this marker as its provider (a private-use character, so no configured IDP slug,
+ * lower-case letters, digits and underscores, can equal it) and its directory unique id, if any,
+ * as the subject. Phoenix 20.3 answers such users with auth_method LDAP, and so does every
+ * record this repository returns.
+ */
+export const LDAP_PROVIDER_MARKER = '\uE000LDAP';
 
 export interface UserRecord {
   id: number;
@@ -16,6 +25,8 @@ export interface UserRecord {
   passwordNeedsReset: boolean;
   oauth2Idp: string | null;
   oauth2Sub: string | null;
+  /** LDAP users: the directory's immutable id (SERVICE_LDAP_ATTR_UNIQUE_ID), lower-cased; else null. */
+  ldapUniqueId: string | null;
   createdAt: string;
   updatedAt: string;
   deletedAt: string | null;
@@ -31,6 +42,7 @@ export interface NewUser {
   passwordNeedsReset?: boolean;
   oauth2Idp?: string | null;
   oauth2Sub?: string | null;
+  ldapUniqueId?: string | null;
 }
 
 export interface UserChanges {
@@ -42,17 +54,19 @@ export interface UserChanges {
 }
 
 function toRecord(row: Selectable<UsersTable>): UserRecord {
+  const ldap = row.auth_method === 'OAUTH2' && row.oauth2_idp === LDAP_PROVIDER_MARKER;
   return {
     id: Number(row.id),
     email: row.email,
     username: row.username,
     role: row.role,
-    authMethod: row.auth_method,
+    authMethod: ldap ? 'LDAP' : row.auth_method,
     passwordHash: row.password_hash,
     passwordSalt: row.password_salt,
     passwordNeedsReset: Boolean(row.password_needs_reset),
-    oauth2Idp: row.oauth2_idp,
-    oauth2Sub: row.oauth2_sub,
+    oauth2Idp: ldap ? null : row.oauth2_idp,
+    oauth2Sub: ldap ? null : row.oauth2_sub,
+    ldapUniqueId: ldap ? row.oauth2_sub : null,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     deletedAt: row.deleted_at,
@@ -77,6 +91,17 @@ export function createUsersRepository(db: Kysely<DB>) {
     /** Any user with this username, deleted or not. */
     async findByUsername(username: string): Promise<UserRecord | undefined> {
       const row = await db.selectFrom('users').selectAll().where('username', '=', username).executeTakeFirst();
+      return row && toRecord(row);
+    },
+    /** The LDAP user (deleted or not) with this directory unique id (compared lower-cased). */
+    async findByLdapUniqueId(uniqueId: string): Promise<UserRecord | undefined> {
+      const row = await db
+        .selectFrom('users')
+        .selectAll()
+        .where('auth_method', '=', 'OAUTH2')
+        .where('oauth2_idp', '=', LDAP_PROVIDER_MARKER)
+        .where('oauth2_sub', '=', uniqueId.toLowerCase())
+        .executeTakeFirst();
       return row && toRecord(row);
     },
     async findByOauth2Identity(idp: string, sub: string): Promise<UserRecord | undefined> {
@@ -116,12 +141,12 @@ export function createUsersRepository(db: Kysely<DB>) {
           email: user.email,
           username: user.username,
           role: user.role,
-          auth_method: user.authMethod,
+          auth_method: user.authMethod === 'LDAP' ? 'OAUTH2' : user.authMethod,
           password_hash: user.passwordHash ?? null,
           password_salt: user.passwordSalt ?? null,
           password_needs_reset: user.passwordNeedsReset ? 1 : 0,
-          oauth2_idp: user.oauth2Idp ?? null,
-          oauth2_sub: user.oauth2Sub ?? null,
+          oauth2_idp: user.authMethod === 'LDAP' ? LDAP_PROVIDER_MARKER : (user.oauth2Idp ?? null),
+          oauth2_sub: user.authMethod === 'LDAP' ? (user.ldapUniqueId?.toLowerCase() ?? null) : (user.oauth2Sub ?? null),
           created_at: now,
           updated_at: now,
         })
@@ -158,6 +183,31 @@ export function createUsersRepository(db: Kysely<DB>) {
         .where('deleted_at', 'is', null)
         .where('auth_method', '=', 'OAUTH2')
         .where('oauth2_idp', 'is', null)
+        .returningAll()
+        .executeTakeFirst();
+      return row && toRecord(row);
+    },
+    /**
+     * What an LDAP login brings from the directory to an active LDAP user: its email, its role, and
+     * its unique id when it had none; a taken email throws a unique violation.
+     */
+    async syncLdapUser(
+      id: number,
+      changes: { email?: string; role?: Role; ldapUniqueId?: string },
+      now: string,
+    ): Promise<UserRecord | undefined> {
+      const row = await db
+        .updateTable('users')
+        .set({
+          ...(changes.email !== undefined && { email: changes.email }),
+          ...(changes.role !== undefined && { role: changes.role }),
+          ...(changes.ldapUniqueId !== undefined && { oauth2_sub: changes.ldapUniqueId.toLowerCase() }),
+          updated_at: now,
+        })
+        .where('id', '=', id)
+        .where('deleted_at', 'is', null)
+        .where('auth_method', '=', 'OAUTH2')
+        .where('oauth2_idp', '=', LDAP_PROVIDER_MARKER)
         .returningAll()
         .executeTakeFirst();
       return row && toRecord(row);

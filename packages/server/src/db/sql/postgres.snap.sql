@@ -19,6 +19,9 @@ select * from "users" where "username" = $1;
 -- users.findByOauth2Identity
 select * from "users" where "oauth2_idp" = $1 and "oauth2_sub" = $2;
 
+-- users.findByLdapUniqueId
+select * from "users" where "auth_method" = $1 and "oauth2_idp" = $2 and "oauth2_sub" = $3;
+
 -- users.listActive
 select * from "users" where "deleted_at" is null and "id" <= $1 order by "id" desc limit $2;
 
@@ -33,6 +36,9 @@ update "users" set "username" = $1, "password_needs_reset" = $2, "updated_at" = 
 
 -- users.linkOauth2Identity
 update "users" set "oauth2_idp" = $1, "oauth2_sub" = $2, "updated_at" = $3 where "id" = $4 and "deleted_at" is null and "auth_method" = $5 and "oauth2_idp" is null returning *;
+
+-- users.syncLdapUser
+update "users" set "email" = $1, "role" = $2, "oauth2_sub" = $3, "updated_at" = $4 where "id" = $5 and "deleted_at" is null and "auth_method" = $6 and "oauth2_idp" = $7 returning *;
 
 -- apiKeys.insert
 insert into "api_keys" ("kind", "user_id", "created_by", "name", "description", "key_hash", "created_at", "expires_at") values ($1, $2, $3, $4, $5, $6, $7, $8) returning *;

@@ -19,6 +19,9 @@ select * from "users" where "username" = ?;
 -- users.findByOauth2Identity
 select * from "users" where "oauth2_idp" = ? and "oauth2_sub" = ?;
 
+-- users.findByLdapUniqueId
+select * from "users" where "auth_method" = ? and "oauth2_idp" = ? and "oauth2_sub" = ?;
+
 -- users.listActive
 select * from "users" where "deleted_at" is null and "id" <= ? order by "id" desc limit ?;
 
@@ -33,6 +36,9 @@ update "users" set "username" = ?, "password_needs_reset" = ?, "updated_at" = ? 
 
 -- users.linkOauth2Identity
 update "users" set "oauth2_idp" = ?, "oauth2_sub" = ?, "updated_at" = ? where "id" = ? and "deleted_at" is null and "auth_method" = ? and "oauth2_idp" is null returning *;
+
+-- users.syncLdapUser
+update "users" set "email" = ?, "role" = ?, "oauth2_sub" = ?, "updated_at" = ? where "id" = ? and "deleted_at" is null and "auth_method" = ? and "oauth2_idp" = ? returning *;
 
 -- apiKeys.insert
 insert into "api_keys" ("kind", "user_id", "created_by", "name", "description", "key_hash", "created_at", "expires_at") values (?, ?, ?, ?, ?, ?, ?, ?) returning *;
