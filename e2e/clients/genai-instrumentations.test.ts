@@ -14,7 +14,6 @@ import { createOpenAI } from '@ai-sdk/openai';
 import { context } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { OTLPLogExporter } from '@opentelemetry/exporter-logs-otlp-proto';
-import { registerInstrumentations } from '@opentelemetry/instrumentation';
 import { OpenAIInstrumentation } from '@opentelemetry/instrumentation-openai';
 import { BatchLogRecordProcessor, LoggerProvider } from '@opentelemetry/sdk-logs';
 import { register } from '@sightline/otel';
@@ -24,6 +23,13 @@ import { streamText as streamTextV5 } from 'ai-v5';
 import { AUTH_ENV, setupDefaultAdmin, type TestUser } from '../../packages/server/test/helpers/auth.js';
 import { describeEachDialect } from '../../packages/server/test/helpers/server.js';
 import { STANDIN_OPENAI_KEY, STANDIN_TOOL_ARGUMENTS, startStandinOpenAI, type StandinOpenAI } from '../ui/standin-openai.js';
+
+/**
+ * One instrumentation for the process: it patches `openai` when the module is first required, and
+ * a module is required once per process however many suites (one per database) use it; enabling
+ * it again patches the loaded module again.
+ */
+const openaiInstrumentation = new OpenAIInstrumentation({ captureMessageContent: true, enabled: false });
 
 /** gpt-4o-mini in the built-in price table (USD per token). */
 const MINI = { prompt: 0.15 / 1e6, completion: 0.6 / 1e6 };
@@ -192,10 +198,11 @@ describeEachDialect(
           new BatchLogRecordProcessor({ exporter: new OTLPLogExporter({ url: `${server().url}/v1/logs`, headers: headers() }) }),
         ],
       });
-      const instrumentation = new OpenAIInstrumentation({ captureMessageContent: true });
-      const unregister = registerInstrumentations({ instrumentations: [instrumentation], tracerProvider, loggerProvider });
+      openaiInstrumentation.setTracerProvider(tracerProvider);
+      openaiInstrumentation.setLoggerProvider(loggerProvider);
+      openaiInstrumentation.enable();
       try {
-        // The instrumentation patches `openai` as it is required (after registration).
+        // The instrumentation patches `openai` as it is first required (after it is enabled).
         const { OpenAI } = createRequire(import.meta.url)('openai') as typeof import('openai');
         const client = new OpenAI({ baseURL: standin.url, apiKey: STANDIN_OPENAI_KEY });
         const completion = await client.chat.completions.create({
@@ -207,7 +214,7 @@ describeEachDialect(
         });
         assert.equal(completion.choices[0]?.message.content, 'Echo: What is OTLP?');
       } finally {
-        unregister();
+        openaiInstrumentation.disable();
         await tracerProvider.shutdown();
         await loggerProvider.shutdown();
       }
