@@ -12,6 +12,7 @@ import { MAX_USER_TRACES_READ, USER_ID_ATTRIBUTE, userKeysMatching } from '../..
 import type { DB } from '../schema.js';
 import { bigintText, nanosLiteral, parseJsonColumn, sqlDialect, type AttributeScalar } from '../sql-dialect.js';
 import { secondOf, startRangeBySecond, startSecond, startTimeTestedOnly } from '../start-seconds.js';
+import { spanConditionSql, type SpanCondition } from './span-condition-sql.js';
 
 export type StatusCode = 'UNSET' | 'OK' | 'ERROR';
 
@@ -71,6 +72,17 @@ export interface SpanFilters {
   attributes?: { key: string; candidates: AttributeScalar[] }[] | undefined;
   /** Every filter must match (AND): the span carries such an annotation. */
   annotations?: AnnotationFilter[] | undefined;
+}
+
+/** What Phoenix's span query (POST /v1/spans) reads: a project's spans in a time range matching a condition. */
+export interface SpanQueryFilters {
+  projectId: number;
+  /** On the span's start time: start inclusive, end exclusive (nanoseconds). */
+  startTime?: bigint | undefined;
+  endTime?: bigint | undefined;
+  /** `orphans`: spans without a parent or whose parent is not stored; `no-parent`: spans without a parent id. */
+  roots?: 'orphans' | 'no-parent' | undefined;
+  condition?: SpanCondition | undefined;
 }
 
 export interface SpanPageQuery {
@@ -367,6 +379,41 @@ export function createSpansRepository(db: Kysely<DB>, dialect: Dialect) {
             .execute() as Promise<LongFilterRow[]>,
         (ids) => (ids.length === 0 ? Promise.resolve([]) : execute(fullSpans().where('spans.id', 'in', ids))),
       );
+    },
+
+    /**
+     * The first `limit` spans (newest first) matching a span query. On PostgreSQL the statement
+     * is cut off after `timeoutMs` (the error's code is 57014, query_canceled).
+     */
+    async query(filters: SpanQueryFilters, limit: number, timeoutMs: number): Promise<SpanRecord[]> {
+      let query = fullSpans().where('spans.project_id', '=', filters.projectId);
+      if (filters.startTime !== undefined) query = query.where(sql<boolean>`spans.start_time >= ${nanosLiteral(filters.startTime)}`);
+      if (filters.endTime !== undefined) query = query.where(sql<boolean>`spans.start_time < ${nanosLiteral(filters.endTime)}`);
+      if (filters.roots === 'no-parent') query = query.where('spans.parent_id', 'is', null);
+      if (filters.roots === 'orphans') {
+        query = query.where((eb) =>
+          eb.or([
+            eb('spans.parent_id', 'is', null),
+            eb.not(
+              eb.exists(
+                eb
+                  .selectFrom('spans as p')
+                  .select(sql.lit(1).as('one'))
+                  .whereRef('p.trace_rowid', '=', 'spans.trace_rowid')
+                  .whereRef('p.span_id', '=', 'spans.parent_id'),
+              ),
+            ),
+          ]),
+        );
+      }
+      if (filters.condition) query = query.where(spanConditionSql(dialect, filters.condition));
+      const ordered = query.orderBy('spans.start_time', 'desc').orderBy('spans.id', 'desc').limit(limit);
+      if (dialect !== 'postgres') return execute(ordered);
+      return db.transaction().execute(async (trx) => {
+        await sql`select set_config('statement_timeout', ${String(Math.trunc(timeoutMs))}, true)`.execute(trx);
+        const rows = await trx.executeQuery(ordered.compile());
+        return rows.rows.map((row) => toRecord(row as SpanRow));
+      });
     },
 
     /** One span by row id. */

@@ -1,0 +1,205 @@
+/**
+ * Phoenix's span query (POST /v1/spans, what phoenix-client's get_spans_dataframe calls): each
+ * query of a request reads up to `limit` spans of a project matching its condition and answers a
+ * table (index columns, columns, rows) that the route encodes as a pandas DataFrame. Conditions
+ * and projections are parsed by span-condition.ts; explode and concat are not supported.
+ */
+import { InvalidInputError, UnavailableError } from '@sightline/common';
+import type { SpanRecord, SpansRepository } from '../db/repositories/spans-repository.js';
+import type { ProjectsService } from '../projects/projects-service.js';
+import type { Identifier } from '../shared/identifier.js';
+import { parseTimeRange } from '../span-model/time.js';
+import { parseSpanCondition, parseSpanProjection, type SpanProjection } from './span-condition.js';
+
+export const MAX_SPAN_QUERY_LIMIT = 10_000;
+export const MAX_SPAN_QUERIES = 10;
+/** How long one query's SQL may run (PostgreSQL; SQLite queries are bounded by the limit only). */
+export const SPAN_QUERY_TIMEOUT_MS = 15_000;
+
+/** One query of the request body, in Phoenix's shape (SpanQuery.to_dict()). */
+export interface SpanQueryInput {
+  select?: Record<string, unknown> | null | undefined;
+  filter?: Record<string, unknown> | null | undefined;
+  explode?: Record<string, unknown> | null | undefined;
+  concat?: Record<string, unknown> | null | undefined;
+  rename?: Record<string, unknown> | null | undefined;
+  index?: Record<string, unknown> | null | undefined;
+}
+
+export interface SpanQueryParams {
+  queries: SpanQueryInput[];
+  startTime?: string | undefined;
+  endTime?: string | undefined;
+  limit: number;
+  rootSpansOnly?: boolean | undefined;
+  orphanSpanAsRootSpan: boolean;
+}
+
+/** A column of a result table: its name and whether it holds times (nanoseconds as decimal text). */
+export interface SpanTableColumn {
+  name: string;
+  time: boolean;
+}
+
+/** One query's result: `rows[i]` holds the index values, then the column values. */
+export interface SpanTable {
+  index: SpanTableColumn[];
+  columns: SpanTableColumn[];
+  rows: unknown[][];
+}
+
+const DEFAULT_COLUMNS = ['name', 'span_kind', 'parent_id', 'start_time', 'end_time', 'status_code', 'status_message', 'events'] as const;
+
+/** Reads a projection of a span; attributes missing under a key but present under `key.` come back nested. */
+function project(span: SpanRecord, projection: SpanProjection): unknown {
+  if (projection.kind === 'attribute') return attributeValue(span.attributes, projection.key);
+  switch (projection.column) {
+    case 'name':
+      return span.name;
+    case 'span_kind':
+      return span.spanKind;
+    case 'parent_id':
+      return span.parentId;
+    case 'status_code':
+      return span.statusCode;
+    case 'status_message':
+      return span.statusMessage;
+    case 'span_id':
+      return span.spanId;
+    case 'trace_id':
+      return span.traceId;
+    case 'latency_ms':
+      return Number(BigInt(span.endTime) - BigInt(span.startTime)) / 1e6;
+    case 'start_time':
+      return span.startTime;
+    case 'end_time':
+      return span.endTime;
+    case 'events':
+      return span.events;
+    case 'attributes':
+      return span.attributes;
+  }
+}
+
+/** The value of a flat dotted key, or the keys under it as a nested object (lists where every key is an index). */
+function attributeValue(attributes: Record<string, unknown>, key: string): unknown {
+  if (Object.hasOwn(attributes, key)) return attributes[key];
+  const prefix = `${key}.`;
+  const nested: Record<string, unknown> = {};
+  let found = false;
+  for (const name of Object.keys(attributes)) {
+    if (!name.startsWith(prefix)) continue;
+    found = true;
+    const rest = name.slice(prefix.length);
+    const dot = rest.indexOf('.');
+    const head = dot < 0 ? rest : rest.slice(0, dot);
+    if (Object.hasOwn(nested, head)) continue;
+    Object.defineProperty(nested, head, { value: attributeValue(attributes, `${prefix}${head}`), enumerable: true, writable: true });
+  }
+  if (!found) return null;
+  const heads = Object.keys(nested);
+  if (heads.every((head) => /^\d+$/.test(head))) return heads.sort((a, b) => Number(a) - Number(b)).map((head) => nested[head]);
+  return nested;
+}
+
+const isTime = (projection: SpanProjection) =>
+  projection.kind === 'column' && (projection.column === 'start_time' || projection.column === 'end_time');
+
+function keyOf(value: unknown, what: string): string {
+  const key = (value as { key?: unknown } | null | undefined)?.key;
+  if (typeof key !== 'string' || key === '') throw new InvalidInputError(`invalid span query: ${what} needs a non-empty "key"`);
+  return key;
+}
+
+export type SpanQueryService = ReturnType<typeof createSpanQueryService>;
+
+export function createSpanQueryService({ spans, projects }: { spans: SpansRepository; projects: ProjectsService }) {
+  /** One query's table, Phoenix's way: without select, the span columns and every attribute as `attributes.<key>`. */
+  const table = (query: SpanQueryInput, rows: SpanRecord[], indexKey: string, selected: [string, SpanProjection][] | null): SpanTable => {
+    const index = parseSpanProjection(indexKey);
+    const rename = query.rename ?? {};
+    const named = (name: string) => (typeof rename[name] === 'string' ? (rename[name] as string) : name);
+    const indexName = indexKey === 'span_id' ? 'context.span_id' : indexKey === 'trace_id' ? 'context.trace_id' : indexKey;
+    if (selected) {
+      return {
+        index: [{ name: indexName, time: isTime(index) }],
+        columns: selected.map(([name, projection]) => ({ name: named(name), time: isTime(projection) })),
+        rows: rows.map((span) => [project(span, index), ...selected.map(([, projection]) => project(span, projection))]),
+      };
+    }
+    const attributeKeys = [...new Set(rows.flatMap((span) => Object.keys(span.attributes)))].sort();
+    const columns: SpanTableColumn[] = [
+      ...DEFAULT_COLUMNS.map((name) => ({ name, time: name === 'start_time' || name === 'end_time' })),
+      { name: 'context.span_id', time: false },
+      { name: 'context.trace_id', time: false },
+      ...attributeKeys.map((key) => ({ name: `attributes.${key}`, time: false })),
+    ].map((column) => ({ ...column, name: named(column.name) }));
+    return {
+      index: [{ name: indexName, time: isTime(index) }],
+      columns,
+      rows: rows.map((span) => [
+        project(span, index),
+        ...DEFAULT_COLUMNS.map((name) => project(span, { kind: 'column', column: name })),
+        span.spanId,
+        span.traceId,
+        ...attributeKeys.map((key) => (Object.hasOwn(span.attributes, key) ? span.attributes[key] : null)),
+      ]),
+    };
+  };
+
+  return {
+    /** Runs every query of the request on the project; 404 for an unknown project, 422 for what is not supported. */
+    async query(projectIdentifier: Identifier, params: SpanQueryParams): Promise<SpanTable[]> {
+      if (params.queries.length === 0 || params.queries.length > MAX_SPAN_QUERIES)
+        throw new InvalidInputError(`a span query request holds 1 to ${MAX_SPAN_QUERIES} queries`);
+      if (!Number.isInteger(params.limit) || params.limit < 1 || params.limit > MAX_SPAN_QUERY_LIMIT)
+        throw new InvalidInputError(`limit must be an integer from 1 to ${MAX_SPAN_QUERY_LIMIT}`);
+      const range = parseTimeRange(params);
+      // Everything is parsed before anything is read, so a bad query reads nothing.
+      const parsed = params.queries.map((query) => {
+        for (const part of ['explode', 'concat'] as const) {
+          if (query[part] && (query[part] as { key?: unknown }).key)
+            throw new InvalidInputError(`unsupported span query: ${part} is not supported (select the list attribute instead)`);
+        }
+        const conditionText = query.filter?.condition;
+        if (conditionText !== undefined && conditionText !== null && typeof conditionText !== 'string')
+          throw new InvalidInputError('invalid span query: filter.condition must be a string');
+        const condition = conditionText ? parseSpanCondition(conditionText) : undefined;
+        const selected = query.select
+          ? Object.entries(query.select).map(
+              ([name, projection]) =>
+                [
+                  name === 'span_id' ? 'context.span_id' : name === 'trace_id' ? 'context.trace_id' : name,
+                  parseSpanProjection(keyOf(projection, `select.${name}`)),
+                ] as [string, SpanProjection],
+            )
+          : null;
+        if (selected && selected.length === 0) throw new InvalidInputError('invalid span query: select names no column');
+        const indexKey = query.index ? keyOf(query.index, 'index') : 'context.span_id';
+        parseSpanProjection(indexKey);
+        return { query, condition, selected, indexKey };
+      });
+      const project = await projects.resolve(projectIdentifier);
+      const roots = params.rootSpansOnly ? (params.orphanSpanAsRootSpan ? 'orphans' : 'no-parent') : undefined;
+      const tables: SpanTable[] = [];
+      for (const { query, condition, selected, indexKey } of parsed) {
+        let rows: SpanRecord[];
+        try {
+          rows = await spans.query(
+            { projectId: project.id, startTime: range.start, endTime: range.end, roots, condition },
+            params.limit,
+            SPAN_QUERY_TIMEOUT_MS,
+          );
+        } catch (error) {
+          if ((error as { code?: unknown }).code === '57014')
+            throw new UnavailableError(
+              `the span query took longer than ${SPAN_QUERY_TIMEOUT_MS / 1000} s; narrow its time range or condition`,
+            );
+          throw error;
+        }
+        tables.push(table(query, rows, indexKey, selected));
+      }
+      return tables;
+    },
+  };
+}
