@@ -127,18 +127,19 @@ export function createSpanQueryService({ spans, projects }: { spans: SpansReposi
         rows: rows.map((span) => [project(span, index), ...selected.map(([, projection]) => project(span, projection))]),
       };
     }
+    // As Phoenix's default frame (trace/dsl/query.py _get_spans_dataframe): indexed by span id, index and rename ignored.
     const attributeKeys = [...new Set(rows.flatMap((span) => Object.keys(span.attributes)))].sort();
     const columns: SpanTableColumn[] = [
       ...DEFAULT_COLUMNS.map((name) => ({ name, time: name === 'start_time' || name === 'end_time' })),
       { name: 'context.span_id', time: false },
       { name: 'context.trace_id', time: false },
       ...attributeKeys.map((key) => ({ name: `attributes.${key}`, time: false })),
-    ].map((column) => ({ ...column, name: named(column.name) }));
+    ];
     return {
-      index: [{ name: indexName, time: isTime(index) }],
+      index: [{ name: 'context.span_id', time: false }],
       columns,
       rows: rows.map((span) => [
-        project(span, index),
+        span.spanId,
         ...DEFAULT_COLUMNS.map((name) => project(span, { kind: 'column', column: name })),
         span.spanId,
         span.traceId,

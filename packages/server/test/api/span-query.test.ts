@@ -176,6 +176,42 @@ describeEachDialect('span query API (POST /v1/spans)', (server) => {
     assert.deepEqual(frame!.dtypes, ['object', 'int64', 'object']);
   });
 
+  it('reads the bodies phoenix-client sends (SpanQuery.to_dict, its field normalizations)', async () => {
+    // SpanQuery().select("span_id", "name", "llm").where("context.span_id != 'x' and span_kind == 'LLM'")
+    // .rename(name="span_name"): the client rewrites context.span_id to span_id in conditions.
+    const [frame] = await query({
+      queries: [
+        {
+          select: { 'context.span_id': { key: 'context.span_id' }, name: { key: 'name' }, llm: { key: 'llm' } },
+          filter: { condition: "span_id != 'x' and span_kind == 'LLM'" },
+          rename: { name: 'span_name' },
+          index: { key: 'context.span_id' },
+        },
+      ],
+      start_time: null,
+      end_time: null,
+      limit: 1000,
+      root_spans_only: null,
+    });
+    assert.deepEqual(frame!.indexNames, ['context.span_id']);
+    assert.deepEqual(frame!.columns, ['context.span_id', 'span_name', 'llm']);
+    assert.deepEqual(frame!.rows[1], [slowId, 'llm slow', { model_name: 'gpt-4o', token_count: { total: 150 } }]);
+    // with_index("trace_id") and no select: Phoenix's default frame ignores the index and rename.
+    const [plain] = await query({
+      queries: [{ filter: { condition: "name == 'tool'" }, index: { key: 'context.trace_id' }, rename: { name: 'n' } }],
+    });
+    assert.deepEqual(plain!.indexNames, ['context.span_id']);
+    assert.equal(plain!.columns[0], 'name');
+    const [byTrace] = await query({ queries: [{ select: { name: { key: 'name' } }, index: { key: 'trace_id' } }], limit: 2 });
+    assert.deepEqual(byTrace!.indexNames, ['context.trace_id']);
+    assert.deepEqual(byTrace!.index, [[traceId], [traceId]]);
+    expectError(
+      await post({ queries: [{ filter: { condition: 'cumulative_llm_token_count_total > 100' } }] }),
+      422,
+      /cumulative token counts/,
+    );
+  });
+
   it('answers one frame per query, with root spans, time range and limit applied to each', async () => {
     const frames = await query({
       queries: [{ select: { name: { key: 'name' } } }, { select: { name: { key: 'name' } }, filter: { condition: "span_kind == 'TOOL'" } }],
