@@ -13,7 +13,7 @@ import { parseSpanCondition, parseSpanProjection, type SpanProjection } from './
 
 export const MAX_SPAN_QUERY_LIMIT = 10_000;
 export const MAX_SPAN_QUERIES = 10;
-/** How long one query's SQL may run (PostgreSQL; SQLite queries are bounded by the limit only). */
+/** How long one query may read (PostgreSQL: the statement timeout; SQLite: checked between windows of spans). */
 export const SPAN_QUERY_TIMEOUT_MS = 15_000;
 
 /** One query of the request body, in Phoenix's shape (SpanQuery.to_dict()). */

@@ -10,6 +10,9 @@ import { describeEachDialect } from '../helpers/server.js';
 import { unique } from '../helpers/auth.js';
 import { at, expectError, newSpanId, newTraceId, request, sendSpans } from '../helpers/query.js';
 import { processSpanDataframes, type DataFrame } from '../helpers/phoenix-dataframe.js';
+import path from 'node:path';
+import { openLoggedKysely } from '../helpers/span-writer.js';
+import { createRepositories } from '../../src/db/repositories/index.js';
 
 const ACCEPT = { accept: 'application/json' };
 
@@ -279,6 +282,32 @@ describeEachDialect('span query API (POST /v1/spans)', (server) => {
     assert.deepEqual(await where(`${'('.repeat(100)}name == 'root'${')'.repeat(100)}`), [rootId]);
     const deep = await post({ queries: [{ filter: { condition: `${'('.repeat(2000)}name == 'root'${')'.repeat(2000)}` } }] });
     assert.ok(deep.status === 200 || deep.status === 422, `${deep.status}: ${deep.text.slice(0, 200)}`);
+  });
+
+  it('reads SQLite in windows, with the same answer, and gives up when time is up', async () => {
+    const db = openLoggedKysely(server().database, path.join(server().database.workingDir, 'sightline.db'), () => []);
+    try {
+      const r = createRepositories(db, server().dialect === 'postgres' ? 'postgres' : 'sqlite');
+      const projectId = (await r.projects.findByName(project))!.id;
+      const condition = { kind: 'compare', field: { kind: 'column', column: 'span_kind' }, op: '!=', value: 'CHAIN' } as const;
+      // One span per window: every window is read, in order.
+      const spans = await r.spans.query({ projectId, condition }, 10, 10_000, 1);
+      assert.deepEqual(
+        spans.map((span) => span.spanId),
+        [orphanId, fastId, slowId],
+      );
+      const two = await r.spans.query({ projectId, roots: 'orphans' }, 10, 10_000, 3);
+      assert.deepEqual(
+        two.map((span) => span.spanId),
+        [orphanId, rootId],
+      );
+      const limited = await r.spans.query({ projectId }, 2, 10_000, 1);
+      assert.equal(limited.length, 2);
+      if (server().dialect !== 'postgres')
+        await assert.rejects(r.spans.query({ projectId, condition }, 10, -1, 1), (error: { code?: string }) => error.code === '57014');
+    } finally {
+      await db.destroy();
+    }
   });
 
   it('keeps quotes and SQL in values as data', async () => {

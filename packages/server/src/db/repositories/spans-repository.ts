@@ -74,6 +74,9 @@ export interface SpanFilters {
   annotations?: AnnotationFilter[] | undefined;
 }
 
+/** Spans a SQLite span query reads per statement (SpansRepository.query). */
+export const SPAN_QUERY_SCAN_ROWS = 5000;
+
 /** What Phoenix's span query (POST /v1/spans) reads: a project's spans in a time range matching a condition. */
 export interface SpanQueryFilters {
   projectId: number;
@@ -382,16 +385,20 @@ export function createSpansRepository(db: Kysely<DB>, dialect: Dialect) {
     },
 
     /**
-     * The first `limit` spans (newest first) matching a span query. On PostgreSQL the statement
-     * is cut off after `timeoutMs` (the error's code is 57014, query_canceled).
+     * The first `limit` spans (newest first) matching a span query, given up after `timeoutMs`: on
+     * PostgreSQL by the statement timeout (error code 57014, query_canceled); on SQLite, whose
+     * statements cannot be interrupted and run on the event loop, by reading the project's spans in
+     * windows of `scanRows` in time order, each a statement of its own, and checking the clock
+     * between them (the same error code when time is up).
      */
-    async query(filters: SpanQueryFilters, limit: number, timeoutMs: number): Promise<SpanRecord[]> {
+    async query(filters: SpanQueryFilters, limit: number, timeoutMs: number, scanRows = SPAN_QUERY_SCAN_ROWS): Promise<SpanRecord[]> {
       let query = fullSpans().where('spans.project_id', '=', filters.projectId);
       if (filters.startTime !== undefined) query = query.where(sql<boolean>`spans.start_time >= ${nanosLiteral(filters.startTime)}`);
       if (filters.endTime !== undefined) query = query.where(sql<boolean>`spans.start_time < ${nanosLiteral(filters.endTime)}`);
-      if (filters.roots === 'no-parent') query = query.where('spans.parent_id', 'is', null);
+      let filtered = query;
+      if (filters.roots === 'no-parent') filtered = filtered.where('spans.parent_id', 'is', null);
       if (filters.roots === 'orphans') {
-        query = query.where((eb) =>
+        filtered = filtered.where((eb) =>
           eb.or([
             eb('spans.parent_id', 'is', null),
             eb.not(
@@ -406,14 +413,49 @@ export function createSpansRepository(db: Kysely<DB>, dialect: Dialect) {
           ]),
         );
       }
-      if (filters.condition) query = query.where(spanConditionSql(dialect, filters.condition));
-      const ordered = query.orderBy('spans.start_time', 'desc').orderBy('spans.id', 'desc').limit(limit);
-      if (dialect !== 'postgres') return execute(ordered);
-      return db.transaction().execute(async (trx) => {
-        await sql`select set_config('statement_timeout', ${String(Math.trunc(timeoutMs))}, true)`.execute(trx);
-        const rows = await trx.executeQuery(ordered.compile());
-        return rows.rows.map((row) => toRecord(row as SpanRow));
-      });
+      if (filters.condition) filtered = filtered.where(spanConditionSql(dialect, filters.condition));
+      const newestFirst = <T extends typeof query>(q: T) => q.orderBy('spans.start_time', 'desc').orderBy('spans.id', 'desc');
+      if (dialect === 'postgres') {
+        const ordered = newestFirst(filtered).limit(limit);
+        return db.transaction().execute(async (trx) => {
+          await sql`select set_config('statement_timeout', ${String(Math.trunc(timeoutMs))}, true)`.execute(trx);
+          const rows = await trx.executeQuery(ordered.compile());
+          return rows.rows.map((row) => toRecord(row as SpanRow));
+        });
+      }
+      const deadline = Date.now() + timeoutMs;
+      const found: SpanRecord[] = [];
+      // Positions are (start_time, id), newest first; `before` is exclusive, a window's last row inclusive.
+      let before: KeysetPosition | undefined;
+      const after = (position: KeysetPosition) =>
+        sql<SqlBool>`(spans.start_time < ${nanosLiteral(position.key)} or (spans.start_time = ${nanosLiteral(position.key)} and spans.id < ${position.id}))`;
+      for (;;) {
+        // The window's last row, on the project's time index alone (no join).
+        let positions = db
+          .selectFrom('spans')
+          .select(['spans.id', bigintText('spans.start_time').as('start_time')])
+          .where('spans.project_id', '=', filters.projectId);
+        if (filters.startTime !== undefined)
+          positions = positions.where(sql<boolean>`spans.start_time >= ${nanosLiteral(filters.startTime)}`);
+        if (filters.endTime !== undefined) positions = positions.where(sql<boolean>`spans.start_time < ${nanosLiteral(filters.endTime)}`);
+        if (before) positions = positions.where(after(before));
+        const last = await positions
+          .orderBy('spans.start_time', 'desc')
+          .orderBy('spans.id', 'desc')
+          .offset(scanRows - 1)
+          .limit(1)
+          .executeTakeFirst();
+        const end: KeysetPosition | undefined = last && { key: BigInt(last.start_time), id: Number(last.id) };
+        let window = before ? filtered.where(after(before)) : filtered;
+        // At or newer than the window's last row.
+        if (end) window = window.where(fromPosition(sql.ref('spans.start_time'), 'spans.id', end, 'asc'));
+        found.push(...(await execute(newestFirst(window).limit(limit - found.length))));
+        if (found.length >= limit || !end) return found;
+        before = end;
+        if (Date.now() > deadline) throw Object.assign(new Error('span query timed out'), { code: '57014' });
+        // Other requests run between windows.
+        await new Promise((resolve) => setImmediate(resolve));
+      }
     },
 
     /** One span by row id. */
