@@ -182,6 +182,8 @@ function scenario(r: Repositories, dialect: string): SqlScenario {
                     { kind: 'in', field: { kind: 'attribute', key: 'm.b' }, values: [true, 1] },
                     { kind: 'contains', field: { kind: 'attribute', key: 'llm.system' }, needle: 'ai' },
                     { kind: 'missing', field: { kind: 'attribute', key: 'user.id' } },
+                    { kind: 'annotation', name: 'q', label: 'good', score: { op: '>', value: 0.5 }, present: 'score' },
+                    { kind: 'annotation', name: 'q', labelNotIn: ['bad'] },
                   ],
                 },
               ],

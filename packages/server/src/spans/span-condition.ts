@@ -103,7 +103,9 @@ function fieldOf(node: Node, source: string): SpanProjection | undefined {
   if (path[0] === 'cumulative_token_count' || path[0]?.startsWith('cumulative_llm_token_count'))
     throw unsupported(`cumulative token counts (${excerpt(source)}) are not stored; test llm.token_count.* of each span instead`);
   if (path[0] === 'annotations' || path[0] === 'evals')
-    throw unsupported(`annotation and evaluation tests (${excerpt(source)}) are not supported in conditions`);
+    throw unsupported(
+      `annotations (${excerpt(source)}) can only be tested as annotations['name'].score or .label compared with a value, or is (not) None`,
+    );
   if (path[0] === 'attributes' && path.length > 1) return { kind: 'attribute', key: path.slice(1).join('.') };
   if (PROJECTION_ONLY.has(path[0]!) || COLUMNS.has(path[0]!)) return undefined;
   return { kind: 'attribute', key: dotted };
@@ -115,6 +117,19 @@ export function parseSpanProjection(text: string): SpanProjection {
   const field = fieldOf(node, text);
   if (!field) throw unsupported(`the projection ${excerpt(text)} is not a span column or attribute name`);
   return field;
+}
+
+/** `annotations['name']`, `annotations['name'].label` or `.score` (also `evals[…]`), or undefined. */
+function annotationOf(node: Node): { name: string; part?: 'label' | 'score' } | undefined {
+  const property = node.type === 'MemberExpression' && !node.computed ? (node.property as Node) : undefined;
+  const part = property?.type === 'Identifier' && (property.name === 'label' || property.name === 'score') ? property.name : undefined;
+  const target = part ? (node.object as Node) : node;
+  if (target.type !== 'MemberExpression' || !target.computed) return undefined;
+  const root = target.object as Node;
+  const name = target.property as Node;
+  if (root.type !== 'Identifier' || (root.name !== 'annotations' && root.name !== 'evals')) return undefined;
+  if (name.type !== 'Literal' || typeof name.value !== 'string') return undefined;
+  return part ? { name: name.value, part } : { name: name.value };
 }
 
 const isScalar = (value: unknown): value is AttributeScalar | null =>
@@ -189,6 +204,8 @@ export function parseSpanCondition(source: string): SpanCondition {
     for (const side of [left, right])
       if (side.type === 'UnaryExpression' && side.operator === 'not')
         throw unsupported(`"not" binds to the name after it in ${excerpt(source)}; write not (a ${operator} b)`);
+    const annotation = annotationOf(left) ?? annotationOf(right);
+    if (annotation) return annotationCondition(annotation, operator, annotationOf(left) ? right : left, annotationOf(left) === undefined);
     if (operator === 'is' || operator === 'is not') {
       const field = conditionField(left, source);
       const value = literalOf(right);
@@ -245,6 +262,41 @@ export function parseSpanCondition(source: string): SpanCondition {
       requireExact(field, 'string comparisons other than ==', source);
     }
     return { kind: 'compare', field, op, value: literal.value };
+  };
+
+  /** A test of an annotation: `.score` against a number, `.label` against a string or list of strings, or is (not) None. */
+  const annotationCondition = (
+    annotation: { name: string; part?: 'label' | 'score' },
+    operator: string,
+    other: Node,
+    flipped: boolean,
+  ): SpanCondition => {
+    const literal = literalOf(other);
+    const negate = (item: SpanCondition, yes: boolean): SpanCondition => (yes ? { kind: 'not', item } : item);
+    if ((operator === 'is' || operator === 'is not' || operator === '==' || operator === '!=') && literal?.value === null && !flipped) {
+      const present: SpanCondition = { kind: 'annotation', name: annotation.name, present: annotation.part };
+      return negate(present, operator === 'is' || operator === '==');
+    }
+    if (annotation.part === 'score' && literal && typeof literal.value === 'number' && operator in FLIPPED && operator !== '!=') {
+      const op = flipped ? FLIPPED[operator as CompareOperator] : (operator as CompareOperator);
+      return { kind: 'annotation', name: annotation.name, score: { op, value: literal.value } };
+    }
+    if (annotation.part === 'label' && !flipped) {
+      if (literal && typeof literal.value === 'string' && operator === '==')
+        return { kind: 'annotation', name: annotation.name, label: literal.value };
+      if ((operator === 'in' || operator === 'not in') && other.type === 'ArrayExpression') {
+        const labels = (other.elements as (Node | null)[]).map((element) => (element ? literalOf(element) : undefined)?.value);
+        if (labels.length > 0 && labels.length <= MAX_LIST_VALUES && labels.every((label) => typeof label === 'string')) {
+          // As Phoenix's outer join: `not in` needs an annotation of the name with a label outside the list.
+          if (operator === 'not in') return { kind: 'annotation', name: annotation.name, labelNotIn: labels as string[] };
+          return { kind: 'or', items: (labels as string[]).map((label) => ({ kind: 'annotation', name: annotation.name, label })) };
+        }
+      }
+    }
+    throw unsupported(
+      `the annotation test ${excerpt(source)}: supported are annotations['name'].score compared with a number (not !=), ` +
+        ".label == 'text', .label in ['a', 'b'], and is None / is not None",
+    );
   };
 
   return visit(root, 0);

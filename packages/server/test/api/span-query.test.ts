@@ -158,6 +158,26 @@ describeEachDialect('span query API (POST /v1/spans)', (server) => {
     assert.deepEqual(await where('-1 < latency_ms'), [rootId, slowId, fastId, orphanId].sort());
   });
 
+  it('tests annotations by name, score and label', async () => {
+    const created = await request(url(), 'POST', '/v1/span_annotations', {
+      data: [
+        { span_id: slowId, name: 'quality', annotator_kind: 'HUMAN', result: { label: 'bad', score: 0.2 } },
+        { span_id: fastId, name: 'quality', annotator_kind: 'LLM', result: { label: 'good', score: 0.9 } },
+        { span_id: rootId, name: 'quality', annotator_kind: 'LLM', result: { label: 'good' } },
+      ],
+    });
+    assert.equal(created.status, 200, created.text);
+    assert.deepEqual(await where("annotations['quality'].score > 0.5"), [fastId]);
+    assert.deepEqual(await where("0.5 > evals['quality'].score"), [slowId]);
+    assert.deepEqual(await where("annotations['quality'].label == 'good'"), [rootId, fastId].sort());
+    assert.deepEqual(await where("annotations['quality'].label in ['bad', 'meh']"), [slowId]);
+    // As Phoenix's outer join: a span without the annotation meets no label test.
+    assert.deepEqual(await where("annotations['quality'].label not in ['good']"), [slowId]);
+    assert.deepEqual(await where("annotations['quality'] is None"), [orphanId]);
+    assert.deepEqual(await where("annotations['quality'].score is not None and span_kind == 'LLM'"), [fastId, slowId].sort());
+    assert.deepEqual(await where("annotations['quality'].score is None"), [rootId, orphanId].sort());
+  });
+
   it('selects, renames and indexes columns', async () => {
     const [frame] = await query({
       queries: [
@@ -252,7 +272,10 @@ describeEachDialect('span query API (POST /v1/spans)', (server) => {
     await fails('input.value is None', /None tests/);
     await fails("llm.input_messages[0]['message.role'] == 'user'", /OpenInference list/);
     await fails('cumulative_token_count.total > 100', /cumulative token counts/);
-    await fails("annotations['q'].score > 0.5", /annotation/);
+    await fails("annotations['q'].score != 0.5", /annotation test/);
+    await fails("annotations['q'].label > 'a'", /annotation test/);
+    await fails("annotations['q'] == 1", /annotation test/);
+    await fails("annotations['q'].explanation == 'x'", /annotations .* can only be tested/);
     await fails("start_time > '2024-01-01'", /start_time and end_time of the request/);
     await fails("latency_ms == 'x'", /latency_ms is a number/);
     await fails('name == 1', /name is a string/);

@@ -32,7 +32,20 @@ export type SpanCondition =
   /** `'needle' in field`: a case-sensitive substring test on a string. */
   | { kind: 'contains'; field: SpanConditionField; needle: string }
   /** `field is None`. */
-  | { kind: 'missing'; field: SpanConditionField };
+  | { kind: 'missing'; field: SpanConditionField }
+  /**
+   * `annotations['name']…` (or `evals[…]`): the span carries an annotation of that name whose
+   * label or score passes the test, or, with `present`, whose label or score is set (any annotation of the name without).
+   */
+  | {
+      kind: 'annotation';
+      name: string;
+      label?: string | undefined;
+      /** A label that is set and none of these. */
+      labelNotIn?: string[] | undefined;
+      score?: { op: CompareOperator; value: number } | undefined;
+      present?: 'label' | 'score' | undefined;
+    };
 
 const COLUMN_SQL: Record<Exclude<SpanConditionColumn, 'latency_ms'>, string> = {
   name: 'spans.name',
@@ -100,6 +113,14 @@ export function spanConditionSql(dialect: Dialect, condition: SpanCondition): Ra
           node.values.map((value) => attributeIs((node.field as { key: string }).key, value)),
           sql` or `,
         )})`;
+      case 'annotation': {
+        const parts = [sql`a.name = ${node.name}`];
+        if (node.label !== undefined) parts.push(sql`a.label = ${node.label}`);
+        if (node.labelNotIn) parts.push(sql`a.label not in (${sql.join(node.labelNotIn.map((label) => sql`${label}`))})`);
+        if (node.score) parts.push(sql`a.score ${sql.raw(SQL_OPERATOR[node.score.op])} ${node.score.value}`);
+        if (node.present) parts.push(node.present === 'label' ? sql`a.label is not null` : sql`a.score is not null`);
+        return sql<SqlBool>`exists (select 1 from span_annotations a where a.span_rowid = spans.id and ${sql.join(parts, sql` and `)})`;
+      }
       case 'compare': {
         const op = sql.raw(SQL_OPERATOR[node.op]);
         if (node.field.kind === 'column') return sql<SqlBool>`(${column(node.field.column)} ${op} ${node.value})`;
