@@ -235,6 +235,32 @@ describeEachDialect('span query API (POST /v1/spans)', (server) => {
     );
   });
 
+  it('types columns so that pandas casts them: numbers with gaps as float64, anything mixed as object', async () => {
+    const [frame] = await query({
+      queries: [
+        {
+          select: {
+            tokens: { key: 'llm.token_count.total' },
+            env: { key: 'metadata.env' },
+            events: { key: 'events' },
+            start_time: { key: 'start_time' },
+          },
+        },
+      ],
+    });
+    assert.deepEqual(frame!.dtypes, ['float64', 'object', 'object', 'datetime64[ns, UTC]']);
+    assert.deepEqual(
+      frame!.rows.map((row) => row.slice(0, 2)),
+      [
+        [Number.NaN, 'dev'],
+        [20, null],
+        [150, 'prod'],
+        [Number.NaN, null],
+      ],
+    );
+    assert.deepEqual(frame!.rows[3]![2], []);
+  });
+
   it('answers one frame per query, with root spans, time range and limit applied to each', async () => {
     const frames = await query({
       queries: [{ select: { name: { key: 'name' } } }, { select: { name: { key: 'name' } }, filter: { condition: "span_kind == 'TOOL'" } }],
