@@ -2,7 +2,8 @@
  * Phoenix's span query (POST /v1/spans, what phoenix-client's get_spans_dataframe calls): each
  * query of a request reads up to `limit` spans of a project matching its condition and answers a
  * table (index columns, columns, rows) that the route encodes as a pandas DataFrame. Conditions
- * and projections are parsed by span-condition.ts; explode and concat are not supported.
+ * and projections are parsed by span-condition.ts; explode reads a list attribute a row per
+ * element (done here, on the merged attributes); concat is not supported.
  */
 import { InvalidInputError, UnavailableError } from '@sightline/common';
 import type { SpanRecord, SpansRepository } from '../db/repositories/spans-repository.js';
@@ -111,15 +112,119 @@ function keyOf(value: unknown, what: string): string {
   return key;
 }
 
+/** A query's explode: the list to read a row per element of, and optionally which element fields become which columns. */
+interface Explosion {
+  list: SpanProjection;
+  key: string;
+  /** column name → dotted path in the element; none: every field of the element, flattened. */
+  fields: [string, string][] | null;
+  primaryIndexKey: string;
+}
+
+/** Phoenix's flatten of a mapping: nested objects become dotted keys, lists stay values. */
+function flattenObject(value: Record<string, unknown>, prefix = '', into: [string, unknown][] = []): [string, unknown][] {
+  for (const [key, item] of Object.entries(value)) {
+    const name = prefix ? `${prefix}.${key}` : key;
+    if (item !== null && typeof item === 'object' && !Array.isArray(item)) flattenObject(item as Record<string, unknown>, name, into);
+    else into.push([name, item]);
+  }
+  return into;
+}
+
+/** Phoenix's get_attribute_value: the value at a dotted path of nested objects, or undefined. */
+function valueAt(value: unknown, path: string): unknown {
+  let current = value;
+  for (const part of path.split('.')) {
+    if (current === null || typeof current !== 'object' || Array.isArray(current) || !Object.hasOwn(current, part)) return undefined;
+    current = (current as Record<string, unknown>)[part];
+  }
+  return current;
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+
+function parseExplosion(explode: Record<string, unknown>, indexKey: string): Explosion {
+  const key = keyOf(explode, 'explode');
+  const list = parseSpanProjection(key);
+  if (list.kind !== 'attribute')
+    throw new InvalidInputError(`unsupported span query: explode reads list attributes, not ${JSON.stringify(key)}`);
+  const kwargs = explode.kwargs;
+  if (kwargs !== undefined && kwargs !== null && !isRecord(kwargs))
+    throw new InvalidInputError('invalid span query: explode.kwargs must be an object');
+  const fields = kwargs && Object.keys(kwargs).length > 0 ? Object.entries(kwargs) : null;
+  for (const [name, path] of fields ?? [])
+    if (typeof path !== 'string' || path === '')
+      throw new InvalidInputError(`invalid span query: explode.kwargs.${name} must be a non-empty string`);
+  const primary = explode.primary_index_key;
+  return {
+    list,
+    key,
+    fields: fields as [string, string][] | null,
+    primaryIndexKey: typeof primary === 'string' && primary !== '' ? primary : indexKey,
+  };
+}
+
 export type SpanQueryService = ReturnType<typeof createSpanQueryService>;
 
 export function createSpanQueryService({ spans, projects }: { spans: SpansRepository; projects: ProjectsService }) {
   /** One query's table, Phoenix's way: without select, the span columns and every attribute as `attributes.<key>`. */
-  const table = (query: SpanQueryInput, rows: SpanRecord[], indexKey: string, selected: [string, SpanProjection][] | null): SpanTable => {
-    const index = parseSpanProjection(indexKey);
+  const table = (
+    query: SpanQueryInput,
+    rows: SpanRecord[],
+    indexKey: string,
+    selected: [string, SpanProjection][] | null,
+    explosion: Explosion | null,
+  ): SpanTable => {
     const rename = query.rename ?? {};
     const named = (name: string) => (typeof rename[name] === 'string' ? (rename[name] as string) : name);
-    const indexName = indexKey === 'span_id' ? 'context.span_id' : indexKey === 'trace_id' ? 'context.trace_id' : indexKey;
+    const unalias = (key: string) => (key === 'span_id' ? 'context.span_id' : key === 'trace_id' ? 'context.trace_id' : key);
+    if (explosion) {
+      // As Phoenix (trace/dsl/query.py Explosion): spans whose attribute is no list drop out; a row per
+      // element that is an object, indexed by the primary index and the element's position.
+      const index = parseSpanProjection(explosion.primaryIndexKey);
+      const documents = explosion.key === 'retrieval.documents' || explosion.key === 'attributes.retrieval.documents';
+      const chosen = selected ?? [];
+      const names = new Map<string, number>((explosion.fields ?? []).map(([name], i) => [name, i]));
+      const exploded: { index: unknown[]; values: unknown[]; fields: Map<string, unknown> }[] = [];
+      for (const span of rows) {
+        const list = project(span, explosion.list);
+        if (!Array.isArray(list)) continue;
+        list.forEach((element, position) => {
+          if (!isRecord(element)) return;
+          const fields = new Map<string, unknown>();
+          if (explosion.fields) {
+            for (const [name, path] of explosion.fields) {
+              const value = valueAt(element, path);
+              if (value !== undefined && value !== null) fields.set(name, value);
+            }
+          } else {
+            for (const [name, value] of flattenObject(element)) {
+              if (!names.has(name)) names.set(name, names.size);
+              fields.set(name, value);
+            }
+          }
+          exploded.push({
+            index: [project(span, index), position],
+            values: chosen.map(([, projection]) => project(span, projection)),
+            fields,
+          });
+        });
+      }
+      const fieldNames = [...names.keys()];
+      return {
+        index: [
+          { name: unalias(explosion.primaryIndexKey), time: isTime(index) },
+          { name: documents ? 'document_position' : 'position', time: false },
+        ],
+        columns: [
+          ...chosen.map(([name, projection]) => ({ name: named(name), time: isTime(projection) })),
+          ...fieldNames.map((name) => ({ name: named(name), time: false })),
+        ],
+        rows: exploded.map((row) => [...row.index, ...row.values, ...fieldNames.map((name) => row.fields.get(name) ?? null)]),
+      };
+    }
+    const index = parseSpanProjection(indexKey);
+    const indexName = unalias(indexKey);
     if (selected) {
       return {
         index: [{ name: indexName, time: isTime(index) }],
@@ -158,10 +263,8 @@ export function createSpanQueryService({ spans, projects }: { spans: SpansReposi
       const range = parseTimeRange(params);
       // Everything is parsed before anything is read, so a bad query reads nothing.
       const parsed = params.queries.map((query) => {
-        for (const part of ['explode', 'concat'] as const) {
-          if (query[part] && (query[part] as { key?: unknown }).key)
-            throw new InvalidInputError(`unsupported span query: ${part} is not supported (select the list attribute instead)`);
-        }
+        if (query.concat && (query.concat as { key?: unknown }).key)
+          throw new InvalidInputError('unsupported span query: concat is not supported (select the list attribute instead)');
         const conditionText = query.filter?.condition;
         if (conditionText !== undefined && conditionText !== null && typeof conditionText !== 'string')
           throw new InvalidInputError('invalid span query: filter.condition must be a string');
@@ -178,12 +281,14 @@ export function createSpanQueryService({ spans, projects }: { spans: SpansReposi
         if (selected && selected.length === 0) throw new InvalidInputError('invalid span query: select names no column');
         const indexKey = query.index ? keyOf(query.index, 'index') : 'context.span_id';
         parseSpanProjection(indexKey);
-        return { query, condition, selected, indexKey };
+        const explosion = query.explode && (query.explode as { key?: unknown }).key ? parseExplosion(query.explode, indexKey) : null;
+        if (explosion) parseSpanProjection(explosion.primaryIndexKey);
+        return { query, condition, selected, indexKey, explosion };
       });
       const project = await projects.resolve(projectIdentifier);
       const roots = params.rootSpansOnly ? (params.orphanSpanAsRootSpan ? 'orphans' : 'no-parent') : undefined;
       const tables: SpanTable[] = [];
-      for (const { query, condition, selected, indexKey } of parsed) {
+      for (const { query, condition, selected, indexKey, explosion } of parsed) {
         let rows: SpanRecord[];
         try {
           rows = await spans.query(
@@ -198,7 +303,7 @@ export function createSpanQueryService({ spans, projects }: { spans: SpansReposi
             );
           throw error;
         }
-        tables.push(table(query, rows, indexKey, selected));
+        tables.push(table(query, rows, indexKey, selected, explosion));
       }
       return tables;
     },

@@ -261,6 +261,64 @@ describeEachDialect('span query API (POST /v1/spans)', (server) => {
     assert.deepEqual(frame!.rows[3]![2], []);
   });
 
+  it('explodes a list attribute a row per element, as Phoenix does', async () => {
+    const retrieval = unique('span-query-docs');
+    const retrieverId = newSpanId();
+    await sendSpans(url(), retrieval, [
+      {
+        traceId: newTraceId(),
+        spanId: retrieverId,
+        name: 'retrieve',
+        kind: 'RETRIEVER',
+        start: at(0),
+        attributes: {
+          'input.value': 'q',
+          'retrieval.documents.0.document.content': 'first',
+          'retrieval.documents.0.document.score': 0.9,
+          'retrieval.documents.1.document.content': 'second',
+          'retrieval.documents.1.document.id': 'd2',
+        },
+      },
+      { traceId: newTraceId(), name: 'no documents', kind: 'RETRIEVER', start: at(1) },
+    ]);
+    const params = `project_name=${encodeURIComponent(retrieval)}`;
+    // SpanQuery().where("span_kind == 'RETRIEVER'").select("input.value").explode("retrieval.documents")
+    const [all] = await query(
+      {
+        queries: [
+          {
+            select: { 'input.value': { key: 'input.value' } },
+            filter: { condition: "span_kind == 'RETRIEVER'" },
+            explode: { key: 'retrieval.documents', primary_index_key: 'context.span_id' },
+            index: { key: 'context.span_id' },
+          },
+        ],
+      },
+      params,
+    );
+    assert.deepEqual(all!.indexNames, ['context.span_id', 'document_position']);
+    assert.deepEqual(all!.index, [
+      [retrieverId, 0],
+      [retrieverId, 1],
+    ]);
+    assert.deepEqual(all!.columns, ['input.value', 'document.content', 'document.score', 'document.id']);
+    assert.deepEqual(all!.rows, [
+      ['q', 'first', 0.9, null],
+      ['q', 'second', Number.NaN, 'd2'],
+    ]);
+    // explode("retrieval.documents", reference="document.content")
+    const [named] = await query(
+      {
+        queries: [
+          { explode: { key: 'retrieval.documents', kwargs: { reference: 'document.content' }, primary_index_key: 'context.span_id' } },
+        ],
+      },
+      params,
+    );
+    assert.deepEqual(named!.columns, ['reference']);
+    assert.deepEqual(named!.rows, [['first'], ['second']]);
+  });
+
   it('answers one frame per query, with root spans, time range and limit applied to each', async () => {
     const frames = await query({
       queries: [{ select: { name: { key: 'name' } } }, { select: { name: { key: 'name' } }, filter: { condition: "span_kind == 'TOOL'" } }],
@@ -318,7 +376,7 @@ describeEachDialect('span query API (POST /v1/spans)', (server) => {
     await fails(`name == '${'x'.repeat(5000)}'`, /longer than 4096/);
     await fails(`metadata.env == '${'x'.repeat(100)}'`, /strings longer than 64/);
     await fails("name in ['a', None]", /only strings, numbers and booleans/);
-    expectError(await post({ queries: [{ explode: { key: 'retrieval.documents' } }] }), 422, /explode is not supported/);
+    expectError(await post({ queries: [{ explode: { key: 'latency_ms' } }] }), 422, /explode reads list attributes/);
     expectError(await post({ queries: [{ concat: { key: 'retrieval.documents' } }] }), 422, /concat is not supported/);
     expectError(await post({ queries: [{ select: { x: { key: "f('x')" } } }] }), 422, /not a span column or attribute/);
     expectError(await post({ queries: [{ filter: { condition: 5 } }] }), 422, /must be a string/);

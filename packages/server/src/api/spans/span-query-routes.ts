@@ -13,7 +13,9 @@ const SpanQueryBody = Type.Object(
   {
     select: QueryPart('Columns to read: `{name: {key: projection}}`; a projection is a span column or an attribute name.'),
     filter: QueryPart('`{condition: "..."}`: the condition spans must meet (docs/api.md, "Span queries").'),
-    explode: QueryPart('Not supported: a query with an explode key answers 422.'),
+    explode: QueryPart(
+      '`{key, kwargs?, primary_index_key?}`: a row per object of the list attribute `key`, indexed by (primary index, position).',
+    ),
     concat: QueryPart('Not supported: a query with a concat key answers 422.'),
     rename: QueryPart('`{column: new name}`.'),
     index: QueryPart('`{key: projection}`: the index column (default context.span_id).'),
