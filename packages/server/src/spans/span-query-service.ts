@@ -3,7 +3,7 @@
  * query of a request reads up to `limit` spans of a project matching its condition and answers a
  * table (index columns, columns, rows) that the route encodes as a pandas DataFrame. Conditions
  * and projections are parsed by span-condition.ts; explode reads a list attribute a row per
- * element (done here, on the merged attributes); concat is not supported.
+ * element and concat joins its elements' text (both done here, on the merged attributes).
  */
 import { InvalidInputError, UnavailableError } from '@sightline/common';
 import type { SpanRecord, SpansRepository } from '../db/repositories/spans-repository.js';
@@ -164,6 +164,63 @@ function parseExplosion(explode: Record<string, unknown>, indexKey: string): Exp
   };
 }
 
+/** A query's concat: the list whose elements (or their fields) are joined into text columns. */
+interface Concatenation {
+  list: SpanProjection;
+  key: string;
+  fields: [string, string][] | null;
+  separator: string;
+}
+
+/** Python's str() of a scalar as Phoenix's concat writes it; objects and lists as JSON. */
+function pythonText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'boolean') return value ? 'True' : 'False';
+  if (typeof value === 'number') return String(value);
+  return JSON.stringify(value);
+}
+
+function parseConcatenation(concat: Record<string, unknown>): Concatenation {
+  const key = keyOf(concat, 'concat');
+  const list = parseSpanProjection(key);
+  if (list.kind !== 'attribute')
+    throw new InvalidInputError(`unsupported span query: concat reads list attributes, not ${JSON.stringify(key)}`);
+  const kwargs = concat.kwargs;
+  if (kwargs !== undefined && kwargs !== null && !isRecord(kwargs))
+    throw new InvalidInputError('invalid span query: concat.kwargs must be an object');
+  const fields = kwargs && Object.keys(kwargs).length > 0 ? Object.entries(kwargs) : null;
+  for (const [name, path] of fields ?? [])
+    if (typeof path !== 'string' || path === '')
+      throw new InvalidInputError(`invalid span query: concat.kwargs.${name} must be a non-empty string`);
+  const separator = concat.separator;
+  if (separator !== undefined && separator !== null && typeof separator !== 'string')
+    throw new InvalidInputError('invalid span query: concat.separator must be a string');
+  return {
+    list,
+    key,
+    fields: fields as [string, string][] | null,
+    separator: typeof separator === 'string' && separator !== '' ? separator : '\n\n',
+  };
+}
+
+/** The concat columns of one span: label → joined text; undefined when the attribute is no list. */
+function concatenate(concat: Concatenation, list: unknown): Map<string, string> | undefined {
+  if (!Array.isArray(list)) return undefined;
+  const out = new Map<string, string>();
+  if (!concat.fields) {
+    out.set(concat.key, list.map(pythonText).join(concat.separator));
+    return out;
+  }
+  for (const [label, path] of concat.fields) {
+    const values = list
+      .filter(isRecord)
+      .map((element) => valueAt(element, path))
+      .filter((value) => value !== undefined && value !== null);
+    if (values.length > 0) out.set(label, values.map(pythonText).join(concat.separator));
+  }
+  return out;
+}
+
 export type SpanQueryService = ReturnType<typeof createSpanQueryService>;
 
 export function createSpanQueryService({ spans, projects }: { spans: SpansRepository; projects: ProjectsService }) {
@@ -174,6 +231,7 @@ export function createSpanQueryService({ spans, projects }: { spans: SpansReposi
     indexKey: string,
     selected: [string, SpanProjection][] | null,
     explosion: Explosion | null,
+    concat: Concatenation | null,
   ): SpanTable => {
     const rename = query.rename ?? {};
     const named = (name: string) => (typeof rename[name] === 'string' ? (rename[name] as string) : name);
@@ -225,6 +283,26 @@ export function createSpanQueryService({ spans, projects }: { spans: SpansReposi
     }
     const index = parseSpanProjection(indexKey);
     const indexName = unalias(indexKey);
+    if (concat) {
+      // As Phoenix (Concatenation): with select, every span, its concat columns empty without the list;
+      // without select, only the spans with the list.
+      const chosen = selected ?? [];
+      const joined = rows.map((span) => concatenate(concat, project(span, concat.list)));
+      const kept = rows.map((span, i) => ({ span, texts: joined[i] })).filter((row) => selected || row.texts !== undefined);
+      const labels = concat.fields ? concat.fields.map(([label]) => label) : [concat.key];
+      return {
+        index: [{ name: indexName, time: isTime(index) }],
+        columns: [
+          ...chosen.map(([name, projection]) => ({ name: named(name), time: isTime(projection) })),
+          ...labels.map((label) => ({ name: named(label), time: false })),
+        ],
+        rows: kept.map(({ span, texts }) => [
+          project(span, index),
+          ...chosen.map(([, projection]) => project(span, projection)),
+          ...labels.map((label) => texts?.get(label) ?? null),
+        ]),
+      };
+    }
     if (selected) {
       return {
         index: [{ name: indexName, time: isTime(index) }],
@@ -263,8 +341,8 @@ export function createSpanQueryService({ spans, projects }: { spans: SpansReposi
       const range = parseTimeRange(params);
       // Everything is parsed before anything is read, so a bad query reads nothing.
       const parsed = params.queries.map((query) => {
-        if (query.concat && (query.concat as { key?: unknown }).key)
-          throw new InvalidInputError('unsupported span query: concat is not supported (select the list attribute instead)');
+        if (query.concat && (query.concat as { key?: unknown }).key && query.explode && (query.explode as { key?: unknown }).key)
+          throw new InvalidInputError('unsupported span query: explode and concat in one query are not supported');
         const conditionText = query.filter?.condition;
         if (conditionText !== undefined && conditionText !== null && typeof conditionText !== 'string')
           throw new InvalidInputError('invalid span query: filter.condition must be a string');
@@ -283,12 +361,13 @@ export function createSpanQueryService({ spans, projects }: { spans: SpansReposi
         parseSpanProjection(indexKey);
         const explosion = query.explode && (query.explode as { key?: unknown }).key ? parseExplosion(query.explode, indexKey) : null;
         if (explosion) parseSpanProjection(explosion.primaryIndexKey);
-        return { query, condition, selected, indexKey, explosion };
+        const concat = query.concat && (query.concat as { key?: unknown }).key ? parseConcatenation(query.concat) : null;
+        return { query, condition, selected, indexKey, explosion, concat };
       });
       const project = await projects.resolve(projectIdentifier);
       const roots = params.rootSpansOnly ? (params.orphanSpanAsRootSpan ? 'orphans' : 'no-parent') : undefined;
       const tables: SpanTable[] = [];
-      for (const { query, condition, selected, indexKey, explosion } of parsed) {
+      for (const { query, condition, selected, indexKey, explosion, concat } of parsed) {
         let rows: SpanRecord[];
         try {
           rows = await spans.query(
@@ -303,7 +382,7 @@ export function createSpanQueryService({ spans, projects }: { spans: SpansReposi
             );
           throw error;
         }
-        tables.push(table(query, rows, indexKey, selected, explosion));
+        tables.push(table(query, rows, indexKey, selected, explosion, concat));
       }
       return tables;
     },

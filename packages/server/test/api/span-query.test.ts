@@ -317,6 +317,30 @@ describeEachDialect('span query API (POST /v1/spans)', (server) => {
     );
     assert.deepEqual(named!.columns, ['reference']);
     assert.deepEqual(named!.rows, [['first'], ['second']]);
+    // concat("retrieval.documents", reference="document.content").with_concat_separator(" | ")
+    const [joined] = await query(
+      {
+        queries: [
+          {
+            select: { name: { key: 'name' } },
+            concat: { key: 'retrieval.documents', kwargs: { reference: 'document.content', score: 'document.score' }, separator: ' | ' },
+          },
+        ],
+      },
+      params,
+    );
+    assert.deepEqual(joined!.indexNames, ['context.span_id']);
+    assert.deepEqual(joined!.columns, ['name', 'reference', 'score']);
+    assert.deepEqual(joined!.rows, [
+      ['no documents', null, null],
+      ['retrieve', 'first | second', '0.9'],
+    ]);
+    const [only] = await query(
+      { queries: [{ concat: { key: 'retrieval.documents', kwargs: { reference: 'document.content' } } }] },
+      params,
+    );
+    assert.deepEqual(only!.index, [[retrieverId]]);
+    assert.deepEqual(only!.rows, [['first\n\nsecond']]);
   });
 
   it('answers one frame per query, with root spans, time range and limit applied to each', async () => {
@@ -377,7 +401,12 @@ describeEachDialect('span query API (POST /v1/spans)', (server) => {
     await fails(`metadata.env == '${'x'.repeat(100)}'`, /strings longer than 64/);
     await fails("name in ['a', None]", /only strings, numbers and booleans/);
     expectError(await post({ queries: [{ explode: { key: 'latency_ms' } }] }), 422, /explode reads list attributes/);
-    expectError(await post({ queries: [{ concat: { key: 'retrieval.documents' } }] }), 422, /concat is not supported/);
+    expectError(
+      await post({ queries: [{ concat: { key: 'retrieval.documents' }, explode: { key: 'retrieval.documents' } }] }),
+      422,
+      /explode and concat in one query/,
+    );
+    expectError(await post({ queries: [{ concat: { key: 'name' } }] }), 422, /concat reads list attributes/);
     expectError(await post({ queries: [{ select: { x: { key: "f('x')" } } }] }), 422, /not a span column or attribute/);
     expectError(await post({ queries: [{ filter: { condition: 5 } }] }), 422, /must be a string/);
     expectError(await post({ queries: [{}], limit: 10_001 }), 422);

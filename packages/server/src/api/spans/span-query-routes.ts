@@ -16,7 +16,7 @@ const SpanQueryBody = Type.Object(
     explode: QueryPart(
       '`{key, kwargs?, primary_index_key?}`: a row per object of the list attribute `key`, indexed by (primary index, position).',
     ),
-    concat: QueryPart('Not supported: a query with a concat key answers 422.'),
+    concat: QueryPart("`{key, kwargs?, separator?}`: the list attribute `key` (or the kwargs' element fields) joined into text columns."),
     rename: QueryPart('`{column: new name}`.'),
     index: QueryPart('`{key: projection}`: the index column (default context.span_id).'),
   },
