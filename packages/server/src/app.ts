@@ -32,6 +32,7 @@ import authPlugin from './http/auth-plugin.js';
 import type { AuthLayer } from './auth/index.js';
 import { projectsRoutes } from './api/projects/projects-routes.js';
 import { projectMetricsRoutes } from './api/metrics/metrics-routes.js';
+import { spanQueryRoutes } from './api/spans/span-query-routes.js';
 import { spansRoutes } from './api/spans/spans-routes.js';
 import { tracesRoutes } from './api/traces/traces-routes.js';
 import { sessionsRoutes } from './api/sessions/sessions-routes.js';
@@ -177,6 +178,7 @@ export async function buildApp({
       await scope.register(projectsRoutes, { projects: query.projects });
       await scope.register(projectMetricsRoutes, { metrics: query.metrics });
       await scope.register(spansRoutes, { spans: query.spans, spanSubmission: query.spanSubmission });
+      await scope.register(spanQueryRoutes, { spanQuery: query.spanQuery });
       await scope.register(tracesRoutes, { traces: query.traces });
       await scope.register(sessionsRoutes, { sessions: query.sessions });
       await scope.register(annotationsRoutes, { annotations: query.annotations });

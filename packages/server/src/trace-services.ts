@@ -7,6 +7,7 @@ import { createMetricsService } from './metrics/metrics-service.js';
 import { createProjectsService } from './projects/projects-service.js';
 import { createSessionsService } from './sessions/sessions-service.js';
 import { createSpanSubmissionService, type SubmitSpanRows } from './spans/span-submission-service.js';
+import { createSpanQueryService } from './spans/span-query-service.js';
 import { createSpansService } from './spans/spans-service.js';
 import { createTracesService } from './traces/traces-service.js';
 
@@ -27,6 +28,7 @@ export function createTraceServices(
   return {
     projects,
     spans: createSpansService({ spans: repositories.spans, projects, withTransaction }),
+    spanQuery: createSpanQueryService({ spans: repositories.spans, projects }),
     spanSubmission: createSpanSubmissionService({
       spans: repositories.spans,
       projects,

@@ -152,6 +152,50 @@ function scenario(r: Repositories, dialect: string): SqlScenario {
       'spans.list (two names in a time range: a scan per name on SQLite)',
       () => r.spans.list({ projectId: 1, names: ['a', 'b'], startTime: 1n, endTime: 2n }, { limit: 10, order: 'asc' }),
     ],
+    [
+      'spans.query (every condition form, orphans as roots)',
+      () =>
+        r.spans.query(
+          {
+            projectId: 1,
+            startTime: 1n,
+            endTime: 2n,
+            roots: 'orphans',
+            condition: {
+              kind: 'or',
+              items: [
+                {
+                  kind: 'and',
+                  items: [
+                    { kind: 'compare', field: { kind: 'column', column: 'span_kind' }, op: '==', value: 'LLM' },
+                    { kind: 'compare', field: { kind: 'column', column: 'latency_ms' }, op: '>', value: 1000 },
+                    { kind: 'contains', field: { kind: 'column', column: 'status_message' }, needle: 'error' },
+                    { kind: 'in', field: { kind: 'column', column: 'trace_id' }, values: ['ab'] },
+                    { kind: 'not', item: { kind: 'missing', field: { kind: 'column', column: 'parent_id' } } },
+                  ],
+                },
+                {
+                  kind: 'and',
+                  items: [
+                    { kind: 'compare', field: { kind: 'attribute', key: 'llm.model_name' }, op: '==', value: 'gpt-4o' },
+                    { kind: 'compare', field: { kind: 'attribute', key: 'm.s' }, op: '!=', value: 'x' },
+                    { kind: 'compare', field: { kind: 'attribute', key: 'llm.token_count.total' }, op: '>=', value: 100 },
+                    { kind: 'compare', field: { kind: 'attribute', key: 'llm.provider' }, op: '<', value: 'b' },
+                    { kind: 'in', field: { kind: 'attribute', key: 'm.b' }, values: [true, 1] },
+                    { kind: 'contains', field: { kind: 'attribute', key: 'llm.system' }, needle: 'ai' },
+                    { kind: 'missing', field: { kind: 'attribute', key: 'user.id' } },
+                    { kind: 'annotation', name: 'q', label: 'good', score: { op: '>', value: 0.5 }, present: 'score' },
+                    { kind: 'annotation', name: 'q', labelNotIn: ['bad'] },
+                  ],
+                },
+              ],
+            },
+          },
+          10,
+          1000,
+        ),
+    ],
+    ['spans.query (root spans without a parent id)', () => r.spans.query({ projectId: 1, roots: 'no-parent' }, 10, 1000)],
     ['spans.findById', () => r.spans.findById(1)],
     ['spans.findBySpanId', () => r.spans.findBySpanId('cd')],
     ['spans.listOfTrace', () => r.spans.listOfTrace(1, 10)],

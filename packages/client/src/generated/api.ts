@@ -632,6 +632,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/spans": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Query spans with the query DSL
+         * @description Phoenix's span query: each query reads up to `limit` spans of the project (newest first) that meet its condition and answers one part of a multipart/mixed body, a pandas table-schema JSON document (docs/api.md, "Span queries").
+         */
+        post: operations["querySpans"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/projects/{project_identifier}/traces": {
         parameters: {
             query?: never;
@@ -2564,6 +2584,54 @@ export interface components {
             cost_total?: number | null;
             /** @description Opaque Project id (base64 of "Project:<row id>"). */
             project_id: string;
+        };
+        /** SpanQuery */
+        SpanQuery: {
+            select?: {
+                [key: string]: unknown;
+            } | null;
+            filter?: {
+                [key: string]: unknown;
+            } | null;
+            explode?: {
+                [key: string]: unknown;
+            } | null;
+            concat?: {
+                [key: string]: unknown;
+            } | null;
+            rename?: {
+                [key: string]: unknown;
+            } | null;
+            index?: {
+                [key: string]: unknown;
+            } | null;
+        } & {
+            [key: string]: unknown;
+        };
+        /** QuerySpansRequestBody */
+        QuerySpansRequestBody: {
+            /** @description One result table per query. */
+            queries: components["schemas"]["SpanQuery"][];
+            /** @description Inclusive lower bound on start time (ISO 8601). */
+            start_time?: string | null;
+            /** @description Exclusive upper bound on start time (ISO 8601). */
+            end_time?: string | null;
+            /** @description Deprecated name of end_time. */
+            stop_time?: string | null;
+            /**
+             * @description Spans read per query, newest first.
+             * @default 1000
+             */
+            limit: number;
+            /** @description Only root spans. */
+            root_spans_only?: boolean | null;
+            /**
+             * @description With root_spans_only: also spans whose parent is not stored.
+             * @default true
+             */
+            orphan_span_as_root_span: boolean;
+            /** @description Deprecated: the project_name query parameter. */
+            project_name?: string | null;
         };
         /** TraceSpanData */
         TraceSpanData: {
@@ -5733,6 +5801,80 @@ export interface operations {
             };
             /** @description Invalid request parameters or body */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    querySpans: {
+        parameters: {
+            query?: {
+                /** @description The project (default: `default`). */
+                project_name?: string;
+                /** @description The project by Project GlobalID or name (a Sightline addition). */
+                project_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["QuerySpansRequestBody"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string;
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -110,6 +110,7 @@ export const PERMISSIONS: Readonly<Record<RouteKey, RouteRule>> = {
   'GET /v1/projects/:project_identifier/spans/otlpv1': { access: 'any', rule: 'project data' },
   'POST /v1/projects/:project_identifier/spans': { access: 'any', rule: 'project data (span submission, like trace ingest)' },
   'GET /v1/spans/:span_identifier': { access: 'any', rule: 'project data' },
+  'POST /v1/spans': { access: 'any', rule: "project data (a read: Phoenix's span query)" },
   'GET /v1/projects/:project_identifier/traces': { access: 'any', rule: 'project data' },
   'GET /v1/projects/:project_identifier/traces/:trace_identifier': { access: 'any', rule: 'project data' },
   'POST /v1/span_annotations': { access: 'any', rule: 'project data (annotations record the calling user, if any)' },

@@ -12,6 +12,7 @@ import { MAX_USER_TRACES_READ, USER_ID_ATTRIBUTE, userKeysMatching } from '../..
 import type { DB } from '../schema.js';
 import { bigintText, nanosLiteral, parseJsonColumn, sqlDialect, type AttributeScalar } from '../sql-dialect.js';
 import { secondOf, startRangeBySecond, startSecond, startTimeTestedOnly } from '../start-seconds.js';
+import { spanConditionSql, type SpanCondition } from './span-condition-sql.js';
 
 export type StatusCode = 'UNSET' | 'OK' | 'ERROR';
 
@@ -71,6 +72,20 @@ export interface SpanFilters {
   attributes?: { key: string; candidates: AttributeScalar[] }[] | undefined;
   /** Every filter must match (AND): the span carries such an annotation. */
   annotations?: AnnotationFilter[] | undefined;
+}
+
+/** Spans a SQLite span query reads per statement (SpansRepository.query). */
+export const SPAN_QUERY_SCAN_ROWS = 5000;
+
+/** What Phoenix's span query (POST /v1/spans) reads: a project's spans in a time range matching a condition. */
+export interface SpanQueryFilters {
+  projectId: number;
+  /** On the span's start time: start inclusive, end exclusive (nanoseconds). */
+  startTime?: bigint | undefined;
+  endTime?: bigint | undefined;
+  /** `orphans`: spans without a parent or whose parent is not stored; `no-parent`: spans without a parent id. */
+  roots?: 'orphans' | 'no-parent' | undefined;
+  condition?: SpanCondition | undefined;
 }
 
 export interface SpanPageQuery {
@@ -367,6 +382,80 @@ export function createSpansRepository(db: Kysely<DB>, dialect: Dialect) {
             .execute() as Promise<LongFilterRow[]>,
         (ids) => (ids.length === 0 ? Promise.resolve([]) : execute(fullSpans().where('spans.id', 'in', ids))),
       );
+    },
+
+    /**
+     * The first `limit` spans (newest first) matching a span query, given up after `timeoutMs`: on
+     * PostgreSQL by the statement timeout (error code 57014, query_canceled); on SQLite, whose
+     * statements cannot be interrupted and run on the event loop, by reading the project's spans in
+     * windows of `scanRows` in time order, each a statement of its own, and checking the clock
+     * between them (the same error code when time is up).
+     */
+    async query(filters: SpanQueryFilters, limit: number, timeoutMs: number, scanRows = SPAN_QUERY_SCAN_ROWS): Promise<SpanRecord[]> {
+      let query = fullSpans().where('spans.project_id', '=', filters.projectId);
+      if (filters.startTime !== undefined) query = query.where(sql<boolean>`spans.start_time >= ${nanosLiteral(filters.startTime)}`);
+      if (filters.endTime !== undefined) query = query.where(sql<boolean>`spans.start_time < ${nanosLiteral(filters.endTime)}`);
+      let filtered = query;
+      if (filters.roots === 'no-parent') filtered = filtered.where('spans.parent_id', 'is', null);
+      if (filters.roots === 'orphans') {
+        filtered = filtered.where((eb) =>
+          eb.or([
+            eb('spans.parent_id', 'is', null),
+            eb.not(
+              eb.exists(
+                eb
+                  .selectFrom('spans as p')
+                  .select(sql.lit(1).as('one'))
+                  .whereRef('p.trace_rowid', '=', 'spans.trace_rowid')
+                  .whereRef('p.span_id', '=', 'spans.parent_id'),
+              ),
+            ),
+          ]),
+        );
+      }
+      if (filters.condition) filtered = filtered.where(spanConditionSql(dialect, filters.condition));
+      const newestFirst = <T extends typeof query>(q: T) => q.orderBy('spans.start_time', 'desc').orderBy('spans.id', 'desc');
+      if (dialect === 'postgres') {
+        const ordered = newestFirst(filtered).limit(limit);
+        return db.transaction().execute(async (trx) => {
+          await sql`select set_config('statement_timeout', ${String(Math.trunc(timeoutMs))}, true)`.execute(trx);
+          const rows = await trx.executeQuery(ordered.compile());
+          return rows.rows.map((row) => toRecord(row as SpanRow));
+        });
+      }
+      const deadline = Date.now() + timeoutMs;
+      const found: SpanRecord[] = [];
+      // Positions are (start_time, id), newest first; `before` is exclusive, a window's last row inclusive.
+      let before: KeysetPosition | undefined;
+      const after = (position: KeysetPosition) =>
+        sql<SqlBool>`(spans.start_time < ${nanosLiteral(position.key)} or (spans.start_time = ${nanosLiteral(position.key)} and spans.id < ${position.id}))`;
+      for (;;) {
+        // The window's last row, on the project's time index alone (no join).
+        let positions = db
+          .selectFrom('spans')
+          .select(['spans.id', bigintText('spans.start_time').as('start_time')])
+          .where('spans.project_id', '=', filters.projectId);
+        if (filters.startTime !== undefined)
+          positions = positions.where(sql<boolean>`spans.start_time >= ${nanosLiteral(filters.startTime)}`);
+        if (filters.endTime !== undefined) positions = positions.where(sql<boolean>`spans.start_time < ${nanosLiteral(filters.endTime)}`);
+        if (before) positions = positions.where(after(before));
+        const last = await positions
+          .orderBy('spans.start_time', 'desc')
+          .orderBy('spans.id', 'desc')
+          .offset(scanRows - 1)
+          .limit(1)
+          .executeTakeFirst();
+        const end: KeysetPosition | undefined = last && { key: BigInt(last.start_time), id: Number(last.id) };
+        let window = before ? filtered.where(after(before)) : filtered;
+        // At or newer than the window's last row.
+        if (end) window = window.where(fromPosition(sql.ref('spans.start_time'), 'spans.id', end, 'asc'));
+        found.push(...(await execute(newestFirst(window).limit(limit - found.length))));
+        if (found.length >= limit || !end) return found;
+        before = end;
+        if (Date.now() > deadline) throw Object.assign(new Error('span query timed out'), { code: '57014' });
+        // Other requests run between windows.
+        await new Promise((resolve) => setImmediate(resolve));
+      }
     },
 
     /** One span by row id. */
