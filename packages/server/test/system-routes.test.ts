@@ -9,10 +9,10 @@ describeEachDialect('system routes', (server) => {
     assert.equal(response.status, 200);
     assert.equal(await response.text(), 'OK');
     assert.match(response.headers.get('x-sightline-version') ?? '', /^\d+\.\d+\.\d+/);
-    assert.equal(response.headers.get('x-phoenix-server-version'), '19.3.0');
+    assert.equal(response.headers.get('x-phoenix-server-version'), '20.3.0');
     const missing = await fetch(`${server().url}/no/such/route`);
     assert.equal(missing.status, 404);
-    assert.equal(missing.headers.get('x-phoenix-server-version'), '19.3.0');
+    assert.equal(missing.headers.get('x-phoenix-server-version'), '20.3.0');
     assert.deepEqual(await missing.json(), { detail: 'not found: GET /no/such/route' });
   });
 
@@ -25,7 +25,7 @@ describeEachDialect('system routes', (server) => {
 
   it('serves the Phoenix-compatible version as text', async () => {
     const response = await fetch(`${server().url}/arize_phoenix_version`);
-    assert.equal(await response.text(), '19.3.0');
+    assert.equal(await response.text(), '20.3.0');
   });
 
   it('serves an OpenAPI 3.1 document that lists the ingest route, and the docs page', async () => {
