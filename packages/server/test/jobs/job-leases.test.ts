@@ -87,6 +87,7 @@ describe('background jobs on two replicas [postgres]', () => {
           'retention',
           'partition-compaction',
           'long-attributes-conversion',
+          'span-log-events',
         ]);
       }
       expectStatus(await member.get('/v1/system/jobs'), 403, 'member');
