@@ -9,6 +9,7 @@ import type { DatasetLabelPatch, DatasetLabelRecord, DatasetLabelsRepository } f
 import type { DatasetRecord, DatasetsRepository } from '../db/repositories/datasets-repository.js';
 import type { WithTransaction } from '../db/repositories/index.js';
 import type { Identifier } from '../shared/identifier.js';
+import { requireDataset as findDataset } from './require-dataset.js';
 
 /** Phoenix's label colour: a lower-case six-digit hex code. */
 const HEX_COLOR = /^#[0-9a-f]{6}$/;
@@ -69,12 +70,7 @@ export function createDatasetLabelsService({
   withTransaction: WithTransaction;
   now?: () => string;
 }) {
-  const requireDataset = async (identifier: Identifier): Promise<DatasetRecord> => {
-    const dataset =
-      (identifier.rowId !== null ? await datasets.findById(identifier.rowId) : undefined) ?? (await datasets.findByName(identifier.text));
-    if (!dataset) throw new NotFoundError(`dataset ${JSON.stringify(identifier.text)} not found`);
-    return dataset;
-  };
+  const requireDataset = (identifier: Identifier): Promise<DatasetRecord> => findDataset(datasets, identifier);
 
   /** The label's row id; 422 when the text is not a label id. */
   const labelRowId = (identifier: Identifier): number => {

@@ -10,6 +10,7 @@ import type { DatasetSplitPatch, DatasetSplitRecord, DatasetSplitsRepository } f
 import type { DatasetRecord, DatasetsRepository } from '../db/repositories/datasets-repository.js';
 import type { WithTransaction } from '../db/repositories/index.js';
 import type { Identifier } from '../shared/identifier.js';
+import { requireDataset as findDataset } from './require-dataset.js';
 
 /** The colour of a split created without one (Phoenix's form default). */
 export const DEFAULT_SPLIT_COLOR = '#33c5e8';
@@ -103,12 +104,7 @@ export function createDatasetSplitsService({
   withTransaction: WithTransaction;
   now?: () => string;
 }) {
-  const requireDataset = async (identifier: Identifier): Promise<DatasetRecord> => {
-    const dataset =
-      (identifier.rowId !== null ? await datasets.findById(identifier.rowId) : undefined) ?? (await datasets.findByName(identifier.text));
-    if (!dataset) throw new NotFoundError(`dataset ${JSON.stringify(identifier.text)} not found`);
-    return dataset;
-  };
+  const requireDataset = (identifier: Identifier): Promise<DatasetRecord> => findDataset(datasets, identifier);
 
   const splitRowId = (identifier: Identifier): number => {
     if (identifier.rowId === null) throw new InvalidInputError(`${JSON.stringify(identifier.text)} is not a dataset split id`);

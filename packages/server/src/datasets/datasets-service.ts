@@ -24,6 +24,7 @@ import type { DatasetSplitsRepository } from '../db/repositories/dataset-splits-
 import type { WithTransaction } from '../db/repositories/index.js';
 import type { Identifier } from '../shared/identifier.js';
 import { resolveSplitFilter } from './dataset-splits-service.js';
+import { requireDataset as findDataset } from './require-dataset.js';
 
 export const UPLOAD_ACTIONS = ['create', 'append', 'update'] as const;
 export type UploadAction = (typeof UPLOAD_ACTIONS)[number];
@@ -232,12 +233,7 @@ export function createDatasetsService({
     new ConflictError(`an upload to dataset ${JSON.stringify(name)} is in progress; retry when it has finished`);
 
   /** The dataset a Dataset GlobalID or a name names; 404 otherwise. */
-  const requireDataset = async (identifier: Identifier): Promise<DatasetRecord> => {
-    const dataset =
-      (identifier.rowId !== null ? await datasets.findById(identifier.rowId) : undefined) ?? (await datasets.findByName(identifier.text));
-    if (!dataset) throw new NotFoundError(`dataset ${JSON.stringify(identifier.text)} not found`);
-    return dataset;
-  };
+  const requireDataset = (identifier: Identifier): Promise<DatasetRecord> => findDataset(datasets, identifier);
 
   /** The version to read: the one named (it must belong to the dataset), else the latest. */
   const versionOf = async (dataset: DatasetRecord, versionId: number | undefined): Promise<DatasetVersionRecord> => {

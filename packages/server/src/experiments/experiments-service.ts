@@ -18,6 +18,7 @@ import { MAX_IN_LIST, chunks } from '../db/chunks.js';
 import type { WithTransaction } from '../db/repositories/index.js';
 import type { TracesRepository } from '../db/repositories/traces-repository.js';
 import type { Identifier } from '../shared/identifier.js';
+import { requireDataset as findDataset } from '../datasets/require-dataset.js';
 
 export const ANNOTATOR_KINDS = ['LLM', 'CODE', 'HUMAN'] as const;
 const MAX_REPETITIONS = 100;
@@ -120,12 +121,7 @@ export function createExperimentsService({
   onDeleted?: () => void;
   now?: () => string;
 }) {
-  const requireDataset = async (identifier: Identifier): Promise<DatasetRecord> => {
-    const dataset =
-      (identifier.rowId !== null ? await datasets.findById(identifier.rowId) : undefined) ?? (await datasets.findByName(identifier.text));
-    if (!dataset) throw new NotFoundError(`dataset ${JSON.stringify(identifier.text)} not found`);
-    return dataset;
-  };
+  const requireDataset = (identifier: Identifier): Promise<DatasetRecord> => findDataset(datasets, identifier);
 
   const requireExperiment = async (identifier: Identifier): Promise<ExperimentRecord> => {
     const experiment = identifier.rowId === null ? undefined : await experiments.findById(identifier.rowId);

@@ -85,8 +85,7 @@ export async function otlpHttpRoutes(
       },
     },
     async (request, reply) => {
-      const contentType = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-      const isJson = contentType === 'application/json';
+      const isJson = isJsonBody(request);
       const header = request.headers['x-project-name'];
       // A full queue or unavailable storage throws UnavailableError: 503 with Retry-After (docs/ingest.md).
       // The body and its decoded spans are only ever temporaries here, never variables of this
@@ -120,8 +119,7 @@ export async function otlpHttpRoutes(
       },
     },
     async (request, reply) => {
-      const contentType = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-      const isJson = contentType === 'application/json';
+      const isJson = isJsonBody(request);
       const result = await options.ingestLogs(
         await decodeBody(request, admissions, options.maxBodyBytes, (raw) =>
           isJson ? decodeJsonLogsExport(raw.toString('utf8')) : decodeProtobufLogsExport(raw),
@@ -139,6 +137,11 @@ export async function otlpHttpRoutes(
         .send(partialSuccess ? Buffer.from(ExportLogsServiceResponse.encode({ partialSuccess }).finish()) : EMPTY_PROTOBUF_RESPONSE);
     },
   );
+}
+
+/** True when the body is OTLP/JSON (else protobuf: the parsers took no other type). */
+function isJsonBody(request: FastifyRequest): boolean {
+  return (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase() === 'application/json';
 }
 
 /** The request's body, decompressed and decoded by `decode`; 400 when it is not an export. */

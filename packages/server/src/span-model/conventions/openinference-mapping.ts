@@ -65,11 +65,12 @@ interface Conventions {
 
 function conventionsOf(attributes: Attributes, events: readonly ConventionEvent[], remap: boolean): Conventions {
   const found: Conventions = { openInference: false, genAI: false, vercel: false, genAIEvents: false };
+  // Most spans are OpenInference's: one lookup, not a walk over their keys.
+  if (!remap && attributes[SPAN_KIND] !== undefined) {
+    found.openInference = true;
+    return found;
+  }
   for (const key in attributes) {
-    if (key === SPAN_KIND && !remap) {
-      found.openInference = true;
-      return found;
-    }
     // One character compared before the prefixes: most keys of most spans start otherwise.
     const first = key.charCodeAt(0);
     if (first === 103 /* g */ && key.startsWith(GEN_AI_PREFIX)) found.genAI = true;
