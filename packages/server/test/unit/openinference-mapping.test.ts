@@ -6,13 +6,17 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Attributes } from '../../src/span-model/decoded-spans.js';
-import { addOpenInferenceAttributes } from '../../src/span-model/conventions/openinference-mapping.js';
+import { addDerivedAttributes, addOpenInferenceAttributes } from '../../src/span-model/conventions/openinference-mapping.js';
 import { toSpanRows } from '../../src/span-model/span-rows.js';
 
-/** The attributes the mapping adds to a copy of the span's (null when none), the span's own left out. */
+/**
+ * The attributes a reader sees added to a copy of the span's (null when ingest adds none), the
+ * span's own left out: what ingest stores, with what a read derives from it.
+ */
 function map(attributes: Attributes, events: { name: string; attributes: Attributes }[] = []): Attributes | null {
   const span = { ...attributes };
   if (!addOpenInferenceAttributes(span, events)) return null;
+  addDerivedAttributes(span, events);
   const added: Attributes = {};
   for (const key in span) if (!(key in attributes)) added[key] = span[key]!;
   // The span's own values are never replaced.
@@ -62,6 +66,73 @@ describe('OpenInference mapping of GenAI spans', () => {
     assert.equal(mapped['input.value'], 'Hi');
     assert.equal(mapped['input.mime_type'], 'text/plain');
     assert.equal(mapped['output.value'], 'Hello');
+  });
+
+  test('1.37 JSON messages are stored once, as sent, and read as OpenInference messages with the system instructions and tools', () => {
+    const own: Attributes = {
+      'gen_ai.operation.name': 'chat',
+      'gen_ai.request.model': 'gpt-4o-mini',
+      'gen_ai.system_instructions': JSON.stringify([{ type: 'text', content: 'Be brief.' }]),
+      'gen_ai.input.messages': JSON.stringify([
+        { role: 'user', parts: [{ type: 'text', content: 'Weather in Paris?' }] },
+        { role: 'assistant', parts: [{ type: 'tool_call', id: 'call_1', name: 'get_weather', arguments: { city: 'Paris' } }] },
+        { role: 'tool', parts: [{ type: 'tool_call_response', id: 'call_1', response: '21 C' }] },
+      ]),
+      'gen_ai.output.messages': JSON.stringify([
+        {
+          role: 'assistant',
+          parts: [
+            { type: 'text', content: 'It is 21 C.' },
+            { type: 'text', content: 'Sunny.' },
+          ],
+        },
+      ]),
+      'gen_ai.tool.definitions': JSON.stringify([{ type: 'function', name: 'get_weather', parameters: { type: 'object' } }]),
+    };
+    const stored = { ...own };
+    assert.equal(addOpenInferenceAttributes(stored, []), true);
+    // The content is stored once, as sent: only what SQL reads is added.
+    const added = Object.keys(stored).filter((key) => !(key in own));
+    assert.deepEqual(added.sort(), ['llm.model_name', 'openinference.span.kind']);
+
+    const read = map(own);
+    assert.ok(read);
+    assert.equal(read['input.value'], 'Weather in Paris?');
+    assert.equal(read['output.value'], 'It is 21 C.\n\nSunny.');
+    assert.equal(read['llm.input_messages.0.message.role'], 'system');
+    assert.equal(read['llm.input_messages.0.message.contents.0.message_content.text'], 'Be brief.');
+    assert.equal(read['llm.input_messages.1.message.role'], 'user');
+    assert.equal(read['llm.input_messages.2.message.tool_calls.0.tool_call.function.name'], 'get_weather');
+    assert.deepEqual(JSON.parse(String(read['llm.input_messages.2.message.tool_calls.0.tool_call.function.arguments'])), { city: 'Paris' });
+    assert.equal(read['llm.input_messages.3.message.role'], 'tool');
+    assert.equal(read['llm.output_messages.0.message.contents.1.message_content.text'], 'Sunny.');
+    // Tools in OpenAI's function form, as the playground and the span page read them.
+    assert.deepEqual(JSON.parse(String(read['llm.tools.0.tool.json_schema'])), {
+      type: 'function',
+      function: { name: 'get_weather', parameters: { type: 'object' } },
+    });
+  });
+
+  test('a read derives nothing over messages the span holds, and nothing from JSON it cannot read', () => {
+    const openInference: Record<string, unknown> = {
+      'llm.input_messages.0.message.role': 'user',
+      'llm.input_messages.0.message.content': 'mine',
+      'gen_ai.input.messages': JSON.stringify([{ role: 'user', parts: [{ type: 'text', content: 'theirs' }] }]),
+    };
+    addDerivedAttributes(openInference, []);
+    assert.equal(openInference['llm.input_messages.0.message.content'], 'mine');
+    assert.equal(openInference['llm.input_messages.0.message.contents.0.message_content.text'], undefined);
+
+    const broken: Record<string, unknown> = { 'gen_ai.input.messages': '[{"role":', 'gen_ai.output.messages': '{"not":"a list"}' };
+    addDerivedAttributes(broken, []);
+    assert.deepEqual(
+      Object.keys(broken).filter((key) => key.startsWith('llm.input_messages') || key.startsWith('llm.output_messages')),
+      [],
+    );
+    // Such JSON is read as the span's input, as sent.
+    const read = map({ 'gen_ai.operation.name': 'chat', 'gen_ai.input.messages': '[{"role":' });
+    assert.equal(read?.['input.value'], '[{"role":');
+    assert.equal(read?.['input.mime_type'], 'text/plain');
   });
 
   test('operation names give the span kind', () => {

@@ -7,10 +7,11 @@ import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../../config.js';
 import { inTransaction } from '../in-transaction.js';
 import type { SortOrder } from '../keyset.js';
-import { longAttributeText, unpackLongAttributes } from '../../span-model/long-attributes.js';
+import { addDerivedAttributes } from '../../span-model/conventions/openinference-mapping.js';
+import { longAttributeText, mergeAttributes } from '../../span-model/long-attributes.js';
 import type { DB } from '../schema.js';
 import { MAX_IN_LIST, chunks } from '../chunks.js';
-import { bigintText, sqlDialect } from '../sql-dialect.js';
+import { bigintText, sqlDialect, parseJsonColumn } from '../sql-dialect.js';
 import { INPUT_VALUE, OUTPUT_VALUE } from '../../span-model/conventions/attribute-names.js';
 
 export interface SessionRecord {
@@ -174,6 +175,7 @@ export function createSessionsRepository(db: Kysely<DB>, dialect: Dialect) {
           'spans.trace_rowid',
           sqlFor.attributeText('spans.attributes', INPUT_VALUE).as('input'),
           sqlFor.attributeText('spans.attributes', OUTPUT_VALUE).as('output'),
+          'spans.attributes',
           'spans.long_attributes',
         ])
         .where('spans.trace_rowid', 'in', traceRowids)
@@ -185,12 +187,14 @@ export function createSessionsRepository(db: Kysely<DB>, dialect: Dialect) {
       for (const row of rows) {
         const trace = Number(row.trace_rowid);
         if (result.has(trace)) continue;
-        // A long input or output is in long_attributes (span-model/long-attributes.ts), read as the SQL above reads the JSON column.
+        // A long input or output is in long_attributes (span-model/long-attributes.ts), read as the
+        // SQL above reads the JSON column; a GenAI span's is derived from its messages, as for any read.
         let { input, output } = row;
-        if (row.long_attributes !== null && (input === null || output === null)) {
-          const long = unpackLongAttributes(row.long_attributes);
-          input ??= longAttributeText(long, INPUT_VALUE);
-          output ??= longAttributeText(long, OUTPUT_VALUE);
+        if (input === null || output === null) {
+          const attributes = mergeAttributes(parseJsonColumn<Record<string, unknown>>(row.attributes, {}), row.long_attributes);
+          addDerivedAttributes(attributes, []);
+          input ??= longAttributeText(attributes, INPUT_VALUE);
+          output ??= longAttributeText(attributes, OUTPUT_VALUE);
         }
         result.set(trace, { input, output });
       }

@@ -6,6 +6,7 @@ import { type AnnotationFilter, spanHasAnnotation } from './annotation-filters.j
 import { type AliasedRawBuilder, sql, type Kysely, type SqlBool } from 'kysely';
 import type { Dialect } from '../../config.js';
 import { fromPosition, type KeysetPosition, type SortOrder } from '../keyset.js';
+import { addDerivedAttributes } from '../../span-model/conventions/openinference-mapping.js';
 import { inLongAttributes, mergeAttributes, unpackLongAttributes } from '../../span-model/long-attributes.js';
 import { allSpanRowidsBySpanId, spanRowidsBySpanId } from '../span-ids.js';
 import { MAX_USER_TRACES_READ, USER_ID_ATTRIBUTE, userKeysMatching } from '../../span-model/trace-users.js';
@@ -119,6 +120,10 @@ type SpanRow = {
 const count = (value: number | string | null): number | null => (value === null ? null : Number(value));
 
 function toRecord(row: SpanRow): SpanRecord {
+  const attributes = mergeAttributes(parseJsonColumn<Record<string, unknown>>(row.attributes, {}), row.long_attributes);
+  const events = parseJsonColumn<SpanEventRecord[]>(row.events, []);
+  // Most GenAI spans are stored with part of their OpenInference attributes; every reader sees them all.
+  addDerivedAttributes(attributes, events);
   return {
     id: Number(row.id),
     traceRowid: Number(row.trace_rowid),
@@ -132,8 +137,8 @@ function toRecord(row: SpanRow): SpanRecord {
     endTime: row.end_time,
     statusCode: row.status_code as StatusCode,
     statusMessage: row.status_message,
-    attributes: mergeAttributes(parseJsonColumn<Record<string, unknown>>(row.attributes, {}), row.long_attributes),
-    events: parseJsonColumn<SpanEventRecord[]>(row.events, []),
+    attributes,
+    events,
     tokenCountPrompt: count(row.llm_token_count_prompt),
     tokenCountCompletion: count(row.llm_token_count_completion),
     tokenCountTotal: count(row.llm_token_count_total),

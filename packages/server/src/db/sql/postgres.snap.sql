@@ -300,7 +300,7 @@ select "traces"."id", "traces"."project_session_rowid", "traces"."trace_id", cas
 select "traces"."project_session_rowid", sum("spans"."llm_token_count_prompt") as "prompt", sum("spans"."llm_token_count_completion") as "completion", sum("spans"."llm_token_count_total") as "total" from "spans" inner join "traces" on "traces"."id" = "spans"."trace_rowid" where "traces"."project_session_rowid" in ($1, $2) group by "traces"."project_session_rowid";
 
 -- sessions.rootIo
-select "spans"."trace_rowid", ("spans"."attributes" ->> cast($1 as text)) as "input", ("spans"."attributes" ->> cast($2 as text)) as "output", "spans"."long_attributes" from "spans" where "spans"."trace_rowid" in ($3, $4) and "spans"."parent_id" is null order by "spans"."trace_rowid", "spans"."start_time", "spans"."id";
+select "spans"."trace_rowid", ("spans"."attributes" ->> cast($1 as text)) as "input", ("spans"."attributes" ->> cast($2 as text)) as "output", "spans"."attributes", "spans"."long_attributes" from "spans" where "spans"."trace_rowid" in ($3, $4) and "spans"."parent_id" is null order by "spans"."trace_rowid", "spans"."start_time", "spans"."id";
 
 -- annotations.list (span)
 select (select min("id") as "id" from "spans") as "low", (select max("id") as "id" from "spans") as "high";

@@ -12,6 +12,14 @@
  * `userId`/`sessionId` metadata as user and session.
  */
 import { convertGenAISpanAttributesToOpenInferenceSpanAttributes as convertGenAI } from '@arizeai/openinference-genai';
+import {
+  mapAgentAttributes,
+  mapModels,
+  mapProviderAndSystem,
+  mapSpanKind,
+  mapTokenCounts,
+  mapToolExecution,
+} from '@arizeai/openinference-genai/attributes';
 import { safelyGetOpenInferenceAttributes as convertVercel } from '@arizeai/openinference-vercel/utils';
 import type { AttributeValue, Attributes } from '../decoded-spans.js';
 import {
@@ -19,16 +27,22 @@ import {
   GEN_AI_INPUT_MESSAGES,
   GEN_AI_OUTPUT_MESSAGES,
   GEN_AI_OPERATION_DETAILS_EVENT,
+  GEN_AI_COMPLETION_PREFIX,
   GEN_AI_PREFIX,
+  GEN_AI_PROMPT_PREFIX,
   GEN_AI_PROVIDER_NAME,
   GEN_AI_SYSTEM,
   GEN_AI_USAGE_REASONING_TOKENS,
   INPUT_MIME_TYPE,
   INPUT_VALUE,
+  AGENT_NAME,
   LLM_INPUT_MESSAGES,
+  LLM_MODEL_NAME,
   LLM_OUTPUT_MESSAGES,
   LLM_PROVIDER,
   LLM_SYSTEM,
+  LLM_TOKEN_COUNT_CACHE_READ,
+  LLM_TOKEN_COUNT_CACHE_WRITE,
   LLM_TOKEN_COUNT_COMPLETION,
   LLM_TOKEN_COUNT_PROMPT,
   LLM_TOKEN_COUNT_REASONING,
@@ -39,6 +53,7 @@ import {
   SESSION_ID,
   SPAN_KIND,
   TOOL_CALL_FUNCTION_ARGUMENTS,
+  TOOL_NAME,
   USER_ID,
   VERCEL_METADATA_PREFIX,
   VERCEL_OPERATION_NAME,
@@ -55,16 +70,20 @@ import {
 
 export type { ConventionEvent } from './genai-events.js';
 
+type PackageAttributes = Parameters<typeof convertGenAI>[0];
+
 /** Which conventions a span's keys and events follow. */
 interface Conventions {
   openInference: boolean;
   genAI: boolean;
   vercel: boolean;
   genAIEvents: boolean;
+  /** The indexed prompt and completion of conventions before 1.27. */
+  indexed: boolean;
 }
 
 function conventionsOf(attributes: Attributes, events: readonly ConventionEvent[], remap: boolean): Conventions {
-  const found: Conventions = { openInference: false, genAI: false, vercel: false, genAIEvents: false };
+  const found: Conventions = { openInference: false, genAI: false, vercel: false, genAIEvents: false, indexed: false };
   // Most spans are OpenInference's: one lookup, not a walk over their keys.
   if (!remap && attributes[SPAN_KIND] !== undefined) {
     found.openInference = true;
@@ -73,8 +92,10 @@ function conventionsOf(attributes: Attributes, events: readonly ConventionEvent[
   for (const key in attributes) {
     // One character compared before the prefixes: most keys of most spans start otherwise.
     const first = key.charCodeAt(0);
-    if (first === 103 /* g */ && key.startsWith(GEN_AI_PREFIX)) found.genAI = true;
-    else if (first === 97 /* a */ && key.startsWith(VERCEL_PREFIX)) found.vercel = true;
+    if (first === 103 /* g */ && key.startsWith(GEN_AI_PREFIX)) {
+      found.genAI = true;
+      if (key.startsWith(GEN_AI_PROMPT_PREFIX) || key.startsWith(GEN_AI_COMPLETION_PREFIX)) found.indexed = true;
+    } else if (first === 97 /* a */ && key.startsWith(VERCEL_PREFIX)) found.vercel = true;
   }
   for (const event of events) {
     if (event.name.startsWith(GEN_AI_PREFIX)) {
@@ -117,10 +138,18 @@ const PROVIDERS: Readonly<Record<string, string>> = {
  * lower-cased.
  */
 function providerOf(value: AttributeValue | undefined): string | undefined {
-  if (typeof value !== 'string' || value.trim() === '') return undefined;
-  const name = value.trim().toLowerCase();
-  return PROVIDERS[name] ?? name.split('.')[0];
+  if (typeof value !== 'string') return undefined;
+  let provider = PROVIDERS_SEEN.get(value);
+  if (provider === undefined) {
+    const name = value.trim().toLowerCase();
+    provider = name === '' ? '' : (PROVIDERS[name] ?? name.split('.')[0]!);
+    // Bounded: the values come from clients. A few providers in practice, read on every GenAI span.
+    if (PROVIDERS_SEEN.size < 1024) PROVIDERS_SEEN.set(value, provider);
+  }
+  return provider === '' ? undefined : provider;
 }
+
+const PROVIDERS_SEEN = new Map<string, string>();
 
 /** A non-negative whole number from a number or numeric text. */
 function countOf(value: AttributeValue | undefined): number | undefined {
@@ -176,8 +205,9 @@ function addGenAIExtras(mapped: Attributes, attributes: Attributes, events: read
   const conversation = attributes[GEN_AI_CONVERSATION_ID];
   if (typeof conversation === 'string' || typeof conversation === 'number') add(mapped, SESSION_ID, String(conversation));
 
-  const hasInput = mapped[`${LLM_INPUT_MESSAGES}.0.message.role`] !== undefined;
-  const hasOutput = mapped[`${LLM_OUTPUT_MESSAGES}.0.message.role`] !== undefined;
+  // Messages of the span's own JSON attributes come from there (expanded when read, or by the package).
+  const hasInput = mapped[`${LLM_INPUT_MESSAGES}.0.message.role`] !== undefined || typeof attributes[GEN_AI_INPUT_MESSAGES] === 'string';
+  const hasOutput = mapped[`${LLM_OUTPUT_MESSAGES}.0.message.role`] !== undefined || typeof attributes[GEN_AI_OUTPUT_MESSAGES] === 'string';
   if (hasInput && hasOutput) return;
   const sources: FoundMessages[] = [messagesOfIndexedAttributes(attributes)];
   if (hasEvents) sources.push(messagesOfEvents(events));
@@ -204,42 +234,126 @@ function addGenAIExtras(mapped: Attributes, attributes: Attributes, events: read
   }
 }
 
-/** The text of the message at `prefix` (`llm.input_messages.1`): its content, or its text parts joined. */
-function messageText(mapped: Attributes, prefix: string): string | undefined {
-  const content = mapped[`${prefix}.message.content`];
-  if (typeof content === 'string') return content;
-  const parts: string[] = [];
-  for (let part = 0; ; part++) {
-    const text = mapped[`${prefix}.message.contents.${part}.message_content.text`];
-    if (text === undefined) break;
-    if (typeof text === 'string') parts.push(text);
+/**
+ * Of the OpenInference attributes a span of conventions 1.37 and later maps to, the ones stored
+ * with it: what SQL reads from stored rows (filters, sorts and groups on the JSON column, the token
+ * columns, the cost job). The rest (input and output values, messages, tools, invocation
+ * parameters) is derived from the span's own attributes whenever it is read
+ * (`addDerivedAttributes`): the span's content is stored once, as sent, so a GenAI span is stored
+ * no larger than the same OpenInference span and ingested as fast (docs/performance.md, "GenAI
+ * conventions at ingest"). Storing every mapped attribute made it two and a half times larger and
+ * its ingest a third slower.
+ */
+const STORED_WHEN_DERIVABLE: readonly string[] = [
+  SPAN_KIND,
+  LLM_MODEL_NAME,
+  LLM_PROVIDER,
+  LLM_SYSTEM,
+  SESSION_ID,
+  USER_ID,
+  LLM_TOKEN_COUNT_PROMPT,
+  LLM_TOKEN_COUNT_COMPLETION,
+  LLM_TOKEN_COUNT_TOTAL,
+  LLM_TOKEN_COUNT_CACHE_READ,
+  LLM_TOKEN_COUNT_CACHE_WRITE,
+  TOOL_NAME,
+  AGENT_NAME,
+];
+
+/**
+ * The package's mappers of what STORED_WHEN_DERIVABLE holds (the rest, which parse and expand the
+ * JSON attributes, run when the span is read).
+ */
+const STORED_MAPPERS: readonly ((attributes: PackageAttributes) => Record<string, unknown>)[] = [
+  mapSpanKind,
+  mapModels,
+  mapProviderAndSystem,
+  mapTokenCounts,
+  mapToolExecution,
+  mapAgentAttributes,
+];
+
+/** The stored attributes' mappings of a GenAI span (an empty result where the package fails on a value, as its own entry point does). */
+function mapStoredGenAI(attributes: Attributes): Attributes {
+  const mapped: Attributes = {};
+  try {
+    for (const mapper of STORED_MAPPERS) Object.assign(mapped, mapper(attributes as PackageAttributes));
+  } catch {
+    return {};
   }
-  return parts.length > 0 ? parts.join('\n\n') : undefined;
+  return mapped;
 }
 
 /**
- * input.value and output.value as the text people read (the last user message, the first
- * answer) rather than a second copy of gen_ai.input.messages / gen_ai.output.messages, which the
- * span keeps and its messages hold already: a third copy of every message made the stored span
- * half as large again and its ingest slower (docs/performance.md, "GenAI conventions at ingest").
+ * Whether a span's OpenInference attributes are stored in part and derived in full when read:
+ * spans of the GenAI conventions whose content is all in their attributes. Spans of the AI SDK,
+ * spans with GenAI events (whose messages may come from log records) and spans of the indexed
+ * prompts of conventions before 1.27 are stored mapped in full.
  */
-function valuesAsText(mapped: Attributes, attributes: Attributes): void {
-  if (mapped[INPUT_VALUE] !== undefined && mapped[INPUT_VALUE] === attributes[GEN_AI_INPUT_MESSAGES]) {
-    let last: string | undefined;
-    for (let index = 0; mapped[`${LLM_INPUT_MESSAGES}.${index}.message.role`] !== undefined; index++) {
-      if (mapped[`${LLM_INPUT_MESSAGES}.${index}.message.role`] === 'user') last = messageText(mapped, `${LLM_INPUT_MESSAGES}.${index}`);
-    }
-    if (last !== undefined) {
-      mapped[INPUT_VALUE] = last;
-      mapped[INPUT_MIME_TYPE] = 'text/plain';
-    }
+function isDerivedWhenRead(conventions: Conventions, vercel: boolean): boolean {
+  return conventions.genAI && !vercel && !conventions.genAIEvents && !conventions.indexed;
+}
+
+function hasOpenInferenceMessages(attributes: Attributes): boolean {
+  return (
+    attributes[`${LLM_INPUT_MESSAGES}.0.message.role`] !== undefined || attributes[`${LLM_OUTPUT_MESSAGES}.0.message.role`] !== undefined
+  );
+}
+
+/** A GenAI message as conventions 1.37 write it (`{role, parts: [{type: 'text', content}, …]}`), as far as it is read here. */
+interface GenAIMessage {
+  role?: unknown;
+  parts?: unknown;
+}
+
+/** The messages of a `gen_ai.input.messages` / `gen_ai.output.messages` value, or null when it is not a JSON array. */
+function parseGenAIMessages(value: AttributeValue | undefined): GenAIMessage[] | null {
+  if (typeof value !== 'string') return null;
+  try {
+    const parsed: unknown = JSON.parse(value);
+    return Array.isArray(parsed) ? parsed.filter((item): item is GenAIMessage => typeof item === 'object' && item !== null) : null;
+  } catch {
+    return null;
   }
-  if (mapped[OUTPUT_VALUE] !== undefined && mapped[OUTPUT_VALUE] === attributes[GEN_AI_OUTPUT_MESSAGES]) {
-    const first = messageText(mapped, `${LLM_OUTPUT_MESSAGES}.0`);
-    if (first !== undefined && mapped[`${LLM_OUTPUT_MESSAGES}.1.message.role`] === undefined) {
-      mapped[OUTPUT_VALUE] = first;
-      mapped[OUTPUT_MIME_TYPE] = 'text/plain';
-    }
+}
+
+/** A message's text parts joined, or undefined when it has none. */
+function textOf(message: GenAIMessage): string | undefined {
+  if (!Array.isArray(message.parts)) return undefined;
+  const texts: string[] = [];
+  for (const part of message.parts as unknown[]) {
+    if (typeof part !== 'object' || part === null) continue;
+    const { type, content } = part as { type?: unknown; content?: unknown };
+    if (type === 'text' && typeof content === 'string') texts.push(content);
+  }
+  return texts.length > 0 ? texts.join('\n\n') : undefined;
+}
+
+function setValue(mapped: Attributes, key: string, mimeKey: string, value: string, mime: string): void {
+  mapped[key] = value;
+  mapped[mimeKey] = mime;
+}
+
+/**
+ * input.value and output.value as the text people read (the last user message, the only answer)
+ * rather than a copy of gen_ai.input.messages / gen_ai.output.messages, which the span keeps; the
+ * JSON as sent when there is no such text.
+ */
+function valuesAsText(mapped: Attributes, source: Attributes): void {
+  const input = source[GEN_AI_INPUT_MESSAGES];
+  if (typeof input === 'string' && (mapped[INPUT_VALUE] === undefined || mapped[INPUT_VALUE] === input)) {
+    const messages = parseGenAIMessages(input);
+    const lastUser = messages?.findLast((message) => message.role === 'user');
+    const text = lastUser && textOf(lastUser);
+    if (text !== undefined) setValue(mapped, INPUT_VALUE, INPUT_MIME_TYPE, text, 'text/plain');
+    else setValue(mapped, INPUT_VALUE, INPUT_MIME_TYPE, input, messages ? 'application/json' : 'text/plain');
+  }
+  const output = source[GEN_AI_OUTPUT_MESSAGES];
+  if (typeof output === 'string' && (mapped[OUTPUT_VALUE] === undefined || mapped[OUTPUT_VALUE] === output)) {
+    const messages = parseGenAIMessages(output);
+    const text = messages?.length === 1 ? textOf(messages[0]!) : undefined;
+    if (text !== undefined) setValue(mapped, OUTPUT_VALUE, OUTPUT_MIME_TYPE, text, 'text/plain');
+    else setValue(mapped, OUTPUT_VALUE, OUTPUT_MIME_TYPE, output, messages ? 'application/json' : 'text/plain');
   }
 }
 
@@ -276,22 +390,23 @@ function isStorable(value: unknown): value is AttributeValue {
   return type === 'string' || type === 'number' || type === 'boolean' || Array.isArray(value);
 }
 
+/** Why the span is mapped: to be stored (what STORED_WHEN_DERIVABLE allows) or to be read (everything). */
+type Purpose = 'store' | 'read';
+
 /**
- * Adds to a span of the GenAI or Vercel AI SDK conventions the OpenInference attributes it lacks
- * (the span's own attributes win); answers whether it added any. Does nothing to an
- * OpenInference span or a span of neither convention (the common, cheap case). `remap` maps a
- * span stored before (mapped then, its OpenInference kind set) again, with the events that
- * arrived since as OTLP log records: only what it still lacks is added.
+ * Adds to `attributes` the OpenInference attributes its conventions map to that it lacks;
+ * answers whether it added any. `remap` looks at every key, a stored span's kind set or not.
  */
-export function addOpenInferenceAttributes(
-  attributes: Attributes,
-  events: readonly ConventionEvent[],
-  { remap = false }: { remap?: boolean } = {},
-): boolean {
+function mapSpan(attributes: Attributes, events: readonly ConventionEvent[], purpose: Purpose, remap: boolean): boolean {
   const conventions = conventionsOf(attributes, events, remap);
   if (conventions.openInference) return false;
   const vercel = conventions.vercel && typeof attributes[VERCEL_OPERATION_NAME] === 'string';
   if (!vercel && !conventions.genAI && !conventions.genAIEvents) return false;
+  const derived = isDerivedWhenRead(conventions, vercel);
+  // A span holding OpenInference messages was not stored in part (ingest never stores them for
+  // such a span): its own attributes are not mixed with others derived from its GenAI ones.
+  if (purpose === 'read' && (!derived || hasOpenInferenceMessages(attributes))) return false;
+  const storedOnly = purpose === 'store' && derived;
 
   // The packages' results are used as they come (no copy): they hold OpenTelemetry values only.
   let mapped: Attributes;
@@ -300,8 +415,11 @@ export function addOpenInferenceAttributes(
     addVercelExtras(mapped, attributes);
   } else {
     const source = conventions.genAIEvents ? eventAttributesAsSpanAttributes(attributes, events) : attributes;
-    mapped = (convertGenAI(source as Parameters<typeof convertGenAI>[0]) ?? {}) as Attributes;
-    valuesAsText(mapped, source);
+    if (storedOnly) mapped = mapStoredGenAI(source);
+    else {
+      mapped = (convertGenAI(source as PackageAttributes) ?? {}) as Attributes;
+      valuesAsText(mapped, source);
+    }
   }
   // The packages copy the provider as sent; the cost table names providers as OpenInference does.
   for (const key of [LLM_PROVIDER, LLM_SYSTEM]) if (mapped[key] !== undefined) mapped[key] = providerOf(mapped[key]) ?? mapped[key];
@@ -315,11 +433,39 @@ export function addOpenInferenceAttributes(
   // Only LLM spans count tokens (span-rows.ts); a model name on another kind is still shown.
   const tokensToo = mapped[SPAN_KIND] === OpenInferenceSpanKind.LLM;
   let added = false;
-  for (const key in mapped) {
+  // The few stored keys looked up rather than every mapped key walked: a third of the mapping's time.
+  for (const key of storedOnly ? STORED_WHEN_DERIVABLE : Object.keys(mapped)) {
     const value = mapped[key];
-    if (attributes[key] !== undefined || !isStorable(value) || (!tokensToo && key === LLM_TOKEN_COUNT_TOTAL)) continue;
+    if (value === undefined || attributes[key] !== undefined || !isStorable(value) || (!tokensToo && key === LLM_TOKEN_COUNT_TOTAL))
+      continue;
     attributes[key] = Array.isArray(value) ? value.filter((item) => item !== null && typeof item !== 'object') : value;
     added = true;
   }
   return added;
+}
+
+/**
+ * Ingest: adds to a span of the GenAI or Vercel AI SDK conventions the OpenInference attributes
+ * stored with it (the span's own attributes win; for most GenAI spans only those in
+ * STORED_WHEN_DERIVABLE, the rest derived when read); answers whether it added any. Does nothing
+ * to an OpenInference span or a span of neither convention (the common, cheap case). `remap` maps
+ * a span stored before again, with the events that arrived since as OTLP log records: only what
+ * it still lacks is added.
+ */
+export function addOpenInferenceAttributes(
+  attributes: Attributes,
+  events: readonly ConventionEvent[],
+  { remap = false }: { remap?: boolean } = {},
+): boolean {
+  return mapSpan(attributes, events, 'store', remap);
+}
+
+/**
+ * Read: adds to a stored span (in place) the OpenInference attributes its GenAI attributes map to
+ * and ingest did not store (messages, tools, invocation parameters, …), so that every reader of
+ * a span record sees it mapped in full. One look at the kind and keys for any other span.
+ */
+export function addDerivedAttributes(attributes: Record<string, unknown>, events: readonly { name: string }[]): void {
+  // Only the events' names are read: a span with GenAI events was stored mapped in full.
+  mapSpan(attributes as Attributes, events as readonly ConventionEvent[], 'read', true);
 }
