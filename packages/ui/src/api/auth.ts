@@ -32,6 +32,18 @@ export async function login(email: string, password: string): Promise<void> {
   await call(sessionlessClient.POST('/auth/login', { body: { email, password } }));
 }
 
+/** How each kind of account signs in, as the settings pages name it. */
+export const SIGN_IN_METHODS: Record<User['auth_method'], string> = {
+  LOCAL: 'Password',
+  OAUTH2: 'Identity provider',
+  LDAP: 'Directory (LDAP)',
+};
+
+/** Sign-in with a directory username and password (SERVICE_LDAP_*; docs/ldap.md). */
+export async function ldapLogin(username: string, password: string): Promise<void> {
+  await call(sessionlessClient.POST('/auth/ldap/login', { body: { username, password } }));
+}
+
 export async function logout(): Promise<void> {
   await call(sessionlessClient.POST('/auth/logout'));
 }

@@ -1,11 +1,27 @@
-/** Email and password sign-in, one button per identity provider, and the reasons a sign-in failed. */
+/**
+ * Email and password sign-in, directory (LDAP) sign-in when the server offers it, one button per
+ * identity provider, and the reasons a sign-in failed.
+ */
 import { useState, type FormEvent } from 'react';
 import { Navigate, useNavigate, useSearchParams, Link } from 'react-router';
 import { useQueryClient } from '@tanstack/react-query';
-import { Alert, Anchor, Button, Center, Divider, Group, Loader, PasswordInput, Stack, Text, TextInput } from '@mantine/core';
+import {
+  Alert,
+  Anchor,
+  Button,
+  Center,
+  Divider,
+  Group,
+  Loader,
+  PasswordInput,
+  SegmentedControl,
+  Stack,
+  Text,
+  TextInput,
+} from '@mantine/core';
 import { IconAlertCircle, IconInfoCircle, IconKey, IconLogin } from '@tabler/icons-react';
 import { AuthCard } from '../components/AuthCard';
-import { OAUTH2_ERRORS, login, useAuthConfig, clearUserData } from '../api/auth';
+import { OAUTH2_ERRORS, login, ldapLogin, useAuthConfig, clearUserData } from '../api/auth';
 import { ApiError } from '../api/http';
 import { ROOT_PATH } from '../lib/root';
 import { formatWait } from '../lib/passwords';
@@ -31,7 +47,9 @@ export function LoginPage() {
   const returnTo = safeReturnTo(params.get('returnTo'));
   const errorCode = params.get('error');
   const reason = params.get('reason');
+  const [method, setMethod] = useState<'email' | 'ldap'>('email');
   const [email, setEmail] = useState('');
+  const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
   const [failure, setFailure] = useState<{ title: string; message: string } | null>(null);
   const [submitting, setSubmitting] = useState(false);
@@ -46,19 +64,35 @@ export function LoginPage() {
   // With authentication off there is nothing to sign in to.
   if (config.data && !config.data.auth_enabled) return <Navigate to={returnTo} replace />;
 
+  const ldapOffered = config.data?.ldap_enabled ?? false;
+  const viaLdap = ldapOffered && method === 'ldap';
+
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     setFailure(null);
     setSubmitting(true);
     try {
-      await login(email.trim(), password);
+      if (viaLdap) await ldapLogin(username.trim(), password);
+      else await login(email.trim(), password);
       clearUserData(queryClient);
       navigate(returnTo, { replace: true });
     } catch (error) {
       if (error instanceof ApiError && error.status === 401) {
+        setFailure(
+          viaLdap
+            ? {
+                title: 'Wrong username or password',
+                message: 'The directory did not accept this username and password. Check both and try again.',
+              }
+            : {
+                title: 'Wrong email or password',
+                message: 'The email and password do not match an account. Check both and try again.',
+              },
+        );
+      } else if (error instanceof ApiError && error.status === 503 && viaLdap) {
         setFailure({
-          title: 'Wrong email or password',
-          message: 'The email and password do not match an account. Check both and try again.',
+          title: 'Directory not reachable',
+          message: 'The directory (LDAP) server is not answering. Try again in a minute, or ask an administrator.',
         });
       } else if (error instanceof ApiError && error.status === 429) {
         const wait = error.retryAfterSeconds ? ` Try again in ${formatWait(error.retryAfterSeconds)}.` : ' Try again later.';
@@ -102,16 +136,45 @@ export function LoginPage() {
         {basic ? (
           <form onSubmit={submit}>
             <Stack gap="sm">
-              <TextInput
-                label="Email"
-                type="email"
-                autoComplete="username"
-                placeholder="you@example.com"
-                value={email}
-                onChange={(event) => setEmail(event.currentTarget.value)}
-                required
-                autoFocus
-              />
+              {ldapOffered ? (
+                <SegmentedControl
+                  aria-label="Sign in with"
+                  fullWidth
+                  value={method}
+                  onChange={(value) => {
+                    setMethod(value === 'ldap' ? 'ldap' : 'email');
+                    setFailure(null);
+                  }}
+                  data={[
+                    { label: 'Sightline', value: 'email' },
+                    { label: 'LDAP', value: 'ldap' },
+                  ]}
+                />
+              ) : null}
+              {viaLdap ? (
+                <TextInput
+                  key="ldap-username"
+                  label="Username"
+                  description="Your directory (LDAP) login name"
+                  autoComplete="username"
+                  value={username}
+                  onChange={(event) => setUsername(event.currentTarget.value)}
+                  required
+                  autoFocus
+                />
+              ) : (
+                <TextInput
+                  key="email"
+                  label="Email"
+                  type="email"
+                  autoComplete="username"
+                  placeholder="you@example.com"
+                  value={email}
+                  onChange={(event) => setEmail(event.currentTarget.value)}
+                  required
+                  autoFocus
+                />
+              )}
               <PasswordInput
                 label="Password"
                 autoComplete="current-password"
@@ -119,7 +182,7 @@ export function LoginPage() {
                 onChange={(event) => setPassword(event.currentTarget.value)}
                 required
               />
-              {config.data?.smtp_configured ? (
+              {config.data?.smtp_configured && !viaLdap ? (
                 <Group justify="flex-end">
                   <Anchor component={Link} to="/forgot-password" size="sm">
                     Forgot your password?
@@ -151,7 +214,7 @@ export function LoginPage() {
             </Stack>
           </>
         ) : null}
-        {!config.data?.smtp_configured && basic ? (
+        {!config.data?.smtp_configured && basic && !viaLdap ? (
           <Text size="xs" c="dimmed" ta="center">
             Lost your password? An administrator can set a new one for you.
           </Text>

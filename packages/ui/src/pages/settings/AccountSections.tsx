@@ -6,7 +6,7 @@ import { Alert, Badge, Button, Group, PasswordInput, Stack, Text, TextInput } fr
 import { notifications } from '@mantine/notifications';
 import { IconInfoCircle } from '@tabler/icons-react';
 import { call, client } from '../../api/http';
-import { login, viewerKey, clearUserData } from '../../api/auth';
+import { SIGN_IN_METHODS, login, viewerKey, clearUserData } from '../../api/auth';
 import type { User } from '@sightline/client/browser';
 import { NewPasswordFields, newPasswordProblem } from '../../components/NewPasswordFields';
 import { formatDateTime } from '../../lib/format';
@@ -48,7 +48,7 @@ export function ProfileSection({ user }: { user: User }) {
             Signs in with
           </Text>
           <Badge variant="outline" color="gray">
-            {user.auth_method === 'LOCAL' ? 'password' : 'identity provider'}
+            {SIGN_IN_METHODS[user.auth_method].toLowerCase()}
           </Badge>
           <Text size="sm" c="dimmed" ml="md">
             Member since {formatDateTime(user.created_at)}
@@ -90,7 +90,9 @@ export function PasswordSection({ user }: { user: User }) {
   if (user.auth_method !== 'LOCAL') {
     return (
       <Alert color="gray" icon={<IconInfoCircle size={18} />} maw={480}>
-        You sign in through an identity provider: change your password there.
+        {user.auth_method === 'LDAP'
+          ? 'You sign in with your directory (LDAP) account: change your password in the directory.'
+          : 'You sign in through an identity provider: change your password there.'}
       </Alert>
     );
   }

@@ -21,6 +21,7 @@ import { IconDots, IconKey, IconPencil, IconShield, IconTrash, IconUserPlus, Ico
 import { ConfirmModal } from '../../components/ConfirmModal';
 import { SecretBox } from '../../components/Copy';
 import { call, client } from '../../api/http';
+import { SIGN_IN_METHODS } from '../../api/auth';
 import { usersKey, useUsers, allUserKeysKey } from './queries';
 import type { operations, Role, User } from '@sightline/client/browser';
 import { formatRelative, formatDateTime } from '../../lib/format';
@@ -347,7 +348,7 @@ export function UsersSection({ self }: { self: User }) {
                     </Badge>
                   </Table.Td>
                   <Table.Td>
-                    <Text size="sm">{user.auth_method === 'LOCAL' ? 'Password' : 'Identity provider'}</Text>
+                    <Text size="sm">{SIGN_IN_METHODS[user.auth_method]}</Text>
                   </Table.Td>
                   <Table.Td>
                     <Text size="sm" title={formatDateTime(user.created_at)}>
