@@ -116,13 +116,16 @@ function mapSpans<L>(
       // GenAI and Vercel AI SDK spans gain the OpenInference attributes everything else reads
       // (added to the decoded span in place: it is this function's to consume).
       const spanAttributes = span.attributes;
-      addOpenInferenceAttributes(spanAttributes, span.events);
+      // A mapped span's token counts may be kept in the row's columns only (conventions/openinference-mapping.ts).
+      const tokens = addOpenInferenceAttributes(spanAttributes, span.events)?.tokens;
       const spanKind = openInferenceKind(spanAttributes[SPAN_KIND]);
       // Like Phoenix, only LLM spans carry token counts, so sums over a trace count each call once.
       const isLlm = spanKind === 'LLM';
-      const prompt = isLlm ? tokenCount(spanAttributes[LLM_TOKEN_COUNT_PROMPT]) : null;
-      const completion = isLlm ? tokenCount(spanAttributes[LLM_TOKEN_COUNT_COMPLETION]) : null;
-      const total = isLlm ? (tokenCount(spanAttributes[LLM_TOKEN_COUNT_TOTAL]) ?? sumOrNull(prompt, completion)) : null;
+      const prompt = isLlm ? tokenCount(tokens ? tokens.prompt : spanAttributes[LLM_TOKEN_COUNT_PROMPT]) : null;
+      const completion = isLlm ? tokenCount(tokens ? tokens.completion : spanAttributes[LLM_TOKEN_COUNT_COMPLETION]) : null;
+      const total = isLlm
+        ? (tokenCount(tokens ? tokens.total : spanAttributes[LLM_TOKEN_COUNT_TOTAL]) ?? sumOrNull(prompt, completion))
+        : null;
       const attributes = splitAttributes(spanAttributes);
       rows.push({
         projectName,

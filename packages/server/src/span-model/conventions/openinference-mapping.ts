@@ -236,8 +236,9 @@ function addGenAIExtras(mapped: Attributes, attributes: Attributes, events: read
 
 /**
  * Of the OpenInference attributes a span of conventions 1.37 and later maps to, the ones stored
- * with it: what SQL reads from stored rows (filters, sorts and groups on the JSON column, the token
- * columns, the cost job). The rest (input and output values, messages, tools, invocation
+ * with it: what SQL reads from the JSON column of stored rows (filters, sorts and groups, the
+ * cost job's cached tokens). Its token counts are stored in the row's token columns only
+ * (`MappedSpan.tokens`). The rest (input and output values, messages, tools, invocation
  * parameters) is derived from the span's own attributes whenever it is read
  * (`addDerivedAttributes`): the span's content is stored once, as sent, so a GenAI span is stored
  * no larger than the same OpenInference span and ingested as fast (docs/performance.md, "GenAI
@@ -251,9 +252,6 @@ const STORED_WHEN_DERIVABLE: readonly string[] = [
   LLM_SYSTEM,
   SESSION_ID,
   USER_ID,
-  LLM_TOKEN_COUNT_PROMPT,
-  LLM_TOKEN_COUNT_COMPLETION,
-  LLM_TOKEN_COUNT_TOTAL,
   LLM_TOKEN_COUNT_CACHE_READ,
   LLM_TOKEN_COUNT_CACHE_WRITE,
   TOOL_NAME,
@@ -393,19 +391,33 @@ function isStorable(value: unknown): value is AttributeValue {
 /** Why the span is mapped: to be stored (what STORED_WHEN_DERIVABLE allows) or to be read (everything). */
 type Purpose = 'store' | 'read';
 
+/** A mapped span's token counts, for its row's columns (an LLM span's only; undefined when not sent). */
+export interface MappedTokens {
+  prompt: AttributeValue | undefined;
+  completion: AttributeValue | undefined;
+  total: AttributeValue | undefined;
+}
+
+/** What mapping a span for storage did: whether it added attributes, and its token counts. */
+export interface MappedSpan {
+  added: boolean;
+  tokens: MappedTokens;
+}
+
 /**
- * Adds to `attributes` the OpenInference attributes its conventions map to that it lacks;
- * answers whether it added any. `remap` looks at every key, a stored span's kind set or not.
+ * Adds to `attributes` the OpenInference attributes its conventions map to that it lacks (for
+ * storage, of a span derived when read, only STORED_WHEN_DERIVABLE); null when the span follows
+ * no convention it maps. `remap` looks at every key, a stored span's kind set or not.
  */
-function mapSpan(attributes: Attributes, events: readonly ConventionEvent[], purpose: Purpose, remap: boolean): boolean {
+function mapSpan(attributes: Attributes, events: readonly ConventionEvent[], purpose: Purpose, remap: boolean): MappedSpan | null {
   const conventions = conventionsOf(attributes, events, remap);
-  if (conventions.openInference) return false;
+  if (conventions.openInference) return null;
   const vercel = conventions.vercel && typeof attributes[VERCEL_OPERATION_NAME] === 'string';
-  if (!vercel && !conventions.genAI && !conventions.genAIEvents) return false;
+  if (!vercel && !conventions.genAI && !conventions.genAIEvents) return null;
   const derived = isDerivedWhenRead(conventions, vercel);
   // A span holding OpenInference messages was not stored in part (ingest never stores them for
   // such a span): its own attributes are not mixed with others derived from its GenAI ones.
-  if (purpose === 'read' && (!derived || hasOpenInferenceMessages(attributes))) return false;
+  if (purpose === 'read' && (!derived || hasOpenInferenceMessages(attributes))) return null;
   const storedOnly = purpose === 'store' && derived;
 
   // The packages' results are used as they come (no copy): they hold OpenTelemetry values only.
@@ -427,7 +439,7 @@ function mapSpan(attributes: Attributes, events: readonly ConventionEvent[], pur
   if (typeof mapped[SPAN_KIND] !== 'string') {
     // A span of the AI SDK whose operation the package does not know (a newer function):
     // a chain, so it still shows its input and output.
-    if (!vercel) return false;
+    if (!vercel) return null;
     mapped[SPAN_KIND] = OpenInferenceSpanKind.CHAIN;
   }
   // Only LLM spans count tokens (span-rows.ts); a model name on another kind is still shown.
@@ -441,22 +453,27 @@ function mapSpan(attributes: Attributes, events: readonly ConventionEvent[], pur
     attributes[key] = Array.isArray(value) ? value.filter((item) => item !== null && typeof item !== 'object') : value;
     added = true;
   }
-  return added;
+  const tokens: MappedTokens = {
+    prompt: attributes[LLM_TOKEN_COUNT_PROMPT] ?? mapped[LLM_TOKEN_COUNT_PROMPT],
+    completion: attributes[LLM_TOKEN_COUNT_COMPLETION] ?? mapped[LLM_TOKEN_COUNT_COMPLETION],
+    total: attributes[LLM_TOKEN_COUNT_TOTAL] ?? (tokensToo ? mapped[LLM_TOKEN_COUNT_TOTAL] : undefined),
+  };
+  return { added: added || (storedOnly && tokens.prompt !== undefined), tokens };
 }
 
 /**
  * Ingest: adds to a span of the GenAI or Vercel AI SDK conventions the OpenInference attributes
  * stored with it (the span's own attributes win; for most GenAI spans only those in
- * STORED_WHEN_DERIVABLE, the rest derived when read); answers whether it added any. Does nothing
- * to an OpenInference span or a span of neither convention (the common, cheap case). `remap` maps
- * a span stored before again, with the events that arrived since as OTLP log records: only what
- * it still lacks is added.
+ * STORED_WHEN_DERIVABLE, the rest derived when read), and answers with its token counts for the
+ * row's columns; null for an OpenInference span or a span of neither convention (the common,
+ * cheap case). `remap` maps a span stored before again, with the events that arrived since as
+ * OTLP log records: only what it still lacks is added.
  */
 export function addOpenInferenceAttributes(
   attributes: Attributes,
   events: readonly ConventionEvent[],
   { remap = false }: { remap?: boolean } = {},
-): boolean {
+): MappedSpan | null {
   return mapSpan(attributes, events, 'store', remap);
 }
 
