@@ -390,7 +390,7 @@ export function SpanDetails({ span }: { span: Span }) {
               {span.name}
             </Title>
           </Group>
-          <Group gap="xs" wrap="nowrap">
+          <Group gap="xs" wrap="wrap">
             {span.span_kind === 'LLM' ? <ReplayButton span={span} /> : null}
             <AddToDatasetButton spans={[span]} />
             <StatusBadge status={span.status_code} />
