@@ -34,6 +34,7 @@ const SERVICE_FOLDERS = [
   'retention',
   'shared',
   'jobs',
+  'evaluators',
 ];
 const SERVICE_FORBIDDEN = [/^server\/src\/(api|http|auth)\//, /^fastify$/, /^@fastify\//, /^kysely$/];
 
