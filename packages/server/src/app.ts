@@ -47,6 +47,8 @@ import { datasetSplitsRoutes } from './api/dataset-splits/dataset-splits-routes.
 import type { DatasetSplitsService } from './datasets/dataset-splits-service.js';
 import { experimentsRoutes } from './api/experiments/experiments-routes.js';
 import { experimentTagsRoutes } from './api/experiment-tags/experiment-tags-routes.js';
+import { evaluatorsRoutes } from './api/evaluators/evaluators-routes.js';
+import type { EvaluatorsService } from './evaluators/evaluators-service.js';
 import type { ExperimentTagsService } from './experiments/experiment-tags-service.js';
 import type { ExperimentsService } from './experiments/experiments-service.js';
 import type { DatasetsService } from './datasets/datasets-service.js';
@@ -74,6 +76,7 @@ export interface AppDependencies {
   datasetSplits: DatasetSplitsService;
   experiments: ExperimentsService;
   experimentTags: ExperimentTagsService;
+  evaluators: EvaluatorsService;
   costs: CostsService;
   secrets: SecretsService;
   playground: PlaygroundService;
@@ -100,6 +103,7 @@ export async function buildApp({
   datasetSplits,
   experiments,
   experimentTags,
+  evaluators,
   costs,
   secrets,
   playground,
@@ -189,6 +193,7 @@ export async function buildApp({
       await scope.register(datasetSplitsRoutes, { splits: datasetSplits });
       await scope.register(experimentsRoutes, { experiments });
       await scope.register(experimentTagsRoutes, { tags: experimentTags });
+      await scope.register(evaluatorsRoutes, { evaluators });
       await scope.register(modelPricesRoutes, { costs });
       await scope.register(playgroundRoutes, { playground, secrets });
       await scope.register(retentionRoutes, retention);

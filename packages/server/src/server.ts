@@ -18,6 +18,8 @@ import { createDatasetSplitsService } from './datasets/dataset-splits-service.js
 import { DATASET_DELETIONS_JOB, createDatasetDeletionJob } from './datasets/dataset-deletion-job.js';
 import { createExperimentsService } from './experiments/experiments-service.js';
 import { createExperimentTagsService } from './experiments/experiment-tags-service.js';
+import { createEvaluatorsService } from './evaluators/evaluators-service.js';
+import { createDatasetEvaluationJob } from './evaluators/dataset-evaluation-job.js';
 import { createCostsService } from './costs/costs-service.js';
 import { createCostJob } from './costs/cost-job.js';
 import { startLongAttributesCompressor, type LongAttributesCompressor } from './span-model/long-attributes-compressor.js';
@@ -187,6 +189,25 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
         convertedBatches++;
       },
     });
+    const secrets = createSecretsService({
+      secrets: data.repositories.secrets,
+      box: config.secret ? createSecretBox(config.secret) : null,
+      env: process.env,
+      allowPrivateUrls: config.allowPrivateProviderUrls,
+    });
+    const playground = createPlaygroundService({
+      secrets,
+      ingest,
+      allowPrivateUrls: config.allowPrivateProviderUrls,
+      openServer: !config.enableAuth,
+      // Members see only a provider's status; its message (scrubbed of the key) is here for admins.
+      logProviderError: (error) => logger.warn({ provider: error.provider, status: error.status }, error.message),
+    });
+    const evaluators = createEvaluatorsService({
+      evaluators: data.repositories.evaluators,
+      datasets: data.repositories.datasets,
+      judge: playground.judge,
+    });
     const { retention: retentionRepository } = data.repositories;
     // Every background job, in start order; they stop in the reverse order.
     const backgroundJobs: Job[] = [
@@ -219,6 +240,13 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
         : []),
       longAttributesJob,
       spanLogEvents.job,
+      createDatasetEvaluationJob({
+        evaluators: data.repositories.evaluators,
+        datasets: data.repositories.datasets,
+        experiments: data.repositories.experiments,
+        state: data.repositories.jobState,
+        evaluate: evaluators.evaluate,
+      }),
     ];
     jobs = startJobRunner(backgroundJobs, {
       leases: data.repositories.jobLeases,
@@ -241,20 +269,6 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
         },
       },
     };
-    const secrets = createSecretsService({
-      secrets: data.repositories.secrets,
-      box: config.secret ? createSecretBox(config.secret) : null,
-      env: process.env,
-      allowPrivateUrls: config.allowPrivateProviderUrls,
-    });
-    const playground = createPlaygroundService({
-      secrets,
-      ingest,
-      allowPrivateUrls: config.allowPrivateProviderUrls,
-      openServer: !config.enableAuth,
-      // Members see only a provider's status; its message (scrubbed of the key) is here for admins.
-      logProviderError: (error) => logger.warn({ provider: error.provider, status: error.status }, error.message),
-    });
     app = await buildApp({
       config,
       ingest,
@@ -267,6 +281,7 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
       datasetSplits,
       experiments,
       experimentTags,
+      evaluators,
       costs,
       secrets,
       playground,

@@ -1819,6 +1819,179 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/evaluators": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List evaluators
+         * @description Evaluators stored on the server, by name, each with its current version; paged (`limit`, `cursor`).
+         */
+        get: operations["listEvaluators"];
+        put?: never;
+        /**
+         * Create an evaluator
+         * @description An LLM judge or a built-in code evaluator, as version 1. 409 when the name is taken.
+         */
+        post: operations["createEvaluator"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/evaluators/try": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Try a definition on an item, without saving it
+         * @description Runs the definition on the item (given whole, or a dataset example and an output) and answers the label, score and explanation, with a judge's messages as sent and its raw answer. Nothing is stored. 503 when the judge's provider fails.
+         */
+        post: operations["tryEvaluator"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/evaluators/{evaluator_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get an evaluator */
+        get: operations["getEvaluator"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete an evaluator
+         * @description With its versions and its attachments to datasets; the evaluations it made stay.
+         */
+        delete: operations["deleteEvaluator"];
+        options?: never;
+        head?: never;
+        /**
+         * Rename, redescribe or redefine an evaluator
+         * @description A definition different from the current one becomes the next version; the earlier versions are kept.
+         */
+        patch: operations["updateEvaluator"];
+        trace?: never;
+    };
+    "/v1/evaluators/{evaluator_id}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an evaluator's versions
+         * @description Newest first; paged (`limit`, `cursor`).
+         */
+        get: operations["listEvaluatorVersions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/evaluators/{evaluator_id}/try": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Try an evaluator's current version on an item
+         * @description As POST /v1/evaluators/try, with the saved definition.
+         */
+        post: operations["trySavedEvaluator"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/evaluator_templates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the ready LLM-judge templates
+         * @description Starting points for an LLM judge (correctness, hallucination, relevance, toxicity, conversation goal): add a model.
+         */
+        get: operations["listEvaluatorTemplates"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/datasets/{dataset_id}/evaluators": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the evaluators attached to a dataset
+         * @description They evaluate every run of the dataset's experiments as it arrives; at most 20, so one page.
+         */
+        get: operations["listDatasetEvaluators"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/datasets/{dataset_id}/evaluators/{evaluator_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Attach an evaluator to a dataset
+         * @description From now on it evaluates each new run of the dataset's experiments, whatever client made them (runs already stored are not evaluated). Idempotent.
+         */
+        put: operations["attachDatasetEvaluator"];
+        post?: never;
+        /**
+         * Detach an evaluator from a dataset
+         * @description Idempotent; the evaluations it made stay.
+         */
+        delete: operations["detachDatasetEvaluator"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/model_prices": {
         parameters: {
             query?: never;
@@ -3541,6 +3714,276 @@ export interface components {
             name: string;
             /** @description Replaces any description the tag had. */
             description?: string | null;
+        };
+        /** LlmJudgeEvaluator */
+        LlmJudgeEvaluator: {
+            /**
+             * @description The evaluator kind: `llm_judge`.
+             * @enum {string}
+             */
+            type: "llm_judge";
+            /** @description The prompt, a mustache template over `{{input}}`, `{{output}}`, `{{reference}}` (the expected output) and `{{metadata}}` (JSON text); values are inserted as they are (no HTML escaping). */
+            template: string;
+            /** @description The judge model as `provider:model` (e.g. `openai:gpt-4o-mini`), a provider configured as for the playground. */
+            model: string;
+            /** @description The labels the judge chooses from, with their scores. */
+            labels: {
+                /** @description A label the judge may answer, e.g. `correct`. */
+                label: string;
+                /** @description The score an answer of this label gives, e.g. 1 for `correct`, 0 for `incorrect`. */
+                score: number;
+            }[];
+            /**
+             * @description Whether the judge explains its label (default true).
+             * @default true
+             */
+            explanation?: boolean;
+            /** @description Sampling temperature (default 0). */
+            temperature?: number;
+            /** @description Most tokens of the answer (default 512). */
+            max_tokens?: number;
+        };
+        /** ExactMatchEvaluator */
+        ExactMatchEvaluator: {
+            /**
+             * @description The evaluator kind: `exact_match`.
+             * @enum {string}
+             */
+            type: "exact_match";
+            /** @description The expected text; by default the item's reference output (the dataset example's output). */
+            value?: string;
+            /**
+             * @description Whether letter case must match (default true).
+             * @default true
+             */
+            case_sensitive?: boolean;
+            /**
+             * @description Whether leading and trailing whitespace is ignored on both sides (default true).
+             * @default true
+             */
+            trim?: boolean;
+        };
+        /** ContainsEvaluator */
+        ContainsEvaluator: {
+            /**
+             * @description The evaluator kind: `contains`.
+             * @enum {string}
+             */
+            type: "contains";
+            /** @description The texts to look for (1 to 100, none empty). */
+            values: string[];
+            /**
+             * @description `any`: one of the values is enough (default); `all`: every value must be there.
+             * @default any
+             */
+            mode?: "any" | "all";
+            /**
+             * @description Whether letter case must match (default false).
+             * @default false
+             */
+            case_sensitive?: boolean;
+        };
+        /** RegexEvaluator */
+        RegexEvaluator: {
+            /**
+             * @description The evaluator kind: `regex`.
+             * @enum {string}
+             */
+            type: "regex";
+            /** @description A regular expression in RE2 syntax (no backreferences or lookaround), at most 1000 characters, searched anywhere in the output's first 1,048,576 characters. */
+            pattern: string;
+            /**
+             * @description Whether letter case is ignored (default false).
+             * @default false
+             */
+            case_insensitive?: boolean;
+        };
+        /** JsonValidEvaluator */
+        JsonValidEvaluator: {
+            /**
+             * @description The evaluator kind: `json_valid`.
+             * @enum {string}
+             */
+            type: "json_valid";
+        };
+        /** JsonSchemaEvaluator */
+        JsonSchemaEvaluator: {
+            /**
+             * @description The evaluator kind: `json_schema`.
+             * @enum {string}
+             */
+            type: "json_schema";
+            /** @description A JSON Schema (draft-07, or 2019-09 or 2020-12 when its `$schema` says so), at most 64 KiB as JSON; `pattern` uses RE2 syntax, `format` is not checked and `$ref` may point only inside the schema. */
+            schema: {
+                [key: string]: unknown;
+            };
+        };
+        /** SimilarityEvaluator */
+        SimilarityEvaluator: {
+            /**
+             * @description The evaluator kind: `similarity`.
+             * @enum {string}
+             */
+            type: "similarity";
+            /** @description The expected text; by default the item's reference output (the dataset example's output). */
+            value?: string;
+            /**
+             * @description The least score labelled `similar`, 0 to 1 (default 0.8).
+             * @default 0.8
+             */
+            threshold?: number;
+        };
+        /** ThresholdEvaluator */
+        ThresholdEvaluator: {
+            /**
+             * @description The evaluator kind: `threshold`.
+             * @enum {string}
+             */
+            type: "threshold";
+            /** @description What is compared: latency in milliseconds, total tokens, or cost in US dollars. */
+            metric: "latency_ms" | "total_tokens" | "cost_usd";
+            /** @description The least passing value (inclusive). */
+            min?: number;
+            /** @description The greatest passing value (inclusive). */
+            max?: number;
+        };
+        /** NotEmptyEvaluator */
+        NotEmptyEvaluator: {
+            /**
+             * @description The evaluator kind: `not_empty`.
+             * @enum {string}
+             */
+            type: "not_empty";
+        };
+        /** CodeEvaluatorDefinition */
+        CodeEvaluatorDefinition: components["schemas"]["ExactMatchEvaluator"] | components["schemas"]["ContainsEvaluator"] | components["schemas"]["RegexEvaluator"] | components["schemas"]["JsonValidEvaluator"] | components["schemas"]["JsonSchemaEvaluator"] | components["schemas"]["SimilarityEvaluator"] | components["schemas"]["ThresholdEvaluator"] | components["schemas"]["NotEmptyEvaluator"];
+        /** EvaluatorDefinition */
+        EvaluatorDefinition: components["schemas"]["LlmJudgeEvaluator"] | components["schemas"]["CodeEvaluatorDefinition"];
+        /** Evaluator */
+        Evaluator: {
+            /** @description Opaque Evaluator id (base64 of "Evaluator:<row id>"). */
+            id: string;
+            /** @description Unique; the name of the evaluations it makes. */
+            name: string;
+            description: string | null;
+            /** @description LLM for a judge, CODE for a built-in code evaluator: the annotator kind of the evaluations it makes. */
+            kind: "LLM" | "CODE";
+            /** @description The current version: 1, then one more for each change of its definition. */
+            version: number;
+            /** @description Opaque EvaluatorVersion id (base64 of "EvaluatorVersion:<row id>"). */
+            version_id: string;
+            /** @description What the evaluator does: an LLM judge (`type: llm_judge`) or one of the built-in code evaluators. */
+            definition: components["schemas"]["EvaluatorDefinition"];
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** CreateEvaluatorRequestBody */
+        CreateEvaluatorRequestBody: {
+            /** @description Unique among evaluators. */
+            name: string;
+            description?: string | null;
+            /** @description An EvaluatorDefinition. */
+            definition: unknown;
+        };
+        /** EvaluationItem */
+        EvaluationItem: {
+            /** @description The input (text or JSON). */
+            input?: unknown;
+            /** @description The output to evaluate (text or JSON). */
+            output?: unknown;
+            /** @description The expected output. */
+            reference?: unknown;
+            metadata?: {
+                [key: string]: unknown;
+            };
+            latency_ms?: number | null;
+            total_tokens?: number | null;
+            cost_usd?: number | null;
+        };
+        /** ExampleEvaluationItem */
+        ExampleEvaluationItem: {
+            /** @description The dataset (its id or name). */
+            dataset_id: string;
+            /** @description An example of it (base64 "DatasetExample:<id>"): its input, and its output as the reference. */
+            example_id: string;
+            /** @description The output to evaluate against the example. */
+            output?: unknown;
+        };
+        /** TryEvaluatorRequestBody */
+        TryEvaluatorRequestBody: {
+            /** @description An EvaluatorDefinition, not saved. */
+            definition: unknown;
+            item: components["schemas"]["EvaluationItem"] | components["schemas"]["ExampleEvaluationItem"];
+        };
+        /** EvaluatorTryResult */
+        EvaluatorTryResult: {
+            label: string | null;
+            score: number | null;
+            explanation: string;
+            prompt: {
+                role: string;
+                content: string;
+            }[] | null;
+            /** @description A judge's raw answer (null for a code evaluator). */
+            answer: string | null;
+        };
+        /** UpdateEvaluatorRequestBody */
+        UpdateEvaluatorRequestBody: {
+            /** @description Unique among evaluators. */
+            name?: string;
+            description?: string | null;
+            /** @description An EvaluatorDefinition; a different one adds a version. */
+            definition?: unknown;
+        };
+        /** EvaluatorVersion */
+        EvaluatorVersion: {
+            /** @description Opaque EvaluatorVersion id (base64 of "EvaluatorVersion:<row id>"). */
+            id: string;
+            version: number;
+            /** @description What the evaluator does: an LLM judge (`type: llm_judge`) or one of the built-in code evaluators. */
+            definition: components["schemas"]["EvaluatorDefinition"];
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** TrySavedEvaluatorRequestBody */
+        TrySavedEvaluatorRequestBody: {
+            item: components["schemas"]["EvaluationItem"] | components["schemas"]["ExampleEvaluationItem"];
+        };
+        /** LlmJudgeEvaluator */
+        LlmJudgeEvaluator2: {
+            /**
+             * @description The evaluator kind: `llm_judge`.
+             * @enum {string}
+             */
+            type: "llm_judge";
+            /** @description The prompt, a mustache template over `{{input}}`, `{{output}}`, `{{reference}}` (the expected output) and `{{metadata}}` (JSON text); values are inserted as they are (no HTML escaping). */
+            template: string;
+            /** @description The labels the judge chooses from, with their scores. */
+            labels: {
+                /** @description A label the judge may answer, e.g. `correct`. */
+                label: string;
+                /** @description The score an answer of this label gives, e.g. 1 for `correct`, 0 for `incorrect`. */
+                score: number;
+            }[];
+            /**
+             * @description Whether the judge explains its label (default true).
+             * @default true
+             */
+            explanation?: boolean;
+            /** @description Sampling temperature (default 0). */
+            temperature?: number;
+            /** @description Most tokens of the answer (default 512). */
+            max_tokens?: number;
+        };
+        /** JudgeTemplate */
+        JudgeTemplate: {
+            id: string;
+            name: string;
+            description: string;
+            /** @description An LLM as judge: the rendered template is sent to the model, whose answer is read as one of the labels. */
+            definition: components["schemas"]["LlmJudgeEvaluator2"];
         };
         /** ModelPrice */
         ModelPrice: {
@@ -11230,6 +11673,698 @@ export interface operations {
             };
             /** @description Invalid request parameters or body */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listEvaluators: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 1000 (more answers 422). */
+                limit?: number;
+                /** @description The next_cursor of the previous page (opaque); an invalid cursor answers 422. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Evaluator"][];
+                        /** @description The cursor of the next page; null on the last. */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createEvaluator: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateEvaluatorRequestBody"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Evaluator"];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    tryEvaluator: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TryEvaluatorRequestBody"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["EvaluatorTryResult"];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getEvaluator: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The evaluator: its id (base64 "Evaluator:<id>") or its name. */
+                evaluator_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Evaluator"];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteEvaluator: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The evaluator: its id (base64 "Evaluator:<id>") or its name. */
+                evaluator_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    updateEvaluator: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The evaluator: its id (base64 "Evaluator:<id>") or its name. */
+                evaluator_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateEvaluatorRequestBody"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Evaluator"];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listEvaluatorVersions: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 1000 (more answers 422). */
+                limit?: number;
+                /** @description The next_cursor of the previous page (opaque); an invalid cursor answers 422. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The evaluator: its id (base64 "Evaluator:<id>") or its name. */
+                evaluator_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["EvaluatorVersion"][];
+                        /** @description The cursor of the next page; null on the last. */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    trySavedEvaluator: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The evaluator: its id (base64 "Evaluator:<id>") or its name. */
+                evaluator_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TrySavedEvaluatorRequestBody"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["EvaluatorTryResult"];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listEvaluatorTemplates: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["JudgeTemplate"][];
+                    };
+                };
+            };
+        };
+    };
+    listDatasetEvaluators: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The dataset: its id or its name. */
+                dataset_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Evaluator"][];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    attachDatasetEvaluator: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The dataset: its id or its name. */
+                dataset_id: string;
+                /** @description The evaluator: its id (base64 "Evaluator:<id>") or its name. */
+                evaluator_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Evaluator"];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    detachDatasetEvaluator: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The dataset: its id or its name. */
+                dataset_id: string;
+                /** @description The evaluator: its id (base64 "Evaluator:<id>") or its name. */
+                evaluator_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Detached (or was not attached) */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -214,6 +214,19 @@ export const PERMISSIONS: Readonly<Record<RouteKey, RouteRule>> = {
   'PATCH /v1/model_prices/:model_id': { access: 'admin', rule: 'price overrides are server configuration' },
   'DELETE /v1/model_prices/:model_id': { access: 'admin', rule: 'price overrides are server configuration' },
 
+  // Evaluators (docs/evaluators.md): evaluation data, like datasets; trying a judge spends provider credits as a playground run does.
+  'GET /v1/evaluators': { access: 'any', rule: 'evaluation data' },
+  'POST /v1/evaluators': { access: 'any', rule: 'evaluation data (the version records the calling user, if any)' },
+  'POST /v1/evaluators/try': { access: 'any', rule: 'runs a definition on an item, stores nothing; a judge calls a configured provider' },
+  'GET /v1/evaluators/:evaluator_id': { access: 'any', rule: 'evaluation data' },
+  'PATCH /v1/evaluators/:evaluator_id': { access: 'any', rule: 'evaluation data (a new definition is a new version; the old ones stay)' },
+  'DELETE /v1/evaluators/:evaluator_id': { access: 'any', rule: 'evaluation data (the evaluations it made stay)' },
+  'GET /v1/evaluators/:evaluator_id/versions': { access: 'any', rule: 'evaluation data' },
+  'POST /v1/evaluators/:evaluator_id/try': { access: 'any', rule: 'as POST /v1/evaluators/try' },
+  'GET /v1/evaluator_templates': { access: 'any', rule: 'built-in judge templates' },
+  'GET /v1/datasets/:dataset_id/evaluators': { access: 'any', rule: 'evaluation data' },
+  'PUT /v1/datasets/:dataset_id/evaluators/:evaluator_id': { access: 'any', rule: 'evaluation data (the job then evaluates new runs)' },
+  'DELETE /v1/datasets/:dataset_id/evaluators/:evaluator_id': { access: 'any', rule: 'evaluation data' },
   // Playground (docs/playground.md): anyone may run a prompt; provider keys are the admins'.
   'POST /v1/chat/completions': { access: 'any', rule: 'playground runs, traced to the playground project' },
   'PUT /v1/secrets': { access: 'admin', rule: 'provider keys are server configuration' },

@@ -330,6 +330,37 @@ export interface ExperimentsTable {
   deleted_at: ColumnType<Timestamp | null, Timestamp | null | undefined, Timestamp | null>;
 }
 
+/** An evaluator stored on the server (migration 0032, docs/evaluators.md); its definition is in its versions. */
+export interface EvaluatorsTable {
+  id: Generated<number>;
+  name: string;
+  description: string | null;
+  /** LLM or CODE: the annotator kind of its evaluations. */
+  kind: string;
+  user_id: number | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** One version of an evaluator: its definition (JSON text), numbered from 1. */
+export interface EvaluatorVersionsTable {
+  id: Generated<number>;
+  evaluator_id: number;
+  version: number;
+  definition: string;
+  user_id: number | null;
+  created_at: Timestamp;
+}
+
+/** An evaluator attached to a dataset: it evaluates the runs of the dataset's experiments. */
+export interface DatasetEvaluatorsTable {
+  id: Generated<number>;
+  dataset_id: number;
+  evaluator_id: number;
+  user_id: number | null;
+  created_at: Timestamp;
+}
+
 /** A name pointing at one experiment of a dataset (migration 0029); unique per dataset. */
 export interface ExperimentTagsTable {
   id: Generated<number>;
@@ -487,6 +518,9 @@ export interface DB {
   experiments: ExperimentsTable;
   experiment_examples: ExperimentExamplesTable;
   experiment_tags: ExperimentTagsTable;
+  evaluators: EvaluatorsTable;
+  evaluator_versions: EvaluatorVersionsTable;
+  dataset_evaluators: DatasetEvaluatorsTable;
   experiment_runs: ExperimentRunsTable;
   experiment_run_annotations: ExperimentRunAnnotationsTable;
   generative_models: GenerativeModelsTable;

@@ -56,6 +56,24 @@ const nanosNow = () => BigInt(Date.now()) * 1_000_000n;
 
 export type PlaygroundService = ReturnType<typeof createPlaygroundService>;
 
+/** One completion for an evaluator's judge (docs/evaluators.md): the whole answer, not streamed to anyone. */
+export interface CompletionRequest {
+  /** `provider:model`. */
+  model: string;
+  messages: ChatMessage[];
+  temperature: number;
+  maxTokens: number;
+  /** OpenAI's response_format, for the providers that take it. */
+  responseFormat: Record<string, unknown> | null;
+  signal: AbortSignal;
+}
+
+export interface Completion {
+  text: string;
+  promptTokens: number | null;
+  completionTokens: number | null;
+}
+
 export interface PlaygroundOptions {
   secrets: SecretsService;
   ingest: IngestService;
@@ -175,7 +193,40 @@ export function createPlaygroundService({ secrets, ingest, allowPrivateUrls, ope
     return asDomainError(error, caller.seesProviderMessages);
   };
 
+  /**
+   * The evaluators' access to the same providers (docs/evaluators.md): one judge call, its answer
+   * collected and not traced (a judge's prompt and answer are kept in its evaluation instead). A
+   * provider's 4xx is an InvalidInputError, its 5xx or silence an UnavailableError; what it said
+   * goes to the log for admins, and into the error only on a server without authentication.
+   */
+  const judge = {
+    async chat({ model: qualified, messages, temperature, maxTokens, responseFormat, signal }: CompletionRequest): Promise<Completion> {
+      const { target, model } = await targetOf(qualified);
+      let text = '';
+      let usage: { promptTokens: number | null; completionTokens: number | null } = { promptTokens: null, completionTokens: null };
+      try {
+        const parameters = { temperature, max_tokens: maxTokens, ...(responseFormat ? { response_format: responseFormat } : {}) };
+        for await (const event of streamChat(target, model, messages, parameters, signal)) {
+          if (event.type === 'delta') text += event.text;
+          else usage = { promptTokens: event.promptTokens, completionTokens: event.completionTokens };
+        }
+      } catch (error) {
+        throw failed(error, { seesProviderMessages: openServer });
+      }
+      return { text, ...usage };
+    },
+    takesResponseFormat(qualified: string): boolean {
+      const provider = qualified
+        .slice(0, Math.max(0, qualified.indexOf(':')))
+        .trim()
+        .toLowerCase();
+      return PROVIDERS[provider]?.kind === 'openai';
+    },
+  };
+
   return {
+    judge,
+
     /** Starts a run: checks the request, resolves the provider, then streams its answer and traces it. */
     async chat(request: ChatRequest, signal: AbortSignal, caller: ChatCaller): Promise<ChatRun> {
       if (request.messages.length === 0) throw new InvalidInputError('messages must hold at least one message');

@@ -25,6 +25,8 @@ export type GlobalType =
   | 'ExperimentEvaluation'
   | 'ExperimentTag'
   | 'GenerativeModel'
+  | 'Evaluator'
+  | 'EvaluatorVersion'
   | 'CategoricalAnnotationConfig'
   | 'ContinuousAnnotationConfig'
   | 'FreeformAnnotationConfig';

@@ -30,6 +30,7 @@ import * as experimentDeletion from './0027-experiment-deletion.js';
 import * as datasetLabelsAndSplits from './0028-dataset-labels-and-splits.js';
 import * as experimentTags from './0029-experiment-tags.js';
 import * as spanLogEvents from './0031-span-log-events.js';
+import * as evaluators from './0032-evaluators.js';
 
 export interface MigrationContext {
   dialect: Dialect;
@@ -67,5 +68,6 @@ export function migrations(context: MigrationContext): Record<string, Migration>
     '0028-dataset-labels-and-splits': { up: datasetLabelsAndSplits.up(context) },
     '0029-experiment-tags': { up: experimentTags.up(context) },
     '0031-span-log-events': { up: spanLogEvents.up(context) },
+    '0032-evaluators': { up: evaluators.up(context) },
   };
 }

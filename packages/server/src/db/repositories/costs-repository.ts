@@ -6,6 +6,7 @@ import { type Kysely, type Selectable, sql } from 'kysely';
 import type { DB, GenerativeModelsTable } from '../schema.js';
 import { bigintText, nanosLiteral, parseJsonColumn } from '../sql-dialect.js';
 import { chunks, MAX_IN_LIST } from '../chunks.js';
+import { createJobStateRepository } from './job-state-repository.js';
 import {
   LLM_MODEL_NAME,
   LLM_PROVIDER,
@@ -106,6 +107,8 @@ function costAttributes(attributes: Record<string, unknown>): Record<string, unk
 
 /** Costs repository over a Kysely connection (or transaction). */
 export function createCostsRepository(db: Kysely<DB>) {
+  // The cost job's watermark is one of the job_state values.
+  const jobState = createJobStateRepository(db);
   const sums = [
     sql<Num>`sum(${sql.ref('prompt_cost')})`.as('prompt'),
     sql<Num>`sum(${sql.ref('completion_cost')})`.as('completion'),
@@ -160,16 +163,8 @@ export function createCostsRepository(db: Kysely<DB>) {
       await stale.execute();
     },
 
-    async readJobState(name: string): Promise<string | undefined> {
-      return (await db.selectFrom('job_state').select('value').where('name', '=', name).executeTakeFirst())?.value;
-    },
-    async writeJobState(name: string, value: string): Promise<void> {
-      await db
-        .insertInto('job_state')
-        .values({ name, value })
-        .onConflict((oc) => oc.column('name').doUpdateSet({ value }))
-        .execute();
-    },
+    readJobState: jobState.read,
+    writeJobState: jobState.write,
     /** The newest span's row id (0 without spans). */
     async maxSpanId(): Promise<number> {
       const row = await db

@@ -25,6 +25,8 @@ import { createDatasetLabelsRepository } from './dataset-labels-repository.js';
 import { createDatasetSplitsRepository } from './dataset-splits-repository.js';
 import { createExperimentsRepository } from './experiments-repository.js';
 import { createExperimentTagsRepository } from './experiment-tags-repository.js';
+import { createEvaluatorsRepository } from './evaluators-repository.js';
+import { createJobStateRepository } from './job-state-repository.js';
 import { createHealthRepository } from './health-repository.js';
 import { createPromptsRepository } from './prompts-repository.js';
 import { createRetentionRepository } from './retention-repository.js';
@@ -57,6 +59,8 @@ export function createRepositories(db: Kysely<DB>, dialect: Dialect) {
     datasetSplits: createDatasetSplitsRepository(db),
     experiments: createExperimentsRepository(db, dialect),
     experimentTags: createExperimentTagsRepository(db),
+    evaluators: createEvaluatorsRepository(db),
+    jobState: createJobStateRepository(db),
     costs: createCostsRepository(db),
     secrets: createSecretsRepository(db),
     retention: createRetentionRepository(db, dialect),

@@ -548,6 +548,62 @@ select "id", "name", "description", "experiment_id" from "experiment_tags" where
 -- experimentTags.removeFromExperiment
 delete from "experiment_tags" where "dataset_id" = $1 and "name" = $2 and "experiment_id" = $3;
 
+-- jobState.write
+insert into "job_state" ("name", "value") values ($1, $2) on conflict ("name") do update set "value" = $3;
+
+-- jobState.read
+select "value" from "job_state" where "name" = $1;
+
+-- evaluators.insert
+insert into "evaluators" ("name", "description", "kind", "user_id", "created_at", "updated_at") values ($1, $2, $3, $4, $5, $6) on conflict ("name") do nothing returning "id";
+insert into "evaluator_versions" ("evaluator_id", "version", "definition", "user_id", "created_at") values ($1, $2, $3, $4, $5);
+
+-- evaluators.findById
+select * from "evaluators" where "id" in ($1);
+select "v"."id", "v"."evaluator_id", "v"."version", "v"."definition", "v"."created_at" from "evaluator_versions" as "v" where "v"."evaluator_id" in ($1) and "v"."version" = (select max("w"."version") as "latest" from "evaluator_versions" as "w" where "w"."evaluator_id" = "v"."evaluator_id");
+
+-- evaluators.findIdByName
+select "id" from "evaluators" where "name" = $1;
+
+-- evaluators.list
+select "id" from "evaluators" where "name" >= $1 order by "name" limit $2;
+select * from "evaluators" where "id" in ($1);
+select "v"."id", "v"."evaluator_id", "v"."version", "v"."definition", "v"."created_at" from "evaluator_versions" as "v" where "v"."evaluator_id" in ($1) and "v"."version" = (select max("w"."version") as "latest" from "evaluator_versions" as "w" where "w"."evaluator_id" = "v"."evaluator_id");
+
+-- evaluators.nameOf
+select "name" from "evaluators" where "id" = $1;
+
+-- evaluators.update
+select "id" from "evaluators" where "name" = $1 and "id" != $2;
+update "evaluators" set "name" = $1, "description" = $2, "updated_at" = $3 where "id" = $4;
+
+-- evaluators.addVersion
+insert into "evaluator_versions" ("evaluator_id", "version", "definition", "user_id", "created_at") values ($1, $2, $3, $4, $5) on conflict ("evaluator_id", "version") do nothing returning "id";
+update "evaluators" set "kind" = $1, "updated_at" = $2 where "id" = $3;
+
+-- evaluators.versions
+select "id", "evaluator_id", "version", "definition", "created_at" from "evaluator_versions" where "evaluator_id" = $1 and "version" <= $2 order by "version" desc limit $3;
+
+-- evaluators.versionNumber
+select "version" from "evaluator_versions" where "id" = $1 and "evaluator_id" = $2;
+
+-- evaluators.attach
+insert into "dataset_evaluators" ("dataset_id", "evaluator_id", "user_id", "created_at") values ($1, $2, $3, $4) on conflict ("dataset_id", "evaluator_id") do nothing;
+
+-- evaluators.attachedTo
+select "dataset_id", "evaluator_id" from "dataset_evaluators" where "dataset_id" in ($1) order by "dataset_id", "evaluator_id";
+select * from "evaluators" where "id" in ($1);
+select "v"."id", "v"."evaluator_id", "v"."version", "v"."definition", "v"."created_at" from "evaluator_versions" as "v" where "v"."evaluator_id" in ($1) and "v"."version" = (select max("w"."version") as "latest" from "evaluator_versions" as "w" where "w"."evaluator_id" = "v"."evaluator_id");
+
+-- evaluators.runsAfter
+select "r"."id", "r"."experiment_id", "e"."dataset_id", "e"."dataset_version_id", "r"."example_id", "r"."output", "r"."start_time", "r"."end_time", "r"."error", "r"."created_at" from "experiment_runs" as "r" inner join "experiments" as "e" on "e"."id" = "r"."experiment_id" where "r"."id" > $1 and "e"."deleted_at" is null order by "r"."id" limit $2;
+
+-- evaluators.detach
+delete from "dataset_evaluators" where "dataset_id" = $1 and "evaluator_id" = $2;
+
+-- evaluators.delete
+delete from "evaluators" where "id" = $1;
+
 -- experiments.listForDataset
 select * from "experiments" where "dataset_id" = $1 and "deleted_at" is null and "id" <= $2 order by "id" desc limit $3;
 

@@ -542,6 +542,62 @@ select "id", "name", "description", "experiment_id" from "experiment_tags" where
 -- experimentTags.removeFromExperiment
 delete from "experiment_tags" where "dataset_id" = ? and "name" = ? and "experiment_id" = ?;
 
+-- jobState.write
+insert into "job_state" ("name", "value") values (?, ?) on conflict ("name") do update set "value" = ?;
+
+-- jobState.read
+select "value" from "job_state" where "name" = ?;
+
+-- evaluators.insert
+insert into "evaluators" ("name", "description", "kind", "user_id", "created_at", "updated_at") values (?, ?, ?, ?, ?, ?) on conflict ("name") do nothing returning "id";
+insert into "evaluator_versions" ("evaluator_id", "version", "definition", "user_id", "created_at") values (?, ?, ?, ?, ?);
+
+-- evaluators.findById
+select * from "evaluators" where "id" in (?);
+select "v"."id", "v"."evaluator_id", "v"."version", "v"."definition", "v"."created_at" from "evaluator_versions" as "v" where "v"."evaluator_id" in (?) and "v"."version" = (select max("w"."version") as "latest" from "evaluator_versions" as "w" where "w"."evaluator_id" = "v"."evaluator_id");
+
+-- evaluators.findIdByName
+select "id" from "evaluators" where "name" = ?;
+
+-- evaluators.list
+select "id" from "evaluators" where "name" >= ? order by "name" limit ?;
+select * from "evaluators" where "id" in (?);
+select "v"."id", "v"."evaluator_id", "v"."version", "v"."definition", "v"."created_at" from "evaluator_versions" as "v" where "v"."evaluator_id" in (?) and "v"."version" = (select max("w"."version") as "latest" from "evaluator_versions" as "w" where "w"."evaluator_id" = "v"."evaluator_id");
+
+-- evaluators.nameOf
+select "name" from "evaluators" where "id" = ?;
+
+-- evaluators.update
+select "id" from "evaluators" where "name" = ? and "id" != ?;
+update "evaluators" set "name" = ?, "description" = ?, "updated_at" = ? where "id" = ?;
+
+-- evaluators.addVersion
+insert into "evaluator_versions" ("evaluator_id", "version", "definition", "user_id", "created_at") values (?, ?, ?, ?, ?) on conflict ("evaluator_id", "version") do nothing returning "id";
+update "evaluators" set "kind" = ?, "updated_at" = ? where "id" = ?;
+
+-- evaluators.versions
+select "id", "evaluator_id", "version", "definition", "created_at" from "evaluator_versions" where "evaluator_id" = ? and "version" <= ? order by "version" desc limit ?;
+
+-- evaluators.versionNumber
+select "version" from "evaluator_versions" where "id" = ? and "evaluator_id" = ?;
+
+-- evaluators.attach
+insert into "dataset_evaluators" ("dataset_id", "evaluator_id", "user_id", "created_at") values (?, ?, ?, ?) on conflict ("dataset_id", "evaluator_id") do nothing;
+
+-- evaluators.attachedTo
+select "dataset_id", "evaluator_id" from "dataset_evaluators" where "dataset_id" in (?) order by "dataset_id", "evaluator_id";
+select * from "evaluators" where "id" in (?);
+select "v"."id", "v"."evaluator_id", "v"."version", "v"."definition", "v"."created_at" from "evaluator_versions" as "v" where "v"."evaluator_id" in (?) and "v"."version" = (select max("w"."version") as "latest" from "evaluator_versions" as "w" where "w"."evaluator_id" = "v"."evaluator_id");
+
+-- evaluators.runsAfter
+select "r"."id", "r"."experiment_id", "e"."dataset_id", "e"."dataset_version_id", "r"."example_id", "r"."output", "r"."start_time", "r"."end_time", "r"."error", "r"."created_at" from "experiment_runs" as "r" inner join "experiments" as "e" on "e"."id" = "r"."experiment_id" where "r"."id" > ? and "e"."deleted_at" is null order by "r"."id" limit ?;
+
+-- evaluators.detach
+delete from "dataset_evaluators" where "dataset_id" = ? and "evaluator_id" = ?;
+
+-- evaluators.delete
+delete from "evaluators" where "id" = ?;
+
 -- experiments.listForDataset
 select * from "experiments" where "dataset_id" = ? and "deleted_at" is null and "id" <= ? order by "id" desc limit ?;
 
