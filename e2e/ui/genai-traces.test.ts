@@ -131,7 +131,7 @@ for (const viewport of [
     });
 
     const fitsTheScreen = async (page: Page) => {
-      const width = await page.evaluate(() => document.documentElement.scrollWidth);
+      const width = (await page.evaluate('document.documentElement.scrollWidth')) as number;
       assert.ok(width <= viewport.width, `the page is ${width} px wide on a ${viewport.width} px screen`);
     };
 

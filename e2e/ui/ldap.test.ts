@@ -73,7 +73,7 @@ for (const viewport of [
       await page.getByLabel(/^Email/).waitFor();
       await page.getByText('LDAP', { exact: true }).click();
       assert.equal(await page.getByText('An administrator can set a new one').count(), 0, 'no password hint for directory accounts');
-      const fits = await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
+      const fits = (await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth')) as boolean;
       assert.ok(fits, 'the login form fits the width of the screen');
       await page.getByLabel(/^Username/).fill(USER.uid);
       await page.getByLabel(/^Password/).fill('not-the-password');

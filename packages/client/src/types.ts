@@ -64,6 +64,13 @@ export interface Envelope<T> {
   data: T;
 }
 
+/** An evaluator stored on the server (docs/evaluators.md); `Evaluator` is the client-side one of runExperiment. */
+export type StoredEvaluator = Schemas['Evaluator'];
+export type StoredEvaluatorVersion = Schemas['EvaluatorVersion'];
+export type EvaluatorDefinition = Schemas['EvaluatorDefinition'];
+export type EvaluatorTryResult = Schemas['EvaluatorTryResult'];
+export type JudgeTemplate = Schemas['JudgeTemplate'];
+
 /** A page of a list: `{"data": […], "next_cursor": …}`. */
 export interface Page<T> {
   data: T[];

@@ -21,6 +21,8 @@ import { DatasetsPage } from './pages/datasets/DatasetsPage';
 import { DatasetExamplesPage } from './pages/datasets/DatasetExamplesPage';
 import { DatasetLayout } from './pages/datasets/DatasetLayout';
 import { ExperimentsPage } from './pages/datasets/ExperimentsPage';
+import { EvaluatorsPage } from './pages/evaluators/EvaluatorsPage';
+import { DatasetEvaluatorsTab } from './pages/evaluators/DatasetEvaluatorsTab';
 import { ComparePage } from './pages/datasets/ComparePage';
 import { PlaygroundPage } from './pages/playground/PlaygroundPage';
 import { PromptVersionsPage, PromptsPage } from './pages/prompts/PromptsPage';
@@ -72,8 +74,10 @@ export function App() {
             <Route index element={<Navigate to="examples" replace />} />
             <Route path="examples" element={<DatasetExamplesPage />} />
             <Route path="experiments" element={<ExperimentsPage />} />
+            <Route path="evaluators" element={<DatasetEvaluatorsTab />} />
           </Route>
           <Route path="/datasets/:datasetId/compare" element={<ComparePage />} />
+          <Route path="/evaluators" element={<EvaluatorsPage />} />
           <Route path="/playground" element={<PlaygroundPage />} />
           <Route path="/prompts" element={<PromptsPage />} />
           <Route path="/prompts/:promptName" element={<PromptVersionsPage />} />

@@ -9,6 +9,7 @@ import {
   IconLogout,
   IconMessageChatbot,
   IconNotes,
+  IconScale,
   IconSearch,
   IconSettings,
   IconSunMoon,
@@ -98,6 +99,7 @@ export function AppLayout() {
               <NavButton to="/projects" label="Projects" icon={<IconFolder size={16} />} />
               <NavButton to="/datasets" label="Datasets" icon={<IconDatabase size={16} />} />
               <NavButton to="/prompts" label="Prompts" icon={<IconNotes size={16} />} />
+              <NavButton to="/evaluators" label="Evaluators" icon={<IconScale size={16} />} />
               <NavButton to="/playground" label="Playground" icon={<IconMessageChatbot size={16} />} />
               <NavButton to="/settings" label="Settings" icon={<IconSettings size={16} />} />
             </Group>

@@ -1,6 +1,6 @@
-/** `/datasets/:datasetId/*`: the dataset's name and description, and the Examples / Experiments tabs. */
+/** `/datasets/:datasetId/*`: the dataset's name and description, and the Examples / Experiments / Evaluators tabs. */
 import { Alert, Anchor, Breadcrumbs, Group, Skeleton, Stack, Tabs, Text, Title } from '@mantine/core';
-import { IconFlask, IconTable } from '@tabler/icons-react';
+import { IconFlask, IconScale, IconTable } from '@tabler/icons-react';
 import { Link, Outlet, useLocation, useNavigate, useParams } from 'react-router';
 import { useDataset } from './queries';
 import { CopyIcon } from '../../components/Copy';
@@ -11,7 +11,8 @@ export function DatasetLayout() {
   const location = useLocation();
   const navigate = useNavigate();
   const dataset = useDataset(datasetId);
-  const tab = location.pathname.split('/').at(-1) === 'experiments' ? 'experiments' : 'examples';
+  const last = location.pathname.split('/').at(-1);
+  const tab = last === 'experiments' || last === 'evaluators' ? last : 'examples';
 
   if (dataset.isError) {
     return (
@@ -49,6 +50,9 @@ export function DatasetLayout() {
           </Tabs.Tab>
           <Tabs.Tab value="experiments" leftSection={<IconFlask size={16} />}>
             Experiments
+          </Tabs.Tab>
+          <Tabs.Tab value="evaluators" leftSection={<IconScale size={16} />}>
+            Evaluators
           </Tabs.Tab>
         </Tabs.List>
       </Tabs>
