@@ -206,6 +206,9 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
     const evaluators = createEvaluatorsService({
       evaluators: data.repositories.evaluators,
       datasets: data.repositories.datasets,
+      spans: data.repositories.spans,
+      traces: data.repositories.traces,
+      costs: data.repositories.costs,
       judge: playground.judge,
     });
     const { retention: retentionRepository } = data.repositories;

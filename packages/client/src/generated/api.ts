@@ -1854,7 +1854,7 @@ export interface paths {
         put?: never;
         /**
          * Try a definition on an item, without saving it
-         * @description Runs the definition on the item (given whole, or a dataset example and an output) and answers the label, score and explanation, with a judge's messages as sent and its raw answer. Nothing is stored. 503 when the judge's provider fails.
+         * @description Runs the definition on the item (given whole, a dataset example and an output, a span, or a trace by its root span) and answers the label, score and explanation, with a judge's messages as sent and its raw answer. Nothing is stored. 503 when the judge's provider fails.
          */
         post: operations["tryEvaluator"];
         delete?: never;
@@ -3887,6 +3887,25 @@ export interface components {
             /** @description An EvaluatorDefinition. */
             definition: unknown;
         };
+        /** SpanEvaluationItem */
+        SpanEvaluationItem: {
+            /** @description A span (its OTel id): its input.value and output.value, metadata, latency, tokens and cost; no reference. */
+            span_id: string;
+        };
+        /** TraceEvaluationItem */
+        TraceEvaluationItem: {
+            /** @description A trace (its OTel id): its root span, with the whole trace's cost. */
+            trace_id: string;
+        };
+        /** ExampleEvaluationItem */
+        ExampleEvaluationItem: {
+            /** @description The dataset (its id or name). */
+            dataset_id: string;
+            /** @description An example of it (base64 "DatasetExample:<id>"): its input, and its output as the reference. */
+            example_id: string;
+            /** @description The output to evaluate against the example. */
+            output?: unknown;
+        };
         /** EvaluationItem */
         EvaluationItem: {
             /** @description The input (text or JSON). */
@@ -3902,20 +3921,11 @@ export interface components {
             total_tokens?: number | null;
             cost_usd?: number | null;
         };
-        /** ExampleEvaluationItem */
-        ExampleEvaluationItem: {
-            /** @description The dataset (its id or name). */
-            dataset_id: string;
-            /** @description An example of it (base64 "DatasetExample:<id>"): its input, and its output as the reference. */
-            example_id: string;
-            /** @description The output to evaluate against the example. */
-            output?: unknown;
-        };
         /** TryEvaluatorRequestBody */
         TryEvaluatorRequestBody: {
             /** @description An EvaluatorDefinition, not saved. */
             definition: unknown;
-            item: components["schemas"]["EvaluationItem"] | components["schemas"]["ExampleEvaluationItem"];
+            item: components["schemas"]["SpanEvaluationItem"] | components["schemas"]["TraceEvaluationItem"] | components["schemas"]["ExampleEvaluationItem"] | components["schemas"]["EvaluationItem"];
         };
         /** EvaluatorTryResult */
         EvaluatorTryResult: {
@@ -3949,7 +3959,7 @@ export interface components {
         };
         /** TrySavedEvaluatorRequestBody */
         TrySavedEvaluatorRequestBody: {
-            item: components["schemas"]["EvaluationItem"] | components["schemas"]["ExampleEvaluationItem"];
+            item: components["schemas"]["SpanEvaluationItem"] | components["schemas"]["TraceEvaluationItem"] | components["schemas"]["ExampleEvaluationItem"] | components["schemas"]["EvaluationItem"];
         };
         /** LlmJudgeEvaluator */
         LlmJudgeEvaluator2: {

@@ -5,7 +5,10 @@
  * Knows nothing of HTTP.
  */
 import { ConflictError, InvalidInputError, NotFoundError, UnavailableError } from '@sightline/common';
+import type { CostsRepository } from '../db/repositories/costs-repository.js';
 import type { DatasetsRepository } from '../db/repositories/datasets-repository.js';
+import type { SpanRecord, SpansRepository } from '../db/repositories/spans-repository.js';
+import type { TracesRepository } from '../db/repositories/traces-repository.js';
 import type {
   EvaluatorKind,
   EvaluatorRecord,
@@ -13,6 +16,7 @@ import type {
   EvaluatorsRepository,
 } from '../db/repositories/evaluators-repository.js';
 import { requireDataset } from '../datasets/require-dataset.js';
+import { INPUT_MIME_TYPE, INPUT_VALUE, METADATA, OUTPUT_MIME_TYPE, OUTPUT_VALUE } from '../span-model/conventions/attribute-names.js';
 import type { Identifier } from '../shared/identifier.js';
 import {
   type CodeEvaluatorDefinition,
@@ -64,24 +68,77 @@ export interface JudgeAccess {
   takesResponseFormat: TakesResponseFormat;
 }
 
-/** An item to try an evaluator on: given whole, or a dataset example (its input and output as the reference) with an output. */
+/**
+ * An item to try an evaluator on: given whole, a dataset example (its input, and its output as the
+ * reference) with an output, a span (OTel span id), or a trace (its root span, the trace's cost).
+ */
 export type TryItem =
   | { kind: 'inline'; item: EvaluationItem }
-  | { kind: 'example'; dataset: Identifier; exampleId: number; output: unknown };
+  | { kind: 'example'; dataset: Identifier; exampleId: number; output: unknown }
+  | { kind: 'span'; spanId: string }
+  | { kind: 'trace'; traceId: string };
 
 export type EvaluatorsService = ReturnType<typeof createEvaluatorsService>;
+
+/** A JSON value stored as text (input.value of a JSON mime type, metadata) as its value; other text as itself. */
+function jsonOrText(value: unknown): unknown {
+  if (typeof value !== 'string') return value;
+  try {
+    return JSON.parse(value);
+  } catch {
+    return value;
+  }
+}
+
+/** What an evaluator reads of a span: its input and output values, metadata, latency, tokens and the given cost. */
+export function spanItem(span: SpanRecord, costUsd: number | null): EvaluationItem {
+  const attributes = span.attributes;
+  const valueOf = (key: string, mimeKey: string) =>
+    attributes[mimeKey] === 'application/json' ? jsonOrText(attributes[key]) : attributes[key];
+  const metadata = jsonOrText(attributes[METADATA]);
+  return {
+    input: valueOf(INPUT_VALUE, INPUT_MIME_TYPE),
+    output: valueOf(OUTPUT_VALUE, OUTPUT_MIME_TYPE),
+    reference: undefined,
+    metadata: typeof metadata === 'object' && metadata !== null && !Array.isArray(metadata) ? (metadata as Record<string, unknown>) : {},
+    latencyMs: Math.max(0, Number((BigInt(span.endTime) - BigInt(span.startTime)) / 1_000_000n)),
+    totalTokens: span.tokenCountTotal,
+    costUsd,
+  };
+}
 
 export function createEvaluatorsService({
   evaluators,
   datasets,
+  spans,
+  traces,
+  costs,
   judge,
   now = () => new Date().toISOString(),
 }: {
   evaluators: EvaluatorsRepository;
   datasets: DatasetsRepository;
+  spans: Pick<SpansRepository, 'findBySpanId' | 'listOfTrace'>;
+  traces: Pick<TracesRepository, 'findByTraceId'>;
+  costs: Pick<CostsRepository, 'spanCosts' | 'traceTotals'>;
   judge: JudgeAccess;
   now?: () => string;
 }) {
+  /** The item of a span, or of a trace's root span (with the whole trace's cost). */
+  const itemOfTelemetry = async (target: { kind: 'span'; spanId: string } | { kind: 'trace'; traceId: string }) => {
+    if (target.kind === 'span') {
+      const span = await spans.findBySpanId(target.spanId);
+      if (!span) throw new NotFoundError(`span ${JSON.stringify(target.spanId)} not found`);
+      return spanItem(span, (await costs.spanCosts([span.id])).get(span.id)?.totalCost ?? null);
+    }
+    const trace = await traces.findByTraceId(target.traceId);
+    // The root is among a trace's first spans by start time; a trace without one is read by its first span.
+    const first = trace ? await spans.listOfTrace(trace.id, 50) : [];
+    const root = first.find((span) => span.parentId === null) ?? first[0];
+    if (!trace || !root) throw new NotFoundError(`trace ${JSON.stringify(target.traceId)} not found`);
+    return spanItem(root, (await costs.traceTotals([trace.id])).get(trace.id)?.totalCost ?? null);
+  };
+
   const requireEvaluator = async (identifier: Identifier): Promise<EvaluatorRecord> => {
     const id = identifier.rowId ?? (await evaluators.findIdByName(identifier.text));
     const evaluator = id === undefined ? undefined : await evaluators.findById(id);
@@ -183,6 +240,7 @@ export function createEvaluatorsService({
       const { definition } = parseDefinition(definitionInput);
       let item: EvaluationItem;
       if (target.kind === 'inline') item = target.item;
+      else if (target.kind === 'span' || target.kind === 'trace') item = await itemOfTelemetry(target);
       else {
         const dataset = await requireDataset(datasets, target.dataset);
         const version = await datasets.latestVersion(dataset.id);

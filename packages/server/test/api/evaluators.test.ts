@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TEST_SECRET, expectStatus, unique } from '../helpers/auth.js';
-import { expectError, getOk, request } from '../helpers/query.js';
+import { expectError, getOk, newSpanId, newTraceId, request, sendSpans } from '../helpers/query.js';
 import { describeEachDialect } from '../helpers/server.js';
 import { STANDIN_JUDGE_KEY, startStandinJudge, type StandinJudge } from '../helpers/standin-judge.js';
 
@@ -138,6 +138,53 @@ describeEachDialect(
       );
     });
 
+    it('tries evaluators on a stored span and on a trace by its root span', async () => {
+      const traceId = newTraceId();
+      const root = newSpanId();
+      const child = newSpanId();
+      const start = BigInt(Date.now() - 60_000) * 1_000_000n;
+      await sendSpans(url(), 'evaluated', [
+        {
+          traceId,
+          spanId: root,
+          kind: 'CHAIN',
+          start,
+          duration: 2_500_000_000n,
+          attributes: { 'input.value': 'Where is order #4471?', 'output.value': 'GOOD: it ships today' },
+        },
+        {
+          traceId,
+          spanId: child,
+          parentSpanId: root,
+          kind: 'LLM',
+          start: start + 1_000_000n,
+          duration: 1_200_000_000n,
+          attributes: {
+            'llm.model_name': 'gpt-4o-mini',
+            'llm.token_count.prompt': 120,
+            'llm.token_count.completion': 30,
+            'input.value': JSON.stringify({ question: 'order?' }),
+            'input.mime_type': 'application/json',
+            'output.value': 'It ships today.',
+          },
+        },
+      ]);
+      const tryOn = (definition: unknown, item: unknown) => post('/v1/evaluators/try', { definition, item });
+      const tokens = expectStatus(await tryOn({ type: 'threshold', metric: 'total_tokens', max: 100 }, { span_id: child }), 200).body.data;
+      assert.deepEqual([tokens.label, tokens.score], ['fail', 0]);
+      assert.match(tokens.explanation, /150/);
+      const latency = expectStatus(await tryOn({ type: 'threshold', metric: 'latency_ms', max: 2000 }, { span_id: child }), 200).body.data;
+      assert.equal(latency.label, 'pass', latency.explanation);
+      // A JSON input is read as JSON: the judge sees it indented.
+      const judged = expectStatus(await tryOn({ ...JUDGE, template: 'Q: {{input}}\nA: {{output}}' }, { span_id: child }), 200).body.data;
+      assert.equal(judged.prompt[1].content, 'Q: {\n  "question": "order?"\n}\nA: It ships today.');
+      // The trace is read by its root span.
+      const trace = expectStatus(await tryOn({ ...JUDGE, template: '{{output}}' }, { trace_id: traceId }), 200).body.data;
+      assert.deepEqual([trace.label, trace.prompt[1].content], ['correct', 'GOOD: it ships today']);
+      expectError(await tryOn({ type: 'not_empty' }, { span_id: 'ab'.repeat(8) }), 404, /span "abababababababab" not found/);
+      expectError(await tryOn({ type: 'not_empty' }, { span_id: 'not-a-span' }), 422);
+    });
+
     it('offers ready judge templates', async () => {
       const templates = (await getOk(url(), '/v1/evaluator_templates')).data as { id: string; definition: { labels: unknown[] } }[];
       assert.deepEqual(
@@ -175,6 +222,14 @@ describeEachDialect(
       assert.deepEqual(attached.map((evaluator) => evaluator.id).sort(), [exact.id, llm.id].sort());
 
       const examples = (await getOk(url(), `/v1/datasets/${datasetId}/examples`)).data.examples as { id: string; output: unknown }[];
+      // Tried on an example first: its output is the reference.
+      const onExample = (output: unknown) =>
+        post('/v1/evaluators/try', {
+          definition: { type: 'exact_match' },
+          item: { dataset_id: datasetId, example_id: examples[0]!.id, output },
+        });
+      assert.equal(expectStatus(await onExample(examples[0]!.output), 200).body.data.label, 'match');
+      assert.equal(expectStatus(await onExample({ answer: 'other' }), 200).body.data.label, 'no_match');
       const experiment = expectStatus(await post(`/v1/datasets/${datasetId}/experiments`, { name: 'auto' }), 200).body.data;
       // Half the answers are right (the reference itself, and GOOD for the judge), one run fails.
       const runIds: string[] = [];

@@ -59,15 +59,26 @@ const presentOutcome = (outcome: EvaluationOutcome) => ({
 
 type TryBody = (typeof TrySavedBody)['static']['item'];
 
-/** The item of a try request: whole, or a dataset example with the output to judge. */
+/** An OpenTelemetry id of `digits` hex digits, lower-cased; 422 otherwise. */
+function otelId(value: unknown, field: string, digits: number): string {
+  if (typeof value !== 'string' || !new RegExp(`^[0-9a-fA-F]{${digits}}$`).test(value)) {
+    throw new InvalidInputError(`item.${field} must be ${digits} hexadecimal digits (got ${JSON.stringify(String(value).slice(0, 80))})`);
+  }
+  return value.toLowerCase();
+}
+
+/** The item of a try request: whole, a dataset example with the output to judge, a span or a trace. */
 function tryItemOf(item: TryBody): TryItem {
+  // A malformed id passes the union as an item given whole (which allows other keys): refused here.
+  if ('span_id' in item) return { kind: 'span', spanId: otelId(item.span_id, 'span_id', 16) };
+  if ('trace_id' in item) return { kind: 'trace', traceId: otelId(item.trace_id, 'trace_id', 32) };
   if ('example_id' in item && 'dataset_id' in item) {
     const exampleId = fromGlobalId('DatasetExample', item.example_id);
     if (exampleId === null)
       throw new InvalidInputError(`item.example_id ${JSON.stringify(item.example_id.slice(0, 80))} is not a dataset example id`);
     return { kind: 'example', dataset: identifier('Dataset', item.dataset_id), exampleId, output: item.output };
   }
-  const inline = item as Exclude<TryBody, { example_id: string }>;
+  const inline = item as Exclude<TryBody, { example_id: string } | { span_id: string } | { trace_id: string }>;
   return {
     kind: 'inline',
     item: {
@@ -143,7 +154,8 @@ export async function evaluatorsRoutes(instance: FastifyInstance, { evaluators: 
         operationId: 'tryEvaluator',
         summary: 'Try a definition on an item, without saving it',
         description:
-          'Runs the definition on the item (given whole, or a dataset example and an output) and answers the label, score and ' +
+          'Runs the definition on the item (given whole, a dataset example and an output, a span, or a trace by its root span) and ' +
+          'answers the label, score and ' +
           "explanation, with a judge's messages as sent and its raw answer. Nothing is stored. 503 when the judge's provider fails.",
         body: TryDefinitionBody,
         response: { 200: Type.Object({ data: TryResult }), ...errors(404, 422, 503) },

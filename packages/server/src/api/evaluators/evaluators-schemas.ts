@@ -71,7 +71,7 @@ export const EvaluationItemBody = Type.Object(
     total_tokens: Type.Optional(Nullable(Type.Number({ minimum: 0 }))),
     cost_usd: Type.Optional(Nullable(Type.Number({ minimum: 0 }))),
   },
-  { title: 'EvaluationItem', additionalProperties: false },
+  { title: 'EvaluationItem' },
 );
 
 export const ExampleItemBody = Type.Object(
@@ -82,10 +82,35 @@ export const ExampleItemBody = Type.Object(
     }),
     output: Type.Optional(Type.Unknown({ description: 'The output to evaluate against the example.' })),
   },
-  { title: 'ExampleEvaluationItem', additionalProperties: false },
+  { title: 'ExampleEvaluationItem' },
 );
 
-export const TryItemBody = Type.Union([EvaluationItemBody, ExampleItemBody]);
+export const SpanItemBody = Type.Object(
+  {
+    span_id: Type.String({
+      pattern: '^[0-9a-fA-F]{16}$',
+      description: 'A span (its OTel id): its input.value and output.value, metadata, latency, tokens and cost; no reference.',
+    }),
+  },
+  { title: 'SpanEvaluationItem' },
+);
+
+export const TraceItemBody = Type.Object(
+  {
+    trace_id: Type.String({
+      pattern: '^[0-9a-fA-F]{32}$',
+      description: "A trace (its OTel id): its root span, with the whole trace's cost.",
+    }),
+  },
+  { title: 'TraceEvaluationItem' },
+);
+
+/**
+ * The kinds with a required key first, the item given whole last; none refuses unknown keys,
+ * since the request validator strips them while it tries each kind in turn and the next kind
+ * would then see the item without them.
+ */
+export const TryItemBody = Type.Union([SpanItemBody, TraceItemBody, ExampleItemBody, EvaluationItemBody]);
 
 export const TryDefinitionBody = Type.Object(
   { definition: Type.Unknown({ description: 'An EvaluatorDefinition, not saved.' }), item: TryItemBody },
