@@ -93,12 +93,12 @@ function jsonOrText(value: unknown): unknown {
 /** What an evaluator reads of a span: its input and output values, metadata, latency, tokens and the given cost. */
 export function spanItem(span: SpanRecord, costUsd: number | null): EvaluationItem {
   const attributes = span.attributes;
-  const valueOf = (key: string, mimeKey: string) =>
+  const read = (key: string, mimeKey: string) =>
     attributes[mimeKey] === 'application/json' ? jsonOrText(attributes[key]) : attributes[key];
   const metadata = jsonOrText(attributes[METADATA]);
   return {
-    input: valueOf(INPUT_VALUE, INPUT_MIME_TYPE),
-    output: valueOf(OUTPUT_VALUE, OUTPUT_MIME_TYPE),
+    input: read(INPUT_VALUE, INPUT_MIME_TYPE),
+    output: read(OUTPUT_VALUE, OUTPUT_MIME_TYPE),
     reference: undefined,
     metadata: typeof metadata === 'object' && metadata !== null && !Array.isArray(metadata) ? (metadata as Record<string, unknown>) : {},
     latencyMs: Math.max(0, Number((BigInt(span.endTime) - BigInt(span.startTime)) / 1_000_000n)),
