@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe } from 'node:test';
 import type { Browser } from 'playwright-core';
 import type { TestServer } from '../../packages/server/test/helpers/server.js';
-import { LDAP_SUFFIX, startLdapServer, type TestLdapServer } from '../../packages/server/test/helpers/ldap-server.js';
+import { LDAP_SUFFIX, ldapEnv, startLdapServer, type TestLdapServer } from '../../packages/server/test/helpers/ldap-server.js';
 import { launchChromium, openPage, startAuthServer, uiTest, waitForPath, type OpenedPage } from './harness.js';
 
 const SERVICE_DN = `cn=sightline,${LDAP_SUFFIX}`;
@@ -31,18 +31,9 @@ before(async () => {
   );
   server = await startAuthServer('', {
     SERVICE_LOG_LEVEL: 'fatal',
-    SERVICE_LDAP_HOST: ldap.host,
-    SERVICE_LDAP_PORT: String(ldap.port),
-    SERVICE_LDAP_TLS_MODE: 'none',
-    SERVICE_LDAP_BIND_DN: SERVICE_DN,
-    SERVICE_LDAP_BIND_PASSWORD: SERVICE_PASSWORD,
-    SERVICE_LDAP_USER_SEARCH_BASE_DNS: JSON.stringify([`ou=users,${LDAP_SUFFIX}`]),
-    SERVICE_LDAP_USER_SEARCH_FILTER: '(&(objectClass=inetOrgPerson)(uid=%s))',
-    SERVICE_LDAP_ATTR_EMAIL: 'mail',
-    SERVICE_LDAP_ATTR_DISPLAY_NAME: 'cn',
-    SERVICE_LDAP_GROUP_ROLE_MAPPINGS: JSON.stringify([{ group_dn: `cn=developers,ou=groups,${LDAP_SUFFIX}`, role: 'MEMBER' }]),
-    SERVICE_LDAP_CONNECT_TIMEOUT_SECONDS: '2',
-    SERVICE_LDAP_TIMEOUT_SECONDS: '5',
+    ...ldapEnv(ldap, { dn: SERVICE_DN, password: SERVICE_PASSWORD }, [
+      { group_dn: `cn=developers,ou=groups,${LDAP_SUFFIX}`, role: 'MEMBER' },
+    ]),
   });
 });
 after(async () => {

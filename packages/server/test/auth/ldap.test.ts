@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { describeEachDialect, startTestServer } from '../helpers/server.js';
-import { LDAP_SUFFIX, startLdapServer } from '../helpers/ldap-server.js';
+import { LDAP_SUFFIX, ldapEnv, startLdapServer } from '../helpers/ldap-server.js';
 import {
   ACCESS_COOKIE,
   AUTH_ENV,
@@ -78,22 +78,11 @@ ldap.add(
 );
 
 const LDAP_ENV: Record<string, string> = {
-  SERVICE_LDAP_HOST: ldap.host,
-  SERVICE_LDAP_PORT: String(ldap.port),
-  SERVICE_LDAP_TLS_MODE: 'none',
-  SERVICE_LDAP_BIND_DN: SERVICE_DN,
-  SERVICE_LDAP_BIND_PASSWORD: SERVICE_PASSWORD,
-  SERVICE_LDAP_USER_SEARCH_BASE_DNS: JSON.stringify([`ou=users,${LDAP_SUFFIX}`]),
-  SERVICE_LDAP_USER_SEARCH_FILTER: '(&(objectClass=inetOrgPerson)(uid=%s))',
-  SERVICE_LDAP_ATTR_EMAIL: 'mail',
-  SERVICE_LDAP_ATTR_DISPLAY_NAME: 'cn',
-  SERVICE_LDAP_ATTR_UNIQUE_ID: 'entryUUID',
-  SERVICE_LDAP_GROUP_ROLE_MAPPINGS: JSON.stringify([
+  ...ldapEnv(ldap, { dn: SERVICE_DN, password: SERVICE_PASSWORD }, [
     { group_dn: 'CN=Admins, OU=Groups, DC=example, DC=com', role: 'admin' },
     { group_dn: DEVELOPERS, role: 'MEMBER' },
   ]),
-  SERVICE_LDAP_CONNECT_TIMEOUT_SECONDS: '2',
-  SERVICE_LDAP_TIMEOUT_SECONDS: '5',
+  SERVICE_LDAP_ATTR_UNIQUE_ID: 'entryUUID',
 };
 
 function ldapLogin(url: string, username: unknown, password: unknown, jar = new CookieJar()): Promise<ApiResponse> {

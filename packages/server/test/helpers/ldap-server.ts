@@ -35,6 +35,31 @@ export interface TestLdapServer {
 
 const SCHEMAS = ['core', 'cosine', 'inetorgperson', 'nis'];
 
+/**
+ * The SERVICE_LDAP_* settings of a server on this directory: plain LDAP, the given service
+ * account, users under ou=users found by uid, with mail and cn; `groups` maps group DNs to roles.
+ */
+export function ldapEnv(
+  ldap: Pick<TestLdapServer, 'host' | 'port'>,
+  service: { dn: string; password: string },
+  groups: { group_dn: string; role: string }[],
+): Record<string, string> {
+  return {
+    SERVICE_LDAP_HOST: ldap.host,
+    SERVICE_LDAP_PORT: String(ldap.port),
+    SERVICE_LDAP_TLS_MODE: 'none',
+    SERVICE_LDAP_BIND_DN: service.dn,
+    SERVICE_LDAP_BIND_PASSWORD: service.password,
+    SERVICE_LDAP_USER_SEARCH_BASE_DNS: JSON.stringify([`ou=users,${LDAP_SUFFIX}`]),
+    SERVICE_LDAP_USER_SEARCH_FILTER: '(&(objectClass=inetOrgPerson)(uid=%s))',
+    SERVICE_LDAP_ATTR_EMAIL: 'mail',
+    SERVICE_LDAP_ATTR_DISPLAY_NAME: 'cn',
+    SERVICE_LDAP_GROUP_ROLE_MAPPINGS: JSON.stringify(groups),
+    SERVICE_LDAP_CONNECT_TIMEOUT_SECONDS: '2',
+    SERVICE_LDAP_TIMEOUT_SECONDS: '5',
+  };
+}
+
 function slapdBinary(): string | null {
   for (const candidate of ['/usr/sbin/slapd', '/usr/local/libexec/slapd']) if (fs.existsSync(candidate)) return candidate;
   return null;
