@@ -25,10 +25,21 @@ export function buildCli(): Command {
   program
     .command('serve')
     .description('Run the observability server: UI, REST API and OTLP/HTTP on SERVICE_PORT, OTLP/gRPC on SERVICE_GRPC_PORT')
-    .action(async () => {
-      const config = loadConfig();
+    .option('--host <address>', 'the address to listen on (SERVICE_HOST; default 127.0.0.1)')
+    .option('--port <port>', 'the UI, REST API and OTLP/HTTP port (SERVICE_PORT; default 6006)')
+    .option('--grpc-port <port>', 'the OTLP/gRPC port (SERVICE_GRPC_PORT; default 4317)')
+    .option('--working-dir <dir>', 'where the SQLite database lives (SERVICE_WORKING_DIR; default ~/.sightline)')
+    .addHelpText('after', SERVE_ENVIRONMENT_HELP)
+    .action(async (options: ServeOptions) => {
+      // A flag wins over its variable, and is checked as the variable is (a bad port is the same one-line refusal).
+      const config = loadConfig({ ...process.env, ...serveFlagsAsEnvironment(options) });
       tuneHeapForService();
-      const server = await startServer(config);
+      let server: Awaited<ReturnType<typeof startServer>>;
+      try {
+        server = await startServer(config);
+      } catch (error) {
+        throw portInUse(error, config) ?? error;
+      }
       printBanner(config, server.url, server.grpcPort);
       stopOnSignals({
         name: 'sightline',
@@ -65,6 +76,45 @@ export function buildCli(): Command {
     });
   registerMonitorCommands(program);
   return program;
+}
+
+interface ServeOptions {
+  host?: string;
+  port?: string;
+  grpcPort?: string;
+  workingDir?: string;
+}
+
+/** The flags of `serve` as the variables they stand for. */
+function serveFlagsAsEnvironment(options: ServeOptions): Record<string, string> {
+  const environment: Record<string, string> = {};
+  if (options.host !== undefined) environment.SERVICE_HOST = options.host;
+  if (options.port !== undefined) environment.SERVICE_PORT = options.port;
+  if (options.grpcPort !== undefined) environment.SERVICE_GRPC_PORT = options.grpcPort;
+  if (options.workingDir !== undefined) environment.SERVICE_WORKING_DIR = options.workingDir;
+  return environment;
+}
+
+/** What `serve --help` adds: the variables it reads most (the README's "Configuration" has them all). */
+const SERVE_ENVIRONMENT_HELP = `
+Environment (a flag above wins over its variable; README.md, "Configuration", lists them all):
+  SERVICE_HOST, SERVICE_PORT, SERVICE_GRPC_PORT   where it listens (127.0.0.1, 6006, 4317)
+  SERVICE_WORKING_DIR                              SQLite database and files (~/.sightline)
+  SERVICE_SQL_DATABASE_URL                         postgresql://… to use PostgreSQL instead of SQLite
+  SERVICE_ENABLE_AUTH, SERVICE_SECRET              login and API keys (off by default; the secret is 32+ characters)
+  SERVICE_HOST_ROOT_PATH, SERVICE_ROOT_URL         serving under a path, and the public origin
+  SERVICE_LOG_LEVEL                                fatal, error, warn, info (default), debug, trace
+  OPENAI_API_KEY, ANTHROPIC_API_KEY, …             playground and LLM-judge providers (or stored in Settings)`;
+
+/** A listen that failed because the port is taken, as a sentence naming the setting to change; null for any other failure. */
+function portInUse(error: unknown, config: Config): Error | null {
+  const failure = error as { code?: unknown; port?: unknown; message?: unknown };
+  const message = typeof failure.message === 'string' ? failure.message : '';
+  if (failure.code !== 'EADDRINUSE' && !/EADDRINUSE|address already in use/i.test(message)) return null;
+  // The HTTP port is bound first; gRPC's bind failure carries no port of its own.
+  const grpc = failure.port === config.grpcPort || (failure.code !== 'EADDRINUSE' && failure.port === undefined);
+  const [port, variable, flag] = grpc ? [config.grpcPort, 'SERVICE_GRPC_PORT', '--grpc-port'] : [config.port, 'SERVICE_PORT', '--port'];
+  return new Error(`port ${port} on ${config.host} is already in use by another process: choose another with ${variable} or ${flag}`);
 }
 
 function printBanner(config: Config, url: string, grpcPort: number): void {
