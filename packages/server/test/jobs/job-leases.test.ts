@@ -88,6 +88,7 @@ describe('background jobs on two replicas [postgres]', () => {
           'partition-compaction',
           'long-attributes-conversion',
           'span-log-events',
+          'dataset-evaluations',
         ]);
       }
       expectStatus(await member.get('/v1/system/jobs'), 403, 'member');
