@@ -7,6 +7,11 @@ export function formatInt(value: number | null | undefined): string {
   return value === null || value === undefined ? '—' : integer.format(value);
 }
 
+/** A count with its noun, singular for one: `1 span`, `3 spans`, `12,400 sessions` (`plural` for nouns not made with an s). */
+export function formatCount(count: number, noun: string, plural = `${noun}s`): string {
+  return `${integer.format(count)} ${count === 1 ? noun : plural}`;
+}
+
 export function formatCompact(value: number | null | undefined): string {
   if (value === null || value === undefined) return '—';
   return Math.abs(value) < 10_000 ? integer.format(value) : compact.format(value);

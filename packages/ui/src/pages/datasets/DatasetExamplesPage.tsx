@@ -8,7 +8,7 @@ import { useParams, useSearchParams } from 'react-router';
 import { Badge, Button, Code, Group, Paper, Select, Skeleton, Stack, Table, Text } from '@mantine/core';
 import { IconDownload } from '@tabler/icons-react';
 import { useDatasetExamples, useDatasetVersions } from './queries';
-import { formatDateTime, formatInt } from '../../lib/format';
+import { formatCount, formatDateTime, formatInt } from '../../lib/format';
 import { apiUrl } from '../../api/http';
 
 const PAGE_SIZE = 50;
@@ -42,7 +42,7 @@ export function DatasetExamplesPage() {
     <Stack gap="md">
       <Group justify="space-between" align="flex-end">
         <Group gap="xs">
-          <Badge variant="light">{count === undefined ? '…' : formatInt(count)} examples</Badge>
+          <Badge variant="light">{count === undefined ? '… examples' : formatCount(count, 'example')}</Badge>
           {versionId && versionId !== latest ? (
             <Badge variant="light" color="orange">
               an older version

@@ -5,12 +5,14 @@ import { Link, Outlet, useLocation, useNavigate, useParams } from 'react-router'
 import { useDataset } from './queries';
 import { CopyIcon } from '../../components/Copy';
 import { datasetPath } from './DatasetsPage';
+import { usePageTitle } from '../../lib/pageTitle';
 
 export function DatasetLayout() {
   const { datasetId = '' } = useParams();
   const location = useLocation();
   const navigate = useNavigate();
   const dataset = useDataset(datasetId);
+  usePageTitle(dataset.data?.name ?? 'Dataset');
   const last = location.pathname.split('/').at(-1);
   const tab = last === 'experiments' || last === 'evaluators' ? last : 'examples';
 

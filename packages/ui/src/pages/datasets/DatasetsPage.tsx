@@ -4,12 +4,14 @@ import { Alert, Anchor, Code, Paper, Skeleton, Stack, Table, Text, Title } from 
 import { IconInfoCircle } from '@tabler/icons-react';
 import { useDatasets } from './queries';
 import { formatInt, formatRelative } from '../../lib/format';
+import { usePageTitle } from '../../lib/pageTitle';
 
 export function datasetPath(datasetId: string, tab = 'examples') {
   return `/datasets/${encodeURIComponent(datasetId)}/${tab}`;
 }
 
 export function DatasetsPage() {
+  usePageTitle('Datasets');
   const datasets = useDatasets();
   return (
     <Stack gap="md">

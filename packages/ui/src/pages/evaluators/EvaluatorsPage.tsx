@@ -13,8 +13,10 @@ import { ConfirmModal } from '../../components/ConfirmModal';
 import { formatRelative } from '../../lib/format';
 import { EvaluatorEditor } from './EvaluatorEditor';
 import { deleteEvaluator, evaluatorsKey, useEvaluators } from './queries';
+import { usePageTitle } from '../../lib/pageTitle';
 
 export function EvaluatorsPage() {
+  usePageTitle('Evaluators');
   const evaluators = useEvaluators();
   const queryClient = useQueryClient();
   const [editing, setEditing] = useState<StoredEvaluator | 'new' | null>(null);

@@ -44,6 +44,7 @@ import {
   type Role,
   type TemplateFormat,
 } from '../../lib/playground';
+import { usePageTitle } from '../../lib/pageTitle';
 
 /** The playground project's trace view of a run (docs/playground.md: runs are traced into `playground`). */
 export function playgroundTracePath(traceId: string): string {
@@ -72,6 +73,7 @@ type RunState =
 
 /** The page: reads the router state once per navigation (a new "Open in playground" remounts it). */
 export function PlaygroundPage() {
+  usePageTitle('Playground');
   const location = useLocation();
   const state = location.state as PlaygroundLocationState | null;
   return <Playground key={location.key} initial={state?.draft ?? emptyDraft()} />;

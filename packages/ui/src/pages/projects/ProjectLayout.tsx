@@ -8,9 +8,10 @@ import type { Project } from '@sightline/client/browser';
 import { RangeControls } from '../../components/RangeControls';
 import { StatStrip } from '../../components/StatStrip';
 import { CopyIcon } from '../../components/Copy';
-import { formatCompact, formatCost, formatDuration, formatInt, formatPercent } from '../../lib/format';
+import { formatCount, formatCompact, formatCost, formatDuration, formatInt, formatPercent } from '../../lib/format';
 import { useLiveRefresh, useTimeRange } from '../../lib/timeRange';
 import { explorerSearch } from './ProjectsPage';
+import { usePageTitle } from '../../lib/pageTitle';
 
 export interface ProjectContext {
   project: Project;
@@ -30,6 +31,7 @@ export function ProjectLayout() {
   const { option } = useTimeRange();
   const { interval } = useLiveRefresh();
   const project = useProject(projectId);
+  usePageTitle(project.data?.name ?? 'Project');
   const summary = useSummary(projectId, option, interval);
   const fetching = useIsFetching() > 0;
   const tab = location.pathname.split('/')[3] ?? 'traces';
@@ -80,7 +82,7 @@ export function ProjectLayout() {
             label: 'Error rate',
             value: formatPercent(s?.error_rate),
             color: s && s.error_rate > 0 ? 'red' : undefined,
-            hint: s ? `${formatInt(s.error_count)} spans with status ERROR` : undefined,
+            hint: s ? `${formatCount(s.error_count, 'span')} with status ERROR` : undefined,
           },
           { label: 'Latency p50', value: formatDuration(s?.latency_ms_p50), hint: 'Median duration of root spans' },
           { label: 'Latency p99', value: formatDuration(s?.latency_ms_p99), hint: '99th percentile duration of root spans' },

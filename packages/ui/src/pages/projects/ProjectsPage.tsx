@@ -10,6 +10,7 @@ import type { Project, ProjectSummary } from '@sightline/client/browser';
 import { RangeControls } from '../../components/RangeControls';
 import { formatCompact, formatDuration, formatInt, formatPercent, formatRelative } from '../../lib/format';
 import { useLiveRefresh, useTimeRange } from '../../lib/timeRange';
+import { usePageTitle } from '../../lib/pageTitle';
 
 type SortKey = 'name' | 'traces' | 'spans' | 'errors' | 'p50' | 'p99' | 'tokens' | 'created';
 
@@ -50,6 +51,7 @@ export function explorerSearch(params: URLSearchParams): string {
 }
 
 export function ProjectsPage() {
+  usePageTitle('Projects');
   const { option } = useTimeRange();
   const { interval } = useLiveRefresh();
   const projects = useProjects(interval);

@@ -3,7 +3,6 @@
  * each turn's input (the root span's input.value) and output (its output.value) as chat bubbles in
  * time order, each linking to its trace.
  */
-import { useEffect } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router';
 import { Alert, Anchor, Box, Breadcrumbs, Center, Group, Loader, Paper, Stack, Text, Title } from '@mantine/core';
 import { IconRobot, IconUser } from '@tabler/icons-react';
@@ -17,6 +16,7 @@ import { prettyJson } from '../../lib/openinference';
 import { useLiveRefresh } from '../../lib/timeRange';
 import { explorerSearch } from './ProjectsPage';
 import { INPUT_VALUE, OUTPUT_VALUE } from '../../lib/attributes';
+import { usePageTitle } from '../../lib/pageTitle';
 
 /** One message of the conversation: the user's on the right, the application's on the left. */
 function Bubble({ side, value, time, traceLink }: { side: 'input' | 'output'; value: unknown; time: string; traceLink: string }) {
@@ -67,12 +67,7 @@ export function SessionPage() {
   const search = explorerSearch(params);
   const projectPath = `/projects/${encodeURIComponent(projectId)}`;
 
-  useEffect(() => {
-    document.title = session.data ? `Session ${session.data.session_id} · Sightline` : 'Session · Sightline';
-    return () => {
-      document.title = 'Sightline';
-    };
-  }, [session.data]);
+  usePageTitle(session.data ? `Session ${session.data.session_id}` : 'Session');
 
   const rootOf = new Map<string, Span>();
   for (const span of roots.data ?? []) if (!rootOf.has(span.context.trace_id)) rootOf.set(span.context.trace_id, span);

@@ -5,7 +5,7 @@ import { Alert, Text, Tooltip } from '@mantine/core';
 import type { Session } from '@sightline/client/browser';
 import { useSessions } from './sessionQueries';
 import { VirtualTable, type Column } from '../../components/VirtualTable';
-import { displayValue, formatCompact, formatDateTime, formatDuration, formatInt, formatTime } from '../../lib/format';
+import { formatCount, displayValue, formatCompact, formatDateTime, formatDuration, formatInt, formatTime } from '../../lib/format';
 import { useLiveRefresh } from '../../lib/timeRange';
 import { useProjectContext } from './ProjectLayout';
 import { explorerSearch } from './ProjectsPage';
@@ -106,8 +106,10 @@ export function SessionsTab() {
   return (
     <>
       <Text size="sm" c="dimmed">
-        {rows.length > 0 ? `${formatInt(rows.length)}${sessions.hasNextPage ? '+' : ''} sessions, newest first · ` : ''}traces grouped by
-        their session.id attribute; Enter opens the conversation
+        {rows.length > 0
+          ? `${sessions.hasNextPage ? `${formatInt(rows.length)}+ sessions` : formatCount(rows.length, 'session')}, newest first · `
+          : ''}
+        traces grouped by their session.id attribute; Enter opens the conversation
       </Text>
       {sessions.error ? <Alert color="red">{sessions.error.message}</Alert> : null}
       <VirtualTable

@@ -11,7 +11,7 @@ import { SPAN_KINDS } from '../../lib/spanKinds';
 import { KindBadge, StatusIcon } from '../../components/Badges';
 import { CopyableId } from '../../components/Copy';
 import { VirtualTable, type Column, type SortState } from '../../components/VirtualTable';
-import { displayValue, formatCompact, formatDateTime, formatDuration, formatInt, formatTime, shortId } from '../../lib/format';
+import { formatCount, displayValue, formatCompact, formatDateTime, formatDuration, formatInt, formatTime, shortId } from '../../lib/format';
 import { useLiveRefresh, useTimeRange } from '../../lib/timeRange';
 import { useUpdateSearch } from '../../lib/search';
 import { useProjectContext } from './ProjectLayout';
@@ -263,7 +263,7 @@ export function SpansTab() {
         </Group>
       </Paper>
       <Text size="sm" c="dimmed">
-        {loaded.length > 0 ? `${formatInt(loaded.length)}${spans.hasNextPage ? '+' : ''} spans` : ' '}
+        {loaded.length > 0 ? (spans.hasNextPage ? `${formatInt(loaded.length)}+ spans` : formatCount(loaded.length, 'span')) : ' '}
         {sortKey !== 'start_time' && spans.hasNextPage ? ' · sorted among the spans loaded so far' : ''} · ↑/↓ to move, Enter to open the
         trace
       </Text>

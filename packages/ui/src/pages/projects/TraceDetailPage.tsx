@@ -1,5 +1,4 @@
 /** `/projects/:projectId/traces/:traceId`: the trace's span tree and timeline beside the selected span. */
-import { useEffect } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router';
 import {
   Accordion,
@@ -29,6 +28,7 @@ import { explorerSearch } from './ProjectsPage';
 import { SpanDetails } from './SpanDetails';
 import { SpanTree } from './SpanTree';
 import { traceStatus } from './TracesTab';
+import { usePageTitle } from '../../lib/pageTitle';
 
 export function TraceDetailPage() {
   const { projectId = '', traceId = '' } = useParams();
@@ -44,12 +44,7 @@ export function TraceDetailPage() {
 
   const select = (spanId: string) => update((next) => next.set('span', spanId));
 
-  useEffect(() => {
-    document.title = trace.data?.root_span ? `${trace.data.root_span.name} · Sightline` : 'Trace · Sightline';
-    return () => {
-      document.title = 'Sightline';
-    };
-  }, [trace.data]);
+  usePageTitle(trace.data?.root_span ? trace.data.root_span.name : 'Trace');
 
   const projectLink = `/projects/${encodeURIComponent(projectId)}/traces${search}`;
 

@@ -10,7 +10,7 @@ import type { Trace } from '@sightline/client/browser';
 import { KindBadge, StatusIcon } from '../../components/Badges';
 import { CopyableId } from '../../components/Copy';
 import { VirtualTable, type Column, type SortState } from '../../components/VirtualTable';
-import { formatCompact, formatDateTime, formatDuration, formatCost, formatInt, formatTime, shortId } from '../../lib/format';
+import { formatCount, formatCompact, formatDateTime, formatDuration, formatCost, formatInt, formatTime, shortId } from '../../lib/format';
 import { useLiveRefresh, useTimeRange } from '../../lib/timeRange';
 import { useUpdateSearch } from '../../lib/search';
 import { useProjectContext } from './ProjectLayout';
@@ -157,8 +157,10 @@ export function TracesTab() {
           w={360}
         />
         <Text size="sm" c="dimmed">
-          {rows.length > 0 ? `${formatInt(rows.length)}${traces.hasNextPage ? '+' : ''} traces · ${option.label.toLowerCase()}` : ' '} · ↑/↓
-          to move, Enter to open
+          {rows.length > 0
+            ? `${traces.hasNextPage ? `${formatInt(rows.length)}+ traces` : formatCount(rows.length, 'trace')} · ${option.label.toLowerCase()}`
+            : ' '}{' '}
+          · ↑/↓ to move, Enter to open
         </Text>
         <Anchor component={Link} to={`/projects/${encodeURIComponent(projectId)}/spans${search}${search ? '&' : '?'}roots=1`} size="sm">
           <Group gap={4}>

@@ -10,6 +10,7 @@ import { usePrompts, usePromptVersions } from './queries';
 import { formatDateTime, formatRelative } from '../../lib/format';
 import { draftFromPromptVersion, type PromptVersion } from '../../lib/playground';
 import type { PlaygroundLocationState } from '../playground/PlaygroundPage';
+import { usePageTitle } from '../../lib/pageTitle';
 
 /** The page of a prompt's versions. */
 export function promptPath(promptName: string): string {
@@ -17,6 +18,7 @@ export function promptPath(promptName: string): string {
 }
 
 export function PromptsPage() {
+  usePageTitle('Prompts');
   const prompts = usePrompts();
   return (
     <Stack gap="md">
@@ -84,6 +86,7 @@ function templatePreview(version: PromptVersion): string {
 
 export function PromptVersionsPage() {
   const { promptName = '' } = useParams();
+  usePageTitle(`Prompt ${promptName}`);
   const versions = usePromptVersions(promptName);
   const navigate = useNavigate();
   const open = (version: PromptVersion) => {

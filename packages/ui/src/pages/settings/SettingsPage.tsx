@@ -25,6 +25,7 @@ import { ModelPricesSection } from './ModelPricesSection';
 import { ProvidersSection } from './ProvidersSection';
 import { JobsSection } from './JobsSection';
 import type { ReactNode } from 'react';
+import { usePageTitle } from '../../lib/pageTitle';
 
 function Section({ title, description, children }: { title: string; description?: ReactNode; children: ReactNode }) {
   return (
@@ -49,6 +50,7 @@ function Section({ title, description, children }: { title: string; description?
 const ADMIN_TABS = ['users', 'system-keys', 'user-keys', 'providers', 'jobs'];
 
 export function SettingsPage() {
+  usePageTitle('Settings');
   const viewer = useCurrentViewer();
   const [params] = useSearchParams();
   const update = useUpdateSearch();
