@@ -1,14 +1,15 @@
 /**
- * Tabs a user can tell apart and counts that read as English, in Debian's Chromium: every page
- * names its subject in the browser tab's title, and one of something is singular ("1 span", not
- * "1 spans"), as the issue "What a demanding user hits" found them.
+ * Tabs a user can tell apart, counts that read as English, and a sessions table that means its
+ * "newest first", in Debian's Chromium: every page names its subject in the browser tab's title,
+ * one of something is singular ("1 span", not "1 spans"), and sessions are listed by when they
+ * started, not by when ingest first saw them, as the issue "What a demanding user hits" found them.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { newTraceId, request, sendSpans } from '../../packages/server/test/helpers/query.js';
 import { startTestServer, type TestServer } from '../../packages/server/test/helpers/server.js';
-import { launchChromium, openPage, uiTest, type OpenedPage } from './harness.js';
+import { eventually, launchChromium, openPage, uiTest, type OpenedPage } from './harness.js';
 
 let browser: Browser;
 let server: TestServer;
@@ -46,8 +47,7 @@ describe('UI: tab titles and counts', () => {
 
   /** Waits for the tab's title (pages set it once their data is in). */
   const titled = async (title: string) => {
-    await opened.page.waitForFunction(`document.title === ${JSON.stringify(title)}`, undefined, { timeout: 10_000 }).catch(() => {});
-    assert.equal(await opened.page.title(), title);
+    await eventually(async () => assert.equal(await opened.page.title(), title));
   };
 
   test('each page names its subject in the tab title', async () => {
@@ -77,5 +77,35 @@ describe('UI: tab titles and counts', () => {
     await page.goto(`${server.url}/projects/${projectId}/sessions`);
     await page.getByText(/^1 session, newest first/).waitFor();
     assert.equal(await page.getByText(/\b1 (spans|sessions|traces)\b/).count(), 0);
+  });
+
+  test('the sessions table is newest first by start time, whatever order ingest saw them in', async () => {
+    const { page } = opened;
+    // Sent in this order; they started 40, 10 and 25 minutes ago.
+    const now = Date.now();
+    for (const [session, minutesAgo] of [
+      ['started-40-min-ago', 40],
+      ['started-10-min-ago', 10],
+      ['started-25-min-ago', 25],
+    ] as const) {
+      await sendSpans(server.url, 'ordered-sessions', [
+        {
+          traceId: newTraceId(),
+          name: 'turn',
+          start: BigInt(now - minutesAgo * 60_000) * 1_000_000n,
+          attributes: { 'session.id': session },
+        },
+      ]);
+    }
+    const projects = await request(server.url, 'GET', '/v1/projects');
+    const ordered = (projects.body.data as { id: string; name: string }[]).find((project) => project.name === 'ordered-sessions')!.id;
+    await page.goto(`${server.url}/projects/${ordered}/sessions`);
+    const rows = page.getByRole('grid', { name: 'Sessions' }).getByTestId('table-row');
+    await rows.nth(2).waitFor();
+    const texts = await rows.allInnerTexts();
+    const order = ['started-10-min-ago', 'started-25-min-ago', 'started-40-min-ago'].map((name) =>
+      texts.findIndex((text) => text.includes(name)),
+    );
+    assert.deepEqual(order, [0, 1, 2], texts.join(' | '));
   });
 });

@@ -741,7 +741,7 @@ export interface paths {
         };
         /**
          * List sessions for a project
-         * @description Sessions of the project in id order (oldest first unless `order=desc`), keyset-paginated, each with its traces, token sums, trace count, duration, first input and last output.
+         * @description Sessions of the project in id order (oldest first unless `order=desc`), or by start time with `sort=start_time` (Sightline addition), keyset-paginated, each with its traces, token sums, trace count, duration, first input and last output.
          */
         get: operations["listProjectSessions"];
         put?: never;
@@ -6608,8 +6608,10 @@ export interface operations {
                 cursor?: string;
                 /** @description Page size, 1 to 1000 (more answers 422). */
                 limit?: number;
-                /** @description By session id (default asc: oldest first). */
+                /** @description Ascending (the default) or descending. */
                 order?: "asc" | "desc";
+                /** @description By session id, i.e. when ingest first saw the session (the default, as Phoenix), or by when it started (Sightline addition). */
+                sort?: "id" | "start_time";
             };
             header?: never;
             path: {

@@ -6,6 +6,7 @@
 import { ConflictError, InvalidInputError, NotFoundError } from '@sightline/common';
 import type {
   SessionsRepository,
+  SessionSort,
   RootIo,
   SessionRecord,
   SessionTokens,
@@ -31,6 +32,7 @@ export interface SessionView extends SessionRecord {
 export interface SessionListParams {
   limit: number;
   order?: SortOrder | undefined;
+  sort?: SessionSort | undefined;
   fromId?: number | undefined;
 }
 
@@ -100,6 +102,7 @@ export function createSessionsService(deps: { sessions: SessionsRepository; cost
       const rows = await sessions.list({
         projectId: project.id,
         order: params.order ?? 'asc',
+        sort: params.sort ?? 'id',
         fromId: params.fromId,
         limit: params.limit + 1,
       });

@@ -153,6 +153,32 @@ describeEachDialect(
       expectStatus(await clients.member.get(`/v1/projects/${unique('missing')}/sessions`), 404);
     });
 
+    it('sorts sessions by start time on request, newest first, paging through ties', async () => {
+      const project = unique('by-start');
+      // Seen by ingest in this order; they started in another: 20, 5, 10 (and two at 30).
+      const starts = [20, 5, 10, 30, 30];
+      const texts = starts.map((_, i) => `s${i}-${unique('t')}`);
+      for (const [i, text] of texts.entries()) await send(project, turn(newTraceId(), text, starts[i]! * 1000, i + 1));
+      const seen: string[] = [];
+      let cursor: string | null = null;
+      let pages = 0;
+      do {
+        const query: string = `sort=start_time&order=desc&limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+        const body = expectStatus(await clients.member.get(`/v1/projects/${project}/sessions?${query}`), 200).body;
+        seen.push(...body.data.map((session: SessionBody) => session.session_id));
+        cursor = body.next_cursor;
+        pages += 1;
+      } while (cursor !== null && pages < 10);
+      // Ties in start time go by id, in the same order.
+      assert.deepEqual(seen, [texts[4], texts[3], texts[0], texts[2], texts[1]]);
+      const ascending = expectStatus(await clients.member.get(`/v1/projects/${project}/sessions?sort=start_time`), 200).body;
+      assert.deepEqual(
+        ascending.data.map((session: SessionBody) => session.session_id),
+        [texts[1], texts[2], texts[0], texts[3], texts[4]],
+      );
+      expectStatus(await clients.member.get(`/v1/projects/${project}/sessions?sort=last_activity`), 422);
+    });
+
     it('reads one session by id or by session.id text; a text in two projects is ambiguous', async () => {
       const listed = expectStatus(await clients.member.get(`/v1/projects/${state.project}/sessions`), 200).body.data[0] as SessionBody;
       const byId = expectStatus(await clients.member.get(`/v1/sessions/${encodeURIComponent(listed.id)}`), 200).body.data;

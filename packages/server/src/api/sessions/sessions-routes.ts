@@ -20,15 +20,21 @@ export async function sessionsRoutes(instance: FastifyInstance, { sessions }: { 
         operationId: 'listProjectSessions',
         summary: 'List sessions for a project',
         description:
-          'Sessions of the project in id order (oldest first unless `order=desc`), keyset-paginated, each with its traces, ' +
-          'token sums, trace count, duration, first input and last output.',
+          'Sessions of the project in id order (oldest first unless `order=desc`), or by start time with `sort=start_time` ' +
+          '(Sightline addition), keyset-paginated, each with its traces, token sums, trace count, duration, first input and last output.',
         params: ProjectPath,
         querystring: Type.Object({
           cursor: Type.Optional(
             Type.String({ description: 'The next_cursor of the previous page (a ProjectSession id); an invalid cursor answers 422.' }),
           ),
           limit: limitParam,
-          order: Type.Optional(StringEnum(['asc', 'desc'] as const, { description: 'By session id (default asc: oldest first).' })),
+          order: Type.Optional(StringEnum(['asc', 'desc'] as const, { description: 'Ascending (the default) or descending.' })),
+          sort: Type.Optional(
+            StringEnum(['id', 'start_time'] as const, {
+              description:
+                'By session id, i.e. when ingest first saw the session (the default, as Phoenix), or by when it started (Sightline addition).',
+            }),
+          ),
         }),
         response: { 200: Page(Session), ...errors(404, 422) },
       },
@@ -38,6 +44,7 @@ export async function sessionsRoutes(instance: FastifyInstance, { sessions }: { 
       const rows = await sessions.list(identifier('Project', request.params.project_identifier), {
         limit,
         order: request.query.order,
+        sort: request.query.sort,
         fromId: cursorId('ProjectSession', request.query.cursor),
       });
       return pageAnswer('ProjectSession', rows, limit, presentSession);

@@ -31,6 +31,7 @@ import * as datasetLabelsAndSplits from './0028-dataset-labels-and-splits.js';
 import * as experimentTags from './0029-experiment-tags.js';
 import * as spanLogEvents from './0031-span-log-events.js';
 import * as evaluators from './0032-evaluators.js';
+import * as sessionStartOrder from './0033-session-start-order.js';
 
 export interface MigrationContext {
   dialect: Dialect;
@@ -69,5 +70,6 @@ export function migrations(context: MigrationContext): Record<string, Migration>
     '0029-experiment-tags': { up: experimentTags.up(context) },
     '0031-span-log-events': { up: spanLogEvents.up(context) },
     '0032-evaluators': { up: evaluators.up(context) },
+    '0033-session-start-order': { up: sessionStartOrder.up(context) },
   };
 }

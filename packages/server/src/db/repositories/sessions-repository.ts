@@ -11,7 +11,7 @@ import { addDerivedAttributes } from '../../span-model/conventions/openinference
 import { longAttributeText, mergeAttributes } from '../../span-model/long-attributes.js';
 import type { DB } from '../schema.js';
 import { MAX_IN_LIST, chunks } from '../chunks.js';
-import { bigintText, sqlDialect, parseJsonColumn } from '../sql-dialect.js';
+import { bigintText, nanosLiteral, sqlDialect, parseJsonColumn } from '../sql-dialect.js';
 import { INPUT_VALUE, OUTPUT_VALUE } from '../../span-model/conventions/attribute-names.js';
 
 export interface SessionRecord {
@@ -44,10 +44,14 @@ export interface RootIo {
   output: string | null;
 }
 
+/** What a session list is ordered by: when ingest first saw the session (its id), or when it started. */
+export type SessionSort = 'id' | 'start_time';
+
 export interface SessionListQuery {
   projectId: number;
   order: SortOrder;
-  /** Start at this session id (inclusive) in `order`. */
+  sort: SessionSort;
+  /** Start at this session (inclusive) in `order`. */
   fromId?: number | undefined;
   /** Rows to fetch (the caller asks for one more than the page size). */
   limit: number;
@@ -83,9 +87,32 @@ export function createSessionsRepository(db: Kysely<DB>, dialect: Dialect) {
     /** A project's sessions in id order from `fromId` on. */
     async list(query: SessionListQuery): Promise<SessionRecord[]> {
       let select = sessions().where('project_sessions.project_id', '=', query.projectId);
-      if (query.fromId !== undefined) select = select.where('project_sessions.id', query.order === 'desc' ? '<=' : '>=', query.fromId);
-      const rows = await select.orderBy('project_sessions.id', query.order).limit(query.limit).execute();
-      return rows.map(toRecord);
+      const after = query.order === 'desc' ? '<' : '>';
+      if (query.sort === 'start_time') {
+        if (query.fromId !== undefined) {
+          // Keyset on (start_time, id): the cursor's session, then those after it in the order.
+          const from = await db
+            .selectFrom('project_sessions')
+            .select(bigintText('start_time').as('start_time'))
+            .where('id', '=', query.fromId)
+            .where('project_id', '=', query.projectId)
+            .executeTakeFirst();
+          if (!from) return [];
+          const start = nanosLiteral(BigInt(from.start_time));
+          const fromId = query.fromId;
+          select = select.where((eb) =>
+            eb.or([
+              eb('project_sessions.start_time', after, start),
+              eb.and([eb('project_sessions.start_time', '=', start), eb('project_sessions.id', `${after}=`, fromId)]),
+            ]),
+          );
+        }
+        select = select.orderBy('project_sessions.start_time', query.order).orderBy('project_sessions.id', query.order);
+      } else {
+        if (query.fromId !== undefined) select = select.where('project_sessions.id', `${after}=`, query.fromId);
+        select = select.orderBy('project_sessions.id', query.order);
+      }
+      return (await select.limit(query.limit).execute()).map(toRecord);
     },
 
     async findById(id: number): Promise<SessionRecord | undefined> {

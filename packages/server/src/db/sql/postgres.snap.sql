@@ -208,6 +208,9 @@ select "project_sessions"."id", "project_sessions"."project_id", "project_sessio
 -- sessions.list (desc)
 select "project_sessions"."id", "project_sessions"."project_id", "project_sessions"."session_id", cast("project_sessions"."start_time" as text) as "start_time", cast("project_sessions"."end_time" as text) as "end_time" from "project_sessions" where "project_sessions"."project_id" = $1 order by "project_sessions"."id" desc limit $2;
 
+-- sessions.list (by start)
+select cast("start_time" as text) as "start_time" from "project_sessions" where "id" = $1 and "project_id" = $2;
+
 -- sessions.findById
 select "project_sessions"."id", "project_sessions"."project_id", "project_sessions"."session_id", cast("project_sessions"."start_time" as text) as "start_time", cast("project_sessions"."end_time" as text) as "end_time" from "project_sessions" where "project_sessions"."id" = $1;
 

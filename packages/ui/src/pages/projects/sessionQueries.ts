@@ -12,7 +12,7 @@ export function useSessions(projectId: string, refetchInterval: number | false) 
     queryFn: ({ pageParam, signal }) =>
       call(
         client.GET('/v1/projects/{project_identifier}/sessions', {
-          params: { path: inProject(projectId), query: { limit: 100, cursor: pageParam ?? undefined, order: 'desc' } },
+          params: { path: inProject(projectId), query: { limit: 100, cursor: pageParam ?? undefined, order: 'desc', sort: 'start_time' } },
           signal,
         }),
       ),
