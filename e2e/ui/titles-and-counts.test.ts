@@ -79,6 +79,43 @@ describe('UI: tab titles and counts', () => {
     assert.equal(await page.getByText(/\b1 (spans|sessions|traces)\b/).count(), 0);
   });
 
+  test("a session's page shows its cost and its annotations, and names it once in its heading", async () => {
+    const { page } = opened;
+    const traceId = newTraceId();
+    await sendSpans(server.url, 'costed-sessions', [
+      {
+        traceId,
+        name: 'chat',
+        kind: 'LLM',
+        start: BigInt(Date.now() - 20_000) * 1_000_000n,
+        attributes: {
+          'session.id': 'costed-1',
+          'llm.model_name': 'gpt-4o-mini',
+          'llm.provider': 'openai',
+          'llm.token_count.prompt': 1_000_000,
+          'llm.token_count.completion': 1_000_000,
+        },
+      },
+    ]);
+    const annotated = await request(server.url, 'POST', '/v1/session_annotations', {
+      data: [{ session_id: 'costed-1', name: 'goal', annotator_kind: 'LLM', result: { label: 'goal_reached', score: 1 } }],
+    });
+    assert.equal(annotated.status, 200, annotated.text);
+    const projects = await request(server.url, 'GET', '/v1/projects');
+    const costed = (projects.body.data as { id: string; name: string }[]).find((project) => project.name === 'costed-sessions')!.id;
+    await page.goto(`${server.url}/projects/${costed}/sessions/costed-1`);
+    const annotations = page.getByTestId('session-annotations');
+    await annotations.getByText('goal', { exact: true }).waitFor();
+    await annotations.getByText('goal_reached').waitFor();
+    // gpt-4o-mini's built-in prices: 0.15 + 0.60 USD for a million tokens each way (the cost job runs every second).
+    await eventually(async () => {
+      await page.reload();
+      assert.match(await page.getByTestId('session-cost').innerText(), /\$0\.75/);
+    }, 20_000);
+    assert.equal(await page.getByRole('heading', { level: 2 }).innerText(), 'Session costed-1');
+    assert.equal(await page.getByText('costed-1', { exact: true }).count(), 1, 'the breadcrumb only, beside the heading');
+  });
+
   test('the sessions table is newest first by start time, whatever order ingest saw them in', async () => {
     const { page } = opened;
     // Sent in this order; they started 40, 10 and 25 minutes ago.

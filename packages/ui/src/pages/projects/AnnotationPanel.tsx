@@ -9,12 +9,18 @@ import { Alert, Anchor, Badge, Button, Group, NumberInput, Select, Stack, Table,
 import { IconCheck } from '@tabler/icons-react';
 import { Link } from 'react-router';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import type { AnnotationConfig, SpanAnnotation, TraceAnnotation } from '@sightline/client/browser';
+import type { AnnotationConfig, SessionAnnotation, SpanAnnotation, TraceAnnotation } from '@sightline/client/browser';
 import { call, client } from '../../api/http';
-import { useAnnotationConfigs, useProjectAnnotationConfigs, useSpanAnnotations, useTraceAnnotations } from './annotationQueries';
+import {
+  useAnnotationConfigs,
+  useProjectAnnotationConfigs,
+  useSessionAnnotations,
+  useSpanAnnotations,
+  useTraceAnnotations,
+} from './annotationQueries';
 import { formatDateTime } from '../../lib/format';
 
-type Annotation = SpanAnnotation | TraceAnnotation;
+type Annotation = SpanAnnotation | TraceAnnotation | SessionAnnotation;
 type Result = { label?: string; score?: number; explanation?: string };
 
 const KIND_COLORS: Record<string, string> = { HUMAN: 'blue', LLM: 'violet', CODE: 'gray' };
@@ -261,6 +267,26 @@ export function TraceAnnotationPanel({ projectId, traceId }: { projectId: string
   return (
     <Stack gap="md" data-testid="trace-annotations">
       <AnnotateForm key={traceId} projectId={projectId} save={save} />
+      <AnnotationList annotations={annotations.data} loading={annotations.isPending} />
+    </Stack>
+  );
+}
+
+/**
+ * Annotations of one session (by its session.id text: online evaluators and phoenix-client write
+ * them so), and the form to add one.
+ */
+export function SessionAnnotationPanel({ projectId, sessionId }: { projectId: string; sessionId: string }) {
+  const annotations = useSessionAnnotations(projectId, sessionId);
+  const save = (name: string, result: Result) =>
+    call(
+      client.POST('/v1/session_annotations', {
+        body: { data: [{ session_id: sessionId, name, annotator_kind: 'HUMAN', result, source: 'APP' }] },
+      }),
+    );
+  return (
+    <Stack gap="md" data-testid="session-annotations">
+      <AnnotateForm key={sessionId} projectId={projectId} save={save} />
       <AnnotationList annotations={annotations.data} loading={annotations.isPending} />
     </Stack>
   );

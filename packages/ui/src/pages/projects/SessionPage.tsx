@@ -9,9 +9,10 @@ import { IconRobot, IconUser } from '@tabler/icons-react';
 import type { Span } from '@sightline/client/browser';
 import { useProject } from './queries';
 import { useRootSpans, useSession } from './sessionQueries';
-import { CopyableId } from '../../components/Copy';
+import { CopyIcon } from '../../components/Copy';
+import { SessionAnnotationPanel } from './AnnotationPanel';
 import { StatusBadge } from '../../components/Badges';
-import { formatDateTime, formatDuration, formatInt, formatTime } from '../../lib/format';
+import { formatCost, formatDateTime, formatDuration, formatInt, formatTime } from '../../lib/format';
 import { prettyJson } from '../../lib/openinference';
 import { useLiveRefresh } from '../../lib/timeRange';
 import { explorerSearch } from './ProjectsPage';
@@ -92,7 +93,7 @@ export function SessionPage() {
           <Title order={2} style={{ wordBreak: 'break-word' }}>
             Session {s?.session_id ?? ''}
           </Title>
-          {s ? <CopyableId value={s.session_id} label="Copy session id" /> : null}
+          {s ? <CopyIcon value={s.session_id} label="Copy session id" /> : null}
         </Group>
       </div>
       {session.error ? (
@@ -140,7 +141,19 @@ export function SessionPage() {
                   ({formatInt(s.token_count_prompt)} prompt · {formatInt(s.token_count_completion)} completion)
                 </Text>
               </Text>
+              <Text size="sm" data-testid="session-cost">
+                <Text span c="dimmed">
+                  Cost{' '}
+                </Text>
+                <b>{s.cost_total === null ? 'not priced' : formatCost(s.cost_total)}</b>
+              </Text>
             </Group>
+          </Paper>
+          <Paper withBorder p="md" radius="md">
+            <Text fw={600} size="sm" mb="sm">
+              Session annotations
+            </Text>
+            <SessionAnnotationPanel projectId={projectId} sessionId={s.session_id} />
           </Paper>
           {roots.error ? <Alert color="red">{roots.error.message}</Alert> : null}
           <Paper withBorder p="md" radius="md" aria-label="Conversation" role="log">

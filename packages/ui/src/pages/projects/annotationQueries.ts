@@ -67,6 +67,22 @@ export function useTraceAnnotations(projectId: string, traceId: string) {
   });
 }
 
+/** Every annotation of one session (by its session.id text; notes included), newest first. */
+export function useSessionAnnotations(projectId: string, sessionId: string) {
+  return useQuery({
+    queryKey: ['annotations', 'session', projectId, sessionId],
+    queryFn: async ({ signal }) =>
+      (
+        await call(
+          client.GET('/v1/projects/{project_identifier}/session_annotations', {
+            params: { path: inProject(projectId), query: { session_ids: [sessionId], limit: 1000 } },
+            signal,
+          }),
+        )
+      ).data,
+  });
+}
+
 /** Per annotation name over the range: counts, labels, mean score. */
 export function useAnnotationSummaries(projectId: string, range: RangeOption, refetchInterval: number | false = false) {
   return useQuery({
