@@ -12,7 +12,7 @@
  * (the job runner's lease). Runs are read in id order but only once they are a few seconds old,
  * so a run whose id was handed out before another's but committed after it is not passed over.
  */
-import { InvalidInputError, UnavailableError } from '@sightline/common';
+import { UnavailableError } from '@sightline/common';
 import type { DatasetsRepository, ExampleRecord } from '../db/repositories/datasets-repository.js';
 import type { EvaluatorRecord, EvaluatorsRepository, RunToEvaluate } from '../db/repositories/evaluators-repository.js';
 import type { ExperimentsRepository, NewEvaluation } from '../db/repositories/experiments-repository.js';
@@ -99,9 +99,9 @@ export function createDatasetEvaluationJob({
         return await evaluate(definition, item, signal);
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
-        // A refused request (no key, unknown model) fails the same way every time.
-        if (error instanceof InvalidInputError || attempt >= attempts || signal.aborted) return { error: message };
-        if (!(error instanceof UnavailableError) && !(error instanceof Error)) return { error: message };
+        // Only what may pass is retried: a provider's 5xx or silence. A refused request (no key,
+        // an unknown model) or a fault of our own fails the same way every time.
+        if (!(error instanceof UnavailableError) || attempt >= attempts || signal.aborted) return { error: message };
         await sleep(delay, signal);
         delay *= 2;
       }
