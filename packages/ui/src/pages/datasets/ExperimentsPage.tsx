@@ -81,7 +81,10 @@ export function ExperimentsPage() {
                 <Table.Td>
                   <Anchor component={Link} to={comparePath(datasetId, [experiment.id])} fw={500}>
                     {experiment.name}
-                  </Anchor>
+                  </Anchor>{' '}
+                  <Text span size="xs" c="dimmed" data-testid="experiment-number">
+                    #{experimentNumber(experiment.id)}
+                  </Text>
                   {experiment.description ? (
                     <Text size="xs" c="dimmed" lineClamp={1}>
                       {experiment.description}
@@ -111,10 +114,10 @@ export function ExperimentsPage() {
                         </Badge>
                       </Tooltip>
                     ) : null}
-                    {experiment.missing_run_count > 0 ? (
+                    {notRun(experiment) > 0 ? (
                       <Tooltip label="Runs not recorded yet">
                         <Badge color="gray" variant="light">
-                          {formatInt(experiment.missing_run_count)} missing
+                          {formatInt(notRun(experiment))} not run
                         </Badge>
                       </Tooltip>
                     ) : null}
@@ -133,4 +136,21 @@ export function ExperimentsPage() {
       </Paper>
     </Stack>
   );
+}
+
+/**
+ * Runs neither successful nor failed: the API's missing_run_count counts every run without a
+ * success, failed ones too (as Phoenix), so an experiment with one failure read "1 failed · 1 missing".
+ */
+function notRun(experiment: { missing_run_count: number; failed_run_count: number }): number {
+  return Math.max(0, experiment.missing_run_count - experiment.failed_run_count);
+}
+
+/** The experiment's number (its row id, from its opaque id): tells apart experiments with the same name. */
+function experimentNumber(id: string): string {
+  try {
+    return atob(id).split(':')[1] ?? id;
+  } catch {
+    return id;
+  }
 }
