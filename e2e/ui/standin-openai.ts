@@ -7,6 +7,7 @@
  * tests use that round trip).
  */
 import http from 'node:http';
+import { answerChatCompletion } from '../../packages/server/test/helpers/openai-wire.js';
 
 export const STANDIN_OPENAI_KEY = 'sk-test-ui-openai-0123456789';
 /** The arguments of the stand-in's tool calls. */
@@ -89,28 +90,14 @@ export async function startStandinOpenAI(options: { chunkDelayMs?: number } = {}
       }
       const answer = echoOf(body.messages);
       const usage = { prompt_tokens: 12, completion_tokens: answer.split(' ').length, total_tokens: 12 + answer.split(' ').length };
-      if (!body.stream) {
-        return json(200, {
-          id: 'chatcmpl-standin',
-          object: 'chat.completion',
-          created: 1,
-          model: body.model,
-          choices: [{ index: 0, message: { role: 'assistant', content: answer }, finish_reason: 'stop' }],
-          usage,
-        });
-      }
-      const base = { id: 'chatcmpl-standin', object: 'chat.completion.chunk', created: 1, model: body.model };
-      const send = (value: unknown) => response.write(`data: ${JSON.stringify(value)}\n\n`);
-      response.writeHead(200, { 'content-type': 'text/event-stream' });
-      send({ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] });
-      const words = answer.split(/(?<= )/);
-      for (const word of words) {
-        send({ ...base, choices: [{ index: 0, delta: { content: word }, finish_reason: null }] });
-        if (delay) await new Promise((resolve) => setTimeout(resolve, delay));
-      }
-      send({ ...base, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] });
-      send({ ...base, choices: [], usage });
-      response.end('data: [DONE]\n\n');
+      await answerChatCompletion(response, {
+        id: 'chatcmpl-standin',
+        model: body.model,
+        pieces: answer.split(/(?<= )/),
+        usage,
+        stream: body.stream === true,
+        delayMs: delay,
+      });
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -8,6 +8,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { answerChatCompletion } from './openai-wire.js';
 
 export const STANDIN_JUDGE_KEY = 'sk-test-judge-0123456789abcdef';
 
@@ -63,25 +64,13 @@ export async function startStandinJudge(options: { latencyMs?: number } = {}): P
       const explanation = prompt.includes('GOOD') ? 'The marker GOOD is there.' : 'The marker GOOD is missing.';
       const answer = body.response_format ? JSON.stringify({ label, explanation }) : `${explanation}\nlabel: ${label}`;
       const usage = { prompt_tokens: 50, completion_tokens: 12, total_tokens: 62 };
-      if (!body.stream) {
-        return json(200, {
-          id: 'chatcmpl-judge',
-          object: 'chat.completion',
-          created: 1,
-          model: body.model,
-          choices: [{ index: 0, message: { role: 'assistant', content: answer }, finish_reason: 'stop' }],
-          usage,
-        });
-      }
-      const base = { id: 'chatcmpl-judge', object: 'chat.completion.chunk', created: 1, model: body.model };
-      const send = (value: unknown) => response.write(`data: ${JSON.stringify(value)}\n\n`);
-      response.writeHead(200, { 'content-type': 'text/event-stream' });
-      send({ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] });
-      for (const piece of answer.match(/.{1,12}/gs) ?? [])
-        send({ ...base, choices: [{ index: 0, delta: { content: piece }, finish_reason: null }] });
-      send({ ...base, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] });
-      send({ ...base, choices: [], usage });
-      response.end('data: [DONE]\n\n');
+      await answerChatCompletion(response, {
+        id: 'chatcmpl-judge',
+        model: body.model,
+        pieces: answer.match(/.{1,12}/gs) ?? [],
+        usage,
+        stream: body.stream === true,
+      });
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

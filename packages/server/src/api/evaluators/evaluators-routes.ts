@@ -9,6 +9,7 @@ import type { EvaluationOutcome, EvaluatorsService, TryItem } from '../../evalua
 import { JUDGE_TEMPLATES } from '../../evaluators/judge-templates.js';
 import { fromGlobalId, identifier, toGlobalId } from '../shared/global-id.js';
 import { DEFAULT_LIMIT, cursorId, pageAnswer } from '../shared/pagination.js';
+import { abortWhenCallerLeaves } from '../shared/caller-abort.js';
 import { callerUserId } from '../shared/principal.js';
 import { errors, Page } from '../shared/schemas.js';
 import { InvalidInputError } from '@sightline/common';
@@ -93,13 +94,6 @@ function tryItemOf(item: TryBody): TryItem {
   };
 }
 
-/** Aborted when the client goes away: a judge call is not waited for by nobody. */
-function abortOnClose(request: { raw: { once(event: 'close', listener: () => void): unknown } }): AbortSignal {
-  const controller = new AbortController();
-  request.raw.once('close', () => controller.abort());
-  return controller.signal;
-}
-
 export async function evaluatorsRoutes(instance: FastifyInstance, { evaluators: service }: { evaluators: EvaluatorsService }) {
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
   const tags = ['evaluators'];
@@ -161,8 +155,8 @@ export async function evaluatorsRoutes(instance: FastifyInstance, { evaluators: 
         response: { 200: Type.Object({ data: TryResult }), ...errors(404, 422, 503) },
       },
     },
-    async (request) => {
-      const outcome = await service.tryOn(request.body.definition, tryItemOf(request.body.item), abortOnClose(request));
+    async (request, reply) => {
+      const outcome = await service.tryOn(request.body.definition, tryItemOf(request.body.item), abortWhenCallerLeaves(reply));
       return { data: presentOutcome(outcome) };
     },
   );
@@ -259,9 +253,13 @@ export async function evaluatorsRoutes(instance: FastifyInstance, { evaluators: 
         response: { 200: Type.Object({ data: TryResult }), ...errors(404, 422, 503) },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const evaluator = await service.get(evaluatorOf(request.params));
-      const outcome = await service.tryOn(JSON.parse(evaluator.version.definition), tryItemOf(request.body.item), abortOnClose(request));
+      const outcome = await service.tryOn(
+        JSON.parse(evaluator.version.definition),
+        tryItemOf(request.body.item),
+        abortWhenCallerLeaves(reply),
+      );
       return { data: presentOutcome(outcome) };
     },
   );

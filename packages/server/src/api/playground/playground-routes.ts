@@ -11,6 +11,7 @@ import type { PlaygroundService } from '../../playground/playground-service.js';
 import type { ChatEvent, ChatMessage } from '../../playground/providers.js';
 import type { SecretsService } from '../../playground/secrets-service.js';
 import { Nullable, errors } from '../shared/schemas.js';
+import { abortWhenCallerLeaves } from '../shared/caller-abort.js';
 
 const TextPart = Type.Object({ type: Type.Literal('text'), text: Type.String() }, { additionalProperties: true });
 
@@ -119,11 +120,8 @@ export async function playgroundRoutes(
     },
     async (request, reply) => {
       const body = request.body;
-      const abort = new AbortController();
       // Stop the provider call when the caller goes away (a closed playground tab).
-      reply.raw.on('close', () => {
-        if (!reply.raw.writableFinished) abort.abort();
-      });
+      const signal = abortWhenCallerLeaves(reply);
       const run = await playground.chat(
         {
           model: body.model,
@@ -136,7 +134,7 @@ export async function playgroundRoutes(
             response_format: body.response_format,
           },
         },
-        abort.signal,
+        signal,
         // A provider's error message may describe its account or network: admins only (docs/playground.md, "Errors").
         {
           seesProviderMessages:
