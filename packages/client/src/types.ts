@@ -70,6 +70,10 @@ export type StoredEvaluatorVersion = Schemas['EvaluatorVersion'];
 export type EvaluatorDefinition = Schemas['EvaluatorDefinition'];
 export type EvaluatorTryResult = Schemas['EvaluatorTryResult'];
 export type JudgeTemplate = Schemas['JudgeTemplate'];
+/** An online evaluation rule of a project, its figures and its items (docs/online-evaluation.md). */
+export type OnlineEvalRule = Schemas['OnlineEvalRule'];
+export type OnlineEvalRuleStats = Schemas['OnlineEvalRuleStats'];
+export type OnlineEvalItem = Schemas['OnlineEvalItem'];
 
 /** A page of a list: `{"data": […], "next_cursor": …}`. */
 export interface Page<T> {

@@ -49,6 +49,8 @@ import { experimentsRoutes } from './api/experiments/experiments-routes.js';
 import { experimentTagsRoutes } from './api/experiment-tags/experiment-tags-routes.js';
 import { evaluatorsRoutes } from './api/evaluators/evaluators-routes.js';
 import type { EvaluatorsService } from './evaluators/evaluators-service.js';
+import { onlineEvalRoutes } from './api/online-eval/online-eval-routes.js';
+import type { OnlineRulesService } from './evaluators/online-rules-service.js';
 import type { ExperimentTagsService } from './experiments/experiment-tags-service.js';
 import type { ExperimentsService } from './experiments/experiments-service.js';
 import type { DatasetsService } from './datasets/datasets-service.js';
@@ -77,6 +79,7 @@ export interface AppDependencies {
   experiments: ExperimentsService;
   experimentTags: ExperimentTagsService;
   evaluators: EvaluatorsService;
+  onlineRules: OnlineRulesService;
   costs: CostsService;
   secrets: SecretsService;
   playground: PlaygroundService;
@@ -104,6 +107,7 @@ export async function buildApp({
   experiments,
   experimentTags,
   evaluators,
+  onlineRules,
   costs,
   secrets,
   playground,
@@ -194,6 +198,7 @@ export async function buildApp({
       await scope.register(experimentsRoutes, { experiments });
       await scope.register(experimentTagsRoutes, { tags: experimentTags });
       await scope.register(evaluatorsRoutes, { evaluators });
+      await scope.register(onlineEvalRoutes, { rules: onlineRules });
       await scope.register(modelPricesRoutes, { costs });
       await scope.register(playgroundRoutes, { playground, secrets });
       await scope.register(retentionRoutes, retention);

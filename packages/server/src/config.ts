@@ -133,6 +133,15 @@ export interface Config {
   retention: RetentionConfig;
   /** A dataset upload that writes nothing for this long is abandoned: its rows are deleted (docs/datasets.md). */
   datasetUploadIdleSeconds: number;
+  /** The online evaluation job (docs/online-evaluation.md). */
+  onlineEvaluation: {
+    /** Evaluations in flight at once. */
+    concurrency: number;
+    /** PostgreSQL: how old the newest span row id must be before a rule's cursor passes it (ms). */
+    settleMs: number;
+    /** Wait before trying a failed judge call again (ms), doubled for each attempt after. */
+    retryDelayMs: number;
+  };
   /** How long a SIGTERM/SIGINT may take to drain before the process exits non-zero (docs/deployment.md). */
   shutdownTimeoutSeconds: number;
   logLevel: string;
@@ -199,6 +208,11 @@ export function loadConfig(env: Env = process.env): Config {
       compactPartitions: envBool(read, 'SERVICE_PARTITION_COMPACTION', true),
     },
     datasetUploadIdleSeconds: envPositiveInt(read, 'SERVICE_DATASET_UPLOAD_IDLE_SECONDS', 60),
+    onlineEvaluation: {
+      concurrency: envPositiveInt(read, 'SERVICE_ONLINE_EVAL_CONCURRENCY', 16),
+      settleMs: envPositiveInt(read, 'SERVICE_ONLINE_EVAL_SETTLE_MS', 2000),
+      retryDelayMs: envPositiveInt(read, 'SERVICE_ONLINE_EVAL_RETRY_DELAY_MS', 2000),
+    },
     shutdownTimeoutSeconds: envPositiveInt(read, 'SERVICE_SHUTDOWN_TIMEOUT_SECONDS', 10),
     logLevel: envLogLevel('SERVICE_LOG_LEVEL', read('SERVICE_LOG_LEVEL')),
   };

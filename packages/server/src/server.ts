@@ -20,6 +20,11 @@ import { createExperimentsService } from './experiments/experiments-service.js';
 import { createExperimentTagsService } from './experiments/experiment-tags-service.js';
 import { createEvaluatorsService } from './evaluators/evaluators-service.js';
 import { createDatasetEvaluationJob } from './evaluators/dataset-evaluation-job.js';
+import { createJudgeCost } from './evaluators/judge-cost.js';
+import { createOnlineEvaluationJob } from './evaluators/online-evaluation-job.js';
+import { createOnlineItemLoader } from './evaluators/online-items.js';
+import { createOnlineRulesService } from './evaluators/online-rules-service.js';
+import { createStatementRunner } from './db/statement-runner.js';
 import { createCostsService } from './costs/costs-service.js';
 import { createCostJob } from './costs/cost-job.js';
 import { startLongAttributesCompressor, type LongAttributesCompressor } from './span-model/long-attributes-compressor.js';
@@ -211,6 +216,11 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
       costs: data.repositories.costs,
       judge: playground.judge,
     });
+    const onlineRules = createOnlineRulesService({
+      rules: data.repositories.onlineEval,
+      evaluators: data.repositories.evaluators,
+      projects: query.projects,
+    });
     const { retention: retentionRepository } = data.repositories;
     // Every background job, in start order; they stop in the reverse order.
     const backgroundJobs: Job[] = [
@@ -250,6 +260,19 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
         state: data.repositories.jobState,
         evaluate: evaluators.evaluate,
       }),
+      createOnlineEvaluationJob({
+        dialect: database.dialect,
+        rules: data.repositories.onlineEval,
+        evaluators: data.repositories.evaluators,
+        loadItem: createOnlineItemLoader(data.repositories),
+        runStatements: createStatementRunner(database.db, writer.statements),
+        evaluate: evaluators.evaluate,
+        judgeCost: createJudgeCost(data.repositories.costs),
+        // One SQLite writer commits in row-id order: nothing to wait for.
+        settleMs: database.dialect === 'sqlite' ? 0 : config.onlineEvaluation.settleMs,
+        concurrency: config.onlineEvaluation.concurrency,
+        retryDelayMs: config.onlineEvaluation.retryDelayMs,
+      }),
     ];
     jobs = startJobRunner(backgroundJobs, {
       leases: data.repositories.jobLeases,
@@ -285,6 +308,7 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
       experiments,
       experimentTags,
       evaluators,
+      onlineRules,
       costs,
       secrets,
       playground,

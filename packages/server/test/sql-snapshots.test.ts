@@ -12,6 +12,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { createRepositories, type Repositories } from '../src/db/repositories/index.js';
+import { createStatementRunner } from '../src/db/statement-runner.js';
 import type { DB } from '../src/db/schema.js';
 
 const NOW = '2026-01-01T00:00:00.000Z';
@@ -52,7 +53,9 @@ const annotationFields = {
 };
 
 /** Each repository method with sample arguments, in an order that leaves rows for the next ones; `sqliteOnly` are no-ops on PostgreSQL. */
-function scenario(r: Repositories, dialect: string): SqlScenario {
+function scenario(r: Repositories, dialect: string, db: Kysely<DB>): SqlScenario {
+  // Compiled statements run as the job runs them on PostgreSQL: in a transaction of their own.
+  const run = createStatementRunner(db, undefined);
   const postgresOnly: SqlScenario = [['jobLeases.withLease', () => r.jobLeases.withLease('snapshot', async () => 1)]];
   const sqliteOnly: SqlScenario = [
     ['retention.incrementalVacuumEnabled', () => r.retention.incrementalVacuumEnabled()],
@@ -463,6 +466,100 @@ function scenario(r: Repositories, dialect: string): SqlScenario {
     ['evaluators.attach', () => r.evaluators.attach(1, 1, null, NOW)],
     ['evaluators.attachedTo', () => r.evaluators.attachedTo([1])],
     ['evaluators.runsAfter', () => r.evaluators.runsAfter(0, 10)],
+    ['evaluators.findByIds', () => r.evaluators.findByIds([1])],
+    [
+      'onlineEval.insert',
+      () =>
+        r.onlineEval.insert(
+          1,
+          {
+            name: 'rule',
+            target: 'span',
+            filter: '',
+            samplingRate: 0.5,
+            sessionIdleMinutes: null,
+            rateLimitPerMinute: 10,
+            dailyCostLimitUsd: 1,
+            enabled: true,
+          },
+          [1],
+          '0',
+          null,
+          NOW,
+        ),
+    ],
+    ['onlineEval.update', () => r.onlineEval.update(1, { name: 'rule2', samplingRate: 0.25 }, [1], LATER)],
+    ['onlineEval.startBackfill', () => r.onlineEval.startBackfill(1, 1n, 2n, LATER)],
+    ['onlineEval.rewindSessionCursor', () => r.onlineEval.rewindSessionCursor(1, '0:0', LATER)],
+    ['onlineEval.findById', () => r.onlineEval.findById(1)],
+    ['onlineEval.list', () => r.onlineEval.list(1, { limit: 10, fromId: 1 })],
+    ['onlineEval.enabled', () => r.onlineEval.enabled()],
+    ['onlineEval.maxSpanId', () => r.onlineEval.maxSpanId()],
+    [
+      'onlineEval.scanSpans',
+      () =>
+        r.onlineEval.scanSpans(
+          1,
+          0,
+          10,
+          [
+            { condition: null, rootsOnly: false },
+            { condition: null, rootsOnly: true },
+          ],
+          10,
+        ),
+    ],
+    [
+      'onlineEval.scanSpansByTime',
+      () => r.onlineEval.scanSpansByTime(1, { startTime: 0n, id: 0 }, 10n, { condition: null, rootsOnly: true }, 10),
+    ],
+    ['onlineEval.scanIdleSessions', () => r.onlineEval.scanIdleSessions(1, 1, { endTime: 0n, id: 0 }, 10n, 10)],
+    [
+      'onlineEval.enqueueStatements',
+      () =>
+        run(
+          r.onlineEval.enqueueStatements(
+            [{ ruleId: 1, evaluatorId: 1, targetKind: 'span', targetRowid: 1, targetKey: 'ab' }],
+            { ruleId: 1, column: 'cursor', from: '0', to: '10' },
+            NOW,
+          ),
+        ),
+    ],
+    ['onlineEval.due', () => r.onlineEval.due(1, NOW, 10)],
+    [
+      'onlineEval.outcomeStatements',
+      () =>
+        run(
+          r.onlineEval.outcomeStatements(
+            {
+              id: 1,
+              ruleId: 1,
+              evaluatorId: 1,
+              targetKind: 'span',
+              targetRowid: 1,
+              targetKey: 'ab',
+              status: 'pending',
+              attempts: 0,
+              nextAttemptAt: NOW,
+              error: null,
+              evaluatorVersion: null,
+              costUsd: null,
+              createdAt: NOW,
+              finishedAt: null,
+            },
+            { status: 'failed', error: 'e', evaluatorVersion: 1 },
+            NOW,
+          ),
+        ),
+    ],
+    ['onlineEval.finishedSince', () => r.onlineEval.finishedSince(1, NOW)],
+    ['onlineEval.counts', () => r.onlineEval.counts(1)],
+    ['onlineEval.totalCost', () => r.onlineEval.totalCost(1)],
+    ['onlineEval.oldestPending', () => r.onlineEval.oldestPending(1)],
+    ['onlineEval.recentLags', () => r.onlineEval.recentLags(1, 10)],
+    ['onlineEval.items', () => r.onlineEval.items(1, 'failed', { limit: 10, fromId: 5 })],
+    ['onlineEval.retryFailed', () => r.onlineEval.retryFailed(1, 10, NOW)],
+    ['onlineEval.delete', () => r.onlineEval.delete(1)],
     ['evaluators.detach', () => r.evaluators.detach(1, 1)],
     ['evaluators.delete', () => r.evaluators.delete(1)],
     ['experiments.listForDataset', () => r.experiments.listForDataset(1, { limit: 10, fromId: 5 })],
@@ -719,6 +816,6 @@ describeSqlSnapshots<DB>({
     await migrateToLatest({ dialect, db, config: { dialect, url }, close: async () => {} } satisfies Database);
     await storeSpanToLookUp(db, dialect);
     const repositories = createRepositories(db, dialect);
-    return { scenario: scenario(repositories, dialect), repositories: covered(repositories, dialect) };
+    return { scenario: scenario(repositories, dialect, db), repositories: covered(repositories, dialect) };
   },
 });

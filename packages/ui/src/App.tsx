@@ -1,3 +1,5 @@
+import { OnlineEvalTab } from './pages/online-eval/OnlineEvalTab';
+import { RulePage } from './pages/online-eval/RulePage';
 import { lazy, Suspense } from 'react';
 import { Navigate, Route, Routes } from 'react-router';
 import { Center, Loader } from '@mantine/core';
@@ -66,9 +68,11 @@ export function App() {
             <Route path="sessions" element={<SessionsTab />} />
             <Route path="overview" element={<Charts />} />
             <Route path="annotations" element={<AnnotationConfigsTab />} />
+            <Route path="online-eval" element={<OnlineEvalTab />} />
           </Route>
           <Route path="/projects/:projectId/traces/:traceId" element={<TraceDetailPage />} />
           <Route path="/projects/:projectId/sessions/:sessionId" element={<SessionPage />} />
+          <Route path="/projects/:projectId/online-eval/:ruleId" element={<RulePage />} />
           <Route path="/datasets" element={<DatasetsPage />} />
           <Route path="/datasets/:datasetId" element={<DatasetLayout />}>
             <Route index element={<Navigate to="examples" replace />} />

@@ -1992,6 +1992,129 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/projects/{project_identifier}/online_eval_rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List a project's online evaluation rules */
+        get: operations["listOnlineEvalRules"];
+        put?: never;
+        /**
+         * Create an online evaluation rule
+         * @description The rule evaluates, from now on, the spans, traces or idle sessions of the project it picks, at its sampling rate, with its evaluators; with `backfill_hours`, also what it would have picked in that many past hours. 409 when the name is taken.
+         */
+        post: operations["createOnlineEvalRule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/online_eval_rules/{rule_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get an online evaluation rule */
+        get: operations["getOnlineEvalRule"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete an online evaluation rule
+         * @description Its annotations stay; its list of evaluated and failed items goes.
+         */
+        delete: operations["deleteOnlineEvalRule"];
+        options?: never;
+        head?: never;
+        /**
+         * Change an online evaluation rule
+         * @description Its filter, sampling, limits and evaluators apply to what it reads from now on; `enabled: false` pauses it.
+         */
+        patch: operations["updateOnlineEvalRule"];
+        trace?: never;
+    };
+    "/v1/online_eval_rules/{rule_id}/backfill": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Evaluate the past hours too
+         * @description What the rule would have picked in the last `hours` hours is evaluated as well; what it evaluated already is left alone.
+         */
+        post: operations["backfillOnlineEvalRule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/online_eval_rules/{rule_id}/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A rule's figures
+         * @description Evaluated, pending, failed and skipped items, cost today and in all, and how far behind it is.
+         */
+        get: operations["getOnlineEvalRuleStats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/online_eval_rules/{rule_id}/items": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A rule's items of one status
+         * @description Newest first; by default the failed ones, with why. Paged (`limit`, `cursor`).
+         */
+        get: operations["listOnlineEvalRuleItems"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/online_eval_rules/{rule_id}/retry_failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Try a rule's failed items again */
+        post: operations["retryOnlineEvalRuleFailures"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/model_prices": {
         parameters: {
             query?: never;
@@ -3722,7 +3845,7 @@ export interface components {
              * @enum {string}
              */
             type: "llm_judge";
-            /** @description The prompt, a mustache template over `{{input}}`, `{{output}}`, `{{reference}}` (the expected output) and `{{metadata}}` (JSON text); values are inserted as they are (no HTML escaping). */
+            /** @description The prompt, a mustache template over `{{input}}`, `{{output}}`, `{{reference}}` (the expected output), `{{metadata}}` (JSON text), `{{conversation}}` (a session's turns) and `{{attributes.<key>}}` (one attribute of a span, e.g. `{{attributes.llm.model_name}}`); values are inserted as they are (no HTML escaping). */
             template: string;
             /** @description The judge model as `provider:model` (e.g. `openai:gpt-4o-mini`), a provider configured as for the playground. */
             model: string;
@@ -3968,7 +4091,7 @@ export interface components {
              * @enum {string}
              */
             type: "llm_judge";
-            /** @description The prompt, a mustache template over `{{input}}`, `{{output}}`, `{{reference}}` (the expected output) and `{{metadata}}` (JSON text); values are inserted as they are (no HTML escaping). */
+            /** @description The prompt, a mustache template over `{{input}}`, `{{output}}`, `{{reference}}` (the expected output), `{{metadata}}` (JSON text), `{{conversation}}` (a session's turns) and `{{attributes.<key>}}` (one attribute of a span, e.g. `{{attributes.llm.model_name}}`); values are inserted as they are (no HTML escaping). */
             template: string;
             /** @description The labels the judge chooses from, with their scores. */
             labels: {
@@ -3994,6 +4117,138 @@ export interface components {
             description: string;
             /** @description An LLM as judge: the rendered template is sent to the model, whose answer is read as one of the labels. */
             definition: components["schemas"]["LlmJudgeEvaluator2"];
+        };
+        /** OnlineEvalRule */
+        OnlineEvalRule: {
+            /** @description Opaque OnlineEvalRule id (base64 of "OnlineEvalRule:<row id>"). */
+            id: string;
+            /** @description Opaque Project id (base64 of "Project:<row id>"). */
+            project_id: string;
+            name: string;
+            /**
+             * @description What the rule evaluates: spans the filter matches, traces whose root span it matches (annotations on the trace), or sessions once they have had no new turn for `session_idle_minutes` (annotations on the session).
+             * @enum {string}
+             */
+            target: "span" | "trace" | "session";
+            /** @description A span condition in the span query syntax (docs/api.md, "Span queries"); empty: every span. */
+            filter: string;
+            /** @description The share of what the filter matches that is evaluated, by a hash of the item id. */
+            sampling_rate: number;
+            /** @description Session rules: minutes without a new turn before a session is evaluated. */
+            session_idle_minutes: number | null;
+            /** @description Most evaluations per minute; the rest wait their turn. */
+            rate_limit_per_minute: number | null;
+            /** @description Most judge spending per UTC day; what the rule samples past it that day is skipped (and listed). */
+            daily_cost_limit_usd: number | null;
+            enabled: boolean;
+            evaluators: {
+                /** @description Opaque Evaluator id (base64 of "Evaluator:<row id>"). */
+                id: string;
+                /** @description The evaluator's name: the name of the annotations it makes. */
+                name: string;
+                /** @enum {string} */
+                kind: "LLM" | "CODE";
+                /** @description Its current version, which the next evaluations use. */
+                version: number;
+            }[];
+            /** @description A backfill is in progress. */
+            backfilling: boolean;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** CreateOnlineEvalRuleRequestBody */
+        CreateOnlineEvalRuleRequestBody: {
+            /** @description Unique in the project. */
+            name: string;
+            filter?: string;
+            /** @description Default 1: every matching item. */
+            sampling_rate?: number;
+            session_idle_minutes?: number | null;
+            rate_limit_per_minute?: number | null;
+            daily_cost_limit_usd?: number | null;
+            /** @description Default true. */
+            enabled?: boolean;
+            evaluators: string[];
+            /**
+             * @description What the rule evaluates: spans the filter matches, traces whose root span it matches (annotations on the trace), or sessions once they have had no new turn for `session_idle_minutes` (annotations on the session).
+             * @enum {string}
+             */
+            target: "span" | "trace" | "session";
+            /** @description Also evaluate what the rule would have picked in the last N hours. */
+            backfill_hours?: number;
+        };
+        /** UpdateOnlineEvalRuleRequestBody */
+        UpdateOnlineEvalRuleRequestBody: {
+            /** @description Unique in the project. */
+            name?: string;
+            /**
+             * @description What the rule evaluates: spans the filter matches, traces whose root span it matches (annotations on the trace), or sessions once they have had no new turn for `session_idle_minutes` (annotations on the session).
+             * @enum {string}
+             */
+            target?: "span" | "trace" | "session";
+            filter?: string;
+            /** @description Default 1: every matching item. */
+            sampling_rate?: number;
+            session_idle_minutes?: number | null;
+            rate_limit_per_minute?: number | null;
+            daily_cost_limit_usd?: number | null;
+            /** @description Default true. */
+            enabled?: boolean;
+            evaluators?: string[];
+        };
+        /** BackfillOnlineEvalRuleRequestBody */
+        BackfillOnlineEvalRuleRequestBody: {
+            /** @description How far back, in hours (at most a week). */
+            hours: number;
+        };
+        /** OnlineEvalRuleStats */
+        OnlineEvalRuleStats: {
+            /** @description Items evaluated (one per item and evaluator). */
+            evaluated: number;
+            /** @description Items waiting to be evaluated (or to be tried again). */
+            pending: number;
+            /** @description Items whose evaluation kept failing (listed by GET …/items?status=failed). */
+            failed: number;
+            /** @description Items not evaluated: deleted first, over the daily cost limit, or their evaluator removed. */
+            skipped: number;
+            cost_today_usd: number;
+            cost_total_usd: number;
+            /** @description How long the oldest waiting item has waited. */
+            oldest_pending_seconds: number;
+            /** @description From sampled to evaluated, over the latest 500 evaluations. */
+            lag_p50_seconds: number | null;
+            lag_p99_seconds: number | null;
+            backfilling: boolean;
+        };
+        /** OnlineEvalItem */
+        OnlineEvalItem: {
+            /** @description Opaque OnlineEvalItem id (base64 of "OnlineEvalItem:<row id>"). */
+            id: string;
+            /**
+             * @description What the rule evaluates: spans the filter matches, traces whose root span it matches (annotations on the trace), or sessions once they have had no new turn for `session_idle_minutes` (annotations on the session).
+             * @enum {string}
+             */
+            target_kind: "span" | "trace" | "session";
+            /** @description The span's or trace's OpenTelemetry id, or the session's session.id. */
+            target_id: string;
+            /** @description Opaque Evaluator id (base64 of "Evaluator:<row id>"). */
+            evaluator_id: string;
+            /** @enum {string} */
+            status: "pending" | "done" | "failed" | "skipped";
+            attempts: number;
+            /** @description Why it failed or was skipped (for a pending item, why its last attempt failed). */
+            error: string | null;
+            evaluator_version: number | null;
+            cost_usd: number | null;
+            /**
+             * Format: date-time
+             * @description When the rule sampled it.
+             */
+            created_at: string;
+            /** Format: date-time */
+            finished_at: string | null;
         };
         /** ModelPrice */
         ModelPrice: {
@@ -12356,6 +12611,562 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listOnlineEvalRules: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 1000 (more answers 422). */
+                limit?: number;
+                /** @description The next_cursor of the previous page (opaque); an invalid cursor answers 422. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The project: its id or its name. */
+                project_identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["OnlineEvalRule"][];
+                        /** @description The cursor of the next page; null on the last. */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createOnlineEvalRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project: its id or its name. */
+                project_identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateOnlineEvalRuleRequestBody"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["OnlineEvalRule"];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getOnlineEvalRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The rule (base64 "OnlineEvalRule:<id>"). */
+                rule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["OnlineEvalRule"];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteOnlineEvalRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The rule (base64 "OnlineEvalRule:<id>"). */
+                rule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    updateOnlineEvalRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The rule (base64 "OnlineEvalRule:<id>"). */
+                rule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateOnlineEvalRuleRequestBody"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["OnlineEvalRule"];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    backfillOnlineEvalRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The rule (base64 "OnlineEvalRule:<id>"). */
+                rule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BackfillOnlineEvalRuleRequestBody"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["OnlineEvalRule"];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getOnlineEvalRuleStats: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The rule (base64 "OnlineEvalRule:<id>"). */
+                rule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["OnlineEvalRuleStats"];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listOnlineEvalRuleItems: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 1000 (more answers 422). */
+                limit?: number;
+                /** @description The next_cursor of the previous page (opaque); an invalid cursor answers 422. */
+                cursor?: string;
+                status?: "pending" | "done" | "failed" | "skipped";
+            };
+            header?: never;
+            path: {
+                /** @description The rule (base64 "OnlineEvalRule:<id>"). */
+                rule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["OnlineEvalItem"][];
+                        /** @description The cursor of the next page; null on the last. */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    retryOnlineEvalRuleFailures: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The rule (base64 "OnlineEvalRule:<id>"). */
+                rule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            retried: number;
+                        };
+                    };
+                };
             };
             /** @description No valid credential (auth enabled) */
             401: {

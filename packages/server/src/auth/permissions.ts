@@ -224,6 +224,20 @@ export const PERMISSIONS: Readonly<Record<RouteKey, RouteRule>> = {
   'GET /v1/evaluators/:evaluator_id/versions': { access: 'any', rule: 'evaluation data' },
   'POST /v1/evaluators/:evaluator_id/try': { access: 'any', rule: 'as POST /v1/evaluators/try' },
   'GET /v1/evaluator_templates': { access: 'any', rule: 'built-in judge templates' },
+  // Online evaluation rules (docs/online-evaluation.md): evaluation data of a project, like its annotations; a rule spends judge
+  // credits as the playground does, so it is for callers who may run the playground and evaluators.
+  'GET /v1/projects/:project_identifier/online_eval_rules': { access: 'any', rule: 'evaluation data' },
+  'POST /v1/projects/:project_identifier/online_eval_rules': {
+    access: 'any',
+    rule: 'evaluation data; its judges call configured providers',
+  },
+  'GET /v1/online_eval_rules/:rule_id': { access: 'any', rule: 'evaluation data' },
+  'PATCH /v1/online_eval_rules/:rule_id': { access: 'any', rule: 'evaluation data' },
+  'DELETE /v1/online_eval_rules/:rule_id': { access: 'any', rule: 'evaluation data (the annotations it made stay)' },
+  'POST /v1/online_eval_rules/:rule_id/backfill': { access: 'any', rule: 'evaluation data; its judges call configured providers' },
+  'GET /v1/online_eval_rules/:rule_id/stats': { access: 'any', rule: 'evaluation data' },
+  'GET /v1/online_eval_rules/:rule_id/items': { access: 'any', rule: 'evaluation data' },
+  'POST /v1/online_eval_rules/:rule_id/retry_failed': { access: 'any', rule: 'evaluation data; its judges call configured providers' },
   'GET /v1/datasets/:dataset_id/evaluators': { access: 'any', rule: 'evaluation data' },
   'PUT /v1/datasets/:dataset_id/evaluators/:evaluator_id': { access: 'any', rule: 'evaluation data (the job then evaluates new runs)' },
   'DELETE /v1/datasets/:dataset_id/evaluators/:evaluator_id': { access: 'any', rule: 'evaluation data' },

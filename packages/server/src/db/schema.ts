@@ -361,6 +361,53 @@ export interface DatasetEvaluatorsTable {
   created_at: Timestamp;
 }
 
+/** An online evaluation rule of a project (migration 0034, docs/online-evaluation.md). */
+export interface OnlineEvalRulesTable {
+  id: Generated<number>;
+  project_id: number;
+  name: string;
+  /** span, trace or session. */
+  target: string;
+  /** A span condition (Phoenix's SpanQuery syntax); empty for every span (or root span). */
+  filter: string;
+  sampling_rate: number;
+  session_idle_minutes: number | null;
+  rate_limit_per_minute: number | null;
+  daily_cost_limit_usd: number | null;
+  /** 0 or 1. */
+  enabled: number;
+  cursor: string;
+  backfill_cursor: string | null;
+  backfill_until: string | null;
+  user_id: number | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** The evaluators a rule runs. */
+export interface OnlineEvalRuleEvaluatorsTable {
+  rule_id: number;
+  evaluator_id: number;
+}
+
+/** One item a rule sampled, per evaluator: pending, done, failed or skipped (the ledger of docs/online-evaluation.md). */
+export interface OnlineEvalItemsTable {
+  id: Generated<number>;
+  rule_id: number;
+  evaluator_id: number;
+  target_kind: string;
+  target_rowid: number;
+  target_key: string;
+  status: string;
+  attempts: number;
+  next_attempt_at: Timestamp;
+  error: string | null;
+  evaluator_version: number | null;
+  cost_usd: number | null;
+  created_at: Timestamp;
+  finished_at: Timestamp | null;
+}
+
 /** A name pointing at one experiment of a dataset (migration 0029); unique per dataset. */
 export interface ExperimentTagsTable {
   id: Generated<number>;
@@ -521,6 +568,9 @@ export interface DB {
   evaluators: EvaluatorsTable;
   evaluator_versions: EvaluatorVersionsTable;
   dataset_evaluators: DatasetEvaluatorsTable;
+  online_eval_rules: OnlineEvalRulesTable;
+  online_eval_rule_evaluators: OnlineEvalRuleEvaluatorsTable;
+  online_eval_items: OnlineEvalItemsTable;
   experiment_runs: ExperimentRunsTable;
   experiment_run_annotations: ExperimentRunAnnotationsTable;
   generative_models: GenerativeModelsTable;

@@ -32,6 +32,10 @@ export interface EvaluationItem {
   latencyMs: number | null;
   totalTokens: number | null;
   costUsd: number | null;
+  /** A span's (or a trace's root span's) attributes, flat dotted keys as stored; absent for other items. */
+  attributes?: Record<string, unknown> | undefined;
+  /** A session's turns in order, each its trace's input and output; absent for other items. */
+  conversation?: { input: string | null; output: string | null }[] | undefined;
 }
 
 export interface EvaluationResult {

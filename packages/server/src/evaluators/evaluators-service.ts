@@ -104,6 +104,7 @@ export function spanItem(span: SpanRecord, costUsd: number | null): EvaluationIt
     latencyMs: Math.max(0, Number((BigInt(span.endTime) - BigInt(span.startTime)) / 1_000_000n)),
     totalTokens: span.tokenCountTotal,
     costUsd,
+    attributes,
   };
 }
 

@@ -13,8 +13,14 @@ import mustache from 'mustache';
 import { MalformedTemplateError, templateVariables } from '../prompts/prompt-templates.js';
 import type { EvaluationItem, EvaluationResult } from './code-evaluators.js';
 
-/** The variables a judge template may use. */
-export const JUDGE_VARIABLES = ['input', 'output', 'reference', 'metadata'] as const;
+/**
+ * The variables a judge template may use; besides these, `{{attributes.<key>}}` reads one attribute
+ * of a span (e.g. `{{attributes.llm.model_name}}`) and `{{conversation}}` a session's turns.
+ */
+export const JUDGE_VARIABLES = ['input', 'output', 'reference', 'metadata', 'conversation', 'attributes'] as const;
+
+/** The template variable's root name: `attributes` for `attributes.llm.model_name`. */
+const rootName = (name: string) => name.split('.')[0]!;
 
 const JudgeLabel = Type.Object(
   {
@@ -31,8 +37,9 @@ export const LlmJudgeDefinitionSchema = Type.Object(
       minLength: 1,
       maxLength: 32_768,
       description:
-        'The prompt, a mustache template over `{{input}}`, `{{output}}`, `{{reference}}` (the expected output) and `{{metadata}}` ' +
-        '(JSON text); values are inserted as they are (no HTML escaping).',
+        'The prompt, a mustache template over `{{input}}`, `{{output}}`, `{{reference}}` (the expected output), `{{metadata}}` ' +
+        "(JSON text), `{{conversation}}` (a session's turns) and `{{attributes.<key>}}` (one attribute of a span, e.g. " +
+        '`{{attributes.llm.model_name}}`); values are inserted as they are (no HTML escaping).',
     }),
     model: Type.String({
       minLength: 3,
@@ -66,11 +73,11 @@ export function parseLlmJudge(definition: unknown): LlmJudgeDefinition {
     if (error instanceof MalformedTemplateError) throw new InvalidInputError(`definition.template: ${error.message}`);
     throw error;
   }
-  const unknown = variables.filter((name) => !(JUDGE_VARIABLES as readonly string[]).includes(name));
+  const unknown = variables.filter((name) => !(JUDGE_VARIABLES as readonly string[]).includes(rootName(name)));
   if (unknown.length > 0) {
     throw new InvalidInputError(
       `definition.template uses ${unknown.map((name) => `{{${name}}}`).join(', ')}, which a judge does not have: ` +
-        `use ${JUDGE_VARIABLES.map((name) => `{{${name}}}`).join(', ')}`,
+        `use {{input}}, {{output}}, {{reference}}, {{metadata}}, {{conversation}} (a session's turns) or {{attributes.<key>}} (one attribute of a span)`,
     );
   }
   const seen = new Set<string>();
@@ -93,6 +100,32 @@ function text(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value, null, 2);
 }
 
+/**
+ * Flat dotted attribute keys as nested objects, which is how mustache reads a dotted name: a
+ * value's text at each leaf. Where a key is both a value and a prefix of others (`a` and `a.b`),
+ * the nested keys win.
+ */
+function nestedAttributes(attributes: Record<string, unknown>): Record<string, unknown> {
+  const root: Record<string, unknown> = {};
+  for (const key of Object.keys(attributes).sort()) {
+    const parts = key.split('.');
+    let node = root;
+    for (const part of parts.slice(0, -1)) {
+      const next = node[part];
+      if (typeof next !== 'object' || next === null) node[part] = {};
+      node = node[part] as Record<string, unknown>;
+    }
+    const leaf = parts.at(-1)!;
+    if (typeof node[leaf] !== 'object' || node[leaf] === null) node[leaf] = text(attributes[key]);
+  }
+  return root;
+}
+
+/** A session's turns as the judge reads them. */
+function conversationText(turns: NonNullable<EvaluationItem['conversation']>): string {
+  return turns.map((turn, index) => `Turn ${index + 1}\nUser: ${turn.input ?? ''}\nAssistant: ${turn.output ?? ''}`).join('\n\n');
+}
+
 export interface JudgeMessage {
   role: 'system' | 'user';
   content: string;
@@ -105,6 +138,8 @@ export function judgeMessages(definition: LlmJudgeDefinition, item: EvaluationIt
     output: text(item.output),
     reference: text(item.reference),
     metadata: text(item.metadata),
+    conversation: item.conversation ? conversationText(item.conversation) : '',
+    attributes: item.attributes ? nestedAttributes(item.attributes) : {},
   };
   // A writer of its own (the default caches every template), and no HTML escaping: this is a prompt.
   const prompt = new mustache.Writer().render(definition.template, view, undefined, { escape: (value: unknown) => String(value) });

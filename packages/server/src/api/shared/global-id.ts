@@ -27,6 +27,8 @@ export type GlobalType =
   | 'GenerativeModel'
   | 'Evaluator'
   | 'EvaluatorVersion'
+  | 'OnlineEvalRule'
+  | 'OnlineEvalItem'
   | 'CategoricalAnnotationConfig'
   | 'ContinuousAnnotationConfig'
   | 'FreeformAnnotationConfig';

@@ -32,6 +32,7 @@ import * as experimentTags from './0029-experiment-tags.js';
 import * as spanLogEvents from './0031-span-log-events.js';
 import * as evaluators from './0032-evaluators.js';
 import * as sessionStartOrder from './0033-session-start-order.js';
+import * as onlineEvaluation from './0034-online-evaluation.js';
 
 export interface MigrationContext {
   dialect: Dialect;
@@ -71,5 +72,6 @@ export function migrations(context: MigrationContext): Record<string, Migration>
     '0031-span-log-events': { up: spanLogEvents.up(context) },
     '0032-evaluators': { up: evaluators.up(context) },
     '0033-session-start-order': { up: sessionStartOrder.up(context) },
+    '0034-online-evaluation': { up: onlineEvaluation.up(context) },
   };
 }

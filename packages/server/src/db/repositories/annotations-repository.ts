@@ -147,44 +147,47 @@ function targetColumns(target: AnnotationTarget) {
 export type AnnotationsRepository = ReturnType<typeof createAnnotationsRepository>;
 
 /** Annotations repository (every target) over a Kysely connection (or transaction). */
-export function createAnnotationsRepository(db: Kysely<DB>, dialect: Dialect) {
-  const sqlFor = sqlDialect(dialect);
-  /** The columns an upsert overwrites: everything but the key and created_at. */
-  const updatable = (input: AnnotationFields, now: string) => ({
+/**
+ * The upsert of one annotation on (target, name, identifier), not yet run: the repository runs
+ * it, and the online evaluation job compiles it for the SQLite writer thread
+ * (online-eval-repository.ts).
+ */
+export function annotationUpsertQuery(db: Kysely<DB>, dialect: Dialect, target: AnnotationTarget, input: AnnotationFields, now: string) {
+  const values = {
     label: input.label,
     score: input.score,
     explanation: input.explanation,
-    metadata: sqlFor.json(input.metadata),
+    metadata: sqlDialect(dialect).json(input.metadata),
     annotator_kind: input.annotatorKind,
     source: input.source,
     user_id: input.userId,
     updated_at: now,
-  });
+  };
+  const { table, keyColumns } = TABLES[target.kind];
+  const key = { name: input.name, identifier: input.identifier, created_at: now };
+  // The four tables share every column but their target's; the cast lets one statement serve them all.
+  return db
+    .insertInto(table as 'document_annotations')
+    .values(
+      (eb) =>
+        ({
+          ...values,
+          ...key,
+          ...targetColumns(target),
+          // Span and document annotations carry their span's trace, so a trace's deletion reaches them by partition.
+          ...(target.kind === 'span' || target.kind === 'document'
+            ? { trace_rowid: eb.selectFrom('spans').select('spans.trace_rowid').where('spans.id', '=', target.rowid) }
+            : {}),
+        }) as InsertObject<DB, 'document_annotations'>,
+    )
+    .onConflict((oc) => oc.columns(['name', ...keyColumns, 'identifier'] as 'span_rowid'[]).doUpdateSet(values));
+}
 
+export function createAnnotationsRepository(db: Kysely<DB>, dialect: Dialect) {
   return {
     /** Inserts the annotation, or updates the one with the same target, name and identifier; returns its id. */
     async upsert(target: AnnotationTarget, input: AnnotationFields, now: string): Promise<number> {
-      const values = updatable(input, now);
-      const { table, keyColumns } = TABLES[target.kind];
-      const key = { name: input.name, identifier: input.identifier, created_at: now };
-      // The four tables share every column but their target's; the cast lets one statement serve them all.
-      const row = await db
-        .insertInto(table as 'document_annotations')
-        .values(
-          (eb) =>
-            ({
-              ...values,
-              ...key,
-              ...targetColumns(target),
-              // Span and document annotations carry their span's trace, so a trace's deletion reaches them by partition.
-              ...(target.kind === 'span' || target.kind === 'document'
-                ? { trace_rowid: eb.selectFrom('spans').select('spans.trace_rowid').where('spans.id', '=', target.rowid) }
-                : {}),
-            }) as InsertObject<DB, 'document_annotations'>,
-        )
-        .onConflict((oc) => oc.columns(['name', ...keyColumns, 'identifier'] as 'span_rowid'[]).doUpdateSet(values))
-        .returning('id')
-        .executeTakeFirstOrThrow();
+      const row = await annotationUpsertQuery(db, dialect, target, input, now).returning('id').executeTakeFirstOrThrow();
       return Number(row.id);
     },
 

@@ -133,6 +133,8 @@ export function createEvaluatorsRepository(db: Kysely<DB>) {
     async findById(id: number): Promise<EvaluatorRecord | undefined> {
       return (await withLatest([id]))[0];
     },
+    /** The evaluators of these ids that exist, with their latest versions, in the ids' order. */
+    findByIds: withLatest,
     async findIdByName(name: string): Promise<number | undefined> {
       const row = await db.selectFrom('evaluators').select('id').where('name', '=', name).executeTakeFirst();
       return row ? Number(row.id) : undefined;

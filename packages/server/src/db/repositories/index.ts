@@ -27,6 +27,7 @@ import { createExperimentsRepository } from './experiments-repository.js';
 import { createExperimentTagsRepository } from './experiment-tags-repository.js';
 import { createEvaluatorsRepository } from './evaluators-repository.js';
 import { createJobStateRepository } from './job-state-repository.js';
+import { createOnlineEvalRepository } from './online-eval-repository.js';
 import { createHealthRepository } from './health-repository.js';
 import { createPromptsRepository } from './prompts-repository.js';
 import { createRetentionRepository } from './retention-repository.js';
@@ -61,6 +62,7 @@ export function createRepositories(db: Kysely<DB>, dialect: Dialect) {
     experimentTags: createExperimentTagsRepository(db),
     evaluators: createEvaluatorsRepository(db),
     jobState: createJobStateRepository(db),
+    onlineEval: createOnlineEvalRepository(db, dialect),
     costs: createCostsRepository(db),
     secrets: createSecretsRepository(db),
     retention: createRetentionRepository(db, dialect),

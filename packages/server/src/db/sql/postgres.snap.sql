@@ -601,6 +601,90 @@ select "v"."id", "v"."evaluator_id", "v"."version", "v"."definition", "v"."creat
 -- evaluators.runsAfter
 select "r"."id", "r"."experiment_id", "e"."dataset_id", "e"."dataset_version_id", "r"."example_id", "r"."output", "r"."start_time", "r"."end_time", "r"."error", "r"."created_at" from "experiment_runs" as "r" inner join "experiments" as "e" on "e"."id" = "r"."experiment_id" where "r"."id" > $1 and "e"."deleted_at" is null order by "r"."id" limit $2;
 
+-- evaluators.findByIds
+select * from "evaluators" where "id" in ($1);
+select "v"."id", "v"."evaluator_id", "v"."version", "v"."definition", "v"."created_at" from "evaluator_versions" as "v" where "v"."evaluator_id" in ($1) and "v"."version" = (select max("w"."version") as "latest" from "evaluator_versions" as "w" where "w"."evaluator_id" = "v"."evaluator_id");
+
+-- onlineEval.insert
+insert into "online_eval_rules" ("project_id", "name", "target", "filter", "sampling_rate", "session_idle_minutes", "rate_limit_per_minute", "daily_cost_limit_usd", "enabled", "cursor", "backfill_cursor", "backfill_until", "user_id", "created_at", "updated_at") values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) on conflict ("project_id", "name") do nothing returning "id";
+insert into "online_eval_rule_evaluators" ("rule_id", "evaluator_id") values ($1, $2);
+
+-- onlineEval.update
+select "project_id" from "online_eval_rules" where "id" = $1;
+select "id" from "online_eval_rules" where "project_id" = $1 and "name" = $2 and "id" <> $3;
+update "online_eval_rules" set "name" = $1, "sampling_rate" = $2, "updated_at" = $3 where "id" = $4;
+delete from "online_eval_rule_evaluators" where "rule_id" = $1;
+insert into "online_eval_rule_evaluators" ("rule_id", "evaluator_id") values ($1, $2);
+
+-- onlineEval.startBackfill
+update "online_eval_rules" set "backfill_cursor" = $1, "backfill_until" = $2, "updated_at" = $3 where "id" = $4;
+
+-- onlineEval.rewindSessionCursor
+update "online_eval_rules" set "cursor" = $1, "updated_at" = $2 where "id" = $3;
+
+-- onlineEval.findById
+select * from "online_eval_rules" where "id" = $1;
+select "rule_id", "evaluator_id" from "online_eval_rule_evaluators" where "rule_id" in ($1) order by "evaluator_id";
+
+-- onlineEval.list
+select * from "online_eval_rules" where "project_id" = $1 and "id" >= $2 order by "id" limit $3;
+select "rule_id", "evaluator_id" from "online_eval_rule_evaluators" where "rule_id" in ($1) order by "evaluator_id";
+
+-- onlineEval.enabled
+select "r".* from "online_eval_rules" as "r" inner join "projects" as "p" on "p"."id" = "r"."project_id" where "r"."enabled" = $1 and "p"."deleted_at" is null order by "r"."id";
+select "rule_id", "evaluator_id" from "online_eval_rule_evaluators" where "rule_id" in ($1) order by "evaluator_id";
+
+-- onlineEval.maxSpanId
+select max("id") as "id" from "spans";
+
+-- onlineEval.scanSpans
+select "spans"."id", "spans"."trace_rowid", "spans"."span_id", "traces"."trace_id", cast("spans"."start_time" as text) as "start_time", case when 1 = 1 then 1 else 0 end as "m0", case when (spans.parent_id is null) then 1 else 0 end as "m1" from "spans" inner join "traces" on "traces"."id" = "spans"."trace_rowid" where "spans"."project_id" = $1 and "spans"."id" > $2 and "spans"."id" <= $3 and (1 = 1 or (spans.parent_id is null)) order by "spans"."id" limit $4;
+
+-- onlineEval.scanSpansByTime
+select "spans"."id", "spans"."trace_rowid", "spans"."span_id", "traces"."trace_id", cast("spans"."start_time" as text) as "start_time" from "spans" inner join "traces" on "traces"."id" = "spans"."trace_rowid" where "spans"."project_id" = $1 and (spans.start_time > cast($2 as bigint) or (spans.start_time = cast($3 as bigint) and spans.id > $4)) and spans.start_time < cast($5 as bigint) and "spans"."parent_id" is null order by "spans"."start_time", "spans"."id" limit $6;
+
+-- onlineEval.scanIdleSessions
+select "s"."id", "s"."session_id", cast("s"."end_time" as text) as "end_time" from "project_sessions" as "s" where "s"."project_id" = $1 and (s.end_time > cast($2 as bigint) or (s.end_time = cast($3 as bigint) and s.id > $4)) and s.end_time <= cast($5 as bigint) and not exists (select "i"."id" from "online_eval_items" as "i" where "i"."rule_id" = $6 and "i"."target_kind" = $7 and "i"."target_rowid" = "s"."id") order by "s"."end_time", "s"."id" limit $8;
+
+-- onlineEval.enqueueStatements
+begin;
+insert into "online_eval_items" ("rule_id", "evaluator_id", "target_kind", "target_rowid", "target_key", "status", "attempts", "next_attempt_at", "created_at") values ($1, $2, $3, $4, $5, $6, $7, $8, $9) on conflict ("rule_id", "target_kind", "target_rowid", "evaluator_id") do nothing;
+update "online_eval_rules" set "cursor" = $1 where "id" = $2 and "cursor" = $3;
+commit;
+
+-- onlineEval.due
+select * from "online_eval_items" where "rule_id" = $1 and "status" = $2 and "next_attempt_at" <= $3 order by "id" limit $4;
+
+-- onlineEval.outcomeStatements
+begin;
+update "online_eval_items" set "status" = $1, "attempts" = $2, "error" = $3, "evaluator_version" = $4, "cost_usd" = $5, "finished_at" = $6 where "id" = $7 and "status" = $8;
+commit;
+
+-- onlineEval.finishedSince
+select count(*) as "count", sum("cost_usd") as "cost" from "online_eval_items" where "rule_id" = $1 and "finished_at" >= $2;
+
+-- onlineEval.counts
+select "status", count(*) as "count" from "online_eval_items" where "rule_id" = $1 group by "status";
+
+-- onlineEval.totalCost
+select sum("cost_usd") as "cost" from "online_eval_items" where "rule_id" = $1 and "status" = $2;
+
+-- onlineEval.oldestPending
+select "created_at" from "online_eval_items" where "rule_id" = $1 and "status" = $2 order by "id" limit $3;
+
+-- onlineEval.recentLags
+select "created_at", "finished_at" from "online_eval_items" where "rule_id" = $1 and "status" = $2 order by "id" desc limit $3;
+
+-- onlineEval.items
+select * from "online_eval_items" where "rule_id" = $1 and "status" = $2 and "id" <= $3 order by "id" desc limit $4;
+
+-- onlineEval.retryFailed
+select "id" from "online_eval_items" where "rule_id" = $1 and "status" = $2 limit $3;
+update "online_eval_items" set "status" = $1, "attempts" = $2, "error" = $3, "next_attempt_at" = $4, "finished_at" = $5 where "id" in ($6);
+
+-- onlineEval.delete
+delete from "online_eval_rules" where "id" = $1;
+
 -- evaluators.detach
 delete from "dataset_evaluators" where "dataset_id" = $1 and "evaluator_id" = $2;
 

@@ -595,6 +595,90 @@ select "v"."id", "v"."evaluator_id", "v"."version", "v"."definition", "v"."creat
 -- evaluators.runsAfter
 select "r"."id", "r"."experiment_id", "e"."dataset_id", "e"."dataset_version_id", "r"."example_id", "r"."output", "r"."start_time", "r"."end_time", "r"."error", "r"."created_at" from "experiment_runs" as "r" inner join "experiments" as "e" on "e"."id" = "r"."experiment_id" where "r"."id" > ? and "e"."deleted_at" is null order by "r"."id" limit ?;
 
+-- evaluators.findByIds
+select * from "evaluators" where "id" in (?);
+select "v"."id", "v"."evaluator_id", "v"."version", "v"."definition", "v"."created_at" from "evaluator_versions" as "v" where "v"."evaluator_id" in (?) and "v"."version" = (select max("w"."version") as "latest" from "evaluator_versions" as "w" where "w"."evaluator_id" = "v"."evaluator_id");
+
+-- onlineEval.insert
+insert into "online_eval_rules" ("project_id", "name", "target", "filter", "sampling_rate", "session_idle_minutes", "rate_limit_per_minute", "daily_cost_limit_usd", "enabled", "cursor", "backfill_cursor", "backfill_until", "user_id", "created_at", "updated_at") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict ("project_id", "name") do nothing returning "id";
+insert into "online_eval_rule_evaluators" ("rule_id", "evaluator_id") values (?, ?);
+
+-- onlineEval.update
+select "project_id" from "online_eval_rules" where "id" = ?;
+select "id" from "online_eval_rules" where "project_id" = ? and "name" = ? and "id" <> ?;
+update "online_eval_rules" set "name" = ?, "sampling_rate" = ?, "updated_at" = ? where "id" = ?;
+delete from "online_eval_rule_evaluators" where "rule_id" = ?;
+insert into "online_eval_rule_evaluators" ("rule_id", "evaluator_id") values (?, ?);
+
+-- onlineEval.startBackfill
+update "online_eval_rules" set "backfill_cursor" = ?, "backfill_until" = ?, "updated_at" = ? where "id" = ?;
+
+-- onlineEval.rewindSessionCursor
+update "online_eval_rules" set "cursor" = ?, "updated_at" = ? where "id" = ?;
+
+-- onlineEval.findById
+select * from "online_eval_rules" where "id" = ?;
+select "rule_id", "evaluator_id" from "online_eval_rule_evaluators" where "rule_id" in (?) order by "evaluator_id";
+
+-- onlineEval.list
+select * from "online_eval_rules" where "project_id" = ? and "id" >= ? order by "id" limit ?;
+select "rule_id", "evaluator_id" from "online_eval_rule_evaluators" where "rule_id" in (?) order by "evaluator_id";
+
+-- onlineEval.enabled
+select "r".* from "online_eval_rules" as "r" inner join "projects" as "p" on "p"."id" = "r"."project_id" where "r"."enabled" = ? and "p"."deleted_at" is null order by "r"."id";
+select "rule_id", "evaluator_id" from "online_eval_rule_evaluators" where "rule_id" in (?) order by "evaluator_id";
+
+-- onlineEval.maxSpanId
+select max("id") as "id" from "spans";
+
+-- onlineEval.scanSpans
+select "spans"."id", "spans"."trace_rowid", "spans"."span_id", "traces"."trace_id", cast("spans"."start_time" as text) as "start_time", case when 1 = 1 then 1 else 0 end as "m0", case when (spans.parent_id is null) then 1 else 0 end as "m1" from "spans" inner join "traces" on "traces"."id" = "spans"."trace_rowid" where "spans"."project_id" = ? and "spans"."id" > ? and "spans"."id" <= ? and (1 = 1 or (spans.parent_id is null)) order by "spans"."id" limit ?;
+
+-- onlineEval.scanSpansByTime
+select "spans"."id", "spans"."trace_rowid", "spans"."span_id", "traces"."trace_id", cast("spans"."start_time" as text) as "start_time" from "spans" inner join "traces" on "traces"."id" = "spans"."trace_rowid" where "spans"."project_id" = ? and (spans.start_time > cast(? as bigint) or (spans.start_time = cast(? as bigint) and spans.id > ?)) and spans.start_time < cast(? as bigint) and "spans"."parent_id" is null order by "spans"."start_time", "spans"."id" limit ?;
+
+-- onlineEval.scanIdleSessions
+select "s"."id", "s"."session_id", cast("s"."end_time" as text) as "end_time" from "project_sessions" as "s" where "s"."project_id" = ? and (s.end_time > cast(? as bigint) or (s.end_time = cast(? as bigint) and s.id > ?)) and s.end_time <= cast(? as bigint) and not exists (select "i"."id" from "online_eval_items" as "i" where "i"."rule_id" = ? and "i"."target_kind" = ? and "i"."target_rowid" = "s"."id") order by "s"."end_time", "s"."id" limit ?;
+
+-- onlineEval.enqueueStatements
+begin;
+insert into "online_eval_items" ("rule_id", "evaluator_id", "target_kind", "target_rowid", "target_key", "status", "attempts", "next_attempt_at", "created_at") values (?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict ("rule_id", "target_kind", "target_rowid", "evaluator_id") do nothing;
+update "online_eval_rules" set "cursor" = ? where "id" = ? and "cursor" = ?;
+commit;
+
+-- onlineEval.due
+select * from "online_eval_items" where "rule_id" = ? and "status" = ? and "next_attempt_at" <= ? order by "id" limit ?;
+
+-- onlineEval.outcomeStatements
+begin;
+update "online_eval_items" set "status" = ?, "attempts" = ?, "error" = ?, "evaluator_version" = ?, "cost_usd" = ?, "finished_at" = ? where "id" = ? and "status" = ?;
+commit;
+
+-- onlineEval.finishedSince
+select count(*) as "count", sum("cost_usd") as "cost" from "online_eval_items" where "rule_id" = ? and "finished_at" >= ?;
+
+-- onlineEval.counts
+select "status", count(*) as "count" from "online_eval_items" where "rule_id" = ? group by "status";
+
+-- onlineEval.totalCost
+select sum("cost_usd") as "cost" from "online_eval_items" where "rule_id" = ? and "status" = ?;
+
+-- onlineEval.oldestPending
+select "created_at" from "online_eval_items" where "rule_id" = ? and "status" = ? order by "id" limit ?;
+
+-- onlineEval.recentLags
+select "created_at", "finished_at" from "online_eval_items" where "rule_id" = ? and "status" = ? order by "id" desc limit ?;
+
+-- onlineEval.items
+select * from "online_eval_items" where "rule_id" = ? and "status" = ? and "id" <= ? order by "id" desc limit ?;
+
+-- onlineEval.retryFailed
+select "id" from "online_eval_items" where "rule_id" = ? and "status" = ? limit ?;
+update "online_eval_items" set "status" = ?, "attempts" = ?, "error" = ?, "next_attempt_at" = ?, "finished_at" = ? where "id" in (?);
+
+-- onlineEval.delete
+delete from "online_eval_rules" where "id" = ?;
+
 -- evaluators.detach
 delete from "dataset_evaluators" where "dataset_id" = ? and "evaluator_id" = ?;
 

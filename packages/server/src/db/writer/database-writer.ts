@@ -6,6 +6,7 @@ import type { ConvertedSpan } from '../repositories/long-attributes-repository.j
 import type { LongAttributesTask } from './long-attributes-writes-sqlite.js';
 import type { RetentionTask, SqliteDeletedTraces } from './retention-writes-sqlite.js';
 import type { SpanLogEventsTask } from './span-log-events-writes-sqlite.js';
+import type { CompiledStatement, StatementsTask } from './statement-writes-sqlite.js';
 import type { NewSpanLogEvent, SpanEventsUpdate } from '../repositories/span-log-events-repository.js';
 import { PostgresSpanWriter } from './span-writes-postgres.js';
 import { type PackedSpans, packSpanRows } from '../../span-model/span-row-codec.js';
@@ -34,6 +35,8 @@ export interface DatabaseWriter extends BatchWriter<QueuedSpans> {
   longAttributes?: SqliteLongAttributesWriter;
   /** SQLite only: log records kept for their span, and their move onto it (docs/ingest.md, "Logs"); undefined on PostgreSQL. */
   spanLogEvents?: SqliteSpanLogEventsWriter;
+  /** SQLite only: statements a repository compiled, run in one transaction on the writer thread; undefined on PostgreSQL. */
+  statements?: SqliteStatementsWriter;
   close(): Promise<void>;
 }
 
@@ -55,6 +58,12 @@ export interface SqliteCostWriter {
 export interface SqliteLongAttributesWriter {
   /** Stores converted spans and the conversion's progress in one transaction. */
   store(spans: ConvertedSpan[], done: number): Promise<void>;
+}
+
+/** Compiled statements run on the SQLite writer thread (statement-writes-sqlite.ts). */
+export interface SqliteStatementsWriter {
+  /** Runs them in order in one transaction, committed when it resolves; answers the rows changed. */
+  run(statements: CompiledStatement[]): Promise<number>;
 }
 
 /** The retention job's writes on the SQLite writer thread. */
@@ -109,7 +118,7 @@ export function createDatabaseWriter(database: DatabaseConfig, options: { onStop
       transfer: packedBuffers,
       onStopped: options.onStopped,
     });
-    const task = (work: RetentionTask | CostTask | LongAttributesTask | SpanLogEventsTask) => thread.task(work);
+    const task = (work: RetentionTask | CostTask | LongAttributesTask | SpanLogEventsTask | StatementsTask) => thread.task(work);
     return {
       prepare: (rows) => ({ count: rows.length, packed: packSpanRows(rows) }),
       write: (requests) => thread.write(requests),
@@ -135,6 +144,9 @@ export function createDatabaseWriter(database: DatabaseConfig, options: { onStop
         attach: async (updates, attachedIds, expireBefore) => {
           await task({ kind: 'spanLogEvents.attach', updates, attachedIds, expireBefore });
         },
+      },
+      statements: {
+        run: async (statements) => (await task({ kind: 'statements.run', statements })) as number,
       },
       close: () => thread.close(),
     };

@@ -6,6 +6,7 @@ import { isLongAttributesTask, SqliteLongAttributesStore } from './long-attribut
 import { isRetentionTask, SqliteRetentionStore } from './retention-writes-sqlite.js';
 import { isSpanLogEventsTask, SqliteSpanLogEventsStore } from './span-log-events-writes-sqlite.js';
 import { SqliteSpanStore } from './span-writes-sqlite.js';
+import { isStatementsTask, SqliteStatementStore } from './statement-writes-sqlite.js';
 import type { SpanRow } from '../../span-model/span-rows.js';
 import { type PackedSpans, unpackSpanRows } from '../../span-model/span-row-codec.js';
 
@@ -26,6 +27,7 @@ const retention = new SqliteRetentionStore(connection);
 const costs = new SqliteCostStore(connection);
 const longAttributes = new SqliteLongAttributesStore(connection);
 const spanLogEvents = new SqliteSpanLogEventsStore(connection);
+const statements = new SqliteStatementStore(connection);
 
 serveWriterThread<PackedSpans>({
   commit: (requests) => store.writeAll(requestRows(requests)),
@@ -37,6 +39,7 @@ serveWriterThread<PackedSpans>({
     if (isCostTask(task)) return costs.run(task);
     if (isLongAttributesTask(task)) return longAttributes.run(task);
     if (isSpanLogEventsTask(task)) return spanLogEvents.run(task);
+    if (isStatementsTask(task)) return statements.run(task);
     throw new Error('unknown writer task');
   },
   close: () => connection.close(),

@@ -1,0 +1,464 @@
+/**
+ * The online evaluation job (docs/online-evaluation.md): reads what each enabled rule of each
+ * project picks, samples it, and has the rule's evaluators judge it; results are span, trace or
+ * session annotations named after the evaluator.
+ *
+ * Exactly once, across restarts and replicas:
+ * - Reading: each rule has a durable cursor (span row ids; for sessions, their end time). A tick
+ *   reads the spans past it up to a horizon, and in one transaction inserts the sampled items
+ *   into the ledger (one row per rule, item and evaluator, unique) and moves the cursor. A crash
+ *   before the commit reads the same spans again; after it, never. The horizon is the newest
+ *   span row id seen at least `settleMs` ago: on PostgreSQL a row id handed out before another's
+ *   may commit after it, and waiting lets it commit before the cursor passes it (on SQLite one
+ *   writer commits in id order, so the horizon is the newest id).
+ * - Evaluating: an item is evaluated while pending, and its annotation (keyed by evaluator name,
+ *   target and `online-rule:<id>`, so a repeat overwrites) is written in the same transaction that
+ *   marks it done. A crash in between evaluates it again and writes the same one annotation.
+ * - One replica runs the job at a time (the job runner's lease).
+ *
+ * Provider failures that may pass (5xx, silence) are retried with backoff; an item still failing
+ * after `attempts` is marked failed, listed on the rule's page, and can be retried from there.
+ * Nothing here runs on the ingest path: ingest only writes spans, as before.
+ */
+import { InvalidInputError, UnavailableError } from '@sightline/common';
+import type { RawBuilder, SqlBool } from 'kysely';
+import type { Dialect } from '../config.js';
+import type {
+  ItemOutcome,
+  ItemRecord,
+  NewItem,
+  OnlineEvalRepository,
+  OnlineRuleRecord,
+  ScannedSpan,
+} from '../db/repositories/online-eval-repository.js';
+import type { EvaluatorRecord, EvaluatorsRepository } from '../db/repositories/evaluators-repository.js';
+import { spanConditionSql } from '../db/repositories/span-condition-sql.js';
+import type { CompiledStatement } from '../db/writer/statement-writes-sqlite.js';
+import type { Job } from '../jobs/job-runner.js';
+import { parseSpanCondition } from '../spans/span-condition.js';
+import type { EvaluationItem } from './code-evaluators.js';
+import { type EvaluationOutcome, type EvaluatorDefinition, parseDefinition } from './evaluators-service.js';
+import type { JudgeCost } from './judge-cost.js';
+import type { OnlineItemLoader } from './online-items.js';
+import { inSample } from './sampling.js';
+
+export const ONLINE_EVALUATION_JOB = 'online-evaluations';
+/** How long a session rule waits without a new turn by default (minutes). */
+export const DEFAULT_SESSION_IDLE_MINUTES = 30;
+/** How far back a session rule looks again for sessions whose spans arrived late (ns): 10 minutes. */
+const SESSION_LOOKBACK_NANOS = 10n * 60n * 1_000_000_000n;
+
+/** Runs compiled statements in one transaction (the SQLite writer thread, or a PostgreSQL transaction). */
+export type RunStatements = (statements: CompiledStatement[]) => Promise<void>;
+
+export interface OnlineEvaluationJobOptions {
+  dialect: Dialect;
+  rules: OnlineEvalRepository;
+  evaluators: Pick<EvaluatorsRepository, 'findByIds'>;
+  loadItem: OnlineItemLoader;
+  runStatements: RunStatements;
+  evaluate: (definition: EvaluatorDefinition, item: EvaluationItem, signal: AbortSignal) => Promise<EvaluationOutcome>;
+  judgeCost: JudgeCost;
+  intervalMs?: number;
+  /** How old the newest row id must be before the cursor passes it (ms); 0 on SQLite. */
+  settleMs: number;
+  /** Spans read per rule group per tick. */
+  scanBatch?: number;
+  /** Items taken for evaluation per tick. */
+  evaluateBatch?: number;
+  /** Evaluations in flight at once. */
+  concurrency?: number;
+  /** Attempts of an evaluation that fails for a reason that may pass. */
+  attempts?: number;
+  /** Wait before the second attempt (ms), doubled for each one after, up to five minutes. */
+  retryDelayMs?: number;
+  /** Outcomes written per transaction. */
+  writeBatch?: number;
+  now?: () => number;
+}
+
+export interface OnlineTickResult {
+  /** Ledger rows inserted (items sampled × evaluators). */
+  sampled: number;
+  /** Items that ended done, failed or skipped. */
+  finished: number;
+  /** More may be waiting: a scan read a whole batch, or a whole batch of items was due. */
+  more: boolean;
+}
+
+const MAX_RETRY_DELAY_MS = 5 * 60_000;
+const nanosOf = (ms: number) => BigInt(Math.floor(ms)) * 1_000_000n;
+
+/** A `time:id` keyset cursor. */
+function keyset(text: string | null): { time: bigint; id: number } {
+  const [time, id] = (text ?? '0:0').split(':');
+  try {
+    return { time: BigInt(time ?? '0'), id: Number(id ?? 0) || 0 };
+  } catch {
+    return { time: 0n, id: 0 };
+  }
+}
+
+/** Runs `work` on each item with at most `limit` at once. */
+async function eachLimited<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) await work(items[next++]!);
+  });
+  await Promise.all(workers);
+}
+
+/** The UTC day an ISO time falls on, as its first instant. */
+const dayStart = (ms: number) => new Date(Math.floor(ms / 86_400_000) * 86_400_000).toISOString();
+
+export function createOnlineEvaluationJob(options: OnlineEvaluationJobOptions): Job & {
+  runOnce(signal?: AbortSignal): Promise<OnlineTickResult>;
+} {
+  const {
+    dialect,
+    rules: repository,
+    evaluators,
+    loadItem,
+    runStatements,
+    evaluate,
+    judgeCost,
+    intervalMs = 1000,
+    settleMs,
+    scanBatch = 5000,
+    evaluateBatch = 256,
+    concurrency = 16,
+    attempts = 4,
+    retryDelayMs = 2000,
+    writeBatch = 100,
+    now = Date.now,
+  } = options;
+
+  /** Newest span row ids seen, with when: the horizon is the newest one seen `settleMs` ago. */
+  const seen: { at: number; id: number }[] = [];
+  const horizon = async (): Promise<number | undefined> => {
+    const at = now();
+    seen.push({ at, id: await repository.maxSpanId() });
+    let found: number | undefined;
+    while (seen.length > 0 && seen[0]!.at <= at - settleMs) {
+      found = seen[0]!.id;
+      if (seen.length === 1 || seen[1]!.at > at - settleMs) break;
+      seen.shift();
+    }
+    return found;
+  };
+
+  const conditions = new Map<string, RawBuilder<SqlBool> | null>();
+  /** The SQL of a rule's filter; a filter that no longer parses matches nothing and says so in the log of the rule's items. */
+  const conditionOf = (filter: string): RawBuilder<SqlBool> | null => {
+    if (filter.trim() === '') return null;
+    let condition = conditions.get(filter);
+    if (condition === undefined) {
+      condition = spanConditionSql(dialect, parseSpanCondition(filter));
+      if (conditions.size > 500) conditions.clear();
+      conditions.set(filter, condition);
+    }
+    return condition;
+  };
+
+  const itemsOf = (rule: OnlineRuleRecord, spans: ScannedSpan[], index: number): NewItem[] => {
+    const items: NewItem[] = [];
+    for (const span of spans) {
+      if (!span.matches[index]) continue;
+      const target =
+        rule.target === 'trace'
+          ? { targetKind: 'trace' as const, targetRowid: span.traceRowid, targetKey: span.traceId }
+          : { targetKind: 'span' as const, targetRowid: span.id, targetKey: span.spanId };
+      if (!inSample(target.targetKey, rule.samplingRate)) continue;
+      for (const evaluatorId of rule.evaluatorIds) items.push({ ruleId: rule.id, evaluatorId, ...target });
+    }
+    return items;
+  };
+
+  /** Reads new spans for the span and trace rules, grouped by project and cursor (one scan serves every rule at the same place). */
+  const scanLive = async (live: OnlineRuleRecord[], upTo: number, at: string): Promise<{ sampled: number; more: boolean }> => {
+    const groups = new Map<string, OnlineRuleRecord[]>();
+    for (const rule of live) {
+      const key = `${rule.projectId}:${rule.cursor}`;
+      groups.set(key, [...(groups.get(key) ?? []), rule]);
+    }
+    let sampled = 0;
+    let more = false;
+    for (const group of groups.values()) {
+      const after = Number(group[0]!.cursor) || 0;
+      if (after >= upTo) continue;
+      const spans = await repository.scanSpans(
+        group[0]!.projectId,
+        after,
+        upTo,
+        group.map((rule) => ({ condition: conditionOf(rule.filter), rootsOnly: rule.target === 'trace' })),
+        scanBatch,
+      );
+      const full = spans.length === scanBatch;
+      more ||= full;
+      const to = String(full ? spans.at(-1)!.id : upTo);
+      const statements: CompiledStatement[] = [];
+      group.forEach((rule, index) => {
+        const items = itemsOf(rule, spans, index);
+        sampled += items.length;
+        statements.push(...repository.enqueueStatements(items, { ruleId: rule.id, column: 'cursor', from: rule.cursor, to }, at));
+      });
+      await runStatements(statements);
+    }
+    return { sampled, more };
+  };
+
+  /** A backfill's next batch: spans that started in the window, read by start time. */
+  const scanBackfill = async (rule: OnlineRuleRecord, at: string): Promise<{ sampled: number; more: boolean }> => {
+    const after = keyset(rule.backfillCursor);
+    const spans = await repository.scanSpansByTime(
+      rule.projectId,
+      { startTime: after.time, id: after.id },
+      BigInt(rule.backfillUntil ?? '0'),
+      { condition: conditionOf(rule.filter), rootsOnly: rule.target === 'trace' },
+      scanBatch,
+    );
+    const full = spans.length === scanBatch;
+    const last = spans.at(-1);
+    const items = itemsOf(rule, spans, 0);
+    await runStatements(
+      repository.enqueueStatements(
+        items,
+        { ruleId: rule.id, column: 'backfill_cursor', from: rule.backfillCursor, to: full && last ? `${last.startTime}:${last.id}` : null },
+        at,
+      ),
+    );
+    return { sampled: items.length, more: full };
+  };
+
+  /** Reads the sessions that went idle since the rule's cursor. */
+  const scanSessions = async (rule: OnlineRuleRecord, at: string): Promise<{ sampled: number; more: boolean }> => {
+    const idleNanos = nanosOf((rule.sessionIdleMinutes ?? DEFAULT_SESSION_IDLE_MINUTES) * 60_000);
+    const upTo = nanosOf(now()) - idleNanos;
+    const cursor = keyset(rule.cursor);
+    const from = cursor.time > SESSION_LOOKBACK_NANOS ? cursor.time - SESSION_LOOKBACK_NANOS : 0n;
+    if (from >= upTo) return { sampled: 0, more: false };
+    const sessions = await repository.scanIdleSessions(rule.id, rule.projectId, { endTime: from, id: 0 }, upTo, scanBatch);
+    const full = sessions.length === scanBatch;
+    const items: NewItem[] = [];
+    for (const session of sessions) {
+      if (!inSample(session.sessionId, rule.samplingRate)) continue;
+      for (const evaluatorId of rule.evaluatorIds)
+        items.push({ ruleId: rule.id, evaluatorId, targetKind: 'session', targetRowid: session.id, targetKey: session.sessionId });
+    }
+    // Not sampled is not in the ledger, so a full batch of sessions left out would be read again: move past them.
+    const last = sessions.at(-1);
+    const to = full && last ? `${last.endTime}:${last.id}` : `${upTo}:0`;
+    const next = keyset(to).time < cursor.time ? rule.cursor : to;
+    await runStatements(repository.enqueueStatements(items, { ruleId: rule.id, column: 'cursor', from: rule.cursor, to: next }, at));
+    return { sampled: items.length, more: full && next !== rule.cursor };
+  };
+
+  /** Today's spending per rule, read once a day per rule and then kept up by this process. */
+  const spentToday = new Map<number, { day: string; usd: number }>();
+  const spending = async (rule: OnlineRuleRecord): Promise<number> => {
+    const day = dayStart(now());
+    const known = spentToday.get(rule.id);
+    if (known?.day === day) return known.usd;
+    const usd = (await repository.finishedSince(rule.id, day)).costUsd;
+    spentToday.set(rule.id, { day, usd });
+    return usd;
+  };
+  const spend = (ruleId: number, usd: number) => {
+    const known = spentToday.get(ruleId);
+    if (known) known.usd += usd;
+  };
+
+  /** Evaluates one item; its outcome (never throws). */
+  const judge = async (item: ItemRecord, rule: OnlineRuleRecord, evaluator: EvaluatorRecord, signal: AbortSignal): Promise<ItemOutcome> => {
+    const version = evaluator.version.version;
+    let definition: EvaluatorDefinition;
+    try {
+      definition = parseDefinition(JSON.parse(evaluator.version.definition)).definition;
+    } catch (error) {
+      return {
+        status: 'failed',
+        error: `the evaluator's definition is no longer valid: ${(error as Error).message}`,
+        evaluatorVersion: version,
+      };
+    }
+    const target = { kind: item.targetKind, rowid: item.targetRowid };
+    const loaded = await loadItem(target);
+    if (!loaded)
+      return { status: 'skipped', error: `the ${item.targetKind} was deleted before it was evaluated`, evaluatorVersion: version };
+    const started = now();
+    try {
+      const outcome = await evaluate(definition, loaded, signal);
+      const costUsd = outcome.audit && definition.type === 'llm_judge' ? await judgeCost(definition.model, outcome.audit) : null;
+      if (costUsd !== null) spend(rule.id, costUsd);
+      return {
+        status: 'done',
+        evaluatorVersion: version,
+        costUsd,
+        annotation: {
+          target,
+          fields: {
+            name: evaluator.name,
+            annotatorKind: evaluator.kind,
+            label: outcome.label,
+            score: outcome.score,
+            explanation: outcome.explanation,
+            metadata: {
+              rule: { id: rule.id, name: rule.name },
+              evaluator: { id: evaluator.id, name: evaluator.name, version },
+              latency_ms: now() - started,
+              ...(costUsd !== null ? { cost_usd: costUsd } : {}),
+              ...(outcome.audit ? { audit: outcome.audit } : {}),
+            },
+            identifier: `online-rule:${rule.id}`,
+            source: 'API',
+            userId: null,
+          },
+        },
+      };
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      // Only what may pass is retried: a provider's 5xx or silence. A refused request (no key, an unknown model) fails alike every time.
+      if (error instanceof UnavailableError && item.attempts + 1 < attempts && !signal.aborted) {
+        const delay = Math.min(retryDelayMs * 2 ** item.attempts, MAX_RETRY_DELAY_MS);
+        return { status: 'pending', error: message, nextAttemptAt: new Date(now() + delay).toISOString() };
+      }
+      const refused = error instanceof InvalidInputError ? ' (the provider refused the request)' : '';
+      return { status: 'failed', error: `${message}${refused}`, evaluatorVersion: version };
+    }
+  };
+
+  /** Writes outcomes, a batch per transaction; an outcome whose write fails alone (its span deleted meanwhile) ends skipped. */
+  const write = async (outcomes: { item: ItemRecord; outcome: ItemOutcome }[]): Promise<void> => {
+    if (outcomes.length === 0) return;
+    const at = new Date(now()).toISOString();
+    try {
+      await runStatements(outcomes.flatMap(({ item, outcome }) => repository.outcomeStatements(item, outcome, at)));
+    } catch {
+      for (const { item, outcome } of outcomes) {
+        try {
+          await runStatements(repository.outcomeStatements(item, outcome, at));
+        } catch (error) {
+          const reason = `its result could not be stored: ${(error as Error).message}`;
+          await runStatements(repository.outcomeStatements(item, { status: 'skipped', error: reason, evaluatorVersion: null }, at));
+        }
+      }
+    }
+  };
+
+  /** Evaluates the due items of each rule, within its rate and cost limits. */
+  const evaluateDue = async (enabled: OnlineRuleRecord[], signal: AbortSignal): Promise<{ finished: number; more: boolean }> => {
+    const at = now();
+    const perRule = Math.max(1, Math.ceil(evaluateBatch / enabled.length));
+    const due: { rule: OnlineRuleRecord; items: ItemRecord[] }[] = [];
+    let full = false;
+    for (const rule of enabled) {
+      let limit = perRule;
+      if (rule.rateLimitPerMinute !== null) {
+        const recent = await repository.finishedSince(rule.id, new Date(at - 60_000).toISOString());
+        limit = Math.min(limit, Math.max(0, rule.rateLimitPerMinute - recent.count));
+      }
+      if (limit === 0) continue;
+      const items = await repository.due(rule.id, new Date(at).toISOString(), limit);
+      full ||= items.length === perRule;
+      if (items.length > 0) due.push({ rule, items });
+    }
+    if (due.length === 0) return { finished: 0, more: false };
+    const evaluatorIds = new Set(due.flatMap(({ items }) => items.map((item) => item.evaluatorId)));
+    const evaluatorById = new Map((await evaluators.findByIds([...evaluatorIds])).map((e) => [e.id, e]));
+    const work: { item: ItemRecord; rule: OnlineRuleRecord; evaluator: EvaluatorRecord }[] = [];
+    const immediate: { item: ItemRecord; outcome: ItemOutcome }[] = [];
+    for (const { rule, items } of due) {
+      const overBudget = rule.dailyCostLimitUsd !== null && (await spending(rule)) >= rule.dailyCostLimitUsd;
+      for (const item of items) {
+        const evaluator = evaluatorById.get(item.evaluatorId);
+        if (!evaluator || !rule.evaluatorIds.includes(item.evaluatorId)) {
+          immediate.push({
+            item,
+            outcome: { status: 'skipped', error: 'the evaluator was removed from the rule', evaluatorVersion: null },
+          });
+        } else if (overBudget) {
+          immediate.push({
+            item,
+            outcome: {
+              status: 'skipped',
+              error: `the rule's daily cost limit ($${rule.dailyCostLimitUsd}) was reached`,
+              evaluatorVersion: null,
+            },
+          });
+        } else {
+          work.push({ item, rule, evaluator });
+        }
+      }
+    }
+    await write(immediate);
+    let finished = immediate.length;
+    let buffer: { item: ItemRecord; outcome: ItemOutcome }[] = [];
+    let flushing: Promise<void> = Promise.resolve();
+    const flush = () => {
+      const batch = buffer;
+      buffer = [];
+      flushing = flushing.then(() => write(batch));
+      return flushing;
+    };
+    await eachLimited(work, concurrency, async ({ item, rule, evaluator }) => {
+      if (signal.aborted) return;
+      const outcome = await judge(item, rule, evaluator, signal);
+      // Stopped midway: the item stays pending, and the next leader evaluates it.
+      if (signal.aborted) return;
+      buffer.push({ item, outcome });
+      if (outcome.status !== 'pending') finished++;
+      if (buffer.length >= writeBatch) await flush();
+    });
+    await flush();
+    return { finished, more: full && finished > 0 };
+  };
+
+  const tick = async (signal: AbortSignal): Promise<OnlineTickResult> => {
+    const enabled = await repository.enabled();
+    if (enabled.length === 0) return { sampled: 0, finished: 0, more: false };
+    const at = new Date(now()).toISOString();
+    let sampled = 0;
+    let more = false;
+    const live = enabled.filter((rule) => rule.target !== 'session');
+    if (live.length > 0) {
+      const upTo = await horizon();
+      if (upTo !== undefined) {
+        const scanned = await scanLive(live, upTo, at);
+        sampled += scanned.sampled;
+        more ||= scanned.more;
+      }
+    }
+    for (const rule of enabled) {
+      if (signal.aborted) break;
+      const scanned =
+        rule.target === 'session'
+          ? await scanSessions(rule, at)
+          : rule.backfillCursor !== null
+            ? await scanBackfill(rule, at)
+            : { sampled: 0, more: false };
+      sampled += scanned.sampled;
+      more ||= scanned.more;
+    }
+    if (signal.aborted) return { sampled, finished: 0, more: false };
+    const evaluated = await evaluateDue(enabled, signal);
+    return { sampled, finished: evaluated.finished, more: more || evaluated.more };
+  };
+
+  let running: Promise<OnlineTickResult> | null = null;
+  const runOnce = (signal: AbortSignal = new AbortController().signal): Promise<OnlineTickResult> => {
+    running ??= tick(signal).finally(() => {
+      running = null;
+    });
+    return running;
+  };
+
+  return {
+    name: ONLINE_EVALUATION_JOB,
+    description: "Evaluates what each project's online evaluation rules sample (docs/online-evaluation.md).",
+    intervalMs,
+    runOnce,
+    async run(signal) {
+      return (await runOnce(signal)).more ? 'more' : 'idle';
+    },
+  };
+}
