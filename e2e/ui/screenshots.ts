@@ -271,6 +271,39 @@ try {
   await page.getByTestId('playground-tokens').waitFor();
   await shot(page, 'playground');
 
+  // An online evaluation rule on support-bot: two code checks on a sample of its LLM spans, backfilled over the day.
+  const evaluatorIds: string[] = [];
+  for (const [name, definition] of [
+    ['answered', { type: 'not_empty' }],
+    ['fast enough', { type: 'threshold', metric: 'latency_ms', max: 1500 }],
+  ] as const) {
+    const created = await (await api.post(`${server.url}/v1/evaluators`, { data: { name, definition } })).json();
+    evaluatorIds.push(created.data.id as string);
+  }
+  const rule = (
+    await (
+      await api.post(`${server.url}/v1/projects/support-bot/online_eval_rules`, {
+        data: {
+          name: 'LLM answers',
+          target: 'span',
+          filter: "span_kind == 'LLM'",
+          sampling_rate: 0.5,
+          rate_limit_per_minute: 600,
+          evaluators: evaluatorIds,
+          backfill_hours: 24,
+        },
+      })
+    ).json()
+  ).data as { id: string };
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const stats = (await (await api.get(`${server.url}/v1/online_eval_rules/${rule.id}/stats`)).json()).data;
+    if (!stats.backfilling && stats.pending === 0 && stats.evaluated > 0) break;
+    await page.waitForTimeout(200);
+  }
+  await page.goto(`${server.url}/projects/${encodeURIComponent(project.id)}/online-eval/${encodeURIComponent(rule.id)}`);
+  await page.getByTestId('stat-Evaluated').waitFor();
+  await shot(page, 'online-evaluation');
+
   const cookies = await opened.context.cookies();
   await opened.close();
 

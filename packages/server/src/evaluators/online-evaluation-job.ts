@@ -74,6 +74,8 @@ export interface OnlineEvaluationJobOptions {
   retryDelayMs?: number;
   /** Outcomes written per transaction. */
   writeBatch?: number;
+  /** Longest an outcome waits for others to be written with (ms). */
+  flushMs?: number;
   now?: () => number;
 }
 
@@ -130,6 +132,7 @@ export function createOnlineEvaluationJob(options: OnlineEvaluationJobOptions): 
     attempts = 4,
     retryDelayMs = 2000,
     writeBatch = 100,
+    flushMs = 250,
     now = Date.now,
   } = options;
 
@@ -394,9 +397,11 @@ export function createOnlineEvaluationJob(options: OnlineEvaluationJobOptions): 
     let finished = immediate.length;
     let buffer: { item: ItemRecord; outcome: ItemOutcome }[] = [];
     let flushing: Promise<void> = Promise.resolve();
+    let flushedAt = now();
     const flush = () => {
       const batch = buffer;
       buffer = [];
+      flushedAt = now();
       flushing = flushing.then(() => write(batch));
       return flushing;
     };
@@ -407,7 +412,8 @@ export function createOnlineEvaluationJob(options: OnlineEvaluationJobOptions): 
       if (signal.aborted) return;
       buffer.push({ item, outcome });
       if (outcome.status !== 'pending') finished++;
-      if (buffer.length >= writeBatch) await flush();
+      // Written by the batch, or at least every `flushMs`: a result waits little for the others of its tick.
+      if (buffer.length >= writeBatch || now() - flushedAt >= flushMs) await flush();
     });
     await flush();
     return { finished, more: full && finished > 0 };

@@ -187,7 +187,7 @@ export function RulePage() {
           >
             {r.enabled ? 'Pause' : 'Resume'}
           </Button>
-          <NumberInput aria-label="Backfill hours" min={1} max={168} w={100} value={hours} onChange={setHours} suffix=" h" />
+          <NumberInput aria-label="Backfill hours" min={1} w={100} value={hours} onChange={setHours} suffix=" h" />
           <Button
             variant="default"
             onClick={() =>
