@@ -264,7 +264,7 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
         dialect: database.dialect,
         rules: data.repositories.onlineEval,
         evaluators: data.repositories.evaluators,
-        loadItem: createOnlineItemLoader(data.repositories),
+        loadItems: createOnlineItemLoader(data.repositories),
         runStatements: createStatementRunner(database.db, writer.statements),
         evaluate: evaluators.evaluate,
         judgeCost: createJudgeCost(data.repositories.costs),

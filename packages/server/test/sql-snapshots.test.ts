@@ -200,6 +200,7 @@ function scenario(r: Repositories, dialect: string, db: Kysely<DB>): SqlScenario
     ],
     ['spans.query (root spans without a parent id)', () => r.spans.query({ projectId: 1, roots: 'no-parent' }, 10, 1000)],
     ['spans.findById', () => r.spans.findById(1)],
+    ['spans.findByIds', () => r.spans.findByIds([1, 2])],
     ['spans.findBySpanId', () => r.spans.findBySpanId('cd')],
     ['spans.listOfTrace', () => r.spans.listOfTrace(1, 10)],
     ['spans.summariesOfTraces', () => r.spans.summariesOfTraces([1, 2], { rootsOnly: true })],
@@ -519,7 +520,7 @@ function scenario(r: Repositories, dialect: string, db: Kysely<DB>): SqlScenario
       () =>
         run(
           r.onlineEval.enqueueStatements(
-            [{ ruleId: 1, evaluatorId: 1, targetKind: 'span', targetRowid: 1, targetKey: 'ab' }],
+            [{ ruleId: 1, evaluatorId: 1, targetKind: 'span', targetRowid: 1, targetKey: 'ab', spanRowid: 1 }],
             { ruleId: 1, column: 'cursor', from: '0', to: '10' },
             NOW,
           ),
@@ -538,6 +539,7 @@ function scenario(r: Repositories, dialect: string, db: Kysely<DB>): SqlScenario
               targetKind: 'span',
               targetRowid: 1,
               targetKey: 'ab',
+              spanRowid: 1,
               status: 'pending',
               attempts: 0,
               nextAttemptAt: NOW,

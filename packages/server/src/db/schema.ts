@@ -398,6 +398,7 @@ export interface OnlineEvalItemsTable {
   target_kind: string;
   target_rowid: number;
   target_key: string;
+  span_rowid: number | null;
   status: string;
   attempts: number;
   next_attempt_at: Timestamp;

@@ -39,7 +39,7 @@ import { parseSpanCondition } from '../spans/span-condition.js';
 import type { EvaluationItem } from './code-evaluators.js';
 import { type EvaluationOutcome, type EvaluatorDefinition, parseDefinition } from './evaluators-service.js';
 import type { JudgeCost } from './judge-cost.js';
-import type { OnlineItemLoader } from './online-items.js';
+import { type OnlineItemLoader, targetKey } from './online-items.js';
 import { inSample } from './sampling.js';
 
 export const ONLINE_EVALUATION_JOB = 'online-evaluations';
@@ -55,7 +55,7 @@ export interface OnlineEvaluationJobOptions {
   dialect: Dialect;
   rules: OnlineEvalRepository;
   evaluators: Pick<EvaluatorsRepository, 'findByIds'>;
-  loadItem: OnlineItemLoader;
+  loadItems: OnlineItemLoader;
   runStatements: RunStatements;
   evaluate: (definition: EvaluatorDefinition, item: EvaluationItem, signal: AbortSignal) => Promise<EvaluationOutcome>;
   judgeCost: JudgeCost;
@@ -120,7 +120,7 @@ export function createOnlineEvaluationJob(options: OnlineEvaluationJobOptions): 
     dialect,
     rules: repository,
     evaluators,
-    loadItem,
+    loadItems,
     runStatements,
     evaluate,
     judgeCost,
@@ -169,8 +169,8 @@ export function createOnlineEvaluationJob(options: OnlineEvaluationJobOptions): 
       if (!span.matches[index]) continue;
       const target =
         rule.target === 'trace'
-          ? { targetKind: 'trace' as const, targetRowid: span.traceRowid, targetKey: span.traceId }
-          : { targetKind: 'span' as const, targetRowid: span.id, targetKey: span.spanId };
+          ? { targetKind: 'trace' as const, targetRowid: span.traceRowid, targetKey: span.traceId, spanRowid: span.id }
+          : { targetKind: 'span' as const, targetRowid: span.id, targetKey: span.spanId, spanRowid: span.id };
       if (!inSample(target.targetKey, rule.samplingRate)) continue;
       for (const evaluatorId of rule.evaluatorIds) items.push({ ruleId: rule.id, evaluatorId, ...target });
     }
@@ -246,7 +246,14 @@ export function createOnlineEvaluationJob(options: OnlineEvaluationJobOptions): 
     for (const session of sessions) {
       if (!inSample(session.sessionId, rule.samplingRate)) continue;
       for (const evaluatorId of rule.evaluatorIds)
-        items.push({ ruleId: rule.id, evaluatorId, targetKind: 'session', targetRowid: session.id, targetKey: session.sessionId });
+        items.push({
+          ruleId: rule.id,
+          evaluatorId,
+          targetKind: 'session',
+          targetRowid: session.id,
+          targetKey: session.sessionId,
+          spanRowid: null,
+        });
     }
     // Not sampled is not in the ledger, so a full batch of sessions left out would be read again: move past them.
     const last = sessions.at(-1);
@@ -271,8 +278,14 @@ export function createOnlineEvaluationJob(options: OnlineEvaluationJobOptions): 
     if (known) known.usd += usd;
   };
 
-  /** Evaluates one item; its outcome (never throws). */
-  const judge = async (item: ItemRecord, rule: OnlineRuleRecord, evaluator: EvaluatorRecord, signal: AbortSignal): Promise<ItemOutcome> => {
+  /** Evaluates one item (loaded: undefined when it was deleted since it was sampled); its outcome (never throws). */
+  const judge = async (
+    item: ItemRecord,
+    rule: OnlineRuleRecord,
+    evaluator: EvaluatorRecord,
+    loaded: EvaluationItem | undefined,
+    signal: AbortSignal,
+  ): Promise<ItemOutcome> => {
     const version = evaluator.version.version;
     let definition: EvaluatorDefinition;
     try {
@@ -285,7 +298,6 @@ export function createOnlineEvaluationJob(options: OnlineEvaluationJobOptions): 
       };
     }
     const target = { kind: item.targetKind, rowid: item.targetRowid };
-    const loaded = await loadItem(target);
     if (!loaded)
       return { status: 'skipped', error: `the ${item.targetKind} was deleted before it was evaluated`, evaluatorVersion: version };
     const started = now();
@@ -405,9 +417,10 @@ export function createOnlineEvaluationJob(options: OnlineEvaluationJobOptions): 
       flushing = flushing.then(() => write(batch));
       return flushing;
     };
+    const loaded = await loadItems(work.map(({ item }) => ({ kind: item.targetKind, rowid: item.targetRowid, spanRowid: item.spanRowid })));
     await eachLimited(work, concurrency, async ({ item, rule, evaluator }) => {
       if (signal.aborted) return;
-      const outcome = await judge(item, rule, evaluator, signal);
+      const outcome = await judge(item, rule, evaluator, loaded.get(targetKey({ kind: item.targetKind, rowid: item.targetRowid })), signal);
       // Stopped midway: the item stays pending, and the next leader evaluates it.
       if (signal.aborted) return;
       buffer.push({ item, outcome });

@@ -51,6 +51,8 @@ export function up({ dialect }: MigrationContext) {
       .addColumn('target_rowid', 'bigint', (c) => c.notNull())
       // The item's OpenTelemetry span or trace id, or its session.id: what the failures list shows.
       .addColumn('target_key', 'text', (c) => c.notNull())
+      // The span the rule read: the span itself, or the trace's root span (none for a session). No foreign key: spans are partitioned.
+      .addColumn('span_rowid', 'bigint')
       .addColumn('status', 'text', (c) => c.notNull())
       .addColumn('attempts', 'integer', (c) => c.notNull())
       .addColumn('next_attempt_at', 'text', (c) => c.notNull())

@@ -65,6 +65,8 @@ export interface NewItem {
   targetKind: RuleTarget;
   targetRowid: number;
   targetKey: string;
+  /** The span the rule read (the span, or the trace's root span); null for a session. */
+  spanRowid: number | null;
 }
 
 export interface ItemRecord extends NewItem {
@@ -141,6 +143,7 @@ type ItemRow = {
   target_kind: string;
   target_rowid: number;
   target_key: string;
+  span_rowid: number | null;
   status: string;
   attempts: number;
   next_attempt_at: string;
@@ -158,6 +161,7 @@ const toItem = (row: ItemRow): ItemRecord => ({
   targetKind: row.target_kind as RuleTarget,
   targetRowid: Number(row.target_rowid),
   targetKey: row.target_key,
+  spanRowid: row.span_rowid === null ? null : Number(row.span_rowid),
   status: row.status as ItemStatus,
   attempts: Number(row.attempts),
   nextAttemptAt: row.next_attempt_at,
@@ -168,7 +172,7 @@ const toItem = (row: ItemRow): ItemRecord => ({
   finishedAt: row.finished_at,
 });
 
-/** Ledger rows per INSERT statement (SQLite binds at most 32,766 parameters; 8 a row). */
+/** Ledger rows per INSERT statement (SQLite binds at most 32,766 parameters; 9 a row). */
 const ITEMS_PER_INSERT = 500;
 
 export type OnlineEvalRepository = ReturnType<typeof createOnlineEvalRepository>;
@@ -460,6 +464,7 @@ export function createOnlineEvalRepository(db: Kysely<DB>, dialect: Dialect) {
                 target_kind: item.targetKind,
                 target_rowid: item.targetRowid,
                 target_key: item.targetKey,
+                span_rowid: item.spanRowid,
                 status: 'pending',
                 attempts: 0,
                 next_attempt_at: now,

@@ -468,6 +468,12 @@ export function createSpansRepository(db: Kysely<DB>, dialect: Dialect) {
       return (await execute(fullSpans().where('spans.id', '=', id)))[0];
     },
 
+    /** The spans of these row ids that exist, in no particular order. */
+    async findByIds(ids: number[]): Promise<SpanRecord[]> {
+      if (ids.length === 0) return [];
+      return execute(fullSpans().where('spans.id', 'in', ids));
+    },
+
     /** One span by its OpenTelemetry span id (lower-case hex). */
     async findBySpanId(spanId: string): Promise<SpanRecord | undefined> {
       const id = (await spanRowidsBySpanId(db, [spanId])).get(spanId);

@@ -172,6 +172,9 @@ commit;
 -- spans.findById
 select "spans"."id", "spans"."trace_rowid", "spans"."project_id", "traces"."trace_id", "spans"."span_id", "spans"."parent_id", "spans"."name", "spans"."span_kind", cast("spans"."start_time" as text) as "start_time", cast("spans"."end_time" as text) as "end_time", "spans"."status_code", "spans"."status_message", "spans"."attributes", "spans"."long_attributes", "spans"."events", "spans"."llm_token_count_prompt", "spans"."llm_token_count_completion", "spans"."llm_token_count_total" from "spans" inner join "traces" on "traces"."id" = "spans"."trace_rowid" where "spans"."id" = $1;
 
+-- spans.findByIds
+select "spans"."id", "spans"."trace_rowid", "spans"."project_id", "traces"."trace_id", "spans"."span_id", "spans"."parent_id", "spans"."name", "spans"."span_kind", cast("spans"."start_time" as text) as "start_time", cast("spans"."end_time" as text) as "end_time", "spans"."status_code", "spans"."status_message", "spans"."attributes", "spans"."long_attributes", "spans"."events", "spans"."llm_token_count_prompt", "spans"."llm_token_count_completion", "spans"."llm_token_count_total" from "spans" inner join "traces" on "traces"."id" = "spans"."trace_rowid" where "spans"."id" in ($1, $2);
+
 -- spans.findBySpanId
 select (select min("id") as "id" from "spans") as "low", (select max("id") as "id" from "spans") as "high";
 select "id", "span_id" from "spans" where ("id" >> 14) in ($1) and "span_id" in ($2);
@@ -648,7 +651,7 @@ select "s"."id", "s"."session_id", cast("s"."end_time" as text) as "end_time" fr
 
 -- onlineEval.enqueueStatements
 begin;
-insert into "online_eval_items" ("rule_id", "evaluator_id", "target_kind", "target_rowid", "target_key", "status", "attempts", "next_attempt_at", "created_at") values ($1, $2, $3, $4, $5, $6, $7, $8, $9) on conflict ("rule_id", "target_kind", "target_rowid", "evaluator_id") do nothing;
+insert into "online_eval_items" ("rule_id", "evaluator_id", "target_kind", "target_rowid", "target_key", "span_rowid", "status", "attempts", "next_attempt_at", "created_at") values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) on conflict ("rule_id", "target_kind", "target_rowid", "evaluator_id") do nothing;
 update "online_eval_rules" set "cursor" = $1 where "id" = $2 and "cursor" = $3;
 commit;
 
