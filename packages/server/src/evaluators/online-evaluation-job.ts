@@ -127,7 +127,7 @@ export function createOnlineEvaluationJob(options: OnlineEvaluationJobOptions): 
     intervalMs = 1000,
     settleMs,
     scanBatch = 5000,
-    evaluateBatch = 256,
+    evaluateBatch = 2000,
     concurrency = 16,
     attempts = 4,
     retryDelayMs = 2000,
