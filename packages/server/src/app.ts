@@ -48,6 +48,8 @@ import type { DatasetSplitsService } from './datasets/dataset-splits-service.js'
 import { experimentsRoutes } from './api/experiments/experiments-routes.js';
 import { experimentTagsRoutes } from './api/experiment-tags/experiment-tags-routes.js';
 import { evaluatorsRoutes } from './api/evaluators/evaluators-routes.js';
+import { annotationQueuesRoutes } from './api/annotation-queues/annotation-queues-routes.js';
+import type { AnnotationQueuesService } from './annotation-queues/annotation-queues-service.js';
 import type { EvaluatorsService } from './evaluators/evaluators-service.js';
 import type { ExperimentTagsService } from './experiments/experiment-tags-service.js';
 import type { ExperimentsService } from './experiments/experiments-service.js';
@@ -77,6 +79,7 @@ export interface AppDependencies {
   experiments: ExperimentsService;
   experimentTags: ExperimentTagsService;
   evaluators: EvaluatorsService;
+  annotationQueues: AnnotationQueuesService;
   costs: CostsService;
   secrets: SecretsService;
   playground: PlaygroundService;
@@ -104,6 +107,7 @@ export async function buildApp({
   experiments,
   experimentTags,
   evaluators,
+  annotationQueues,
   costs,
   secrets,
   playground,
@@ -194,6 +198,7 @@ export async function buildApp({
       await scope.register(experimentsRoutes, { experiments });
       await scope.register(experimentTagsRoutes, { tags: experimentTags });
       await scope.register(evaluatorsRoutes, { evaluators });
+      await scope.register(annotationQueuesRoutes, { queues: annotationQueues });
       await scope.register(modelPricesRoutes, { costs });
       await scope.register(playgroundRoutes, { playground, secrets });
       await scope.register(retentionRoutes, retention);

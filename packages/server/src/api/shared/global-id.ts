@@ -29,7 +29,9 @@ export type GlobalType =
   | 'EvaluatorVersion'
   | 'CategoricalAnnotationConfig'
   | 'ContinuousAnnotationConfig'
-  | 'FreeformAnnotationConfig';
+  | 'FreeformAnnotationConfig'
+  | 'AnnotationQueue'
+  | 'AnnotationQueueItem';
 
 /** The opaque id of a row. */
 export function toGlobalId(type: GlobalType, id: number): string {

@@ -32,6 +32,8 @@ import * as experimentTags from './0029-experiment-tags.js';
 import * as spanLogEvents from './0031-span-log-events.js';
 import * as evaluators from './0032-evaluators.js';
 import * as sessionStartOrder from './0033-session-start-order.js';
+// 0034 is taken by a change made in parallel (a branch of its own).
+import * as annotationQueues from './0035-annotation-queues.js';
 
 export interface MigrationContext {
   dialect: Dialect;
@@ -71,5 +73,7 @@ export function migrations(context: MigrationContext): Record<string, Migration>
     '0031-span-log-events': { up: spanLogEvents.up(context) },
     '0032-evaluators': { up: evaluators.up(context) },
     '0033-session-start-order': { up: sessionStartOrder.up(context) },
+    // 0034: see the import above.
+    '0035-annotation-queues': { up: annotationQueues.up(context) },
   };
 }
