@@ -521,6 +521,7 @@ function scenario(r: Repositories, dialect: string): SqlScenario {
     ['annotationQueues.listItems', () => r.annotationQueues.listItems(1, { limit: 10, fromId: 1, status: 'pending' })],
     ['annotationQueues.findItem', () => r.annotationQueues.findItem(1, 1)],
     ['annotationQueues.claim', () => r.annotationQueues.claim(1, 1, NOW, LATER)],
+    ['annotationQueues.claim (after an item)', () => r.annotationQueues.claim(1, 1, NOW, LATER, 1)],
     ['annotationQueues.heldItem', () => r.annotationQueues.heldItem(1, 1, NOW)],
     ['annotationQueues.heldItem (auth off)', () => r.annotationQueues.heldItem(1, null, NOW)],
     ['annotationQueues.lock', () => r.annotationQueues.lock(1, 1, LATER)],

@@ -2151,7 +2151,7 @@ export interface paths {
         put?: never;
         /**
          * Take the next item to review
-         * @description The pending item the caller holds, else the first one nobody holds, locked to the caller for 10 minutes (asking again renews the lock; another reviewer is not handed it meanwhile). `data` is null when nothing is left. Reviewers of the queue and admins only (403).
+         * @description The pending item the caller holds, else the first one nobody holds, locked to the caller for 10 minutes (asking again renews the lock; another reviewer is not handed it meanwhile). With `after_item_id`, the caller moves on from that item without judging it: its lock is freed and the first free item after it is taken (from the start past the last). `data` is null when nothing is left. Reviewers of the queue and admins only (403).
          */
         post: operations["nextAnnotationQueueItem"];
         delete?: never;
@@ -13737,7 +13737,10 @@ export interface operations {
     };
     nextAnnotationQueueItem: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The item the caller moves on from without judging it: the next one after it is handed out. */
+                after_item_id?: string;
+            };
             header?: never;
             path: {
                 /** @description Annotation queue id (base64 "AnnotationQueue:<id>") or name. */
@@ -13778,6 +13781,15 @@ export interface operations {
             };
             /** @description Not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -436,19 +436,36 @@ export function createAnnotationQueuesService({
      * nobody holds, now locked to them for `lockMs`. Null when every item is done, skipped or held
      * by another reviewer. Items whose target is gone (retention) are dropped on the way.
      */
-    async next(identifier: Identifier, reviewer: Reviewer): Promise<ReviewItemView | null> {
+    async next(
+      identifier: Identifier,
+      reviewer: Reviewer,
+      options: { afterItemId?: number | undefined } = {},
+    ): Promise<ReviewItemView | null> {
       const queue = await requireQueue(identifier);
       await assertReviewer(queue, reviewer);
       const reviewerId = reviewer?.id ?? null;
+      let after = options.afterItemId;
+      if (after !== undefined) {
+        // Moving on from an item without judging it: it goes back to the queue for later (or for others).
+        const left = await queues.findItem(queue.id, after);
+        if (left?.status === 'pending' && left.lockedBy === reviewerId) await queues.release(left.id);
+      }
       for (;;) {
         const at = now();
-        const held = await queues.heldItem(queue.id, reviewerId, iso(at));
+        const held = after === undefined ? await queues.heldItem(queue.id, reviewerId, iso(at)) : undefined;
         let item = held;
         if (held) {
           // Asking again keeps the item: the lock runs from now.
           await queues.lock(held.id, reviewerId, iso(at + lockMs));
           item = { ...held, lockedUntil: iso(at + lockMs) };
-        } else item = await queues.claim(queue.id, reviewerId, iso(at), iso(at + lockMs));
+        } else {
+          item = await queues.claim(queue.id, reviewerId, iso(at), iso(at + lockMs), after);
+          // Past the last item: from the start again (the item left behind comes back when it is the only one).
+          if (!item && after !== undefined) {
+            after = undefined;
+            item = await queues.claim(queue.id, reviewerId, iso(at), iso(at + lockMs));
+          }
+        }
         if (!item) return null;
         const [view] = await reviewViews(queue.id, [item]);
         if (view!.keys !== null) return view!;

@@ -402,6 +402,23 @@ describeEachDialect('annotation queues API', (server) => {
     assert.match(rows[1]!, /,done,.*,first pass,correct,1,/);
     expectError(await request(url(), 'GET', `${q(queue, '/export')}?format=xml`), 422);
   });
+
+  it('moves on from an item without judging it (after_item_id): the next one, then from the start again', async () => {
+    const stored = await storeTraces(url(), 3);
+    const queue = expectStatus(await post('/v1/annotation_queues', { name: unique('browse') }), 200).body.data;
+    expectStatus(await post(q(queue, '/items'), { project_id: stored.project, trace_ids: stored.traceIds }), 200);
+    const a = expectStatus(await post(q(queue, '/next')), 200).body.data;
+    const b = expectStatus(await post(`${q(queue, '/next')}?after_item_id=${encodeURIComponent(a.id)}`), 200).body.data;
+    const c = expectStatus(await post(`${q(queue, '/next')}?after_item_id=${encodeURIComponent(b.id)}`), 200).body.data;
+    assert.deepEqual(
+      [a, b, c].map((item) => item.trace_id),
+      stored.traceIds,
+    );
+    const again = expectStatus(await post(`${q(queue, '/next')}?after_item_id=${encodeURIComponent(c.id)}`), 200).body.data;
+    assert.equal(again.id, a.id, 'past the last item, the first one left behind');
+    assert.deepEqual((await getOk(url(), q(queue, '/progress'))).data.in_review, 1, 'only the item shown is locked');
+    expectError(await post(`${q(queue, '/next')}?after_item_id=nope`), 422, /after_item_id: "nope"/);
+  });
 });
 
 describeEachDialect(

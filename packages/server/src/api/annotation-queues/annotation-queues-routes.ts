@@ -36,6 +36,7 @@ import {
   ItemPath,
   ItemsQuery,
   ListQuery,
+  NextQuery,
   QueuePath,
   SetConfigsBody,
   SetReviewersBody,
@@ -378,14 +379,20 @@ export async function annotationQueuesRoutes(instance: FastifyInstance, { queues
         summary: 'Take the next item to review',
         description:
           'The pending item the caller holds, else the first one nobody holds, locked to the caller for 10 minutes (asking again ' +
-          'renews the lock; another reviewer is not handed it meanwhile). `data` is null when nothing is left. Reviewers of the ' +
+          'renews the lock; another reviewer is not handed it meanwhile). With `after_item_id`, the caller moves on from that item ' +
+          'without judging it: its lock is freed and the first free item after it is taken (from the start past the last). `data` is ' +
+          'null when nothing is left. Reviewers of the ' +
           'queue and admins only (403).',
         params: QueuePath,
-        response: { 200: Type.Object({ data: Type.Union([AnnotationQueueReviewItem, Type.Null()]) }), ...errors(404) },
+        querystring: NextQuery,
+        response: { 200: Type.Object({ data: Type.Union([AnnotationQueueReviewItem, Type.Null()]) }), ...errors(404, 422) },
       },
     },
     async (request) => {
-      const item = await service.next(queueOf(request.params), reviewerOf(request));
+      const after = request.query.after_item_id;
+      const item = await service.next(queueOf(request.params), reviewerOf(request), {
+        afterItemId: after === undefined ? undefined : itemIdOf(after, 'after_item_id'),
+      });
       return { data: item && presentReviewItem(item) };
     },
   );

@@ -204,6 +204,11 @@ export const ItemsQuery = Type.Object({
   cursor: cursorParam,
   status: Type.Optional(StringEnum(STATUSES, { description: 'Only items of this status.' })),
 });
+export const NextQuery = Type.Object({
+  after_item_id: Type.Optional(
+    Type.String({ description: 'The item the caller moves on from without judging it: the next one after it is handed out.' }),
+  ),
+});
 export const ExportQuery = Type.Object({
   format: Type.Optional(StringEnum(['jsonl', 'csv'] as const, { description: 'jsonl (the default): one item per line; csv.' })),
 });

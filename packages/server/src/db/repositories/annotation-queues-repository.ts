@@ -370,7 +370,13 @@ export function createAnnotationQueuesRepository(db: Kysely<DB>, dialect: Dialec
      * returns it; undefined when there is none. One statement: the outer conditions are checked
      * again on the row itself, so a claim that lost a race updates nothing (the caller asks again).
      */
-    async claim(queueId: number, reviewer: number | null, now: string, until: string): Promise<QueueItemRecord | undefined> {
+    async claim(
+      queueId: number,
+      reviewer: number | null,
+      now: string,
+      until: string,
+      afterId?: number,
+    ): Promise<QueueItemRecord | undefined> {
       const free = sql<boolean>`(${sql.ref('locked_until')} is null or ${sql.ref('locked_until')} <= ${now})`;
       const first = db
         .selectFrom('annotation_queue_items')
@@ -378,6 +384,7 @@ export function createAnnotationQueuesRepository(db: Kysely<DB>, dialect: Dialec
         .where('queue_id', '=', queueId)
         .where('status', '=', 'pending')
         .where(free)
+        .$if(afterId !== undefined, (select) => select.where('id', '>', afterId!))
         .orderBy('id')
         .limit(1)
         .$call((select) => (pg ? select.forUpdate().skipLocked() : select));

@@ -687,6 +687,9 @@ select * from "annotation_queue_items" where "id" = $1 and "queue_id" = $2;
 -- annotationQueues.claim
 update "annotation_queue_items" set "locked_by" = $1, "locked_until" = $2 where "id" = (select "id" from "annotation_queue_items" where "queue_id" = $3 and "status" = $4 and ("locked_until" is null or "locked_until" <= $5) order by "id" limit $6 for update skip locked) and "status" = $7 and ("locked_until" is null or "locked_until" <= $8) returning *;
 
+-- annotationQueues.claim (after an item)
+update "annotation_queue_items" set "locked_by" = $1, "locked_until" = $2 where "id" = (select "id" from "annotation_queue_items" where "queue_id" = $3 and "status" = $4 and ("locked_until" is null or "locked_until" <= $5) and "id" > $6 order by "id" limit $7 for update skip locked) and "status" = $8 and ("locked_until" is null or "locked_until" <= $9) returning *;
+
 -- annotationQueues.heldItem
 select * from "annotation_queue_items" where "queue_id" = $1 and "locked_by" = $2 and "status" = $3 and "locked_until" > $4 order by "id" limit $5;
 

@@ -681,6 +681,9 @@ select * from "annotation_queue_items" where "id" = ? and "queue_id" = ?;
 -- annotationQueues.claim
 update "annotation_queue_items" set "locked_by" = ?, "locked_until" = ? where "id" = (select "id" from "annotation_queue_items" where "queue_id" = ? and "status" = ? and ("locked_until" is null or "locked_until" <= ?) order by "id" limit ?) and "status" = ? and ("locked_until" is null or "locked_until" <= ?) returning *;
 
+-- annotationQueues.claim (after an item)
+update "annotation_queue_items" set "locked_by" = ?, "locked_until" = ? where "id" = (select "id" from "annotation_queue_items" where "queue_id" = ? and "status" = ? and ("locked_until" is null or "locked_until" <= ?) and "id" > ? order by "id" limit ?) and "status" = ? and ("locked_until" is null or "locked_until" <= ?) returning *;
+
 -- annotationQueues.heldItem
 select * from "annotation_queue_items" where "queue_id" = ? and "locked_by" = ? and "status" = ? and "locked_until" > ? order by "id" limit ?;
 
