@@ -2191,7 +2191,7 @@ export interface paths {
         put?: never;
         /**
          * Submit a review
-         * @description Writes each filled config as a HUMAN annotation by the caller on the item's span, trace or session (checked against the config: 422 naming the field), and the note as a note, under the queue's identifier so that submitting again overwrites; marks the item done and frees its lock. 409 when another reviewer holds the item.
+         * @description Writes each filled config as a HUMAN annotation by the caller on the item's span, trace or session (checked against the config: 422 naming the field), and the note as a note, under the queue's identifier so that submitting again overwrites; marks the item done and frees its lock. 409 when another reviewer holds the item. With `next=true` the answer also holds the next item, taken as POST …/next would (one round trip less for a reviewer going on).
          */
         post: operations["submitAnnotationQueueItem"];
         delete?: never;
@@ -2211,7 +2211,7 @@ export interface paths {
         put?: never;
         /**
          * Skip an item
-         * @description Marks it skipped by the caller (with an optional note) and frees its lock. 409 when another reviewer holds it.
+         * @description Marks it skipped by the caller (with an optional note) and frees its lock. 409 when another reviewer holds it. `next=true` as for submit.
          */
         post: operations["skipAnnotationQueueItem"];
         delete?: never;
@@ -4539,6 +4539,12 @@ export interface components {
              * @enum {string}
              */
             source?: "API" | "APP";
+        };
+        /** AnnotationQueueReviewedAnswer */
+        AnnotationQueueReviewedAnswer: {
+            data: components["schemas"]["AnnotationQueueReviewItem"];
+            /** @description With next=true: the next item, or null. */
+            next?: components["schemas"]["AnnotationQueueReviewItem"] | null;
         };
         /** SkipAnnotationQueueItemRequestBody */
         SkipAnnotationQueueItemRequestBody: {
@@ -13869,7 +13875,10 @@ export interface operations {
     };
     submitAnnotationQueueItem: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Also answer the next item for the caller (locked to them), as POST …/next would. */
+                next?: boolean;
+            };
             header?: never;
             path: {
                 /** @description Annotation queue id or name. */
@@ -13891,9 +13900,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["AnnotationQueueReviewItem"];
-                    };
+                    "application/json": components["schemas"]["AnnotationQueueReviewedAnswer"];
                 };
             };
             /** @description No valid credential (auth enabled) */
@@ -13945,7 +13952,10 @@ export interface operations {
     };
     skipAnnotationQueueItem: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Also answer the next item for the caller (locked to them), as POST …/next would. */
+                next?: boolean;
+            };
             header?: never;
             path: {
                 /** @description Annotation queue id or name. */
@@ -13967,9 +13977,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["AnnotationQueueReviewItem"];
-                    };
+                    "application/json": components["schemas"]["AnnotationQueueReviewedAnswer"];
                 };
             };
             /** @description No valid credential (auth enabled) */

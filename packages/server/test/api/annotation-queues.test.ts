@@ -416,6 +416,10 @@ describeEachDialect('annotation queues API', (server) => {
     );
     const again = expectStatus(await post(`${q(queue, '/next')}?after_item_id=${encodeURIComponent(c.id)}`), 200).body.data;
     assert.equal(again.id, a.id, 'past the last item, the first one left behind');
+    // Submit (or skip) and take the next item in one request.
+    const submitted = expectStatus(await post(`${q(queue, `/items/${encodeURIComponent(a.id)}/skip`)}?next=true`), 200).body;
+    assert.equal(submitted.data.status, 'skipped');
+    assert.equal(submitted.next.id, b.id, 'the next item comes with the answer');
     assert.deepEqual((await getOk(url(), q(queue, '/progress'))).data.in_review, 1, 'only the item shown is locked');
     expectError(await post(`${q(queue, '/next')}?after_item_id=nope`), 422, /after_item_id: "nope"/);
   });

@@ -6,7 +6,7 @@ import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { InvalidInputError } from '@sightline/common';
-import type { AnnotationQueuesService, Reviewer } from '../../annotation-queues/annotation-queues-service.js';
+import type { AnnotationQueuesService, Reviewer, ReviewItemView } from '../../annotation-queues/annotation-queues-service.js';
 import { configRowId, presentAnnotationConfig } from '../annotation-configs/annotation-configs-presenters.js';
 import { fromGlobalId, identifier, toGlobalId } from '../shared/global-id.js';
 import { DEFAULT_LIMIT, cursorId, pageAnswer } from '../shared/pagination.js';
@@ -38,10 +38,12 @@ import {
   ListQuery,
   NextQuery,
   QueuePath,
+  ReviewedAnswer,
   SetConfigsBody,
   SetReviewersBody,
   SkipItemBody,
   SubmitItemBody,
+  ThenNextQuery,
   UpdateAnnotationQueueBody,
 } from './annotation-queues-schemas.js';
 import { AnnotationConfig } from '../annotation-configs/annotation-configs-schemas.js';
@@ -83,6 +85,18 @@ const fileName = (name: string, extension: string) => `${encodeURIComponent(name
 export async function annotationQueuesRoutes(instance: FastifyInstance, { queues: service }: { queues: AnnotationQueuesService }) {
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
   const tags = ['annotation_queues'];
+
+  /** A submit's or skip's answer: the item, and with `next=true` the caller's next item. */
+  const answerWithNext = async (
+    request: FastifyRequest,
+    params: { queue_id: string },
+    wantsNext: boolean | undefined,
+    item: ReviewItemView,
+  ) => {
+    if (!wantsNext) return { data: presentReviewItem(item) };
+    const next = await service.next(queueOf(params), reviewerOf(request));
+    return { data: presentReviewItem(item), next: next && presentReviewItem(next) };
+  };
 
   app.get(
     '/v1/annotation_queues',
@@ -435,10 +449,12 @@ export async function annotationQueuesRoutes(instance: FastifyInstance, { queues
         description:
           "Writes each filled config as a HUMAN annotation by the caller on the item's span, trace or session (checked against the " +
           "config: 422 naming the field), and the note as a note, under the queue's identifier so that submitting again overwrites; " +
-          'marks the item done and frees its lock. 409 when another reviewer holds the item.',
+          'marks the item done and frees its lock. 409 when another reviewer holds the item. With `next=true` the answer also ' +
+          'holds the next item, taken as POST …/next would (one round trip less for a reviewer going on).',
         params: ItemPath,
+        querystring: ThenNextQuery,
         body: SubmitItemBody,
-        response: { 200: Type.Object({ data: AnnotationQueueReviewItem }), ...errors(404, 409, 422) },
+        response: { 200: ReviewedAnswer, ...errors(404, 409, 422) },
       },
     },
     async (request) => {
@@ -453,7 +469,7 @@ export async function annotationQueuesRoutes(instance: FastifyInstance, { queues
         note: body.note,
         source: body.source,
       });
-      return { data: presentReviewItem(item) };
+      return answerWithNext(request, request.params, request.query.next, item);
     },
   );
 
@@ -464,10 +480,13 @@ export async function annotationQueuesRoutes(instance: FastifyInstance, { queues
         tags,
         operationId: 'skipAnnotationQueueItem',
         summary: 'Skip an item',
-        description: 'Marks it skipped by the caller (with an optional note) and frees its lock. 409 when another reviewer holds it.',
+        description:
+          'Marks it skipped by the caller (with an optional note) and frees its lock. 409 when another reviewer holds it. ' +
+          '`next=true` as for submit.',
         params: ItemPath,
+        querystring: ThenNextQuery,
         body: SkipItemBody,
-        response: { 200: Type.Object({ data: AnnotationQueueReviewItem }), ...errors(404, 409, 422) },
+        response: { 200: ReviewedAnswer, ...errors(404, 409, 422) },
       },
       // The note is optional, and so is the body that carries it: a bare POST skips.
       preValidation: async (request) => {
@@ -476,7 +495,7 @@ export async function annotationQueuesRoutes(instance: FastifyInstance, { queues
     },
     async (request) => {
       const item = await service.skip(queueOf(request.params), itemIdOf(request.params.item_id), reviewerOf(request), request.body.note);
-      return { data: presentReviewItem(item) };
+      return answerWithNext(request, request.params, request.query.next, item);
     },
   );
 

@@ -209,6 +209,19 @@ export const NextQuery = Type.Object({
     Type.String({ description: 'The item the caller moves on from without judging it: the next one after it is handed out.' }),
   ),
 });
+export const ThenNextQuery = Type.Object({
+  next: Type.Optional(Type.Boolean({ description: 'Also answer the next item for the caller (locked to them), as POST …/next would.' })),
+});
+
+/** A submit's or skip's answer: the item, and the next one when asked for. */
+export const ReviewedAnswer = Type.Object(
+  {
+    data: AnnotationQueueReviewItem,
+    next: Type.Optional(Type.Union([AnnotationQueueReviewItem, Type.Null()], { description: 'With next=true: the next item, or null.' })),
+  },
+  { title: 'AnnotationQueueReviewedAnswer' },
+);
+
 export const ExportQuery = Type.Object({
   format: Type.Optional(StringEnum(['jsonl', 'csv'] as const, { description: 'jsonl (the default): one item per line; csv.' })),
 });

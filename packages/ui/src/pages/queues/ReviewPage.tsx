@@ -249,24 +249,31 @@ export function ReviewPage() {
     submit: () =>
       step(async () => {
         if (!shown) return;
-        const saved = await submitItem(queueId, shown.id, { annotations: annotationsOf(values, configs), note: note.trim() || null });
+        const revising = position >= 0;
+        const answer = await submitItem(
+          queueId,
+          shown.id,
+          { annotations: annotationsOf(values, configs), note: note.trim() || null },
+          !revising,
+        );
+        const saved = answer.data;
         refreshCounts();
-        if (position >= 0) {
+        if (revising) {
           // Revised an earlier item: keep it, and move on towards the newest.
           setHistory((current) => (current ? current.map((each) => (each.id === saved.id ? saved : each)) : current));
           setPosition(position - 1);
           return;
         }
         remember(saved);
-        setLive(await nextItem(queueId));
+        setLive(answer.next ?? null);
       }),
     skip: () =>
       step(async () => {
         if (shown?.status !== 'pending') return;
-        const skipped = await skipItem(queueId, shown.id, note.trim() || null);
+        const answer = await skipItem(queueId, shown.id, note.trim() || null);
         refreshCounts();
-        remember(skipped);
-        setLive(await nextItem(queueId));
+        remember(answer.data);
+        setLive(answer.next ?? null);
       }),
     next: () =>
       step(async () => {

@@ -117,28 +117,32 @@ export interface SubmittedAnnotation {
   explanation?: string;
 }
 
+/** What a submit or skip answers: the item as saved, and the next one when it was asked for (null: nothing left). */
+export interface Reviewed {
+  data: AnnotationQueueReviewItem;
+  next?: AnnotationQueueReviewItem | null;
+}
+
+/** Submits the review; with `thenNext`, the answer also holds the reviewer's next item (one round trip for both). */
 export async function submitItem(
   queueId: string,
   itemId: string,
   body: { annotations: SubmittedAnnotation[]; note: string | null },
-): Promise<AnnotationQueueReviewItem> {
-  return (
-    await call(
-      client.POST('/v1/annotation_queues/{queue_id}/items/{item_id}/submit', {
-        params: { path: { queue_id: queueId, item_id: itemId } },
-        body: { ...body, source: 'APP' },
-      }),
-    )
-  ).data;
+  thenNext: boolean,
+): Promise<Reviewed> {
+  return call(
+    client.POST('/v1/annotation_queues/{queue_id}/items/{item_id}/submit', {
+      params: { path: { queue_id: queueId, item_id: itemId }, query: { next: thenNext } },
+      body: { ...body, source: 'APP' },
+    }),
+  );
 }
 
-export async function skipItem(queueId: string, itemId: string, note: string | null): Promise<AnnotationQueueReviewItem> {
-  return (
-    await call(
-      client.POST('/v1/annotation_queues/{queue_id}/items/{item_id}/skip', {
-        params: { path: { queue_id: queueId, item_id: itemId } },
-        body: { note },
-      }),
-    )
-  ).data;
+export async function skipItem(queueId: string, itemId: string, note: string | null): Promise<Reviewed> {
+  return call(
+    client.POST('/v1/annotation_queues/{queue_id}/items/{item_id}/skip', {
+      params: { path: { queue_id: queueId, item_id: itemId }, query: { next: true } },
+      body: { note },
+    }),
+  );
 }
