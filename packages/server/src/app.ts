@@ -198,10 +198,11 @@ export async function buildApp({
       await scope.register(experimentsRoutes, { experiments });
       await scope.register(experimentTagsRoutes, { tags: experimentTags });
       await scope.register(evaluatorsRoutes, { evaluators });
-      await scope.register(annotationQueuesRoutes, { queues: annotationQueues });
       await scope.register(modelPricesRoutes, { costs });
       await scope.register(playgroundRoutes, { playground, secrets });
       await scope.register(retentionRoutes, retention);
+      // Last among the API routes: their OpenAPI components follow every earlier one's (a smaller diff of openapi.json).
+      await scope.register(annotationQueuesRoutes, { queues: annotationQueues });
       await scope.register(uiRoutes, { page: uiPage });
     },
     { prefix },

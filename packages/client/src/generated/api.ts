@@ -1992,6 +1992,127 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/model_prices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Model prices: overrides first, then the shipped prices */
+        get: operations["listModelPrices"];
+        put?: never;
+        /**
+         * Add a price override (admins)
+         * @description Overrides win over shipped prices for the model names their pattern matches. Spans without a price yet are priced.
+         */
+        post: operations["createModelPrice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/model_prices/{model_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a price override (admins) */
+        delete: operations["deleteModelPrice"];
+        options?: never;
+        head?: never;
+        /** Change a price override (admins; shipped prices are read-only) */
+        patch: operations["updateModelPrice"];
+        trace?: never;
+    };
+    "/v1/chat/completions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * OpenAI-compatible chat completions against a configured provider, traced to the playground project
+         * @description With stream=true the answer is server-sent events of chat.completion.chunk objects ending with data: [DONE]. A provider refusal (bad key, unknown model) is 422 with its message; a provider that fails or cannot be reached is 503.
+         */
+        post: operations["createChatCompletion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/secrets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Provider settings: which are set, in the environment or stored (names only, admins) */
+        get: operations["listSecrets"];
+        /**
+         * Store (encrypted) or delete provider keys and base URLs (admins)
+         * @description A null value deletes the stored one. Values are never returned; environment variables of the same name win.
+         */
+        put: operations["upsertOrDeleteSecrets"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project_identifier}/retention": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A project's retention policy and what the retention job last deleted */
+        get: operations["getProjectRetention"];
+        /**
+         * Set a project's retention policy (admins)
+         * @description Whole traces are deleted oldest first by the retention job: those that started more than max_days ago and those beyond the newest max_traces. null removes a bound (both null: keep everything); an absent field keeps its value.
+         */
+        put: operations["setProjectRetention"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/retention/run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run the retention job now (admins)
+         * @description Waits for a run in progress, then applies every policy (and deletes the traces of deleted projects) and answers what was deleted. 409 when another replica runs the job at that moment (PostgreSQL); 503 when the run failed.
+         */
+        post: operations["runRetention"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/annotation_queues": {
         parameters: {
             query?: never;
@@ -2274,127 +2395,6 @@ export interface paths {
         get: operations["exportAnnotationQueue"];
         put?: never;
         post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/model_prices": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Model prices: overrides first, then the shipped prices */
-        get: operations["listModelPrices"];
-        put?: never;
-        /**
-         * Add a price override (admins)
-         * @description Overrides win over shipped prices for the model names their pattern matches. Spans without a price yet are priced.
-         */
-        post: operations["createModelPrice"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/model_prices/{model_id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        /** Delete a price override (admins) */
-        delete: operations["deleteModelPrice"];
-        options?: never;
-        head?: never;
-        /** Change a price override (admins; shipped prices are read-only) */
-        patch: operations["updateModelPrice"];
-        trace?: never;
-    };
-    "/v1/chat/completions": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * OpenAI-compatible chat completions against a configured provider, traced to the playground project
-         * @description With stream=true the answer is server-sent events of chat.completion.chunk objects ending with data: [DONE]. A provider refusal (bad key, unknown model) is 422 with its message; a provider that fails or cannot be reached is 503.
-         */
-        post: operations["createChatCompletion"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/secrets": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Provider settings: which are set, in the environment or stored (names only, admins) */
-        get: operations["listSecrets"];
-        /**
-         * Store (encrypted) or delete provider keys and base URLs (admins)
-         * @description A null value deletes the stored one. Values are never returned; environment variables of the same name win.
-         */
-        put: operations["upsertOrDeleteSecrets"];
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/projects/{project_identifier}/retention": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** A project's retention policy and what the retention job last deleted */
-        get: operations["getProjectRetention"];
-        /**
-         * Set a project's retention policy (admins)
-         * @description Whole traces are deleted oldest first by the retention job: those that started more than max_days ago and those beyond the newest max_traces. null removes a bound (both null: keep everything); an absent field keeps its value.
-         */
-        put: operations["setProjectRetention"];
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/retention/run": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Run the retention job now (admins)
-         * @description Waits for a run in progress, then applies every policy (and deletes the traces of deleted projects) and answers what was deleted. 409 when another replica runs the job at that moment (PostgreSQL); 503 when the run failed.
-         */
-        post: operations["runRetention"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4283,6 +4283,128 @@ export interface components {
             /** @description An LLM as judge: the rendered template is sent to the model, whose answer is read as one of the labels. */
             definition: components["schemas"]["LlmJudgeEvaluator2"];
         };
+        /** ModelPrice */
+        ModelPrice: {
+            /** @description base64 "GenerativeModel:<id>". */
+            id: string;
+            name: string;
+            /** @description llm.provider this price is for (null: any provider). */
+            provider: string | null;
+            /** @description Regular expression matched case-insensitively against llm.model_name. */
+            name_pattern: string;
+            /** @description Shipped with Sightline (read-only); overrides win over shipped prices. */
+            is_built_in: boolean;
+            /** @description USD per million prompt tokens. */
+            input_per_million: number;
+            /** @description USD per million completion tokens. */
+            output_per_million: number;
+            /** @description USD per million cached prompt tokens read (null: the input price). */
+            cache_read_per_million: number | null;
+            /** @description USD per million prompt tokens written to the cache (null: the input price). */
+            cache_write_per_million: number | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** ChatCompletion */
+        ChatCompletion: {
+            id: string;
+            /** @enum {string} */
+            object: "chat.completion";
+            created: number;
+            model: string;
+            choices: {
+                index: number;
+                message: {
+                    /** @enum {string} */
+                    role: "assistant";
+                    content: string;
+                };
+                finish_reason: string | null;
+            }[];
+            usage: {
+                prompt_tokens: number;
+                completion_tokens: number;
+                total_tokens: number;
+            } | null;
+        };
+        /** SecretStatus */
+        SecretStatus: {
+            key: string;
+            /** @description Set in the server environment (wins over a stored value). */
+            from_environment: boolean;
+            /** @description Stored encrypted in the database. */
+            stored: boolean;
+            /** Format: date-time */
+            updated_at: string | null;
+        };
+        /** RetentionPolicy */
+        RetentionPolicy: {
+            /** @description base64 "Project:<id>". */
+            project_id: string;
+            /** @description Traces that started more than this many days ago are deleted (null: no age bound). */
+            max_days: number | null;
+            /** @description Only the newest this many traces are kept (null: no count bound). */
+            max_traces: number | null;
+            /**
+             * Format: date-time
+             * @description When the policy was last set (null: never; the project keeps everything).
+             */
+            updated_at: string | null;
+            last_run: {
+                /**
+                 * Format: date-time
+                 * @description When the job last applied the policy.
+                 */
+                at: string;
+                /** @description Traces that run deleted. */
+                deleted_traces: number;
+                /** @description Spans that run deleted. */
+                deleted_spans: number;
+            } | null;
+            /** @description Traces deleted since the policy was first set. */
+            total_deleted_traces: number;
+            /** @description Spans deleted since the policy was first set. */
+            total_deleted_spans: number;
+            /**
+             * Format: date-time
+             * @description When the retention job last finished a run (any project's)
+             */
+            job_last_run_at: string | null;
+        };
+        /** RetentionRun */
+        RetentionRun: {
+            /**
+             * Format: date-time
+             * @description When the run started.
+             */
+            started_at: string;
+            /**
+             * Format: date-time
+             * @description When the run finished.
+             */
+            finished_at: string;
+            /** @description Traces deleted, all projects. */
+            deleted_traces: number;
+            /** @description Spans deleted, all projects. */
+            deleted_spans: number;
+            /** @description Sessions deleted, all projects. */
+            deleted_sessions: number;
+            /** @description SQLite pages returned to the file system (0 on PostgreSQL or without incremental auto-vacuum). */
+            vacuumed_pages: number;
+            /** @description Every project with a policy the run applied. */
+            projects: {
+                /** @description base64 "Project:<id>". */
+                project_id: string;
+                /** @description Traces deleted in this project. */
+                deleted_traces: number;
+                /** @description Spans deleted in this project. */
+                deleted_spans: number;
+                /** @description Sessions left without traces, deleted. */
+                deleted_sessions: number;
+            }[];
+        };
         /** AnnotationQueueCounts */
         AnnotationQueueCounts: {
             total: number;
@@ -4558,128 +4680,6 @@ export interface components {
             skipped: number;
             /** @description Pending items locked to a reviewer now. */
             in_review: number;
-        };
-        /** ModelPrice */
-        ModelPrice: {
-            /** @description base64 "GenerativeModel:<id>". */
-            id: string;
-            name: string;
-            /** @description llm.provider this price is for (null: any provider). */
-            provider: string | null;
-            /** @description Regular expression matched case-insensitively against llm.model_name. */
-            name_pattern: string;
-            /** @description Shipped with Sightline (read-only); overrides win over shipped prices. */
-            is_built_in: boolean;
-            /** @description USD per million prompt tokens. */
-            input_per_million: number;
-            /** @description USD per million completion tokens. */
-            output_per_million: number;
-            /** @description USD per million cached prompt tokens read (null: the input price). */
-            cache_read_per_million: number | null;
-            /** @description USD per million prompt tokens written to the cache (null: the input price). */
-            cache_write_per_million: number | null;
-            /** Format: date-time */
-            created_at: string;
-            /** Format: date-time */
-            updated_at: string;
-        };
-        /** ChatCompletion */
-        ChatCompletion: {
-            id: string;
-            /** @enum {string} */
-            object: "chat.completion";
-            created: number;
-            model: string;
-            choices: {
-                index: number;
-                message: {
-                    /** @enum {string} */
-                    role: "assistant";
-                    content: string;
-                };
-                finish_reason: string | null;
-            }[];
-            usage: {
-                prompt_tokens: number;
-                completion_tokens: number;
-                total_tokens: number;
-            } | null;
-        };
-        /** SecretStatus */
-        SecretStatus: {
-            key: string;
-            /** @description Set in the server environment (wins over a stored value). */
-            from_environment: boolean;
-            /** @description Stored encrypted in the database. */
-            stored: boolean;
-            /** Format: date-time */
-            updated_at: string | null;
-        };
-        /** RetentionPolicy */
-        RetentionPolicy: {
-            /** @description base64 "Project:<id>". */
-            project_id: string;
-            /** @description Traces that started more than this many days ago are deleted (null: no age bound). */
-            max_days: number | null;
-            /** @description Only the newest this many traces are kept (null: no count bound). */
-            max_traces: number | null;
-            /**
-             * Format: date-time
-             * @description When the policy was last set (null: never; the project keeps everything).
-             */
-            updated_at: string | null;
-            last_run: {
-                /**
-                 * Format: date-time
-                 * @description When the job last applied the policy.
-                 */
-                at: string;
-                /** @description Traces that run deleted. */
-                deleted_traces: number;
-                /** @description Spans that run deleted. */
-                deleted_spans: number;
-            } | null;
-            /** @description Traces deleted since the policy was first set. */
-            total_deleted_traces: number;
-            /** @description Spans deleted since the policy was first set. */
-            total_deleted_spans: number;
-            /**
-             * Format: date-time
-             * @description When the retention job last finished a run (any project's)
-             */
-            job_last_run_at: string | null;
-        };
-        /** RetentionRun */
-        RetentionRun: {
-            /**
-             * Format: date-time
-             * @description When the run started.
-             */
-            started_at: string;
-            /**
-             * Format: date-time
-             * @description When the run finished.
-             */
-            finished_at: string;
-            /** @description Traces deleted, all projects. */
-            deleted_traces: number;
-            /** @description Spans deleted, all projects. */
-            deleted_spans: number;
-            /** @description Sessions deleted, all projects. */
-            deleted_sessions: number;
-            /** @description SQLite pages returned to the file system (0 on PostgreSQL or without incremental auto-vacuum). */
-            vacuumed_pages: number;
-            /** @description Every project with a policy the run applied. */
-            projects: {
-                /** @description base64 "Project:<id>". */
-                project_id: string;
-                /** @description Traces deleted in this project. */
-                deleted_traces: number;
-                /** @description Spans deleted in this project. */
-                deleted_spans: number;
-                /** @description Sessions left without traces, deleted. */
-                deleted_sessions: number;
-            }[];
         };
     };
     responses: never;
@@ -12950,6 +12950,623 @@ export interface operations {
             };
         };
     };
+    listModelPrices: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ModelPrice"][];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createModelPrice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    provider?: string | null;
+                    name_pattern: string;
+                    input_per_million: number;
+                    output_per_million: number;
+                    cache_read_per_million?: number | null;
+                    cache_write_per_million?: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ModelPrice"];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteModelPrice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A model price id (base64 "GenerativeModel:<id>"). */
+                model_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    updateModelPrice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A model price id (base64 "GenerativeModel:<id>"). */
+                model_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    provider?: string | null;
+                    name_pattern: string;
+                    input_per_million: number;
+                    output_per_million: number;
+                    cache_read_per_million?: number | null;
+                    cache_write_per_million?: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ModelPrice"];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createChatCompletion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description "provider:model", e.g. "openai:gpt-4o-mini" or "anthropic:claude-sonnet-4-5". */
+                    model: string;
+                    messages: ({
+                        role: "system" | "developer" | "user" | "assistant";
+                        content: string | ({
+                            /** @enum {string} */
+                            type: "text";
+                            text: string;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                    } & {
+                        [key: string]: unknown;
+                    })[];
+                    stream?: boolean;
+                    temperature?: number;
+                    top_p?: number;
+                    max_tokens?: number;
+                    max_completion_tokens?: number;
+                    stop?: string | string[];
+                    /** @description Passed to OpenAI-compatible providers. */
+                    response_format?: {
+                        type: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description OpenAI's chat completion; the run's trace id is in the x-sightline-trace-id header. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChatCompletion"];
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listSecrets: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SecretStatus"][];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    upsertOrDeleteSecrets: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    secrets: {
+                        key: string;
+                        value: string | null;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            upserted_keys: string[];
+                            deleted_keys: string[];
+                        };
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getProjectRetention: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project id (base64 "Project:<id>") or project name. */
+                project_identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["RetentionPolicy"];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    setProjectRetention: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project id (base64 "Project:<id>") or project name. */
+                project_identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    max_days?: number | null;
+                    max_traces?: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["RetentionPolicy"];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    runRetention: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["RetentionRun"];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     listAnnotationQueues: {
         parameters: {
             query?: {
@@ -14204,623 +14821,6 @@ export interface operations {
             };
             /** @description Invalid request parameters or body */
             422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    listModelPrices: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: components["schemas"]["ModelPrice"][];
-                    };
-                };
-            };
-            /** @description No valid credential (auth enabled) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    createModelPrice: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    name: string;
-                    provider?: string | null;
-                    name_pattern: string;
-                    input_per_million: number;
-                    output_per_million: number;
-                    cache_read_per_million?: number | null;
-                    cache_write_per_million?: number | null;
-                };
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: components["schemas"]["ModelPrice"];
-                    };
-                };
-            };
-            /** @description No valid credential (auth enabled) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Invalid request parameters or body */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    deleteModelPrice: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description A model price id (base64 "GenerativeModel:<id>"). */
-                model_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Deleted */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description No valid credential (auth enabled) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Invalid request parameters or body */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    updateModelPrice: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description A model price id (base64 "GenerativeModel:<id>"). */
-                model_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    name: string;
-                    provider?: string | null;
-                    name_pattern: string;
-                    input_per_million: number;
-                    output_per_million: number;
-                    cache_read_per_million?: number | null;
-                    cache_write_per_million?: number | null;
-                };
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: components["schemas"]["ModelPrice"];
-                    };
-                };
-            };
-            /** @description No valid credential (auth enabled) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Invalid request parameters or body */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    createChatCompletion: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @description "provider:model", e.g. "openai:gpt-4o-mini" or "anthropic:claude-sonnet-4-5". */
-                    model: string;
-                    messages: ({
-                        role: "system" | "developer" | "user" | "assistant";
-                        content: string | ({
-                            /** @enum {string} */
-                            type: "text";
-                            text: string;
-                        } & {
-                            [key: string]: unknown;
-                        })[];
-                    } & {
-                        [key: string]: unknown;
-                    })[];
-                    stream?: boolean;
-                    temperature?: number;
-                    top_p?: number;
-                    max_tokens?: number;
-                    max_completion_tokens?: number;
-                    stop?: string | string[];
-                    /** @description Passed to OpenAI-compatible providers. */
-                    response_format?: {
-                        type: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                } & {
-                    [key: string]: unknown;
-                };
-            };
-        };
-        responses: {
-            /** @description OpenAI's chat completion; the run's trace id is in the x-sightline-trace-id header. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ChatCompletion"];
-                };
-            };
-            /** @description No valid credential (auth enabled) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Invalid request parameters or body */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Error */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    listSecrets: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: components["schemas"]["SecretStatus"][];
-                    };
-                };
-            };
-            /** @description No valid credential (auth enabled) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    upsertOrDeleteSecrets: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    secrets: {
-                        key: string;
-                        value: string | null;
-                    }[];
-                };
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            upserted_keys: string[];
-                            deleted_keys: string[];
-                        };
-                    };
-                };
-            };
-            /** @description No valid credential (auth enabled) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Invalid request parameters or body */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    getProjectRetention: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Project id (base64 "Project:<id>") or project name. */
-                project_identifier: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: components["schemas"]["RetentionPolicy"];
-                    };
-                };
-            };
-            /** @description No valid credential (auth enabled) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Invalid request parameters or body */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    setProjectRetention: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Project id (base64 "Project:<id>") or project name. */
-                project_identifier: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    max_days?: number | null;
-                    max_traces?: number | null;
-                };
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: components["schemas"]["RetentionPolicy"];
-                    };
-                };
-            };
-            /** @description No valid credential (auth enabled) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Invalid request parameters or body */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    runRetention: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: components["schemas"]["RetentionRun"];
-                    };
-                };
-            };
-            /** @description No valid credential (auth enabled) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Conflict */
-            409: {
                 headers: {
                     [name: string]: unknown;
                 };
