@@ -32,7 +32,11 @@ const browser = await launchChromium();
 // The playground's answer comes from a stand-in of OpenAI's API on loopback.
 const openai = await startStandinOpenAI();
 
+/** `npm run screenshots -- annotation-queues …`: only the named images are written (the others' pages are still visited). */
+const ONLY = new Set(process.argv.slice(2));
+
 async function shot(page: Page, name: string, options: { fullPage?: boolean } = {}) {
+  if (ONLY.size > 0 && !ONLY.has(name)) return;
   await page.waitForLoadState('networkidle');
   await page.waitForTimeout(400); // chart animations, fonts
   const file = path.join(OUT, `${name}.png`);
@@ -157,6 +161,41 @@ try {
   await page.goto(`${server.url}/projects/${encodeURIComponent(project.id)}/annotations?range=24h`);
   await page.getByTestId('annotation-config-row').first().waitFor();
   await shot(page, 'annotation-configs');
+
+  // An annotation queue of chat completions, two reviewed, on the reviewer page (docs/annotation-queues.md).
+  const configIds = ((await (await api.get(`${server.url}/v1/annotation_configs?limit=100`)).json()).data as { id: string; name: string }[])
+    .filter((config) => ['correctness', 'helpfulness', 'reviewer notes'].includes(config.name))
+    .sort((a, b) => a.name.localeCompare(b.name))
+    .map((config) => config.id);
+  const reviewQueue = (
+    await (
+      await api.post(`${server.url}/v1/annotation_queues`, {
+        data: {
+          name: 'support answers',
+          description: 'Chat completions of the support bot',
+          instructions: 'Is the answer correct and helpful for the customer? Check the order and parcel numbers against the question.',
+          annotation_config_ids: configIds,
+        },
+      })
+    ).json()
+  ).data as { id: string };
+  await api.post(`${server.url}/v1/annotation_queues/${encodeURIComponent(reviewQueue.id)}/items`, {
+    data: { project_id: project.id, span_ids: llmSpans.slice(0, 24).map((span) => span.context.span_id) },
+  });
+  await page.goto(`${server.url}/queues/${encodeURIComponent(reviewQueue.id)}/review`);
+  let reviewing = '';
+  for (const key of ['1', '2', '']) {
+    // The next item, once it replaced the one just submitted.
+    await page.locator(`[data-testid="review-item"]:not([data-item-id="${reviewing}"]) [data-testid="review-content"]`).waitFor();
+    reviewing = (await page.getByTestId('review-item').getAttribute('data-item-id')) ?? '';
+    if (key === '') break;
+    await page.keyboard.press(key);
+    await page.keyboard.press('Enter');
+  }
+  await page.keyboard.press('1');
+  await page.getByLabel('helpfulness').fill('0.8');
+  await page.getByLabel('helpfulness').blur();
+  await shot(page, 'annotation-queues');
 
   // Sessions: the list, and the busiest one as a conversation.
   await page.goto(`${server.url}/projects/${encodeURIComponent(project.id)}/sessions?range=24h`);

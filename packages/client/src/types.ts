@@ -80,3 +80,11 @@ export interface Page<T> {
   data: T[];
   next_cursor: string | null;
 }
+
+/** Annotation queues for human review (docs/annotation-queues.md). */
+export type AnnotationQueue = Schemas['AnnotationQueue'];
+export type AnnotationQueueDetail = Schemas['AnnotationQueueDetail'];
+export type AnnotationQueueItem = Schemas['AnnotationQueueItem'];
+export type AnnotationQueueReviewItem = Schemas['AnnotationQueueReviewItem'];
+export type AnnotationQueueProgress = Schemas['AnnotationQueueProgress'];
+export type AnnotationQueueReviewer = Schemas['AnnotationQueueReviewer'];

@@ -19,6 +19,8 @@ import { DATASET_DELETIONS_JOB, createDatasetDeletionJob } from './datasets/data
 import { createExperimentsService } from './experiments/experiments-service.js';
 import { createExperimentTagsService } from './experiments/experiment-tags-service.js';
 import { createEvaluatorsService } from './evaluators/evaluators-service.js';
+import { createAnnotationQueuesService } from './annotation-queues/annotation-queues-service.js';
+import { mayReviewQueue } from './auth/policies.js';
 import { createDatasetEvaluationJob } from './evaluators/dataset-evaluation-job.js';
 import { createJudgeCost } from './evaluators/judge-cost.js';
 import { createOnlineEvaluationJob } from './evaluators/online-evaluation-job.js';
@@ -221,6 +223,13 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
       evaluators: data.repositories.evaluators,
       projects: query.projects,
     });
+    const annotationQueues = createAnnotationQueuesService({
+      queues: data.repositories.annotationQueues,
+      configs: data.repositories.annotationConfigs,
+      projects: query.projects,
+      withTransaction: data.withTransaction,
+      mayReview: mayReviewQueue,
+    });
     const { retention: retentionRepository } = data.repositories;
     // Every background job, in start order; they stop in the reverse order.
     const backgroundJobs: Job[] = [
@@ -309,6 +318,7 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
       experimentTags,
       evaluators,
       onlineRules,
+      annotationQueues,
       costs,
       secrets,
       playground,

@@ -52,6 +52,24 @@ const annotationFields = {
   userId: null,
 };
 
+/** An annotation queue item for the target lookups. */
+const queueItem = {
+  id: 1,
+  queueId: 1,
+  kind: 'trace' as const,
+  targetRowid: 1,
+  traceRowid: 1,
+  projectId: 1,
+  source: 'manual' as const,
+  status: 'pending' as const,
+  lockedBy: null,
+  lockedUntil: null,
+  completedBy: null,
+  completedAt: null,
+  note: null,
+  createdAt: NOW,
+};
+
 /** Each repository method with sample arguments, in an order that leaves rows for the next ones; `sqliteOnly` are no-ops on PostgreSQL. */
 function scenario(r: Repositories, dialect: string, db: Kysely<DB>): SqlScenario {
   // Compiled statements run as the job runs them on PostgreSQL: in a transaction of their own.
@@ -564,6 +582,59 @@ function scenario(r: Repositories, dialect: string, db: Kysely<DB>): SqlScenario
     ['onlineEval.delete', () => r.onlineEval.delete(1)],
     ['evaluators.detach', () => r.evaluators.detach(1, 1)],
     ['evaluators.delete', () => r.evaluators.delete(1)],
+    ['annotationQueues.insert', () => r.annotationQueues.insert({ name: 'q', description: null, instructions: 'i', createdBy: 1 }, NOW)],
+    ['annotationQueues.findById', () => r.annotationQueues.findById(1)],
+    ['annotationQueues.findByName', () => r.annotationQueues.findByName('q')],
+    ['annotationQueues.list', () => r.annotationQueues.list({ limit: 10, fromName: 'a' })],
+    ['annotationQueues.update', () => r.annotationQueues.update(1, { name: 'q2', description: 'd', instructions: null }, LATER)],
+    // Config 1 is deleted by now: the insert's foreign key fails; the statements are still recorded.
+    ['annotationQueues.setConfigs', () => r.annotationQueues.setConfigs(1, [1]).catch(() => undefined)],
+    ['annotationQueues.configIds', () => r.annotationQueues.configIds(1)],
+    ['annotationQueues.setReviewers', () => r.annotationQueues.setReviewers(1, [1])],
+    ['annotationQueues.reviewers', () => r.annotationQueues.reviewers(1)],
+    ['annotationQueues.activeUserIds', () => r.annotationQueues.activeUserIds([1, 2])],
+    ['annotationQueues.usernames', () => r.annotationQueues.usernames([1])],
+    ['annotationQueues.targetsByRowid (span)', () => r.annotationQueues.targetsByRowid('span', [1])],
+    ['annotationQueues.targetsByRowid (trace)', () => r.annotationQueues.targetsByRowid('trace', [1])],
+    ['annotationQueues.targetsByRowid (session)', () => r.annotationQueues.targetsByRowid('session', [1])],
+    ['annotationQueues.spansInProject', () => r.annotationQueues.spansInProject(2, ['cd'])],
+    ['annotationQueues.tracesById', () => r.annotationQueues.tracesById(['ab'], 2)],
+    ['annotationQueues.sessionsInProject', () => r.annotationQueues.sessionsInProject(1, ['s'])],
+    ['annotationQueues.experimentExists', () => r.annotationQueues.experimentExists(1)],
+    ['annotationQueues.experimentRunTraces', () => r.annotationQueues.experimentRunTraces(1, 0, 10)],
+    [
+      'annotationQueues.insertItems',
+      () =>
+        r.annotationQueues.insertItems(
+          1,
+          [
+            { kind: 'span', targetRowid: 1, traceRowid: 1, projectId: 1 },
+            { kind: 'session', targetRowid: 1, traceRowid: null, projectId: 1 },
+          ],
+          'manual',
+          NOW,
+        ),
+    ],
+    ['annotationQueues.counts', () => r.annotationQueues.counts([1])],
+    ['annotationQueues.lockedCount', () => r.annotationQueues.lockedCount(1, NOW)],
+    ['annotationQueues.listItems', () => r.annotationQueues.listItems(1, { limit: 10, fromId: 1, status: 'pending' })],
+    ['annotationQueues.findItem', () => r.annotationQueues.findItem(1, 1)],
+    ['annotationQueues.claim', () => r.annotationQueues.claim(1, 1, NOW, LATER)],
+    ['annotationQueues.claim (after an item)', () => r.annotationQueues.claim(1, 1, NOW, LATER, 1)],
+    ['annotationQueues.heldItem', () => r.annotationQueues.heldItem(1, 1, NOW)],
+    ['annotationQueues.heldItem (auth off)', () => r.annotationQueues.heldItem(1, null, NOW)],
+    ['annotationQueues.lock', () => r.annotationQueues.lock(1, 1, LATER)],
+    ['annotationQueues.release', () => r.annotationQueues.release(1)],
+    ['annotationQueues.complete', () => r.annotationQueues.complete(1, { status: 'done', by: 1, at: NOW, note: 'n' })],
+    ['annotationQueues.completedBy', () => r.annotationQueues.completedBy(1, 1, { limit: 10, from: { completedAt: LATER, id: 5 } })],
+    [
+      'annotationQueues.targetKeys',
+      () => r.annotationQueues.targetKeys([{ ...queueItem, kind: 'span' }, queueItem, { ...queueItem, kind: 'session' }]),
+    ],
+    ['annotationQueues.annotationsOf', () => r.annotationQueues.annotationsOf('span', [1], 'annotation-queue:1')],
+    ['annotationQueues.deleteNote', () => r.annotationQueues.deleteNote('trace', 1, 'annotation-queue:1')],
+    ['annotationQueues.deleteItems', () => r.annotationQueues.deleteItems(1, [1, 2])],
+    ['annotationQueues.delete', () => r.annotationQueues.delete(1)],
     ['experiments.listForDataset', () => r.experiments.listForDataset(1, { limit: 10, fromId: 5 })],
     ['experiments.counts', () => r.experiments.counts([1])],
     ['experiments.hasExample', () => r.experiments.hasExample(1, 1)],

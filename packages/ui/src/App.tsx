@@ -24,6 +24,9 @@ import { DatasetExamplesPage } from './pages/datasets/DatasetExamplesPage';
 import { DatasetLayout } from './pages/datasets/DatasetLayout';
 import { ExperimentsPage } from './pages/datasets/ExperimentsPage';
 import { EvaluatorsPage } from './pages/evaluators/EvaluatorsPage';
+import { QueuesPage } from './pages/queues/QueuesPage';
+import { QueuePage } from './pages/queues/QueuePage';
+import { ReviewPage } from './pages/queues/ReviewPage';
 import { DatasetEvaluatorsTab } from './pages/evaluators/DatasetEvaluatorsTab';
 import { ComparePage } from './pages/datasets/ComparePage';
 import { PlaygroundPage } from './pages/playground/PlaygroundPage';
@@ -82,6 +85,9 @@ export function App() {
           </Route>
           <Route path="/datasets/:datasetId/compare" element={<ComparePage />} />
           <Route path="/evaluators" element={<EvaluatorsPage />} />
+          <Route path="/queues" element={<QueuesPage />} />
+          <Route path="/queues/:queueId" element={<QueuePage />} />
+          <Route path="/queues/:queueId/review" element={<ReviewPage />} />
           <Route path="/playground" element={<PlaygroundPage />} />
           <Route path="/prompts" element={<PromptsPage />} />
           <Route path="/prompts/:promptName" element={<PromptVersionsPage />} />

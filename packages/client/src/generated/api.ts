@@ -2236,6 +2236,294 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/annotation_queues": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List annotation queues
+         * @description By name, each with its progress; paged (`limit`, `cursor`).
+         */
+        get: operations["listAnnotationQueues"];
+        put?: never;
+        /**
+         * Create an annotation queue
+         * @description With the annotation configs its reviewers fill in and who may review (admins always may). 409 when the name is taken.
+         */
+        post: operations["createAnnotationQueue"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/annotation_queues/{queue_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an annotation queue
+         * @description By id or name: its texts, configs, reviewers and progress.
+         */
+        get: operations["getAnnotationQueue"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete an annotation queue
+         * @description With its items; the annotations its reviews wrote stay.
+         */
+        delete: operations["deleteAnnotationQueue"];
+        options?: never;
+        head?: never;
+        /**
+         * Change an annotation queue
+         * @description Only what is given changes; `annotation_config_ids` and `reviewer_ids` replace the lists whole.
+         */
+        patch: operations["updateAnnotationQueue"];
+        trace?: never;
+    };
+    "/v1/annotation_queues/{queue_id}/reviewers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a queue's reviewers
+         * @description Besides admins, who may review its items; at most 500, so one page.
+         */
+        get: operations["listAnnotationQueueReviewers"];
+        /**
+         * Set a queue's reviewers
+         * @description Makes the reviewers exactly these users (an empty list leaves the queue to admins).
+         */
+        put: operations["setAnnotationQueueReviewers"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/annotation_queues/{queue_id}/annotation_configs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a queue's annotation configs
+         * @description What reviewers fill in, in the order they see it; at most 20, so one page.
+         */
+        get: operations["listAnnotationQueueConfigs"];
+        /**
+         * Set a queue's annotation configs
+         * @description Makes them exactly these, in this order (at most 20).
+         */
+        put: operations["setAnnotationQueueConfigs"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/annotation_queues/{queue_id}/items": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a queue's items
+         * @description In the order they were added, optionally of one status; paged (`limit`, `cursor`).
+         */
+        get: operations["listAnnotationQueueItems"];
+        put?: never;
+        /**
+         * Add items to a queue
+         * @description Spans, traces or sessions of one project by their ids (`project_id` with `span_ids`, `trace_ids` and/or `session_ids`, at most 1000 in all; 404 naming the ids the project does not have, and nothing is added), or an experiment's runs' traces (`experiment_id`). An item already in the queue is left as it is.
+         */
+        post: operations["addAnnotationQueueItems"];
+        /**
+         * Remove items from a queue
+         * @description The items of these ids (1 to 1000); ids not in the queue are ignored. The annotations written stay.
+         */
+        delete: operations["deleteAnnotationQueueItems"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/annotation_queues/{queue_id}/items/{item_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an item of a queue
+         * @description With what the queue's reviews wrote on its target.
+         */
+        get: operations["getAnnotationQueueItem"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/annotation_queues/{queue_id}/next": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Take the next item to review
+         * @description The pending item the caller holds, else the first one nobody holds, locked to the caller for 10 minutes (asking again renews the lock; another reviewer is not handed it meanwhile). With `after_item_id`, the caller moves on from that item without judging it: its lock is freed and the first free item after it is taken (from the start past the last). `data` is null when nothing is left. Reviewers of the queue and admins only (403).
+         */
+        post: operations["nextAnnotationQueueItem"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/annotation_queues/{queue_id}/previous": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's reviewed items, most recent first
+         * @description Items the caller submitted or skipped, to go back and revise them; paged (`limit`, `cursor`).
+         */
+        get: operations["listPreviousAnnotationQueueItems"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/annotation_queues/{queue_id}/items/{item_id}/submit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Submit a review
+         * @description Writes each filled config as a HUMAN annotation by the caller on the item's span, trace or session (checked against the config: 422 naming the field), and the note as a note, under the queue's identifier so that submitting again overwrites; marks the item done and frees its lock. 409 when another reviewer holds the item. With `next=true` the answer also holds the next item, taken as POST …/next would (one round trip less for a reviewer going on).
+         */
+        post: operations["submitAnnotationQueueItem"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/annotation_queues/{queue_id}/items/{item_id}/skip": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Skip an item
+         * @description Marks it skipped by the caller (with an optional note) and frees its lock. 409 when another reviewer holds it. `next=true` as for submit.
+         */
+        post: operations["skipAnnotationQueueItem"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/annotation_queues/{queue_id}/items/{item_id}/release": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Give an item back
+         * @description Frees the lock of a pending item so another reviewer may take it: its holder or an admin may. 409 otherwise.
+         */
+        post: operations["releaseAnnotationQueueItem"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/annotation_queues/{queue_id}/progress": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A queue's progress
+         * @description Items in all, pending, done and skipped, and how many are being reviewed now.
+         */
+        get: operations["getAnnotationQueueProgress"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/annotation_queues/{queue_id}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a queue's items with their annotations
+         * @description Every item (any status) with its target's ids, who completed it and when, its note, and the annotations the queue's reviews wrote: JSONL (one item per line, `annotations` by config name) or CSV (label, score and explanation columns per config). Streamed page by page.
+         */
+        get: operations["exportAnnotationQueue"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -4371,6 +4659,282 @@ export interface components {
                 /** @description Sessions left without traces, deleted. */
                 deleted_sessions: number;
             }[];
+        };
+        /** AnnotationQueueCounts */
+        AnnotationQueueCounts: {
+            total: number;
+            /** @description Not reviewed yet (some may be locked to a reviewer now). */
+            pending: number;
+            done: number;
+            skipped: number;
+        };
+        /** AnnotationQueue */
+        AnnotationQueue: {
+            /** @description Opaque AnnotationQueue id (base64 of "AnnotationQueue:<row id>"). */
+            id: string;
+            /** @description Unique among queues. */
+            name: string;
+            description: string | null;
+            /** @description What reviewers are asked to look for; shown above every item. */
+            instructions: string | null;
+            /**
+             * Format: date-time
+             * @description When the queue was created.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When its name, texts, configs or reviewers last changed.
+             */
+            updated_at: string;
+            progress: components["schemas"]["AnnotationQueueCounts"];
+        };
+        /** CreateAnnotationQueueRequestBody */
+        CreateAnnotationQueueRequestBody: {
+            /** @description Unique among queues. */
+            name: string;
+            description?: string | null;
+            /** @description Shown to reviewers above every item (plain text). */
+            instructions?: string | null;
+            /** @description Annotation config ids, in the order reviewers see them. */
+            annotation_config_ids?: string[];
+            /** @description User ids of the reviewers. */
+            reviewer_ids?: string[];
+        };
+        /** AnnotationQueueReviewer */
+        AnnotationQueueReviewer: {
+            /** @description Opaque User id (base64 of "User:<row id>"). */
+            id: string;
+            username: string;
+        };
+        /** AnnotationQueueDetail */
+        AnnotationQueueDetail: {
+            /** @description Opaque AnnotationQueue id (base64 of "AnnotationQueue:<row id>"). */
+            id: string;
+            /** @description Unique among queues. */
+            name: string;
+            description: string | null;
+            /** @description What reviewers are asked to look for; shown above every item. */
+            instructions: string | null;
+            /**
+             * Format: date-time
+             * @description When the queue was created.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When its name, texts, configs or reviewers last changed.
+             */
+            updated_at: string;
+            progress: components["schemas"]["AnnotationQueueCounts"];
+            /** @description What reviewers fill in, in the order they see it. */
+            annotation_configs: (components["schemas"]["CategoricalAnnotationConfig"] | components["schemas"]["ContinuousAnnotationConfig"] | components["schemas"]["FreeformAnnotationConfig"])[];
+            /** @description Who may review its items, besides admins. */
+            reviewers: components["schemas"]["AnnotationQueueReviewer"][];
+        };
+        /** UpdateAnnotationQueueRequestBody */
+        UpdateAnnotationQueueRequestBody: {
+            /** @description Unique among queues. */
+            name?: string;
+            description?: string | null;
+            /** @description Shown to reviewers above every item (plain text). */
+            instructions?: string | null;
+            /** @description Annotation config ids, in the order reviewers see them. */
+            annotation_config_ids?: string[];
+            /** @description User ids of the reviewers. */
+            reviewer_ids?: string[];
+        };
+        /** SetAnnotationQueueReviewersRequestBody */
+        SetAnnotationQueueReviewersRequestBody: {
+            /** @description User ids of the reviewers. */
+            reviewer_ids: string[];
+        };
+        /** SetAnnotationQueueConfigsRequestBody */
+        SetAnnotationQueueConfigsRequestBody: {
+            /** @description Annotation config ids, in the order reviewers see them. */
+            annotation_config_ids: string[];
+        };
+        /** AnnotationQueueItem */
+        AnnotationQueueItem: {
+            /** @description Opaque AnnotationQueueItem id (base64 of "AnnotationQueueItem:<row id>"). */
+            id: string;
+            /** @description Opaque AnnotationQueue id (base64 of "AnnotationQueue:<row id>"). */
+            queue_id: string;
+            /**
+             * @description What is reviewed: a span, a trace or a session.
+             * @enum {string}
+             */
+            kind: "span" | "trace" | "session";
+            /** @description Opaque Project id (base64 of "Project:<row id>"). */
+            project_id: string;
+            /** @description Span items: the OpenTelemetry span id (null once the span is gone). */
+            span_id: string | null;
+            /** @description Span and trace items: the OpenTelemetry trace id (the span's trace). */
+            trace_id: string | null;
+            /** @description Session items: the session.id text. */
+            session_id: string | null;
+            /** @description Span items: the span's name. */
+            name: string | null;
+            /**
+             * @description How it was added: by hand, by an online rule, or from an experiment.
+             * @enum {string}
+             */
+            source: "manual" | "rule" | "experiment";
+            /** @enum {string} */
+            status: "pending" | "done" | "skipped";
+            /** @description Opaque User id (base64 of "User:<row id>"). */
+            locked_by: string | null;
+            /**
+             * Format: date-time
+             * @description Until when the item is locked to `locked_by` (pending items only).
+             */
+            locked_until: string | null;
+            /** @description Opaque User id (base64 of "User:<row id>"). */
+            completed_by: string | null;
+            /**
+             * Format: date-time
+             * @description When it was submitted or skipped.
+             */
+            completed_at: string | null;
+            /** @description The reviewer's note. */
+            note: string | null;
+            /**
+             * Format: date-time
+             * @description When it was added.
+             */
+            created_at: string;
+        };
+        /** AddAnnotationQueueItemsRequestBody */
+        AddAnnotationQueueItemsRequestBody: {
+            /** @description The project (id or name) of the spans, traces or sessions named. */
+            project_id?: string;
+            /** @description OpenTelemetry span ids (16 hex digits) of the project. */
+            span_ids?: string[];
+            /** @description OpenTelemetry trace ids (32 hex digits) of the project. */
+            trace_ids?: string[];
+            /** @description session.id texts of the project. */
+            session_ids?: string[];
+            /** @description An experiment: its runs' traces are added (no project needed). */
+            experiment_id?: string;
+        };
+        /** AddedAnnotationQueueItems */
+        AddedAnnotationQueueItems: {
+            /** @description Items new to the queue. */
+            added: number;
+            /** @description Items already in it (adding again is a no-op). */
+            existing: number;
+            /** @description Experiment runs without a stored trace. */
+            missing: number;
+        };
+        /** DeleteAnnotationQueueItemsRequestBody */
+        DeleteAnnotationQueueItemsRequestBody: {
+            item_ids: string[];
+        };
+        /** AnnotationQueueAnnotation */
+        AnnotationQueueAnnotation: {
+            /** @description The config name ("note" for the note). */
+            name: string;
+            label: string | null;
+            score: number | null;
+            explanation: string | null;
+            /** @description Opaque User id (base64 of "User:<row id>"). */
+            user_id: string | null;
+            /**
+             * Format: date-time
+             * @description When it was last written.
+             */
+            updated_at: string;
+        };
+        /** AnnotationQueueReviewItem */
+        AnnotationQueueReviewItem: {
+            /** @description Opaque AnnotationQueueItem id (base64 of "AnnotationQueueItem:<row id>"). */
+            id: string;
+            /** @description Opaque AnnotationQueue id (base64 of "AnnotationQueue:<row id>"). */
+            queue_id: string;
+            /**
+             * @description What is reviewed: a span, a trace or a session.
+             * @enum {string}
+             */
+            kind: "span" | "trace" | "session";
+            /** @description Opaque Project id (base64 of "Project:<row id>"). */
+            project_id: string;
+            /** @description Span items: the OpenTelemetry span id (null once the span is gone). */
+            span_id: string | null;
+            /** @description Span and trace items: the OpenTelemetry trace id (the span's trace). */
+            trace_id: string | null;
+            /** @description Session items: the session.id text. */
+            session_id: string | null;
+            /** @description Span items: the span's name. */
+            name: string | null;
+            /**
+             * @description How it was added: by hand, by an online rule, or from an experiment.
+             * @enum {string}
+             */
+            source: "manual" | "rule" | "experiment";
+            /** @enum {string} */
+            status: "pending" | "done" | "skipped";
+            /** @description Opaque User id (base64 of "User:<row id>"). */
+            locked_by: string | null;
+            /**
+             * Format: date-time
+             * @description Until when the item is locked to `locked_by` (pending items only).
+             */
+            locked_until: string | null;
+            /** @description Opaque User id (base64 of "User:<row id>"). */
+            completed_by: string | null;
+            /**
+             * Format: date-time
+             * @description When it was submitted or skipped.
+             */
+            completed_at: string | null;
+            /** @description The reviewer's note. */
+            note: string | null;
+            /**
+             * Format: date-time
+             * @description When it was added.
+             */
+            created_at: string;
+            /** @description What this queue's reviews wrote on the target so far (HUMAN annotations with the queue's identifier). */
+            annotations: components["schemas"]["AnnotationQueueAnnotation"][];
+        };
+        /** AnnotationQueueSubmittedAnnotation */
+        AnnotationQueueSubmittedAnnotation: {
+            /** @description One of the queue's annotation configs: its id or name. */
+            config: string;
+            label?: string | null;
+            score?: number | null;
+            explanation?: string | null;
+        };
+        /** SubmitAnnotationQueueItemRequestBody */
+        SubmitAnnotationQueueItemRequestBody: {
+            /** @description The filled configs (categorical: label; continuous: score; free form: explanation and/or score). */
+            annotations: components["schemas"]["AnnotationQueueSubmittedAnnotation"][];
+            /** @description Free text, written as a note on the target. */
+            note?: string | null;
+            /**
+             * @description APP from the web UI; API (the default) otherwise.
+             * @enum {string}
+             */
+            source?: "API" | "APP";
+        };
+        /** AnnotationQueueReviewedAnswer */
+        AnnotationQueueReviewedAnswer: {
+            data: components["schemas"]["AnnotationQueueReviewItem"];
+            /** @description With next=true: the next item, or null. */
+            next?: components["schemas"]["AnnotationQueueReviewItem"] | null;
+        };
+        /** SkipAnnotationQueueItemRequestBody */
+        SkipAnnotationQueueItemRequestBody: {
+            note?: string | null;
+        };
+        /** AnnotationQueueProgress */
+        AnnotationQueueProgress: {
+            total: number;
+            pending: number;
+            done: number;
+            skipped: number;
+            /** @description Pending items locked to a reviewer now. */
+            in_review: number;
         };
     };
     responses: never;
@@ -13805,6 +14369,1269 @@ export interface operations {
             };
             /** @description Conflict */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listAnnotationQueues: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 1000 (more answers 422). */
+                limit?: number;
+                /** @description The next_cursor of the previous page (opaque); an invalid cursor answers 422. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AnnotationQueue"][];
+                        /** @description The cursor of the next page; null on the last. */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createAnnotationQueue: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateAnnotationQueueRequestBody"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AnnotationQueueDetail"];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getAnnotationQueue: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Annotation queue id (base64 "AnnotationQueue:<id>") or name. */
+                queue_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AnnotationQueueDetail"];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteAnnotationQueue: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Annotation queue id (base64 "AnnotationQueue:<id>") or name. */
+                queue_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    updateAnnotationQueue: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Annotation queue id (base64 "AnnotationQueue:<id>") or name. */
+                queue_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateAnnotationQueueRequestBody"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AnnotationQueueDetail"];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listAnnotationQueueReviewers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Annotation queue id (base64 "AnnotationQueue:<id>") or name. */
+                queue_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AnnotationQueueReviewer"][];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    setAnnotationQueueReviewers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Annotation queue id (base64 "AnnotationQueue:<id>") or name. */
+                queue_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetAnnotationQueueReviewersRequestBody"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AnnotationQueueReviewer"][];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listAnnotationQueueConfigs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Annotation queue id (base64 "AnnotationQueue:<id>") or name. */
+                queue_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: (components["schemas"]["CategoricalAnnotationConfig"] | components["schemas"]["ContinuousAnnotationConfig"] | components["schemas"]["FreeformAnnotationConfig"])[];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    setAnnotationQueueConfigs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Annotation queue id (base64 "AnnotationQueue:<id>") or name. */
+                queue_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetAnnotationQueueConfigsRequestBody"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: (components["schemas"]["CategoricalAnnotationConfig"] | components["schemas"]["ContinuousAnnotationConfig"] | components["schemas"]["FreeformAnnotationConfig"])[];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listAnnotationQueueItems: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 1000 (more answers 422). */
+                limit?: number;
+                /** @description The next_cursor of the previous page (opaque); an invalid cursor answers 422. */
+                cursor?: string;
+                /** @description Only items of this status. */
+                status?: "pending" | "done" | "skipped";
+            };
+            header?: never;
+            path: {
+                /** @description Annotation queue id (base64 "AnnotationQueue:<id>") or name. */
+                queue_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AnnotationQueueItem"][];
+                        /** @description The cursor of the next page; null on the last. */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    addAnnotationQueueItems: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Annotation queue id (base64 "AnnotationQueue:<id>") or name. */
+                queue_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AddAnnotationQueueItemsRequestBody"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AddedAnnotationQueueItems"];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteAnnotationQueueItems: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Annotation queue id (base64 "AnnotationQueue:<id>") or name. */
+                queue_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeleteAnnotationQueueItemsRequestBody"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            deleted: number;
+                        };
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getAnnotationQueueItem: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Annotation queue id or name. */
+                queue_id: string;
+                /** @description Item id (base64 "AnnotationQueueItem:<id>"). */
+                item_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AnnotationQueueReviewItem"];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    nextAnnotationQueueItem: {
+        parameters: {
+            query?: {
+                /** @description The item the caller moves on from without judging it: the next one after it is handed out. */
+                after_item_id?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Annotation queue id (base64 "AnnotationQueue:<id>") or name. */
+                queue_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AnnotationQueueReviewItem"] | null;
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listPreviousAnnotationQueueItems: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 1000 (more answers 422). */
+                limit?: number;
+                /** @description The next_cursor of the previous page (opaque); an invalid cursor answers 422. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Annotation queue id (base64 "AnnotationQueue:<id>") or name. */
+                queue_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AnnotationQueueReviewItem"][];
+                        /** @description The cursor of the next page; null on the last. */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    submitAnnotationQueueItem: {
+        parameters: {
+            query?: {
+                /** @description Also answer the next item for the caller (locked to them), as POST …/next would. */
+                next?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description Annotation queue id or name. */
+                queue_id: string;
+                /** @description Item id (base64 "AnnotationQueueItem:<id>"). */
+                item_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SubmitAnnotationQueueItemRequestBody"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnnotationQueueReviewedAnswer"];
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    skipAnnotationQueueItem: {
+        parameters: {
+            query?: {
+                /** @description Also answer the next item for the caller (locked to them), as POST …/next would. */
+                next?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description Annotation queue id or name. */
+                queue_id: string;
+                /** @description Item id (base64 "AnnotationQueueItem:<id>"). */
+                item_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SkipAnnotationQueueItemRequestBody"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnnotationQueueReviewedAnswer"];
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    releaseAnnotationQueueItem: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Annotation queue id or name. */
+                queue_id: string;
+                /** @description Item id (base64 "AnnotationQueueItem:<id>"). */
+                item_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AnnotationQueueReviewItem"];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getAnnotationQueueProgress: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Annotation queue id (base64 "AnnotationQueue:<id>") or name. */
+                queue_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AnnotationQueueProgress"];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    exportAnnotationQueue: {
+        parameters: {
+            query?: {
+                /** @description jsonl (the default): one item per line; csv. */
+                format?: "jsonl" | "csv";
+            };
+            header?: never;
+            path: {
+                /** @description Annotation queue id (base64 "AnnotationQueue:<id>") or name. */
+                queue_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string;
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -241,6 +241,37 @@ export const PERMISSIONS: Readonly<Record<RouteKey, RouteRule>> = {
   'GET /v1/datasets/:dataset_id/evaluators': { access: 'any', rule: 'evaluation data' },
   'PUT /v1/datasets/:dataset_id/evaluators/:evaluator_id': { access: 'any', rule: 'evaluation data (the job then evaluates new runs)' },
   'DELETE /v1/datasets/:dataset_id/evaluators/:evaluator_id': { access: 'any', rule: 'evaluation data' },
+  // Annotation queues (docs/annotation-queues.md): admins and members create and fill them (evaluation data, system keys too);
+  // reviewing needs a user, and annotation-queues-service lets only the queue's reviewers and admins (policies.ts mayReviewQueue).
+  'GET /v1/annotation_queues': { access: 'any', rule: 'evaluation data' },
+  'POST /v1/annotation_queues': { access: 'any', rule: 'evaluation data (the queue records the calling user, if any)' },
+  'GET /v1/annotation_queues/:queue_id': { access: 'any', rule: 'evaluation data' },
+  'PATCH /v1/annotation_queues/:queue_id': { access: 'any', rule: 'evaluation data' },
+  'DELETE /v1/annotation_queues/:queue_id': { access: 'any', rule: 'evaluation data (the annotations written stay)' },
+  'GET /v1/annotation_queues/:queue_id/reviewers': { access: 'any', rule: 'evaluation data' },
+  'PUT /v1/annotation_queues/:queue_id/reviewers': { access: 'any', rule: 'evaluation data: who may review the queue' },
+  'GET /v1/annotation_queues/:queue_id/annotation_configs': { access: 'any', rule: 'evaluation data' },
+  'PUT /v1/annotation_queues/:queue_id/annotation_configs': { access: 'any', rule: 'evaluation data' },
+  'GET /v1/annotation_queues/:queue_id/items': { access: 'any', rule: 'evaluation data' },
+  'POST /v1/annotation_queues/:queue_id/items': { access: 'any', rule: 'evaluation data: adds spans, traces, sessions to review' },
+  'DELETE /v1/annotation_queues/:queue_id/items': { access: 'any', rule: 'evaluation data (the annotations written stay)' },
+  'GET /v1/annotation_queues/:queue_id/items/:item_id': { access: 'any', rule: 'evaluation data' },
+  'GET /v1/annotation_queues/:queue_id/progress': { access: 'any', rule: 'evaluation data' },
+  'GET /v1/annotation_queues/:queue_id/export': { access: 'any', rule: 'evaluation data (streamed download)' },
+  'POST /v1/annotation_queues/:queue_id/next': { access: 'user', rule: "reviewing: the queue's reviewers and admins (mayReviewQueue)" },
+  'GET /v1/annotation_queues/:queue_id/previous': { access: 'user', rule: "reviewing: the queue's reviewers and admins (mayReviewQueue)" },
+  'POST /v1/annotation_queues/:queue_id/items/:item_id/submit': {
+    access: 'user',
+    rule: "reviewing: the queue's reviewers and admins (mayReviewQueue); writes HUMAN annotations by the caller",
+  },
+  'POST /v1/annotation_queues/:queue_id/items/:item_id/skip': {
+    access: 'user',
+    rule: "reviewing: the queue's reviewers and admins (mayReviewQueue)",
+  },
+  'POST /v1/annotation_queues/:queue_id/items/:item_id/release': {
+    access: 'user',
+    rule: 'reviewing: the holder of the lock or an admin (mayReviewQueue)',
+  },
   // Playground (docs/playground.md): anyone may run a prompt; provider keys are the admins'.
   'POST /v1/chat/completions': { access: 'any', rule: 'playground runs, traced to the playground project' },
   'PUT /v1/secrets': { access: 'admin', rule: 'provider keys are server configuration' },

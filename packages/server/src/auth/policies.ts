@@ -4,7 +4,7 @@
  * and services call them. Each returns a boolean so the caller picks the answer the contract
  * wants (403, or 404 where existence must not leak).
  */
-import type { UserPrincipal } from './principal.js';
+import type { AuthUser, UserPrincipal } from './principal.js';
 
 /** Fetch Other User's Info: an admin reads anyone; a member only themself. */
 export function mayReadUser(actor: UserPrincipal, userId: number): boolean {
@@ -29,4 +29,13 @@ export function mayDeleteUserKey(actor: UserPrincipal, key: { userId: number | n
 /** Only a member's own username may change while a password change is pending (session only). */
 export function mayRenameDuringPasswordReset(actor: UserPrincipal, passwordNeedsReset: boolean): boolean {
   return !(passwordNeedsReset && actor.via === 'session');
+}
+
+/**
+ * Reviewing an annotation queue's items (next, submit, skip, release; docs/annotation-queues.md):
+ * an admin, or a user the queue names as a reviewer. Managing the queue is for every member
+ * (the permission table); the annotation-queues service calls this with the queue's reviewers.
+ */
+export function mayReviewQueue(actor: Pick<AuthUser, 'id' | 'role'>, queue: { reviewerIds: readonly number[] }): boolean {
+  return actor.role === 'admin' || queue.reviewerIds.includes(actor.id);
 }

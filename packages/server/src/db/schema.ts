@@ -532,6 +532,49 @@ export interface SpanLogEventsTable {
   received_at: string;
 }
 
+/** An annotation queue for human review (migration 0035, docs/annotation-queues.md). */
+export interface AnnotationQueuesTable {
+  id: Generated<number>;
+  name: string;
+  description: string | null;
+  instructions: string | null;
+  created_by: number | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** The annotation configs a queue's reviewers fill in, in `position` order. */
+export interface AnnotationQueueConfigsTable {
+  queue_id: number;
+  annotation_config_id: number;
+  position: number;
+}
+
+/** Who may review a queue's items (admins may always). */
+export interface AnnotationQueueReviewersTable {
+  queue_id: number;
+  user_id: number;
+}
+
+/** One span, trace or session to review; `target_rowid` is its row id in spans, traces or project_sessions. */
+export interface AnnotationQueueItemsTable {
+  id: Generated<number>;
+  queue_id: number;
+  kind: 'span' | 'trace' | 'session';
+  target_rowid: number;
+  /** A span item's trace, a trace item's own row id; null for sessions. */
+  trace_rowid: number | null;
+  project_id: number;
+  source: 'manual' | 'rule' | 'experiment';
+  status: ColumnType<'pending' | 'done' | 'skipped', 'pending' | 'done' | 'skipped' | undefined, 'pending' | 'done' | 'skipped'>;
+  locked_by: number | null;
+  locked_until: Timestamp | null;
+  completed_by: number | null;
+  completed_at: Timestamp | null;
+  note: string | null;
+  created_at: Timestamp;
+}
+
 export interface DB {
   projects: ProjectsTable;
   traces: TracesTable;
@@ -572,6 +615,10 @@ export interface DB {
   online_eval_rules: OnlineEvalRulesTable;
   online_eval_rule_evaluators: OnlineEvalRuleEvaluatorsTable;
   online_eval_items: OnlineEvalItemsTable;
+  annotation_queues: AnnotationQueuesTable;
+  annotation_queue_configs: AnnotationQueueConfigsTable;
+  annotation_queue_reviewers: AnnotationQueueReviewersTable;
+  annotation_queue_items: AnnotationQueueItemsTable;
   experiment_runs: ExperimentRunsTable;
   experiment_run_annotations: ExperimentRunAnnotationsTable;
   generative_models: GenerativeModelsTable;

@@ -35,6 +35,7 @@ const SERVICE_FOLDERS = [
   'shared',
   'jobs',
   'evaluators',
+  'annotation-queues',
 ];
 const SERVICE_FORBIDDEN = [/^server\/src\/(api|http|auth)\//, /^fastify$/, /^@fastify\//, /^kysely$/];
 

@@ -6,6 +6,7 @@ import {
   IconChartDots3,
   IconDatabase,
   IconFolder,
+  IconListCheck,
   IconLogout,
   IconMessageChatbot,
   IconNotes,
@@ -66,6 +67,13 @@ export function AppLayout() {
       onClick: () => navigate('/playground'),
     },
     {
+      id: 'queues',
+      label: 'Annotation queues',
+      description: 'Spans, traces and sessions waiting for human review',
+      leftSection: <IconListCheck size={18} />,
+      onClick: () => navigate('/queues'),
+    },
+    {
       id: 'settings',
       label: 'Settings',
       description: 'Profile, password, API keys and users',
@@ -100,6 +108,7 @@ export function AppLayout() {
               <NavButton to="/datasets" label="Datasets" icon={<IconDatabase size={16} />} />
               <NavButton to="/prompts" label="Prompts" icon={<IconNotes size={16} />} />
               <NavButton to="/evaluators" label="Evaluators" icon={<IconScale size={16} />} />
+              <NavButton to="/queues" label="Queues" icon={<IconListCheck size={16} />} />
               <NavButton to="/playground" label="Playground" icon={<IconMessageChatbot size={16} />} />
               <NavButton to="/settings" label="Settings" icon={<IconSettings size={16} />} />
             </Group>

@@ -31,7 +31,9 @@ export type GlobalType =
   | 'OnlineEvalItem'
   | 'CategoricalAnnotationConfig'
   | 'ContinuousAnnotationConfig'
-  | 'FreeformAnnotationConfig';
+  | 'FreeformAnnotationConfig'
+  | 'AnnotationQueue'
+  | 'AnnotationQueueItem';
 
 /** The opaque id of a row. */
 export function toGlobalId(type: GlobalType, id: number): string {

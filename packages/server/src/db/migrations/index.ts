@@ -33,6 +33,7 @@ import * as spanLogEvents from './0031-span-log-events.js';
 import * as evaluators from './0032-evaluators.js';
 import * as sessionStartOrder from './0033-session-start-order.js';
 import * as onlineEvaluation from './0034-online-evaluation.js';
+import * as annotationQueues from './0035-annotation-queues.js';
 
 export interface MigrationContext {
   dialect: Dialect;
@@ -73,5 +74,6 @@ export function migrations(context: MigrationContext): Record<string, Migration>
     '0032-evaluators': { up: evaluators.up(context) },
     '0033-session-start-order': { up: sessionStartOrder.up(context) },
     '0034-online-evaluation': { up: onlineEvaluation.up(context) },
+    '0035-annotation-queues': { up: annotationQueues.up(context) },
   };
 }

@@ -8,6 +8,7 @@ import type { Database } from '../database.js';
 import type { DB } from '../schema.js';
 import type { Dialect } from '../../config.js';
 import { createAnnotationConfigsRepository } from './annotation-configs-repository.js';
+import { createAnnotationQueuesRepository } from './annotation-queues-repository.js';
 import { createAnnotationsRepository } from './annotations-repository.js';
 import { createApiKeysRepository } from './api-keys-repository.js';
 import { createJobLeasesRepository } from './job-leases-repository.js';
@@ -54,6 +55,7 @@ export function createRepositories(db: Kysely<DB>, dialect: Dialect) {
     projectMetrics: createProjectMetricsRepository(db, dialect),
     annotations: createAnnotationsRepository(db, dialect),
     annotationConfigs: createAnnotationConfigsRepository(db, dialect),
+    annotationQueues: createAnnotationQueuesRepository(db, dialect),
     prompts: createPromptsRepository(db),
     datasets: createDatasetsRepository(db, dialect),
     datasetLabels: createDatasetLabelsRepository(db),

@@ -694,6 +694,124 @@ delete from "dataset_evaluators" where "dataset_id" = $1 and "evaluator_id" = $2
 -- evaluators.delete
 delete from "evaluators" where "id" = $1;
 
+-- annotationQueues.insert
+insert into "annotation_queues" ("name", "description", "instructions", "created_by", "created_at", "updated_at") values ($1, $2, $3, $4, $5, $6) on conflict ("name") do nothing returning "id";
+
+-- annotationQueues.findById
+select * from "annotation_queues" where "id" = $1;
+
+-- annotationQueues.findByName
+select * from "annotation_queues" where "name" = $1;
+
+-- annotationQueues.list
+select * from "annotation_queues" where "name" >= $1 order by "name" limit $2;
+
+-- annotationQueues.update
+select "id" from "annotation_queues" where "name" = $1 and "id" != $2;
+update "annotation_queues" set "name" = $1, "description" = $2, "instructions" = $3, "updated_at" = $4 where "id" = $5;
+
+-- annotationQueues.setConfigs
+delete from "annotation_queue_configs" where "queue_id" = $1;
+insert into "annotation_queue_configs" ("queue_id", "annotation_config_id", "position") values ($1, $2, $3);
+
+-- annotationQueues.configIds
+select "annotation_config_id" from "annotation_queue_configs" where "queue_id" = $1 order by "position";
+
+-- annotationQueues.setReviewers
+delete from "annotation_queue_reviewers" where "queue_id" = $1;
+insert into "annotation_queue_reviewers" ("queue_id", "user_id") values ($1, $2);
+
+-- annotationQueues.reviewers
+select "u"."id", "u"."username" from "annotation_queue_reviewers" as "r" inner join "users" as "u" on "u"."id" = "r"."user_id" where "r"."queue_id" = $1 and "u"."deleted_at" is null order by "u"."username";
+
+-- annotationQueues.activeUserIds
+select "id" from "users" where "id" in ($1, $2) and "deleted_at" is null;
+
+-- annotationQueues.usernames
+select "id", "username" from "users" where "id" in ($1);
+
+-- annotationQueues.targetsByRowid (span)
+select "id", "trace_rowid", "project_id" from "spans" where "id" in ($1);
+
+-- annotationQueues.targetsByRowid (trace)
+select "id", "project_id" from "traces" where "id" in ($1);
+
+-- annotationQueues.targetsByRowid (session)
+select "id", "project_id" from "project_sessions" where "id" in ($1);
+
+-- annotationQueues.spansInProject
+select (select min("id") as "id" from "spans") as "low", (select max("id") as "id" from "spans") as "high";
+select "id", "span_id" from "spans" where ("id" >> 14) in ($1) and "span_id" in ($2);
+select "id", "trace_rowid", "span_id" from "spans" where "id" in ($1) and "project_id" = $2 order by "id";
+
+-- annotationQueues.tracesById
+select "id", "trace_id", "project_id" from "traces" where "trace_id" in ($1) and "project_id" = $2;
+
+-- annotationQueues.sessionsInProject
+select "id", "session_id" from "project_sessions" where "project_id" = $1 and "session_id" in ($2);
+
+-- annotationQueues.experimentExists
+select "id" from "experiments" where "id" = $1 and "deleted_at" is null;
+
+-- annotationQueues.experimentRunTraces
+select "id", "trace_id" from "experiment_runs" where "experiment_id" = $1 and "id" > $2 order by "id" limit $3;
+
+-- annotationQueues.insertItems
+insert into "annotation_queue_items" ("queue_id", "kind", "target_rowid", "trace_rowid", "project_id", "source", "created_at") values ($1, $2, $3, $4, $5, $6, $7), ($8, $9, $10, $11, $12, $13, $14) on conflict ("queue_id", "kind", "target_rowid") do nothing returning "id";
+
+-- annotationQueues.counts
+select "queue_id", "status", count(*) as "n" from "annotation_queue_items" where "queue_id" in ($1) group by "queue_id", "status";
+
+-- annotationQueues.lockedCount
+select count(*) as "n" from "annotation_queue_items" where "queue_id" = $1 and "status" = $2 and "locked_until" > $3;
+
+-- annotationQueues.listItems
+select * from "annotation_queue_items" where "queue_id" = $1 and "status" = $2 and "id" >= $3 order by "id" limit $4;
+
+-- annotationQueues.findItem
+select * from "annotation_queue_items" where "id" = $1 and "queue_id" = $2;
+
+-- annotationQueues.claim
+update "annotation_queue_items" set "locked_by" = $1, "locked_until" = $2 where "id" = (select "id" from "annotation_queue_items" where "queue_id" = $3 and "status" = $4 and ("locked_until" is null or "locked_until" <= $5) order by "id" limit $6 for update skip locked) and "status" = $7 and ("locked_until" is null or "locked_until" <= $8) returning *;
+
+-- annotationQueues.claim (after an item)
+update "annotation_queue_items" set "locked_by" = $1, "locked_until" = $2 where "id" = (select "id" from "annotation_queue_items" where "queue_id" = $3 and "status" = $4 and ("locked_until" is null or "locked_until" <= $5) and "id" > $6 order by "id" limit $7 for update skip locked) and "status" = $8 and ("locked_until" is null or "locked_until" <= $9) returning *;
+
+-- annotationQueues.heldItem
+select * from "annotation_queue_items" where "queue_id" = $1 and "locked_by" = $2 and "status" = $3 and "locked_until" > $4 order by "id" limit $5;
+
+-- annotationQueues.heldItem (auth off)
+select * from "annotation_queue_items" where "queue_id" = $1 and "locked_by" is null and "status" = $2 and "locked_until" > $3 order by "id" limit $4;
+
+-- annotationQueues.lock
+update "annotation_queue_items" set "locked_by" = $1, "locked_until" = $2 where "id" = $3 and "status" = $4;
+
+-- annotationQueues.release
+update "annotation_queue_items" set "locked_by" = $1, "locked_until" = $2 where "id" = $3;
+
+-- annotationQueues.complete
+update "annotation_queue_items" set "status" = $1, "completed_by" = $2, "completed_at" = $3, "note" = $4, "locked_by" = $5, "locked_until" = $6 where "id" = $7 returning *;
+
+-- annotationQueues.completedBy
+select * from "annotation_queue_items" where completed_by = $1 and "queue_id" = $2 and "status" != $3 and ("completed_at", "id") <= ($4, $5) order by "completed_at" desc, "id" desc limit $6;
+
+-- annotationQueues.targetKeys
+select "s"."id", "s"."span_id", "s"."name", "t"."trace_id" from "spans" as "s" inner join "traces" as "t" on "t"."id" = "s"."trace_rowid" where "s"."id" in ($1) and "s"."trace_rowid" in ($2);
+select "id", "trace_id" from "traces" where "id" in ($1);
+select "id", "session_id" from "project_sessions" where "id" in ($1);
+
+-- annotationQueues.annotationsOf
+select "span_rowid" as "target", "name", "label", "score", "explanation", "user_id", "updated_at" from "span_annotations" where "span_rowid" in ($1) and "identifier" = $2 order by "name";
+
+-- annotationQueues.deleteNote
+delete from "trace_annotations" where "name" = $1 and "trace_rowid" = $2 and "identifier" = $3;
+
+-- annotationQueues.deleteItems
+delete from "annotation_queue_items" where "queue_id" = $1 and "id" in ($2, $3);
+
+-- annotationQueues.delete
+delete from "annotation_queues" where "id" = $1;
+
 -- experiments.listForDataset
 select * from "experiments" where "dataset_id" = $1 and "deleted_at" is null and "id" <= $2 order by "id" desc limit $3;
 

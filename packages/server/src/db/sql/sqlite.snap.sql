@@ -688,6 +688,124 @@ delete from "dataset_evaluators" where "dataset_id" = ? and "evaluator_id" = ?;
 -- evaluators.delete
 delete from "evaluators" where "id" = ?;
 
+-- annotationQueues.insert
+insert into "annotation_queues" ("name", "description", "instructions", "created_by", "created_at", "updated_at") values (?, ?, ?, ?, ?, ?) on conflict ("name") do nothing returning "id";
+
+-- annotationQueues.findById
+select * from "annotation_queues" where "id" = ?;
+
+-- annotationQueues.findByName
+select * from "annotation_queues" where "name" = ?;
+
+-- annotationQueues.list
+select * from "annotation_queues" where "name" >= ? order by "name" limit ?;
+
+-- annotationQueues.update
+select "id" from "annotation_queues" where "name" = ? and "id" != ?;
+update "annotation_queues" set "name" = ?, "description" = ?, "instructions" = ?, "updated_at" = ? where "id" = ?;
+
+-- annotationQueues.setConfigs
+delete from "annotation_queue_configs" where "queue_id" = ?;
+insert into "annotation_queue_configs" ("queue_id", "annotation_config_id", "position") values (?, ?, ?);
+
+-- annotationQueues.configIds
+select "annotation_config_id" from "annotation_queue_configs" where "queue_id" = ? order by "position";
+
+-- annotationQueues.setReviewers
+delete from "annotation_queue_reviewers" where "queue_id" = ?;
+insert into "annotation_queue_reviewers" ("queue_id", "user_id") values (?, ?);
+
+-- annotationQueues.reviewers
+select "u"."id", "u"."username" from "annotation_queue_reviewers" as "r" inner join "users" as "u" on "u"."id" = "r"."user_id" where "r"."queue_id" = ? and "u"."deleted_at" is null order by "u"."username";
+
+-- annotationQueues.activeUserIds
+select "id" from "users" where "id" in (?, ?) and "deleted_at" is null;
+
+-- annotationQueues.usernames
+select "id", "username" from "users" where "id" in (?);
+
+-- annotationQueues.targetsByRowid (span)
+select "id", "trace_rowid", "project_id" from "spans" where "id" in (?);
+
+-- annotationQueues.targetsByRowid (trace)
+select "id", "project_id" from "traces" where "id" in (?);
+
+-- annotationQueues.targetsByRowid (session)
+select "id", "project_id" from "project_sessions" where "id" in (?);
+
+-- annotationQueues.spansInProject
+select (select min("id") as "id" from "spans") as "low", (select max("id") as "id" from "spans") as "high";
+select "id", "span_id" from "spans" where ("id" >> 14) in (?) and "span_id" in (?);
+select "id", "trace_rowid", "span_id" from "spans" where "id" in (?) and "project_id" = ? order by "id";
+
+-- annotationQueues.tracesById
+select "id", "trace_id", "project_id" from "traces" where "trace_id" in (?) and "project_id" = ?;
+
+-- annotationQueues.sessionsInProject
+select "id", "session_id" from "project_sessions" where "project_id" = ? and "session_id" in (?);
+
+-- annotationQueues.experimentExists
+select "id" from "experiments" where "id" = ? and "deleted_at" is null;
+
+-- annotationQueues.experimentRunTraces
+select "id", "trace_id" from "experiment_runs" where "experiment_id" = ? and "id" > ? order by "id" limit ?;
+
+-- annotationQueues.insertItems
+insert into "annotation_queue_items" ("queue_id", "kind", "target_rowid", "trace_rowid", "project_id", "source", "created_at") values (?, ?, ?, ?, ?, ?, ?), (?, ?, ?, ?, ?, ?, ?) on conflict ("queue_id", "kind", "target_rowid") do nothing returning "id";
+
+-- annotationQueues.counts
+select "queue_id", "status", count(*) as "n" from "annotation_queue_items" where "queue_id" in (?) group by "queue_id", "status";
+
+-- annotationQueues.lockedCount
+select count(*) as "n" from "annotation_queue_items" where "queue_id" = ? and "status" = ? and "locked_until" > ?;
+
+-- annotationQueues.listItems
+select * from "annotation_queue_items" where "queue_id" = ? and "status" = ? and "id" >= ? order by "id" limit ?;
+
+-- annotationQueues.findItem
+select * from "annotation_queue_items" where "id" = ? and "queue_id" = ?;
+
+-- annotationQueues.claim
+update "annotation_queue_items" set "locked_by" = ?, "locked_until" = ? where "id" = (select "id" from "annotation_queue_items" where "queue_id" = ? and "status" = ? and ("locked_until" is null or "locked_until" <= ?) order by "id" limit ?) and "status" = ? and ("locked_until" is null or "locked_until" <= ?) returning *;
+
+-- annotationQueues.claim (after an item)
+update "annotation_queue_items" set "locked_by" = ?, "locked_until" = ? where "id" = (select "id" from "annotation_queue_items" where "queue_id" = ? and "status" = ? and ("locked_until" is null or "locked_until" <= ?) and "id" > ? order by "id" limit ?) and "status" = ? and ("locked_until" is null or "locked_until" <= ?) returning *;
+
+-- annotationQueues.heldItem
+select * from "annotation_queue_items" where "queue_id" = ? and "locked_by" = ? and "status" = ? and "locked_until" > ? order by "id" limit ?;
+
+-- annotationQueues.heldItem (auth off)
+select * from "annotation_queue_items" where "queue_id" = ? and "locked_by" is null and "status" = ? and "locked_until" > ? order by "id" limit ?;
+
+-- annotationQueues.lock
+update "annotation_queue_items" set "locked_by" = ?, "locked_until" = ? where "id" = ? and "status" = ?;
+
+-- annotationQueues.release
+update "annotation_queue_items" set "locked_by" = ?, "locked_until" = ? where "id" = ?;
+
+-- annotationQueues.complete
+update "annotation_queue_items" set "status" = ?, "completed_by" = ?, "completed_at" = ?, "note" = ?, "locked_by" = ?, "locked_until" = ? where "id" = ? returning *;
+
+-- annotationQueues.completedBy
+select * from "annotation_queue_items" where completed_by = ? and "queue_id" = ? and "status" != ? and ("completed_at", "id") <= (?, ?) order by "completed_at" desc, "id" desc limit ?;
+
+-- annotationQueues.targetKeys
+select "s"."id", "s"."span_id", "s"."name", "t"."trace_id" from "spans" as "s" inner join "traces" as "t" on "t"."id" = "s"."trace_rowid" where "s"."id" in (?) and "s"."trace_rowid" in (?);
+select "id", "trace_id" from "traces" where "id" in (?);
+select "id", "session_id" from "project_sessions" where "id" in (?);
+
+-- annotationQueues.annotationsOf
+select "span_rowid" as "target", "name", "label", "score", "explanation", "user_id", "updated_at" from "span_annotations" where "span_rowid" in (?) and "identifier" = ? order by "name";
+
+-- annotationQueues.deleteNote
+delete from "trace_annotations" where "name" = ? and "trace_rowid" = ? and "identifier" = ?;
+
+-- annotationQueues.deleteItems
+delete from "annotation_queue_items" where "queue_id" = ? and "id" in (?, ?);
+
+-- annotationQueues.delete
+delete from "annotation_queues" where "id" = ?;
+
 -- experiments.listForDataset
 select * from "experiments" where "dataset_id" = ? and "deleted_at" is null and "id" <= ? order by "id" desc limit ?;
 

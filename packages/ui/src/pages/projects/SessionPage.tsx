@@ -6,7 +6,7 @@
 import { Link, useParams, useSearchParams } from 'react-router';
 import { Alert, Anchor, Box, Breadcrumbs, Center, Group, Loader, Paper, Stack, Text, Title } from '@mantine/core';
 import { IconRobot, IconUser } from '@tabler/icons-react';
-import type { Span } from '@sightline/client/browser';
+import type { Session, Span } from '@sightline/client/browser';
 import { useProject } from './queries';
 import { useRootSpans, useSession } from './sessionQueries';
 import { CopyIcon } from '../../components/Copy';
@@ -57,21 +57,67 @@ function Bubble({ side, value, time, traceLink }: { side: 'input' | 'output'; va
   );
 }
 
+/** A session's turns as the conversation it was (each root span's input and output); also the reviewer page's view of a session. */
+export function SessionConversation({ projectId, session, search = '' }: { projectId: string; session: Session; search?: string }) {
+  const roots = useRootSpans(
+    projectId,
+    session.traces.map((trace) => trace.trace_id),
+  );
+  const projectPath = `/projects/${encodeURIComponent(projectId)}`;
+  const rootOf = new Map<string, Span>();
+  for (const span of roots.data ?? []) if (!rootOf.has(span.context.trace_id)) rootOf.set(span.context.trace_id, span);
+  const s = session;
+  return (
+    <>
+      {roots.error ? <Alert color="red">{roots.error.message}</Alert> : null}
+      <Paper withBorder p="md" radius="md" aria-label="Conversation" role="log">
+        <Stack gap="md">
+          {s.traces.map((trace, index) => {
+            const root = rootOf.get(trace.trace_id);
+            const traceLink = `${projectPath}/traces/${trace.trace_id}${search}`;
+            const input = root?.attributes[INPUT_VALUE];
+            const output = root?.attributes[OUTPUT_VALUE];
+            return (
+              <Box key={trace.id} data-testid="session-turn">
+                <Group gap="xs" mb={6}>
+                  <Text size="xs" fw={700} c="dimmed" tt="uppercase">
+                    Turn {index + 1}
+                  </Text>
+                  {root && root.status_code === 'ERROR' ? <StatusBadge status="ERROR" /> : null}
+                  {roots.isPending ? <Loader size="xs" /> : null}
+                </Group>
+                <Stack gap={6}>
+                  {input !== undefined ? <Bubble side="input" value={input} time={trace.start_time} traceLink={traceLink} /> : null}
+                  {output !== undefined ? <Bubble side="output" value={output} time={trace.end_time} traceLink={traceLink} /> : null}
+                  {!roots.isPending && input === undefined && output === undefined ? (
+                    <Text size="sm" c="dimmed">
+                      {root ? 'This turn recorded no input or output.' : 'The root span of this turn was not received.'}{' '}
+                      <Anchor component={Link} to={traceLink} size="sm">
+                        Open trace
+                      </Anchor>
+                    </Text>
+                  ) : null}
+                </Stack>
+              </Box>
+            );
+          })}
+        </Stack>
+      </Paper>
+    </>
+  );
+}
+
 export function SessionPage() {
   const { projectId = '', sessionId = '' } = useParams();
   const [params] = useSearchParams();
   const { interval } = useLiveRefresh();
   const project = useProject(projectId);
   const session = useSession(sessionId, interval);
-  const traceIds = session.data?.traces.map((trace) => trace.trace_id) ?? [];
-  const roots = useRootSpans(projectId, traceIds);
   const search = explorerSearch(params);
   const projectPath = `/projects/${encodeURIComponent(projectId)}`;
 
   usePageTitle(session.data ? `Session ${session.data.session_id}` : 'Session');
 
-  const rootOf = new Map<string, Span>();
-  for (const span of roots.data ?? []) if (!rootOf.has(span.context.trace_id)) rootOf.set(span.context.trace_id, span);
   const s = session.data;
 
   return (
@@ -155,40 +201,7 @@ export function SessionPage() {
             </Text>
             <SessionAnnotationPanel projectId={projectId} sessionId={s.session_id} />
           </Paper>
-          {roots.error ? <Alert color="red">{roots.error.message}</Alert> : null}
-          <Paper withBorder p="md" radius="md" aria-label="Conversation" role="log">
-            <Stack gap="md">
-              {s.traces.map((trace, index) => {
-                const root = rootOf.get(trace.trace_id);
-                const traceLink = `${projectPath}/traces/${trace.trace_id}${search}`;
-                const input = root?.attributes[INPUT_VALUE];
-                const output = root?.attributes[OUTPUT_VALUE];
-                return (
-                  <Box key={trace.id} data-testid="session-turn">
-                    <Group gap="xs" mb={6}>
-                      <Text size="xs" fw={700} c="dimmed" tt="uppercase">
-                        Turn {index + 1}
-                      </Text>
-                      {root && root.status_code === 'ERROR' ? <StatusBadge status="ERROR" /> : null}
-                      {roots.isPending ? <Loader size="xs" /> : null}
-                    </Group>
-                    <Stack gap={6}>
-                      {input !== undefined ? <Bubble side="input" value={input} time={trace.start_time} traceLink={traceLink} /> : null}
-                      {output !== undefined ? <Bubble side="output" value={output} time={trace.end_time} traceLink={traceLink} /> : null}
-                      {!roots.isPending && input === undefined && output === undefined ? (
-                        <Text size="sm" c="dimmed">
-                          {root ? 'This turn recorded no input or output.' : 'The root span of this turn was not received.'}{' '}
-                          <Anchor component={Link} to={traceLink} size="sm">
-                            Open trace
-                          </Anchor>
-                        </Text>
-                      ) : null}
-                    </Stack>
-                  </Box>
-                );
-              })}
-            </Stack>
-          </Paper>
+          <SessionConversation projectId={projectId} session={s} search={search} />
         </>
       ) : null}
     </Stack>

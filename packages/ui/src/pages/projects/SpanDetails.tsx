@@ -227,7 +227,8 @@ function TokenCounts({ span }: { span: Span }) {
   );
 }
 
-function InfoTab({ span }: { span: Span }) {
+/** A span's readable sections (model, messages, input and output, documents, tokens, errors): also the reviewer page's view of a span. */
+export function SpanInfo({ span }: { span: Span }) {
   const a = span.attributes;
   const input = chatMessages(a, LLM_INPUT_MESSAGES);
   const output = chatMessages(a, LLM_OUTPUT_MESSAGES);
@@ -467,7 +468,7 @@ export function SpanDetails({ span }: { span: Span }) {
           <SpanAnnotationPanel projectId={projectId} spanId={span.context.span_id} />
         </Tabs.Panel>
         <Tabs.Panel value="info" pt="md">
-          <InfoTab span={span} />
+          <SpanInfo span={span} />
         </Tabs.Panel>
         <Tabs.Panel value="attributes" pt="md">
           {sections.length === 0 ? (

@@ -17,6 +17,7 @@ import { useUpdateSearch } from '../../lib/search';
 import { useProjectContext } from './ProjectLayout';
 import { explorerSearch } from './ProjectsPage';
 import { AddToDatasetButton } from './AddToDataset';
+import { AddToQueueButton } from '../queues/AddToQueue';
 import { INPUT_VALUE, OUTPUT_VALUE } from '../../lib/attributes';
 
 const preview = (value: unknown) => {
@@ -57,7 +58,7 @@ export function SpansTab() {
     return order === 'desc' ? sorted.reverse() : sorted;
   }, [loaded, sortKey, order]);
   const search = explorerSearch(params);
-  // Spans picked for "Add to dataset", by id, kept across pages and re-sorts.
+  // Spans picked for "Add to dataset" or "Add to queue", by id, kept across pages and re-sorts.
   const [selected, setSelected] = useState<Map<string, Span>>(new Map());
   const toggle = (span: Span, on: boolean) =>
     setSelected((current) => {
@@ -271,6 +272,7 @@ export function SpansTab() {
         <Group gap="xs">
           <Text size="sm">{formatInt(selected.size)} selected</Text>
           <AddToDatasetButton spans={[...selected.values()]} onAdded={() => setSelected(new Map())} />
+          <AddToQueueButton targets={{ projectId, spanIds: [...selected.values()].map((span) => span.context.span_id) }} />
           <Button size="xs" variant="subtle" color="gray" onClick={() => setSelected(new Map())}>
             Clear selection
           </Button>

@@ -28,6 +28,7 @@ import { explorerSearch } from './ProjectsPage';
 import { SpanDetails } from './SpanDetails';
 import { SpanTree } from './SpanTree';
 import { traceStatus } from './TracesTab';
+import { AddToQueueButton } from '../queues/AddToQueue';
 import { usePageTitle } from '../../lib/pageTitle';
 
 export function TraceDetailPage() {
@@ -71,9 +72,12 @@ export function TraceDetailPage() {
             <CopyableId value={traceId} label="Copy trace id" />
           </Group>
         </div>
-        <Tooltip label="Refetch every 5 seconds, for traces still being written">
-          <Switch label="Live" checked={live} onChange={(event) => setLive(event.currentTarget.checked)} />
-        </Tooltip>
+        <Group gap="sm" wrap="wrap">
+          <AddToQueueButton targets={{ projectId, traceIds: [traceId] }} />
+          <Tooltip label="Refetch every 5 seconds, for traces still being written">
+            <Switch label="Live" checked={live} onChange={(event) => setLive(event.currentTarget.checked)} />
+          </Tooltip>
+        </Group>
       </Group>
       {trace.error ? (
         <Alert color="red" title="Trace not found">

@@ -1,7 +1,7 @@
 /** A project's traces, newest first (or by latency), virtualised with infinite scroll. */
-import { useCallback, useMemo } from 'react';
+import { useCallback, useMemo, useState } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
-import { Alert, Anchor, Group, Text, Tooltip } from '@mantine/core';
+import { Alert, Anchor, Button, Checkbox, Group, Text, Tooltip } from '@mantine/core';
 import { IconFilter } from '@tabler/icons-react';
 import { useAnnotationConfigs } from './annotationQueries';
 import { useTraces, type TraceSortKey } from './traceQueries';
@@ -15,6 +15,7 @@ import { useLiveRefresh, useTimeRange } from '../../lib/timeRange';
 import { useUpdateSearch } from '../../lib/search';
 import { useProjectContext } from './ProjectLayout';
 import { explorerSearch } from './ProjectsPage';
+import { AddToQueueButton } from '../queues/AddToQueue';
 
 export function traceStatus(trace: Pick<Trace, 'error_count' | 'root_span'>) {
   return trace.error_count > 0 ? 'ERROR' : (trace.root_span?.status_code ?? 'UNSET');
@@ -36,6 +37,15 @@ export function TracesTab() {
   const traces = useTraces(projectId, option, sortKey, order, interval, annotationFilters);
   const rows = useMemo(() => traces.data?.pages.flatMap((page) => page.data) ?? [], [traces.data]);
   const search = explorerSearch(params);
+  // Traces picked for "Add to queue", by trace id, kept across pages and re-sorts.
+  const [selected, setSelected] = useState<Set<string>>(new Set());
+  const toggle = (traceId: string, on: boolean) =>
+    setSelected((current) => {
+      const next = new Set(current);
+      if (on) next.add(traceId);
+      else next.delete(traceId);
+      return next;
+    });
 
   const open = useCallback(
     (trace: Trace) => navigate(`/projects/${encodeURIComponent(projectId)}/traces/${trace.trace_id}${search}`),
@@ -49,6 +59,21 @@ export function TracesTab() {
     });
 
   const columns: Column<Trace>[] = [
+    {
+      key: 'select',
+      title: '',
+      width: '36px',
+      render: (trace) => (
+        // The row opens the trace on click: the checkbox keeps its clicks to itself.
+        <Checkbox
+          size="xs"
+          aria-label={`Select trace ${trace.trace_id}`}
+          checked={selected.has(trace.trace_id)}
+          onClick={(event) => event.stopPropagation()}
+          onChange={(event) => toggle(trace.trace_id, event.currentTarget.checked)}
+        />
+      ),
+    },
     { key: 'status', title: '', width: '36px', render: (trace) => <StatusIcon status={traceStatus(trace)} /> },
     {
       key: 'name',
@@ -168,6 +193,15 @@ export function TracesTab() {
           </Group>
         </Anchor>
       </Group>
+      {selected.size > 0 ? (
+        <Group gap="xs">
+          <Text size="sm">{formatInt(selected.size)} selected</Text>
+          <AddToQueueButton targets={{ projectId, traceIds: [...selected] }} />
+          <Button size="xs" variant="subtle" color="gray" onClick={() => setSelected(new Set())}>
+            Clear selection
+          </Button>
+        </Group>
+      ) : null}
       {traces.error ? <Alert color="red">{traces.error.message}</Alert> : null}
       <VirtualTable
         label="Traces"
