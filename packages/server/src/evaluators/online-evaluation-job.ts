@@ -347,14 +347,16 @@ export function createOnlineEvaluationJob(options: OnlineEvaluationJobOptions): 
     if (outcomes.length === 0) return;
     const at = new Date(now()).toISOString();
     try {
-      await runStatements(outcomes.flatMap(({ item, outcome }) => repository.outcomeStatements(item, outcome, at)));
+      await runStatements(repository.outcomeStatements(outcomes, at));
     } catch {
-      for (const { item, outcome } of outcomes) {
+      for (const each of outcomes) {
         try {
-          await runStatements(repository.outcomeStatements(item, outcome, at));
+          await runStatements(repository.outcomeStatements([each], at));
         } catch (error) {
           const reason = `its result could not be stored: ${(error as Error).message}`;
-          await runStatements(repository.outcomeStatements(item, { status: 'skipped', error: reason, evaluatorVersion: null }, at));
+          const skipped = { status: 'skipped' as const, error: reason, evaluatorVersion: null };
+          // A rule deleted meanwhile takes its ledger with it: nothing is left to mark.
+          await runStatements(repository.outcomeStatements([{ item: each.item, outcome: skipped }], at)).catch(() => {});
         }
       }
     }

@@ -148,46 +148,66 @@ export type AnnotationsRepository = ReturnType<typeof createAnnotationsRepositor
 
 /** Annotations repository (every target) over a Kysely connection (or transaction). */
 /**
- * The upsert of one annotation on (target, name, identifier), not yet run: the repository runs
- * it, and the online evaluation job compiles it for the SQLite writer thread
- * (online-eval-repository.ts).
+ * The upsert of annotations of one target kind on (target, name, identifier), not yet run: the
+ * repository runs it for one, and the online evaluation job compiles it for a batch
+ * (online-eval-repository.ts), one statement however many rows.
  */
-export function annotationUpsertQuery(db: Kysely<DB>, dialect: Dialect, target: AnnotationTarget, input: AnnotationFields, now: string) {
-  const values = {
-    label: input.label,
-    score: input.score,
-    explanation: input.explanation,
-    metadata: sqlDialect(dialect).json(input.metadata),
-    annotator_kind: input.annotatorKind,
-    source: input.source,
-    user_id: input.userId,
-    updated_at: now,
-  };
-  const { table, keyColumns } = TABLES[target.kind];
-  const key = { name: input.name, identifier: input.identifier, created_at: now };
+export function annotationsUpsertQuery(
+  db: Kysely<DB>,
+  dialect: Dialect,
+  rows: { target: AnnotationTarget; fields: AnnotationFields }[],
+  now: string,
+) {
+  const json = sqlDialect(dialect).json;
+  const kind = rows[0]!.target.kind;
+  if (rows.some((row) => row.target.kind !== kind)) throw new Error('an annotation upsert takes rows of one target kind');
+  const { table, keyColumns } = TABLES[kind];
+  const values = rows.map(
+    ({ target, fields }) =>
+      ({
+        label: fields.label,
+        score: fields.score,
+        explanation: fields.explanation,
+        metadata: json(fields.metadata),
+        annotator_kind: fields.annotatorKind,
+        source: fields.source,
+        user_id: fields.userId,
+        updated_at: now,
+        name: fields.name,
+        identifier: fields.identifier,
+        created_at: now,
+        ...targetColumns(target),
+        // Span and document annotations carry their span's trace, so a trace's deletion reaches them by partition.
+        ...(target.kind === 'span' || target.kind === 'document'
+          ? { trace_rowid: sql<number>`(select spans.trace_rowid from spans where spans.id = ${target.rowid})` }
+          : {}),
+      }) as InsertObject<DB, 'document_annotations'>,
+  );
   // The four tables share every column but their target's; the cast lets one statement serve them all.
   return db
     .insertInto(table as 'document_annotations')
-    .values(
-      (eb) =>
-        ({
-          ...values,
-          ...key,
-          ...targetColumns(target),
-          // Span and document annotations carry their span's trace, so a trace's deletion reaches them by partition.
-          ...(target.kind === 'span' || target.kind === 'document'
-            ? { trace_rowid: eb.selectFrom('spans').select('spans.trace_rowid').where('spans.id', '=', target.rowid) }
-            : {}),
-        }) as InsertObject<DB, 'document_annotations'>,
-    )
-    .onConflict((oc) => oc.columns(['name', ...keyColumns, 'identifier'] as 'span_rowid'[]).doUpdateSet(values));
+    .values(values)
+    .onConflict((oc) =>
+      oc.columns(['name', ...keyColumns, 'identifier'] as 'span_rowid'[]).doUpdateSet((eb) => ({
+        label: eb.ref('excluded.label'),
+        score: eb.ref('excluded.score'),
+        explanation: eb.ref('excluded.explanation'),
+        metadata: eb.ref('excluded.metadata'),
+        annotator_kind: eb.ref('excluded.annotator_kind'),
+        source: eb.ref('excluded.source'),
+        user_id: eb.ref('excluded.user_id'),
+        updated_at: eb.ref('excluded.updated_at'),
+      })),
+    );
 }
 
 export function createAnnotationsRepository(db: Kysely<DB>, dialect: Dialect) {
   return {
     /** Inserts the annotation, or updates the one with the same target, name and identifier; returns its id. */
     async upsert(target: AnnotationTarget, input: AnnotationFields, now: string): Promise<number> {
-      const row = await annotationUpsertQuery(db, dialect, target, input, now).returning('id').executeTakeFirstOrThrow();
+      const row = await annotationsUpsertQuery(db, dialect, [{ target, fields: input }], now)
+        .returning('id')
+        .executeTakeFirstOrThrow();
       return Number(row.id);
     },
 

@@ -11,7 +11,7 @@ import { type Kysely, type RawBuilder, type SqlBool, sql } from 'kysely';
 import type { Dialect } from '../../config.js';
 import type { DB } from '../schema.js';
 import type { CompiledStatement } from '../writer/statement-writes-sqlite.js';
-import { type AnnotationFields, annotationUpsertQuery } from './annotations-repository.js';
+import { type AnnotationFields, annotationsUpsertQuery } from './annotations-repository.js';
 import { bigintText } from '../sql-dialect.js';
 
 export type RuleTarget = 'span' | 'trace' | 'session';
@@ -172,8 +172,8 @@ const toItem = (row: ItemRow): ItemRecord => ({
   finishedAt: row.finished_at,
 });
 
-/** Ledger rows per INSERT statement (SQLite binds at most 32,766 parameters; 9 a row). */
-const ITEMS_PER_INSERT = 500;
+/** Rows per INSERT statement (SQLite binds at most 32,766 parameters; a ledger row has 14, an annotation 13). */
+const ROWS_PER_STATEMENT = 500;
 
 export type OnlineEvalRepository = ReturnType<typeof createOnlineEvalRepository>;
 
@@ -452,8 +452,8 @@ export function createOnlineEvalRepository(db: Kysely<DB>, dialect: Dialect) {
       now: string,
     ): CompiledStatement[] {
       const statements: CompiledStatement[] = [];
-      for (let start = 0; start < items.length; start += ITEMS_PER_INSERT) {
-        const chunk = items.slice(start, start + ITEMS_PER_INSERT);
+      for (let start = 0; start < items.length; start += ROWS_PER_STATEMENT) {
+        const chunk = items.slice(start, start + ROWS_PER_STATEMENT);
         statements.push(
           db
             .insertInto('online_eval_items')
@@ -502,30 +502,63 @@ export function createOnlineEvalRepository(db: Kysely<DB>, dialect: Dialect) {
       return rows.map(toItem);
     },
 
-    /** An item's outcome, with its annotation when it is done, as statements for one transaction. */
-    outcomeStatements(item: ItemRecord, outcome: ItemOutcome, now: string): CompiledStatement[] {
+    /**
+     * Items' outcomes, with the annotations of those done, as statements for one transaction: one
+     * upsert of annotations per target kind and one of the ledger rows, whatever the number of
+     * items (a statement a row cost more to build than to run, at a thousand evaluations a second).
+     * A ledger row no longer pending (written by a replica that lost its lease mid-run) is left as it is.
+     */
+    outcomeStatements(outcomes: { item: ItemRecord; outcome: ItemOutcome }[], now: string): CompiledStatement[] {
       const statements: CompiledStatement[] = [];
-      if (outcome.status === 'done') {
-        statements.push(annotationUpsertQuery(db, dialect, outcome.annotation.target, outcome.annotation.fields, now).compile());
+      const annotations = new Map<RuleTarget, { target: { kind: RuleTarget; rowid: number }; fields: AnnotationFields }[]>();
+      for (const { outcome } of outcomes) {
+        if (outcome.status !== 'done') continue;
+        const kind = outcome.annotation.target.kind;
+        annotations.set(kind, [...(annotations.get(kind) ?? []), outcome.annotation]);
       }
-      const update = db
-        .updateTable('online_eval_items')
-        .set(
-          outcome.status === 'pending'
-            ? { attempts: item.attempts + 1, error: outcome.error, next_attempt_at: outcome.nextAttemptAt }
-            : {
-                status: outcome.status,
-                attempts: item.attempts + 1,
-                error: outcome.status === 'done' ? null : outcome.error,
-                evaluator_version: outcome.evaluatorVersion,
-                cost_usd: outcome.status === 'done' ? outcome.costUsd : null,
-                finished_at: now,
-              },
-        )
-        .where('id', '=', item.id)
-        // Written once: a second writer of the same outcome (a replica that lost its lease mid-run) changes nothing.
-        .where('status', '=', 'pending');
-      statements.push(update.compile());
+      for (const rows of annotations.values()) {
+        for (let start = 0; start < rows.length; start += ROWS_PER_STATEMENT) {
+          statements.push(annotationsUpsertQuery(db, dialect, rows.slice(start, start + ROWS_PER_STATEMENT), now).compile());
+        }
+      }
+      for (let start = 0; start < outcomes.length; start += ROWS_PER_STATEMENT) {
+        const rows = outcomes.slice(start, start + ROWS_PER_STATEMENT).map(({ item, outcome }) => ({
+          rule_id: item.ruleId,
+          evaluator_id: item.evaluatorId,
+          target_kind: item.targetKind,
+          target_rowid: item.targetRowid,
+          target_key: item.targetKey,
+          span_rowid: item.spanRowid,
+          status: outcome.status,
+          attempts: item.attempts + 1,
+          next_attempt_at: outcome.status === 'pending' ? outcome.nextAttemptAt : item.nextAttemptAt,
+          error: outcome.status === 'done' ? null : outcome.error,
+          evaluator_version: outcome.status === 'pending' ? item.evaluatorVersion : outcome.evaluatorVersion,
+          cost_usd: outcome.status === 'done' ? outcome.costUsd : null,
+          created_at: item.createdAt,
+          finished_at: outcome.status === 'pending' ? null : now,
+        }));
+        statements.push(
+          db
+            .insertInto('online_eval_items')
+            .values(rows)
+            .onConflict((oc) =>
+              oc
+                .columns(['rule_id', 'target_kind', 'target_rowid', 'evaluator_id'])
+                .doUpdateSet((eb) => ({
+                  status: eb.ref('excluded.status'),
+                  attempts: eb.ref('excluded.attempts'),
+                  next_attempt_at: eb.ref('excluded.next_attempt_at'),
+                  error: eb.ref('excluded.error'),
+                  evaluator_version: eb.ref('excluded.evaluator_version'),
+                  cost_usd: eb.ref('excluded.cost_usd'),
+                  finished_at: eb.ref('excluded.finished_at'),
+                }))
+                .where('online_eval_items.status', '=', 'pending'),
+            )
+            .compile(),
+        );
+      }
       return statements;
     },
 

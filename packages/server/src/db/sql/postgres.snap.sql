@@ -227,16 +227,16 @@ select "id", "trace_id" from "traces" where "trace_id" in ($1);
 select "id" from "traces" where "project_id" = $1 and "trace_id" in ($2) limit $3;
 
 -- annotations.upsert (span)
-insert into "span_annotations" ("label", "score", "explanation", "metadata", "annotator_kind", "source", "user_id", "updated_at", "name", "identifier", "created_at", "span_rowid", "trace_rowid") values ($1, $2, $3, cast($4 as jsonb), $5, $6, $7, $8, $9, $10, $11, $12, (select "spans"."trace_rowid" from "spans" where "spans"."id" = $13)) on conflict ("name", "span_rowid", "identifier") do update set "label" = $14, "score" = $15, "explanation" = $16, "metadata" = cast($17 as jsonb), "annotator_kind" = $18, "source" = $19, "user_id" = $20, "updated_at" = $21 returning "id";
+insert into "span_annotations" ("label", "score", "explanation", "metadata", "annotator_kind", "source", "user_id", "updated_at", "name", "identifier", "created_at", "span_rowid", "trace_rowid") values ($1, $2, $3, cast($4 as jsonb), $5, $6, $7, $8, $9, $10, $11, $12, (select spans.trace_rowid from spans where spans.id = $13)) on conflict ("name", "span_rowid", "identifier") do update set "label" = "excluded"."label", "score" = "excluded"."score", "explanation" = "excluded"."explanation", "metadata" = "excluded"."metadata", "annotator_kind" = "excluded"."annotator_kind", "source" = "excluded"."source", "user_id" = "excluded"."user_id", "updated_at" = "excluded"."updated_at" returning "id";
 
 -- annotations.upsert (trace)
-insert into "trace_annotations" ("label", "score", "explanation", "metadata", "annotator_kind", "source", "user_id", "updated_at", "name", "identifier", "created_at", "trace_rowid") values ($1, $2, $3, cast($4 as jsonb), $5, $6, $7, $8, $9, $10, $11, $12) on conflict ("name", "trace_rowid", "identifier") do update set "label" = $13, "score" = $14, "explanation" = $15, "metadata" = cast($16 as jsonb), "annotator_kind" = $17, "source" = $18, "user_id" = $19, "updated_at" = $20 returning "id";
+insert into "trace_annotations" ("label", "score", "explanation", "metadata", "annotator_kind", "source", "user_id", "updated_at", "name", "identifier", "created_at", "trace_rowid") values ($1, $2, $3, cast($4 as jsonb), $5, $6, $7, $8, $9, $10, $11, $12) on conflict ("name", "trace_rowid", "identifier") do update set "label" = "excluded"."label", "score" = "excluded"."score", "explanation" = "excluded"."explanation", "metadata" = "excluded"."metadata", "annotator_kind" = "excluded"."annotator_kind", "source" = "excluded"."source", "user_id" = "excluded"."user_id", "updated_at" = "excluded"."updated_at" returning "id";
 
 -- annotations.upsert (session)
-insert into "session_annotations" ("label", "score", "explanation", "metadata", "annotator_kind", "source", "user_id", "updated_at", "name", "identifier", "created_at", "project_session_rowid") values ($1, $2, $3, cast($4 as jsonb), $5, $6, $7, $8, $9, $10, $11, $12) on conflict ("name", "project_session_rowid", "identifier") do update set "label" = $13, "score" = $14, "explanation" = $15, "metadata" = cast($16 as jsonb), "annotator_kind" = $17, "source" = $18, "user_id" = $19, "updated_at" = $20 returning "id";
+insert into "session_annotations" ("label", "score", "explanation", "metadata", "annotator_kind", "source", "user_id", "updated_at", "name", "identifier", "created_at", "project_session_rowid") values ($1, $2, $3, cast($4 as jsonb), $5, $6, $7, $8, $9, $10, $11, $12) on conflict ("name", "project_session_rowid", "identifier") do update set "label" = "excluded"."label", "score" = "excluded"."score", "explanation" = "excluded"."explanation", "metadata" = "excluded"."metadata", "annotator_kind" = "excluded"."annotator_kind", "source" = "excluded"."source", "user_id" = "excluded"."user_id", "updated_at" = "excluded"."updated_at" returning "id";
 
 -- annotations.upsert (document)
-insert into "document_annotations" ("label", "score", "explanation", "metadata", "annotator_kind", "source", "user_id", "updated_at", "name", "identifier", "created_at", "span_rowid", "document_position", "trace_rowid") values ($1, $2, $3, cast($4 as jsonb), $5, $6, $7, $8, $9, $10, $11, $12, $13, (select "spans"."trace_rowid" from "spans" where "spans"."id" = $14)) on conflict ("name", "span_rowid", "document_position", "identifier") do update set "label" = $15, "score" = $16, "explanation" = $17, "metadata" = cast($18 as jsonb), "annotator_kind" = $19, "source" = $20, "user_id" = $21, "updated_at" = $22 returning "id";
+insert into "document_annotations" ("label", "score", "explanation", "metadata", "annotator_kind", "source", "user_id", "updated_at", "name", "identifier", "created_at", "span_rowid", "document_position", "trace_rowid") values ($1, $2, $3, cast($4 as jsonb), $5, $6, $7, $8, $9, $10, $11, $12, $13, (select spans.trace_rowid from spans where spans.id = $14)) on conflict ("name", "span_rowid", "document_position", "identifier") do update set "label" = "excluded"."label", "score" = "excluded"."score", "explanation" = "excluded"."explanation", "metadata" = "excluded"."metadata", "annotator_kind" = "excluded"."annotator_kind", "source" = "excluded"."source", "user_id" = "excluded"."user_id", "updated_at" = "excluded"."updated_at" returning "id";
 
 -- annotations.list (trace)
 select "a".*, "t"."trace_id" as "target" from "trace_annotations" as "a" inner join "traces" as "t" on "t"."id" = "a"."trace_rowid" where "t"."project_id" = $1 and "t"."trace_id" in ($2) and "a"."identifier" in ($3) and "a"."name" in ($4) and "a"."name" not in ($5) and "a"."id" <= $6 order by "a"."id" desc limit $7;
@@ -660,7 +660,8 @@ select * from "online_eval_items" where "rule_id" = $1 and "status" = $2 and "ne
 
 -- onlineEval.outcomeStatements
 begin;
-update "online_eval_items" set "status" = $1, "attempts" = $2, "error" = $3, "evaluator_version" = $4, "cost_usd" = $5, "finished_at" = $6 where "id" = $7 and "status" = $8;
+insert into "span_annotations" ("label", "score", "explanation", "metadata", "annotator_kind", "source", "user_id", "updated_at", "name", "identifier", "created_at", "span_rowid", "trace_rowid") values ($1, $2, $3, cast($4 as jsonb), $5, $6, $7, $8, $9, $10, $11, $12, (select spans.trace_rowid from spans where spans.id = $13)) on conflict ("name", "span_rowid", "identifier") do update set "label" = "excluded"."label", "score" = "excluded"."score", "explanation" = "excluded"."explanation", "metadata" = "excluded"."metadata", "annotator_kind" = "excluded"."annotator_kind", "source" = "excluded"."source", "user_id" = "excluded"."user_id", "updated_at" = "excluded"."updated_at";
+insert into "online_eval_items" ("rule_id", "evaluator_id", "target_kind", "target_rowid", "target_key", "span_rowid", "status", "attempts", "next_attempt_at", "error", "evaluator_version", "cost_usd", "created_at", "finished_at") values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) on conflict ("rule_id", "target_kind", "target_rowid", "evaluator_id") do update set "status" = "excluded"."status", "attempts" = "excluded"."attempts", "next_attempt_at" = "excluded"."next_attempt_at", "error" = "excluded"."error", "evaluator_version" = "excluded"."evaluator_version", "cost_usd" = "excluded"."cost_usd", "finished_at" = "excluded"."finished_at" where "online_eval_items"."status" = $15;
 commit;
 
 -- onlineEval.finishedSince
@@ -683,7 +684,6 @@ select * from "online_eval_items" where "rule_id" = $1 and "status" = $2 and "id
 
 -- onlineEval.retryFailed
 select "id" from "online_eval_items" where "rule_id" = $1 and "status" = $2 limit $3;
-update "online_eval_items" set "status" = $1, "attempts" = $2, "error" = $3, "next_attempt_at" = $4, "finished_at" = $5 where "id" in ($6);
 
 -- onlineEval.delete
 delete from "online_eval_rules" where "id" = $1;

@@ -221,16 +221,16 @@ select "id", "trace_id" from "traces" where "trace_id" in (?);
 select "id" from "traces" where "project_id" = ? and "trace_id" in (?) limit ?;
 
 -- annotations.upsert (span)
-insert into "span_annotations" ("label", "score", "explanation", "metadata", "annotator_kind", "source", "user_id", "updated_at", "name", "identifier", "created_at", "span_rowid", "trace_rowid") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, (select "spans"."trace_rowid" from "spans" where "spans"."id" = ?)) on conflict ("name", "span_rowid", "identifier") do update set "label" = ?, "score" = ?, "explanation" = ?, "metadata" = ?, "annotator_kind" = ?, "source" = ?, "user_id" = ?, "updated_at" = ? returning "id";
+insert into "span_annotations" ("label", "score", "explanation", "metadata", "annotator_kind", "source", "user_id", "updated_at", "name", "identifier", "created_at", "span_rowid", "trace_rowid") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, (select spans.trace_rowid from spans where spans.id = ?)) on conflict ("name", "span_rowid", "identifier") do update set "label" = "excluded"."label", "score" = "excluded"."score", "explanation" = "excluded"."explanation", "metadata" = "excluded"."metadata", "annotator_kind" = "excluded"."annotator_kind", "source" = "excluded"."source", "user_id" = "excluded"."user_id", "updated_at" = "excluded"."updated_at" returning "id";
 
 -- annotations.upsert (trace)
-insert into "trace_annotations" ("label", "score", "explanation", "metadata", "annotator_kind", "source", "user_id", "updated_at", "name", "identifier", "created_at", "trace_rowid") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict ("name", "trace_rowid", "identifier") do update set "label" = ?, "score" = ?, "explanation" = ?, "metadata" = ?, "annotator_kind" = ?, "source" = ?, "user_id" = ?, "updated_at" = ? returning "id";
+insert into "trace_annotations" ("label", "score", "explanation", "metadata", "annotator_kind", "source", "user_id", "updated_at", "name", "identifier", "created_at", "trace_rowid") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict ("name", "trace_rowid", "identifier") do update set "label" = "excluded"."label", "score" = "excluded"."score", "explanation" = "excluded"."explanation", "metadata" = "excluded"."metadata", "annotator_kind" = "excluded"."annotator_kind", "source" = "excluded"."source", "user_id" = "excluded"."user_id", "updated_at" = "excluded"."updated_at" returning "id";
 
 -- annotations.upsert (session)
-insert into "session_annotations" ("label", "score", "explanation", "metadata", "annotator_kind", "source", "user_id", "updated_at", "name", "identifier", "created_at", "project_session_rowid") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict ("name", "project_session_rowid", "identifier") do update set "label" = ?, "score" = ?, "explanation" = ?, "metadata" = ?, "annotator_kind" = ?, "source" = ?, "user_id" = ?, "updated_at" = ? returning "id";
+insert into "session_annotations" ("label", "score", "explanation", "metadata", "annotator_kind", "source", "user_id", "updated_at", "name", "identifier", "created_at", "project_session_rowid") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict ("name", "project_session_rowid", "identifier") do update set "label" = "excluded"."label", "score" = "excluded"."score", "explanation" = "excluded"."explanation", "metadata" = "excluded"."metadata", "annotator_kind" = "excluded"."annotator_kind", "source" = "excluded"."source", "user_id" = "excluded"."user_id", "updated_at" = "excluded"."updated_at" returning "id";
 
 -- annotations.upsert (document)
-insert into "document_annotations" ("label", "score", "explanation", "metadata", "annotator_kind", "source", "user_id", "updated_at", "name", "identifier", "created_at", "span_rowid", "document_position", "trace_rowid") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, (select "spans"."trace_rowid" from "spans" where "spans"."id" = ?)) on conflict ("name", "span_rowid", "document_position", "identifier") do update set "label" = ?, "score" = ?, "explanation" = ?, "metadata" = ?, "annotator_kind" = ?, "source" = ?, "user_id" = ?, "updated_at" = ? returning "id";
+insert into "document_annotations" ("label", "score", "explanation", "metadata", "annotator_kind", "source", "user_id", "updated_at", "name", "identifier", "created_at", "span_rowid", "document_position", "trace_rowid") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, (select spans.trace_rowid from spans where spans.id = ?)) on conflict ("name", "span_rowid", "document_position", "identifier") do update set "label" = "excluded"."label", "score" = "excluded"."score", "explanation" = "excluded"."explanation", "metadata" = "excluded"."metadata", "annotator_kind" = "excluded"."annotator_kind", "source" = "excluded"."source", "user_id" = "excluded"."user_id", "updated_at" = "excluded"."updated_at" returning "id";
 
 -- annotations.list (trace)
 select "a".*, "t"."trace_id" as "target" from "trace_annotations" as "a" inner join "traces" as "t" on "t"."id" = "a"."trace_rowid" where "t"."project_id" = ? and "t"."trace_id" in (?) and "a"."identifier" in (?) and "a"."name" in (?) and "a"."name" not in (?) and "a"."id" <= ? order by "a"."id" desc limit ?;
@@ -654,7 +654,8 @@ select * from "online_eval_items" where "rule_id" = ? and "status" = ? and "next
 
 -- onlineEval.outcomeStatements
 begin;
-update "online_eval_items" set "status" = ?, "attempts" = ?, "error" = ?, "evaluator_version" = ?, "cost_usd" = ?, "finished_at" = ? where "id" = ? and "status" = ?;
+insert into "span_annotations" ("label", "score", "explanation", "metadata", "annotator_kind", "source", "user_id", "updated_at", "name", "identifier", "created_at", "span_rowid", "trace_rowid") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, (select spans.trace_rowid from spans where spans.id = ?)) on conflict ("name", "span_rowid", "identifier") do update set "label" = "excluded"."label", "score" = "excluded"."score", "explanation" = "excluded"."explanation", "metadata" = "excluded"."metadata", "annotator_kind" = "excluded"."annotator_kind", "source" = "excluded"."source", "user_id" = "excluded"."user_id", "updated_at" = "excluded"."updated_at";
+insert into "online_eval_items" ("rule_id", "evaluator_id", "target_kind", "target_rowid", "target_key", "span_rowid", "status", "attempts", "next_attempt_at", "error", "evaluator_version", "cost_usd", "created_at", "finished_at") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict ("rule_id", "target_kind", "target_rowid", "evaluator_id") do update set "status" = "excluded"."status", "attempts" = "excluded"."attempts", "next_attempt_at" = "excluded"."next_attempt_at", "error" = "excluded"."error", "evaluator_version" = "excluded"."evaluator_version", "cost_usd" = "excluded"."cost_usd", "finished_at" = "excluded"."finished_at" where "online_eval_items"."status" = ?;
 commit;
 
 -- onlineEval.finishedSince
@@ -677,7 +678,6 @@ select * from "online_eval_items" where "rule_id" = ? and "status" = ? and "id" 
 
 -- onlineEval.retryFailed
 select "id" from "online_eval_items" where "rule_id" = ? and "status" = ? limit ?;
-update "online_eval_items" set "status" = ?, "attempts" = ?, "error" = ?, "next_attempt_at" = ?, "finished_at" = ? where "id" in (?);
 
 -- onlineEval.delete
 delete from "online_eval_rules" where "id" = ?;
