@@ -339,12 +339,12 @@ async function measure(withRules: boolean, workDir: string, judgeServer: Standin
     const judgeCalls = judgeServer.requests.length - judgeCallsBefore;
     const failed = items.filter((item) => item.status !== 'done').length;
     log(
-      `5 rules: ${round(rate, 0)} spans/s, ${items.length} evaluations (${failed} not done), ${judgeCalls} judge calls, lag p50 ${round(percentile(lags, 50), 2)} s, p99 ${round(percentile(lags, 99), 2)} s, ${exact ? 'exact' : `NOT exact: ${problems.join('; ')}`}${errors.length ? `, non-200: ${JSON.stringify(load.non200)}` : ''}`,
+      `5 rules: ${round(rate, 0)} spans/s, ${items.length} evaluations (${failed} not done), ${judgeCalls} judge calls, lag p50 ${round(percentile(lags, 0.5), 2)} s, p99 ${round(percentile(lags, 0.99), 2)} s, ${exact ? 'exact' : `NOT exact: ${problems.join('; ')}`}${errors.length ? `, non-200: ${JSON.stringify(load.non200)}` : ''}`,
     );
     return {
       rate,
-      lagP50: percentile(lags, 50),
-      lagP99: percentile(lags, 99),
+      lagP50: percentile(lags, 0.5),
+      lagP99: percentile(lags, 0.99),
       evaluations: items.length,
       exact: exact && failed === 0,
       judgeCalls,

@@ -15,6 +15,7 @@ import {
   PROVIDERS,
   ProviderError,
   type ProviderSpec,
+  completeChat,
   streamChat,
 } from './providers.js';
 import { checkedBaseUrl } from './provider-urls.js';
@@ -202,18 +203,12 @@ export function createPlaygroundService({ secrets, ingest, allowPrivateUrls, ope
   const judge = {
     async chat({ model: qualified, messages, temperature, maxTokens, responseFormat, signal }: CompletionRequest): Promise<Completion> {
       const { target, model } = await targetOf(qualified);
-      let text = '';
-      let usage: { promptTokens: number | null; completionTokens: number | null } = { promptTokens: null, completionTokens: null };
       try {
         const parameters = { temperature, max_tokens: maxTokens, ...(responseFormat ? { response_format: responseFormat } : {}) };
-        for await (const event of streamChat(target, model, messages, parameters, signal)) {
-          if (event.type === 'delta') text += event.text;
-          else usage = { promptTokens: event.promptTokens, completionTokens: event.completionTokens };
-        }
+        return await completeChat(target, model, messages, parameters, signal);
       } catch (error) {
         throw failed(error, { seesProviderMessages: openServer });
       }
-      return { text, ...usage };
     },
     takesResponseFormat(qualified: string): boolean {
       const provider = qualified

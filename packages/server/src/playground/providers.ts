@@ -129,6 +129,101 @@ export async function* streamChat(
   }
 }
 
+/**
+ * SDK clients by provider, address, key and address policy: building one per call cost more than
+ * the call itself once an online evaluation rule judged hundreds of items a second
+ * (docs/performance.md, "Online evaluation"). A changed key or address is another entry; the
+ * oldest go past a few dozen.
+ */
+const CLIENTS_KEPT = 32;
+const clients = new Map<string, unknown>();
+function cachedClient<T>(target: ChatTarget, make: () => T): T {
+  const key = JSON.stringify([target.provider, target.baseUrl, target.apiKey, target.allowLocalAddresses]);
+  let client = clients.get(key) as T | undefined;
+  if (client === undefined) {
+    client = make();
+    if (clients.size >= CLIENTS_KEPT) clients.delete(clients.keys().next().value!);
+    clients.set(key, client);
+  }
+  return client;
+}
+
+async function openAiClient(target: ChatTarget) {
+  const OpenAiClient = await loadOpenAi();
+  return cachedClient(
+    target,
+    () =>
+      new OpenAiClient({
+        baseURL: target.baseUrl,
+        fetch: guardedFetch(target),
+        // Keyless servers (Ollama, vLLM) ignore the header; the SDK insists on a value.
+        apiKey: target.apiKey ?? 'none',
+        // Azure's v1 API takes its key in api-key.
+        ...(target.provider === 'azure_openai' && target.apiKey ? { defaultHeaders: { 'api-key': target.apiKey } } : {}),
+        maxRetries: 0,
+      }),
+  );
+}
+
+async function anthropicClient(target: ChatTarget) {
+  const AnthropicClient = await loadAnthropic();
+  return cachedClient(
+    target,
+    () =>
+      new AnthropicClient({
+        baseURL: target.baseUrl,
+        fetch: guardedFetch(target),
+        apiKey: target.apiKey ?? 'none',
+        maxRetries: 0,
+      }),
+  );
+}
+
+/**
+ * One whole answer, not streamed (an evaluator's judge: nobody watches it arrive). OpenAI-compatible
+ * providers answer it in one response, which costs less to read than a stream of chunks; Anthropic
+ * is read from its stream, as for the playground.
+ */
+export async function completeChat(
+  target: ChatTarget,
+  model: string,
+  messages: ChatMessage[],
+  parameters: InvocationParameters,
+  signal: AbortSignal,
+): Promise<{ text: string; promptTokens: number | null; completionTokens: number | null }> {
+  if (target.spec.kind === 'anthropic') {
+    let text = '';
+    let usage = { promptTokens: null as number | null, completionTokens: null as number | null };
+    for await (const event of streamChat(target, model, messages, parameters, signal)) {
+      if (event.type === 'delta') text += event.text;
+      else usage = { promptTokens: event.promptTokens, completionTokens: event.completionTokens };
+    }
+    return { text, ...usage };
+  }
+  try {
+    const client = await openAiClient(target);
+    const completion = await client.chat.completions.create(
+      {
+        model,
+        messages,
+        ...(parameters.temperature !== undefined ? { temperature: parameters.temperature } : {}),
+        ...(parameters.max_tokens !== undefined ? { max_tokens: parameters.max_tokens } : {}),
+        ...(parameters.response_format !== undefined
+          ? { response_format: parameters.response_format as unknown as OpenAI.ChatCompletionCreateParams['response_format'] }
+          : {}),
+      },
+      { signal },
+    );
+    return {
+      text: completion.choices[0]?.message?.content ?? '',
+      promptTokens: completion.usage?.prompt_tokens ?? null,
+      completionTokens: completion.usage?.completion_tokens ?? null,
+    };
+  } catch (error) {
+    throw providerError(target, error);
+  }
+}
+
 async function* streamOpenAi(
   target: ChatTarget,
   model: string,
@@ -136,16 +231,7 @@ async function* streamOpenAi(
   parameters: InvocationParameters,
   signal: AbortSignal,
 ): AsyncGenerator<ChatEvent> {
-  const OpenAiClient = await loadOpenAi();
-  const client = new OpenAiClient({
-    baseURL: target.baseUrl,
-    fetch: guardedFetch(target),
-    // Keyless servers (Ollama, vLLM) ignore the header; the SDK insists on a value.
-    apiKey: target.apiKey ?? 'none',
-    // Azure's v1 API takes its key in api-key.
-    ...(target.provider === 'azure_openai' && target.apiKey ? { defaultHeaders: { 'api-key': target.apiKey } } : {}),
-    maxRetries: 0,
-  });
+  const client = await openAiClient(target);
   const stream = await client.chat.completions.create(
     {
       model,
@@ -185,13 +271,7 @@ async function* streamAnthropic(
   parameters: InvocationParameters,
   signal: AbortSignal,
 ): AsyncGenerator<ChatEvent> {
-  const AnthropicClient = await loadAnthropic();
-  const client = new AnthropicClient({
-    baseURL: target.baseUrl,
-    fetch: guardedFetch(target),
-    apiKey: target.apiKey ?? 'none',
-    maxRetries: 0,
-  });
+  const client = await anthropicClient(target);
   const system = messages
     .filter((message) => message.role === 'system')
     .map((message) => message.content)

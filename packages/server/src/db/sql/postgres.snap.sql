@@ -641,7 +641,7 @@ select "rule_id", "evaluator_id" from "online_eval_rule_evaluators" where "rule_
 select max("id") as "id" from "spans";
 
 -- onlineEval.scanSpans
-select "spans"."id", "spans"."trace_rowid", "spans"."span_id", "traces"."trace_id", cast("spans"."start_time" as text) as "start_time", case when 1 = 1 then 1 else 0 end as "m0", case when (spans.parent_id is null) then 1 else 0 end as "m1" from "spans" inner join "traces" on "traces"."id" = "spans"."trace_rowid" where "spans"."project_id" = $1 and "spans"."id" > $2 and "spans"."id" <= $3 and (1 = 1 or (spans.parent_id is null)) order by "spans"."id" limit $4;
+select "spans"."id", "spans"."trace_rowid", "spans"."span_id", "traces"."trace_id", cast("spans"."start_time" as text) as "start_time", case when 1 = 1 then 1 else 0 end as "m0", case when (spans.parent_id is null) then 1 else 0 end as "m1" from "spans" inner join "traces" on "traces"."id" = "spans"."trace_rowid" where +spans.project_id = $1 and "spans"."id" > $2 and "spans"."id" <= $3 and (1 = 1 or (spans.parent_id is null)) order by "spans"."id" limit $4;
 
 -- onlineEval.scanSpansByTime
 select "spans"."id", "spans"."trace_rowid", "spans"."span_id", "traces"."trace_id", cast("spans"."start_time" as text) as "start_time" from "spans" inner join "traces" on "traces"."id" = "spans"."trace_rowid" where "spans"."project_id" = $1 and (spans.start_time > cast($2 as bigint) or (spans.start_time = cast($3 as bigint) and spans.id > $4)) and spans.start_time < cast($5 as bigint) and "spans"."parent_id" is null order by "spans"."start_time", "spans"."id" limit $6;
