@@ -19,7 +19,7 @@ import { DATASET_DELETIONS_JOB, createDatasetDeletionJob } from './datasets/data
 import { createExperimentsService } from './experiments/experiments-service.js';
 import { createExperimentTagsService } from './experiments/experiment-tags-service.js';
 import { createEvaluatorsService } from './evaluators/evaluators-service.js';
-import { createAnnotationQueuesService } from './annotation-queues/annotation-queues-service.js';
+import { addItemsToQueue, createAnnotationQueuesService } from './annotation-queues/annotation-queues-service.js';
 import { mayReviewQueue } from './auth/policies.js';
 import { createDatasetEvaluationJob } from './evaluators/dataset-evaluation-job.js';
 import { createJudgeCost } from './evaluators/judge-cost.js';
@@ -222,6 +222,7 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
       rules: data.repositories.onlineEval,
       evaluators: data.repositories.evaluators,
       projects: query.projects,
+      queueExists: async (id) => (await data.repositories.annotationQueues.findById(id)) !== undefined,
     });
     const annotationQueues = createAnnotationQueuesService({
       queues: data.repositories.annotationQueues,
@@ -277,6 +278,9 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
         runStatements: createStatementRunner(database.db, writer.statements),
         evaluate: evaluators.evaluate,
         judgeCost: createJudgeCost(data.repositories.costs),
+        addToQueue: async (queueId, items) => {
+          await addItemsToQueue(data.repositories.annotationQueues, queueId, items, 'rule');
+        },
         // One SQLite writer commits in row-id order: nothing to wait for.
         settleMs: database.dialect === 'sqlite' ? 0 : config.onlineEvaluation.settleMs,
         concurrency: config.onlineEvaluation.concurrency,

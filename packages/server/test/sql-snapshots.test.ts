@@ -500,6 +500,8 @@ function scenario(r: Repositories, dialect: string, db: Kysely<DB>): SqlScenario
             rateLimitPerMinute: 10,
             dailyCostLimitUsd: 1,
             enabled: true,
+            queueId: null,
+            queueScoreBelow: null,
           },
           [1],
           '0',

@@ -4439,6 +4439,10 @@ export interface components {
                 /** @description Its current version, which the next evaluations use. */
                 version: number;
             }[];
+            /** @description Opaque AnnotationQueue id (base64 of "AnnotationQueue:<row id>"). */
+            queue_id: string | null;
+            /** @description Only items an evaluator scored below this go to the queue; null: every item evaluated. */
+            queue_when_score_below: number | null;
             /** @description A backfill is in progress. */
             backfilling: boolean;
             /** Format: date-time */
@@ -4459,6 +4463,10 @@ export interface components {
             /** @description Default true. */
             enabled?: boolean;
             evaluators: string[];
+            /** @description An annotation queue (base64 "AnnotationQueue:<id>") the evaluated items go to for review. */
+            queue_id?: string | null;
+            /** @description Only items an evaluator scored below this go to the queue (e.g. 0.5); null: every item. */
+            queue_when_score_below?: number | null;
             /**
              * @description What the rule evaluates: spans the filter matches, traces whose root span it matches (annotations on the trace), or sessions once they have had no new turn for `session_idle_minutes` (annotations on the session).
              * @enum {string}
@@ -4485,6 +4493,10 @@ export interface components {
             /** @description Default true. */
             enabled?: boolean;
             evaluators?: string[];
+            /** @description An annotation queue (base64 "AnnotationQueue:<id>") the evaluated items go to for review. */
+            queue_id?: string | null;
+            /** @description Only items an evaluator scored below this go to the queue (e.g. 0.5); null: every item. */
+            queue_when_score_below?: number | null;
         };
         /** BackfillOnlineEvalRuleRequestBody */
         BackfillOnlineEvalRuleRequestBody: {

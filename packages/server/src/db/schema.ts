@@ -379,6 +379,10 @@ export interface OnlineEvalRulesTable {
   cursor: string;
   backfill_cursor: string | null;
   backfill_until: string | null;
+  /** Where what it evaluated goes for review (migration 0036); null for nowhere. */
+  queue_id: ColumnType<number | null, number | null | undefined, number | null>;
+  /** Only items an evaluator scored below this go to the queue; null for every item. */
+  queue_score_below: ColumnType<number | null, number | null | undefined, number | null>;
   user_id: number | null;
   created_at: Timestamp;
   updated_at: Timestamp;

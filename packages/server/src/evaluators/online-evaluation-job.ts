@@ -24,6 +24,7 @@ import { InvalidInputError, UnavailableError } from '@sightline/common';
 import type { RawBuilder, SqlBool } from 'kysely';
 import type { Dialect } from '../config.js';
 import type {
+  RuleTarget,
   ItemOutcome,
   ItemRecord,
   NewItem,
@@ -59,6 +60,8 @@ export interface OnlineEvaluationJobOptions {
   runStatements: RunStatements;
   evaluate: (definition: EvaluatorDefinition, item: EvaluationItem, signal: AbortSignal) => Promise<EvaluationOutcome>;
   judgeCost: JudgeCost;
+  /** Adds evaluated items to an annotation queue (an item there already is left as it is). */
+  addToQueue: (queueId: number, items: { kind: RuleTarget; rowid: number }[]) => Promise<void>;
   intervalMs?: number;
   /** How old the newest row id must be before the cursor passes it (ms); 0 on SQLite. */
   settleMs: number;
@@ -124,6 +127,7 @@ export function createOnlineEvaluationJob(options: OnlineEvaluationJobOptions): 
     runStatements,
     evaluate,
     judgeCost,
+    addToQueue,
     intervalMs = 1000,
     settleMs,
     scanBatch = 5000,
@@ -342,9 +346,26 @@ export function createOnlineEvaluationJob(options: OnlineEvaluationJobOptions): 
     }
   };
 
+  /**
+   * Routes to their rules' review queues the items evaluated to go there, before their outcomes
+   * are written: a crash in between evaluates them again and adds nothing twice.
+   */
+  const route = async (outcomes: { item: ItemRecord; outcome: ItemOutcome }[], rules: Map<number, OnlineRuleRecord>) => {
+    const byQueue = new Map<number, { kind: RuleTarget; rowid: number }[]>();
+    for (const { item, outcome } of outcomes) {
+      const rule = rules.get(item.ruleId);
+      if (outcome.status !== 'done' || !rule || rule.queueId === null) continue;
+      const score = outcome.annotation.fields.score;
+      if (rule.queueScoreBelow !== null && !(score !== null && score < rule.queueScoreBelow)) continue;
+      byQueue.set(rule.queueId, [...(byQueue.get(rule.queueId) ?? []), { kind: item.targetKind, rowid: item.targetRowid }]);
+    }
+    for (const [queueId, items] of byQueue) await addToQueue(queueId, items);
+  };
+
   /** Writes outcomes, a batch per transaction; an outcome whose write fails alone (its span deleted meanwhile) ends skipped. */
-  const write = async (outcomes: { item: ItemRecord; outcome: ItemOutcome }[]): Promise<void> => {
+  const write = async (outcomes: { item: ItemRecord; outcome: ItemOutcome }[], rules: Map<number, OnlineRuleRecord>): Promise<void> => {
     if (outcomes.length === 0) return;
+    await route(outcomes, rules);
     const at = new Date(now()).toISOString();
     try {
       await runStatements(repository.outcomeStatements(outcomes, at));
@@ -407,7 +428,8 @@ export function createOnlineEvaluationJob(options: OnlineEvaluationJobOptions): 
         }
       }
     }
-    await write(immediate);
+    const ruleById = new Map(enabled.map((rule) => [rule.id, rule]));
+    await write(immediate, ruleById);
     let finished = immediate.length;
     let buffer: { item: ItemRecord; outcome: ItemOutcome }[] = [];
     let flushing: Promise<void> = Promise.resolve();
@@ -416,7 +438,7 @@ export function createOnlineEvaluationJob(options: OnlineEvaluationJobOptions): 
       const batch = buffer;
       buffer = [];
       flushedAt = now();
-      flushing = flushing.then(() => write(batch));
+      flushing = flushing.then(() => write(batch, ruleById));
       return flushing;
     };
     const loaded = await loadItems(work.map(({ item }) => ({ kind: item.targetKind, rowid: item.targetRowid, spanRowid: item.spanRowid })));

@@ -38,6 +38,9 @@ export interface RuleInput {
   dailyCostLimitUsd?: number | null | undefined;
   enabled?: boolean | undefined;
   evaluators?: Identifier[] | undefined;
+  /** The queue (its row id) what the rule evaluates goes to for review; null for none. */
+  queueId?: number | null | undefined;
+  queueScoreBelow?: number | null | undefined;
 }
 
 export interface RuleStats {
@@ -66,11 +69,14 @@ export function createOnlineRulesService({
   rules,
   evaluators,
   projects,
+  queueExists,
   now = () => Date.now(),
 }: {
   rules: OnlineEvalRepository;
   evaluators: Pick<EvaluatorsRepository, 'findIdByName' | 'findById'>;
   projects: Pick<ProjectsService, 'resolve'>;
+  /** Whether the annotation queue of this row id exists. */
+  queueExists: (id: number) => Promise<boolean>;
   now?: () => number;
 }) {
   const iso = () => new Date(now()).toISOString();
@@ -93,6 +99,14 @@ export function createOnlineRulesService({
       if (!ids.includes(id)) ids.push(id);
     }
     return ids;
+  };
+
+  const checkQueue = async (fields: OnlineRuleFields): Promise<OnlineRuleFields> => {
+    if (fields.queueId !== null && !(await queueExists(fields.queueId))) throw new InvalidInputError('queue_id names no annotation queue');
+    if (fields.queueId === null && fields.queueScoreBelow !== null) {
+      throw new InvalidInputError('queue_when_score_below needs a queue_id: it says which evaluated items go to the queue');
+    }
+    return fields;
   };
 
   /** The fields checked, whole (a rule's current fields with the changes over them). */
@@ -156,7 +170,10 @@ export function createOnlineRulesService({
         rateLimitPerMinute: input.rateLimitPerMinute ?? null,
         dailyCostLimitUsd: input.dailyCostLimitUsd ?? null,
         enabled: input.enabled ?? true,
+        queueId: input.queueId ?? null,
+        queueScoreBelow: input.queueScoreBelow ?? null,
       });
+      await checkQueue(fields);
       const ids = await evaluatorIds(input.evaluators);
       // From now on: spans past the newest one; sessions that go idle from now.
       const cursor = fields.target === 'session' ? `${nanos(now())}:0` : String(await rules.maxSpanId());
@@ -179,7 +196,10 @@ export function createOnlineRulesService({
         rateLimitPerMinute: input.rateLimitPerMinute === undefined ? rule.rateLimitPerMinute : input.rateLimitPerMinute,
         dailyCostLimitUsd: input.dailyCostLimitUsd === undefined ? rule.dailyCostLimitUsd : input.dailyCostLimitUsd,
         enabled: input.enabled ?? rule.enabled,
+        queueId: input.queueId === undefined ? rule.queueId : input.queueId,
+        queueScoreBelow: input.queueScoreBelow === undefined ? rule.queueScoreBelow : input.queueScoreBelow,
       });
+      await checkQueue(fields);
       if (fields.target === 'session' && fields.sessionIdleMinutes === null) fields.sessionIdleMinutes = DEFAULT_SESSION_IDLE_MINUTES;
       const ids = input.evaluators === undefined ? undefined : await evaluatorIds(input.evaluators);
       if (!(await rules.update(id, fields, ids, iso()))) {

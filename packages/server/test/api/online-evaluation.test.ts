@@ -390,6 +390,42 @@ describeEachDialect(
       }
     });
 
+    it('routes to a review queue the items an evaluator scored below the bound, once each', async () => {
+      const name = await project();
+      const evaluator = await codeEvaluator({ type: 'contains', values: ['Paris'] });
+      const queue = await post('/v1/annotation_queues', { name: unique('low-scores'), instructions: 'Check these answers.' });
+      const rules = `/v1/projects/${name}/online_eval_rules`;
+      expectError(
+        await request(url(), 'POST', rules, { name: 'r', target: 'span', evaluators: [evaluator.id], queue_when_score_below: 0.5 }),
+        422,
+        /needs a queue_id/,
+      );
+      expectError(
+        await request(url(), 'POST', rules, { name: 'r', target: 'span', evaluators: [evaluator.id], queue_id: 'not-a-queue' }),
+        422,
+        /not an annotation queue id/,
+      );
+      const rule = await post(rules, {
+        name: 'to review',
+        target: 'span',
+        evaluators: [evaluator.id],
+        queue_id: queue.id,
+        queue_when_score_below: 0.5,
+      });
+      assert.equal(rule.queue_id, queue.id);
+      const spans = await sendSpans(url(), name, [llmSpan('France?', 'Paris'), llmSpan('Italy?', 'Rome'), llmSpan('Spain?', 'Madrid')], {
+        'x-project-name': name,
+      });
+      await eventually(
+        () => stats(rule.id),
+        (value) => value.evaluated === 3,
+        'three evaluations',
+      );
+      const items = ok(await request(url(), 'GET', `/v1/annotation_queues/${queue.id}/items`)) as { span_id: string; source: string }[];
+      assert.deepEqual(items.map((item) => item.span_id).sort(), [spans[1]!.spanId!, spans[2]!.spanId!].sort());
+      assert.deepEqual([...new Set(items.map((item) => item.source))], ['rule']);
+    });
+
     it('a disabled rule evaluates nothing until it is enabled again', async () => {
       const name = await project();
       const evaluator = await codeEvaluator({ type: 'not_empty' });

@@ -4,7 +4,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { NotFoundError } from '@sightline/common';
+import { InvalidInputError, NotFoundError } from '@sightline/common';
 import type { EvaluatorRecord } from '../../db/repositories/evaluators-repository.js';
 import type { ItemRecord, OnlineRuleRecord } from '../../db/repositories/online-eval-repository.js';
 import type { OnlineRulesService, RuleInput } from '../../evaluators/online-rules-service.js';
@@ -49,6 +49,8 @@ const presentRule = ({ rule, evaluators }: { rule: OnlineRuleRecord; evaluators:
     version: evaluator.version.version,
   })),
   backfilling: rule.backfillCursor !== null,
+  queue_id: rule.queueId === null ? null : toGlobalId('AnnotationQueue', rule.queueId),
+  queue_when_score_below: rule.queueScoreBelow,
   created_at: rule.createdAt,
   updated_at: rule.updatedAt,
 });
@@ -78,7 +80,16 @@ const ruleInput = (body: RuleBody): RuleInput => ({
   dailyCostLimitUsd: body.daily_cost_limit_usd,
   enabled: body.enabled,
   evaluators: body.evaluators?.map((value) => identifier('Evaluator', value)),
+  queueId: body.queue_id === undefined ? undefined : body.queue_id === null ? null : queueIdOf(body.queue_id),
+  queueScoreBelow: body.queue_when_score_below,
 });
+
+/** A queue's row id from its opaque id; 422 when it is not one. */
+function queueIdOf(value: string): number {
+  const id = fromGlobalId('AnnotationQueue', value);
+  if (id === null) throw new InvalidInputError(`queue_id ${JSON.stringify(value.slice(0, 80))} is not an annotation queue id`);
+  return id;
+}
 
 export async function onlineEvalRoutes(instance: FastifyInstance, { rules }: { rules: OnlineRulesService }) {
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();

@@ -33,6 +33,10 @@ export const OnlineEvalRule = Type.Object(
     ),
     enabled: Type.Boolean(),
     evaluators: Type.Array(RuleEvaluator),
+    queue_id: Nullable(Id('AnnotationQueue')),
+    queue_when_score_below: Nullable(
+      Type.Number({ description: 'Only items an evaluator scored below this go to the queue; null: every item evaluated.' }),
+    ),
     backfilling: Type.Boolean({ description: 'A backfill is in progress.' }),
     created_at: Type.String({ format: 'date-time' }),
     updated_at: Type.String({ format: 'date-time' }),
@@ -50,6 +54,12 @@ const fields = {
   daily_cost_limit_usd: Type.Optional(Nullable(Type.Number({ exclusiveMinimum: 0 }))),
   enabled: Type.Optional(Type.Boolean({ description: 'Default true.' })),
   evaluators: Type.Array(EvaluatorRef, { minItems: 1, maxItems: MAX_RULE_EVALUATORS }),
+  queue_id: Type.Optional(
+    Nullable(Type.String({ description: 'An annotation queue (base64 "AnnotationQueue:<id>") the evaluated items go to for review.' })),
+  ),
+  queue_when_score_below: Type.Optional(
+    Nullable(Type.Number({ description: 'Only items an evaluator scored below this go to the queue (e.g. 0.5); null: every item.' })),
+  ),
 };
 
 export const CreateRuleBody = Type.Object(
@@ -78,6 +88,8 @@ export const UpdateRuleBody = Type.Object(
     daily_cost_limit_usd: fields.daily_cost_limit_usd,
     enabled: fields.enabled,
     evaluators: Type.Optional(fields.evaluators),
+    queue_id: fields.queue_id,
+    queue_when_score_below: fields.queue_when_score_below,
   },
   { title: 'UpdateOnlineEvalRuleRequestBody' },
 );

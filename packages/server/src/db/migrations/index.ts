@@ -34,6 +34,7 @@ import * as evaluators from './0032-evaluators.js';
 import * as sessionStartOrder from './0033-session-start-order.js';
 import * as onlineEvaluation from './0034-online-evaluation.js';
 import * as annotationQueues from './0035-annotation-queues.js';
+import * as onlineRuleQueues from './0036-online-rule-queues.js';
 
 export interface MigrationContext {
   dialect: Dialect;
@@ -75,5 +76,6 @@ export function migrations(context: MigrationContext): Record<string, Migration>
     '0033-session-start-order': { up: sessionStartOrder.up(context) },
     '0034-online-evaluation': { up: onlineEvaluation.up(context) },
     '0035-annotation-queues': { up: annotationQueues.up(context) },
+    '0036-online-rule-queues': { up: onlineRuleQueues.up() },
   };
 }

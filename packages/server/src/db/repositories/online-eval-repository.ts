@@ -26,6 +26,10 @@ export interface OnlineRuleFields {
   rateLimitPerMinute: number | null;
   dailyCostLimitUsd: number | null;
   enabled: boolean;
+  /** The annotation queue what it evaluated goes to for review; null for none. */
+  queueId: number | null;
+  /** Only items an evaluator scored below this go to the queue; null for every item evaluated. */
+  queueScoreBelow: number | null;
 }
 
 export interface OnlineRuleRecord extends OnlineRuleFields {
@@ -110,6 +114,8 @@ type RuleRow = {
   rate_limit_per_minute: number | null;
   daily_cost_limit_usd: number | null;
   enabled: number;
+  queue_id: number | null;
+  queue_score_below: number | null;
   cursor: string;
   backfill_cursor: string | null;
   backfill_until: string | null;
@@ -128,6 +134,8 @@ const toRule = (row: RuleRow, evaluatorIds: number[]): OnlineRuleRecord => ({
   rateLimitPerMinute: row.rate_limit_per_minute === null ? null : Number(row.rate_limit_per_minute),
   dailyCostLimitUsd: row.daily_cost_limit_usd === null ? null : Number(row.daily_cost_limit_usd),
   enabled: Number(row.enabled) === 1,
+  queueId: row.queue_id === null ? null : Number(row.queue_id),
+  queueScoreBelow: row.queue_score_below === null ? null : Number(row.queue_score_below),
   cursor: row.cursor,
   backfillCursor: row.backfill_cursor,
   backfillUntil: row.backfill_until,
@@ -203,6 +211,8 @@ export function createOnlineEvalRepository(db: Kysely<DB>, dialect: Dialect) {
     ...(fields.rateLimitPerMinute !== undefined ? { rate_limit_per_minute: fields.rateLimitPerMinute } : {}),
     ...(fields.dailyCostLimitUsd !== undefined ? { daily_cost_limit_usd: fields.dailyCostLimitUsd } : {}),
     ...(fields.enabled !== undefined ? { enabled: fields.enabled ? 1 : 0 } : {}),
+    ...(fields.queueId !== undefined ? { queue_id: fields.queueId } : {}),
+    ...(fields.queueScoreBelow !== undefined ? { queue_score_below: fields.queueScoreBelow } : {}),
   });
 
   return {
@@ -227,6 +237,8 @@ export function createOnlineEvalRepository(db: Kysely<DB>, dialect: Dialect) {
           rate_limit_per_minute: fields.rateLimitPerMinute,
           daily_cost_limit_usd: fields.dailyCostLimitUsd,
           enabled: fields.enabled ? 1 : 0,
+          queue_id: fields.queueId,
+          queue_score_below: fields.queueScoreBelow,
           cursor,
           backfill_cursor: null,
           backfill_until: null,

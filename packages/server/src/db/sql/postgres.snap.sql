@@ -609,7 +609,7 @@ select * from "evaluators" where "id" in ($1);
 select "v"."id", "v"."evaluator_id", "v"."version", "v"."definition", "v"."created_at" from "evaluator_versions" as "v" where "v"."evaluator_id" in ($1) and "v"."version" = (select max("w"."version") as "latest" from "evaluator_versions" as "w" where "w"."evaluator_id" = "v"."evaluator_id");
 
 -- onlineEval.insert
-insert into "online_eval_rules" ("project_id", "name", "target", "filter", "sampling_rate", "session_idle_minutes", "rate_limit_per_minute", "daily_cost_limit_usd", "enabled", "cursor", "backfill_cursor", "backfill_until", "user_id", "created_at", "updated_at") values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) on conflict ("project_id", "name") do nothing returning "id";
+insert into "online_eval_rules" ("project_id", "name", "target", "filter", "sampling_rate", "session_idle_minutes", "rate_limit_per_minute", "daily_cost_limit_usd", "enabled", "queue_id", "queue_score_below", "cursor", "backfill_cursor", "backfill_until", "user_id", "created_at", "updated_at") values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17) on conflict ("project_id", "name") do nothing returning "id";
 insert into "online_eval_rule_evaluators" ("rule_id", "evaluator_id") values ($1, $2);
 
 -- onlineEval.update

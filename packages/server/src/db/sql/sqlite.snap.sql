@@ -603,7 +603,7 @@ select * from "evaluators" where "id" in (?);
 select "v"."id", "v"."evaluator_id", "v"."version", "v"."definition", "v"."created_at" from "evaluator_versions" as "v" where "v"."evaluator_id" in (?) and "v"."version" = (select max("w"."version") as "latest" from "evaluator_versions" as "w" where "w"."evaluator_id" = "v"."evaluator_id");
 
 -- onlineEval.insert
-insert into "online_eval_rules" ("project_id", "name", "target", "filter", "sampling_rate", "session_idle_minutes", "rate_limit_per_minute", "daily_cost_limit_usd", "enabled", "cursor", "backfill_cursor", "backfill_until", "user_id", "created_at", "updated_at") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict ("project_id", "name") do nothing returning "id";
+insert into "online_eval_rules" ("project_id", "name", "target", "filter", "sampling_rate", "session_idle_minutes", "rate_limit_per_minute", "daily_cost_limit_usd", "enabled", "queue_id", "queue_score_below", "cursor", "backfill_cursor", "backfill_until", "user_id", "created_at", "updated_at") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict ("project_id", "name") do nothing returning "id";
 insert into "online_eval_rule_evaluators" ("rule_id", "evaluator_id") values (?, ?);
 
 -- onlineEval.update

@@ -14,6 +14,7 @@ import {
   NumberInput,
   Paper,
   SegmentedControl,
+  Select,
   Skeleton,
   Stack,
   Table,
@@ -26,6 +27,7 @@ import { Link } from 'react-router';
 import type { OnlineEvalRule } from '@sightline/client/browser';
 import { useProjectContext } from '../projects/ProjectLayout';
 import { useEvaluators } from '../evaluators/queries';
+import { useQueues } from '../queues/queries';
 import { createRule, type RuleForm, rulesKey, useRules } from './queries';
 import { formatPercent } from '../../lib/format';
 
@@ -45,6 +47,8 @@ const EMPTY: RuleForm = {
   daily_cost_limit_usd: null,
   evaluators: [],
   backfill_hours: null,
+  queue_id: null,
+  queue_when_score_below: 0.5,
 };
 
 /** A number input's value as the form keeps it: null when empty. */
@@ -53,6 +57,7 @@ const numberOrNull = (value: string | number) => (value === '' ? null : Number(v
 function NewRuleForm({ projectId, onDone }: { projectId: string; onDone: () => void }) {
   const queryClient = useQueryClient();
   const evaluators = useEvaluators();
+  const queues = useQueues();
   const [form, setForm] = useState<RuleForm>(EMPTY);
   const [failure, setFailure] = useState<string | null>(null);
   const [saving, setSaving] = useState(false);
@@ -139,6 +144,27 @@ function NewRuleForm({ projectId, onDone }: { projectId: string; onDone: () => v
             Create or edit evaluators
           </Anchor>
         </Text>
+        <Group grow align="flex-start" wrap="wrap">
+          <Select
+            label="Review queue"
+            description="Evaluated items go there for people to check"
+            placeholder="None"
+            clearable
+            data={(queues.data ?? []).map((queue) => ({ value: queue.id, label: queue.name }))}
+            value={form.queue_id}
+            onChange={(value) => set('queue_id', value)}
+            miw={200}
+          />
+          <NumberInput
+            label="Only scores below"
+            description="Empty: every item evaluated"
+            disabled={!form.queue_id}
+            decimalScale={3}
+            value={form.queue_when_score_below ?? ''}
+            onChange={(value) => set('queue_when_score_below', numberOrNull(value))}
+            miw={160}
+          />
+        </Group>
         <Group grow align="flex-start" wrap="wrap">
           <NumberInput
             label="Sampling %"

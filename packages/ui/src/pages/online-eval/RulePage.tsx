@@ -159,6 +159,14 @@ export function RulePage() {
             {r.evaluators.map((evaluator) => `${evaluator.name} v${evaluator.version}`).join(', ')}
             {r.rate_limit_per_minute ? ` · at most ${formatInt(r.rate_limit_per_minute)} a minute` : ''}
             {r.daily_cost_limit_usd ? ` · at most ${formatCost(r.daily_cost_limit_usd)} a day` : ''}
+            {r.queue_id ? (
+              <>
+                {' · '}
+                <Anchor component={Link} to={`/queues/${encodeURIComponent(r.queue_id)}`} size="sm">
+                  {r.queue_when_score_below === null ? 'every item to review' : `scores below ${r.queue_when_score_below} to review`}
+                </Anchor>
+              </>
+            ) : null}
           </Text>
         ) : null}
       </div>

@@ -67,12 +67,15 @@ export interface RuleForm {
   daily_cost_limit_usd: number | null;
   evaluators: string[];
   backfill_hours: number | null;
+  queue_id: string | null;
+  queue_when_score_below: number | null;
 }
 
 export async function createRule(projectId: string, form: RuleForm): Promise<OnlineEvalRule> {
-  const { backfill_hours, session_idle_minutes, ...fields } = form;
+  const { backfill_hours, session_idle_minutes, queue_id, queue_when_score_below, ...fields } = form;
   const body = {
     ...fields,
+    ...(queue_id ? { queue_id, queue_when_score_below } : {}),
     ...(form.target === 'session' ? { session_idle_minutes, filter: '' } : {}),
     ...(backfill_hours ? { backfill_hours } : {}),
   };
