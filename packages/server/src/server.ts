@@ -271,7 +271,6 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
         evaluate: evaluators.evaluate,
       }),
       createOnlineEvaluationJob({
-        dialect: database.dialect,
         rules: data.repositories.onlineEval,
         evaluators: data.repositories.evaluators,
         loadItems: createOnlineItemLoader(data.repositories),

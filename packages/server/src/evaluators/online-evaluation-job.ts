@@ -21,8 +21,6 @@
  * Nothing here runs on the ingest path: ingest only writes spans, as before.
  */
 import { InvalidInputError, UnavailableError } from '@sightline/common';
-import type { RawBuilder, SqlBool } from 'kysely';
-import type { Dialect } from '../config.js';
 import type {
   RuleTarget,
   ItemOutcome,
@@ -33,7 +31,7 @@ import type {
   ScannedSpan,
 } from '../db/repositories/online-eval-repository.js';
 import type { EvaluatorRecord, EvaluatorsRepository } from '../db/repositories/evaluators-repository.js';
-import { spanConditionSql } from '../db/repositories/span-condition-sql.js';
+import type { SpanCondition } from '../db/repositories/span-condition-sql.js';
 import type { CompiledStatement } from '../db/writer/statement-writes-sqlite.js';
 import type { Job } from '../jobs/job-runner.js';
 import { parseSpanCondition } from '../spans/span-condition.js';
@@ -53,7 +51,6 @@ const SESSION_LOOKBACK_NANOS = 10n * 60n * 1_000_000_000n;
 export type RunStatements = (statements: CompiledStatement[]) => Promise<void>;
 
 export interface OnlineEvaluationJobOptions {
-  dialect: Dialect;
   rules: OnlineEvalRepository;
   evaluators: Pick<EvaluatorsRepository, 'findByIds'>;
   loadItems: OnlineItemLoader;
@@ -120,7 +117,6 @@ export function createOnlineEvaluationJob(options: OnlineEvaluationJobOptions): 
   runOnce(signal?: AbortSignal): Promise<OnlineTickResult>;
 } {
   const {
-    dialect,
     rules: repository,
     evaluators,
     loadItems,
@@ -154,13 +150,13 @@ export function createOnlineEvaluationJob(options: OnlineEvaluationJobOptions): 
     return found;
   };
 
-  const conditions = new Map<string, RawBuilder<SqlBool> | null>();
-  /** The SQL of a rule's filter; a filter that no longer parses matches nothing and says so in the log of the rule's items. */
-  const conditionOf = (filter: string): RawBuilder<SqlBool> | null => {
+  const conditions = new Map<string, SpanCondition | null>();
+  /** A rule's filter, parsed (checked when the rule was saved). */
+  const conditionOf = (filter: string): SpanCondition | null => {
     if (filter.trim() === '') return null;
     let condition = conditions.get(filter);
     if (condition === undefined) {
-      condition = spanConditionSql(dialect, parseSpanCondition(filter));
+      condition = parseSpanCondition(filter);
       if (conditions.size > 500) conditions.clear();
       conditions.set(filter, condition);
     }

@@ -89,6 +89,7 @@ describe('background jobs on two replicas [postgres]', () => {
           'long-attributes-conversion',
           'span-log-events',
           'dataset-evaluations',
+          'online-evaluations',
         ]);
       }
       expectStatus(await member.get('/v1/system/jobs'), 403, 'member');

@@ -67,6 +67,7 @@ describe('loadConfig: defaults', () => {
       },
       retention: { intervalSeconds: 60, batchMs: 50, dutyPercent: 10, minDutyPercent: 5, compactPartitions: true },
       datasetUploadIdleSeconds: 60,
+      onlineEvaluation: { concurrency: 16, settleMs: 2000, retryDelayMs: 2000 },
       shutdownTimeoutSeconds: 10,
       logLevel: 'info',
     });

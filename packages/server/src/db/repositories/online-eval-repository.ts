@@ -7,12 +7,13 @@
  * ledger row marked done) are compiled here and run by the caller in one transaction: on SQLite
  * by the writer thread (db/writer/statement-writes-sqlite.ts), on PostgreSQL on a connection.
  */
-import { type Kysely, type RawBuilder, type SqlBool, sql } from 'kysely';
+import { type Kysely, type SqlBool, sql } from 'kysely';
 import type { Dialect } from '../../config.js';
 import type { DB } from '../schema.js';
 import type { CompiledStatement } from '../writer/statement-writes-sqlite.js';
 import { type AnnotationFields, annotationsUpsertQuery } from './annotations-repository.js';
 import { bigintText } from '../sql-dialect.js';
+import { type SpanCondition, spanConditionSql } from './span-condition-sql.js';
 
 export type RuleTarget = 'span' | 'trace' | 'session';
 export type ItemStatus = 'pending' | 'done' | 'failed' | 'skipped';
@@ -348,11 +349,14 @@ export function createOnlineEvalRepository(db: Kysely<DB>, dialect: Dialect) {
       projectId: number,
       afterId: number,
       upToId: number,
-      filters: { condition: RawBuilder<SqlBool> | null; rootsOnly: boolean }[],
+      filters: { condition: SpanCondition | null; rootsOnly: boolean }[],
       limit: number,
     ): Promise<ScannedSpan[]> {
       const tests = filters.map(({ condition, rootsOnly }) => {
-        const parts = [...(rootsOnly ? [sql<SqlBool>`spans.parent_id is null`] : []), ...(condition ? [condition] : [])];
+        const parts = [
+          ...(rootsOnly ? [sql<SqlBool>`spans.parent_id is null`] : []),
+          ...(condition ? [spanConditionSql(dialect, condition)] : []),
+        ];
         return parts.length === 0 ? sql<SqlBool>`1 = 1` : sql<SqlBool>`(${sql.join(parts, sql` and `)})`;
       });
       const rows = await db
@@ -390,7 +394,7 @@ export function createOnlineEvalRepository(db: Kysely<DB>, dialect: Dialect) {
       projectId: number,
       after: { startTime: bigint; id: number },
       untilNanos: bigint,
-      filter: { condition: RawBuilder<SqlBool> | null; rootsOnly: boolean },
+      filter: { condition: SpanCondition | null; rootsOnly: boolean },
       limit: number,
     ): Promise<ScannedSpan[]> {
       const start = sql`spans.start_time`;
@@ -404,7 +408,7 @@ export function createOnlineEvalRepository(db: Kysely<DB>, dialect: Dialect) {
         )
         .where(sql<SqlBool>`${start} < cast(${untilNanos.toString()} as bigint)`);
       if (filter.rootsOnly) select = select.where('spans.parent_id', 'is', null);
-      if (filter.condition) select = select.where(filter.condition);
+      if (filter.condition) select = select.where(spanConditionSql(dialect, filter.condition));
       const rows = await select.orderBy('spans.start_time').orderBy('spans.id').limit(limit).execute();
       return rows.map((row) => ({
         id: Number(row.id),
