@@ -23,6 +23,7 @@ import { addItemsToQueue, createAnnotationQueuesService } from './annotation-que
 import { mayReviewQueue } from './auth/policies.js';
 import { createDatasetEvaluationJob } from './evaluators/dataset-evaluation-job.js';
 import { createJudgeCost } from './evaluators/judge-cost.js';
+import { createJudgePromptResolver } from './evaluators/judge-prompts.js';
 import { createOnlineEvaluationJob } from './evaluators/online-evaluation-job.js';
 import { createOnlineItemLoader } from './evaluators/online-items.js';
 import { createOnlineRulesService } from './evaluators/online-rules-service.js';
@@ -216,7 +217,7 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
       spans: data.repositories.spans,
       traces: data.repositories.traces,
       costs: data.repositories.costs,
-      judge: playground.judge,
+      judge: { ...playground.judge, resolvePrompt: createJudgePromptResolver(data.repositories.prompts) },
     });
     const onlineRules = createOnlineRulesService({
       rules: data.repositories.onlineEval,

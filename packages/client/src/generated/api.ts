@@ -4133,8 +4133,15 @@ export interface components {
              * @enum {string}
              */
             type: "llm_judge";
-            /** @description The prompt, a mustache template over `{{input}}`, `{{output}}`, `{{reference}}` (the expected output), `{{metadata}}` (JSON text), `{{conversation}}` (a session's turns) and `{{attributes.<key>}}` (one attribute of a span, e.g. `{{attributes.llm.model_name}}`); values are inserted as they are (no HTML escaping). */
-            template: string;
+            /** @description The prompt, a mustache template over `{{input}}`, `{{output}}`, `{{reference}}` (the expected output), `{{metadata}}` (JSON text), `{{conversation}}` (a session's turns) and `{{attributes.<key>}}` (one attribute of a span, e.g. `{{attributes.llm.model_name}}`); values are inserted as they are (no HTML escaping). Or `prompt` instead. */
+            template?: string;
+            /** @description Instead of `template`: a stored prompt's version by tag, its messages rendered with the same variables. */
+            prompt?: {
+                /** @description A stored prompt (docs/prompts.md). */
+                name: string;
+                /** @description The tag whose version is used when the judge runs, e.g. `production`: moving the tag changes the prompt. */
+                tag: string;
+            };
             /** @description The judge model as `provider:model` (e.g. `openai:gpt-4o-mini`), a provider configured as for the playground. */
             model: string;
             /** @description The labels the judge chooses from, with their scores. */
@@ -4379,8 +4386,15 @@ export interface components {
              * @enum {string}
              */
             type: "llm_judge";
-            /** @description The prompt, a mustache template over `{{input}}`, `{{output}}`, `{{reference}}` (the expected output), `{{metadata}}` (JSON text), `{{conversation}}` (a session's turns) and `{{attributes.<key>}}` (one attribute of a span, e.g. `{{attributes.llm.model_name}}`); values are inserted as they are (no HTML escaping). */
-            template: string;
+            /** @description The prompt, a mustache template over `{{input}}`, `{{output}}`, `{{reference}}` (the expected output), `{{metadata}}` (JSON text), `{{conversation}}` (a session's turns) and `{{attributes.<key>}}` (one attribute of a span, e.g. `{{attributes.llm.model_name}}`); values are inserted as they are (no HTML escaping). Or `prompt` instead. */
+            template?: string;
+            /** @description Instead of `template`: a stored prompt's version by tag, its messages rendered with the same variables. */
+            prompt?: {
+                /** @description A stored prompt (docs/prompts.md). */
+                name: string;
+                /** @description The tag whose version is used when the judge runs, e.g. `production`: moving the tag changes the prompt. */
+                tag: string;
+            };
             /** @description The labels the judge chooses from, with their scores. */
             labels: {
                 /** @description A label the judge may answer, e.g. `correct`. */

@@ -18,6 +18,7 @@ import type {
 import { requireDataset } from '../datasets/require-dataset.js';
 import { INPUT_MIME_TYPE, INPUT_VALUE, METADATA, OUTPUT_MIME_TYPE, OUTPUT_VALUE } from '../span-model/conventions/attribute-names.js';
 import type { Identifier } from '../shared/identifier.js';
+import type { ResolveJudgePrompt } from './judge-prompts.js';
 import {
   type CodeEvaluatorDefinition,
   type EvaluationItem,
@@ -30,6 +31,7 @@ import {
   type JudgeChat,
   type LlmJudgeDefinition,
   type TakesResponseFormat,
+  checkJudgeVariables,
   parseLlmJudge,
   runLlmJudge,
 } from './llm-judge.js';
@@ -66,6 +68,8 @@ export interface EvaluationOutcome extends EvaluationResult {
 export interface JudgeAccess {
   chat: JudgeChat;
   takesResponseFormat: TakesResponseFormat;
+  /** A stored prompt's version by tag, for judges whose definition names one (judge-prompts.ts). */
+  resolvePrompt: ResolveJudgePrompt;
 }
 
 /**
@@ -140,6 +144,13 @@ export function createEvaluatorsService({
     return spanItem(root, (await costs.traceTotals([trace.id])).get(trace.id)?.totalCost ?? null);
   };
 
+  /** A judge's stored prompt exists, has the tag, and uses only the variables a judge has (422 otherwise). */
+  const checkStoredPrompt = async (definition: EvaluatorDefinition): Promise<void> => {
+    if (definition.type !== 'llm_judge' || !definition.prompt) return;
+    const prompt = await judge.resolvePrompt(definition.prompt.name, definition.prompt.tag);
+    prompt.messages.forEach((message, index) => checkJudgeVariables(prompt.format, message.content, `the prompt's message ${index + 1}`));
+  };
+
   const requireEvaluator = async (identifier: Identifier): Promise<EvaluatorRecord> => {
     const id = identifier.rowId ?? (await evaluators.findIdByName(identifier.text));
     const evaluator = id === undefined ? undefined : await evaluators.findById(id);
@@ -149,7 +160,10 @@ export function createEvaluatorsService({
 
   /** Runs a definition on an item; a judge's provider failures throw (InvalidInputError for a refused request, UnavailableError to retry). */
   const evaluate = async (definition: EvaluatorDefinition, item: EvaluationItem, signal: AbortSignal): Promise<EvaluationOutcome> => {
-    if (definition.type === 'llm_judge') return runLlmJudge(definition, item, judge.chat, judge.takesResponseFormat, signal);
+    if (definition.type === 'llm_judge') {
+      const prompt = definition.prompt ? await judge.resolvePrompt(definition.prompt.name, definition.prompt.tag) : undefined;
+      return runLlmJudge(definition, item, judge.chat, judge.takesResponseFormat, signal, prompt);
+    }
     return { ...runCodeEvaluator(definition, item), audit: null };
   };
 
@@ -177,6 +191,7 @@ export function createEvaluatorsService({
     }): Promise<EvaluatorRecord> {
       const name = checkName(input.name);
       const { definition, kind } = parseDefinition(input.definition);
+      await checkStoredPrompt(definition);
       const id = await evaluators.insert(
         { name, description: input.description, kind, definition: JSON.stringify(definition), userId: input.userId },
         now(),
@@ -199,6 +214,7 @@ export function createEvaluatorsService({
       }
       if (input.definition !== undefined) {
         const { definition, kind } = parseDefinition(input.definition);
+        await checkStoredPrompt(definition);
         const text = JSON.stringify(definition);
         if (text !== evaluator.version.definition) {
           const added = await evaluators.addVersion(

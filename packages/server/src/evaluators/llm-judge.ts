@@ -10,7 +10,8 @@ import { InvalidInputError } from '@sightline/common';
 import { type Static, Type } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import mustache from 'mustache';
-import { MalformedTemplateError, templateVariables } from '../prompts/prompt-templates.js';
+import { MalformedTemplateError, type TemplateFormat, templateVariables } from '../prompts/prompt-templates.js';
+import type { JudgePrompt } from './judge-prompts.js';
 import type { EvaluationItem, EvaluationResult } from './code-evaluators.js';
 
 /**
@@ -33,14 +34,32 @@ const JudgeLabel = Type.Object(
 export const LlmJudgeDefinitionSchema = Type.Object(
   {
     type: Type.Literal('llm_judge', { description: 'The evaluator kind: `llm_judge`.' }),
-    template: Type.String({
-      minLength: 1,
-      maxLength: 32_768,
-      description:
-        'The prompt, a mustache template over `{{input}}`, `{{output}}`, `{{reference}}` (the expected output), `{{metadata}}` ' +
-        "(JSON text), `{{conversation}}` (a session's turns) and `{{attributes.<key>}}` (one attribute of a span, e.g. " +
-        '`{{attributes.llm.model_name}}`); values are inserted as they are (no HTML escaping).',
-    }),
+    template: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 32_768,
+        description:
+          'The prompt, a mustache template over `{{input}}`, `{{output}}`, `{{reference}}` (the expected output), `{{metadata}}` ' +
+          "(JSON text), `{{conversation}}` (a session's turns) and `{{attributes.<key>}}` (one attribute of a span, e.g. " +
+          '`{{attributes.llm.model_name}}`); values are inserted as they are (no HTML escaping). Or `prompt` instead.',
+      }),
+    ),
+    prompt: Type.Optional(
+      Type.Object(
+        {
+          name: Type.String({ minLength: 1, maxLength: 256, description: 'A stored prompt (docs/prompts.md).' }),
+          tag: Type.String({
+            minLength: 1,
+            maxLength: 256,
+            description: 'The tag whose version is used when the judge runs, e.g. `production`: moving the tag changes the prompt.',
+          }),
+        },
+        {
+          additionalProperties: false,
+          description: "Instead of `template`: a stored prompt's version by tag, its messages rendered with the same variables.",
+        },
+      ),
+    ),
     model: Type.String({
       minLength: 3,
       maxLength: 256,
@@ -66,20 +85,10 @@ export function parseLlmJudge(definition: unknown): LlmJudgeDefinition {
     const where = first?.path ? `definition${first.path.replaceAll('/', '.')}` : 'definition';
     throw new InvalidInputError(`${where}: ${first?.message ?? 'is not an LLM judge definition'}`);
   }
-  let variables: string[];
-  try {
-    variables = templateVariables('MUSTACHE', definition.template);
-  } catch (error) {
-    if (error instanceof MalformedTemplateError) throw new InvalidInputError(`definition.template: ${error.message}`);
-    throw error;
+  if ((definition.template === undefined) === (definition.prompt === undefined)) {
+    throw new InvalidInputError('definition: give either a template or a stored prompt (prompt: {name, tag}), not both or neither');
   }
-  const unknown = variables.filter((name) => !(JUDGE_VARIABLES as readonly string[]).includes(rootName(name)));
-  if (unknown.length > 0) {
-    throw new InvalidInputError(
-      `definition.template uses ${unknown.map((name) => `{{${name}}}`).join(', ')}, which a judge does not have: ` +
-        `use {{input}}, {{output}}, {{reference}}, {{metadata}}, {{conversation}} (a session's turns) or {{attributes.<key>}} (one attribute of a span)`,
-    );
-  }
+  if (definition.template !== undefined) checkJudgeVariables('MUSTACHE', definition.template, 'definition.template');
   const seen = new Set<string>();
   for (const { label } of definition.labels) {
     const key = label.trim().toLowerCase();
@@ -92,6 +101,24 @@ export function parseLlmJudge(definition: unknown): LlmJudgeDefinition {
     );
   }
   return definition;
+}
+
+/** Refuses (422) a template that names a variable a judge does not have, or that does not parse. */
+export function checkJudgeVariables(format: TemplateFormat, template: string, where: string): void {
+  let variables: string[];
+  try {
+    variables = templateVariables(format, template);
+  } catch (error) {
+    if (error instanceof MalformedTemplateError) throw new InvalidInputError(`${where}: ${error.message}`);
+    throw error;
+  }
+  const unknown = variables.filter((name) => !(JUDGE_VARIABLES as readonly string[]).includes(rootName(name)));
+  if (unknown.length > 0) {
+    throw new InvalidInputError(
+      `${where} uses ${unknown.map((name) => `{{${name}}}`).join(', ')}, which a judge does not have: ` +
+        `use {{input}}, {{output}}, {{reference}}, {{metadata}}, {{conversation}} (a session's turns) or {{attributes.<key>}} (one attribute of a span)`,
+    );
+  }
 }
 
 /** A value as the template shows it: text as itself, anything else as JSON. */
@@ -127,12 +154,31 @@ function conversationText(turns: NonNullable<EvaluationItem['conversation']>): s
 }
 
 export interface JudgeMessage {
-  role: 'system' | 'user';
+  role: 'system' | 'user' | 'assistant';
   content: string;
 }
 
-/** The messages sent to the judge for an item: the instructions and the rendered template. */
-export function judgeMessages(definition: LlmJudgeDefinition, item: EvaluationItem): JudgeMessage[] {
+/** A template in a stored prompt's format, filled from the view (no HTML escaping: this is a prompt). */
+function render(format: TemplateFormat, template: string, view: Record<string, unknown>): string {
+  if (format === 'NONE') return template;
+  if (format === 'MUSTACHE') {
+    // A writer of its own (the default caches every template), and no HTML escaping.
+    return new mustache.Writer().render(template, view, undefined, { escape: (value: unknown) => String(value) });
+  }
+  // F_STRING: {name} (dotted for attributes), {{ and }} for braces.
+  return template.replace(/\{\{|\}\}|\{([^{}]+)\}/g, (match, name: string | undefined) => {
+    if (name === undefined) return match[0]!;
+    let value: unknown = view;
+    for (const part of name.trim().split('.')) value = (value as Record<string, unknown> | undefined)?.[part];
+    return typeof value === 'string' ? value : value === undefined ? '' : JSON.stringify(value);
+  });
+}
+
+/**
+ * The messages sent to the judge for an item: the instructions, then the rendered template (or
+ * the messages of the stored prompt, each rendered).
+ */
+export function judgeMessages(definition: LlmJudgeDefinition, item: EvaluationItem, prompt?: JudgePrompt): JudgeMessage[] {
   const view = {
     input: text(item.input),
     output: text(item.output),
@@ -141,19 +187,20 @@ export function judgeMessages(definition: LlmJudgeDefinition, item: EvaluationIt
     conversation: item.conversation ? conversationText(item.conversation) : '',
     attributes: item.attributes ? nestedAttributes(item.attributes) : {},
   };
-  // A writer of its own (the default caches every template), and no HTML escaping: this is a prompt.
-  const prompt = new mustache.Writer().render(definition.template, view, undefined, { escape: (value: unknown) => String(value) });
   const labels = definition.labels.map(({ label }) => JSON.stringify(label)).join(', ');
   const explain = definition.explanation ?? true;
-  return [
-    {
-      role: 'system',
-      content:
-        `You are an evaluator. Answer with a JSON object {"label": …${explain ? ', "explanation": …' : ''}} and nothing else. ` +
-        `The label must be exactly one of ${labels}.${explain ? ' The explanation says briefly why, in one or two sentences.' : ''}`,
-    },
-    { role: 'user', content: prompt },
-  ];
+  const instructions: JudgeMessage = {
+    role: 'system',
+    content:
+      `You are an evaluator. Answer with a JSON object {"label": …${explain ? ', "explanation": …' : ''}} and nothing else. ` +
+      `The label must be exactly one of ${labels}.${explain ? ' The explanation says briefly why, in one or two sentences.' : ''}`,
+  };
+  if (prompt)
+    return [
+      instructions,
+      ...prompt.messages.map((message) => ({ role: message.role, content: render(prompt.format, message.content, view) })),
+    ];
+  return [instructions, { role: 'user', content: render('MUSTACHE', definition.template ?? '', view) }];
 }
 
 /** OpenAI's structured output for the answer: the labels as an enum. */
@@ -256,8 +303,9 @@ export async function runLlmJudge(
   chat: JudgeChat,
   takesResponseFormat: TakesResponseFormat,
   signal: AbortSignal,
+  prompt?: JudgePrompt,
 ): Promise<EvaluationResult & { audit: JudgeAudit }> {
-  const messages = judgeMessages(definition, item);
+  const messages = judgeMessages(definition, item, prompt);
   const answer = await chat({
     model: definition.model,
     messages,

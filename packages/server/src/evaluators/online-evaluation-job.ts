@@ -20,7 +20,7 @@
  * after `attempts` is marked failed, listed on the rule's page, and can be retried from there.
  * Nothing here runs on the ingest path: ingest only writes spans, as before.
  */
-import { InvalidInputError, UnavailableError } from '@sightline/common';
+import { UnavailableError } from '@sightline/common';
 import type {
   RuleTarget,
   ItemOutcome,
@@ -337,8 +337,7 @@ export function createOnlineEvaluationJob(options: OnlineEvaluationJobOptions): 
         const delay = Math.min(retryDelayMs * 2 ** item.attempts, MAX_RETRY_DELAY_MS);
         return { status: 'pending', error: message, nextAttemptAt: new Date(now() + delay).toISOString() };
       }
-      const refused = error instanceof InvalidInputError ? ' (the provider refused the request)' : '';
-      return { status: 'failed', error: `${message}${refused}`, evaluatorVersion: version };
+      return { status: 'failed', error: message, evaluatorVersion: version };
     }
   };
 

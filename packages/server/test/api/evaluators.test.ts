@@ -138,6 +138,75 @@ describeEachDialect(
       );
     });
 
+    it("judges with a stored prompt's version by tag: moving the tag changes what is sent", async () => {
+      const name = unique('judge-prompt');
+      const chat = (text: string, format = 'MUSTACHE') => ({
+        model_provider: 'OPENAI',
+        model_name: 'gpt-4o-mini',
+        template_type: 'CHAT',
+        template_format: format,
+        template: {
+          type: 'chat',
+          messages: [
+            { role: 'system', content: 'Judge strictly.' },
+            { role: 'user', content: [{ type: 'text', text }] },
+          ],
+        },
+        invocation_parameters: { type: 'openai', openai: {} },
+      });
+      const v1 = expectStatus(await post('/v1/prompts', { prompt: { name }, version: chat('First: {{output}} vs {{reference}}') }), 200)
+        .body.data;
+      expectStatus(await post(`/v1/prompt_versions/${v1.id}/tags`, { name: 'production' }), 204);
+      const definition = { ...JUDGE, template: undefined, prompt: { name, tag: 'production' } };
+      const evaluator = expectStatus(await post('/v1/evaluators', { name: unique('stored-prompt'), definition }), 200).body.data;
+      const tryIt = async () =>
+        expectStatus(await post(`/v1/evaluators/${evaluator.id}/try`, { item: { output: 'GOOD: Paris', reference: 'Paris' } }), 200).body
+          .data;
+      const first = await tryIt();
+      assert.equal(first.label, 'correct');
+      assert.deepEqual(
+        first.prompt.slice(1),
+        [
+          { role: 'system', content: 'Judge strictly.' },
+          { role: 'user', content: 'First: GOOD: Paris vs Paris' },
+        ],
+        "the prompt's messages, rendered, after the instructions",
+      );
+      // An f-string version, and the tag moved to it: the same evaluator sends it, with no new evaluator version.
+      const v2 = expectStatus(await post('/v1/prompts', { prompt: { name }, version: chat('Second: {output}', 'F_STRING') }), 200).body
+        .data;
+      expectStatus(await post(`/v1/prompt_versions/${v2.id}/tags`, { name: 'production' }), 204);
+      const second = await tryIt();
+      assert.equal(second.prompt.at(-1).content, 'Second: GOOD: Paris');
+      assert.equal((await getOk(url(), `/v1/evaluators/${evaluator.id}`)).data.version, 1);
+
+      expectError(
+        await post('/v1/evaluators', { name: unique('x'), definition: { ...definition, prompt: { name, tag: 'staging' } } }),
+        422,
+        /has no version tagged "staging"/,
+      );
+      expectError(
+        await post('/v1/evaluators', {
+          name: unique('x'),
+          definition: { ...definition, prompt: { name: 'no-such-prompt', tag: 'production' } },
+        }),
+        422,
+        /no stored prompt is named "no-such-prompt"/,
+      );
+      expectError(
+        await post('/v1/evaluators', { name: unique('x'), definition: { ...definition, template: 'x {{output}}' } }),
+        422,
+        /either a template or a stored prompt/,
+      );
+      const v3 = expectStatus(await post('/v1/prompts', { prompt: { name }, version: chat('Third: {{question}}') }), 200).body.data;
+      expectStatus(await post(`/v1/prompt_versions/${v3.id}/tags`, { name: 'draft' }), 204);
+      expectError(
+        await post('/v1/evaluators', { name: unique('x'), definition: { ...definition, prompt: { name, tag: 'draft' } } }),
+        422,
+        /\{\{question\}\}, which a judge does not have/,
+      );
+    });
+
     it('tries evaluators on a stored span and on a trace by its root span', async () => {
       const traceId = newTraceId();
       const root = newSpanId();
