@@ -84,7 +84,7 @@ export interface OnlineTickResult {
   sampled: number;
   /** Items that ended done, failed or skipped. */
   finished: number;
-  /** More may be waiting: a scan read a whole batch, or a whole batch of items was due. */
+  /** Run again at once: the tick found work (more may be waiting), rather than after the interval. */
   more: boolean;
 }
 
@@ -126,7 +126,7 @@ export function createOnlineEvaluationJob(options: OnlineEvaluationJobOptions): 
     addToQueue,
     intervalMs = 1000,
     settleMs,
-    scanBatch = 5000,
+    scanBatch = 50_000,
     evaluateBatch = 2000,
     concurrency = 16,
     attempts = 4,
@@ -437,9 +437,24 @@ export function createOnlineEvaluationJob(options: OnlineEvaluationJobOptions): 
       return flushing;
     };
     const loaded = await loadItems(work.map(({ item }) => ({ kind: item.targetKind, rowid: item.targetRowid, spanRowid: item.spanRowid })));
+    // Each call its own signal, all aborted through one listener on the run's: hundreds of calls
+    // listening on one signal made every new listener's registration scan the others.
+    const calls = new Set<AbortController>();
+    const abortCalls = () => {
+      for (const call of calls) call.abort();
+    };
+    signal.addEventListener('abort', abortCalls, { once: true });
     await eachLimited(work, concurrency, async ({ item, rule, evaluator }) => {
       if (signal.aborted) return;
-      const outcome = await judge(item, rule, evaluator, loaded.get(targetKey({ kind: item.targetKind, rowid: item.targetRowid })), signal);
+      const call = new AbortController();
+      calls.add(call);
+      const outcome = await judge(
+        item,
+        rule,
+        evaluator,
+        loaded.get(targetKey({ kind: item.targetKind, rowid: item.targetRowid })),
+        call.signal,
+      ).finally(() => calls.delete(call));
       // Stopped midway: the item stays pending, and the next leader evaluates it.
       if (signal.aborted) return;
       buffer.push({ item, outcome });
@@ -447,6 +462,7 @@ export function createOnlineEvaluationJob(options: OnlineEvaluationJobOptions): 
       // Written by the batch, or at least every `flushMs`: a result waits little for the others of its tick.
       if (buffer.length >= writeBatch || now() - flushedAt >= flushMs) await flush();
     });
+    signal.removeEventListener('abort', abortCalls);
     await flush();
     return { finished, more: full && finished > 0 };
   };
@@ -479,7 +495,9 @@ export function createOnlineEvaluationJob(options: OnlineEvaluationJobOptions): 
     }
     if (signal.aborted) return { sampled, finished: 0, more: false };
     const evaluated = await evaluateDue(enabled, signal);
-    return { sampled, finished: evaluated.finished, more: more || evaluated.more };
+    // Busy (something sampled or finished): go again at once rather than after the interval, so a
+    // steady stream is evaluated as it comes instead of a tick's worth every interval.
+    return { sampled, finished: evaluated.finished, more: more || evaluated.more || sampled > 0 || evaluated.finished > 0 };
   };
 
   let running: Promise<OnlineTickResult> | null = null;
