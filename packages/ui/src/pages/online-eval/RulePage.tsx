@@ -25,6 +25,7 @@ import {
 import { Link, useNavigate, useParams } from 'react-router';
 import type { OnlineEvalItem } from '@sightline/client/browser';
 import { StatStrip } from '../../components/StatStrip';
+import { useProject } from '../projects/queries';
 import { ConfirmModal } from '../../components/ConfirmModal';
 import { formatCost, formatInt, formatPercent, formatRelative } from '../../lib/format';
 import { usePageTitle } from '../../lib/pageTitle';
@@ -91,6 +92,7 @@ export function RulePage() {
   const navigate = useNavigate();
   const queryClient = useQueryClient();
   const rule = useRule(ruleId);
+  const project = useProject(projectId);
   const stats = useRuleStats(ruleId);
   usePageTitle(rule.data ? `${rule.data.name} · online evaluation` : 'Online evaluation rule');
   const [hours, setHours] = useState<number | string>(24);
@@ -133,7 +135,7 @@ export function RulePage() {
             Projects
           </Anchor>
           <Anchor component={Link} to={`/projects/${encodeURIComponent(projectId)}`} size="sm">
-            Project
+            {project.data?.name ?? 'Project'}
           </Anchor>
           <Anchor component={Link} to={tabPath} size="sm">
             Online evaluation
