@@ -82,3 +82,12 @@ async function probe(db: Kysely<DB>, spanIds: Iterable<string>, options: { until
   }
   return found;
 }
+
+/** The newest span's row id (0 without spans): the jobs that follow the span writer read up to it. */
+export async function maxSpanRowid(db: Kysely<DB>): Promise<number> {
+  const row = await db
+    .selectFrom('spans')
+    .select((eb) => eb.fn.max('id').as('id'))
+    .executeTakeFirst();
+  return Number(row?.id ?? 0);
+}

@@ -17,6 +17,7 @@ import type { DatasetsRepository, ExampleRecord } from '../db/repositories/datas
 import type { EvaluatorRecord, EvaluatorsRepository, RunToEvaluate } from '../db/repositories/evaluators-repository.js';
 import type { ExperimentsRepository, NewEvaluation } from '../db/repositories/experiments-repository.js';
 import type { Job } from '../jobs/job-runner.js';
+import { eachLimited } from '../shared/each-limited.js';
 import type { EvaluationItem } from './code-evaluators.js';
 import { type EvaluationOutcome, type EvaluatorDefinition, parseDefinition } from './evaluators-service.js';
 
@@ -57,15 +58,6 @@ const sleep = (ms: number, signal: AbortSignal) =>
       resolve();
     });
   });
-
-/** Runs `work` on each item with at most `limit` at once. */
-async function eachLimited<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) await work(items[next++]!);
-  });
-  await Promise.all(workers);
-}
 
 /** One tick: evaluations written, and whether it read a whole batch (more may be waiting). */
 export interface TickResult {

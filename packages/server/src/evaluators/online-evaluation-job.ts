@@ -34,6 +34,7 @@ import type { EvaluatorRecord, EvaluatorsRepository } from '../db/repositories/e
 import type { SpanCondition } from '../db/repositories/span-condition-sql.js';
 import type { CompiledStatement } from '../db/writer/statement-writes-sqlite.js';
 import type { Job } from '../jobs/job-runner.js';
+import { eachLimited } from '../shared/each-limited.js';
 import { parseSpanCondition } from '../spans/span-condition.js';
 import type { EvaluationItem } from './code-evaluators.js';
 import { type EvaluationOutcome, type EvaluatorDefinition, parseDefinition } from './evaluators-service.js';
@@ -99,15 +100,6 @@ function keyset(text: string | null): { time: bigint; id: number } {
   } catch {
     return { time: 0n, id: 0 };
   }
-}
-
-/** Runs `work` on each item with at most `limit` at once. */
-async function eachLimited<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) await work(items[next++]!);
-  });
-  await Promise.all(workers);
 }
 
 /** The UTC day an ISO time falls on, as its first instant. */

@@ -6,6 +6,7 @@ import { type Kysely, type Selectable, sql } from 'kysely';
 import type { DB, GenerativeModelsTable } from '../schema.js';
 import { bigintText, nanosLiteral, parseJsonColumn } from '../sql-dialect.js';
 import { chunks, MAX_IN_LIST } from '../chunks.js';
+import { maxSpanRowid } from '../span-ids.js';
 import { createJobStateRepository } from './job-state-repository.js';
 import {
   LLM_MODEL_NAME,
@@ -166,13 +167,7 @@ export function createCostsRepository(db: Kysely<DB>) {
     readJobState: jobState.read,
     writeJobState: jobState.write,
     /** The newest span's row id (0 without spans). */
-    async maxSpanId(): Promise<number> {
-      const row = await db
-        .selectFrom('spans')
-        .select((eb) => eb.fn.max('id').as('id'))
-        .executeTakeFirst();
-      return Number(row?.id ?? 0);
-    },
+    maxSpanId: () => maxSpanRowid(db),
     /** Spans with token counts whose row ids lie in (afterId, upToId]. */
     async spansWithTokens(afterId: number, upToId: number): Promise<SpanForCost[]> {
       const rows = await db

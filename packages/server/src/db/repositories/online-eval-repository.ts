@@ -10,6 +10,7 @@
 import { type Kysely, type SqlBool, sql } from 'kysely';
 import type { Dialect } from '../../config.js';
 import type { DB } from '../schema.js';
+import { maxSpanRowid } from '../span-ids.js';
 import type { CompiledStatement } from '../writer/statement-writes-sqlite.js';
 import { type AnnotationFields, annotationsUpsertQuery } from './annotations-repository.js';
 import { bigintText } from '../sql-dialect.js';
@@ -332,13 +333,7 @@ export function createOnlineEvalRepository(db: Kysely<DB>, dialect: Dialect) {
     },
 
     /** The newest span's row id (0 without spans). */
-    async maxSpanId(): Promise<number> {
-      const row = await db
-        .selectFrom('spans')
-        .select((eb) => eb.fn.max('id').as('id'))
-        .executeTakeFirst();
-      return Number(row?.id ?? 0);
-    },
+    maxSpanId: () => maxSpanRowid(db),
 
     /**
      * A project's spans with row ids in (afterId, upToId], in id order, that match at least one of
