@@ -159,13 +159,23 @@ export function createEvaluatorsService({
   };
 
   /** Runs a definition on an item; a judge's provider failures throw (InvalidInputError for a refused request, UnavailableError to retry). */
-  const evaluate = async (definition: EvaluatorDefinition, item: EvaluationItem, signal: AbortSignal): Promise<EvaluationOutcome> => {
+  const evaluateWith = async (
+    definition: EvaluatorDefinition,
+    item: EvaluationItem,
+    signal: AbortSignal,
+    options: { cachedPrompt: boolean },
+  ): Promise<EvaluationOutcome> => {
     if (definition.type === 'llm_judge') {
-      const prompt = definition.prompt ? await judge.resolvePrompt(definition.prompt.name, definition.prompt.tag) : undefined;
+      const prompt = definition.prompt
+        ? await judge.resolvePrompt(definition.prompt.name, definition.prompt.tag, { cached: options.cachedPrompt })
+        : undefined;
       return runLlmJudge(definition, item, judge.chat, judge.takesResponseFormat, signal, prompt);
     }
     return { ...runCodeEvaluator(definition, item), audit: null };
   };
+  /** For the evaluation jobs: a judge's stored prompt may be one resolved a few seconds ago. */
+  const evaluate = (definition: EvaluatorDefinition, item: EvaluationItem, signal: AbortSignal) =>
+    evaluateWith(definition, item, signal, { cachedPrompt: true });
 
   return {
     evaluate,
@@ -274,7 +284,8 @@ export function createEvaluatorsService({
         };
       }
       try {
-        return await evaluate(definition, item, signal);
+        // Tried by a person, who may just have moved the prompt's tag: read it now.
+        return await evaluateWith(definition, item, signal, { cachedPrompt: false });
       } catch (error) {
         if (error instanceof InvalidInputError || error instanceof UnavailableError) throw error;
         throw new UnavailableError(`the evaluator could not run: ${error instanceof Error ? error.message : String(error)}`);

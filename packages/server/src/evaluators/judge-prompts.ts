@@ -16,7 +16,8 @@ export interface JudgePrompt {
   versionId: number;
 }
 
-export type ResolveJudgePrompt = (name: string, tag: string) => Promise<JudgePrompt>;
+/** With `cached`, a prompt resolved in the last few seconds may be reused (the evaluation jobs); without, it is read now. */
+export type ResolveJudgePrompt = (name: string, tag: string, options?: { cached?: boolean }) => Promise<JudgePrompt>;
 
 /** A message's text: itself, or its text parts joined (tool calls and results are no part of a judge's prompt). */
 function textOf(content: unknown): string {
@@ -37,8 +38,15 @@ const ROLES: Record<string, JudgePrompt['messages'][number]['role']> = {
   model: 'assistant',
 };
 
-export function createJudgePromptResolver(prompts: Pick<PromptsRepository, 'findPromptByName' | 'versionByTag'>): ResolveJudgePrompt {
-  return async (name, tag) => {
+/** How long a resolved prompt is reused (ms): an online rule's judge runs hundreds of times a second; a moved tag shows within this. */
+const RESOLVED_FOR_MS = 5000;
+
+export function createJudgePromptResolver(
+  prompts: Pick<PromptsRepository, 'findPromptByName' | 'versionByTag'>,
+  now: () => number = Date.now,
+): ResolveJudgePrompt {
+  const recent = new Map<string, { at: number; prompt: JudgePrompt }>();
+  const resolve = async (name: string, tag: string): Promise<JudgePrompt> => {
     const prompt = await prompts.findPromptByName(name);
     if (!prompt) throw new InvalidInputError(`definition.prompt: no stored prompt is named ${JSON.stringify(name)}`);
     const version = await prompts.versionByTag(prompt.id, tag);
@@ -59,5 +67,14 @@ export function createJudgePromptResolver(prompts: Pick<PromptsRepository, 'find
     if (messages.length === 0)
       throw new InvalidInputError(`definition.prompt: the version tagged ${JSON.stringify(tag)} has no text to send`);
     return { format, messages, versionId: version.id };
+  };
+  return async (name, tag, options = {}) => {
+    const key = JSON.stringify([name, tag]);
+    const hit = recent.get(key);
+    if (options.cached && hit && now() - hit.at < RESOLVED_FOR_MS) return hit.prompt;
+    const prompt = await resolve(name, tag);
+    if (recent.size >= 100) recent.clear();
+    recent.set(key, { at: now(), prompt });
+    return prompt;
   };
 }
