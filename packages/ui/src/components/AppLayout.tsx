@@ -1,6 +1,7 @@
 /** The frame of every signed-in page: header with navigation, command palette, theme and user menu. */
 import type { ReactNode } from 'react';
-import { AppShell, Avatar, Badge, Button, Group, Kbd, Menu, Text, UnstyledButton } from '@mantine/core';
+import { AppShell, Avatar, Badge, Burger, Button, Group, Kbd, Menu, Text, UnstyledButton } from '@mantine/core';
+import { useDisclosure } from '@mantine/hooks';
 import { Spotlight, spotlight, type SpotlightActionData } from '@mantine/spotlight';
 import {
   IconChartDots3,
@@ -22,6 +23,36 @@ import { useProjects } from '../pages/projects/queries';
 import { useCurrentViewer } from './AuthGate';
 import { Logo } from './Logo';
 import { ThemeToggle, useToggleColorScheme } from './ThemeToggle';
+
+/** The main sections: buttons in the header on wide screens, a menu behind a burger on narrow ones. */
+const SECTIONS: { to: string; label: string; icon: ReactNode }[] = [
+  { to: '/projects', label: 'Projects', icon: <IconFolder size={16} /> },
+  { to: '/datasets', label: 'Datasets', icon: <IconDatabase size={16} /> },
+  { to: '/prompts', label: 'Prompts', icon: <IconNotes size={16} /> },
+  { to: '/evaluators', label: 'Evaluators', icon: <IconScale size={16} /> },
+  { to: '/queues', label: 'Queues', icon: <IconListCheck size={16} /> },
+  { to: '/playground', label: 'Playground', icon: <IconMessageChatbot size={16} /> },
+  { to: '/settings', label: 'Settings', icon: <IconSettings size={16} /> },
+];
+
+/** The sections behind a burger: a phone's header has room for the logo and a few icons only. */
+function SectionsMenu() {
+  const [opened, { toggle, close }] = useDisclosure(false);
+  return (
+    <Menu opened={opened} onChange={(open) => (open ? undefined : close())} position="bottom-start" width={220} withinPortal>
+      <Menu.Target>
+        <Burger opened={opened} onClick={toggle} size="sm" aria-label="Open the sections menu" hiddenFrom="lg" />
+      </Menu.Target>
+      <Menu.Dropdown aria-label="Sections">
+        {SECTIONS.map((section) => (
+          <Menu.Item key={section.to} component={Link} to={section.to} leftSection={section.icon} onClick={close}>
+            {section.label}
+          </Menu.Item>
+        ))}
+      </Menu.Dropdown>
+    </Menu>
+  );
+}
 
 function NavButton({ to, label, icon }: { to: string; label: string; icon: ReactNode }) {
   return (
@@ -100,17 +131,14 @@ export function AppLayout() {
       <AppShell.Header>
         <Group h="100%" px="md" justify="space-between" wrap="nowrap">
           <Group gap="lg" wrap="nowrap">
+            <SectionsMenu />
             <UnstyledButton component={Link} to="/projects" aria-label="Sightline home">
               <Logo />
             </UnstyledButton>
-            <Group gap={4} wrap="nowrap" component="nav" aria-label="Main">
-              <NavButton to="/projects" label="Projects" icon={<IconFolder size={16} />} />
-              <NavButton to="/datasets" label="Datasets" icon={<IconDatabase size={16} />} />
-              <NavButton to="/prompts" label="Prompts" icon={<IconNotes size={16} />} />
-              <NavButton to="/evaluators" label="Evaluators" icon={<IconScale size={16} />} />
-              <NavButton to="/queues" label="Queues" icon={<IconListCheck size={16} />} />
-              <NavButton to="/playground" label="Playground" icon={<IconMessageChatbot size={16} />} />
-              <NavButton to="/settings" label="Settings" icon={<IconSettings size={16} />} />
+            <Group gap={4} wrap="nowrap" component="nav" aria-label="Main" visibleFrom="lg">
+              {SECTIONS.map((section) => (
+                <NavButton key={section.to} {...section} />
+              ))}
             </Group>
           </Group>
           <Group gap="sm" wrap="nowrap">
