@@ -148,7 +148,9 @@ export function createEvaluatorsService({
   const checkStoredPrompt = async (definition: EvaluatorDefinition): Promise<void> => {
     if (definition.type !== 'llm_judge' || !definition.prompt) return;
     const prompt = await judge.resolvePrompt(definition.prompt.name, definition.prompt.tag);
-    prompt.messages.forEach((message, index) => checkJudgeVariables(prompt.format, message.content, `the prompt's message ${index + 1}`));
+    for (const [index, message] of prompt.messages.entries()) {
+      checkJudgeVariables(prompt.format, message.content, `the prompt's message ${index + 1}`);
+    }
   };
 
   const requireEvaluator = async (identifier: Identifier): Promise<EvaluatorRecord> => {
