@@ -91,6 +91,32 @@ for (const rootPath of ROOT_PATHS) {
       }, 15_000);
       assert.deepEqual(await page.getByTestId('trace-cost').allInnerTexts(), ['$0.00045'], 'only the priced trace has a cost');
 
+      // A cost of four significant digits fits its column whole (it was cut to "$0.0005…").
+      const precise = unique('ui-costs-precise');
+      const preciseSpan = { ...llmSpan(randomBytes(16).toString('hex'), 'gpt-4o-mini', 0) };
+      preciseSpan.attributes = [
+        attribute('openinference.span.kind', 'LLM'),
+        attribute('llm.model_name', 'gpt-4o-mini'),
+        attribute('llm.token_count.prompt', 1234),
+        attribute('llm.token_count.completion', 567),
+      ];
+      const sent = await page.request.post(`${server.url}/v1/traces`, {
+        headers: { 'x-project-name': precise },
+        data: { resourceSpans: [{ resource: { attributes: [] }, scopeSpans: [{ spans: [preciseSpan] }] }] },
+      });
+      assert.equal(sent.status(), 200, await sent.text());
+      await page.goto(`${server.url}/projects/${encodeURIComponent(precise)}/traces`);
+      await eventually(async () => {
+        await page.reload();
+        await page.getByTestId('trace-cost').waitFor({ timeout: 2000 });
+        // 1234 × $0.15/M + 567 × $0.60/M
+        assert.equal(await page.getByTestId('trace-cost').innerText(), '$0.0005253');
+      }, 15_000);
+      const [contentWidth, cellWidth] = (await page.evaluate(
+        '(() => { const cell = document.querySelector("[data-testid=trace-cost]").closest("[role=gridcell]"); return [cell.scrollWidth, cell.clientWidth]; })()',
+      )) as [number, number];
+      assert.ok(contentWidth <= cellWidth, `the cost needs ${contentWidth} px in a ${cellWidth} px cell`);
+
       await page.goto(`${server.url}/projects/${encodeURIComponent(project)}/traces/${priced}`);
       assert.equal(await page.getByTestId('trace-cost').innerText(), '$0.00045');
       await page.getByTestId('span-details').waitFor();

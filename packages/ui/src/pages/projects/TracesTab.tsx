@@ -146,7 +146,8 @@ export function TracesTab() {
     {
       key: 'cost',
       title: 'Cost',
-      width: '100px',
+      // Wide enough for four significant digits of a cent's fraction ($0.0005253) with the cell's padding.
+      width: '120px',
       align: 'right',
       render: (trace) =>
         trace.cost_total !== null ? (
