@@ -174,7 +174,9 @@ export function createOnlineEvaluationJob(options: OnlineEvaluationJobOptions): 
     const groups = new Map<string, OnlineRuleRecord[]>();
     for (const rule of live) {
       const key = `${rule.projectId}:${rule.cursor}`;
-      groups.set(key, [...(groups.get(key) ?? []), rule]);
+      const list = groups.get(key) ?? [];
+      if (list.length === 0) groups.set(key, list);
+      list.push(rule);
     }
     let sampled = 0;
     let more = false;
@@ -344,7 +346,9 @@ export function createOnlineEvaluationJob(options: OnlineEvaluationJobOptions): 
       if (outcome.status !== 'done' || !rule || rule.queueId === null) continue;
       const score = outcome.annotation.fields.score;
       if (rule.queueScoreBelow !== null && !(score !== null && score < rule.queueScoreBelow)) continue;
-      byQueue.set(rule.queueId, [...(byQueue.get(rule.queueId) ?? []), { kind: item.targetKind, rowid: item.targetRowid }]);
+      const list = byQueue.get(rule.queueId) ?? [];
+      if (list.length === 0) byQueue.set(rule.queueId, list);
+      list.push({ kind: item.targetKind, rowid: item.targetRowid });
     }
     for (const [queueId, items] of byQueue) await addToQueue(queueId, items);
   };

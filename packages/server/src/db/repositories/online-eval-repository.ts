@@ -527,7 +527,9 @@ export function createOnlineEvalRepository(db: Kysely<DB>, dialect: Dialect) {
       for (const { outcome } of outcomes) {
         if (outcome.status !== 'done') continue;
         const kind = outcome.annotation.target.kind;
-        annotations.set(kind, [...(annotations.get(kind) ?? []), outcome.annotation]);
+        const list = annotations.get(kind) ?? [];
+        if (list.length === 0) annotations.set(kind, list);
+        list.push(outcome.annotation);
       }
       for (const rows of annotations.values()) {
         for (let start = 0; start < rows.length; start += ROWS_PER_STATEMENT) {
