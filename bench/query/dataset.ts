@@ -20,6 +20,7 @@
  */
 import { storeAttributes } from '../../packages/server/src/span-model/long-attributes.js';
 import { userKeyOf } from '../../packages/server/src/span-model/trace-users.js';
+import { searchTextOf } from '../../packages/server/src/span-model/search-text.js';
 import type { SpanRow } from '../../packages/server/src/span-model/span-rows.js';
 
 export interface ProjectShare {
@@ -362,6 +363,7 @@ export class SpanCorpus {
       tokenCountTotal: prompt === null || completion === null ? null : prompt + completion,
       sessionId: null,
       userKey: userKeyOf(user),
+      searchText: searchTextOf(attributes),
     };
   }
 

@@ -141,6 +141,18 @@ function scenario(r: Repositories, dialect: string, db: Kysely<DB>): SqlScenario
         r.traces.list({ projectId: 1, startTime: 1n, endTime: 2n, sort: 'start_time', order: 'desc', from: { key: 3n, id: 4 }, limit: 10 }),
     ],
     ['traces.list (latency)', () => r.traces.list({ projectId: 1, sort: 'latency_ms', order: 'asc', limit: 10 })],
+    [
+      'traces.list (full-text search and a condition)',
+      () =>
+        r.traces.list({
+          projectId: 1,
+          search: { phrases: [{ words: ['refund'], prefix: false }] },
+          condition: { kind: 'compare', field: { kind: 'column', column: 'span_kind' }, op: '==', value: 'LLM' },
+          sort: 'start_time',
+          order: 'desc',
+          limit: 10,
+        }),
+    ],
     ['traces.findInProject (id)', () => r.traces.findInProject(1, { id: 1 })],
     ['traces.findInProject (trace id)', () => r.traces.findInProject(1, { traceId: 'ab' })],
     ['traces.findById', () => r.traces.findById(1)],
@@ -163,6 +175,18 @@ function scenario(r: Repositories, dialect: string, db: Kysely<DB>): SqlScenario
             attributes: [{ key: 'user.id', candidates: ['u', 1, true] }],
           },
           { limit: 10, order: 'desc', from: { key: 3n, id: 4 } },
+        ),
+    ],
+    [
+      'spans.list (full-text search: a phrase and a prefix, and a condition)',
+      () =>
+        r.spans.list(
+          {
+            projectId: 1,
+            search: { phrases: [{ words: ['退', '款'], prefix: false }, { words: ['ref'], prefix: true }] },
+            condition: { kind: 'compare', field: { kind: 'column', column: 'latency_ms' }, op: '>', value: 5 },
+          },
+          { limit: 10, order: 'desc' },
         ),
     ],
     [

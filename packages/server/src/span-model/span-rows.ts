@@ -11,6 +11,7 @@ import {
 import { addOpenInferenceAttributes } from './conventions/openinference-mapping.js';
 import { packLongJson, splitAttributes } from './long-attributes.js';
 import { USER_ID_ATTRIBUTE, userKeyOf } from './trace-users.js';
+import { searchTextOf } from './search-text.js';
 import type { AttributeValue, Attributes, DecodedResourceSpans } from './decoded-spans.js';
 import { nanosToIso } from './time.js';
 
@@ -39,6 +40,8 @@ export interface SpanRow {
   sessionId: string | null;
   /** The key of the `user.id` attribute for its trace (span-model/trace-users.ts), or null when the span carries none. */
   userKey: string | null;
+  /** The words full-text search finds (span-model/search-text.ts), or null when the span has none. */
+  searchText: string | null;
 }
 
 /**
@@ -126,6 +129,7 @@ function mapSpans<L>(
       const total = isLlm
         ? (tokenCount(tokens ? tokens.total : spanAttributes[LLM_TOKEN_COUNT_TOTAL]) ?? sumOrNull(prompt, completion))
         : null;
+      const searchText = searchTextOf(spanAttributes);
       const attributes = splitAttributes(spanAttributes);
       rows.push({
         projectName,
@@ -149,6 +153,7 @@ function mapSpans<L>(
         tokenCountTotal: total,
         sessionId: sessionIdOf(spanAttributes[SESSION_ID]),
         userKey: userKeyOf(spanAttributes[USER_ID_ATTRIBUTE]),
+        searchText,
       });
     }
   }

@@ -8,8 +8,9 @@ import { parseAttributeFilter } from './attribute-filter.js';
 import { decodeCursor, keysetPage, type SortOrder } from '../shared/cursor.js';
 import type { ProjectsService } from '../projects/projects-service.js';
 import { parseTimeRange } from '../span-model/time.js';
+import { parseTextFilters, type TextFilterParams } from './text-filters.js';
 
-export interface SpanListParams {
+export interface SpanListParams extends TextFilterParams {
   limit: number;
   cursor?: string | undefined;
   order?: SortOrder | undefined;
@@ -68,6 +69,7 @@ export function createSpansService({ spans, projects, withTransaction }: SpansSe
       const range = parseTimeRange(params);
       const attributes = (params.attributes ?? []).map(parseAttributeFilter);
       const annotations = parseAnnotationFilters(params.annotations, params.annotationScores);
+      const textFilters = parseTextFilters(params);
       const parentId = params.parentId === undefined ? undefined : params.parentId === 'null' ? null : params.parentId.trim().toLowerCase();
       const project = await projects.resolve(projectIdentifier);
       const rows = await spans.list(
@@ -83,6 +85,7 @@ export function createSpansService({ spans, projects, withTransaction }: SpansSe
           endTime: range.end,
           attributes,
           annotations,
+          ...textFilters,
         },
         { limit: params.limit + 1, order, from },
       );

@@ -1,4 +1,5 @@
 /** Traces: the keyset-paginated list of a project (optionally with their spans), and one trace with its span tree. */
+import { parseTextFilters, type TextFilterParams } from '../spans/text-filters.js';
 import type { Identifier } from '../shared/identifier.js';
 import type { SpanRecord, SpanSummaryRecord, SpansRepository } from '../db/repositories/spans-repository.js';
 import type { TraceRecord, TraceSort, TraceStats, TracesRepository } from '../db/repositories/traces-repository.js';
@@ -11,7 +12,7 @@ import type { SessionsService } from '../sessions/sessions-service.js';
 import type { WithTransaction } from '../db/repositories/index.js';
 import { parseTimeRange } from '../span-model/time.js';
 
-export interface TraceListParams {
+export interface TraceListParams extends TextFilterParams {
   limit: number;
   cursor?: string | undefined;
   sort?: TraceSort | undefined;
@@ -139,6 +140,7 @@ export function createTracesService(deps: TracesServiceDependencies) {
       const from = decodeCursor(kind, params.cursor);
       const range = parseTimeRange(params);
       const annotations = parseAnnotationFilters(params.annotations, params.annotationScores);
+      const textFilters = parseTextFilters(params);
       const project = await projects.resolve(projectIdentifier);
       let sessionRowids: number[] | undefined;
       if (sessionIdentifiers.length > 0) {
@@ -157,6 +159,7 @@ export function createTracesService(deps: TracesServiceDependencies) {
         projectId: project.id,
         sessionRowids,
         annotations,
+        ...textFilters,
         startTime: range.start,
         endTime: range.end,
         sort,

@@ -20,6 +20,7 @@ import {
   SpanKindParam,
   startTimeParam,
   StatusCodeParam,
+  textFilterParams,
 } from '../shared/schemas.js';
 import { OtlpSpan, Span, SpanDetail } from './spans-schemas.js';
 
@@ -46,6 +47,7 @@ export const SpanListQuery = Type.Object({
       'value (`user.id:"123"`) matches only the string. A missing colon, empty key or value, or a null, list or object value answers 422.',
   ),
   ...annotationFilterParams('spans'),
+  ...textFilterParams('spans'),
 });
 
 /** Phoenix's spanSearch parameters: getSpans' without span_kind, order and the annotation filters. */
@@ -125,6 +127,8 @@ export async function spansRoutes(
         spanKinds: query.span_kind,
         statusCodes: query.status_code,
         attributes: query.attribute,
+        search: query.search,
+        filter: query.filter,
       });
       return { data: result.spans.map(presentSpan), next_cursor: result.nextCursor };
     },

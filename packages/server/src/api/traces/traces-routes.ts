@@ -6,6 +6,7 @@ import type { TracesService } from '../../traces/traces-service.js';
 import { annotationFilters, listWindow } from '../shared/list-query.js';
 import {
   annotationFilterParams,
+  textFilterParams,
   cursorParam,
   endTimeParam,
   errors,
@@ -50,6 +51,7 @@ export async function tracesRoutes(instance: FastifyInstance, { traces }: { trac
             }),
           ),
           ...annotationFilterParams('traces (the trace itself or one of its spans)'),
+          ...textFilterParams('traces with a span'),
         }),
         response: { 200: Page(Trace), ...errors(404, 422) },
       },
@@ -62,6 +64,8 @@ export async function tracesRoutes(instance: FastifyInstance, { traces }: { trac
         sort: query.sort,
         includeSpans: query.include_spans,
         sessions: query.session_identifier?.map((value) => identifier('ProjectSession', value)),
+        search: query.search,
+        filter: query.filter,
       });
       return { data: result.traces.map(presentTrace), next_cursor: result.nextCursor };
     },

@@ -14,6 +14,7 @@ import type { DB } from '../schema.js';
 import { bigintText, nanosLiteral, parseJsonColumn, sqlDialect, type AttributeScalar } from '../sql-dialect.js';
 import { secondOf, startRangeBySecond, startSecond, startTimeTestedOnly } from '../start-seconds.js';
 import { spanConditionSql, type SpanCondition } from './span-condition-sql.js';
+import { searchRowidsSqlite, spanMatchesSql, type SearchQuery } from './search-sql.js';
 
 export type StatusCode = 'UNSET' | 'OK' | 'ERROR';
 
@@ -73,6 +74,10 @@ export interface SpanFilters {
   attributes?: { key: string; candidates: AttributeScalar[] }[] | undefined;
   /** Every filter must match (AND): the span carries such an annotation. */
   annotations?: AnnotationFilter[] | undefined;
+  /** Full-text search over the span's inputs, outputs and messages (docs/search.md). */
+  search?: SearchQuery | undefined;
+  /** A span query condition (Phoenix's filter syntax, spans/span-condition.ts). */
+  condition?: SpanCondition | undefined;
 }
 
 /** Spans a SQLite span query reads per statement (SpansRepository.query). */
@@ -218,6 +223,13 @@ function secondIndexed(filters: SpanFilters): { column: 'spans.span_kind' | 'spa
   return undefined;
 }
 
+/** The ids in both lists, or the one list given. */
+function intersect(a: number[] | undefined, b: number[] | undefined): number[] | undefined {
+  if (a === undefined || b === undefined) return a ?? b;
+  const inB = new Set(b);
+  return a.filter((id) => inB.has(id));
+}
+
 export type SpansRepository = ReturnType<typeof createSpansRepository>;
 
 /** Spans repository over a Kysely connection (or transaction). */
@@ -283,7 +295,10 @@ export function createSpansRepository(db: Kysely<DB>, dialect: Dialect) {
               Number(row.trace_rowid),
             );
       // Span ids are looked up once (db/span-ids.ts), then filter by row id.
-      const spanRowids = filters.spanIds?.length ? await allSpanRowidsBySpanId(db, filters.spanIds) : undefined;
+      const idRowids = filters.spanIds?.length ? await allSpanRowidsBySpanId(db, filters.spanIds) : undefined;
+      // A search that matches few spans reads them by id too (search-sql.ts).
+      const searchRowids = filters.search && dialect === 'sqlite' ? await searchRowidsSqlite(db, filters.search) : undefined;
+      const spanRowids = intersect(idRowids, searchRowids);
       if (spanRowids?.length === 0) return [];
       const byIds = Boolean(filters.traceIds?.length || spanRowids || parentTraces);
       // Without ids, a user.id filter may name few traces to read (span-model/trace-users.ts).
@@ -352,6 +367,8 @@ export function createSpansRepository(db: Kysely<DB>, dialect: Dialect) {
         longFilters.push({ key: attribute.key, candidates: long, column });
       }
       for (const annotation of filters.annotations ?? []) query = query.where(spanHasAnnotation('spans.id', annotation));
+      if (filters.search && !searchRowids) query = query.where(spanMatchesSql(dialect, filters.search));
+      if (filters.condition) query = query.where(spanConditionSql(dialect, filters.condition));
       const ordered = (from: KeysetPosition | undefined, limit: number) => {
         let ranged = query;
         if (from) ranged = ranged.where(fromPosition(startTime, 'spans.id', from, page.order));

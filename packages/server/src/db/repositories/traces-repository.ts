@@ -7,6 +7,8 @@ import { MAX_IN_LIST, chunks } from '../chunks.js';
 import type { Dialect } from '../../config.js';
 import { inTransaction } from '../in-transaction.js';
 import { bigintText, nanosLiteral } from '../sql-dialect.js';
+import { searchRowidsSqlite, traceMatchesSql, type SearchQuery } from './search-sql.js';
+import { spanConditionSql, type SpanCondition } from './span-condition-sql.js';
 
 export interface TraceRecord {
   id: number;
@@ -37,6 +39,10 @@ export interface TraceListQuery {
   sessionRowids?: number[] | undefined;
   /** Every filter must match (AND): the trace or one of its spans carries such an annotation. */
   annotations?: AnnotationFilter[] | undefined;
+  /** Full-text search: one of the trace's spans matches (docs/search.md). */
+  search?: SearchQuery | undefined;
+  /** A span query condition: one of the trace's spans passes it. */
+  condition?: SpanCondition | undefined;
   sort: TraceSort;
   order: SortOrder;
   from?: KeysetPosition | undefined;
@@ -85,7 +91,38 @@ export function createTracesRepository(db: Kysely<DB>, dialect: Dialect) {
     /** A project's traces in (sort key, id) order from `from` on. */
     async list(query: TraceListQuery): Promise<TraceRecord[]> {
       const key = traceSortKey(query.sort);
-      let select = traces().where('traces.project_id', '=', query.projectId);
+      // A search that matches few spans names their traces, read by id (search-sql.ts).
+      const searchRowids = query.search && dialect === 'sqlite' ? await searchRowidsSqlite(db, query.search) : undefined;
+      let searchTraces: Set<number> | undefined;
+      if (searchRowids !== undefined) {
+        searchTraces = new Set();
+        for (const ids of chunks(searchRowids, MAX_IN_LIST)) {
+          const rows = await db
+            .selectFrom('spans')
+            .select('trace_rowid')
+            .where('id', 'in', ids)
+            .where('project_id', '=', query.projectId)
+            .execute();
+          for (const row of rows) searchTraces.add(Number(row.trace_rowid));
+        }
+      }
+      if (searchTraces?.size === 0) return [];
+      // With a few trace ids, a project column no index matches keeps SQLite on the ids (spans-repository.ts).
+      const project = sql.ref<number>('traces.project_id');
+      let select = traces().where(searchTraces ? sql<number>`+${project}` : project, '=', query.projectId);
+      if (searchTraces) select = select.where('traces.id', 'in', [...searchTraces]);
+      else if (query.search) select = select.where(traceMatchesSql(dialect, query.search, query.projectId));
+      if (query.condition) {
+        const condition = query.condition;
+        select = select.where(({ exists, selectFrom }) =>
+          exists(
+            selectFrom('spans')
+              .select(sql.lit(1).as('one'))
+              .whereRef('spans.trace_rowid', '=', 'traces.id')
+              .where(spanConditionSql(dialect, condition)),
+          ),
+        );
+      }
       if (query.startTime !== undefined)
         select = select.where(sql<boolean>`${sql.ref('traces.start_time')} >= ${nanosLiteral(query.startTime)}`);
       if (query.endTime !== undefined)
