@@ -125,6 +125,8 @@ export interface Config {
   trustedProxies: string[];
   /** Playground base URLs may point at loopback and link-local addresses (docs/playground.md, "Where the server may call"). */
   allowPrivateProviderUrls: boolean;
+  /** SERVICE_FULL_TEXT_SEARCH: whether new spans' words are indexed (docs/search.md). */
+  fullTextSearch: boolean;
   smtp: SmtpConfig | null;
   idps: IdpConfig[];
   /** null unless SERVICE_LDAP_HOST is set. */
@@ -182,6 +184,7 @@ export function loadConfig(env: Env = process.env): Config {
     disableRateLimit: envBool(read, 'SERVICE_DISABLE_RATE_LIMIT', false),
     trustedProxies: trustedProxies(read('SERVICE_TRUSTED_PROXIES')),
     allowPrivateProviderUrls: envBool(read, 'SERVICE_ALLOW_PRIVATE_PROVIDER_URLS', false),
+    fullTextSearch: envBool(read, 'SERVICE_FULL_TEXT_SEARCH', true),
     smtp: smtpHost
       ? {
           hostname: smtpHost,

@@ -118,7 +118,11 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
           'the attribute compression thread stopped: long values are compressed on the request thread from now on, and on SQLite the writer checkpoints the WAL itself',
         ),
     });
-    const ingest = createIngestService(queue, { maxInflightBytes: config.ingest.maxInflightBytes, compressor });
+    const ingest = createIngestService(queue, {
+      maxInflightBytes: config.ingest.maxInflightBytes,
+      compressor,
+      fullTextSearch: config.fullTextSearch,
+    });
     // A deleted project's id must not stay cached by the writer, or its next spans would be refused.
     const spanQueue = queue;
     const data = createDataAccess(database);

@@ -40,6 +40,7 @@ export function createTraceServices(
       costs: repositories.costs,
       projects,
       sessions,
+      rootIo: repositories.sessions.rootIo,
       withTransaction,
     }),
     sessions,

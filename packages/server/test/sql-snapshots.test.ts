@@ -183,7 +183,12 @@ function scenario(r: Repositories, dialect: string, db: Kysely<DB>): SqlScenario
         r.spans.list(
           {
             projectId: 1,
-            search: { phrases: [{ words: ['退', '款'], prefix: false }, { words: ['ref'], prefix: true }] },
+            search: {
+              phrases: [
+                { words: ['退', '款'], prefix: false },
+                { words: ['ref'], prefix: true },
+              ],
+            },
             condition: { kind: 'compare', field: { kind: 'column', column: 'latency_ms' }, op: '>', value: 5 },
           },
           { limit: 10, order: 'desc' },
@@ -245,6 +250,7 @@ function scenario(r: Repositories, dialect: string, db: Kysely<DB>): SqlScenario
     ['spans.findByIds', () => r.spans.findByIds([1, 2])],
     ['spans.findBySpanId', () => r.spans.findBySpanId('cd')],
     ['spans.listOfTrace', () => r.spans.listOfTrace(1, 10)],
+    ['spans.recentAttributeKeys', () => r.spans.recentAttributeKeys(1, 2000, 500)],
     ['spans.summariesOfTraces', () => r.spans.summariesOfTraces([1, 2], { rootsOnly: true })],
     ['spans.rowidsBySpanId', () => r.spans.rowidsBySpanId(['cd'])],
     ['spans.anyInProject', () => r.spans.anyInProject(1, ['cd'])],

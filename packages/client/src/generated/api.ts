@@ -3273,6 +3273,10 @@ export interface components {
             cost_completion: number | null;
             cost_total: number | null;
             root_span: components["schemas"]["TraceSpanData"] | null;
+            /** @description The root span's input.value, its first 300 characters (Sightline addition). */
+            input?: string | null;
+            /** @description The root span's output.value, its first 300 characters (Sightline addition). */
+            output?: string | null;
             spans?: components["schemas"]["TraceSpanData"][] | null;
         };
         /** TraceDetail */
@@ -6761,6 +6765,10 @@ export interface operations {
                 annotation?: string[];
                 /** @description Only spans with an annotation whose score compares so: `name>=0.5` (operators >=, <=, >, <, =); repeat to AND several. */
                 annotation_score?: string[];
+                /** @description Only spans whose inputs, outputs or messages contain every word (Sightline addition; docs/search.md): any language, accents of Latin letters ignored, `"quoted phrases"`, `word*` for a prefix. */
+                search?: string;
+                /** @description Only spans passing Phoenix's span condition (Sightline addition), e.g. `span_kind == 'LLM' and latency_ms > 2000 and attributes['llm.model_name'] == 'gpt-4o'`. */
+                filter?: string;
             };
             header?: never;
             path: {
@@ -7205,6 +7213,10 @@ export interface operations {
                 annotation?: string[];
                 /** @description Only traces (the trace itself or one of its spans) with an annotation whose score compares so: `name>=0.5` (operators >=, <=, >, <, =); repeat to AND several. */
                 annotation_score?: string[];
+                /** @description Only traces with a span whose inputs, outputs or messages contain every word (Sightline addition; docs/search.md): any language, accents of Latin letters ignored, `"quoted phrases"`, `word*` for a prefix. */
+                search?: string;
+                /** @description Only traces with a span passing Phoenix's span condition (Sightline addition), e.g. `span_kind == 'LLM' and latency_ms > 2000 and attributes['llm.model_name'] == 'gpt-4o'`. */
+                filter?: string;
             };
             header?: never;
             path: {

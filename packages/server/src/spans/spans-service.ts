@@ -36,6 +36,10 @@ export interface SpanPage {
   nextCursor: string | null;
 }
 
+/** Newest spans whose keys are read, and most keys answered: enough for completion, cheap on every keystroke. */
+const ATTRIBUTE_KEY_SAMPLE = 2_000;
+const MAX_ATTRIBUTE_KEYS = 500;
+
 const HEX_SPAN_ID = /^[0-9a-fA-F]{16}$/;
 
 const lower = (values: string[] | undefined) => values?.map((value) => value.trim().toLowerCase());
@@ -94,6 +98,12 @@ export function createSpansService({ spans, projects, withTransaction }: SpansSe
     },
 
     get,
+
+    /** Attribute keys seen in the project's newest spans, for completion in the filter editor. */
+    async attributeKeys(projectIdentifier: Identifier): Promise<string[]> {
+      const project = await projects.resolve(projectIdentifier);
+      return spans.recentAttributeKeys(project.id, ATTRIBUTE_KEY_SAMPLE, MAX_ATTRIBUTE_KEYS);
+    },
 
     /**
      * Deletes one span by Span GlobalID or OpenTelemetry span id, as Phoenix does: its children

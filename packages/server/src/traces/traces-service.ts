@@ -9,6 +9,7 @@ import { parseAnnotationFilters } from '../spans/annotation-filter.js';
 import { decodeCursor, keysetPage, type SortOrder } from '../shared/cursor.js';
 import type { ProjectsService } from '../projects/projects-service.js';
 import type { SessionsService } from '../sessions/sessions-service.js';
+import type { SessionsRepository } from '../db/repositories/sessions-repository.js';
 import type { WithTransaction } from '../db/repositories/index.js';
 import { parseTimeRange } from '../span-model/time.js';
 
@@ -37,6 +38,9 @@ export interface TraceView extends TraceRecord {
 }
 
 export interface TraceListItem extends TraceView {
+  /** The root span's input.value and output.value, cut to PREVIEW_CHARS. */
+  input: string | null;
+  output: string | null;
   /** Only when asked for (includeSpans): every span's tree columns, in start order. */
   spans?: SpanSummaryRecord[] | undefined;
 }
@@ -73,8 +77,15 @@ export interface TracesServiceDependencies {
   costs: CostsRepository;
   projects: ProjectsService;
   sessions: Pick<SessionsService, 'resolve'>;
+  /** The root span's input and output of each trace, for the list's previews. */
+  rootIo: SessionsRepository['rootIo'];
   withTransaction: WithTransaction;
 }
+
+/** Characters of a root span's input or output a trace list carries: one line of a table, the rest on its page. */
+export const PREVIEW_CHARS = 300;
+
+const previewOf = (text: string | null) => (text === null ? null : text.length > PREVIEW_CHARS ? `${text.slice(0, PREVIEW_CHARS)}…` : text);
 
 /** What a transfer did (Phoenix's TransferTracesData). */
 export interface TransferResult {
@@ -95,15 +106,16 @@ export const MAX_DETAIL_SPANS = 2_000;
 const MAX_SESSION_IDENTIFIERS = 100;
 
 export function createTracesService(deps: TracesServiceDependencies) {
-  const { traces, spans, costs, projects, sessions, withTransaction } = deps;
+  const { traces, spans, costs, projects, sessions, rootIo, withTransaction } = deps;
 
   /** Stats and first root span of each trace, and optionally all their spans' tree columns. */
   const decorate = async (records: TraceRecord[], includeSpans: boolean): Promise<TraceListItem[]> => {
     const ids = records.map((trace) => trace.id);
-    const [stats, summaries, traceCosts] = await Promise.all([
+    const [stats, summaries, traceCosts, io] = await Promise.all([
       traces.stats(ids),
       spans.summariesOfTraces(ids, { rootsOnly: !includeSpans }),
       costs.traceTotals(ids),
+      rootIo(ids),
     ]);
     const byTrace = new Map<number, SpanSummaryRecord[]>();
     for (const summary of summaries) {
@@ -121,6 +133,8 @@ export function createTracesService(deps: TracesServiceDependencies) {
         stats: stats.get(trace.id) ?? EMPTY_STATS,
         cost: traceCosts.get(trace.id) ?? null,
         rootSpan: traceSpans.find((span) => span.parentId === null) ?? null,
+        input: previewOf(io.get(trace.id)?.input ?? null),
+        output: previewOf(io.get(trace.id)?.output ?? null),
         ...(includeSpans ? { spans: traceSpans } : {}),
       };
     });

@@ -128,6 +128,26 @@ describeEachDialect('full-text search', (server) => {
     );
   });
 
+  it("lists each trace with its root span's input and output, cut to one line's worth", async () => {
+    const traceId = newTraceId();
+    const input = `Tell me about ${'the sea '.repeat(60)}`;
+    await sendSpans(url(), project, [{ traceId, start: at(30), attributes: { 'input.value': input, 'output.value': 'Waves.' } }]);
+    const body = await getOk(url(), `/v1/projects/${project}/traces?search=sea`);
+    const [trace] = body.data as { trace_id: string; input: string; output: string }[];
+    assert.equal(trace?.trace_id, traceId);
+    assert.equal(trace.input, `${input.slice(0, 300)}…`);
+    assert.equal(trace.output, 'Waves.');
+  });
+
+  it('names the attribute keys a filter can test', async () => {
+    const body = await getOk(url(), `/v1/projects/${project}/span_attribute_keys`);
+    const keys = body.data as string[];
+    assert.ok(keys.includes('openinference.span.kind'), keys.join());
+    assert.deepEqual(keys, [...keys].sort(), 'sorted');
+    assert.ok(!keys.includes('llm.input_messages.0.message.content'), 'long lists cannot be tested');
+    expectError(await request(url(), 'GET', '/v1/projects/no-such-project-here/span_attribute_keys'), 404);
+  });
+
   it('answers 422 with a sentence for a search or filter it cannot read', async () => {
     expectError(
       await request(url(), 'GET', `/v1/projects/${project}/spans?search=${encodeURIComponent('?!')}`),

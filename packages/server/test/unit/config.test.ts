@@ -55,6 +55,7 @@ describe('loadConfig: defaults', () => {
       disableRateLimit: false,
       trustedProxies: [],
       allowPrivateProviderUrls: false,
+      fullTextSearch: true,
       smtp: null,
       idps: [],
       ldap: null,

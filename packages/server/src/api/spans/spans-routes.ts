@@ -135,6 +135,23 @@ export async function spansRoutes(
   );
 
   app.get(
+    '/v1/projects/:project_identifier/span_attribute_keys',
+    {
+      schema: {
+        tags,
+        operationId: 'listSpanAttributeKeys',
+        summary: 'Attribute keys of recent spans (Sightline addition)',
+        description:
+          "The sorted attribute keys of the project's 2,000 newest spans (at most 500) that a `filter` condition can test: " +
+          'what the UI offers to complete. Long OpenInference lists (messages, documents) are not among them.',
+        params: ProjectPath,
+        response: { 200: Type.Object({ data: Type.Array(Type.String()) }, { title: 'SpanAttributeKeys' }), ...errors(404) },
+      },
+    },
+    async (request) => ({ data: await spans.attributeKeys(identifier('Project', request.params.project_identifier)) }),
+  );
+
+  app.get(
     '/v1/projects/:project_identifier/spans/otlpv1',
     {
       schema: {

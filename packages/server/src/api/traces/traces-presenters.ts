@@ -43,7 +43,12 @@ function traceFields(trace: TraceView) {
 
 /** Phoenix's TraceData plus Sightline's additions; `spans` only when they were asked for. */
 export function presentTrace(trace: TraceListItem) {
-  return { ...traceFields(trace), ...(trace.spans ? { spans: trace.spans.map(presentTraceSpan) } : {}) };
+  return {
+    ...traceFields(trace),
+    input: trace.input,
+    output: trace.output,
+    ...(trace.spans ? { spans: trace.spans.map(presentTraceSpan) } : {}),
+  };
 }
 
 export function presentTraceDetail(trace: TraceDetail) {

@@ -537,6 +537,25 @@ export function createSpansRepository(db: Kysely<DB>, dialect: Dialect) {
       }));
     },
 
+    /**
+     * The attribute keys of the JSON column (the ones conditions can test) among the project's
+     * `sample` newest spans, sorted, at most `limit`: what the filter editor offers to complete.
+     */
+    async recentAttributeKeys(projectId: number, sample: number, limit: number): Promise<string[]> {
+      const recent = db
+        .selectFrom('spans')
+        .select('attributes')
+        .where('project_id', '=', projectId)
+        .orderBy('start_time', 'desc')
+        .limit(sample)
+        .as('s');
+      const keys =
+        dialect === 'postgres'
+          ? sql<{ key: string }>`select distinct k as key from ${recent}, jsonb_object_keys(s.attributes) as k order by k limit ${limit}`
+          : sql<{ key: string }>`select distinct j.key as key from ${recent}, json_each(s.attributes) as j order by j.key limit ${limit}`;
+      return (await keys.execute(db)).rows.map((row) => row.key);
+    },
+
     /** Row ids of the given OpenTelemetry span ids that exist (any project; the newest span of an id held by two traces). */
     async rowidsBySpanId(spanIds: string[]): Promise<Map<string, number>> {
       return spanRowidsBySpanId(db, spanIds);

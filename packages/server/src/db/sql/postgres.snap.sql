@@ -189,6 +189,9 @@ select "spans"."id", "spans"."trace_rowid", "spans"."project_id", "traces"."trac
 -- spans.listOfTrace
 select "spans"."id", "spans"."trace_rowid", "spans"."project_id", "traces"."trace_id", "spans"."span_id", "spans"."parent_id", "spans"."name", "spans"."span_kind", cast("spans"."start_time" as text) as "start_time", cast("spans"."end_time" as text) as "end_time", "spans"."status_code", "spans"."status_message", "spans"."attributes", "spans"."long_attributes", "spans"."events", "spans"."llm_token_count_prompt", "spans"."llm_token_count_completion", "spans"."llm_token_count_total" from "spans" inner join "traces" on "traces"."id" = "spans"."trace_rowid" where "spans"."trace_rowid" = $1 order by "spans"."start_time" asc, "spans"."id" asc limit $2;
 
+-- spans.recentAttributeKeys
+select distinct k as key from (select "attributes" from "spans" where "project_id" = $1 order by "start_time" desc limit $2) as "s", jsonb_object_keys(s.attributes) as k order by k limit $3;
+
 -- spans.summariesOfTraces
 select "id", "trace_rowid", "span_id", "parent_id", "name", "span_kind", "status_code", cast("start_time" as text) as "start_time", cast("end_time" as text) as "end_time" from "spans" where "trace_rowid" in ($1, $2) and "parent_id" is null order by "spans"."trace_rowid", "spans"."start_time", "spans"."id";
 
