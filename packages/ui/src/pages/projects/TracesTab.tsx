@@ -16,6 +16,8 @@ import { useUpdateSearch } from '../../lib/search';
 import { useProjectContext } from './ProjectLayout';
 import { explorerSearch } from './ProjectsPage';
 import { AddToQueueButton } from '../queues/AddToQueue';
+import { highlightWords, Preview, QueryBar, useTextFilters } from '../../components/QueryBar';
+import { ColumnChooser, useChosenColumns } from '../../components/ColumnChooser';
 
 export function traceStatus(trace: Pick<Trace, 'error_count' | 'root_span'>) {
   return trace.error_count > 0 ? 'ERROR' : (trace.root_span?.status_code ?? 'UNSET');
@@ -34,7 +36,9 @@ export function TracesTab() {
   // React Query hashes its key by value, so a fresh object each render refetches nothing.
   const annotationFilters = annotationFiltersOf(annotationTags);
   const configs = useAnnotationConfigs();
-  const traces = useTraces(projectId, option, sortKey, order, interval, annotationFilters);
+  const text = useTextFilters();
+  const words = useMemo(() => highlightWords(text.search), [text.search]);
+  const traces = useTraces(projectId, option, sortKey, order, interval, annotationFilters, text);
   const rows = useMemo(() => traces.data?.pages.flatMap((page) => page.data) ?? [], [traces.data]);
   const search = explorerSearch(params);
   // Traces picked for "Add to queue", by trace id, kept across pages and re-sorts.
@@ -78,7 +82,7 @@ export function TracesTab() {
     {
       key: 'name',
       title: 'Root span',
-      width: 'minmax(260px, 3fr)',
+      width: 'minmax(180px, 1.5fr)',
       render: (trace) => (
         <Group gap={8} wrap="nowrap">
           {trace.root_span ? <KindBadge kind={trace.root_span.span_kind} size="xs" /> : null}
@@ -91,6 +95,18 @@ export function TracesTab() {
           </Text>
         </Group>
       ),
+    },
+    {
+      key: 'input',
+      title: 'Input',
+      width: 'minmax(200px, 2fr)',
+      render: (trace) => <Preview text={trace.input} words={words} />,
+    },
+    {
+      key: 'output',
+      title: 'Output',
+      width: 'minmax(200px, 2fr)',
+      render: (trace) => <Preview text={trace.output} words={words} />,
     },
     {
       key: 'start_time',
@@ -168,8 +184,11 @@ export function TracesTab() {
     },
   ];
 
+  const chosen = useChosenColumns('traces', columns);
+
   return (
     <>
+      <QueryBar projectId={projectId} annotationNames={(configs.data ?? []).map((config) => config.name)} error={traces.error} />
       <Group justify="space-between" align="flex-end">
         <AnnotationFilterInput
           value={annotationTags}
@@ -188,6 +207,7 @@ export function TracesTab() {
             : ' '}{' '}
           · ↑/↓ to move, Enter to open
         </Text>
+        <ColumnChooser table="traces" columns={columns} chosen={chosen} />
         <Anchor component={Link} to={`/projects/${encodeURIComponent(projectId)}/spans${search}${search ? '&' : '?'}roots=1`} size="sm">
           <Group gap={4}>
             <IconFilter size={14} /> Filter traces by status, kind, name or attribute
@@ -203,11 +223,13 @@ export function TracesTab() {
           </Button>
         </Group>
       ) : null}
-      {traces.error ? <Alert color="red">{traces.error.message}</Alert> : null}
+      {traces.error && !/search text|span query|condition/.test(traces.error.message) ? (
+        <Alert color="red">{traces.error.message}</Alert>
+      ) : null}
       <VirtualTable
         label="Traces"
         rows={rows}
-        columns={columns}
+        columns={chosen.visible}
         rowKey={(trace) => trace.id}
         onOpen={open}
         sort={{ key: sortKey, direction: order }}
@@ -217,7 +239,13 @@ export function TracesTab() {
         onLoadMore={() => void traces.fetchNextPage()}
         loading={traces.isPending}
         stale={traces.isPlaceholderData}
-        empty={<Text c="dimmed">No traces in this time range. Try a longer range, such as “All time”.</Text>}
+        empty={
+          <Text c="dimmed">
+            {text.search || text.filter
+              ? 'No traces match the search or filter in this time range.'
+              : 'No traces in this time range. Try a longer range, such as “All time”.'}
+          </Text>
+        }
       />
     </>
   );

@@ -27,6 +27,16 @@ function annotationQuery(filters: AnnotationFilters) {
   };
 }
 
+/** Full-text search words and a filter condition (docs/search.md); empty texts filter nothing. */
+export interface TextFilters {
+  search: string;
+  filter: string;
+}
+
+export const NO_TEXT_FILTERS: TextFilters = { search: '', filter: '' };
+
+const textQuery = (text: TextFilters) => ({ search: text.search || undefined, filter: text.filter || undefined });
+
 export function useTraces(
   projectId: string,
   range: RangeOption,
@@ -34,9 +44,10 @@ export function useTraces(
   order: 'asc' | 'desc',
   refetchInterval: number | false,
   annotations: AnnotationFilters = NO_ANNOTATION_FILTERS,
+  text: TextFilters = NO_TEXT_FILTERS,
 ) {
   return useInfiniteQuery({
-    queryKey: ['traces', projectId, range.value, sort, order, annotations],
+    queryKey: ['traces', projectId, range.value, sort, order, annotations, text],
     queryFn: ({ pageParam, signal }) =>
       call(
         client.GET('/v1/projects/{project_identifier}/traces', {
@@ -48,6 +59,7 @@ export function useTraces(
               sort,
               order,
               ...annotationQuery(annotations),
+              ...textQuery(text),
               ...resolveRange(range),
             },
           },
@@ -59,7 +71,7 @@ export function useTraces(
   });
 }
 
-export interface SpanFilters extends AnnotationFilters {
+export interface SpanFilters extends AnnotationFilters, TextFilters {
   name: string[];
   span_kind: string[];
   status_code: string[];
@@ -90,6 +102,7 @@ export function useSpans(
               status_code: filters.status_code as Span['status_code'][],
               attribute: filters.attribute,
               ...annotationQuery(filters),
+              ...textQuery(filters),
               parent_id: filters.rootsOnly ? 'null' : undefined,
               ...resolveRange(range),
             },
