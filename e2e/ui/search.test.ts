@@ -1,5 +1,5 @@
 /**
- * Search and filter in Debian's Chromium (docs/search.md): the traces table shows each trace's
+ * Search and filter in Debian's Chromium (docs/search.md), and Ctrl+K's trace lookup: the traces table shows each trace's
  * input and output; typing words finds the traces that hold them (Chinese too) with the words
  * marked; the filter editor completes names, applies a condition on Enter and points at the
  * mistake in one it cannot read; a hidden column stays hidden after a reload; and the bar fits a
@@ -29,6 +29,7 @@ describe('UI: search and filter', () => {
   let opened: OpenedPage;
   const test = uiTest(() => [opened]);
   const project = unique('ui-search');
+  const traceIds: string[] = [];
 
   before(async () => {
     server = await startAuthServer('');
@@ -37,7 +38,7 @@ describe('UI: search and filter', () => {
     const start = BigInt(Date.now() - 60_000) * 1_000_000n;
     const text = (key: string, value: string) => ({ key, value: { stringValue: value } });
     const turn = (offsetMs: number, input: string, output: string, kind = 'CHAIN') => ({
-      traceId: randomBytes(16).toString('hex'),
+      traceId: traceIds[traceIds.push(randomBytes(16).toString('hex')) - 1]!,
       spanId: randomBytes(8).toString('hex'),
       name: 'chat-turn',
       kind: 1,
@@ -114,6 +115,18 @@ describe('UI: search and filter', () => {
     await filter.fill('');
     await filter.press('Enter');
     await eventually(async () => assert.equal((await rowTexts(opened)).length, 4));
+  });
+
+  test('Ctrl+K opens a trace by its id', async () => {
+    const { page } = opened;
+    await page.goto(`${server.url}/projects`);
+    await page.getByText(project).waitFor();
+    await page.keyboard.press('Control+K');
+    const box = page.getByPlaceholder('Jump to a project, dataset, prompt, trace id or session id…');
+    await box.fill(traceIds[1]!.toUpperCase());
+    await page.getByText(`Open trace ${traceIds[1]}`).click();
+    await page.waitForURL(new RegExp(`/traces/${traceIds[1]}`));
+    await page.getByText('Where is my parcel?').first().waitFor();
   });
 
   test('remembers the columns chosen, and fits a phone', async () => {

@@ -692,6 +692,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/traces/{trace_identifier}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Find which project holds a trace (Sightline addition)
+         * @description The trace with this id in any project, without its spans: its ids and its project, so that a trace id alone (from a log line, a support ticket) leads to its page. 404 when no live project holds it.
+         */
+        get: operations["locateTrace"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a trace by identifier
+         * @description Deletes the whole trace with its spans and their annotations. Admins and system keys only (docs/api.md, "Permissions").
+         */
+        delete: operations["deleteTrace"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/projects/{project_identifier}/traces/{trace_identifier}": {
         parameters: {
             query?: never;
@@ -707,26 +731,6 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/traces/{trace_identifier}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        /**
-         * Delete a trace by identifier
-         * @description Deletes the whole trace with its spans and their annotations. Admins and system keys only (docs/api.md, "Permissions").
-         */
-        delete: operations["deleteTrace"];
         options?: never;
         head?: never;
         patch?: never;
@@ -3302,6 +3306,19 @@ export interface components {
             /** @description The root span's output.value, its first 300 characters (Sightline addition). */
             output?: string | null;
             spans?: components["schemas"]["TraceSpanData"][] | null;
+        };
+        /** TraceLocation */
+        TraceLocation: {
+            /** @description Opaque Trace id (base64 of "Trace:<row id>"). */
+            id: string;
+            trace_id: string;
+            /** @description Opaque Project id (base64 of "Project:<row id>"). */
+            project_id: string;
+            /**
+             * Format: date-time
+             * @description Start. ISO 8601 UTC with nine fractional digits (nanoseconds).
+             */
+            start_time: string;
         };
         /** TraceDetail */
         TraceDetail: {
@@ -7352,13 +7369,11 @@ export interface operations {
             };
         };
     };
-    getTrace: {
+    locateTrace: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                /** @description Project id (base64 "Project:<id>") or project name. */
-                project_identifier: string;
                 /** @description Trace id (base64 "Trace:<id>") or OpenTelemetry trace id (32 hex digits). */
                 trace_identifier: string;
             };
@@ -7373,7 +7388,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: components["schemas"]["TraceDetail"];
+                        data: components["schemas"]["TraceLocation"];
                     };
                 };
             };
@@ -7433,6 +7448,69 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getTrace: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project id (base64 "Project:<id>") or project name. */
+                project_identifier: string;
+                /** @description Trace id (base64 "Trace:<id>") or OpenTelemetry trace id (32 hex digits). */
+                trace_identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["TraceDetail"];
+                    };
+                };
             };
             /** @description No valid credential (auth enabled) */
             401: {

@@ -108,6 +108,7 @@ export const PERMISSIONS: Readonly<Record<RouteKey, RouteRule>> = {
   'GET /v1/projects/:project_identifier/timeseries': { access: 'any', rule: 'project data' },
   'GET /v1/projects/:project_identifier/spans': { access: 'any', rule: 'project data' },
   'GET /v1/projects/:project_identifier/spans/otlpv1': { access: 'any', rule: 'project data' },
+  'GET /v1/traces/:trace_identifier': { access: 'any', rule: 'project data (which project holds a trace)' },
   'GET /v1/projects/:project_identifier/span_attribute_keys': { access: 'any', rule: 'project data (the filter editor completes them)' },
   'POST /v1/projects/:project_identifier/spans': { access: 'any', rule: 'project data (span submission, like trace ingest)' },
   'GET /v1/spans/:span_identifier': { access: 'any', rule: 'project data' },

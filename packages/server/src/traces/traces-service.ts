@@ -108,6 +108,13 @@ const MAX_SESSION_IDENTIFIERS = 100;
 export function createTracesService(deps: TracesServiceDependencies) {
   const { traces, spans, costs, projects, sessions, rootIo, withTransaction } = deps;
 
+  const findAnywhere = async (traceIdentifier: Identifier): Promise<TraceRecord | undefined> => {
+    const id = traceIdentifier.rowId;
+    if (id !== null) return traces.findById(id);
+    if (HEX_TRACE_ID.test(traceIdentifier.text)) return traces.findByTraceId(traceIdentifier.text.toLowerCase());
+    return undefined;
+  };
+
   /** Stats and first root span of each trace, and optionally all their spans' tree columns. */
   const decorate = async (records: TraceRecord[], includeSpans: boolean): Promise<TraceListItem[]> => {
     const ids = records.map((trace) => trace.id);
@@ -261,12 +268,17 @@ export function createTracesService(deps: TracesServiceDependencies) {
 
     /** Deletes a trace by Trace GlobalID or OpenTelemetry trace id, with its spans and their annotations; 404 otherwise. */
     async delete(traceIdentifier: Identifier): Promise<void> {
-      const id = traceIdentifier.rowId;
-      let trace: TraceRecord | undefined;
-      if (id !== null) trace = await traces.findById(id);
-      else if (HEX_TRACE_ID.test(traceIdentifier.text)) trace = await traces.findByTraceId(traceIdentifier.text.toLowerCase());
+      const trace = await findAnywhere(traceIdentifier);
       if (!trace || !(await traces.deleteById(trace.id)))
         throw new NotFoundError(`trace ${JSON.stringify(traceIdentifier.text)} not found`);
+    },
+
+    /** The trace of any live project with this Trace GlobalID or OpenTelemetry trace id (Ctrl+K's lookup); 404 otherwise. */
+    async locate(traceIdentifier: Identifier): Promise<TraceRecord> {
+      const trace = await findAnywhere(traceIdentifier);
+      if (!trace || !(await projects.isLive(trace.projectId)))
+        throw new NotFoundError(`trace ${JSON.stringify(traceIdentifier.text)} not found`);
+      return trace;
     },
 
     /** One trace of the project by Trace GlobalID or OpenTelemetry trace id, with all its spans; 404 otherwise. */

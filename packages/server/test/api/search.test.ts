@@ -139,6 +139,15 @@ describeEachDialect('full-text search', (server) => {
     assert.equal(trace.output, 'Waves.');
   });
 
+  it('finds the project of a trace id', async () => {
+    const body = await getOk(url(), `/v1/traces/${traces.cafe.toUpperCase()}`);
+    const found = body.data as { trace_id: string; project_id: string };
+    assert.equal(found.trace_id, traces.cafe);
+    const projectBody = await getOk(url(), `/v1/projects/${project}`);
+    assert.equal(found.project_id, (projectBody.data as { id: string }).id);
+    expectError(await request(url(), 'GET', `/v1/traces/${'0'.repeat(32)}`), 404, /not found/);
+  });
+
   it('names the attribute keys a filter can test', async () => {
     const body = await getOk(url(), `/v1/projects/${project}/span_attribute_keys`);
     const keys = body.data as string[];
