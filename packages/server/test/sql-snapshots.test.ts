@@ -260,6 +260,7 @@ function scenario(r: Repositories, dialect: string, db: Kysely<DB>): SqlScenario
     ['sessions.list', () => r.sessions.list({ projectId: 1, order: 'asc', sort: 'id', fromId: 5, limit: 10 })],
     ['sessions.list (desc)', () => r.sessions.list({ projectId: 1, order: 'desc', sort: 'id', limit: 10 })],
     ['sessions.list (by start)', () => r.sessions.list({ projectId: 1, order: 'desc', sort: 'start_time', fromId: 1, limit: 10 })],
+    ['sessions.list (by last activity)', () => r.sessions.list({ projectId: 1, order: 'desc', sort: 'end_time', fromId: 1, limit: 10 })],
     ['sessions.findById', () => r.sessions.findById(1)],
     ['sessions.anyInProject', () => r.sessions.anyInProject(1, ['s'])],
     ['traces.rowidsByTraceId', () => r.traces.rowidsByTraceId(['ab'])],

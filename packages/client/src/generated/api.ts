@@ -765,7 +765,7 @@ export interface paths {
         };
         /**
          * List sessions for a project
-         * @description Sessions of the project in id order (oldest first unless `order=desc`), or by start time with `sort=start_time` (Sightline addition), keyset-paginated, each with its traces, token sums, trace count, duration, first input and last output.
+         * @description Sessions of the project in id order (oldest first unless `order=desc`), or by start time with `sort=start_time` or last activity with `sort=end_time` (Sightline additions), keyset-paginated, each with its traces, token sums, cost, error spans, trace count, duration, first input and last output.
          */
         get: operations["listProjectSessions"];
         put?: never;
@@ -3423,6 +3423,8 @@ export interface components {
             cost_total: number | null;
             /** @description Number of traces (turns) (Sightline addition). */
             trace_count: number;
+            /** @description Spans of the session with status ERROR (Sightline addition). */
+            error_count: number;
             /** @description end_time − start_time in milliseconds (Sightline addition). */
             duration_ms: number;
             /** @description input.value of the first trace's root span (Sightline addition). */
@@ -7619,8 +7621,8 @@ export interface operations {
                 limit?: number;
                 /** @description Ascending (the default) or descending. */
                 order?: "asc" | "desc";
-                /** @description By session id, i.e. when ingest first saw the session (the default, as Phoenix), or by when it started (Sightline addition). */
-                sort?: "id" | "start_time";
+                /** @description By session id, i.e. when ingest first saw the session (the default, as Phoenix), by when it started, or by its last activity, the end of its latest trace (Sightline additions). */
+                sort?: "id" | "start_time" | "end_time";
             };
             header?: never;
             path: {

@@ -39,7 +39,7 @@ export interface SessionListParams {
 /** Most identifiers one bulk delete may name. */
 export const MAX_DELETE_IDENTIFIERS = 1000;
 
-const NO_TOKENS: SessionTokens = { prompt: 0, completion: 0, total: 0 };
+const NO_TOKENS: SessionTokens = { prompt: 0, completion: 0, total: 0, errors: 0 };
 
 export type SessionsService = ReturnType<typeof createSessionsService>;
 

@@ -179,6 +179,32 @@ describeEachDialect(
       expectStatus(await clients.member.get(`/v1/projects/${project}/sessions?sort=last_activity`), 422);
     });
 
+    it('sorts sessions by last activity, and counts their error spans', async () => {
+      const project = unique('by-activity');
+      const [early, late] = [`early-${unique('s')}`, `late-${unique('s')}`];
+      await send(project, turn(newTraceId(), early, 0, 1));
+      await send(project, turn(newTraceId(), late, 50_000, 2));
+      // The early session's second turn makes it the last active.
+      await send(project, turn(newTraceId(), early, 100_000, 3));
+      await send(project, [
+        { traceId: newTraceId(), name: 'failing', start: at(60_000), status: 'ERROR', attributes: { 'session.id': late } },
+      ]);
+      const ids = async (query: string) =>
+        expectStatus(await clients.member.get(`/v1/projects/${project}/sessions?${query}`), 200).body.data.map(
+          (session: SessionBody & { error_count: number }) => `${session.session_id}:${session.error_count}`,
+        );
+      assert.deepEqual(await ids('sort=end_time&order=desc'), [`${early}:0`, `${late}:1`]);
+      assert.deepEqual(await ids('sort=start_time&order=desc'), [`${late}:1`, `${early}:0`]);
+      const first = expectStatus(await clients.member.get(`/v1/projects/${project}/sessions?sort=end_time&order=desc&limit=1`), 200).body;
+      const second = expectStatus(
+        await clients.member.get(
+          `/v1/projects/${project}/sessions?sort=end_time&order=desc&limit=1&cursor=${encodeURIComponent(first.next_cursor)}`,
+        ),
+        200,
+      ).body;
+      assert.equal(second.data[0].session_id, late, 'the cursor pages by last activity');
+    });
+
     it('reads one session by id or by session.id text; a text in two projects is ambiguous', async () => {
       const listed = expectStatus(await clients.member.get(`/v1/projects/${state.project}/sessions`), 200).body.data[0] as SessionBody;
       const byId = expectStatus(await clients.member.get(`/v1/sessions/${encodeURIComponent(listed.id)}`), 200).body.data;

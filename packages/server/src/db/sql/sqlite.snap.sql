@@ -215,7 +215,10 @@ select "project_sessions"."id", "project_sessions"."project_id", "project_sessio
 select "project_sessions"."id", "project_sessions"."project_id", "project_sessions"."session_id", cast("project_sessions"."start_time" as text) as "start_time", cast("project_sessions"."end_time" as text) as "end_time" from "project_sessions" where "project_sessions"."project_id" = ? order by "project_sessions"."id" desc limit ?;
 
 -- sessions.list (by start)
-select cast("start_time" as text) as "start_time" from "project_sessions" where "id" = ? and "project_id" = ?;
+select cast("project_sessions"."start_time" as text) as "time" from "project_sessions" where "id" = ? and "project_id" = ?;
+
+-- sessions.list (by last activity)
+select cast("project_sessions"."end_time" as text) as "time" from "project_sessions" where "id" = ? and "project_id" = ?;
 
 -- sessions.findById
 select "project_sessions"."id", "project_sessions"."project_id", "project_sessions"."session_id", cast("project_sessions"."start_time" as text) as "start_time", cast("project_sessions"."end_time" as text) as "end_time" from "project_sessions" where "project_sessions"."id" = ?;
@@ -306,7 +309,7 @@ select "project_sessions"."id", "project_sessions"."project_id", "project_sessio
 select "traces"."id", "traces"."project_session_rowid", "traces"."trace_id", cast("traces"."start_time" as text) as "start_time", cast("traces"."end_time" as text) as "end_time" from "traces" where "traces"."project_session_rowid" in (?, ?) order by "traces"."project_session_rowid", "traces"."start_time", "traces"."id";
 
 -- sessions.tokens
-select "traces"."project_session_rowid", sum("spans"."llm_token_count_prompt") as "prompt", sum("spans"."llm_token_count_completion") as "completion", sum("spans"."llm_token_count_total") as "total" from "spans" inner join "traces" on "traces"."id" = "spans"."trace_rowid" where "traces"."project_session_rowid" in (?, ?) group by "traces"."project_session_rowid";
+select "traces"."project_session_rowid", sum("spans"."llm_token_count_prompt") as "prompt", sum("spans"."llm_token_count_completion") as "completion", sum("spans"."llm_token_count_total") as "total", sum(case when "spans"."status_code" = 'ERROR' then 1 else 0 end) as "errors" from "spans" inner join "traces" on "traces"."id" = "spans"."trace_rowid" where "traces"."project_session_rowid" in (?, ?) group by "traces"."project_session_rowid";
 
 -- sessions.rootIo
 select "spans"."trace_rowid", json_extract("spans"."attributes", ?) as "input", json_extract("spans"."attributes", ?) as "output", "spans"."attributes", "spans"."long_attributes" from "spans" where "spans"."trace_rowid" in (?, ?) and "spans"."parent_id" is null order by "spans"."trace_rowid", "spans"."start_time", "spans"."id";
