@@ -115,6 +115,21 @@ describe('UI: search and filter', () => {
     await filter.fill('');
     await filter.press('Enter');
     await eventually(async () => assert.equal((await rowTexts(opened)).length, 4));
+
+    // A saved view brings its search back for anyone on the project.
+    await page.getByLabel('Search inputs, outputs and messages').fill('parcel');
+    await eventually(async () => assert.equal((await rowTexts(opened)).length, 2));
+    await page.getByRole('button', { name: 'Saved views' }).click();
+    await page.getByRole('menuitem', { name: 'Save this view…' }).click();
+    await page.getByRole('dialog').getByLabel('Name').fill('Parcels');
+    await page.getByRole('dialog').getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('dialog').waitFor({ state: 'detached' });
+    await page.getByLabel('Search inputs, outputs and messages').fill('');
+    await eventually(async () => assert.equal((await rowTexts(opened)).length, 4));
+    await page.getByRole('button', { name: 'Saved views' }).click();
+    await page.getByRole('menuitem', { name: 'Parcels' }).click();
+    await eventually(async () => assert.equal((await rowTexts(opened)).length, 2));
+    assert.equal(await page.getByLabel('Search inputs, outputs and messages').inputValue(), 'parcel');
   });
 
   test('Ctrl+K opens a trace by its id', async () => {

@@ -42,6 +42,7 @@ import { loadUiPage, uiFallback, uiRoutes } from './http/ui-routes.js';
 import { promptsRoutes } from './api/prompts/prompts-routes.js';
 import { datasetsRoutes } from './api/datasets/datasets-routes.js';
 import { datasetLabelsRoutes } from './api/dataset-labels/dataset-labels-routes.js';
+import { savedViewsRoutes } from './api/saved-views/saved-views-routes.js';
 import type { DatasetLabelsService } from './datasets/dataset-labels-service.js';
 import { datasetSplitsRoutes } from './api/dataset-splits/dataset-splits-routes.js';
 import type { DatasetSplitsService } from './datasets/dataset-splits-service.js';
@@ -198,6 +199,7 @@ export async function buildApp({
       await scope.register(promptsRoutes, { prompts });
       await scope.register(datasetsRoutes, { datasets });
       await scope.register(datasetLabelsRoutes, { labels: datasetLabels });
+      await scope.register(savedViewsRoutes, { views: query.savedViews });
       await scope.register(datasetSplitsRoutes, { splits: datasetSplits });
       await scope.register(experimentsRoutes, { experiments });
       await scope.register(experimentTagsRoutes, { tags: experimentTags });

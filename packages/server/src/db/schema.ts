@@ -414,6 +414,20 @@ export interface OnlineEvalItemsTable {
 }
 
 /** A name pointing at one experiment of a dataset (migration 0029); unique per dataset. */
+/** A project's named search, filter and list options (migration 0040). */
+export interface SavedViewsTable {
+  id: Generated<number>;
+  project_id: number;
+  user_id: number | null;
+  name: string;
+  /** The list it applies to: traces, spans or sessions. */
+  page: string;
+  /** The list's query string (q, filter, sort…), as the UI's address holds it. */
+  query: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
 export interface ExperimentTagsTable {
   id: Generated<number>;
   experiment_id: number;
@@ -607,6 +621,7 @@ export interface DB {
   dataset_examples: DatasetExamplesTable;
   dataset_example_revisions: DatasetExampleRevisionsTable;
   dataset_labels: DatasetLabelsTable;
+  saved_views: SavedViewsTable;
   datasets_dataset_labels: DatasetsDatasetLabelsTable;
   dataset_splits: DatasetSplitsTable;
   dataset_splits_dataset_examples: DatasetSplitsDatasetExamplesTable;

@@ -139,6 +139,27 @@ describeEachDialect('full-text search', (server) => {
     assert.equal(trace.output, 'Waves.');
   });
 
+  it('saves named views of a project, checked when saved', async () => {
+    const save = (name: string, query: string, target = project) =>
+      request(url(), 'POST', `/v1/projects/${target}/saved_views`, { name, page: 'traces', query });
+    const saved = await save('Refunds', `q=refund&filter=${encodeURIComponent("span_kind == 'CHAIN'")}`);
+    assert.equal(saved.status, 200, JSON.stringify(saved.body));
+    await save('Slow', 'filter=latency_ms+%3E+5');
+    const replaced = await save('Refunds', 'q=refund+policy');
+    assert.equal((replaced.body.data as { id: string }).id, (saved.body.data as { id: string }).id, 'same name, same view');
+    const listed = await getOk(url(), `/v1/projects/${project}/saved_views`);
+    assert.deepEqual(
+      (listed.data as { name: string; query: string }[]).map((view) => `${view.name}:${view.query}`),
+      ['Slow:filter=latency_ms+%3E+5', 'Refunds:q=refund+policy'],
+    );
+    expectError(await save('Broken', 'filter=latency_ms+%3E'), 422, /view cannot be saved: invalid span query/);
+    expectError(await save('   ', 'q=x'), 422, /name must be/);
+    const id = encodeURIComponent((saved.body.data as { id: string }).id);
+    expectError(await request(url(), 'DELETE', `/v1/projects/${other}/saved_views/${id}`), 404, /not found in this project/);
+    assert.equal((await request(url(), 'DELETE', `/v1/projects/${project}/saved_views/${id}`)).status, 204);
+    expectError(await request(url(), 'DELETE', `/v1/projects/${project}/saved_views/${id}`), 404);
+  });
+
   it('finds the project of a trace id', async () => {
     const body = await getOk(url(), `/v1/traces/${traces.cafe.toUpperCase()}`);
     const found = body.data as { trace_id: string; project_id: string };

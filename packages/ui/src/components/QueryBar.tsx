@@ -5,13 +5,14 @@
  * input it came from.
  */
 import { useEffect, useState } from 'react';
-import { Highlight, Group, TextInput, Text } from '@mantine/core';
+import { Box, Highlight, Group, TextInput, Text } from '@mantine/core';
 import { IconSearch } from '@tabler/icons-react';
 import { useQuery } from '@tanstack/react-query';
 import { useSearchParams } from 'react-router';
 import { call, client } from '../api/http';
 import { useUpdateSearch } from '../lib/search';
 import { ConditionInput } from './ConditionInput';
+import { SavedViews, type ViewPage } from './SavedViews';
 
 /** The search words and filter condition of the page's address. */
 export function useTextFilters(): { search: string; filter: string } {
@@ -43,12 +44,14 @@ function useAttributeKeys(projectId: string) {
 
 export interface QueryBarProps {
   projectId: string;
+  /** The list the bar filters, for its saved views. */
+  page: ViewPage;
   annotationNames: string[];
   /** The list's error, when it has one: a 422 about the search or the filter is shown under it. */
   error: Error | null;
 }
 
-export function QueryBar({ projectId, annotationNames, error }: QueryBarProps) {
+export function QueryBar({ projectId, page, annotationNames, error }: QueryBarProps) {
   const { search, filter } = useTextFilters();
   const update = useUpdateSearch();
   const keys = useAttributeKeys(projectId);
@@ -86,6 +89,9 @@ export function QueryBar({ projectId, annotationNames, error }: QueryBarProps) {
         error={filterError}
         w={{ base: '100%', sm: 480 }}
       />
+      <Box pt={{ base: 0, sm: 25 }}>
+        <SavedViews projectId={projectId} page={page} />
+      </Box>
     </Group>
   );
 }

@@ -19,6 +19,7 @@ export type GlobalType =
   | 'DatasetVersion'
   | 'DatasetExample'
   | 'DatasetLabel'
+  | 'SavedView'
   | 'DatasetSplit'
   | 'Experiment'
   | 'ExperimentRun'

@@ -23,6 +23,7 @@ import { createSecretsRepository } from './secrets-repository.js';
 import { createSessionsRepository } from './sessions-repository.js';
 import { createDatasetsRepository } from './datasets-repository.js';
 import { createDatasetLabelsRepository } from './dataset-labels-repository.js';
+import { createSavedViewsRepository } from './saved-views-repository.js';
 import { createDatasetSplitsRepository } from './dataset-splits-repository.js';
 import { createExperimentsRepository } from './experiments-repository.js';
 import { createExperimentTagsRepository } from './experiment-tags-repository.js';
@@ -59,6 +60,7 @@ export function createRepositories(db: Kysely<DB>, dialect: Dialect) {
     prompts: createPromptsRepository(db),
     datasets: createDatasetsRepository(db, dialect),
     datasetLabels: createDatasetLabelsRepository(db),
+    savedViews: createSavedViewsRepository(db),
     datasetSplits: createDatasetSplitsRepository(db),
     experiments: createExperimentsRepository(db, dialect),
     experimentTags: createExperimentTagsRepository(db),

@@ -189,6 +189,15 @@ select "spans"."id", "spans"."trace_rowid", "spans"."project_id", "traces"."trac
 -- spans.listOfTrace
 select "spans"."id", "spans"."trace_rowid", "spans"."project_id", "traces"."trace_id", "spans"."span_id", "spans"."parent_id", "spans"."name", "spans"."span_kind", cast("spans"."start_time" as text) as "start_time", cast("spans"."end_time" as text) as "end_time", "spans"."status_code", "spans"."status_message", "spans"."attributes", "spans"."long_attributes", "spans"."events", "spans"."llm_token_count_prompt", "spans"."llm_token_count_completion", "spans"."llm_token_count_total" from "spans" inner join "traces" on "traces"."id" = "spans"."trace_rowid" where "spans"."trace_rowid" = $1 order by "spans"."start_time" asc, "spans"."id" asc limit $2;
 
+-- savedViews.upsert
+insert into "saved_views" ("project_id", "user_id", "name", "page", "query", "created_at", "updated_at") values ($1, $2, $3, $4, $5, $6, $7) on conflict ("project_id", "name") do update set "page" = $8, "query" = $9, "user_id" = $10, "updated_at" = $11 returning "id", "project_id", "name", "page", "query", "created_at";
+
+-- savedViews.list
+select "id", "project_id", "name", "page", "query", "created_at" from "saved_views" where "project_id" = $1 and "id" <= $2 order by "id" desc limit $3;
+
+-- savedViews.delete
+delete from "saved_views" where "id" = $1 and "project_id" = $2;
+
 -- spans.recentAttributeKeys
 select distinct k as key from (select "attributes" from "spans" where "project_id" = $1 order by "start_time" desc limit $2) as "s", jsonb_object_keys(s.attributes) as k order by k limit $3;
 

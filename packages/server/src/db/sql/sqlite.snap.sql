@@ -184,6 +184,15 @@ select "spans"."id", "spans"."trace_rowid", "spans"."project_id", "traces"."trac
 -- spans.listOfTrace
 select "spans"."id", "spans"."trace_rowid", "spans"."project_id", "traces"."trace_id", "spans"."span_id", "spans"."parent_id", "spans"."name", "spans"."span_kind", cast("spans"."start_time" as text) as "start_time", cast("spans"."end_time" as text) as "end_time", "spans"."status_code", "spans"."status_message", "spans"."attributes", "spans"."long_attributes", "spans"."events", "spans"."llm_token_count_prompt", "spans"."llm_token_count_completion", "spans"."llm_token_count_total" from "spans" inner join "traces" on "traces"."id" = "spans"."trace_rowid" where "spans"."trace_rowid" = ? order by "spans"."start_time" asc, "spans"."id" asc limit ?;
 
+-- savedViews.upsert
+insert into "saved_views" ("project_id", "user_id", "name", "page", "query", "created_at", "updated_at") values (?, ?, ?, ?, ?, ?, ?) on conflict ("project_id", "name") do update set "page" = ?, "query" = ?, "user_id" = ?, "updated_at" = ? returning "id", "project_id", "name", "page", "query", "created_at";
+
+-- savedViews.list
+select "id", "project_id", "name", "page", "query", "created_at" from "saved_views" where "project_id" = ? and "id" <= ? order by "id" desc limit ?;
+
+-- savedViews.delete
+delete from "saved_views" where "id" = ? and "project_id" = ?;
+
 -- spans.recentAttributeKeys
 select distinct j.key as key from (select "attributes" from "spans" where "project_id" = ? order by "start_time" desc limit ?) as "s", json_each(s.attributes) as j order by j.key limit ?;
 

@@ -185,7 +185,12 @@ export function SpansTab() {
 
   return (
     <>
-      <QueryBar projectId={projectId} annotationNames={(configs.data ?? []).map((config) => config.name)} error={spans.error} />
+      <QueryBar
+        projectId={projectId}
+        page="spans"
+        annotationNames={(configs.data ?? []).map((config) => config.name)}
+        error={spans.error}
+      />
       <Paper withBorder p="sm" radius="md" role="search" aria-label="Span filters">
         <Group gap="sm" align="flex-end" wrap="wrap">
           <TagsInput

@@ -188,7 +188,12 @@ export function TracesTab() {
 
   return (
     <>
-      <QueryBar projectId={projectId} annotationNames={(configs.data ?? []).map((config) => config.name)} error={traces.error} />
+      <QueryBar
+        projectId={projectId}
+        page="traces"
+        annotationNames={(configs.data ?? []).map((config) => config.name)}
+        error={traces.error}
+      />
       <Group justify="space-between" align="flex-end">
         <AnnotationFilterInput
           value={annotationTags}
