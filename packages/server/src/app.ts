@@ -53,6 +53,8 @@ import { annotationQueuesRoutes } from './api/annotation-queues/annotation-queue
 import type { AnnotationQueuesService } from './annotation-queues/annotation-queues-service.js';
 import type { EvaluatorsService } from './evaluators/evaluators-service.js';
 import { onlineEvalRoutes } from './api/online-eval/online-eval-routes.js';
+import { alertsRoutes } from './api/alerts/alerts-routes.js';
+import type { AlertsService } from './alerts/alerts-service.js';
 import type { OnlineRulesService } from './evaluators/online-rules-service.js';
 import type { ExperimentTagsService } from './experiments/experiment-tags-service.js';
 import type { ExperimentsService } from './experiments/experiments-service.js';
@@ -83,6 +85,7 @@ export interface AppDependencies {
   experimentTags: ExperimentTagsService;
   evaluators: EvaluatorsService;
   onlineRules: OnlineRulesService;
+  alerts: AlertsService;
   annotationQueues: AnnotationQueuesService;
   costs: CostsService;
   secrets: SecretsService;
@@ -112,6 +115,7 @@ export async function buildApp({
   experimentTags,
   evaluators,
   onlineRules,
+  alerts,
   annotationQueues,
   costs,
   secrets,
@@ -210,6 +214,7 @@ export async function buildApp({
       await scope.register(retentionRoutes, retention);
       // Last among the API routes: their OpenAPI components follow every earlier one's (a smaller diff of openapi.json).
       await scope.register(annotationQueuesRoutes, { queues: annotationQueues });
+      await scope.register(alertsRoutes, { alerts });
       await scope.register(uiRoutes, { page: uiPage });
     },
     { prefix },

@@ -144,6 +144,15 @@ export interface Config {
     /** Wait before trying a failed judge call again (ms), doubled for each attempt after. */
     retryDelayMs: number;
   };
+  /** Alert rules (docs/alerts.md). */
+  alerts: {
+    /** How often the alert job checks every enabled rule. */
+    checkIntervalSeconds: number;
+    /** Hosts (any port) or host:port pairs webhook channels may call, lower case; null: webhook channels are refused. */
+    webhookHosts: string[] | null;
+    /** Pause before trying a failed delivery again (ms), doubled for each try after. */
+    retryDelayMs: number;
+  };
   /** How long a SIGTERM/SIGINT may take to drain before the process exits non-zero (docs/deployment.md). */
   shutdownTimeoutSeconds: number;
   logLevel: string;
@@ -216,6 +225,11 @@ export function loadConfig(env: Env = process.env): Config {
       settleMs: envPositiveInt(read, 'SERVICE_ONLINE_EVAL_SETTLE_MS', 2000),
       retryDelayMs: envPositiveInt(read, 'SERVICE_ONLINE_EVAL_RETRY_DELAY_MS', 2000),
     },
+    alerts: {
+      checkIntervalSeconds: envPositiveInt(read, 'SERVICE_ALERT_CHECK_INTERVAL_SECONDS', 60),
+      webhookHosts: webhookHosts(read('SERVICE_ALERT_WEBHOOK_HOSTS')),
+      retryDelayMs: envPositiveInt(read, 'SERVICE_ALERT_RETRY_DELAY_MS', 1000),
+    },
     shutdownTimeoutSeconds: envPositiveInt(read, 'SERVICE_SHUTDOWN_TIMEOUT_SECONDS', 10),
     logLevel: envLogLevel('SERVICE_LOG_LEVEL', read('SERVICE_LOG_LEVEL')),
   };
@@ -284,6 +298,23 @@ function trustedProxies(value: string | undefined): string[] {
       }
       return item;
     });
+}
+
+/** Comma-separated host names or host:port pairs (IPv6 in brackets), lower case; null when unset or empty. */
+function webhookHosts(value: string | undefined): string[] | null {
+  if (value === undefined) return null;
+  const hosts = value
+    .split(',')
+    .map((item) => item.trim().toLowerCase())
+    .filter((item) => item !== '');
+  for (const host of hosts) {
+    if (!/^([a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*|\[[0-9a-f:.]+\])(:\d{1,5})?$/.test(host)) {
+      throw new ConfigError(
+        `SERVICE_ALERT_WEBHOOK_HOSTS: "${host}" is not a host name or host:port (e.g. hooks.slack.com,alerts.internal:8080)`,
+      );
+    }
+  }
+  return hosts.length > 0 ? hosts : null;
 }
 
 function rootUrl(value: string | undefined): string | null {

@@ -28,6 +28,12 @@ import { createOnlineEvaluationJob } from './evaluators/online-evaluation-job.js
 import { createOnlineItemLoader } from './evaluators/online-items.js';
 import { createOnlineRulesService } from './evaluators/online-rules-service.js';
 import { createStatementRunner } from './db/statement-runner.js';
+import { createAlertsService } from './alerts/alerts-service.js';
+import { createAlertCheckJob } from './alerts/alert-check-job.js';
+import { createNotifier } from './alerts/notifications.js';
+import { createWindowMetrics } from './metrics/window-metrics.js';
+import { createMailer } from './auth/mailer.js';
+import { toGlobalId } from './api/shared/global-id.js';
 import { createCostsService } from './costs/costs-service.js';
 import { createCostJob } from './costs/cost-job.js';
 import { startLongAttributesCompressor, type LongAttributesCompressor } from './span-model/long-attributes-compressor.js';
@@ -236,6 +242,27 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
       withTransaction: data.withTransaction,
       mayReview: mayReviewQueue,
     });
+    // Alerts (docs/alerts.md): their own mailer, opened on the first mail like the password-reset one.
+    const alertMailer = config.smtp ? createMailer(config.smtp) : null;
+    const alertNotifier = createNotifier({
+      webhookHosts: config.alerts.webhookHosts,
+      sendMail: alertMailer ? (mail) => alertMailer.send(mail) : null,
+      retryDelayMs: config.alerts.retryDelayMs,
+    });
+    const ruleLink = (projectId: number, ruleId: number) =>
+      config.rootUrl === null
+        ? null
+        : `${config.rootUrl}${config.hostRootPath}/projects/${toGlobalId('Project', projectId)}/alerts/${toGlobalId('AlertRule', ruleId)}`;
+    const windowMetrics = createWindowMetrics(data.repositories.windowMetrics);
+    const alerts = createAlertsService({
+      alerts: data.repositories.alerts,
+      metrics: windowMetrics,
+      projects: query.projects,
+      notifier: alertNotifier,
+      webhookHosts: config.alerts.webhookHosts,
+      smtpConfigured: config.smtp !== null,
+      ruleLink,
+    });
     const { retention: retentionRepository } = data.repositories;
     // Every background job, in start order; they stop in the reverse order.
     const backgroundJobs: Job[] = [
@@ -290,6 +317,15 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
         concurrency: config.onlineEvaluation.concurrency,
         retryDelayMs: config.onlineEvaluation.retryDelayMs,
       }),
+      createAlertCheckJob({
+        alerts: data.repositories.alerts,
+        metrics: windowMetrics,
+        notifier: alertNotifier,
+        runStatements: createStatementRunner(database.db, writer.statements),
+        ruleLink,
+        intervalMs: config.alerts.checkIntervalSeconds * 1000,
+        onError: (message, error) => logger.warn(error === undefined ? {} : { err: error }, message),
+      }),
     ];
     jobs = startJobRunner(backgroundJobs, {
       leases: data.repositories.jobLeases,
@@ -326,6 +362,7 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
       experimentTags,
       evaluators,
       onlineRules,
+      alerts,
       annotationQueues,
       costs,
       secrets,

@@ -14,6 +14,7 @@ import { migrateToLatest } from '../src/db/migrate.js';
 import { createRepositories, type Repositories } from '../src/db/repositories/index.js';
 import { createStatementRunner } from '../src/db/statement-runner.js';
 import type { DB } from '../src/db/schema.js';
+import type { SpanCondition } from '../src/db/repositories/span-condition-sql.js';
 
 const NOW = '2026-01-01T00:00:00.000Z';
 const LATER = '2026-01-02T00:00:00.000Z';
@@ -71,6 +72,9 @@ const queueItem = {
 };
 
 /** Each repository method with sample arguments, in an order that leaves rows for the next ones; `sqliteOnly` are no-ops on PostgreSQL. */
+/** A span condition for the window metrics' filtered statements: `name == 'x'`. */
+const NAME_IS_X: SpanCondition = { kind: 'compare', field: { kind: 'column', column: 'name' }, op: '==', value: 'x' };
+
 function scenario(r: Repositories, dialect: string, db: Kysely<DB>): SqlScenario {
   // Compiled statements run as the job runs them on PostgreSQL: in a transaction of their own.
   const run = createStatementRunner(db, undefined);
@@ -625,6 +629,57 @@ function scenario(r: Repositories, dialect: string, db: Kysely<DB>): SqlScenario
     ['onlineEval.items', () => r.onlineEval.items(1, 'failed', { limit: 10, fromId: 5 })],
     ['onlineEval.retryFailed', () => r.onlineEval.retryFailed(1, 10, NOW)],
     ['onlineEval.delete', () => r.onlineEval.delete(1)],
+    [
+      'alerts.insert',
+      () =>
+        r.alerts.insert(
+          1,
+          {
+            name: 'alert',
+            metric: 'error_rate',
+            annotationName: null,
+            annotationLabel: null,
+            filter: '',
+            comparator: '>',
+            threshold: 0.5,
+            windowSeconds: 600,
+            channels: [{ type: 'email', to: ['a@example.com'] }],
+            enabled: true,
+            mutedUntil: null,
+          },
+          1,
+          NOW,
+        ),
+    ],
+    ['alerts.update', () => r.alerts.update(1, 1, { name: 'alert2', threshold: 0.25, mutedUntil: LATER }, LATER)],
+    ['alerts.findById', () => r.alerts.findById(1)],
+    ['alerts.list', () => r.alerts.list(1, { limit: 10, fromId: 1 })],
+    ['alerts.enabled', () => r.alerts.enabled(0, 10)],
+    [
+      'alerts.checkStatements',
+      () =>
+        run([
+          ...r.alerts.checkStatements({ id: 1, state: 'ok' }, 0.75, NOW, { to: 'firing', muted: false }),
+          ...r.alerts.checkStatements({ id: 1, state: 'firing' }, 0.1, LATER, { to: 'ok', muted: false }),
+        ]),
+    ],
+    ['alerts.deliveryStatements', () => run(r.alerts.deliveryStatements(1, LATER, 'webhook http://127.0.0.1: answered HTTP 500'))],
+    ['alerts.history', () => r.alerts.history(1, { limit: 10, fromId: 5 })],
+    ['alerts.delete', () => r.alerts.delete(1)],
+    ['windowMetrics.spanTotals', () => r.windowMetrics.spanTotals({ projectId: 1, startTime: 0n, endTime: 10n, condition: NAME_IS_X })],
+    [
+      'windowMetrics.latencyPercentile',
+      () => r.windowMetrics.latencyPercentile({ projectId: 1, startTime: 0n, endTime: 10n, condition: null }, 0.95),
+    ],
+    [
+      'windowMetrics.cost',
+      () =>
+        Promise.all([null, NAME_IS_X].map((condition) => r.windowMetrics.cost({ projectId: 1, startTime: 0n, endTime: 10n, condition }))),
+    ],
+    [
+      'windowMetrics.annotationTotals',
+      () => r.windowMetrics.annotationTotals({ projectId: 1, startTime: 0n, endTime: 10n, condition: null }, 'quality', 'good'),
+    ],
     ['evaluators.detach', () => r.evaluators.detach(1, 1)],
     ['evaluators.delete', () => r.evaluators.delete(1)],
     ['annotationQueues.insert', () => r.annotationQueues.insert({ name: 'q', description: null, instructions: 'i', createdBy: 1 }, NOW)],

@@ -1,5 +1,7 @@
 import { OnlineEvalTab } from './pages/online-eval/OnlineEvalTab';
 import { RulePage } from './pages/online-eval/RulePage';
+import { AlertsTab } from './pages/alerts/AlertsTab';
+import { AlertRulePage } from './pages/alerts/AlertRulePage';
 import { lazy, Suspense } from 'react';
 import { Navigate, Route, Routes } from 'react-router';
 import { Center, Loader } from '@mantine/core';
@@ -72,10 +74,12 @@ export function App() {
             <Route path="overview" element={<Charts />} />
             <Route path="annotations" element={<AnnotationConfigsTab />} />
             <Route path="online-eval" element={<OnlineEvalTab />} />
+            <Route path="alerts" element={<AlertsTab />} />
           </Route>
           <Route path="/projects/:projectId/traces/:traceId" element={<TraceDetailPage />} />
           <Route path="/projects/:projectId/sessions/:sessionId" element={<SessionPage />} />
           <Route path="/projects/:projectId/online-eval/:ruleId" element={<RulePage />} />
+          <Route path="/projects/:projectId/alerts/:ruleId" element={<AlertRulePage />} />
           <Route path="/datasets" element={<DatasetsPage />} />
           <Route path="/datasets/:datasetId" element={<DatasetLayout />}>
             <Route index element={<Navigate to="examples" replace />} />

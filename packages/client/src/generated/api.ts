@@ -2589,6 +2589,106 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/projects/{project_identifier}/alert_rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List a project's alert rules */
+        get: operations["listAlertRules"];
+        put?: never;
+        /**
+         * Create an alert rule
+         * @description The alert job checks the rule every SERVICE_ALERT_CHECK_INTERVAL_SECONDS from now on. 409 when the name is taken; 422 when a webhook's host is not on the operator's list or an email channel is asked for without SMTP.
+         */
+        post: operations["createAlertRule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project_identifier}/window_metric": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Compute a window metric now
+         * @description The metric over the project's spans that started in the window ending at end_time (default now), as an alert rule sees it at a check; null for no data.
+         */
+        get: operations["getWindowMetric"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/alert_rules/{rule_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get an alert rule */
+        get: operations["getAlertRule"];
+        put?: never;
+        post?: never;
+        /** Delete an alert rule and its history */
+        delete: operations["deleteAlertRule"];
+        options?: never;
+        head?: never;
+        /**
+         * Change, mute or pause an alert rule
+         * @description `muted_until` mutes it until then (null unmutes); `enabled: false` pauses it. Changes apply from the next check.
+         */
+        patch: operations["updateAlertRule"];
+        trace?: never;
+    };
+    "/v1/alert_rules/{rule_id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An alert rule's firings, newest first */
+        get: operations["listAlertRuleHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/alert_rules/{rule_id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test notification to every channel of an alert rule
+         * @description Sends now, once per channel (no retry), even when the rule is muted or paused; answers how each channel took it.
+         */
+        post: operations["testAlertRule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -5073,6 +5173,169 @@ export interface components {
             skipped: number;
             /** @description Pending items locked to a reviewer now. */
             in_review: number;
+        };
+        /** AlertWebhookChannel */
+        AlertWebhookChannel: {
+            /** @enum {string} */
+            type: "webhook";
+            /** @description An http(s) URL on a host the operator allowed (SERVICE_ALERT_WEBHOOK_HOSTS); it receives a POST. */
+            url: string;
+            /**
+             * @description json: the plain JSON body of docs/alerts.md; slack: a Slack-compatible {"text", "blocks"} body.
+             * @enum {string}
+             */
+            format: "json" | "slack";
+        };
+        /** AlertEmailChannel */
+        AlertEmailChannel: {
+            /** @enum {string} */
+            type: "email";
+            /** @description Recipients, sent through the configured SMTP server. */
+            to: string[];
+        };
+        /** AlertRule */
+        AlertRule: {
+            /** @description Opaque AlertRule id (base64 of "AlertRule:<row id>"). */
+            id: string;
+            /** @description Opaque Project id (base64 of "Project:<row id>"). */
+            project_id: string;
+            name: string;
+            /**
+             * @description What the rule watches over its window (docs/alerts.md, "Metrics"): span_count, error_rate (0 to 1), latency_p50/p95/p99 (ms), tokens (llm.token_count.total summed), cost (USD), annotation_score_mean (of annotation_name), annotation_label_share (share of annotation_name annotations labelled annotation_label, 0 to 1).
+             * @enum {string}
+             */
+            metric: "span_count" | "error_rate" | "latency_p50" | "latency_p95" | "latency_p99" | "tokens" | "cost" | "annotation_score_mean" | "annotation_label_share";
+            annotation_name: string | null;
+            annotation_label: string | null;
+            /** @description A span condition in the span query syntax (docs/api.md, "Span queries"); empty: every span. */
+            filter: string;
+            /**
+             * @description The rule fires when `value comparator threshold`.
+             * @enum {string}
+             */
+            comparator: ">" | ">=" | "<" | "<=";
+            threshold: number;
+            window_seconds: number;
+            channels: (components["schemas"]["AlertWebhookChannel"] | components["schemas"]["AlertEmailChannel"])[];
+            /** @description false: paused, not checked (its state stays as it was). */
+            enabled: boolean;
+            /**
+             * Format: date-time
+             * @description Until then the rule changes state and records history, and sends nothing.
+             */
+            muted_until: string | null;
+            /** @description muted_until is in the future. */
+            muted: boolean;
+            /** @enum {string} */
+            state: "ok" | "firing";
+            /** @description The value at the last check; null: no data (or not checked yet). */
+            last_value: number | null;
+            /** Format: date-time */
+            last_checked_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the last notifications were sent.
+             */
+            last_delivery_at: string | null;
+            /** @description Why a channel did not take the last notification (after its retries); null: every channel did. */
+            last_delivery_error: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** CreateAlertRuleRequestBody */
+        CreateAlertRuleRequestBody: {
+            /** @description Unique in the project. */
+            name: string;
+            /**
+             * @description What the rule watches over its window (docs/alerts.md, "Metrics"): span_count, error_rate (0 to 1), latency_p50/p95/p99 (ms), tokens (llm.token_count.total summed), cost (USD), annotation_score_mean (of annotation_name), annotation_label_share (share of annotation_name annotations labelled annotation_label, 0 to 1).
+             * @enum {string}
+             */
+            metric: "span_count" | "error_rate" | "latency_p50" | "latency_p95" | "latency_p99" | "tokens" | "cost" | "annotation_score_mean" | "annotation_label_share";
+            /** @description The annotation metrics: which annotations. */
+            annotation_name?: string | null;
+            /** @description annotation_label_share: which label. */
+            annotation_label?: string | null;
+            filter?: string;
+            /**
+             * @description The rule fires when `value comparator threshold`.
+             * @enum {string}
+             */
+            comparator: ">" | ">=" | "<" | "<=";
+            threshold: number;
+            /** @description The window the metric is computed over, ending at each check: 10 s to 7 days. */
+            window_seconds: number;
+            channels?: (components["schemas"]["AlertWebhookChannel"] | components["schemas"]["AlertEmailChannel"])[];
+            /** @description Default true. */
+            enabled?: boolean;
+            /** @description An ISO 8601 date-time; null unmutes. */
+            muted_until?: string | null;
+        };
+        /** WindowMetricValue */
+        WindowMetricValue: {
+            /**
+             * @description What the rule watches over its window (docs/alerts.md, "Metrics"): span_count, error_rate (0 to 1), latency_p50/p95/p99 (ms), tokens (llm.token_count.total summed), cost (USD), annotation_score_mean (of annotation_name), annotation_label_share (share of annotation_name annotations labelled annotation_label, 0 to 1).
+             * @enum {string}
+             */
+            metric: "span_count" | "error_rate" | "latency_p50" | "latency_p95" | "latency_p99" | "tokens" | "cost" | "annotation_score_mean" | "annotation_label_share";
+            /** @description null: no data (a rate, mean or percentile over an empty window). */
+            value: number | null;
+            /** Format: date-time */
+            start_time: string;
+            /** Format: date-time */
+            end_time: string;
+        };
+        /** UpdateAlertRuleRequestBody */
+        UpdateAlertRuleRequestBody: {
+            /** @description Unique in the project. */
+            name?: string;
+            /**
+             * @description What the rule watches over its window (docs/alerts.md, "Metrics"): span_count, error_rate (0 to 1), latency_p50/p95/p99 (ms), tokens (llm.token_count.total summed), cost (USD), annotation_score_mean (of annotation_name), annotation_label_share (share of annotation_name annotations labelled annotation_label, 0 to 1).
+             * @enum {string}
+             */
+            metric?: "span_count" | "error_rate" | "latency_p50" | "latency_p95" | "latency_p99" | "tokens" | "cost" | "annotation_score_mean" | "annotation_label_share";
+            /** @description The annotation metrics: which annotations. */
+            annotation_name?: string | null;
+            /** @description annotation_label_share: which label. */
+            annotation_label?: string | null;
+            filter?: string;
+            /**
+             * @description The rule fires when `value comparator threshold`.
+             * @enum {string}
+             */
+            comparator?: ">" | ">=" | "<" | "<=";
+            threshold?: number;
+            /** @description The window the metric is computed over, ending at each check: 10 s to 7 days. */
+            window_seconds?: number;
+            channels?: (components["schemas"]["AlertWebhookChannel"] | components["schemas"]["AlertEmailChannel"])[];
+            /** @description Default true. */
+            enabled?: boolean;
+            /** @description An ISO 8601 date-time; null unmutes. */
+            muted_until?: string | null;
+        };
+        /** AlertEvent */
+        AlertEvent: {
+            /** @description Opaque AlertEvent id (base64 of "AlertEvent:<row id>"). */
+            id: string;
+            /** Format: date-time */
+            fired_at: string;
+            fired_value: number;
+            /**
+             * Format: date-time
+             * @description null while it is still firing.
+             */
+            resolved_at: string | null;
+            resolved_value: number | null;
+            /** @description The rule was muted when it fired: nothing was sent. */
+            muted: boolean;
+        };
+        /** AlertChannelTestResult */
+        AlertChannelTestResult: {
+            channel: components["schemas"]["AlertWebhookChannel"] | components["schemas"]["AlertEmailChannel"];
+            ok: boolean;
+            /** @description Why the channel did not take the test notification. */
+            error: string | null;
         };
     };
     responses: never;
@@ -16050,6 +16313,522 @@ export interface operations {
                 };
                 content: {
                     "application/json": string;
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listAlertRules: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 1000 (more answers 422). */
+                limit?: number;
+                /** @description The next_cursor of the previous page (opaque); an invalid cursor answers 422. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The project: its id or its name. */
+                project_identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AlertRule"][];
+                        /** @description The cursor of the next page; null on the last. */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createAlertRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project: its id or its name. */
+                project_identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateAlertRuleRequestBody"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AlertRule"];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getWindowMetric: {
+        parameters: {
+            query: {
+                /** @description What the rule watches over its window (docs/alerts.md, "Metrics"): span_count, error_rate (0 to 1), latency_p50/p95/p99 (ms), tokens (llm.token_count.total summed), cost (USD), annotation_score_mean (of annotation_name), annotation_label_share (share of annotation_name annotations labelled annotation_label, 0 to 1). */
+                metric: "span_count" | "error_rate" | "latency_p50" | "latency_p95" | "latency_p99" | "tokens" | "cost" | "annotation_score_mean" | "annotation_label_share";
+                /** @description The window the metric is computed over, ending at each check: 10 s to 7 days. */
+                window_seconds: number;
+                filter?: string;
+                annotation_name?: string;
+                annotation_label?: string;
+                /** @description The end of the window (exclusive), ISO 8601; default now. */
+                end_time?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The project: its id or its name. */
+                project_identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WindowMetricValue"];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getAlertRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The rule (base64 "AlertRule:<id>"). */
+                rule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AlertRule"];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteAlertRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The rule (base64 "AlertRule:<id>"). */
+                rule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    updateAlertRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The rule (base64 "AlertRule:<id>"). */
+                rule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateAlertRuleRequestBody"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AlertRule"];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listAlertRuleHistory: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 1000 (more answers 422). */
+                limit?: number;
+                /** @description The next_cursor of the previous page (opaque); an invalid cursor answers 422. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The rule (base64 "AlertRule:<id>"). */
+                rule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AlertEvent"][];
+                        /** @description The cursor of the next page; null on the last. */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    testAlertRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The rule (base64 "AlertRule:<id>"). */
+                rule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AlertChannelTestResult"][];
+                    };
                 };
             };
             /** @description No valid credential (auth enabled) */

@@ -34,7 +34,9 @@ export type GlobalType =
   | 'ContinuousAnnotationConfig'
   | 'FreeformAnnotationConfig'
   | 'AnnotationQueue'
-  | 'AnnotationQueueItem';
+  | 'AnnotationQueueItem'
+  | 'AlertRule'
+  | 'AlertEvent';
 
 /** The opaque id of a row. */
 export function toGlobalId(type: GlobalType, id: number): string {

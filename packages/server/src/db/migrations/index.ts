@@ -36,6 +36,7 @@ import * as onlineEvaluation from './0034-online-evaluation.js';
 import * as annotationQueues from './0035-annotation-queues.js';
 import * as onlineRuleQueues from './0036-online-rule-queues.js';
 import * as fullTextSearch from './0037-full-text-search.js';
+import * as alerts from './0039-alerts.js';
 import * as savedViews from './0040-saved-views.js';
 
 export interface MigrationContext {
@@ -80,6 +81,7 @@ export function migrations(context: MigrationContext): Record<string, Migration>
     '0035-annotation-queues': { up: annotationQueues.up(context) },
     '0036-online-rule-queues': { up: onlineRuleQueues.up() },
     '0037-full-text-search': { up: fullTextSearch.up(context) },
+    '0039-alerts': { up: alerts.up(context) },
     '0040-saved-views': { up: savedViews.up(context) },
   };
 }

@@ -30,6 +30,8 @@ import { createExperimentTagsRepository } from './experiment-tags-repository.js'
 import { createEvaluatorsRepository } from './evaluators-repository.js';
 import { createJobStateRepository } from './job-state-repository.js';
 import { createOnlineEvalRepository } from './online-eval-repository.js';
+import { createAlertsRepository } from './alerts-repository.js';
+import { createWindowMetricsRepository } from './window-metrics-repository.js';
 import { createHealthRepository } from './health-repository.js';
 import { createPromptsRepository } from './prompts-repository.js';
 import { createRetentionRepository } from './retention-repository.js';
@@ -67,6 +69,8 @@ export function createRepositories(db: Kysely<DB>, dialect: Dialect) {
     evaluators: createEvaluatorsRepository(db),
     jobState: createJobStateRepository(db),
     onlineEval: createOnlineEvalRepository(db, dialect),
+    alerts: createAlertsRepository(db),
+    windowMetrics: createWindowMetricsRepository(db, dialect),
     costs: createCostsRepository(db),
     secrets: createSecretsRepository(db),
     retention: createRetentionRepository(db, dialect),

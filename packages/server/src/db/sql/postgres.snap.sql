@@ -709,6 +709,54 @@ select "id" from "online_eval_items" where "rule_id" = $1 and "status" = $2 limi
 -- onlineEval.delete
 delete from "online_eval_rules" where "id" = $1;
 
+-- alerts.insert
+insert into "alert_rules" ("project_id", "name", "metric", "annotation_name", "annotation_label", "filter", "comparator", "threshold", "window_seconds", "channels", "enabled", "muted_until", "state", "last_value", "last_checked_at", "last_delivery_at", "last_delivery_error", "user_id", "created_at", "updated_at") values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20) on conflict ("project_id", "name") do nothing returning "id";
+
+-- alerts.update
+select "id" from "alert_rules" where "project_id" = $1 and "name" = $2 and "id" <> $3;
+update "alert_rules" set "name" = $1, "threshold" = $2, "muted_until" = $3, "updated_at" = $4 where "id" = $5;
+
+-- alerts.findById
+select * from "alert_rules" where "id" = $1;
+
+-- alerts.list
+select * from "alert_rules" where "project_id" = $1 and "id" >= $2 order by "id" limit $3;
+
+-- alerts.enabled
+select "r".*, "p"."name" as "project_name" from "alert_rules" as "r" inner join "projects" as "p" on "p"."id" = "r"."project_id" where "r"."enabled" = $1 and "p"."deleted_at" is null and "r"."id" > $2 order by "r"."id" limit $3;
+
+-- alerts.checkStatements
+begin;
+update "alert_rules" set "last_value" = $1, "last_checked_at" = $2, "state" = $3 where "id" = $4 and "state" = $5;
+insert into "alert_events" ("rule_id", "fired_at", "fired_value", "resolved_at", "resolved_value", "muted") values ($1, $2, $3, $4, $5, $6);
+update "alert_rules" set "last_value" = $1, "last_checked_at" = $2, "state" = $3 where "id" = $4 and "state" = $5;
+update "alert_events" set "resolved_at" = $1, "resolved_value" = $2 where "rule_id" = $3 and "resolved_at" is null;
+commit;
+
+-- alerts.deliveryStatements
+begin;
+update "alert_rules" set "last_delivery_at" = $1, "last_delivery_error" = $2 where "id" = $3;
+commit;
+
+-- alerts.history
+select * from "alert_events" where "rule_id" = $1 and "id" <= $2 order by "id" desc limit $3;
+
+-- alerts.delete
+delete from "alert_rules" where "id" = $1;
+
+-- windowMetrics.spanTotals
+select count(*) as "span_count", sum(case when "spans"."status_code" = 'ERROR' then 1 else 0 end) as "error_count", sum("spans"."llm_token_count_total") as "tokens" from "spans" inner join "traces" on "traces"."id" = "spans"."trace_rowid" where "spans"."project_id" = $1 and "spans"."start_time" >= cast($2 as bigint) and "spans"."start_time" < cast($3 as bigint) and ("spans"."name" = $4);
+
+-- windowMetrics.latencyPercentile
+select percentile_cont($1) within group (order by cast(("spans"."end_time" - "spans"."start_time") as double precision)) as "value" from "spans" where "spans"."project_id" = $2 and "spans"."start_time" >= cast($3 as bigint) and "spans"."start_time" < cast($4 as bigint);
+
+-- windowMetrics.cost
+select sum("span_costs"."total_cost") as "total" from "span_costs" where "span_costs"."project_id" = $1 and "span_costs"."start_time" >= cast($2 as bigint) and "span_costs"."start_time" < cast($3 as bigint);
+select sum("span_costs"."total_cost") as "total" from "spans" inner join "traces" on "traces"."id" = "spans"."trace_rowid" inner join "span_costs" on "span_costs"."span_rowid" = "spans"."id" where "spans"."project_id" = $1 and "spans"."start_time" >= cast($2 as bigint) and "spans"."start_time" < cast($3 as bigint) and ("spans"."name" = $4);
+
+-- windowMetrics.annotationTotals
+select count(*) as "n", avg("span_annotations"."score") as "score_mean", sum(case when "span_annotations"."label" = $1 then 1 else 0 end) as "label_count" from "spans" inner join "span_annotations" on "span_annotations"."span_rowid" = "spans"."id" where "spans"."project_id" = $2 and "spans"."start_time" >= cast($3 as bigint) and "spans"."start_time" < cast($4 as bigint) and "span_annotations"."name" = $5;
+
 -- evaluators.detach
 delete from "dataset_evaluators" where "dataset_id" = $1 and "evaluator_id" = $2;
 

@@ -703,6 +703,54 @@ select "id" from "online_eval_items" where "rule_id" = ? and "status" = ? limit 
 -- onlineEval.delete
 delete from "online_eval_rules" where "id" = ?;
 
+-- alerts.insert
+insert into "alert_rules" ("project_id", "name", "metric", "annotation_name", "annotation_label", "filter", "comparator", "threshold", "window_seconds", "channels", "enabled", "muted_until", "state", "last_value", "last_checked_at", "last_delivery_at", "last_delivery_error", "user_id", "created_at", "updated_at") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict ("project_id", "name") do nothing returning "id";
+
+-- alerts.update
+select "id" from "alert_rules" where "project_id" = ? and "name" = ? and "id" <> ?;
+update "alert_rules" set "name" = ?, "threshold" = ?, "muted_until" = ?, "updated_at" = ? where "id" = ?;
+
+-- alerts.findById
+select * from "alert_rules" where "id" = ?;
+
+-- alerts.list
+select * from "alert_rules" where "project_id" = ? and "id" >= ? order by "id" limit ?;
+
+-- alerts.enabled
+select "r".*, "p"."name" as "project_name" from "alert_rules" as "r" inner join "projects" as "p" on "p"."id" = "r"."project_id" where "r"."enabled" = ? and "p"."deleted_at" is null and "r"."id" > ? order by "r"."id" limit ?;
+
+-- alerts.checkStatements
+begin;
+update "alert_rules" set "last_value" = ?, "last_checked_at" = ?, "state" = ? where "id" = ? and "state" = ?;
+insert into "alert_events" ("rule_id", "fired_at", "fired_value", "resolved_at", "resolved_value", "muted") values (?, ?, ?, ?, ?, ?);
+update "alert_rules" set "last_value" = ?, "last_checked_at" = ?, "state" = ? where "id" = ? and "state" = ?;
+update "alert_events" set "resolved_at" = ?, "resolved_value" = ? where "rule_id" = ? and "resolved_at" is null;
+commit;
+
+-- alerts.deliveryStatements
+begin;
+update "alert_rules" set "last_delivery_at" = ?, "last_delivery_error" = ? where "id" = ?;
+commit;
+
+-- alerts.history
+select * from "alert_events" where "rule_id" = ? and "id" <= ? order by "id" desc limit ?;
+
+-- alerts.delete
+delete from "alert_rules" where "id" = ?;
+
+-- windowMetrics.spanTotals
+select count(*) as "span_count", sum(case when "spans"."status_code" = 'ERROR' then 1 else 0 end) as "error_count", sum("spans"."llm_token_count_total") as "tokens" from "spans" inner join "traces" on "traces"."id" = "spans"."trace_rowid" where "spans"."project_id" = ? and "spans"."start_time" >= cast(? as bigint) and "spans"."start_time" < cast(? as bigint) and ("spans"."name" = ?);
+
+-- windowMetrics.latencyPercentile
+with "w" as (select ("spans"."end_time" - "spans"."start_time") as "d" from "spans" where "spans"."project_id" = ? and "spans"."start_time" >= cast(? as bigint) and "spans"."start_time" < cast(? as bigint)) select w.d as "d", (select count(*) from w) as "n" from "w" order by w.d limit ? offset (select max(0, cast(? * (count(*) - 1) as integer)) from w);
+
+-- windowMetrics.cost
+select sum("span_costs"."total_cost") as "total" from "span_costs" where "span_costs"."project_id" = ? and "span_costs"."start_time" >= cast(? as bigint) and "span_costs"."start_time" < cast(? as bigint);
+select sum("span_costs"."total_cost") as "total" from "spans" inner join "traces" on "traces"."id" = "spans"."trace_rowid" inner join "span_costs" on "span_costs"."span_rowid" = "spans"."id" where "spans"."project_id" = ? and "spans"."start_time" >= cast(? as bigint) and "spans"."start_time" < cast(? as bigint) and ("spans"."name" = ?);
+
+-- windowMetrics.annotationTotals
+select count(*) as "n", avg("span_annotations"."score") as "score_mean", sum(case when "span_annotations"."label" = ? then 1 else 0 end) as "label_count" from "spans" inner join "span_annotations" on "span_annotations"."span_rowid" = "spans"."id" where "spans"."project_id" = ? and "spans"."start_time" >= cast(? as bigint) and "spans"."start_time" < cast(? as bigint) and "span_annotations"."name" = ?;
+
 -- evaluators.detach
 delete from "dataset_evaluators" where "dataset_id" = ? and "evaluator_id" = ?;
 
