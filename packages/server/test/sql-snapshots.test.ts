@@ -144,6 +144,7 @@ function scenario(r: Repositories, dialect: string, db: Kysely<DB>): SqlScenario
       () =>
         r.traces.list({ projectId: 1, startTime: 1n, endTime: 2n, sort: 'start_time', order: 'desc', from: { key: 3n, id: 4 }, limit: 10 }),
     ],
+    ['traces.list (of a user)', () => r.traces.list({ projectId: 1, userId: 'u1', sort: 'start_time', order: 'desc', limit: 10 })],
     ['traces.list (latency)', () => r.traces.list({ projectId: 1, sort: 'latency_ms', order: 'asc', limit: 10 })],
     [
       'traces.list (full-text search and a condition)',
@@ -267,6 +268,7 @@ function scenario(r: Repositories, dialect: string, db: Kysely<DB>): SqlScenario
     ['sessions.list', () => r.sessions.list({ projectId: 1, order: 'asc', sort: 'id', fromId: 5, limit: 10 })],
     ['sessions.list (desc)', () => r.sessions.list({ projectId: 1, order: 'desc', sort: 'id', limit: 10 })],
     ['sessions.list (by start)', () => r.sessions.list({ projectId: 1, order: 'desc', sort: 'start_time', fromId: 1, limit: 10 })],
+    ['sessions.list (of a user)', () => r.sessions.list({ projectId: 1, order: 'desc', sort: 'id', userId: 'u1', limit: 10 })],
     ['sessions.list (by last activity)', () => r.sessions.list({ projectId: 1, order: 'desc', sort: 'end_time', fromId: 1, limit: 10 })],
     ['sessions.findById', () => r.sessions.findById(1)],
     ['sessions.anyInProject', () => r.sessions.anyInProject(1, ['s'])],

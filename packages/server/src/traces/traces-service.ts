@@ -27,6 +27,8 @@ export interface TraceListParams extends TextFilterParams {
   annotations?: string[] | undefined;
   /** `name>=0.5` and the like. */
   annotationScores?: string[] | undefined;
+  /** Only the traces of this user.id. */
+  userId?: string | undefined;
 }
 
 /** A trace with the aggregates of its spans and its first root span. */
@@ -181,6 +183,7 @@ export function createTracesService(deps: TracesServiceDependencies) {
         sessionRowids,
         annotations,
         ...textFilters,
+        userId: params.userId?.trim() || undefined,
         startTime: range.start,
         endTime: range.end,
         sort,

@@ -37,6 +37,9 @@ export async function sessionsRoutes(instance: FastifyInstance, { sessions }: { 
                 'activity, the end of its latest trace (Sightline additions).',
             }),
           ),
+          user_id: Type.Optional(
+            Type.String({ maxLength: 512, description: 'Only sessions with a trace of this user.id (Sightline addition).' }),
+          ),
         }),
         response: { 200: Page(Session), ...errors(404, 422) },
       },
@@ -48,6 +51,7 @@ export async function sessionsRoutes(instance: FastifyInstance, { sessions }: { 
         order: request.query.order,
         sort: request.query.sort,
         fromId: cursorId('ProjectSession', request.query.cursor),
+        userId: request.query.user_id,
       });
       return pageAnswer('ProjectSession', rows, limit, presentSession);
     },

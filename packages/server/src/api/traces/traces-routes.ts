@@ -54,6 +54,7 @@ export async function tracesRoutes(instance: FastifyInstance, { traces }: { trac
           ),
           ...annotationFilterParams('traces (the trace itself or one of its spans)'),
           ...textFilterParams('traces with a span'),
+          user_id: Type.Optional(Type.String({ maxLength: 512, description: 'Only the traces of this user.id (Sightline addition).' })),
         }),
         response: { 200: Page(Trace), ...errors(404, 422) },
       },
@@ -68,6 +69,7 @@ export async function tracesRoutes(instance: FastifyInstance, { traces }: { trac
         sessions: query.session_identifier?.map((value) => identifier('ProjectSession', value)),
         search: query.search,
         filter: query.filter,
+        userId: query.user_id,
       });
       return { data: result.traces.map(presentTrace), next_cursor: result.nextCursor };
     },

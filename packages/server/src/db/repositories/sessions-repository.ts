@@ -10,6 +10,7 @@ import type { SortOrder } from '../keyset.js';
 import { addDerivedAttributes } from '../../span-model/conventions/openinference-mapping.js';
 import { longAttributeText, mergeAttributes } from '../../span-model/long-attributes.js';
 import type { DB } from '../schema.js';
+import { userTraceRowids } from './traces-repository.js';
 import { MAX_IN_LIST, chunks } from '../chunks.js';
 import { bigintText, nanosLiteral, sqlDialect, parseJsonColumn } from '../sql-dialect.js';
 import { INPUT_VALUE, OUTPUT_VALUE } from '../../span-model/conventions/attribute-names.js';
@@ -54,6 +55,8 @@ export interface SessionListQuery {
   sort: SessionSort;
   /** Start at this session (inclusive) in `order`. */
   fromId?: number | undefined;
+  /** Only sessions with a trace of this user.id. */
+  userId?: string | undefined;
   /** Rows to fetch (the caller asks for one more than the page size). */
   limit: number;
 }
@@ -88,6 +91,13 @@ export function createSessionsRepository(db: Kysely<DB>, dialect: Dialect) {
     /** A project's sessions in id order from `fromId` on. */
     async list(query: SessionListQuery): Promise<SessionRecord[]> {
       let select = sessions().where('project_sessions.project_id', '=', query.projectId);
+      if (query.userId !== undefined) {
+        const userId = query.userId;
+        const rowids = userTraceRowids(dialect, query.projectId, userId);
+        select = select.where(
+          sql<boolean>`project_sessions.id in (select t.project_session_rowid from traces t where t.id in (${rowids}))`,
+        );
+      }
       const after = query.order === 'desc' ? '<' : '>';
       if (query.sort !== 'id') {
         // start_time and end_time each have an index with the project and id (migrations 0033, 0034).

@@ -1,6 +1,7 @@
 /** SQL for reading traces: keyset lists of a project, one trace, and per-trace aggregates of their spans. */
 import { type AnnotationFilter, traceHasAnnotation } from './annotation-filters.js';
-import { sql, type Expression, type Kysely } from 'kysely';
+import { sql, type Expression, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
+import { MIXED_USERS, USER_ID_ATTRIBUTE } from '../../span-model/trace-users.js';
 import { fromPosition, type KeysetPosition, type SortOrder } from '../keyset.js';
 import type { DB } from '../schema.js';
 import { MAX_IN_LIST, chunks } from '../chunks.js';
@@ -43,6 +44,8 @@ export interface TraceListQuery {
   search?: SearchQuery | undefined;
   /** A span query condition: one of the trace's spans passes it. */
   condition?: SpanCondition | undefined;
+  /** The traces of this user.id (span-model/trace-users.ts). */
+  userId?: string | undefined;
   sort: TraceSort;
   order: SortOrder;
   from?: KeysetPosition | undefined;
@@ -54,6 +57,23 @@ type TraceRow = { id: number; project_id: number; trace_id: string; start_time: 
 
 function toRecord(row: TraceRow): TraceRecord {
   return { id: Number(row.id), projectId: Number(row.project_id), traceId: row.trace_id, startTime: row.start_time, endTime: row.end_time };
+}
+
+/**
+ * The row ids of a project's traces of a user: those whose user key is the id, and those of
+ * several users (MIXED_USERS) one of whose spans carries it; both read through the
+ * traces_project_user index (span-model/trace-users.ts).
+ */
+export function userTraceRowids(dialect: Dialect, projectId: number, userId: string): RawBuilder<number> {
+  const spanOfUser = spanConditionSql(dialect, {
+    kind: 'compare',
+    field: { kind: 'attribute', key: USER_ID_ATTRIBUTE },
+    op: '==',
+    value: userId,
+  });
+  return sql<number>`select u.id from traces u where u.project_id = ${projectId} and u.user_id = ${userId}
+    union all select m.id from traces m where m.project_id = ${projectId} and m.user_id = ${MIXED_USERS}
+      and exists (select 1 from spans where spans.trace_rowid = m.id and ${spanOfUser})`;
 }
 
 /** The sort key of a trace list; `end_time - start_time` is written exactly as in the traces_project_latency index. */
@@ -107,9 +127,12 @@ export function createTracesRepository(db: Kysely<DB>, dialect: Dialect) {
         }
       }
       if (searchTraces?.size === 0) return [];
-      // With a few trace ids, a project column no index matches keeps SQLite on the ids (spans-repository.ts).
+      // With a few trace ids, a project column no index matches keeps both planners on the ids rather than
+      // walking the project's time index (spans-repository.ts).
+      const byIds = searchTraces !== undefined || query.userId !== undefined;
       const project = sql.ref<number>('traces.project_id');
-      let select = traces().where(searchTraces ? sql<number>`+${project}` : project, '=', query.projectId);
+      const projectColumn = !byIds ? project : dialect === 'sqlite' ? sql<number>`+${project}` : sql<number>`(${project} + 0)`;
+      let select = traces().where(projectColumn, '=', query.projectId);
       if (searchTraces) select = select.where('traces.id', 'in', [...searchTraces]);
       else if (query.search) select = select.where(traceMatchesSql(dialect, query.search, query.projectId));
       if (query.condition) {
@@ -128,6 +151,8 @@ export function createTracesRepository(db: Kysely<DB>, dialect: Dialect) {
       if (query.endTime !== undefined)
         select = select.where(sql<boolean>`${sql.ref('traces.start_time')} < ${nanosLiteral(query.endTime)}`);
       if (query.sessionRowids) select = select.where('traces.project_session_rowid', 'in', query.sessionRowids);
+      if (query.userId !== undefined)
+        select = select.where(sql<SqlBool>`traces.id in (${userTraceRowids(dialect, query.projectId, query.userId)})`);
       for (const annotation of query.annotations ?? []) select = select.where(traceHasAnnotation('traces.id', annotation));
       if (query.from) select = select.where(fromPosition(key, 'traces.id', query.from, query.order));
       select = select.orderBy(key, query.order).orderBy('traces.id', query.order).limit(query.limit);

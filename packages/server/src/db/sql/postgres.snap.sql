@@ -127,6 +127,9 @@ update "projects" set "description" = $1, "updated_at" = $2 where "id" = $3 retu
 -- traces.list
 select "traces"."id", "traces"."project_id", "traces"."trace_id", cast("traces"."start_time" as text) as "start_time", cast("traces"."end_time" as text) as "end_time" from "traces" where "traces"."project_id" = $1 and "traces"."start_time" >= cast($2 as bigint) and "traces"."start_time" < cast($3 as bigint) and ("traces"."start_time" <= cast($4 as bigint) and ("traces"."start_time" < cast($5 as bigint) or "traces"."id" <= $6)) order by "traces"."start_time" desc, "traces"."id" desc limit $7;
 
+-- traces.list (of a user)
+select "traces"."id", "traces"."project_id", "traces"."trace_id", cast("traces"."start_time" as text) as "start_time", cast("traces"."end_time" as text) as "end_time" from "traces" where ("traces"."project_id" + 0) = $1 and traces.id in (select u.id from traces u where u.project_id = $2 and u.user_id = $3 union all select m.id from traces m where m.project_id = $4 and m.user_id = $5 and exists (select 1 from spans where spans.trace_rowid = m.id and (("spans"."attributes" -> cast($6 as text)) = cast($7 as jsonb)))) order by "traces"."start_time" desc, "traces"."id" desc limit $8;
+
 -- traces.list (latency)
 select "traces"."id", "traces"."project_id", "traces"."trace_id", cast("traces"."start_time" as text) as "start_time", cast("traces"."end_time" as text) as "end_time" from "traces" where "traces"."project_id" = $1 order by ("traces"."end_time" - "traces"."start_time") asc, "traces"."id" asc limit $2;
 
@@ -231,6 +234,9 @@ select "project_sessions"."id", "project_sessions"."project_id", "project_sessio
 
 -- sessions.list (by start)
 select cast("project_sessions"."start_time" as text) as "time" from "project_sessions" where "id" = $1 and "project_id" = $2;
+
+-- sessions.list (of a user)
+select "project_sessions"."id", "project_sessions"."project_id", "project_sessions"."session_id", cast("project_sessions"."start_time" as text) as "start_time", cast("project_sessions"."end_time" as text) as "end_time" from "project_sessions" where "project_sessions"."project_id" = $1 and project_sessions.id in (select t.project_session_rowid from traces t where t.id in (select u.id from traces u where u.project_id = $2 and u.user_id = $3 union all select m.id from traces m where m.project_id = $4 and m.user_id = $5 and exists (select 1 from spans where spans.trace_rowid = m.id and (("spans"."attributes" -> cast($6 as text)) = cast($7 as jsonb))))) order by "project_sessions"."id" desc limit $8;
 
 -- sessions.list (by last activity)
 select cast("project_sessions"."end_time" as text) as "time" from "project_sessions" where "id" = $1 and "project_id" = $2;

@@ -127,6 +127,9 @@ update "projects" set "description" = ?, "updated_at" = ? where "id" = ? returni
 -- traces.list
 select "traces"."id", "traces"."project_id", "traces"."trace_id", cast("traces"."start_time" as text) as "start_time", cast("traces"."end_time" as text) as "end_time" from "traces" where "traces"."project_id" = ? and "traces"."start_time" >= cast(? as bigint) and "traces"."start_time" < cast(? as bigint) and ("traces"."start_time" <= cast(? as bigint) and ("traces"."start_time" < cast(? as bigint) or "traces"."id" <= ?)) order by "traces"."start_time" desc, "traces"."id" desc limit ?;
 
+-- traces.list (of a user)
+select "traces"."id", "traces"."project_id", "traces"."trace_id", cast("traces"."start_time" as text) as "start_time", cast("traces"."end_time" as text) as "end_time" from "traces" where +"traces"."project_id" = ? and traces.id in (select u.id from traces u where u.project_id = ? and u.user_id = ? union all select m.id from traces m where m.project_id = ? and m.user_id = ? and exists (select 1 from spans where spans.trace_rowid = m.id and (json_type("spans"."attributes", ?) = 'text' and json_extract("spans"."attributes", ?) = ?))) order by "traces"."start_time" desc, "traces"."id" desc limit ?;
+
 -- traces.list (latency)
 select "traces"."id", "traces"."project_id", "traces"."trace_id", cast("traces"."start_time" as text) as "start_time", cast("traces"."end_time" as text) as "end_time" from "traces" where "traces"."project_id" = ? order by ("traces"."end_time" - "traces"."start_time") asc, "traces"."id" asc limit ?;
 
@@ -225,6 +228,9 @@ select "project_sessions"."id", "project_sessions"."project_id", "project_sessio
 
 -- sessions.list (by start)
 select cast("project_sessions"."start_time" as text) as "time" from "project_sessions" where "id" = ? and "project_id" = ?;
+
+-- sessions.list (of a user)
+select "project_sessions"."id", "project_sessions"."project_id", "project_sessions"."session_id", cast("project_sessions"."start_time" as text) as "start_time", cast("project_sessions"."end_time" as text) as "end_time" from "project_sessions" where "project_sessions"."project_id" = ? and project_sessions.id in (select t.project_session_rowid from traces t where t.id in (select u.id from traces u where u.project_id = ? and u.user_id = ? union all select m.id from traces m where m.project_id = ? and m.user_id = ? and exists (select 1 from spans where spans.trace_rowid = m.id and (json_type("spans"."attributes", ?) = 'text' and json_extract("spans"."attributes", ?) = ?)))) order by "project_sessions"."id" desc limit ?;
 
 -- sessions.list (by last activity)
 select cast("project_sessions"."end_time" as text) as "time" from "project_sessions" where "id" = ? and "project_id" = ?;
