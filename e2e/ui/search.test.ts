@@ -37,14 +37,14 @@ describe('UI: search and filter', () => {
     await firstAdminLogin(opened.page, server.url);
     const start = BigInt(Date.now() - 60_000) * 1_000_000n;
     const text = (key: string, value: string) => ({ key, value: { stringValue: value } });
-    const turn = (offsetMs: number, input: string, output: string, kind = 'CHAIN') => ({
+    const turn = (offsetMs: number, input: string, output: string, kind = 'CHAIN', user = `user-${offsetMs}`) => ({
       traceId: traceIds[traceIds.push(randomBytes(16).toString('hex')) - 1]!,
       spanId: randomBytes(8).toString('hex'),
       name: 'chat-turn',
       kind: 1,
       startTimeUnixNano: String(start + BigInt(offsetMs) * 1_000_000n),
       endTimeUnixNano: String(start + BigInt(offsetMs + 40 + offsetMs) * 1_000_000n),
-      attributes: [text('openinference.span.kind', kind), text('input.value', input), text('output.value', output)],
+      attributes: [text('openinference.span.kind', kind), text('input.value', input), text('output.value', output), text('user.id', user)],
     });
     const exported = await opened.page.request.post(`${server.url}/v1/traces`, {
       headers: { 'x-project-name': project },
@@ -156,6 +156,16 @@ describe('UI: search and filter', () => {
     await page.getByText('Where is my parcel?').waitFor();
     assert.equal(await page.getByText('It ships tomorrow from the warehouse.').count(), 0, 'still hidden after a reload');
     assert.equal(await page.getByRole('columnheader', { name: 'Input' }).count(), 1);
+
+    // One user's traces, by their user.id.
+    await page.getByLabel('Only this user.id').fill('user-10');
+    await eventually(async () => {
+      const rows = await rowTexts(opened);
+      assert.equal(rows.length, 1);
+      assert.match(rows[0] ?? '', /Where is my parcel\?/);
+    });
+    await page.getByLabel('Only this user.id').fill('');
+    await eventually(async () => assert.equal((await rowTexts(opened)).length, 4));
 
     await page.setViewportSize({ width: 390, height: 844 });
     await page.getByLabel('Search inputs, outputs and messages').waitFor();

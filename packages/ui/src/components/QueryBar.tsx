@@ -4,7 +4,7 @@
  * (`q`, `filter`) so a search can be shared or bookmarked. The list's 422 is shown under the
  * input it came from.
  */
-import { useEffect, useState } from 'react';
+import { type ReactNode, useEffect, useState } from 'react';
 import { Box, Highlight, Group, TextInput, Text } from '@mantine/core';
 import { IconSearch } from '@tabler/icons-react';
 import { useQuery } from '@tanstack/react-query';
@@ -18,6 +18,33 @@ import { SavedViews, type ViewPage } from './SavedViews';
 export function useTextFilters(): { search: string; filter: string } {
   const [params] = useSearchParams();
   return { search: params.get('q') ?? '', filter: params.get('filter') ?? '' };
+}
+
+/**
+ * A user.id to look up, kept in the address (`user`) and applied once the typist pauses: the
+ * traces and sessions of one user who reported a problem.
+ */
+export function UserLookup({ label = 'User id' }: { label?: string }) {
+  const [params] = useSearchParams();
+  const update = useUpdateSearch();
+  const current = params.get('user') ?? '';
+  const [text, setText] = useState(current);
+  useEffect(() => setText(current), [current]);
+  useEffect(() => {
+    if (text.trim() === current) return;
+    const timer = setTimeout(() => update((next) => (text.trim() ? next.set('user', text.trim()) : next.delete('user'))), 400);
+    return () => clearTimeout(timer);
+  }, [text, current, update]);
+  return (
+    <TextInput
+      label={label}
+      aria-label="Only this user.id"
+      placeholder="user.id"
+      value={text}
+      onChange={(event) => setText(event.currentTarget.value)}
+      w={{ base: '100%', sm: 200 }}
+    />
+  );
 }
 
 /** The words to mark in previews: the search's terms without quotes and stars. */
@@ -43,6 +70,8 @@ function useAttributeKeys(projectId: string) {
 }
 
 export interface QueryBarProps {
+  /** Extra inputs beside the search and filter (a user id lookup). */
+  extra?: ReactNode;
   projectId: string;
   /** The list the bar filters, for its saved views. */
   page: ViewPage;
@@ -51,7 +80,7 @@ export interface QueryBarProps {
   error: Error | null;
 }
 
-export function QueryBar({ projectId, page, annotationNames, error }: QueryBarProps) {
+export function QueryBar({ projectId, page, annotationNames, error, extra }: QueryBarProps) {
   const { search, filter } = useTextFilters();
   const update = useUpdateSearch();
   const keys = useAttributeKeys(projectId);
@@ -89,6 +118,7 @@ export function QueryBar({ projectId, page, annotationNames, error }: QueryBarPr
         error={filterError}
         w={{ base: '100%', sm: 480 }}
       />
+      {extra}
       <Box pt={{ base: 0, sm: 25 }}>
         <SavedViews projectId={projectId} page={page} />
       </Box>

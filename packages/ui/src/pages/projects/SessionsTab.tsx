@@ -6,6 +6,7 @@ import type { Session } from '@sightline/client/browser';
 import { useSessions, type SessionSortKey } from './sessionQueries';
 import { VirtualTable, type Column, type SortState } from '../../components/VirtualTable';
 import { ColumnChooser, useChosenColumns } from '../../components/ColumnChooser';
+import { UserLookup } from '../../components/QueryBar';
 import { useUpdateSearch } from '../../lib/search';
 import {
   formatCount,
@@ -44,7 +45,8 @@ export function SessionsTab() {
   const update = useUpdateSearch();
   const sortKey: SessionSortKey = params.get('sort') === 'end_time' ? 'end_time' : 'start_time';
   const order = params.get('order') === 'asc' ? 'asc' : 'desc';
-  const sessions = useSessions(projectId, interval, sortKey, order);
+  const userId = params.get('user') ?? '';
+  const sessions = useSessions(projectId, interval, sortKey, order, userId);
   const rows = useMemo(() => sessions.data?.pages.flatMap((page) => page.data) ?? [], [sessions.data]);
   const search = explorerSearch(params);
   const open = useCallback((session: Session) => navigate(`${sessionPath(projectId, session.id)}${search}`), [navigate, projectId, search]);
@@ -167,6 +169,7 @@ export function SessionsTab() {
 
   return (
     <>
+      <UserLookup />
       <Group justify="space-between" wrap="nowrap">
         <Text size="sm" c="dimmed">
           {rows.length > 0

@@ -16,7 +16,7 @@ import { useUpdateSearch } from '../../lib/search';
 import { useProjectContext } from './ProjectLayout';
 import { explorerSearch } from './ProjectsPage';
 import { AddToQueueButton } from '../queues/AddToQueue';
-import { highlightWords, Preview, QueryBar, useTextFilters } from '../../components/QueryBar';
+import { highlightWords, Preview, QueryBar, UserLookup, useTextFilters } from '../../components/QueryBar';
 import { ColumnChooser, useChosenColumns } from '../../components/ColumnChooser';
 
 export function traceStatus(trace: Pick<Trace, 'error_count' | 'root_span'>) {
@@ -38,7 +38,8 @@ export function TracesTab() {
   const configs = useAnnotationConfigs();
   const text = useTextFilters();
   const words = useMemo(() => highlightWords(text.search), [text.search]);
-  const traces = useTraces(projectId, option, sortKey, order, interval, annotationFilters, text);
+  const userId = params.get('user') ?? '';
+  const traces = useTraces(projectId, option, sortKey, order, interval, annotationFilters, text, userId);
   const rows = useMemo(() => traces.data?.pages.flatMap((page) => page.data) ?? [], [traces.data]);
   const search = explorerSearch(params);
   // Traces picked for "Add to queue", by trace id, kept across pages and re-sorts.
@@ -193,6 +194,7 @@ export function TracesTab() {
         page="traces"
         annotationNames={(configs.data ?? []).map((config) => config.name)}
         error={traces.error}
+        extra={<UserLookup />}
       />
       <Group justify="space-between" align="flex-end">
         <AnnotationFilterInput
@@ -246,7 +248,7 @@ export function TracesTab() {
         stale={traces.isPlaceholderData}
         empty={
           <Text c="dimmed">
-            {text.search || text.filter
+            {text.search || text.filter || userId
               ? 'No traces match the search or filter in this time range.'
               : 'No traces in this time range. Try a longer range, such as “All time”.'}
           </Text>

@@ -14,13 +14,17 @@ export function useSessions(
   refetchInterval: number | false,
   sort: SessionSortKey = 'start_time',
   order: 'asc' | 'desc' = 'desc',
+  userId = '',
 ) {
   return useInfiniteQuery({
-    queryKey: ['sessions', projectId, sort, order],
+    queryKey: ['sessions', projectId, sort, order, userId],
     queryFn: ({ pageParam, signal }) =>
       call(
         client.GET('/v1/projects/{project_identifier}/sessions', {
-          params: { path: inProject(projectId), query: { limit: 100, cursor: pageParam ?? undefined, order, sort } },
+          params: {
+            path: inProject(projectId),
+            query: { limit: 100, cursor: pageParam ?? undefined, order, sort, user_id: userId || undefined },
+          },
           signal,
         }),
       ),

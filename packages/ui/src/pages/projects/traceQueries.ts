@@ -45,9 +45,10 @@ export function useTraces(
   refetchInterval: number | false,
   annotations: AnnotationFilters = NO_ANNOTATION_FILTERS,
   text: TextFilters = NO_TEXT_FILTERS,
+  userId = '',
 ) {
   return useInfiniteQuery({
-    queryKey: ['traces', projectId, range.value, sort, order, annotations, text],
+    queryKey: ['traces', projectId, range.value, sort, order, annotations, text, userId],
     queryFn: ({ pageParam, signal }) =>
       call(
         client.GET('/v1/projects/{project_identifier}/traces', {
@@ -60,6 +61,7 @@ export function useTraces(
               order,
               ...annotationQuery(annotations),
               ...textQuery(text),
+              user_id: userId || undefined,
               ...resolveRange(range),
             },
           },
