@@ -146,6 +146,11 @@ describe('UI: search and filter', () => {
 
   test('remembers the columns chosen, and fits a phone', async () => {
     const { page } = opened;
+    // An annotation name gets a column of its own, with each trace's label and score.
+    const annotated = await page.request.post(`${server.url}/v1/trace_annotations`, {
+      data: { data: [{ trace_id: traceIds[1], name: 'helpfulness', annotator_kind: 'HUMAN', result: { label: 'helpful', score: 0.9 } }] },
+    });
+    assert.equal(annotated.status(), 200, await annotated.text());
     await page.goto(`${server.url}/projects/${encodeURIComponent(project)}/traces?range=all`);
     await page.getByText('Where is my parcel?').waitFor();
     await page.getByRole('button', { name: "Choose the traces table's columns" }).click();
@@ -156,6 +161,8 @@ describe('UI: search and filter', () => {
     await page.getByText('Where is my parcel?').waitFor();
     assert.equal(await page.getByText('It ships tomorrow from the warehouse.').count(), 0, 'still hidden after a reload');
     assert.equal(await page.getByRole('columnheader', { name: 'Input' }).count(), 1);
+    await page.getByRole('columnheader', { name: 'helpfulness' }).waitFor();
+    await page.getByText('helpful · 0.9').waitFor();
 
     // One user's traces, by their user.id.
     await page.getByLabel('Only this user.id').fill('user-10');

@@ -3,7 +3,7 @@ import { useCallback, useMemo, useState } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { Alert, Anchor, Button, Checkbox, Group, Text, Tooltip } from '@mantine/core';
 import { IconFilter } from '@tabler/icons-react';
-import { useAnnotationConfigs } from './annotationQueries';
+import { useAnnotationConfigs, useTraceRowAnnotations, type RowAnnotation } from './annotationQueries';
 import { useTraces, type TraceSortKey } from './traceQueries';
 import { AnnotationFilterInput, annotationFiltersOf } from '../../components/AnnotationFilterInput';
 import type { Trace } from '@sightline/client/browser';
@@ -21,6 +21,24 @@ import { ColumnChooser, useChosenColumns } from '../../components/ColumnChooser'
 
 export function traceStatus(trace: Pick<Trace, 'error_count' | 'root_span'>) {
   return trace.error_count > 0 ? 'ERROR' : (trace.root_span?.status_code ?? 'UNSET');
+}
+
+/** A trace's newest label and score of one annotation name, or a dash. */
+function AnnotationCell({ value }: { value: RowAnnotation | undefined }) {
+  if (!value)
+    return (
+      <Text span c="dimmed" size="sm">
+        —
+      </Text>
+    );
+  const score = value.score === null ? null : Number(value.score.toFixed(2));
+  return (
+    <Text size="sm" truncate title={[value.label, score].filter((part) => part !== null).join(' · ')}>
+      {value.label ?? ''}
+      {value.label !== null && score !== null ? ' · ' : ''}
+      {score !== null ? score : ''}
+    </Text>
+  );
 }
 
 export function TracesTab() {
@@ -41,6 +59,13 @@ export function TracesTab() {
   const userId = params.get('user') ?? '';
   const traces = useTraces(projectId, option, sortKey, order, interval, annotationFilters, text, userId);
   const rows = useMemo(() => traces.data?.pages.flatMap((page) => page.data) ?? [], [traces.data]);
+  const rowAnnotations = useTraceRowAnnotations(projectId, rows);
+  // A column per annotation name seen on the loaded traces, in name order (at most eight).
+  const annotationNames = useMemo(() => {
+    const names = new Set<string>();
+    for (const found of rowAnnotations.data?.values() ?? []) for (const name of found.keys()) names.add(name);
+    return [...names].sort().slice(0, 8);
+  }, [rowAnnotations.data]);
   const search = explorerSearch(params);
   // Traces picked for "Add to queue", by trace id, kept across pages and re-sorts.
   const [selected, setSelected] = useState<Set<string>>(new Set());
@@ -177,6 +202,14 @@ export function TracesTab() {
           </Text>
         ),
     },
+    ...annotationNames.map(
+      (name): Column<Trace> => ({
+        key: `annotation:${name}`,
+        title: name,
+        width: '120px',
+        render: (trace) => <AnnotationCell value={rowAnnotations.data?.get(trace.trace_id)?.get(name)} />,
+      }),
+    ),
     {
       key: 'trace_id',
       title: 'Trace id',
