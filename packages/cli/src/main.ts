@@ -6,6 +6,7 @@ import {
   createUserCommand,
   loadConfig,
   resetPasswordCommand,
+  runMcpStdio,
   SIGHTLINE_VERSION,
   startServer,
 } from '@sightline/server';
@@ -47,6 +48,22 @@ export function buildCli(): Command {
         timeoutSeconds: config.shutdownTimeoutSeconds,
         timeoutVariable: 'SERVICE_SHUTDOWN_TIMEOUT_SECONDS',
         failed: server.failed,
+      });
+    });
+  program
+    .command('mcp')
+    .description("Serve Sightline's MCP tools on stdin/stdout for an AI assistant, calling a Sightline server's API (docs/mcp.md)")
+    .addHelpText(
+      'after',
+      `
+Environment:
+  SERVICE_COLLECTOR_ENDPOINT  the Sightline server's URL (default http://127.0.0.1:6006)
+  SERVICE_API_KEY             an API key for it (a user or system key; not needed with sign-in off)`,
+    )
+    .action(async () => {
+      await runMcpStdio({
+        endpoint: process.env.SERVICE_COLLECTOR_ENDPOINT || 'http://127.0.0.1:6006',
+        apiKey: process.env.SERVICE_API_KEY || null,
       });
     });
   const admin = program.command('admin').description('Operator commands on the configured database (run on the host)');

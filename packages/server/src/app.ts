@@ -43,6 +43,7 @@ import { promptsRoutes } from './api/prompts/prompts-routes.js';
 import { datasetsRoutes } from './api/datasets/datasets-routes.js';
 import { datasetLabelsRoutes } from './api/dataset-labels/dataset-labels-routes.js';
 import { savedViewsRoutes } from './api/saved-views/saved-views-routes.js';
+import { mcpRoutes } from './api/mcp/mcp-routes.js';
 import type { DatasetLabelsService } from './datasets/dataset-labels-service.js';
 import { datasetSplitsRoutes } from './api/dataset-splits/dataset-splits-routes.js';
 import type { DatasetSplitsService } from './datasets/dataset-splits-service.js';
@@ -215,6 +216,7 @@ export async function buildApp({
       // Last among the API routes: their OpenAPI components follow every earlier one's (a smaller diff of openapi.json).
       await scope.register(annotationQueuesRoutes, { queues: annotationQueues });
       await scope.register(alertsRoutes, { alerts });
+      await scope.register(mcpRoutes, { rootPath: prefix });
       await scope.register(uiRoutes, { page: uiPage });
     },
     { prefix },
