@@ -13,6 +13,7 @@ import {
 import { Command, CommanderError } from 'commander';
 import { tuneHeapForService } from './heap.js';
 import { registerMonitorCommands } from './monitor-commands.js';
+import { registerDataCommands } from './data-commands.js';
 import { stopOnSignals } from './shutdown.js';
 
 /** Builds the command tree; exported so tests can drive it without spawning. */
@@ -92,6 +93,7 @@ Environment:
       );
     });
   registerMonitorCommands(program);
+  registerDataCommands(program);
   return program;
 }
 
