@@ -3,6 +3,9 @@
  * with "Open in playground"). Prompts are made in the playground ("Save as prompt") or with
  * phoenix-client's createPrompt (docs/prompts.md).
  */
+import { DeleteButton } from '../../components/DeleteButton';
+import { call, client } from '../../api/http';
+import { useQueryClient } from '@tanstack/react-query';
 import { VersionTags } from './VersionTags';
 import { Link, useNavigate, useParams } from 'react-router';
 import { Alert, Anchor, Badge, Breadcrumbs, Button, Code, Group, Paper, Skeleton, Stack, Table, Text, Title } from '@mantine/core';
@@ -90,6 +93,7 @@ export function PromptVersionsPage() {
   usePageTitle(`Prompt ${promptName}`);
   const versions = usePromptVersions(promptName);
   const navigate = useNavigate();
+  const queryClient = useQueryClient();
   const open = (version: PromptVersion) => {
     const state: PlaygroundLocationState = { draft: draftFromPromptVersion(version, promptName) };
     navigate('/playground', { state });
@@ -102,7 +106,18 @@ export function PromptVersionsPage() {
         </Anchor>
         <Text>{promptName}</Text>
       </Breadcrumbs>
-      <Title order={2}>{promptName}</Title>
+      <Group gap={6}>
+        <Title order={2}>{promptName}</Title>
+        <DeleteButton
+          what={`prompt "${promptName}"`}
+          consequence="All its versions and tags go with it."
+          onDelete={() => call(client.DELETE('/v1/prompts/{prompt_identifier}', { params: { path: { prompt_identifier: promptName } } }))}
+          onDeleted={() => {
+            void queryClient.invalidateQueries({ queryKey: ['prompts'] });
+            navigate('/prompts');
+          }}
+        />
+      </Group>
       {versions.isError ? (
         <Alert color="red" title="Could not load the versions">
           {versions.error.message}
