@@ -7638,6 +7638,8 @@ export interface operations {
                 search?: string;
                 /** @description Only traces with a span passing Phoenix's span condition (Sightline addition), e.g. `span_kind == 'LLM' and latency_ms > 2000 and attributes['llm.model_name'] == 'gpt-4o'`. */
                 filter?: string;
+                /** @description Only the traces of this user.id (Sightline addition). */
+                user_id?: string;
             };
             header?: never;
             path: {
@@ -7951,6 +7953,8 @@ export interface operations {
                 order?: "asc" | "desc";
                 /** @description By session id, i.e. when ingest first saw the session (the default, as Phoenix), by when it started, or by its last activity, the end of its latest trace (Sightline additions). */
                 sort?: "id" | "start_time" | "end_time";
+                /** @description Only sessions with a trace of this user.id (Sightline addition). */
+                user_id?: string;
             };
             header?: never;
             path: {
@@ -12854,6 +12858,10 @@ export interface operations {
                 limit?: number;
                 /** @description The next_cursor of the previous page (opaque); an invalid cursor answers 422. */
                 cursor?: string;
+                /** @description Only the examples where another experiment's mean `score_name` is below the base's (regressed) or above it (improved), or where a run or an evaluation failed (Sightline addition). */
+                filter?: "regressed" | "improved" | "failed";
+                /** @description The evaluator whose score `regressed` and `improved` compare. */
+                score_name?: string;
             };
             header?: never;
             path: {
