@@ -38,6 +38,7 @@ import * as onlineRuleQueues from './0036-online-rule-queues.js';
 import * as fullTextSearch from './0037-full-text-search.js';
 import * as alerts from './0039-alerts.js';
 import * as savedViews from './0040-saved-views.js';
+import * as dashboards from './0041-dashboards.js';
 
 export interface MigrationContext {
   dialect: Dialect;
@@ -83,5 +84,6 @@ export function migrations(context: MigrationContext): Record<string, Migration>
     '0037-full-text-search': { up: fullTextSearch.up(context) },
     '0039-alerts': { up: alerts.up(context) },
     '0040-saved-views': { up: savedViews.up(context) },
+    '0041-dashboards': { up: dashboards.up(context) },
   };
 }

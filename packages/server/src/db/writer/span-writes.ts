@@ -1,6 +1,7 @@
 /** What the span writers of both dialects share: a batch's spans grouped by trace, and its sessions. */
 import type { SpanRow } from '../../span-model/span-rows.js';
 import { MIXED_USERS, mergeUserKeys } from '../../span-model/trace-users.js';
+import { BUCKET_COLUMNS, LATENCY_BUCKETS, latencyBucket } from '../latency-histogram.js';
 
 /**
  * Per-trace aggregate of a batch: a trace's time range, the project of its first span, the first
@@ -76,3 +77,117 @@ export const MERGE_USER_ID = `CASE
     WHEN excluded.user_id IS NULL THEN traces.user_id
     WHEN traces.user_id IS NULL OR traces.user_id = excluded.user_id THEN excluded.user_id
     ELSE '${MIXED_USERS}' END`;
+
+const NANOS_PER_MINUTE = 60_000_000_000n;
+
+/** One row of span_rollups as a batch adds to it (docs/dashboards.md, "Rollups"). */
+export interface RollupInBatch {
+  projectId: number;
+  minute: number;
+  spanKind: string;
+  name: string;
+  /** '' for spans that name no model. */
+  model: string;
+  statusCode: string;
+  spanCount: number;
+  errorCount: number;
+  /** Nanoseconds. */
+  latencySum: number;
+  tokenCountPrompt: number;
+  tokenCountCompletion: number;
+  tokenCountTotal: number;
+  /** Counts per latency bucket (db/latency-histogram.ts). */
+  buckets: number[];
+}
+
+/**
+ * Sums a transaction's stored spans per rollup key in memory, so the writer runs one upsert per
+ * key instead of one per span. Only spans actually inserted are added: a span sent twice is
+ * counted once.
+ */
+export class RollupAccumulator {
+  private readonly rollups = new Map<string, RollupInBatch>();
+
+  add(projectId: number, row: SpanRow): void {
+    const minute = Number(row.startTime / NANOS_PER_MINUTE);
+    const model = row.modelName ?? '';
+    const key = `${projectId}\u0000${minute}\u0000${row.spanKind}\u0000${row.name}\u0000${model}\u0000${row.statusCode}`;
+    let rollup = this.rollups.get(key);
+    if (rollup === undefined) {
+      rollup = {
+        projectId,
+        minute,
+        spanKind: row.spanKind,
+        name: row.name,
+        model,
+        statusCode: row.statusCode,
+        spanCount: 0,
+        errorCount: 0,
+        latencySum: 0,
+        tokenCountPrompt: 0,
+        tokenCountCompletion: 0,
+        tokenCountTotal: 0,
+        buckets: new Array<number>(LATENCY_BUCKETS).fill(0),
+      };
+      this.rollups.set(key, rollup);
+    }
+    const latency = Number(row.endTime - row.startTime);
+    rollup.spanCount++;
+    if (row.statusCode === 'ERROR') rollup.errorCount++;
+    rollup.latencySum += latency;
+    rollup.tokenCountPrompt += row.tokenCountPrompt ?? 0;
+    rollup.tokenCountCompletion += row.tokenCountCompletion ?? 0;
+    rollup.tokenCountTotal += row.tokenCountTotal ?? 0;
+    rollup.buckets[latencyBucket(latency)]!++;
+  }
+
+  get size(): number {
+    return this.rollups.size;
+  }
+
+  /** The rollups in key order, so that concurrent writers (PostgreSQL replicas) lock rows in one order. */
+  sorted(): RollupInBatch[] {
+    const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+    return [...this.rollups.values()].sort(
+      (a, b) =>
+        a.projectId - b.projectId ||
+        a.minute - b.minute ||
+        compare(a.spanKind, b.spanKind) ||
+        compare(a.name, b.name) ||
+        compare(a.model, b.model) ||
+        compare(a.statusCode, b.statusCode),
+    );
+  }
+}
+
+/** The rollup upsert's column list and SET clause, the same in both dialects. */
+export const ROLLUP_KEY_COLUMNS = ['project_id', 'minute', 'span_kind', 'name', 'model', 'status_code'] as const;
+export const ROLLUP_SUM_COLUMNS = [
+  'span_count',
+  'error_count',
+  'latency_sum',
+  'token_count_prompt',
+  'token_count_completion',
+  'token_count_total',
+  ...BUCKET_COLUMNS,
+] as const;
+export const ROLLUP_ADD = ROLLUP_SUM_COLUMNS.map((column) => `${column} = span_rollups.${column} + excluded.${column}`).join(', ');
+
+/** A rollup's values in the order of ROLLUP_KEY_COLUMNS then ROLLUP_SUM_COLUMNS. */
+export function rollupValues(rollup: RollupInBatch): (string | number)[] {
+  return [
+    rollup.projectId,
+    rollup.minute,
+    rollup.spanKind,
+    rollup.name,
+    rollup.model,
+    rollup.statusCode,
+    rollup.spanCount,
+    rollup.errorCount,
+    Math.round(rollup.latencySum),
+    rollup.tokenCountPrompt,
+    rollup.tokenCountCompletion,
+    rollup.tokenCountTotal,
+    ...rollup.buckets,
+  ];
+}
