@@ -39,7 +39,12 @@ export const DEFAULT_GROUPS = 10;
 const MAX_FILTER_LENGTH = 4096;
 const MAX_PROJECTS = 100;
 const PERCENTILE: Partial<Record<WindowMetric, number>> = { latency_p50: 0.5, latency_p95: 0.95, latency_p99: 0.99 };
-const ROLLUP_COLUMN: Partial<Record<GroupBy, RollupGroup>> = { span_kind: 'span_kind', name: 'name', model: 'model', status: 'status_code' };
+const ROLLUP_COLUMN: Partial<Record<GroupBy, RollupGroup>> = {
+  span_kind: 'span_kind',
+  name: 'name',
+  model: 'model',
+  status: 'status_code',
+};
 
 /** A dashboard query as a widget or a caller states it. */
 export interface DashboardQueryInput {
@@ -119,11 +124,12 @@ function addInto(target: Accumulator, source: Partial<Accumulator>): void {
   target.scoreSum += source.scoreSum ?? 0;
   target.scoreCount += source.scoreCount ?? 0;
   target.labelCount += source.labelCount ?? 0;
-  if (target.buckets && source.buckets) for (let index = 0; index < LATENCY_BUCKETS; index++) target.buckets[index]! += source.buckets[index]!;
+  if (target.buckets && source.buckets)
+    for (let index = 0; index < LATENCY_BUCKETS; index++) target.buckets[index]! += source.buckets[index]!;
 }
 
 /** The metric's value of an accumulator: null for a ratio, mean or percentile over nothing. */
-function valueOf(metric: WindowMetric, a: Accumulator): number | null {
+function metricValue(metric: WindowMetric, a: Accumulator): number | null {
   const percentile = PERCENTILE[metric];
   if (percentile !== undefined) return a.buckets ? histogramPercentile(a.buckets, percentile) : null;
   switch (metric) {
@@ -177,25 +183,30 @@ export interface CheckedQuery {
 
 export function checkDashboardQuery(input: Omit<DashboardQueryInput, 'projects'>): CheckedQuery {
   const { metric } = input;
-  if (!(WINDOW_METRICS as readonly string[]).includes(metric)) throw new InvalidInputError(`metric must be one of ${WINDOW_METRICS.join(', ')}`);
+  if (!(WINDOW_METRICS as readonly string[]).includes(metric))
+    throw new InvalidInputError(`metric must be one of ${WINDOW_METRICS.join(', ')}`);
   if (!(BUCKETS as readonly string[]).includes(input.bucket)) throw new InvalidInputError(`bucket must be one of ${BUCKETS.join(', ')}`);
   const groupBy = input.groupBy ?? null;
   if (groupBy !== null && !(GROUP_BYS as readonly string[]).includes(groupBy)) {
     throw new InvalidInputError(`group_by must be one of ${GROUP_BYS.join(', ')}, or absent for no groups`);
   }
   const attribute = input.attribute?.trim() || null;
-  if (groupBy === 'attribute' && attribute === null) throw new InvalidInputError('group_by attribute needs attribute: the attribute key, e.g. metadata.tenant');
+  if (groupBy === 'attribute' && attribute === null)
+    throw new InvalidInputError('group_by attribute needs attribute: the attribute key, e.g. metadata.tenant');
   if (groupBy !== 'attribute' && attribute !== null) throw new InvalidInputError('attribute applies to group_by attribute only');
   if (attribute !== null && attribute.length > 256) throw new InvalidInputError('attribute must be at most 256 characters');
   const annotation = metric === 'annotation_score_mean' || metric === 'annotation_label_share';
   const annotationName = input.annotationName?.trim() || null;
   const annotationLabel = input.annotationLabel ?? null;
-  if (annotation && annotationName === null) throw new InvalidInputError(`${metric} needs annotation_name: the name of the annotations it reads`);
+  if (annotation && annotationName === null)
+    throw new InvalidInputError(`${metric} needs annotation_name: the name of the annotations it reads`);
   if (!annotation && (annotationName !== null || annotationLabel !== null)) {
     throw new InvalidInputError(`annotation_name and annotation_label apply to the annotation metrics only, not to ${metric}`);
   }
   if (metric === 'annotation_label_share' && !annotationLabel && groupBy !== 'annotation_label') {
-    throw new InvalidInputError('annotation_label_share needs annotation_label (the label whose share it measures), or group_by annotation_label for every label');
+    throw new InvalidInputError(
+      'annotation_label_share needs annotation_label (the label whose share it measures), or group_by annotation_label for every label',
+    );
   }
   if (groupBy === 'annotation_label' && !annotation) {
     throw new InvalidInputError('group_by annotation_label applies to annotation_score_mean and annotation_label_share only');
@@ -224,11 +235,26 @@ export function checkDashboardQuery(input: Omit<DashboardQueryInput, 'projects'>
   }
   const bucketMinutes = BUCKET_MINUTES[input.bucket];
   if (bucketMinutes !== null && Math.ceil(minutes / bucketMinutes) > MAX_POINTS) {
-    throw new InvalidInputError(`${input.bucket} buckets over this range make more than ${MAX_POINTS} points: choose a larger bucket or a shorter range`);
+    throw new InvalidInputError(
+      `${input.bucket} buckets over this range make more than ${MAX_POINTS} points: choose a larger bucket or a shorter range`,
+    );
   }
   const limit = input.limit ?? DEFAULT_GROUPS;
-  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_GROUPS) throw new InvalidInputError(`limit must be a whole number from 1 to ${MAX_GROUPS}`);
-  return { metric, annotationName, annotationLabel, groupBy, attribute, filter, condition, startMinute, endMinute, bucket: input.bucket, limit };
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_GROUPS)
+    throw new InvalidInputError(`limit must be a whole number from 1 to ${MAX_GROUPS}`);
+  return {
+    metric,
+    annotationName,
+    annotationLabel,
+    groupBy,
+    attribute,
+    filter,
+    condition,
+    startMinute,
+    endMinute,
+    bucket: input.bucket,
+    limit,
+  };
 }
 
 export type DashboardQueryService = ReturnType<typeof createDashboardQueryService>;
@@ -264,13 +290,18 @@ export function createDashboardQueryService({ rollups, projects }: { rollups: Ro
         // Grouped by label, each label's share of the annotations of its bucket: computed below.
         labelCount: groupBy === 'annotation_label' ? row.count : row.labelCount,
       });
-      if (groupBy !== 'annotation_label') return { source: 'annotations', rows: rows.map((row) => ({ minute: row.minute, group: row.group, parts: asParts(row) })) };
+      if (groupBy !== 'annotation_label')
+        return { source: 'annotations', rows: rows.map((row) => ({ minute: row.minute, group: row.group, parts: asParts(row) })) };
       // A label's share is of every annotation of the bucket, not of its own group's.
       const perBucket = new Map<number, number>();
       for (const row of rows) perBucket.set(row.minute, (perBucket.get(row.minute) ?? 0) + row.count);
       return {
         source: 'annotations',
-        rows: rows.map((row) => ({ minute: row.minute, group: row.group, parts: { ...asParts(row), annotationCount: perBucket.get(row.minute) ?? 0 } })),
+        rows: rows.map((row) => ({
+          minute: row.minute,
+          group: row.group,
+          parts: { ...asParts(row), annotationCount: perBucket.get(row.minute) ?? 0 },
+        })),
       };
     }
     if (metric === 'cost') {
@@ -330,7 +361,9 @@ export function createDashboardQueryService({ rollups, projects }: { rollups: Ro
       const kept = ranked.slice(0, query.limit);
       const starts: number[] = [];
       if (bucketMinutes === null) starts.push(query.startMinute);
-      else for (let minute = Math.floor(query.startMinute / bucketMinutes) * bucketMinutes; minute < query.endMinute; minute += bucketMinutes) starts.push(minute);
+      else
+        for (let minute = Math.floor(query.startMinute / bucketMinutes) * bucketMinutes; minute < query.endMinute; minute += bucketMinutes)
+          starts.push(minute);
       const empty = emptyAccumulator(histogram);
       return {
         metric: query.metric,
@@ -341,10 +374,10 @@ export function createDashboardQueryService({ rollups, projects }: { rollups: Ro
         endTime: new Date(query.endMinute * MS_PER_MINUTE).toISOString(),
         series: kept.map((entry) => ({
           group: entry.group,
-          total: valueOf(query.metric, entry.total),
+          total: metricValue(query.metric, entry.total),
           points: starts.map((minute) => ({
             time: new Date(minute * MS_PER_MINUTE).toISOString(),
-            value: valueOf(query.metric, entry.buckets.get(minute) ?? empty),
+            value: metricValue(query.metric, entry.buckets.get(minute) ?? empty),
           })),
         })),
         otherGroups: ranked.length - kept.length,

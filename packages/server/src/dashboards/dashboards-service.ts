@@ -74,13 +74,15 @@ export function checkWidgets(widgets: readonly Widget[], global: boolean): Widge
     if (ids.has(id)) throw new InvalidInputError(`${where}: id ${JSON.stringify(id)} is used by another widget`);
     ids.add(id);
     const title = (widget.title ?? '').trim();
-    if (title === '' || title.length > MAX_TITLE_CHARS) throw new InvalidInputError(`${where}: title must be 1 to ${MAX_TITLE_CHARS} characters`);
-    if (!(WIDGET_TYPES as readonly string[]).includes(widget.type)) throw new InvalidInputError(`${where}: type must be one of ${WIDGET_TYPES.join(', ')}`);
+    if (title === '' || title.length > MAX_TITLE_CHARS)
+      throw new InvalidInputError(`${where}: title must be 1 to ${MAX_TITLE_CHARS} characters`);
+    if (!(WIDGET_TYPES as readonly string[]).includes(widget.type))
+      throw new InvalidInputError(`${where}: type must be one of ${WIDGET_TYPES.join(', ')}`);
     if (widget.projects !== undefined && !global) throw new InvalidInputError(`${where}: projects applies to global dashboards only`);
     if (widget.projects !== undefined && (widget.projects.length === 0 || widget.projects.length > MAX_WIDGET_PROJECTS)) {
       throw new InvalidInputError(`${where}: projects must name 1 to ${MAX_WIDGET_PROJECTS} projects, or be left out for every project`);
     }
-    let checked;
+    let checked: ReturnType<typeof checkDashboardQuery>;
     try {
       // The range is the page's: any valid one checks the rest.
       checked = checkDashboardQuery({
@@ -113,7 +115,8 @@ export function checkWidgets(widgets: readonly Widget[], global: boolean): Widge
 
 function checkName(name: string): string {
   const tidy = name.trim();
-  if (tidy === '' || tidy.length > MAX_DASHBOARD_NAME_CHARS) throw new InvalidInputError(`a dashboard's name must be 1 to ${MAX_DASHBOARD_NAME_CHARS} characters`);
+  if (tidy === '' || tidy.length > MAX_DASHBOARD_NAME_CHARS)
+    throw new InvalidInputError(`a dashboard's name must be 1 to ${MAX_DASHBOARD_NAME_CHARS} characters`);
   return tidy;
 }
 

@@ -21,7 +21,7 @@ export const BUCKET_COLUMNS: readonly `h${string}`[] = Array.from({ length: LATE
 export function latencyBucket(latencyNs: number): number {
   if (!(latencyNs >= FIRST_BOUND_NS)) return 0;
   const index = 1 + Math.floor(2 * Math.log2(latencyNs / FIRST_BOUND_NS));
-  return index > LAST ? LAST : index;
+  return Math.min(index, LAST);
 }
 
 /** The lower bound of bucket `index` in milliseconds (0 for bucket 0). */

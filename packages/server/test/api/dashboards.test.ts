@@ -28,7 +28,12 @@ async function eventually<T>(check: () => Promise<T>, timeoutMs = 15_000): Promi
 describeEachDialect('dashboards', (current) => {
   const url = () => current().url;
   const query = async (body: Record<string, unknown>) => {
-    const response = await request(url(), 'POST', '/v1/dashboards/query', { start_time: iso(0), end_time: iso(180_000), bucket: 'none', ...body });
+    const response = await request(url(), 'POST', '/v1/dashboards/query', {
+      start_time: iso(0),
+      end_time: iso(180_000),
+      bucket: 'none',
+      ...body,
+    });
     assert.equal(response.status, 200, response.text);
     return response.body.data;
   };
@@ -51,7 +56,12 @@ describeEachDialect('dashboards', (current) => {
         'user.id': `u${i % 2}`,
         'metadata.tenant': `t${i % 3}`,
         ...(i % 2 === 0
-          ? { 'llm.model_name': i % 4 === 0 ? 'gpt-4o' : 'claude', 'llm.token_count.total': i, 'llm.token_count.prompt': 1000, 'llm.token_count.completion': 100 }
+          ? {
+              'llm.model_name': i % 4 === 0 ? 'gpt-4o' : 'claude',
+              'llm.token_count.total': i,
+              'llm.token_count.prompt': 1000,
+              'llm.token_count.completion': 100,
+            }
           : {}),
       },
     }));
@@ -76,14 +86,11 @@ describeEachDialect('dashboards', (current) => {
 
     it('answers every span metric from the rollups, grouped by kind, name, model and status', async () => {
       const byName = await query({ projects: [project], metric: 'span_count', group_by: 'name' });
-      assert.deepEqual(
-        byName.series.map((series: { group: string; total: number }) => [series.group, series.total]).sort(),
-        [
-          ['a', 10],
-          ['b', 10],
-          ['c', 10],
-        ],
-      );
+      assert.deepEqual(byName.series.map((series: { group: string; total: number }) => [series.group, series.total]).sort(), [
+        ['a', 10],
+        ['b', 10],
+        ['c', 10],
+      ]);
       assert.equal(total(await query({ projects: [project], metric: 'error_rate' })), 6 / 30);
       const errorsByStatus = await query({ projects: [project], metric: 'span_count', group_by: 'status' });
       assert.equal(total(errorsByStatus, 'ERROR'), 6);
@@ -120,14 +127,11 @@ describeEachDialect('dashboards', (current) => {
       assert.equal(byUser.series.length, 2);
       const byTenant = await query({ projects: [project], metric: 'tokens', group_by: 'attribute', attribute: 'metadata.tenant' });
       // Tenants t0: i = 0, 6, …, 24 (LLM: 0, 6, 12, 18, 24 → 60); t1: 4, 10, 16, 22, 28 → 80; t2: 2, 8, 14, 20, 26 → 70.
-      assert.deepEqual(
-        byTenant.series.map((series: { group: string; total: number }) => [series.group, series.total]).sort(),
-        [
-          ['t0', 60],
-          ['t1', 80],
-          ['t2', 70],
-        ],
-      );
+      assert.deepEqual(byTenant.series.map((series: { group: string; total: number }) => [series.group, series.total]).sort(), [
+        ['t0', 60],
+        ['t1', 80],
+        ['t2', 70],
+      ]);
       const filtered = await query({ projects: [project], metric: 'span_count', group_by: 'model', filter: "name == 'a'" });
       assert.equal(filtered.source, 'spans');
       assert.equal(total(filtered, 'gpt-4o'), 3);
@@ -152,14 +156,26 @@ describeEachDialect('dashboards', (current) => {
       const mean = await query({ projects: [project], metric: 'annotation_score_mean', annotation_name: 'quality' });
       assert.equal(mean.source, 'annotations');
       assert.ok(Math.abs(total(mean)! - 0.5) < 1e-9);
-      const shares = await query({ projects: [project], metric: 'annotation_label_share', annotation_name: 'quality', group_by: 'annotation_label' });
+      const shares = await query({
+        projects: [project],
+        metric: 'annotation_label_share',
+        annotation_name: 'quality',
+        group_by: 'annotation_label',
+      });
       assert.equal(total(shares, 'good'), 0.75);
       assert.equal(total(shares, 'bad'), 0.25);
     });
 
     it('refuses what a query may not say, with a sentence', async () => {
       const post = (body: Record<string, unknown>) =>
-        request(url(), 'POST', '/v1/dashboards/query', { projects: [project], start_time: iso(0), end_time: iso(60_000), bucket: 'none', metric: 'span_count', ...body });
+        request(url(), 'POST', '/v1/dashboards/query', {
+          projects: [project],
+          start_time: iso(0),
+          end_time: iso(60_000),
+          bucket: 'none',
+          metric: 'span_count',
+          ...body,
+        });
       expectError(await post({ metric: 'median' }), 422);
       expectError(await post({ group_by: 'attribute' }), 422, /needs attribute/);
       expectError(await post({ filter: 'name ==' }), 422, /^filter: /);
@@ -229,7 +245,11 @@ describeEachDialect('dashboards', (current) => {
       422,
       /widget 1 \("Slow a"\): group_by attribute needs attribute/,
     );
-    expectError(await request(url(), 'POST', '/v1/dashboards', { project, name: 'x', widgets: [{ ...widget, projects: [project] }] }), 422, /global dashboards only/);
+    expectError(
+      await request(url(), 'POST', '/v1/dashboards', { project, name: 'x', widgets: [{ ...widget, projects: [project] }] }),
+      422,
+      /global dashboards only/,
+    );
     const saved = await request(url(), 'PUT', `/v1/projects/${project}/default_dashboard`, { widgets: [widget] });
     assert.equal(saved.status, 200, saved.text);
     const stored = (await getOk(url(), `/v1/projects/${project}/default_dashboard`)).data;

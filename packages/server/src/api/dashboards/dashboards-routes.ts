@@ -19,7 +19,7 @@ import {
   DashboardQueryResult,
   SaveDefaultDashboardBody,
   UpdateDashboardBody,
-  Widget,
+  type Widget,
 } from './dashboards-schemas.js';
 
 const present = (dashboard: DashboardModel) => ({
@@ -133,7 +133,15 @@ export async function dashboardsRoutes(
 
   app.get(
     '/v1/dashboards/:dashboard_id',
-    { schema: { tags, operationId: 'getDashboard', summary: 'Get a dashboard', params: DashboardPath, response: { 200: One, ...errors(404) } } },
+    {
+      schema: {
+        tags,
+        operationId: 'getDashboard',
+        summary: 'Get a dashboard',
+        params: DashboardPath,
+        response: { 200: One, ...errors(404) },
+      },
+    },
     async (request) => ({ data: present(await dashboards.get(identifier('Dashboard', request.params.dashboard_id))) }),
   );
 

@@ -7,7 +7,8 @@ import { cursorParam, limitParam, Nullable, StringEnum } from '../shared/schemas
 
 const Metric = StringEnum(WINDOW_METRICS, { description: 'One of the window metrics (docs/alerts.md, "Metrics").' });
 const GroupBy = StringEnum(GROUP_BYS, {
-  description: 'span_kind, name, model and status read the per-minute rollups; user, session, attribute and any filter read the spans (7 days at most).',
+  description:
+    'span_kind, name, model and status read the per-minute rollups; user, session, attribute and any filter read the spans (7 days at most).',
 });
 
 const queryFields = {
@@ -15,9 +16,15 @@ const queryFields = {
   annotation_name: Type.Optional(Nullable(Type.String({ maxLength: 256, description: 'The annotation metrics: the annotations read.' }))),
   annotation_label: Type.Optional(Nullable(Type.String({ maxLength: 256, description: 'annotation_label_share: the label measured.' }))),
   group_by: Type.Optional(Nullable(GroupBy)),
-  attribute: Type.Optional(Nullable(Type.String({ maxLength: 256, description: 'group_by attribute: the attribute key, e.g. metadata.tenant.' }))),
-  filter: Type.Optional(Nullable(Type.String({ maxLength: 4096, description: 'A span condition (docs/api.md, "Span queries"); reads the spans.' }))),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_GROUPS, description: 'Most groups answered, the largest first; 10 by default.' })),
+  attribute: Type.Optional(
+    Nullable(Type.String({ maxLength: 256, description: 'group_by attribute: the attribute key, e.g. metadata.tenant.' })),
+  ),
+  filter: Type.Optional(
+    Nullable(Type.String({ maxLength: 4096, description: 'A span condition (docs/api.md, "Span queries"); reads the spans.' })),
+  ),
+  limit: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: MAX_GROUPS, description: 'Most groups answered, the largest first; 10 by default.' }),
+  ),
 };
 
 export const DashboardQueryBody = Type.Object(
@@ -59,7 +66,9 @@ export const Widget = Type.Object(
     title: Type.String({ minLength: 1, maxLength: 200 }),
     type: StringEnum(WIDGET_TYPES, { description: 'timeseries, bar (by group), number (one value), table (by group).' }),
     ...queryFields,
-    projects: Type.Optional(Type.Array(Type.String(), { description: 'Global dashboards: the projects covered; every project when absent.' })),
+    projects: Type.Optional(
+      Type.Array(Type.String(), { description: 'Global dashboards: the projects covered; every project when absent.' }),
+    ),
   },
   { title: 'DashboardWidget' },
 );
@@ -78,7 +87,7 @@ export const Dashboard = Type.Object(
 
 export const CreateDashboardBody = Type.Object(
   {
-    project: Type.Optional(Nullable(Type.String({ description: "The project (id or name); absent or null for a global dashboard." }))),
+    project: Type.Optional(Nullable(Type.String({ description: 'The project (id or name); absent or null for a global dashboard.' }))),
     name: Type.String({ minLength: 1, maxLength: MAX_DASHBOARD_NAME_CHARS }),
     widgets: Type.Array(Widget, { maxItems: MAX_WIDGETS }),
   },
@@ -93,7 +102,10 @@ export const UpdateDashboardBody = Type.Object(
   { title: 'UpdateDashboardBody' },
 );
 
-export const SaveDefaultDashboardBody = Type.Object({ widgets: Type.Array(Widget, { maxItems: MAX_WIDGETS }) }, { title: 'SaveDefaultDashboardBody' });
+export const SaveDefaultDashboardBody = Type.Object(
+  { widgets: Type.Array(Widget, { maxItems: MAX_WIDGETS }) },
+  { title: 'SaveDefaultDashboardBody' },
+);
 
 export const DashboardListQuery = Type.Object({
   project: Type.Optional(Type.String({ description: "A project's dashboards (id or name); the global ones when absent." })),

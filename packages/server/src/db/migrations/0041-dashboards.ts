@@ -31,7 +31,9 @@ export function up({ dialect }: MigrationContext) {
       .addColumn('token_count_completion', 'bigint', (c) => c.notNull())
       .addColumn('token_count_total', 'bigint', (c) => c.notNull());
     for (const column of BUCKET_COLUMNS) rollups = rollups.addColumn(column, 'integer', (c) => c.notNull());
-    await rollups.addPrimaryKeyConstraint('span_rollups_key', ['project_id', 'minute', 'span_kind', 'name', 'model', 'status_code']).execute();
+    await rollups
+      .addPrimaryKeyConstraint('span_rollups_key', ['project_id', 'minute', 'span_kind', 'name', 'model', 'status_code'])
+      .execute();
     await db.schema
       .createTable('dashboards')
       .addColumn('id', pg ? 'bigserial' : 'integer', (c) => c.primaryKey().$call((c) => (pg ? c : c.autoIncrement())))

@@ -29,7 +29,10 @@ export type DashboardsRepository = ReturnType<typeof createDashboardsRepository>
 
 export function createDashboardsRepository(db: Kysely<DB>) {
   return {
-    async insert(dashboard: { projectId: number | null; userId: number | null; name: string; widgets: string }, now: string): Promise<DashboardRecord> {
+    async insert(
+      dashboard: { projectId: number | null; userId: number | null; name: string; widgets: string },
+      now: string,
+    ): Promise<DashboardRecord> {
       const row = await db
         .insertInto('dashboards')
         .values({

@@ -259,7 +259,11 @@ export function createRetentionRepository(db: Kysely<DB>, dialect: Dialect) {
      * dashboards' counts go with the spans retention deleted (docs/dashboards.md).
      */
     async deleteRollupsBefore(projectId: number, minute: number): Promise<number> {
-      const result = await db.deleteFrom('span_rollups').where('project_id', '=', projectId).where('minute', '<', minute).executeTakeFirst();
+      const result = await db
+        .deleteFrom('span_rollups')
+        .where('project_id', '=', projectId)
+        .where('minute', '<', minute)
+        .executeTakeFirst();
       return Number(result.numDeletedRows);
     },
 

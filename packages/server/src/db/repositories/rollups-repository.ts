@@ -19,7 +19,11 @@ const NANOS_PER_MINUTE = 60_000_000_000n;
 export type RollupGroup = 'span_kind' | 'name' | 'model' | 'status_code';
 
 /** The groups only the spans hold. */
-export type SpanGroup = { kind: 'rollup'; column: RollupGroup } | { kind: 'user' } | { kind: 'session' } | { kind: 'attribute'; key: string };
+export type SpanGroup =
+  | { kind: 'rollup'; column: RollupGroup }
+  | { kind: 'user' }
+  | { kind: 'session' }
+  | { kind: 'attribute'; key: string };
 
 export interface AggregateRange {
   projectIds: number[];
@@ -84,9 +88,7 @@ export function createRollupsRepository(db: Kysely<DB>, dialect: Dialect) {
     if (group === null) return sql`null`;
     switch (group.kind) {
       case 'rollup':
-        return group.column === 'model'
-          ? attributeText('spans.attributes', 'llm.model_name')
-          : sql.ref(`spans.${group.column}`);
+        return group.column === 'model' ? attributeText('spans.attributes', 'llm.model_name') : sql.ref(`spans.${group.column}`);
       case 'user':
         return sql.ref('traces.user_id');
       case 'session':
@@ -135,7 +137,12 @@ export function createRollupsRepository(db: Kysely<DB>, dialect: Dialect) {
      * The same aggregates from the spans of the range, for groups and filters the rollups do
      * not hold: one aggregate statement over the (project_id, start_time) index.
      */
-    async fromSpans(range: AggregateRange, group: SpanGroup | null, condition: SpanCondition | null, histogram: boolean): Promise<SpanAggregateRow[]> {
+    async fromSpans(
+      range: AggregateRange,
+      group: SpanGroup | null,
+      condition: SpanCondition | null,
+      histogram: boolean,
+    ): Promise<SpanAggregateRow[]> {
       const t = bucketOf(spanMinute, range);
       const g = spanGroupSql(group);
       const latency = sql`(${sql.ref('spans.end_time')} - ${sql.ref('spans.start_time')})`;

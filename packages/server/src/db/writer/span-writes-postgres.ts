@@ -89,7 +89,15 @@ const INSERT_SPANS = `
   ON CONFLICT (trace_rowid, span_id) DO NOTHING
   RETURNING trace_rowid, span_id`;
 
-const ROLLUP_TYPES = ['bigint', 'bigint', 'text', 'text', 'text', 'text', ...ROLLUP_SUM_COLUMNS.map((column) => (column.startsWith('h') ? 'integer' : 'bigint'))];
+const ROLLUP_TYPES = [
+  'bigint',
+  'bigint',
+  'text',
+  'text',
+  'text',
+  'text',
+  ...ROLLUP_SUM_COLUMNS.map((column) => (column.startsWith('h') ? 'integer' : 'bigint')),
+];
 
 /**
  * Adds a batch's rollups (docs/dashboards.md) to their minutes' rows: one statement, rows unique
