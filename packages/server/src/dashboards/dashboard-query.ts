@@ -357,6 +357,13 @@ export function createDashboardQueryService({ rollups, projects }: { rollups: Ro
         const all = [...groups.values()].reduce((sum, entry) => sum + entry.total.labelCount, 0);
         for (const entry of groups.values()) entry.total.annotationCount = all;
       }
+      // Without groups there is one series, also over nothing (counts 0, rates no data).
+      if (query.groupBy === null && groups.size === 0)
+        groups.set('\u0001', { group: null, total: emptyAccumulator(histogram), buckets: new Map() });
+      // Tokens and cost by group: a group with none (spans that name no model) says nothing.
+      if ((query.metric === 'tokens' || query.metric === 'cost') && query.groupBy !== null) {
+        for (const [key, entry] of groups) if (weightOf(query.metric, entry.total) === 0) groups.delete(key);
+      }
       const ranked = [...groups.values()].sort((a, b) => weightOf(query.metric, b.total) - weightOf(query.metric, a.total));
       const kept = ranked.slice(0, query.limit);
       const starts: number[] = [];
