@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { unique } from '../../packages/server/test/helpers/auth.js';
-import { getOk, newTraceId, sendSpans } from '../../packages/server/test/helpers/query.js';
+import { getOk, newTraceId, sendSpans, type QuerySpan } from '../../packages/server/test/helpers/query.js';
 import { startTestServer, type TestServer } from '../../packages/server/test/helpers/server.js';
 import { eventually, launchChromium, openPage, uiTest, type OpenedPage } from './harness.js';
 
@@ -24,13 +24,13 @@ before(async () => {
   await sendSpans(
     server.url,
     project,
-    Array.from({ length: 12 }, (_, i) => ({
+    Array.from({ length: 12 }, (_, i): QuerySpan => ({
       traceId: newTraceId(),
       name: i < 8 ? 'answer' : 'lookup',
       kind: i < 8 ? 'LLM' : 'TOOL',
       start: BigInt(now - (i + 1) * 60_000) * 1_000_000n,
       duration: BigInt((i + 1) * 20) * 1_000_000n,
-      status: i < 3 ? ('ERROR' as const) : ('OK' as const),
+      status: i < 3 ? 'ERROR' : 'OK',
       attributes: i < 8 ? { 'llm.model_name': 'gpt-4o', 'llm.token_count.total': 100 } : {},
     })),
   );
