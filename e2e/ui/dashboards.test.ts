@@ -24,15 +24,18 @@ before(async () => {
   await sendSpans(
     server.url,
     project,
-    Array.from({ length: 12 }, (_, i): QuerySpan => ({
-      traceId: newTraceId(),
-      name: i < 8 ? 'answer' : 'lookup',
-      kind: i < 8 ? 'LLM' : 'TOOL',
-      start: BigInt(now - (i + 1) * 60_000) * 1_000_000n,
-      duration: BigInt((i + 1) * 20) * 1_000_000n,
-      status: i < 3 ? 'ERROR' : 'OK',
-      attributes: i < 8 ? { 'llm.model_name': 'gpt-4o', 'llm.token_count.total': 100 } : {},
-    })),
+    Array.from(
+      { length: 12 },
+      (_, i): QuerySpan => ({
+        traceId: newTraceId(),
+        name: i < 8 ? 'answer' : 'lookup',
+        kind: i < 8 ? 'LLM' : 'TOOL',
+        start: BigInt(now - (i + 1) * 60_000) * 1_000_000n,
+        duration: BigInt((i + 1) * 20) * 1_000_000n,
+        status: i < 3 ? 'ERROR' : 'OK',
+        attributes: i < 8 ? { 'llm.model_name': 'gpt-4o', 'llm.token_count.total': 100 } : {},
+      }),
+    ),
   );
 });
 after(async () => {

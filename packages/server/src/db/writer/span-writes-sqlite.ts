@@ -25,7 +25,12 @@ export class SqliteSpanStore {
   private readonly upsertRollup: SQLite.Statement;
   private readonly writeBatches: (batches: Iterable<SpanRow[]>) => void;
 
-  constructor(connection: SQLite.Database) {
+  /**
+   * `rollups: false` leaves the per-minute rollups out (docs/dashboards.md): only for the
+   * benchmark that measures what they cost the writer (bench/dashboards).
+   */
+  constructor(connection: SQLite.Database, options: { rollups?: boolean } = {}) {
+    const withRollups = options.rollups !== false;
     this.insertProject = connection.prepare(
       'INSERT INTO projects (name, description, created_at, updated_at) VALUES (?, NULL, ?, ?) ON CONFLICT (name) DO NOTHING',
     );
@@ -68,9 +73,9 @@ export class SqliteSpanStore {
        ON CONFLICT (${ROLLUP_KEY_COLUMNS.join(', ')}) DO UPDATE SET ${ROLLUP_ADD}`,
     );
     this.writeBatches = immediateTransaction(connection, (batches: Iterable<SpanRow[]>) => {
-      const rollups = new RollupAccumulator();
+      const rollups = withRollups ? new RollupAccumulator() : null;
       for (const rows of batches) this.insert(rows, rollups);
-      for (const rollup of rollups.sorted()) this.upsertRollup.run(rollupValues(rollup));
+      if (rollups) for (const rollup of rollups.sorted()) this.upsertRollup.run(rollupValues(rollup));
     });
   }
 
@@ -103,7 +108,7 @@ export class SqliteSpanStore {
     return id;
   }
 
-  private insert(rows: SpanRow[], rollups: RollupAccumulator): void {
+  private insert(rows: SpanRow[], rollups: RollupAccumulator | null): void {
     const traceRows = new Map<string, { id: number; project_id: number }>();
     for (const trace of tracesOf(rows)) {
       const projectId = this.projectId(trace.projectName);
@@ -143,7 +148,7 @@ export class SqliteSpanStore {
       // A span already stored (changes 0) keeps the words it was indexed with, and is not counted again.
       if (inserted.changes !== 1) continue;
       if (row.searchText !== null) this.insertSearchText.run(inserted.lastInsertRowid, row.searchText);
-      rollups.add(trace.project_id, row);
+      rollups?.add(trace.project_id, row);
     }
   }
 }
