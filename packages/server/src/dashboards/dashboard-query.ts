@@ -43,7 +43,7 @@ const ROLLUP_COLUMN: Partial<Record<GroupBy, RollupGroup>> = {
   span_kind: 'span_kind',
   name: 'name',
   model: 'model',
-  status: 'status_code',
+  status: 'status',
 };
 
 /** A dashboard query as a widget or a caller states it. */

@@ -532,17 +532,16 @@ export interface GenerativeModelsTable {
 }
 
 /**
- * Per project, minute, kind, name, model and status: the spans' count, errors, latency and
- * tokens (migration 0041, docs/dashboards.md); h00 … h63 are the latency histogram's buckets
+ * Per project, minute and dimension value: the spans' count, errors, latency and tokens
+ * (migration 0041, docs/dashboards.md); h00 … h63 are the latency histogram's buckets
  * (db/latency-histogram.ts).
  */
 export type SpanRollupsTable = {
   project_id: number;
   minute: number;
-  span_kind: string;
-  name: string;
-  model: string;
-  status_code: string;
+  /** '' for every span of the minute, else span_kind, name, model or status. */
+  dimension: string;
+  value: string;
   span_count: number;
   error_count: number;
   latency_sum: number;

@@ -15,8 +15,8 @@ import { type SpanCondition, spanConditionSql } from './span-condition-sql.js';
 
 const NANOS_PER_MINUTE = 60_000_000_000n;
 
-/** The groups the rollups' key holds. */
-export type RollupGroup = 'span_kind' | 'name' | 'model' | 'status_code';
+/** The groups the rollups hold: the dimensions of migration 0041. */
+export type RollupGroup = 'span_kind' | 'name' | 'model' | 'status';
 
 /** The groups only the spans hold. */
 export type SpanGroup =
@@ -118,17 +118,18 @@ export function createRollupsRepository(db: Kysely<DB>, dialect: Dialect) {
     /** Span aggregates per bucket and group from the per-minute rollups; the histogram only when asked for. */
     async fromRollups(range: AggregateRange, group: RollupGroup | null, histogram: boolean): Promise<SpanAggregateRow[]> {
       const t = bucketOf(sql.ref('minute'), range);
-      const g = group === null ? sql`null` : sql.ref(group);
       const sums = [
         sql`sum(span_count) as span_count`,
         sql`sum(error_count) as error_count`,
         sql`sum(token_count_total) as tokens`,
         ...(histogram ? BUCKET_COLUMNS.map((column) => sql`sum(${sql.ref(column)}) as ${sql.ref(column)}`) : []),
       ];
+      // One dimension's rows: '' holds every span once per minute.
       const result = await sql<Record<string, unknown>>`
-        select ${t} as t, ${g} as g, ${sql.join(sums)}
+        select ${t} as t, ${group === null ? sql`null` : sql.ref('value')} as g, ${sql.join(sums)}
         from span_rollups
-        where project_id in (${sql.join(range.projectIds)}) and minute >= ${range.startMinute} and minute < ${range.endMinute}
+        where project_id in (${sql.join(range.projectIds)}) and dimension = ${group ?? ''}
+          and minute >= ${range.startMinute} and minute < ${range.endMinute}
         group by 1, 2`.execute(db);
       return rowsOf(result.rows, histogram);
     },

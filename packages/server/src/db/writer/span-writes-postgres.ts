@@ -89,12 +89,11 @@ const INSERT_SPANS = `
   ON CONFLICT (trace_rowid, span_id) DO NOTHING
   RETURNING trace_rowid, span_id`;
 
+/** The types of ROLLUP_KEY_COLUMNS (project_id, dimension, minute, value), then of the sums. */
 const ROLLUP_TYPES = [
   'bigint',
+  'text',
   'bigint',
-  'text',
-  'text',
-  'text',
   'text',
   ...ROLLUP_SUM_COLUMNS.map((column) => (column.startsWith('h') ? 'integer' : 'bigint')),
 ];

@@ -80,15 +80,18 @@ export const MERGE_USER_ID = `CASE
 
 const NANOS_PER_MINUTE = 60_000_000_000n;
 
-/** One row of span_rollups as a batch adds to it (docs/dashboards.md, "Rollups"). */
+/** The dimensions of the rollups besides '' (every span): what a dashboard groups by without reading spans. */
+export const ROLLUP_DIMENSIONS = ['span_kind', 'name', 'model', 'status'] as const;
+export type RollupDimension = (typeof ROLLUP_DIMENSIONS)[number];
+
+/** One row of span_rollups as a transaction adds to it (docs/dashboards.md, "Rollups"). */
 export interface RollupInBatch {
   projectId: number;
   minute: number;
-  spanKind: string;
-  name: string;
-  /** '' for spans that name no model. */
-  model: string;
-  statusCode: string;
+  /** '' for every span of the minute. */
+  dimension: '' | RollupDimension;
+  /** '' for dimension '', and for spans that name no model. */
+  value: string;
   spanCount: number;
   errorCount: number;
   /** Nanoseconds. */
@@ -101,26 +104,56 @@ export interface RollupInBatch {
 }
 
 /**
- * Sums a transaction's stored spans per rollup key in memory, so the writer runs one upsert per
- * key instead of one per span. Only spans actually inserted are added: a span sent twice is
+ * Sums a transaction's stored spans per rollup row in memory, so the writer runs one upsert per
+ * row instead of several per span. Only spans actually inserted are added: a span sent twice is
  * counted once.
  */
 export class RollupAccumulator {
   private readonly rollups = new Map<string, RollupInBatch>();
+  // The minute of the last span, by its bounds: a batch's spans mostly share a few minutes, and a
+  // comparison of bigints costs less than their division.
+  private minuteStart = 0n;
+  private minuteEnd = 0n;
+  private minute = 0;
 
   add(projectId: number, row: SpanRow): void {
-    const minute = Number(row.startTime / NANOS_PER_MINUTE);
-    const model = row.modelName ?? '';
-    const key = `${projectId}\u0000${minute}\u0000${row.spanKind}\u0000${row.name}\u0000${model}\u0000${row.statusCode}`;
+    if (row.startTime < this.minuteStart || row.startTime >= this.minuteEnd) {
+      const minute = row.startTime / NANOS_PER_MINUTE;
+      // Integer division truncates toward zero; times before 1970 belong to the minute below.
+      const floor = row.startTime < 0n && minute * NANOS_PER_MINUTE !== row.startTime ? minute - 1n : minute;
+      this.minute = Number(floor);
+      this.minuteStart = floor * NANOS_PER_MINUTE;
+      this.minuteEnd = this.minuteStart + NANOS_PER_MINUTE;
+    }
+    const latency = Number(row.endTime - row.startTime);
+    const bucket = latencyBucket(latency);
+    const error = row.statusCode === 'ERROR' ? 1 : 0;
+    const prefix = `${projectId}\u0000${this.minute}\u0000`;
+    this.addTo(projectId, prefix, '', '', latency, bucket, error, row);
+    this.addTo(projectId, prefix, 'span_kind', row.spanKind, latency, bucket, error, row);
+    this.addTo(projectId, prefix, 'name', row.name, latency, bucket, error, row);
+    this.addTo(projectId, prefix, 'model', row.modelName ?? '', latency, bucket, error, row);
+    this.addTo(projectId, prefix, 'status', row.statusCode, latency, bucket, error, row);
+  }
+
+  private addTo(
+    projectId: number,
+    prefix: string,
+    dimension: RollupInBatch['dimension'],
+    value: string,
+    latency: number,
+    bucket: number,
+    error: number,
+    row: SpanRow,
+  ): void {
+    const key = `${prefix}${dimension}\u0000${value}`;
     let rollup = this.rollups.get(key);
     if (rollup === undefined) {
       rollup = {
         projectId,
-        minute,
-        spanKind: row.spanKind,
-        name: row.name,
-        model,
-        statusCode: row.statusCode,
+        minute: this.minute,
+        dimension,
+        value,
         spanCount: 0,
         errorCount: 0,
         latencySum: 0,
@@ -131,14 +164,13 @@ export class RollupAccumulator {
       };
       this.rollups.set(key, rollup);
     }
-    const latency = Number(row.endTime - row.startTime);
     rollup.spanCount++;
-    if (row.statusCode === 'ERROR') rollup.errorCount++;
+    rollup.errorCount += error;
     rollup.latencySum += latency;
     rollup.tokenCountPrompt += row.tokenCountPrompt ?? 0;
     rollup.tokenCountCompletion += row.tokenCountCompletion ?? 0;
     rollup.tokenCountTotal += row.tokenCountTotal ?? 0;
-    rollup.buckets[latencyBucket(latency)]!++;
+    rollup.buckets[bucket]!++;
   }
 
   get size(): number {
@@ -149,19 +181,13 @@ export class RollupAccumulator {
   sorted(): RollupInBatch[] {
     const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
     return [...this.rollups.values()].sort(
-      (a, b) =>
-        a.projectId - b.projectId ||
-        a.minute - b.minute ||
-        compare(a.spanKind, b.spanKind) ||
-        compare(a.name, b.name) ||
-        compare(a.model, b.model) ||
-        compare(a.statusCode, b.statusCode),
+      (a, b) => a.projectId - b.projectId || compare(a.dimension, b.dimension) || a.minute - b.minute || compare(a.value, b.value),
     );
   }
 }
 
 /** The rollup upsert's column list and SET clause, the same in both dialects. */
-export const ROLLUP_KEY_COLUMNS = ['project_id', 'minute', 'span_kind', 'name', 'model', 'status_code'] as const;
+export const ROLLUP_KEY_COLUMNS = ['project_id', 'dimension', 'minute', 'value'] as const;
 export const ROLLUP_SUM_COLUMNS = [
   'span_count',
   'error_count',
@@ -177,11 +203,9 @@ export const ROLLUP_ADD = ROLLUP_SUM_COLUMNS.map((column) => `${column} = span_r
 export function rollupValues(rollup: RollupInBatch): (string | number)[] {
   return [
     rollup.projectId,
+    rollup.dimension,
     rollup.minute,
-    rollup.spanKind,
-    rollup.name,
-    rollup.model,
-    rollup.statusCode,
+    rollup.value,
     rollup.spanCount,
     rollup.errorCount,
     Math.round(rollup.latencySum),
