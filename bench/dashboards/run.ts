@@ -78,7 +78,7 @@ const round2 = (value: number) => Number(value.toPrecision(2));
 
 /** POST with a JSON body on a keep-alive agent, timed to the last byte. */
 function post(agent: http.Agent, base: URL, pathName: string, body: unknown): Promise<{ status: number; text: string; ms: number }> {
-  const payload = Buffer.from(JSON.stringify(body));
+  const payload = body === undefined ? Buffer.alloc(0) : Buffer.from(JSON.stringify(body));
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const request = http.request(
@@ -202,7 +202,7 @@ async function main(): Promise<number> {
 
     // ---- the rollups hold every span exactly once
     const countSql =
-      'SELECT (SELECT count(*) FROM spans) AS spans, (SELECT sum(span_count) FROM span_rollups) AS rolled, (SELECT count(*) FROM span_rollups) AS rows';
+      "SELECT (SELECT count(*) FROM spans) AS spans, (SELECT sum(span_count) FROM span_rollups WHERE dimension = '') AS rolled, (SELECT count(*) FROM span_rollups) AS rows";
     let counts: { spans: number; rolled: number; rows: number };
     if (target.dialect === 'sqlite') {
       const connection = new SQLite(target.file, { readonly: true });
