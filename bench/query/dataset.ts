@@ -372,6 +372,7 @@ export class SpanCorpus {
       sessionId: null,
       userKey: userKeyOf(user),
       searchText: searchTextOf(attributes),
+      modelName: typeof attributes['llm.model_name'] === 'string' ? attributes['llm.model_name'] : null,
     };
   }
 

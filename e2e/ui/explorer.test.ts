@@ -245,15 +245,17 @@ for (const rootPath of ROOT_PATHS) {
       await waitForPath(page, server, new RegExp(`/traces/${traceId}$`));
     });
 
-    test('the overview charts volume, errors, latency and tokens by model over the range', async () => {
+    test('the overview dashboard charts volume, errors, latency, tokens by model and cost over the range', async () => {
       const { page } = opened;
       await page.getByRole('link', { name: project }).click();
       await page.getByRole('tab', { name: 'Overview' }).click();
       await chooseRange(page, 'Last 24 hours');
       const charts = page.getByTestId('overview-charts');
-      for (const chart of ['chart-volume', 'chart-errors', 'chart-latency', 'chart-tokens', 'chart-models', 'chart-kinds']) {
+      // The project's default dashboard (docs/dashboards.md): its charts, then its tables.
+      for (const chart of ['widget-spans', 'widget-errors', 'widget-latency-p50', 'widget-latency-p95', 'widget-tokens', 'widget-cost']) {
         await charts.getByTestId(chart).locator('svg.recharts-surface').first().waitFor();
       }
+      await charts.getByRole('table', { name: 'Top span names' }).waitFor();
       const models = await page.getByRole('table', { name: 'Tokens by model' }).innerText();
       assert.match(models, /gpt-4o|claude-3-5-sonnet/);
       // The header keeps the previous range's figures until the new summary arrives.

@@ -20,7 +20,7 @@ after(async () => {
   await browser?.close();
 });
 
-const SECTIONS = ['Projects', 'Datasets', 'Prompts', 'Evaluators', 'Queues', 'Playground', 'Settings'];
+const SECTIONS = ['Projects', 'Dashboards', 'Datasets', 'Prompts', 'Evaluators', 'Queues', 'Playground', 'Settings'];
 
 describe('UI: the header on a phone (390 px)', () => {
   let opened: OpenedPage;

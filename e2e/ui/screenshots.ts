@@ -220,7 +220,7 @@ try {
   await shot(page, 'spans');
 
   await page.goto(`${server.url}/projects/${encodeURIComponent(project.id)}/overview?range=24h`);
-  await page.getByTestId('chart-models').locator('svg.recharts-surface').first().waitFor();
+  await page.getByTestId('widget-tokens').locator('svg.recharts-surface').first().waitFor();
   await page.getByTestId('annotation-summary').first().waitFor();
   await shot(page, 'overview', { fullPage: true });
 

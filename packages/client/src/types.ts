@@ -92,3 +92,6 @@ export type AnnotationQueueItem = Schemas['AnnotationQueueItem'];
 export type AnnotationQueueReviewItem = Schemas['AnnotationQueueReviewItem'];
 export type AnnotationQueueProgress = Schemas['AnnotationQueueProgress'];
 export type AnnotationQueueReviewer = Schemas['AnnotationQueueReviewer'];
+export type Dashboard = Schemas['Dashboard'];
+export type DashboardWidget = Schemas['DashboardWidget'];
+export type DashboardQueryResult = Schemas['DashboardQueryResult'];

@@ -55,6 +55,7 @@ import type { AnnotationQueuesService } from './annotation-queues/annotation-que
 import type { EvaluatorsService } from './evaluators/evaluators-service.js';
 import { onlineEvalRoutes } from './api/online-eval/online-eval-routes.js';
 import { alertsRoutes } from './api/alerts/alerts-routes.js';
+import { dashboardsRoutes } from './api/dashboards/dashboards-routes.js';
 import type { AlertsService } from './alerts/alerts-service.js';
 import type { OnlineRulesService } from './evaluators/online-rules-service.js';
 import type { ExperimentTagsService } from './experiments/experiment-tags-service.js';
@@ -217,6 +218,7 @@ export async function buildApp({
       await scope.register(annotationQueuesRoutes, { queues: annotationQueues });
       await scope.register(alertsRoutes, { alerts });
       await scope.register(mcpRoutes, { rootPath: prefix });
+      await scope.register(dashboardsRoutes, { dashboards: query.dashboards, dashboardQuery: query.dashboardQuery });
       await scope.register(uiRoutes, { page: uiPage });
     },
     { prefix },

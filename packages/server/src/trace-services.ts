@@ -11,6 +11,8 @@ import { createSpanQueryService } from './spans/span-query-service.js';
 import { createSpansService } from './spans/spans-service.js';
 import { createTracesService } from './traces/traces-service.js';
 import { createSavedViewsService } from './spans/saved-views-service.js';
+import { createDashboardQueryService } from './dashboards/dashboard-query.js';
+import { createDashboardsService } from './dashboards/dashboards-service.js';
 
 export interface TraceServicesOptions {
   /** Called after a project is deleted: the database writer must forget the project ids it cached. */
@@ -46,6 +48,8 @@ export function createTraceServices(
     }),
     sessions,
     savedViews: createSavedViewsService({ views: repositories.savedViews, projects }),
+    dashboards: createDashboardsService({ dashboards: repositories.dashboards, projects }),
+    dashboardQuery: createDashboardQueryService({ rollups: repositories.rollups, projects }),
     metrics: createMetricsService({ metrics: repositories.projectMetrics, costs: repositories.costs, projects }),
     annotations: createAnnotationsService({
       annotations: repositories.annotations,

@@ -682,6 +682,26 @@ function scenario(r: Repositories, dialect: string, db: Kysely<DB>): SqlScenario
       'windowMetrics.annotationTotals',
       () => r.windowMetrics.annotationTotals({ projectId: 1, startTime: 0n, endTime: 10n, condition: null }, 'quality', 'good'),
     ],
+    ...(() => {
+      const range = { projectIds: [1, 2], startMinute: 0, endMinute: 1440, bucketMinutes: 60 };
+      const whole = { ...range, bucketMinutes: null };
+      return [
+        ['rollups.fromRollups', () => r.rollups.fromRollups(range, 'model', true)],
+        ['rollups.fromRollups (no group)', () => r.rollups.fromRollups(whole, null, false)],
+        ['rollups.fromSpans', () => r.rollups.fromSpans(range, { kind: 'attribute', key: 'metadata.tenant' }, NAME_IS_X, true)],
+        ['rollups.fromSpans (session)', () => r.rollups.fromSpans(whole, { kind: 'session' }, null, false)],
+        ['rollups.costs', () => r.rollups.costs(range, { kind: 'rollup', column: 'model' }, null)],
+        ['rollups.costs (user)', () => r.rollups.costs(whole, { kind: 'user' }, NAME_IS_X)],
+        ['rollups.annotations', () => r.rollups.annotations(range, 'quality', 'good', { kind: 'annotation_label' }, null)],
+      ] as [string, () => Promise<unknown>][];
+    })(),
+    ['dashboards.insert', () => r.dashboards.insert({ projectId: 1, userId: null, name: 'd', widgets: '[]' }, NOW)],
+    ['dashboards.findById', () => r.dashboards.findById(1)],
+    ['dashboards.findByName', () => r.dashboards.findByName(1, 'Overview')],
+    ['dashboards.list', () => r.dashboards.list(1, { limit: 10, fromId: 5 })],
+    ['dashboards.list (global)', () => r.dashboards.list(null, { limit: 10 })],
+    ['dashboards.update', () => r.dashboards.update(1, { name: 'e', widgets: '[]' }, LATER)],
+    ['dashboards.delete', () => r.dashboards.delete(1)],
     ['evaluators.detach', () => r.evaluators.detach(1, 1)],
     ['evaluators.delete', () => r.evaluators.delete(1)],
     ['annotationQueues.insert', () => r.annotationQueues.insert({ name: 'q', description: null, instructions: 'i', createdBy: 1 }, NOW)],
@@ -875,6 +895,7 @@ function scenario(r: Repositories, dialect: string, db: Kysely<DB>): SqlScenario
     ['retention.deleteTraces', () => r.retention.deleteTraces([1, 2])],
     ['retention.deleteSessionsWithoutTraces', () => r.retention.deleteSessionsWithoutTraces([1, 2])],
     ['retention.recordRun', () => r.retention.recordRun(1, { at: LATER, traces: 3, spans: 6 })],
+    ['retention.deleteRollupsBefore', () => r.retention.deleteRollupsBefore(1, 1000)],
     ['retention.writeLastRun', () => r.retention.writeLastRun('{}')],
     ['retention.readLastRun', () => r.retention.readLastRun()],
     [

@@ -36,8 +36,9 @@ import { PromptVersionsPage, PromptsPage } from './pages/prompts/PromptsPage';
 
 // The charts library is large: load it with the first chart.
 const OverviewTab = lazy(() => import('./pages/projects/OverviewTab').then((module) => ({ default: module.OverviewTab })));
+const DashboardsPage = lazy(() => import('./pages/dashboards/DashboardsPage').then((module) => ({ default: module.DashboardsPage })));
 
-function Charts() {
+function Charts({ page = 'overview' }: { page?: 'overview' | 'dashboards' }) {
   return (
     <Suspense
       fallback={
@@ -46,7 +47,7 @@ function Charts() {
         </Center>
       }
     >
-      <OverviewTab />
+      {page === 'overview' ? <OverviewTab /> : <DashboardsPage />}
     </Suspense>
   );
 }
@@ -80,6 +81,7 @@ export function App() {
           <Route path="/projects/:projectId/sessions/:sessionId" element={<SessionPage />} />
           <Route path="/projects/:projectId/online-eval/:ruleId" element={<RulePage />} />
           <Route path="/projects/:projectId/alerts/:ruleId" element={<AlertRulePage />} />
+          <Route path="/dashboards" element={<Charts page="dashboards" />} />
           <Route path="/datasets" element={<DatasetsPage />} />
           <Route path="/datasets/:datasetId" element={<DatasetLayout />}>
             <Route index element={<Navigate to="examples" replace />} />

@@ -2689,6 +2689,96 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/dashboards/query": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Compute a widget's data
+         * @description One metric over the projects per time bucket and group. Grouped by span_kind, name, model or status (or not grouped) without a filter, it reads the per-minute rollups; a filter or another group reads the spans of the range (7 days at most): `source` says which. Percentiles come from merged log-scale histograms, within ±19 % (docs/dashboards.md).
+         */
+        post: operations["queryDashboard"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/dashboards": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a project's dashboards, or the global ones
+         * @description Newest first, keyset-paginated. A project default dashboard is listed once it has been edited.
+         */
+        get: operations["listDashboards"];
+        put?: never;
+        /**
+         * Create a dashboard
+         * @description Of a project, or global (across projects) without one. Every widget's query is checked.
+         */
+        post: operations["createDashboard"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/dashboards/{dashboard_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a dashboard */
+        get: operations["getDashboard"];
+        /** Rename a dashboard or replace its widgets */
+        put: operations["updateDashboard"];
+        post?: never;
+        /**
+         * Delete a dashboard
+         * @description A project's default dashboard goes back to the built-in one.
+         */
+        delete: operations["deleteDashboard"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project_identifier}/default_dashboard": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A project's default dashboard
+         * @description The built-in one (id null) until it is edited, then the stored one.
+         */
+        get: operations["getDefaultDashboard"];
+        /**
+         * Replace a project's default dashboard's widgets
+         * @description Stores the default dashboard (named Overview); deleting it brings the built-in one back.
+         */
+        put: operations["saveDefaultDashboard"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -5336,6 +5426,132 @@ export interface components {
             ok: boolean;
             /** @description Why the channel did not take the test notification. */
             error: string | null;
+        };
+        /** DashboardQueryBody */
+        DashboardQueryBody: {
+            projects: string[];
+            /**
+             * @description One of the window metrics (docs/alerts.md, "Metrics").
+             * @enum {string}
+             */
+            metric: "span_count" | "error_rate" | "latency_p50" | "latency_p95" | "latency_p99" | "tokens" | "cost" | "annotation_score_mean" | "annotation_label_share";
+            /** @description The annotation metrics: the annotations read. */
+            annotation_name?: string | null;
+            /** @description annotation_label_share: the label measured. */
+            annotation_label?: string | null;
+            /**
+             * @description span_kind, name, model and status read the per-minute rollups; user, session, attribute and any filter read the spans (7 days at most).
+             * @enum {string|null}
+             */
+            group_by?: "span_kind" | "name" | "model" | "status" | "user" | "session" | "attribute" | "annotation_label" | null;
+            /** @description group_by attribute: the attribute key, e.g. metadata.tenant. */
+            attribute?: string | null;
+            /** @description A span condition (docs/api.md, "Span queries"); reads the spans. */
+            filter?: string | null;
+            /** @description Most groups answered, the largest first; 10 by default. */
+            limit?: number;
+            /** @description ISO 8601; rounded down to the minute. */
+            start_time: string;
+            /** @description ISO 8601 (exclusive); rounded up to the minute. */
+            end_time: string;
+            /**
+             * @description Time bucket of the points (UTC); none for one value over the range.
+             * @enum {string}
+             */
+            bucket: "minute" | "hour" | "day" | "none";
+        };
+        /** DashboardQueryResult */
+        DashboardQueryResult: {
+            /**
+             * @description One of the window metrics (docs/alerts.md, "Metrics").
+             * @enum {string}
+             */
+            metric: "span_count" | "error_rate" | "latency_p50" | "latency_p95" | "latency_p99" | "tokens" | "cost" | "annotation_score_mean" | "annotation_label_share";
+            unit: string;
+            /**
+             * @description Where the figures came from: the per-minute rollups, or a scan of the range (spans, cost rows, annotations).
+             * @enum {string}
+             */
+            source: "rollups" | "spans" | "span_costs" | "annotations";
+            /** @enum {string} */
+            bucket: "minute" | "hour" | "day" | "none";
+            /** Format: date-time */
+            start_time: string;
+            /** Format: date-time */
+            end_time: string;
+            series: {
+                /** @description The group; null without group_by, or for spans without a value. */
+                group: string | null;
+                /** @description The metric over the whole range; null for no data. */
+                total: number | null;
+                points: {
+                    /** Format: date-time */
+                    time: string;
+                    value: number | null;
+                }[];
+            }[];
+            /** @description Groups left out beyond limit. */
+            other_groups: number;
+        };
+        /** DashboardWidget */
+        DashboardWidget: {
+            /** @description Unique in its dashboard; given when absent. */
+            id?: string;
+            title: string;
+            /**
+             * @description timeseries, bar (by group), number (one value), table (by group).
+             * @enum {string}
+             */
+            type: "timeseries" | "bar" | "number" | "table";
+            /**
+             * @description One of the window metrics (docs/alerts.md, "Metrics").
+             * @enum {string}
+             */
+            metric: "span_count" | "error_rate" | "latency_p50" | "latency_p95" | "latency_p99" | "tokens" | "cost" | "annotation_score_mean" | "annotation_label_share";
+            /** @description The annotation metrics: the annotations read. */
+            annotation_name?: string | null;
+            /** @description annotation_label_share: the label measured. */
+            annotation_label?: string | null;
+            /**
+             * @description span_kind, name, model and status read the per-minute rollups; user, session, attribute and any filter read the spans (7 days at most).
+             * @enum {string|null}
+             */
+            group_by?: "span_kind" | "name" | "model" | "status" | "user" | "session" | "attribute" | "annotation_label" | null;
+            /** @description group_by attribute: the attribute key, e.g. metadata.tenant. */
+            attribute?: string | null;
+            /** @description A span condition (docs/api.md, "Span queries"); reads the spans. */
+            filter?: string | null;
+            /** @description Most groups answered, the largest first; 10 by default. */
+            limit?: number;
+            /** @description Global dashboards: the projects covered; every project when absent. */
+            projects?: string[];
+        };
+        /** Dashboard */
+        Dashboard: {
+            /** @description Opaque Dashboard id; null for a project default dashboard not stored yet. */
+            id: string | null;
+            /** @description Opaque Project id; null for a global dashboard. */
+            project_id: string | null;
+            name: string;
+            widgets: components["schemas"]["DashboardWidget"][];
+            created_at: string | null;
+            updated_at: string | null;
+        };
+        /** CreateDashboardBody */
+        CreateDashboardBody: {
+            /** @description The project (id or name); absent or null for a global dashboard. */
+            project?: string | null;
+            name: string;
+            widgets: components["schemas"]["DashboardWidget"][];
+        };
+        /** UpdateDashboardBody */
+        UpdateDashboardBody: {
+            name?: string;
+            widgets?: components["schemas"]["DashboardWidget"][];
+        };
+        /** SaveDefaultDashboardBody */
+        SaveDefaultDashboardBody: {
+            widgets: components["schemas"]["DashboardWidget"][];
         };
     };
     responses: never;
@@ -16836,6 +17052,479 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["AlertChannelTestResult"][];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    queryDashboard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DashboardQueryBody"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["DashboardQueryResult"];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listDashboards: {
+        parameters: {
+            query?: {
+                /** @description A project's dashboards (id or name); the global ones when absent. */
+                project?: string;
+                /** @description Page size, 1 to 1000 (more answers 422). */
+                limit?: number;
+                /** @description The next_cursor of the previous page (opaque); an invalid cursor answers 422. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Dashboard"][];
+                        /** @description The cursor of the next page; null on the last. */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createDashboard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateDashboardBody"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Dashboard"];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getDashboard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The dashboard (base64 "Dashboard:<id>"). */
+                dashboard_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Dashboard"];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    updateDashboard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The dashboard (base64 "Dashboard:<id>"). */
+                dashboard_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateDashboardBody"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Dashboard"];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteDashboard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The dashboard (base64 "Dashboard:<id>"). */
+                dashboard_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getDefaultDashboard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project id (base64 "Project:<id>") or project name. */
+                project_identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Dashboard"];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    saveDefaultDashboard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project id (base64 "Project:<id>") or project name. */
+                project_identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SaveDefaultDashboardBody"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Dashboard"];
                     };
                 };
             };

@@ -531,6 +531,37 @@ export interface GenerativeModelsTable {
   updated_at: Timestamp;
 }
 
+/**
+ * Per project, minute and dimension value: the spans' count, errors, latency and tokens
+ * (migration 0044, docs/dashboards.md); h00 … h63 are the latency histogram's buckets
+ * (db/latency-histogram.ts).
+ */
+export type SpanRollupsTable = {
+  project_id: number;
+  minute: number;
+  /** '' for every span of the minute, else span_kind, name, model or status. */
+  dimension: string;
+  value: string;
+  span_count: number;
+  error_count: number;
+  latency_sum: number;
+  token_count_prompt: number;
+  token_count_completion: number;
+  token_count_total: number;
+} & Record<`h${string}`, number>;
+
+/** A saved dashboard (migration 0044): of a project, or global when project_id is null. */
+export interface DashboardsTable {
+  id: Generated<number>;
+  project_id: number | null;
+  name: string;
+  /** JSON array of widgets (dashboards/dashboard-widgets.ts). */
+  widgets: string;
+  user_id: number | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
 /** The cost of one LLM span, computed once by the cost job. */
 export interface SpanCostsTable {
   span_rowid: number;
@@ -686,6 +717,8 @@ export interface DB {
   experiment_run_annotations: ExperimentRunAnnotationsTable;
   generative_models: GenerativeModelsTable;
   span_costs: SpanCostsTable;
+  span_rollups: SpanRollupsTable;
+  dashboards: DashboardsTable;
   job_state: JobStateTable;
   secrets: SecretsTable;
   retention_policies: RetentionPoliciesTable;

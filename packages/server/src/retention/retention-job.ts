@@ -219,8 +219,13 @@ export function createRetentionJob({
     return later(byAge, byCount);
   };
 
-  const applyPolicy = async (policy: RetentionPolicyRecord): Promise<ProjectRetentionRun> =>
-    deleteBefore(policy.projectId, await boundOf(policy));
+  const applyPolicy = async (policy: RetentionPolicyRecord): Promise<ProjectRetentionRun> => {
+    const bound = await boundOf(policy);
+    const run = await deleteBefore(policy.projectId, bound);
+    // The minutes' rollups before the bound go too (docs/dashboards.md): a dashboard counts what is kept.
+    if (bound && !stopped) await retention.deleteRollupsBefore(policy.projectId, Number(bound.startTime / 60_000_000_000n));
+    return run;
+  };
 
   /** Deletes the project's traces before `bound` (all of them for EVERY_TRACE) in paced batches. */
   const deleteBefore = async (projectId: number, bound: TraceBound | null): Promise<ProjectRetentionRun> => {

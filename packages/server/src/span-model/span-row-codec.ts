@@ -139,6 +139,7 @@ function packRow(writer: Writer, row: Omit<SpanRow, 'longAttributes'>, long: () 
   writer.string(row.sessionId);
   writer.string(row.userKey);
   writer.string(row.searchText);
+  writer.string(row.modelName);
 }
 
 /** Packs rows into one buffer of their own. */
@@ -265,6 +266,7 @@ export function unpackSpanRows(packed: PackedSpans): SpanRow[] {
       sessionId: string(),
       userKey: string(),
       searchText: string(),
+      modelName: string(),
     };
   }
   return rows;

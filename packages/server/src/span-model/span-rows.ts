@@ -1,6 +1,7 @@
 /** Maps decoded OTLP spans to the rows Sightline stores (project, OpenInference kind, token counts). */
 import { InvalidInputError } from '@sightline/common';
 import {
+  LLM_MODEL_NAME,
   LLM_TOKEN_COUNT_COMPLETION,
   LLM_TOKEN_COUNT_PROMPT,
   LLM_TOKEN_COUNT_TOTAL,
@@ -42,6 +43,8 @@ export interface SpanRow {
   userKey: string | null;
   /** The words full-text search finds (span-model/search-text.ts), or null when the span has none. */
   searchText: string | null;
+  /** The `llm.model_name` attribute, the model dashboards group by (docs/dashboards.md), or null. */
+  modelName: string | null;
 }
 
 /**
@@ -165,6 +168,7 @@ function mapSpans<L>(
         sessionId: sessionIdOf(spanAttributes[SESSION_ID]),
         userKey: userKeyOf(spanAttributes[USER_ID_ATTRIBUTE]),
         searchText,
+        modelName: modelNameOf(spanAttributes[LLM_MODEL_NAME]),
       });
     }
   }
@@ -178,6 +182,14 @@ const MAX_SESSION_ID_LENGTH = 512;
 function sessionIdOf(value: AttributeValue | undefined): string | null {
   const text = typeof value === 'string' ? value.trim() : typeof value === 'number' && Number.isFinite(value) ? String(value) : '';
   return text === '' || text.length > MAX_SESSION_ID_LENGTH ? null : text;
+}
+
+/** Most characters of a model name kept in the rollups' key; longer is not a model name. */
+const MAX_MODEL_NAME_LENGTH = 256;
+
+function modelNameOf(value: AttributeValue | undefined): string | null {
+  const text = typeof value === 'string' ? value.trim() : '';
+  return text === '' ? null : text.slice(0, MAX_MODEL_NAME_LENGTH);
 }
 
 function openInferenceKind(value: AttributeValue | undefined): string {

@@ -19,6 +19,7 @@ export function spanRow(overrides: Partial<SpanRow> & Pick<SpanRow, 'traceId' | 
     tokenCountCompletion: null,
     tokenCountTotal: null,
     searchText: null,
+    modelName: null,
     sessionId: null,
     userKey: null,
     ...overrides,

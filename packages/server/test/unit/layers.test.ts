@@ -26,6 +26,7 @@ const SERVICE_FOLDERS = [
   'sessions',
   'metrics',
   'alerts',
+  'dashboards',
   'annotations',
   'prompts',
   'datasets',

@@ -24,6 +24,7 @@ const row = (overrides: Partial<SpanRow> = {}): SpanRow => ({
   sessionId: null,
   userKey: null,
   searchText: 'what is 退 款',
+  modelName: 'gpt-4o',
   ...overrides,
 });
 
@@ -46,6 +47,7 @@ describe('span row packing for the writer thread', () => {
         tokenCountTotal: null,
         sessionId: 'session-1',
         userKey: 'user-ü 7',
+        modelName: null,
       }),
       row({ statusCode: 'UNSET', name: '', startTime: 0n, endTime: 2n ** 63n - 1n, tokenCountPrompt: 0, longAttributes: Buffer.alloc(0) }),
     ];

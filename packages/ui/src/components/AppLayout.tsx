@@ -6,6 +6,7 @@ import { spotlight, type SpotlightActionData } from '@mantine/spotlight';
 import { JumpTo } from './JumpTo';
 import {
   IconChartDots3,
+  IconLayoutDashboard,
   IconDatabase,
   IconFolder,
   IconListCheck,
@@ -28,6 +29,7 @@ import { ThemeToggle, useToggleColorScheme } from './ThemeToggle';
 /** The main sections: buttons in the header on wide screens, a menu behind a burger on narrow ones. */
 const SECTIONS: { to: string; label: string; icon: ReactNode }[] = [
   { to: '/projects', label: 'Projects', icon: <IconFolder size={16} /> },
+  { to: '/dashboards', label: 'Dashboards', icon: <IconLayoutDashboard size={16} /> },
   { to: '/datasets', label: 'Datasets', icon: <IconDatabase size={16} /> },
   { to: '/prompts', label: 'Prompts', icon: <IconNotes size={16} /> },
   { to: '/evaluators', label: 'Evaluators', icon: <IconScale size={16} /> },

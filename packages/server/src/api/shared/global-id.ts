@@ -36,7 +36,8 @@ export type GlobalType =
   | 'AnnotationQueue'
   | 'AnnotationQueueItem'
   | 'AlertRule'
-  | 'AlertEvent';
+  | 'AlertEvent'
+  | 'Dashboard';
 
 /** The opaque id of a row. */
 export function toGlobalId(type: GlobalType, id: number): string {

@@ -24,6 +24,8 @@ import { createSessionsRepository } from './sessions-repository.js';
 import { createDatasetsRepository } from './datasets-repository.js';
 import { createDatasetLabelsRepository } from './dataset-labels-repository.js';
 import { createSavedViewsRepository } from './saved-views-repository.js';
+import { createDashboardsRepository } from './dashboards-repository.js';
+import { createRollupsRepository } from './rollups-repository.js';
 import { createDatasetSplitsRepository } from './dataset-splits-repository.js';
 import { createExperimentsRepository } from './experiments-repository.js';
 import { createExperimentTagsRepository } from './experiment-tags-repository.js';
@@ -63,6 +65,8 @@ export function createRepositories(db: Kysely<DB>, dialect: Dialect) {
     datasets: createDatasetsRepository(db, dialect),
     datasetLabels: createDatasetLabelsRepository(db),
     savedViews: createSavedViewsRepository(db),
+    dashboards: createDashboardsRepository(db),
+    rollups: createRollupsRepository(db, dialect),
     datasetSplits: createDatasetSplitsRepository(db),
     experiments: createExperimentsRepository(db, dialect),
     experimentTags: createExperimentTagsRepository(db),

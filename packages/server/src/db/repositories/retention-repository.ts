@@ -255,6 +255,19 @@ export function createRetentionRepository(db: Kysely<DB>, dialect: Dialect) {
     },
 
     /**
+     * Deletes a project's span rollups (migration 0044) of the minutes before `minute`: the
+     * dashboards' counts go with the spans retention deleted (docs/dashboards.md).
+     */
+    async deleteRollupsBefore(projectId: number, minute: number): Promise<number> {
+      const result = await db
+        .deleteFrom('span_rollups')
+        .where('project_id', '=', projectId)
+        .where('minute', '<', minute)
+        .executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
+
+    /**
      * Deletes those of the sessions that no trace refers to (their annotations cascade); returns how
      * many. On PostgreSQL it locks the sessions first, in id order, so the check runs in a new
      * snapshot after any ingest transaction linking a trace to one of them has committed (the

@@ -757,6 +757,48 @@ select sum("span_costs"."total_cost") as "total" from "spans" inner join "traces
 -- windowMetrics.annotationTotals
 select count(*) as "n", avg("span_annotations"."score") as "score_mean", sum(case when "span_annotations"."label" = ? then 1 else 0 end) as "label_count" from "spans" inner join "span_annotations" on "span_annotations"."span_rowid" = "spans"."id" where "spans"."project_id" = ? and "spans"."start_time" >= cast(? as bigint) and "spans"."start_time" < cast(? as bigint) and "span_annotations"."name" = ?;
 
+-- rollups.fromRollups
+select (("minute") / 60) * 60 as t, "value" as g, sum(span_count) as span_count, sum(error_count) as error_count, sum(token_count_total) as tokens, sum("h00") as "h00", sum("h01") as "h01", sum("h02") as "h02", sum("h03") as "h03", sum("h04") as "h04", sum("h05") as "h05", sum("h06") as "h06", sum("h07") as "h07", sum("h08") as "h08", sum("h09") as "h09", sum("h10") as "h10", sum("h11") as "h11", sum("h12") as "h12", sum("h13") as "h13", sum("h14") as "h14", sum("h15") as "h15", sum("h16") as "h16", sum("h17") as "h17", sum("h18") as "h18", sum("h19") as "h19", sum("h20") as "h20", sum("h21") as "h21", sum("h22") as "h22", sum("h23") as "h23", sum("h24") as "h24", sum("h25") as "h25", sum("h26") as "h26", sum("h27") as "h27", sum("h28") as "h28", sum("h29") as "h29", sum("h30") as "h30", sum("h31") as "h31", sum("h32") as "h32", sum("h33") as "h33", sum("h34") as "h34", sum("h35") as "h35", sum("h36") as "h36", sum("h37") as "h37", sum("h38") as "h38", sum("h39") as "h39", sum("h40") as "h40", sum("h41") as "h41", sum("h42") as "h42", sum("h43") as "h43", sum("h44") as "h44", sum("h45") as "h45", sum("h46") as "h46", sum("h47") as "h47", sum("h48") as "h48", sum("h49") as "h49", sum("h50") as "h50", sum("h51") as "h51", sum("h52") as "h52", sum("h53") as "h53", sum("h54") as "h54", sum("h55") as "h55", sum("h56") as "h56", sum("h57") as "h57", sum("h58") as "h58", sum("h59") as "h59", sum("h60") as "h60", sum("h61") as "h61", sum("h62") as "h62", sum("h63") as "h63" from span_rollups where project_id in (?, ?) and dimension = ? and minute >= ? and minute < ? group by 1, 2;
+
+-- rollups.fromRollups (no group)
+select 0 as t, null as g, sum(span_count) as span_count, sum(error_count) as error_count, sum(token_count_total) as tokens from span_rollups where project_id in (?, ?) and dimension = ? and minute >= ? and minute < ? group by 1, 2;
+
+-- rollups.fromSpans
+select ((("spans"."start_time" / cast(? as bigint))) / 60) * 60 as t, json_extract("spans"."attributes", ?) as g, (case when ("spans"."end_time" - "spans"."start_time") < 100000 then 0 else min(63, 1 + cast(floor(2 * log2(("spans"."end_time" - "spans"."start_time") / 100000.0)) as integer)) end) as b, count(*) as span_count, sum(case when "spans"."status_code" = 'ERROR' then 1 else 0 end) as error_count, sum("spans"."llm_token_count_total") as tokens from spans inner join traces on "traces"."id" = "spans"."trace_rowid" where "spans"."project_id" in (?, ?) and "spans"."start_time" >= cast(? as bigint) and "spans"."start_time" < cast(? as bigint) and ("spans"."name" = ?) group by 1, 2, 3;
+
+-- rollups.fromSpans (session)
+select 0 as t, (select "project_sessions"."session_id" from project_sessions where "project_sessions"."id" = "traces"."project_session_rowid") as g, 0 as b, count(*) as span_count, sum(case when "spans"."status_code" = 'ERROR' then 1 else 0 end) as error_count, sum("spans"."llm_token_count_total") as tokens from spans inner join traces on "traces"."id" = "spans"."trace_rowid" where "spans"."project_id" in (?, ?) and "spans"."start_time" >= cast(? as bigint) and "spans"."start_time" < cast(? as bigint) group by 1, 2, 3;
+
+-- rollups.costs
+select ((("span_costs"."start_time" / cast(? as bigint))) / 60) * 60 as t, "generative_models"."name" as g, sum("span_costs"."total_cost") as cost from span_costs left join generative_models on "generative_models"."id" = "span_costs"."model_id" where "span_costs"."project_id" in (?, ?) and "span_costs"."start_time" >= cast(? as bigint) and "span_costs"."start_time" < cast(? as bigint) group by 1, 2;
+
+-- rollups.costs (user)
+select 0 as t, "traces"."user_id" as g, sum("span_costs"."total_cost") as cost from span_costs inner join spans on "spans"."id" = "span_costs"."span_rowid" inner join traces on "traces"."id" = "spans"."trace_rowid" where "span_costs"."project_id" in (?, ?) and "span_costs"."start_time" >= cast(? as bigint) and "span_costs"."start_time" < cast(? as bigint) and ("spans"."name" = ?) group by 1, 2;
+
+-- rollups.annotations
+select ((("spans"."start_time" / cast(? as bigint))) / 60) * 60 as t, "span_annotations"."label" as g, count(*) as n, sum("span_annotations"."score") as score_sum, count("span_annotations"."score") as score_count, sum(case when "span_annotations"."label" = ? then 1 else 0 end) as label_count from spans inner join traces on "traces"."id" = "spans"."trace_rowid" inner join span_annotations on "span_annotations"."span_rowid" = "spans"."id" where "spans"."project_id" in (?, ?) and "spans"."start_time" >= cast(? as bigint) and "spans"."start_time" < cast(? as bigint) and "span_annotations"."name" = ? group by 1, 2;
+
+-- dashboards.insert
+insert into "dashboards" ("project_id", "user_id", "name", "widgets", "created_at", "updated_at") values (?, ?, ?, ?, ?, ?) returning "id", "project_id", "name", "widgets", "created_at", "updated_at";
+
+-- dashboards.findById
+select "id", "project_id", "name", "widgets", "created_at", "updated_at" from "dashboards" where "id" = ?;
+
+-- dashboards.findByName
+select "id", "project_id", "name", "widgets", "created_at", "updated_at" from "dashboards" where "project_id" = ? and "name" = ? order by "id";
+
+-- dashboards.list
+select "id", "project_id", "name", "widgets", "created_at", "updated_at" from "dashboards" where "project_id" = ? and "id" <= ? order by "id" desc limit ?;
+
+-- dashboards.list (global)
+select "id", "project_id", "name", "widgets", "created_at", "updated_at" from "dashboards" where "project_id" is null order by "id" desc limit ?;
+
+-- dashboards.update
+update "dashboards" set "name" = ?, "widgets" = ?, "updated_at" = ? where "id" = ? returning "id", "project_id", "name", "widgets", "created_at", "updated_at";
+
+-- dashboards.delete
+delete from "dashboards" where "id" = ?;
+
 -- evaluators.detach
 delete from "dataset_evaluators" where "dataset_id" = ? and "evaluator_id" = ?;
 
@@ -1051,6 +1093,9 @@ delete from "project_sessions" where "id" in (?, ?) and not exists (select "trac
 
 -- retention.recordRun
 update "retention_policies" set "last_run_at" = ?, "last_deleted_traces" = ?, "last_deleted_spans" = ?, "total_deleted_traces" = "total_deleted_traces" + ?, "total_deleted_spans" = "total_deleted_spans" + ? where "project_id" = ?;
+
+-- retention.deleteRollupsBefore
+delete from "span_rollups" where "project_id" = ? and "minute" < ?;
 
 -- retention.writeLastRun
 insert into "job_state" ("name", "value") values (?, ?) on conflict ("name") do update set "value" = ?;

@@ -12,7 +12,17 @@ import type { SpanRow } from '../../span-model/span-rows.js';
 import { dayOfMillis, partitionDayOf } from '../partitions.js';
 import { createDayPartitions } from '../repositories/partitions-postgres.js';
 import { tsVectorText } from '../repositories/search-sql.js';
-import { MERGE_USER_ID, sessionsOf, tracesOf, type TraceInBatch } from './span-writes.js';
+import {
+  MERGE_USER_ID,
+  ROLLUP_ADD,
+  ROLLUP_KEY_COLUMNS,
+  ROLLUP_SUM_COLUMNS,
+  RollupAccumulator,
+  rollupValues,
+  sessionsOf,
+  tracesOf,
+  type TraceInBatch,
+} from './span-writes.js';
 
 /**
  * DO UPDATE (not DO NOTHING) so the statement returns the id even when another replica created
@@ -76,7 +86,26 @@ const INSERT_SPANS = `
   FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::bigint[],
     $9::text[], $10::text[], $11::text[], $12::bytea[], $13::text[], $14::bigint[], $15::bigint[], $16::bigint[], $17::text[])
     AS u(t, p, s, pa, n, k, st, et, sc, sm, a, la, e, tp, tc, tt, sv)
-  ON CONFLICT (trace_rowid, span_id) DO NOTHING`;
+  ON CONFLICT (trace_rowid, span_id) DO NOTHING
+  RETURNING trace_rowid, span_id`;
+
+/** The types of ROLLUP_KEY_COLUMNS (project_id, dimension, minute, value), then of the sums. */
+const ROLLUP_TYPES = [
+  'bigint',
+  'text',
+  'bigint',
+  'text',
+  ...ROLLUP_SUM_COLUMNS.map((column) => (column.startsWith('h') ? 'integer' : 'bigint')),
+];
+
+/**
+ * Adds a batch's rollups (docs/dashboards.md) to their minutes' rows: one statement, rows unique
+ * by key (aggregated in JS) and sorted, so replicas lock them in one order.
+ */
+const UPSERT_ROLLUPS = `
+  INSERT INTO span_rollups (${[...ROLLUP_KEY_COLUMNS, ...ROLLUP_SUM_COLUMNS].join(', ')})
+  SELECT * FROM unnest(${ROLLUP_TYPES.map((type, index) => `$${index + 1}::${type}[]`).join(', ')})
+  ON CONFLICT (${ROLLUP_KEY_COLUMNS.join(', ')}) DO UPDATE SET ${ROLLUP_ADD}`;
 
 /**
  * PostgreSQL's deadlock_detected and serialization_failure: the transaction was rolled back as a
@@ -266,7 +295,7 @@ export class PostgresSpanWriter {
     const traceRows = new Map(traceResult.rows.map((row) => [row.trace_id, row]));
     await this.writeSessions(client, traces, traceRows);
     const column = <T>(pick: (row: SpanRow) => T) => rows.map(pick);
-    await client.query({
+    const inserted = await client.query<{ trace_rowid: string; span_id: string }>({
       name: 'insert-spans',
       text: INSERT_SPANS,
       values: [
@@ -288,6 +317,31 @@ export class PostgresSpanWriter {
         column((row) => row.tokenCountTotal),
         column((row) => (row.searchText === null ? null : tsVectorText(row.searchText))),
       ],
+    });
+    await this.writeRollups(client, rows, traceRows, inserted.rows);
+  }
+
+  /** Adds the spans the batch inserted (not those already stored) to their minutes' rollups. */
+  private async writeRollups(
+    client: pg.PoolClient,
+    rows: SpanRow[],
+    traceRows: Map<string, { id: number; project_id: number }>,
+    inserted: { trace_rowid: string; span_id: string }[],
+  ): Promise<void> {
+    if (inserted.length === 0) return;
+    const rollups = new RollupAccumulator();
+    const add = (row: SpanRow) => rollups.add(Number(traceRows.get(row.traceId)!.project_id), row);
+    if (inserted.length === rows.length) for (const row of rows) add(row);
+    else {
+      const stored = new Set(inserted.map((row) => `${Number(row.trace_rowid)}\u0000${row.span_id}`));
+      // delete(), not has(): a span twice in the batch was inserted once.
+      for (const row of rows) if (stored.delete(`${Number(traceRows.get(row.traceId)!.id)}\u0000${row.spanId}`)) add(row);
+    }
+    const values = rollups.sorted().map(rollupValues);
+    await client.query({
+      name: 'upsert-rollups',
+      text: UPSERT_ROLLUPS,
+      values: ROLLUP_TYPES.map((_, index) => values.map((rollup) => rollup[index])),
     });
   }
 }

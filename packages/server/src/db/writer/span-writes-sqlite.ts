@@ -2,7 +2,15 @@
 import { immediateTransaction } from '@sightline/common/writer-thread';
 import type SQLite from 'better-sqlite3';
 import type { SpanRow } from '../../span-model/span-rows.js';
-import { MERGE_USER_ID, tracesOf } from './span-writes.js';
+import {
+  MERGE_USER_ID,
+  ROLLUP_ADD,
+  ROLLUP_KEY_COLUMNS,
+  ROLLUP_SUM_COLUMNS,
+  RollupAccumulator,
+  rollupValues,
+  tracesOf,
+} from './span-writes.js';
 
 export class SqliteSpanStore {
   private readonly projectIds = new Map<string, number>();
@@ -14,9 +22,15 @@ export class SqliteSpanStore {
   private readonly linkTrace: SQLite.Statement;
   private readonly insertSpan: SQLite.Statement;
   private readonly insertSearchText: SQLite.Statement;
+  private readonly upsertRollup: SQLite.Statement;
   private readonly writeBatches: (batches: Iterable<SpanRow[]>) => void;
 
-  constructor(connection: SQLite.Database) {
+  /**
+   * `rollups: false` leaves the per-minute rollups out (docs/dashboards.md): only for the
+   * benchmark that measures what they cost the writer (bench/dashboards).
+   */
+  constructor(connection: SQLite.Database, options: { rollups?: boolean } = {}) {
+    const withRollups = options.rollups !== false;
     this.insertProject = connection.prepare(
       'INSERT INTO projects (name, description, created_at, updated_at) VALUES (?, NULL, ?, ?) ON CONFLICT (name) DO NOTHING',
     );
@@ -52,8 +66,16 @@ export class SqliteSpanStore {
     );
     // The span's words for full-text search (docs/search.md), under the span's row id.
     this.insertSearchText = connection.prepare('INSERT INTO span_search (rowid, words) VALUES (?, ?)');
+    // The minute's rollups (docs/dashboards.md), in the spans' transaction: one upsert per key of the transaction.
+    const rollupColumns = [...ROLLUP_KEY_COLUMNS, ...ROLLUP_SUM_COLUMNS];
+    this.upsertRollup = connection.prepare(
+      `INSERT INTO span_rollups (${rollupColumns.join(', ')}) VALUES (${rollupColumns.map(() => '?').join(', ')})
+       ON CONFLICT (${ROLLUP_KEY_COLUMNS.join(', ')}) DO UPDATE SET ${ROLLUP_ADD}`,
+    );
     this.writeBatches = immediateTransaction(connection, (batches: Iterable<SpanRow[]>) => {
-      for (const rows of batches) this.insert(rows);
+      const rollups = withRollups ? new RollupAccumulator() : null;
+      for (const rows of batches) this.insert(rows, rollups);
+      if (rollups) for (const rollup of rollups.sorted()) this.upsertRollup.run(rollupValues(rollup));
     });
   }
 
@@ -86,7 +108,7 @@ export class SqliteSpanStore {
     return id;
   }
 
-  private insert(rows: SpanRow[]): void {
+  private insert(rows: SpanRow[], rollups: RollupAccumulator | null): void {
     const traceRows = new Map<string, { id: number; project_id: number }>();
     for (const trace of tracesOf(rows)) {
       const projectId = this.projectId(trace.projectName);
@@ -123,8 +145,10 @@ export class SqliteSpanStore {
         row.tokenCountCompletion,
         row.tokenCountTotal,
       );
-      // A span already stored (changes 0) keeps the words it was indexed with.
-      if (row.searchText !== null && inserted.changes === 1) this.insertSearchText.run(inserted.lastInsertRowid, row.searchText);
+      // A span already stored (changes 0) keeps the words it was indexed with, and is not counted again.
+      if (inserted.changes !== 1) continue;
+      if (row.searchText !== null) this.insertSearchText.run(inserted.lastInsertRowid, row.searchText);
+      rollups?.add(trace.project_id, row);
     }
   }
 }

@@ -1,6 +1,7 @@
 /** What the span writers of both dialects share: a batch's spans grouped by trace, and its sessions. */
 import type { SpanRow } from '../../span-model/span-rows.js';
 import { MIXED_USERS, mergeUserKeys } from '../../span-model/trace-users.js';
+import { BUCKET_COLUMNS, LATENCY_BUCKETS, latencyBucket } from '../latency-histogram.js';
 
 /**
  * Per-trace aggregate of a batch: a trace's time range, the project of its first span, the first
@@ -76,3 +77,141 @@ export const MERGE_USER_ID = `CASE
     WHEN excluded.user_id IS NULL THEN traces.user_id
     WHEN traces.user_id IS NULL OR traces.user_id = excluded.user_id THEN excluded.user_id
     ELSE '${MIXED_USERS}' END`;
+
+const NANOS_PER_MINUTE = 60_000_000_000n;
+
+/** The dimensions of the rollups besides '' (every span): what a dashboard groups by without reading spans. */
+export const ROLLUP_DIMENSIONS = ['span_kind', 'name', 'model', 'status'] as const;
+export type RollupDimension = (typeof ROLLUP_DIMENSIONS)[number];
+
+/** One row of span_rollups as a transaction adds to it (docs/dashboards.md, "Rollups"). */
+export interface RollupInBatch {
+  projectId: number;
+  minute: number;
+  /** '' for every span of the minute. */
+  dimension: '' | RollupDimension;
+  /** '' for dimension '', and for spans that name no model. */
+  value: string;
+  spanCount: number;
+  errorCount: number;
+  /** Nanoseconds. */
+  latencySum: number;
+  tokenCountPrompt: number;
+  tokenCountCompletion: number;
+  tokenCountTotal: number;
+  /** Counts per latency bucket (db/latency-histogram.ts). */
+  buckets: number[];
+}
+
+/**
+ * Sums a transaction's stored spans per rollup row in memory, so the writer runs one upsert per
+ * row instead of several per span. Only spans actually inserted are added: a span sent twice is
+ * counted once.
+ */
+export class RollupAccumulator {
+  private readonly rollups = new Map<string, RollupInBatch>();
+  // The minute of the last span, by its bounds: a batch's spans mostly share a few minutes, and a
+  // comparison of bigints costs less than their division.
+  private minuteStart = 0n;
+  private minuteEnd = 0n;
+  private minute = 0;
+
+  add(projectId: number, row: SpanRow): void {
+    if (row.startTime < this.minuteStart || row.startTime >= this.minuteEnd) {
+      const minute = row.startTime / NANOS_PER_MINUTE;
+      // Integer division truncates toward zero; times before 1970 belong to the minute below.
+      const floor = row.startTime < 0n && minute * NANOS_PER_MINUTE !== row.startTime ? minute - 1n : minute;
+      this.minute = Number(floor);
+      this.minuteStart = floor * NANOS_PER_MINUTE;
+      this.minuteEnd = this.minuteStart + NANOS_PER_MINUTE;
+    }
+    const latency = Number(row.endTime - row.startTime);
+    const bucket = latencyBucket(latency);
+    const error = row.statusCode === 'ERROR' ? 1 : 0;
+    const prefix = `${projectId}\u0000${this.minute}\u0000`;
+    this.addTo(projectId, prefix, '', '', latency, bucket, error, row);
+    this.addTo(projectId, prefix, 'span_kind', row.spanKind, latency, bucket, error, row);
+    this.addTo(projectId, prefix, 'name', row.name, latency, bucket, error, row);
+    this.addTo(projectId, prefix, 'model', row.modelName ?? '', latency, bucket, error, row);
+    this.addTo(projectId, prefix, 'status', row.statusCode, latency, bucket, error, row);
+  }
+
+  private addTo(
+    projectId: number,
+    prefix: string,
+    dimension: RollupInBatch['dimension'],
+    value: string,
+    latency: number,
+    bucket: number,
+    error: number,
+    row: SpanRow,
+  ): void {
+    const key = `${prefix}${dimension}\u0000${value}`;
+    let rollup = this.rollups.get(key);
+    if (rollup === undefined) {
+      rollup = {
+        projectId,
+        minute: this.minute,
+        dimension,
+        value,
+        spanCount: 0,
+        errorCount: 0,
+        latencySum: 0,
+        tokenCountPrompt: 0,
+        tokenCountCompletion: 0,
+        tokenCountTotal: 0,
+        buckets: new Array<number>(LATENCY_BUCKETS).fill(0),
+      };
+      this.rollups.set(key, rollup);
+    }
+    rollup.spanCount++;
+    rollup.errorCount += error;
+    rollup.latencySum += latency;
+    rollup.tokenCountPrompt += row.tokenCountPrompt ?? 0;
+    rollup.tokenCountCompletion += row.tokenCountCompletion ?? 0;
+    rollup.tokenCountTotal += row.tokenCountTotal ?? 0;
+    rollup.buckets[bucket]!++;
+  }
+
+  get size(): number {
+    return this.rollups.size;
+  }
+
+  /** The rollups in key order, so that concurrent writers (PostgreSQL replicas) lock rows in one order. */
+  sorted(): RollupInBatch[] {
+    const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+    return [...this.rollups.values()].sort(
+      (a, b) => a.projectId - b.projectId || compare(a.dimension, b.dimension) || a.minute - b.minute || compare(a.value, b.value),
+    );
+  }
+}
+
+/** The rollup upsert's column list and SET clause, the same in both dialects. */
+export const ROLLUP_KEY_COLUMNS = ['project_id', 'dimension', 'minute', 'value'] as const;
+export const ROLLUP_SUM_COLUMNS = [
+  'span_count',
+  'error_count',
+  'latency_sum',
+  'token_count_prompt',
+  'token_count_completion',
+  'token_count_total',
+  ...BUCKET_COLUMNS,
+] as const;
+export const ROLLUP_ADD = ROLLUP_SUM_COLUMNS.map((column) => `${column} = span_rollups.${column} + excluded.${column}`).join(', ');
+
+/** A rollup's values in the order of ROLLUP_KEY_COLUMNS then ROLLUP_SUM_COLUMNS. */
+export function rollupValues(rollup: RollupInBatch): (string | number)[] {
+  return [
+    rollup.projectId,
+    rollup.dimension,
+    rollup.minute,
+    rollup.value,
+    rollup.spanCount,
+    rollup.errorCount,
+    Math.round(rollup.latencySum),
+    rollup.tokenCountPrompt,
+    rollup.tokenCountCompletion,
+    rollup.tokenCountTotal,
+    ...rollup.buckets,
+  ];
+}
