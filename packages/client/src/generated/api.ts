@@ -3533,9 +3533,9 @@ export interface components {
             cost_total: number | null;
             root_span: components["schemas"]["TraceSpanData"] | null;
             /** @description The root span's input.value, its first 300 characters (Sightline addition). */
-            input?: string | null;
+            input: string | null;
             /** @description The root span's output.value, its first 300 characters (Sightline addition). */
-            output?: string | null;
+            output: string | null;
             spans?: components["schemas"]["TraceSpanData"][] | null;
         };
         /** TraceLocation */
@@ -3584,6 +3584,10 @@ export interface components {
             cost_completion: number | null;
             cost_total: number | null;
             root_span: components["schemas"]["TraceSpanData"] | null;
+            /** @description The root span's input.value, its first 300 characters (Sightline addition). */
+            input: string | null;
+            /** @description The root span's output.value, its first 300 characters (Sightline addition). */
+            output: string | null;
             /** @description The spans of the trace in start order: all of them, or the first 2,000 (spans_truncated). */
             spans: components["schemas"]["Span"][];
             /** @description True when the trace has more than 2,000 spans and `spans` holds the first 2,000; span_count and the sums count them all. */

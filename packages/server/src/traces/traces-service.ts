@@ -1,4 +1,5 @@
 /** Traces: the keyset-paginated list of a project (optionally with their spans), and one trace with its span tree. */
+import { INPUT_VALUE, OUTPUT_VALUE } from '../span-model/conventions/attribute-names.js';
 import { parseTextFilters, type TextFilterParams } from '../spans/text-filters.js';
 import type { Identifier } from '../shared/identifier.js';
 import type { SpanRecord, SpanSummaryRecord, SpansRepository } from '../db/repositories/spans-repository.js';
@@ -37,12 +38,12 @@ export interface TraceView extends TraceRecord {
   /** Sums over the trace's priced LLM spans; null when none has a known price (docs/costs.md). */
   cost: CostTotals | null;
   rootSpan: SpanSummaryRecord | null;
-}
-
-export interface TraceListItem extends TraceView {
   /** The root span's input.value and output.value, cut to PREVIEW_CHARS. */
   input: string | null;
   output: string | null;
+}
+
+export interface TraceListItem extends TraceView {
   /** Only when asked for (includeSpans): every span's tree columns, in start order. */
   spans?: SpanSummaryRecord[] | undefined;
 }
@@ -86,6 +87,10 @@ export interface TracesServiceDependencies {
 
 /** Characters of a root span's input or output a trace list carries: one line of a table, the rest on its page. */
 export const PREVIEW_CHARS = 300;
+
+/** An attribute as the list's root I/O reads it: a string as itself, anything else as its JSON. */
+const attributeText = (value: unknown): string | null =>
+  value === undefined || value === null ? null : typeof value === 'string' ? value : JSON.stringify(value);
 
 const previewOf = (text: string | null) => (text === null ? null : text.length > PREVIEW_CHARS ? `${text.slice(0, PREVIEW_CHARS)}…` : text);
 
@@ -307,6 +312,8 @@ export function createTracesService(deps: TracesServiceDependencies) {
         stats: stats.get(trace.id) ?? EMPTY_STATS,
         cost: traceCosts.get(trace.id) ?? null,
         rootSpan: root ? summaryOf(root) : null,
+        input: previewOf(attributeText(root?.attributes[INPUT_VALUE])),
+        output: previewOf(attributeText(root?.attributes[OUTPUT_VALUE])),
         spans: traceSpans,
         spansTruncated: read.length > MAX_DETAIL_SPANS,
         spanCosts,

@@ -77,6 +77,8 @@ describeEachDialect('traces API', (server) => {
         token_count_total: 150,
         span_count: 3,
         error_count: 1,
+        input: 'What is the weather?',
+        output: null,
         root_span: {
           id: undefined,
           span_id: root.spanContext().spanId,

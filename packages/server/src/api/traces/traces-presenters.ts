@@ -39,6 +39,8 @@ function traceFields(trace: TraceView) {
     cost_completion: trace.cost?.completionCost ?? null,
     cost_total: trace.cost?.totalCost ?? null,
     root_span: trace.rootSpan ? presentTraceSpan(trace.rootSpan) : null,
+    input: trace.input,
+    output: trace.output,
   };
 }
 
@@ -46,8 +48,6 @@ function traceFields(trace: TraceView) {
 export function presentTrace(trace: TraceListItem) {
   return {
     ...traceFields(trace),
-    input: trace.input,
-    output: trace.output,
     ...(trace.spans ? { spans: trace.spans.map(presentTraceSpan) } : {}),
   };
 }
