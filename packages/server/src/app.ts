@@ -52,6 +52,10 @@ import { annotationQueuesRoutes } from './api/annotation-queues/annotation-queue
 import type { AnnotationQueuesService } from './annotation-queues/annotation-queues-service.js';
 import type { EvaluatorsService } from './evaluators/evaluators-service.js';
 import { onlineEvalRoutes } from './api/online-eval/online-eval-routes.js';
+import { exportsRoutes } from './api/exports/exports-routes.js';
+import { scheduledExportsRoutes } from './api/exports/scheduled-exports-routes.js';
+import type { ExportsService } from './exports/exports-service.js';
+import type { ScheduledExportsService } from './exports/scheduled-exports-service.js';
 import type { OnlineRulesService } from './evaluators/online-rules-service.js';
 import type { ExperimentTagsService } from './experiments/experiment-tags-service.js';
 import type { ExperimentsService } from './experiments/experiments-service.js';
@@ -82,6 +86,8 @@ export interface AppDependencies {
   experimentTags: ExperimentTagsService;
   evaluators: EvaluatorsService;
   onlineRules: OnlineRulesService;
+  exports: ExportsService;
+  scheduledExports: ScheduledExportsService;
   annotationQueues: AnnotationQueuesService;
   costs: CostsService;
   secrets: SecretsService;
@@ -111,6 +117,8 @@ export async function buildApp({
   experimentTags,
   evaluators,
   onlineRules,
+  exports,
+  scheduledExports,
   annotationQueues,
   costs,
   secrets,
@@ -208,6 +216,8 @@ export async function buildApp({
       await scope.register(retentionRoutes, retention);
       // Last among the API routes: their OpenAPI components follow every earlier one's (a smaller diff of openapi.json).
       await scope.register(annotationQueuesRoutes, { queues: annotationQueues });
+      await scope.register(exportsRoutes, { exports });
+      await scope.register(scheduledExportsRoutes, { scheduled: scheduledExports });
       await scope.register(uiRoutes, { page: uiPage });
     },
     { prefix },

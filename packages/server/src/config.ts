@@ -142,6 +142,8 @@ export interface Config {
     /** Wait before trying a failed judge call again (ms), doubled for each attempt after. */
     retryDelayMs: number;
   };
+  /** SERVICE_EXPORT_DIR: where scheduled exports write their files (docs/export.md); null: scheduled exports are off. */
+  exportDir: string | null;
   /** How long a SIGTERM/SIGINT may take to drain before the process exits non-zero (docs/deployment.md). */
   shutdownTimeoutSeconds: number;
   logLevel: string;
@@ -213,9 +215,15 @@ export function loadConfig(env: Env = process.env): Config {
       settleMs: envPositiveInt(read, 'SERVICE_ONLINE_EVAL_SETTLE_MS', 2000),
       retryDelayMs: envPositiveInt(read, 'SERVICE_ONLINE_EVAL_RETRY_DELAY_MS', 2000),
     },
+    exportDir: exportDir(read('SERVICE_EXPORT_DIR')),
     shutdownTimeoutSeconds: envPositiveInt(read, 'SERVICE_SHUTDOWN_TIMEOUT_SECONDS', 10),
     logLevel: envLogLevel('SERVICE_LOG_LEVEL', read('SERVICE_LOG_LEVEL')),
   };
+}
+
+/** SERVICE_EXPORT_DIR as an absolute path (`~` expanded), or null when unset. */
+function exportDir(value: string | undefined): string | null {
+  return value === undefined ? null : path.resolve(expandHome(value));
 }
 
 /**

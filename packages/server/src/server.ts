@@ -28,6 +28,9 @@ import { createOnlineEvaluationJob } from './evaluators/online-evaluation-job.js
 import { createOnlineItemLoader } from './evaluators/online-items.js';
 import { createOnlineRulesService } from './evaluators/online-rules-service.js';
 import { createStatementRunner } from './db/statement-runner.js';
+import { createExportsService } from './exports/exports-service.js';
+import { createScheduledExportJob, SCHEDULED_EXPORTS_JOB } from './exports/scheduled-export-job.js';
+import { createScheduledExportsService } from './exports/scheduled-exports-service.js';
 import { createCostsService } from './costs/costs-service.js';
 import { createCostJob } from './costs/cost-job.js';
 import { startLongAttributesCompressor, type LongAttributesCompressor } from './span-model/long-attributes-compressor.js';
@@ -232,6 +235,13 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
       withTransaction: data.withTransaction,
       mayReview: mayReviewQueue,
     });
+    const exports = createExportsService({
+      spans: data.repositories.spans,
+      traces: data.repositories.traces,
+      costs: data.repositories.costs,
+      projects: query.projects,
+    });
+    const runStatements = createStatementRunner(database.db, writer.statements);
     const { retention: retentionRepository } = data.repositories;
     // Every background job, in start order; they stop in the reverse order.
     const backgroundJobs: Job[] = [
@@ -275,7 +285,7 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
         rules: data.repositories.onlineEval,
         evaluators: data.repositories.evaluators,
         loadItems: createOnlineItemLoader(data.repositories),
-        runStatements: createStatementRunner(database.db, writer.statements),
+        runStatements,
         evaluate: evaluators.evaluate,
         judgeCost: createJudgeCost(data.repositories.costs),
         addToQueue: async (queueId, items) => {
@@ -286,6 +296,22 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
         concurrency: config.onlineEvaluation.concurrency,
         retryDelayMs: config.onlineEvaluation.retryDelayMs,
       }),
+      // Only with an export directory (docs/export.md); without one, scheduled exports cannot be created.
+      ...(config.exportDir
+        ? [
+            createScheduledExportJob({
+              exports: data.repositories.scheduledExports,
+              spans: data.repositories.spans,
+              traces: data.repositories.traces,
+              rows: exports,
+              runStatements,
+              directory: config.exportDir,
+              // As the online evaluation job: a row id handed out on PostgreSQL may commit after a later one.
+              settleMs: database.dialect === 'sqlite' ? 0 : config.onlineEvaluation.settleMs,
+              onError: (error, exportId) => logger.error({ err: error, exportId }, 'a scheduled export failed'),
+            }),
+          ]
+        : []),
     ];
     jobs = startJobRunner(backgroundJobs, {
       leases: data.repositories.jobLeases,
@@ -308,6 +334,12 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
         },
       },
     };
+    const scheduledExports = createScheduledExportsService({
+      exports: data.repositories.scheduledExports,
+      projects: query.projects,
+      directory: config.exportDir,
+      runJob: config.exportDir ? () => runner.runNow(SCHEDULED_EXPORTS_JOB) : undefined,
+    });
     app = await buildApp({
       config,
       ingest,
@@ -322,6 +354,8 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
       experimentTags,
       evaluators,
       onlineRules,
+      exports,
+      scheduledExports,
       annotationQueues,
       costs,
       secrets,

@@ -32,6 +32,7 @@ const SERVICE_FOLDERS = [
   'playground',
   'costs',
   'retention',
+  'exports',
   'shared',
   'jobs',
   'evaluators',

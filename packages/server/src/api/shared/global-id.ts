@@ -33,7 +33,9 @@ export type GlobalType =
   | 'ContinuousAnnotationConfig'
   | 'FreeformAnnotationConfig'
   | 'AnnotationQueue'
-  | 'AnnotationQueueItem';
+  | 'AnnotationQueueItem'
+  | 'ScheduledExport'
+  | 'ScheduledExportRun';
 
 /** The opaque id of a row. */
 export function toGlobalId(type: GlobalType, id: number): string {

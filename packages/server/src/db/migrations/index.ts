@@ -35,6 +35,7 @@ import * as sessionStartOrder from './0033-session-start-order.js';
 import * as onlineEvaluation from './0034-online-evaluation.js';
 import * as annotationQueues from './0035-annotation-queues.js';
 import * as onlineRuleQueues from './0036-online-rule-queues.js';
+import * as scheduledExports from './0038-scheduled-exports.js';
 
 export interface MigrationContext {
   dialect: Dialect;
@@ -77,5 +78,6 @@ export function migrations(context: MigrationContext): Record<string, Migration>
     '0034-online-evaluation': { up: onlineEvaluation.up(context) },
     '0035-annotation-queues': { up: annotationQueues.up(context) },
     '0036-online-rule-queues': { up: onlineRuleQueues.up() },
+    '0038-scheduled-exports': { up: scheduledExports.up(context) },
   };
 }

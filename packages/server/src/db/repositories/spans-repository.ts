@@ -73,6 +73,10 @@ export interface SpanFilters {
   attributes?: { key: string; candidates: AttributeScalar[] }[] | undefined;
   /** Every filter must match (AND): the span carries such an annotation. */
   annotations?: AnnotationFilter[] | undefined;
+  /** A span query condition the spans must meet (spans/span-condition.ts). */
+  condition?: SpanCondition | undefined;
+  /** The last position of the list to read (inclusive, in the list's order): bounds the rows one statement looks at. */
+  through?: KeysetPosition | undefined;
 }
 
 /** Spans a SQLite span query reads per statement (SpansRepository.query). */
@@ -352,6 +356,8 @@ export function createSpansRepository(db: Kysely<DB>, dialect: Dialect) {
         longFilters.push({ key: attribute.key, candidates: long, column });
       }
       for (const annotation of filters.annotations ?? []) query = query.where(spanHasAnnotation('spans.id', annotation));
+      if (filters.condition) query = query.where(spanConditionSql(dialect, filters.condition));
+      if (filters.through) query = query.where(fromPosition(startTime, 'spans.id', filters.through, page.order === 'asc' ? 'desc' : 'asc'));
       const ordered = (from: KeysetPosition | undefined, limit: number) => {
         let ranged = query;
         if (from) ranged = ranged.where(fromPosition(startTime, 'spans.id', from, page.order));
@@ -463,6 +469,33 @@ export function createSpansRepository(db: Kysely<DB>, dialect: Dialect) {
       }
     },
 
+    /**
+     * The position of the `rows`-th span of the project from `from` on (inclusive), oldest first,
+     * within the start-time range, read off the project's time index alone; undefined when fewer
+     * remain. The end of a window of spans for a filter that no index serves (exports/exports-service.ts).
+     */
+    async windowEnd(
+      filters: { projectId: number; startTime?: bigint | undefined; endTime?: bigint | undefined },
+      from: KeysetPosition | undefined,
+      rows: number,
+    ): Promise<KeysetPosition | undefined> {
+      let positions = db
+        .selectFrom('spans')
+        .select(['spans.id', bigintText('spans.start_time').as('start_time')])
+        .where('spans.project_id', '=', filters.projectId);
+      if (filters.startTime !== undefined)
+        positions = positions.where(sql<boolean>`spans.start_time >= ${nanosLiteral(filters.startTime)}`);
+      if (filters.endTime !== undefined) positions = positions.where(sql<boolean>`spans.start_time < ${nanosLiteral(filters.endTime)}`);
+      if (from) positions = positions.where(fromPosition(sql.ref('spans.start_time'), 'spans.id', from, 'asc'));
+      const last = await positions
+        .orderBy('spans.start_time', 'asc')
+        .orderBy('spans.id', 'asc')
+        .offset(rows - 1)
+        .limit(1)
+        .executeTakeFirst();
+      return last && { key: BigInt(last.start_time), id: Number(last.id) };
+    },
+
     /** One span by row id. */
     async findById(id: number): Promise<SpanRecord | undefined> {
       return (await execute(fullSpans().where('spans.id', '=', id)))[0];
@@ -478,6 +511,19 @@ export function createSpansRepository(db: Kysely<DB>, dialect: Dialect) {
     async findBySpanId(spanId: string): Promise<SpanRecord | undefined> {
       const id = (await spanRowidsBySpanId(db, [spanId])).get(spanId);
       return id === undefined ? undefined : (await execute(fullSpans().where('spans.id', '=', id)))[0];
+    },
+
+    /** The root spans (no parent id) of the given traces in full, in start order within each trace. */
+    async rootsOfTraces(traceRowids: number[]): Promise<SpanRecord[]> {
+      if (traceRowids.length === 0) return [];
+      return execute(
+        fullSpans()
+          .where('spans.trace_rowid', 'in', traceRowids)
+          .where('spans.parent_id', 'is', null)
+          .orderBy('spans.trace_rowid')
+          .orderBy('spans.start_time')
+          .orderBy('spans.id'),
+      );
     },
 
     /** The first `limit` spans of one trace, in start order. */
