@@ -88,3 +88,7 @@ export type AnnotationQueueItem = Schemas['AnnotationQueueItem'];
 export type AnnotationQueueReviewItem = Schemas['AnnotationQueueReviewItem'];
 export type AnnotationQueueProgress = Schemas['AnnotationQueueProgress'];
 export type AnnotationQueueReviewer = Schemas['AnnotationQueueReviewer'];
+
+/** Scheduled exports of a project into the server's export directory, and their runs (docs/export.md). */
+export type ScheduledExport = Schemas['ScheduledExport'];
+export type ScheduledExportRun = Schemas['ScheduledExportRun'];

@@ -78,20 +78,22 @@ export function parseExportFilter(filter: string | undefined): SpanCondition | u
 }
 
 /**
- * Keyset pages of a list in (start time, id) order: each a statement, each within a window of the
- * list when `window` is given (its next `WINDOW_ROWS` rows, whatever their match).
+ * Keyset pages of a list in (start time, id) order, `read` asked for `pageRows + 1` rows from a
+ * position (inclusive): each page a statement, each within a window of the list when `window` is
+ * given (the position of the window's last row, or undefined when the list ends before it).
  */
-async function* keysetPages<T extends { id: number; startTime: string }>(
+export async function* keysetPages<T extends { id: number; startTime: string }>(
   read: (from: KeysetPosition | undefined, through: KeysetPosition | undefined) => Promise<T[]>,
   window: ((from: KeysetPosition | undefined) => Promise<KeysetPosition | undefined>) | undefined,
+  pageRows = PAGE_ROWS,
 ): AsyncGenerator<T[]> {
   let from: KeysetPosition | undefined;
   for (;;) {
     const through = window ? await window(from) : undefined;
     const rows = await read(from, through);
-    if (rows.length > PAGE_ROWS) {
-      yield rows.slice(0, PAGE_ROWS);
-      const next = rows[PAGE_ROWS]!;
+    if (rows.length > pageRows) {
+      yield rows.slice(0, pageRows);
+      const next = rows[pageRows]!;
       from = { key: BigInt(next.startTime), id: next.id };
       continue;
     }

@@ -141,7 +141,8 @@ export function createScheduledExportJob(options: ScheduledExportJobOptions): Jo
       // Stopped at shutdown: nothing is recorded, and the next start runs it again.
       if (signal.aborted) return;
       onError?.(error, definition.id);
-      const message = error instanceof Error ? error.message : String(error);
+      // The error is shown to everyone who may read the project: the directory's place on the server is not.
+      const message = (error instanceof Error ? error.message : String(error)).split(directory).join('SERVICE_EXPORT_DIR');
       await runStatements(
         exports.finishRunStatements(
           { ...base, finishedAt: iso(now()), rowCount: 0, file: null, byteCount: null, error: message, cursorTo: definition.cursor },
