@@ -1,5 +1,6 @@
 import { OnlineEvalTab } from './pages/online-eval/OnlineEvalTab';
 import { RulePage } from './pages/online-eval/RulePage';
+import { ExportsTab } from './pages/exports/ExportsTab';
 import { lazy, Suspense } from 'react';
 import { Navigate, Route, Routes } from 'react-router';
 import { Center, Loader } from '@mantine/core';
@@ -72,6 +73,7 @@ export function App() {
             <Route path="overview" element={<Charts />} />
             <Route path="annotations" element={<AnnotationConfigsTab />} />
             <Route path="online-eval" element={<OnlineEvalTab />} />
+            <Route path="exports" element={<ExportsTab />} />
           </Route>
           <Route path="/projects/:projectId/traces/:traceId" element={<TraceDetailPage />} />
           <Route path="/projects/:projectId/sessions/:sessionId" element={<SessionPage />} />

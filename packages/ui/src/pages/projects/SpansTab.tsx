@@ -5,7 +5,8 @@ import { useNavigate, useSearchParams } from 'react-router';
 import { Alert, Button, Checkbox, Chip, Group, MultiSelect, Paper, Switch, TagsInput, Text, Tooltip } from '@mantine/core';
 import { IconFilterOff } from '@tabler/icons-react';
 import { useAnnotationConfigs } from './annotationQueries';
-import { useSpans, type SpanFilters } from './traceQueries';
+import { spanExportUrl, useSpans, type SpanFilters } from './traceQueries';
+import { ExportMenu } from '../exports/ExportMenu';
 import type { Span } from '@sightline/client/browser';
 import { SPAN_KINDS } from '../../lib/spanKinds';
 import { KindBadge, StatusIcon } from '../../components/Badges';
@@ -263,11 +264,14 @@ export function SpansTab() {
           ) : null}
         </Group>
       </Paper>
-      <Text size="sm" c="dimmed">
-        {loaded.length > 0 ? (spans.hasNextPage ? `${formatInt(loaded.length)}+ spans` : formatCount(loaded.length, 'span')) : ' '}
-        {sortKey !== 'start_time' && spans.hasNextPage ? ' · sorted among the spans loaded so far' : ''} · ↑/↓ to move, Enter to open the
-        trace
-      </Text>
+      <Group justify="space-between" wrap="nowrap" gap="sm">
+        <Text size="sm" c="dimmed">
+          {loaded.length > 0 ? (spans.hasNextPage ? `${formatInt(loaded.length)}+ spans` : formatCount(loaded.length, 'span')) : ' '}
+          {sortKey !== 'start_time' && spans.hasNextPage ? ' · sorted among the spans loaded so far' : ''} · ↑/↓ to move, Enter to open the
+          trace
+        </Text>
+        <ExportMenu what="spans" href={(format) => spanExportUrl(projectId, option, filters, format)} />
+      </Group>
       {selected.size > 0 ? (
         <Group gap="xs">
           <Text size="sm">{formatInt(selected.size)} selected</Text>

@@ -4,7 +4,8 @@ import { Link, useNavigate, useSearchParams } from 'react-router';
 import { Alert, Anchor, Button, Checkbox, Group, Text, Tooltip } from '@mantine/core';
 import { IconFilter } from '@tabler/icons-react';
 import { useAnnotationConfigs } from './annotationQueries';
-import { useTraces, type TraceSortKey } from './traceQueries';
+import { traceExportUrl, useTraces, type TraceSortKey } from './traceQueries';
+import { ExportMenu } from '../exports/ExportMenu';
 import { AnnotationFilterInput, annotationFiltersOf } from '../../components/AnnotationFilterInput';
 import type { Trace } from '@sightline/client/browser';
 import { KindBadge, StatusIcon } from '../../components/Badges';
@@ -188,11 +189,14 @@ export function TracesTab() {
             : ' '}{' '}
           · ↑/↓ to move, Enter to open
         </Text>
-        <Anchor component={Link} to={`/projects/${encodeURIComponent(projectId)}/spans${search}${search ? '&' : '?'}roots=1`} size="sm">
-          <Group gap={4}>
-            <IconFilter size={14} /> Filter traces by status, kind, name or attribute
-          </Group>
-        </Anchor>
+        <Group gap="sm" wrap="nowrap">
+          <Anchor component={Link} to={`/projects/${encodeURIComponent(projectId)}/spans${search}${search ? '&' : '?'}roots=1`} size="sm">
+            <Group gap={4}>
+              <IconFilter size={14} /> Filter traces by status, kind, name or attribute
+            </Group>
+          </Anchor>
+          <ExportMenu what="traces" href={(format) => traceExportUrl(projectId, option, annotationFilters, format)} />
+        </Group>
       </Group>
       {selected.size > 0 ? (
         <Group gap="xs">
