@@ -44,7 +44,15 @@ const traces = (count: number): QuerySpan[] =>
     const start = BigInt(Date.now() - 60_000 + i * 100) * 1_000_000n;
     const root = `${(i + 1).toString(16).padStart(16, '0')}`;
     return [
-      { traceId, spanId: root, name: 'agent', kind: 'AGENT', start, duration: 50_000_000n, attributes: { 'input.value': LONG(i) } },
+      {
+        traceId,
+        spanId: root,
+        name: 'agent',
+        kind: 'AGENT',
+        start,
+        duration: 50_000_000n,
+        attributes: { 'input.value': LONG(i) },
+      } as QuerySpan,
       {
         traceId,
         parentSpanId: root,

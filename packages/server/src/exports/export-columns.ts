@@ -12,11 +12,12 @@ import { MIXED_USERS } from '../span-model/trace-users.js';
 import { latencyMs } from '../span-model/time.js';
 
 /**
- * - `string`: short text; `text`: text that may be long (no Parquet statistics kept for it);
+ * - `string`: short text; `id`: a hexadecimal id (no Parquet statistics: their range says nothing);
+ * - `text`: text that may be long (no Parquet statistics, no dictionary);
  * - `timestamp`: nanoseconds since the epoch as exact decimal text;
  * - `int`, `double`: numbers; `json`: any JSON value.
  */
-export type ColumnType = 'string' | 'text' | 'timestamp' | 'int' | 'double' | 'json';
+export type ColumnType = 'string' | 'id' | 'text' | 'timestamp' | 'int' | 'double' | 'json';
 
 export interface ExportColumn {
   name: string;
@@ -29,9 +30,9 @@ export type ExportRow = Record<string, unknown>;
 const column = (name: string, type: ColumnType): ExportColumn => ({ name, type });
 
 export const SPAN_COLUMNS: readonly ExportColumn[] = [
-  column('span_id', 'string'),
-  column('trace_id', 'string'),
-  column('parent_id', 'string'),
+  column('span_id', 'id'),
+  column('trace_id', 'id'),
+  column('parent_id', 'id'),
   column('name', 'string'),
   column('span_kind', 'string'),
   column('start_time', 'timestamp'),
@@ -50,7 +51,7 @@ export const SPAN_COLUMNS: readonly ExportColumn[] = [
 ];
 
 export const TRACE_COLUMNS: readonly ExportColumn[] = [
-  column('trace_id', 'string'),
+  column('trace_id', 'id'),
   column('start_time', 'timestamp'),
   column('end_time', 'timestamp'),
   column('latency_ms', 'double'),
@@ -71,14 +72,14 @@ export const TRACE_COLUMNS: readonly ExportColumn[] = [
   column('user_id', 'string'),
 ];
 
-/** A span's row: its attributes in full (long values restored by the repository), as GET /v1/spans/{id} gives them. */
+/**
+ * A span's row: its attributes in full (long values restored by the repository), as GET
+ * /v1/spans/{id} gives them. The record is the export's own: its attributes are changed in place.
+ */
 export function spanRow(span: SpanRecord, cost: CostTotals | undefined): ExportRow {
-  let attributes = span.attributes;
+  const attributes = span.attributes;
   // As the API's spans: the kind attribute is the span_kind column.
-  if (Object.hasOwn(attributes, SPAN_KIND)) {
-    attributes = { ...attributes };
-    delete attributes[SPAN_KIND];
-  }
+  delete attributes[SPAN_KIND];
   return {
     span_id: span.spanId,
     trace_id: span.traceId,

@@ -89,6 +89,8 @@ export async function* keysetPages<T extends { id: number; startTime: string }>(
 ): AsyncGenerator<T[]> {
   let from: KeysetPosition | undefined;
   for (;;) {
+    // Other requests run between pages: on SQLite every statement runs on the event loop.
+    await new Promise((resolve) => setImmediate(resolve));
     const through = window ? await window(from) : undefined;
     const rows = await read(from, through);
     if (rows.length > pageRows) {

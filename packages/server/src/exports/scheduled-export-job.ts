@@ -77,6 +77,8 @@ export function createScheduledExportJob(options: ScheduledExportJobOptions): Jo
   ): AsyncGenerator<ExportRow[]> {
     const rootsOnly = definition.target === 'trace';
     for (let low = afterId; low < upToId && !signal.aborted; low += WINDOW_ROWS) {
+      // Requests run between windows: on SQLite every statement runs on the event loop.
+      await new Promise((resolve) => setImmediate(resolve));
       const high = Math.min(low + WINDOW_ROWS, upToId);
       const arrived = await exports.arrivedSpans(
         definition.projectId,
