@@ -20,6 +20,7 @@
  */
 import { storeAttributes } from '../../packages/server/src/span-model/long-attributes.js';
 import { userKeyOf } from '../../packages/server/src/span-model/trace-users.js';
+import { searchTextOf } from '../../packages/server/src/span-model/search-text.js';
 import type { SpanRow } from '../../packages/server/src/span-model/span-rows.js';
 
 export interface ProjectShare {
@@ -47,6 +48,9 @@ export function userId(n: number): string {
 }
 
 export const BIG_TRACE_ROOT_NAME = 'AgentExecutor.run';
+/** A word in the root input of one trace of the main project in RARE_WORD_EVERY (its 1st, 100,001st…), for the search scenario. */
+export const RARE_WORD = 'zyzzogeton';
+export const RARE_WORD_EVERY = 100_000;
 export const BIG_TRACE_SPANS = 200;
 
 /** llm.model_name values and their shares of LLM spans. */
@@ -149,6 +153,9 @@ export class SpanCorpus {
   private readonly startUs: number;
   private spanCounter = 0;
   private traceCounter = 0;
+  /** Whether the trace being made carries RARE_WORD in its root input (no random draw: the corpus is otherwise unchanged). */
+  private rareTrace = false;
+  private mainTraces = 0;
   private produced = 0;
 
   constructor(private readonly options: DatasetOptions) {
@@ -195,6 +202,8 @@ export class SpanCorpus {
     const index = this.traceCounter++;
     const traceId = `${this.hex(4)}${this.hex(4)}${this.hex(4)}${hex8(mix32(index ^ this.salt))}`;
     const project = this.weighted(this.options.projects ?? PROJECTS).name;
+    if (project === MAIN_PROJECT) this.rareTrace = this.mainTraces++ % RARE_WORD_EVERY === 0;
+    else this.rareTrace = false;
     const startUs = Math.round(this.startUs + index * this.stepUs + this.random() * this.stepUs);
     const session = `sess-${this.hex(4)}`;
     const user = userId(this.int(1, USERS));
@@ -320,7 +329,7 @@ export class SpanCorpus {
     } else {
       attributes = {
         'openinference.span.kind': kind,
-        'input.value': JSON.stringify({ question: this.text(150, 300) }),
+        'input.value': JSON.stringify({ question: `${this.text(150, 300)}${this.rareTrace && parentId === null ? ` ${RARE_WORD}` : ''}` }),
         'input.mime_type': 'application/json',
         'output.value': JSON.stringify({ answer: this.text(250, 600) }),
         'output.mime_type': 'application/json',
@@ -364,6 +373,7 @@ export class SpanCorpus {
       tokenCountTotal: prompt === null || completion === null ? null : prompt + completion,
       sessionId: null,
       userKey: userKeyOf(user),
+      searchText: searchTextOf(attributes),
     };
   }
 

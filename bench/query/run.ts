@@ -22,7 +22,7 @@ import { presentTrace, presentTraceDetail } from '../../packages/server/src/api/
 import type { SpanPage } from '../../packages/server/src/spans/spans-service.js';
 import type { TraceDetail, TraceListItem } from '../../packages/server/src/traces/traces-service.js';
 import { breakdown, type Scenario, type ScenarioBreakdown } from './breakdown.js';
-import { BIG_TRACE_ROOT_NAME, BIG_TRACE_SPANS, MAIN_PROJECT, MODELS, USERS, userId } from './dataset.js';
+import { BIG_TRACE_ROOT_NAME, BIG_TRACE_SPANS, MAIN_PROJECT, MODELS, RARE_WORD, USERS, userId } from './dataset.js';
 import { HttpClient, distribution, measure, type Distribution, type Measurement, type Reply } from './http-client.js';
 import { loadCorpus, type LoadResult, type Target } from './load.js';
 import { ROOT, buildServer, log, machine as baseMachine, redact, round, sourceState } from '../shared.js';
@@ -36,6 +36,9 @@ const TARGETS_MS: Record<string, number | null> = {
   'spans of one kind': 50,
   'spans of two names': 50,
   'trace tree (200 spans)': 20,
+  // Issue 33's (at 10M spans): a word in one trace in 100,000, and a condition on kind, latency and an attribute.
+  'search a rare word': 100,
+  'filter condition': 100,
 };
 
 const HELP = `Usage: npm run bench:query -- [options]
@@ -449,6 +452,10 @@ async function main(): Promise<number> {
       `/v1/projects/${project}/spans?limit=${options.limit}&attribute=${encodeURIComponent(`user.id:${userOf(index)}`)}`;
     const kindPath = `/v1/projects/${project}/spans?limit=${options.limit}&span_kind=TOOL`;
     const namesPath = `/v1/projects/${project}/spans?limit=${options.limit}&name=ToolCall&name=VectorStoreRetriever`;
+    const searchPath = `/v1/projects/${project}/traces?limit=${options.limit}&search=${RARE_WORD}`;
+    const conditionPath =
+      `/v1/projects/${project}/spans?limit=${options.limit}&filter=` +
+      encodeURIComponent(`span_kind == 'LLM' and latency_ms > 2000 and attributes['llm.model_name'] == '${options.model}'`);
     const treePath = (index: number) => `/v1/projects/${project}/traces/${stock.bigTraceIds[index % stock.bigTraceIds.length]!}`;
 
     // ---- the deep cursor: walk the list from page 1, as a client paging through would
@@ -521,6 +528,23 @@ async function main(): Promise<number> {
       'spans of one kind': (reply) => checkNewestFirst('spans of one kind', reply, (span) => span.span_kind === 'TOOL'),
       'spans of two names': (reply) =>
         checkNewestFirst('spans of two names', reply, (span) => span.name === 'ToolCall' || span.name === 'VectorStoreRetriever'),
+      'search a rare word': (reply) => {
+        const data = parse(reply, 'search a rare word').data as Array<{ input: string | null }>;
+        expect(data.length > 0, 'search a rare word: no trace found');
+        expect(
+          data.every((trace) => trace.input?.includes(RARE_WORD)),
+          `search a rare word: a trace without the word: ${JSON.stringify(data[0]).slice(0, 200)}`,
+        );
+      },
+      'filter condition': (reply) => {
+        const data = parse(reply, 'filter condition').data as Array<{ span_kind: string; latency_ms: number; attributes: Json }>;
+        expect(data.length > 0, 'filter condition: no span found');
+        for (const span of data)
+          expect(
+            span.span_kind === 'LLM' && span.latency_ms > 2000 && span.attributes['llm.model_name'] === options.model,
+            `filter condition: a span that does not match: ${JSON.stringify(span).slice(0, 200)}`,
+          );
+      },
       'trace tree (200 spans)': (reply) => {
         const data = parse(reply, 'trace tree').data as { spans: unknown[]; span_count: number };
         expect(
@@ -538,6 +562,8 @@ async function main(): Promise<number> {
       'spans of one kind': () => kindPath,
       'spans of two names': () => namesPath,
       'trace tree (200 spans)': treePath,
+      'search a rare word': () => searchPath,
+      'filter condition': () => conditionPath,
     };
     const names = Object.keys(TARGETS_MS).filter((name) => options.only.length === 0 || options.only.some((text) => name.includes(text)));
     expect(names.length > 0, `--only ${options.only.join(', ')}: matches none of ${Object.keys(TARGETS_MS).join(', ')}`);

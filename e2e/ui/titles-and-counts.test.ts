@@ -144,5 +144,16 @@ describe('UI: tab titles and counts', () => {
       texts.findIndex((text) => text.includes(name)),
     );
     assert.deepEqual(order, [0, 1, 2], texts.join(' | '));
+
+    // A new turn in the oldest session makes it the most recently active; the header sorts by that.
+    await sendSpans(server.url, 'ordered-sessions', [
+      { traceId: newTraceId(), name: 'turn', start: BigInt(now - 60_000) * 1_000_000n, attributes: { 'session.id': 'started-40-min-ago' } },
+    ]);
+    await page.getByRole('columnheader', { name: /Last activity/ }).click();
+    await page.getByText(/most recently active first/).waitFor();
+    await eventually(async () => {
+      const active = await rows.allInnerTexts();
+      assert.ok(active[0]?.includes('started-40-min-ago'), active.join(' | '));
+    });
   });
 });

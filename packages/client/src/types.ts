@@ -72,6 +72,10 @@ export type EvaluatorTryResult = Schemas['EvaluatorTryResult'];
 export type JudgeTemplate = Schemas['JudgeTemplate'];
 /** An online evaluation rule of a project, its figures and its items (docs/online-evaluation.md). */
 export type OnlineEvalRule = Schemas['OnlineEvalRule'];
+export type AlertRule = Schemas['AlertRule'];
+export type AlertEvent = Schemas['AlertEvent'];
+export type AlertChannelTestResult = Schemas['AlertChannelTestResult'];
+export type WindowMetricValue = Schemas['WindowMetricValue'];
 export type OnlineEvalRuleStats = Schemas['OnlineEvalRuleStats'];
 export type OnlineEvalItem = Schemas['OnlineEvalItem'];
 

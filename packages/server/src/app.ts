@@ -42,6 +42,7 @@ import { loadUiPage, uiFallback, uiRoutes } from './http/ui-routes.js';
 import { promptsRoutes } from './api/prompts/prompts-routes.js';
 import { datasetsRoutes } from './api/datasets/datasets-routes.js';
 import { datasetLabelsRoutes } from './api/dataset-labels/dataset-labels-routes.js';
+import { savedViewsRoutes } from './api/saved-views/saved-views-routes.js';
 import type { DatasetLabelsService } from './datasets/dataset-labels-service.js';
 import { datasetSplitsRoutes } from './api/dataset-splits/dataset-splits-routes.js';
 import type { DatasetSplitsService } from './datasets/dataset-splits-service.js';
@@ -56,6 +57,8 @@ import { exportsRoutes } from './api/exports/exports-routes.js';
 import { scheduledExportsRoutes } from './api/exports/scheduled-exports-routes.js';
 import type { ExportsService } from './exports/exports-service.js';
 import type { ScheduledExportsService } from './exports/scheduled-exports-service.js';
+import { alertsRoutes } from './api/alerts/alerts-routes.js';
+import type { AlertsService } from './alerts/alerts-service.js';
 import type { OnlineRulesService } from './evaluators/online-rules-service.js';
 import type { ExperimentTagsService } from './experiments/experiment-tags-service.js';
 import type { ExperimentsService } from './experiments/experiments-service.js';
@@ -88,6 +91,7 @@ export interface AppDependencies {
   onlineRules: OnlineRulesService;
   exports: ExportsService;
   scheduledExports: ScheduledExportsService;
+  alerts: AlertsService;
   annotationQueues: AnnotationQueuesService;
   costs: CostsService;
   secrets: SecretsService;
@@ -119,6 +123,7 @@ export async function buildApp({
   onlineRules,
   exports,
   scheduledExports,
+  alerts,
   annotationQueues,
   costs,
   secrets,
@@ -206,6 +211,7 @@ export async function buildApp({
       await scope.register(promptsRoutes, { prompts });
       await scope.register(datasetsRoutes, { datasets });
       await scope.register(datasetLabelsRoutes, { labels: datasetLabels });
+      await scope.register(savedViewsRoutes, { views: query.savedViews });
       await scope.register(datasetSplitsRoutes, { splits: datasetSplits });
       await scope.register(experimentsRoutes, { experiments });
       await scope.register(experimentTagsRoutes, { tags: experimentTags });
@@ -218,6 +224,7 @@ export async function buildApp({
       await scope.register(annotationQueuesRoutes, { queues: annotationQueues });
       await scope.register(exportsRoutes, { exports });
       await scope.register(scheduledExportsRoutes, { scheduled: scheduledExports });
+      await scope.register(alertsRoutes, { alerts });
       await scope.register(uiRoutes, { page: uiPage });
     },
     { prefix },

@@ -125,6 +125,8 @@ export interface Config {
   trustedProxies: string[];
   /** Playground base URLs may point at loopback and link-local addresses (docs/playground.md, "Where the server may call"). */
   allowPrivateProviderUrls: boolean;
+  /** SERVICE_FULL_TEXT_SEARCH: whether new spans' words are indexed (docs/search.md). */
+  fullTextSearch: boolean;
   smtp: SmtpConfig | null;
   idps: IdpConfig[];
   /** null unless SERVICE_LDAP_HOST is set. */
@@ -144,6 +146,15 @@ export interface Config {
   };
   /** SERVICE_EXPORT_DIR: where scheduled exports write their files (docs/export.md); null: scheduled exports are off. */
   exportDir: string | null;
+  /** Alert rules (docs/alerts.md). */
+  alerts: {
+    /** How often the alert job checks every enabled rule. */
+    checkIntervalSeconds: number;
+    /** Hosts (any port) or host:port pairs webhook channels may call, lower case; null: webhook channels are refused. */
+    webhookHosts: string[] | null;
+    /** Pause before trying a failed delivery again (ms), doubled for each try after. */
+    retryDelayMs: number;
+  };
   /** How long a SIGTERM/SIGINT may take to drain before the process exits non-zero (docs/deployment.md). */
   shutdownTimeoutSeconds: number;
   logLevel: string;
@@ -184,6 +195,7 @@ export function loadConfig(env: Env = process.env): Config {
     disableRateLimit: envBool(read, 'SERVICE_DISABLE_RATE_LIMIT', false),
     trustedProxies: trustedProxies(read('SERVICE_TRUSTED_PROXIES')),
     allowPrivateProviderUrls: envBool(read, 'SERVICE_ALLOW_PRIVATE_PROVIDER_URLS', false),
+    fullTextSearch: envBool(read, 'SERVICE_FULL_TEXT_SEARCH', true),
     smtp: smtpHost
       ? {
           hostname: smtpHost,
@@ -216,6 +228,11 @@ export function loadConfig(env: Env = process.env): Config {
       retryDelayMs: envPositiveInt(read, 'SERVICE_ONLINE_EVAL_RETRY_DELAY_MS', 2000),
     },
     exportDir: exportDir(read('SERVICE_EXPORT_DIR')),
+    alerts: {
+      checkIntervalSeconds: envPositiveInt(read, 'SERVICE_ALERT_CHECK_INTERVAL_SECONDS', 60),
+      webhookHosts: webhookHosts(read('SERVICE_ALERT_WEBHOOK_HOSTS')),
+      retryDelayMs: envPositiveInt(read, 'SERVICE_ALERT_RETRY_DELAY_MS', 1000),
+    },
     shutdownTimeoutSeconds: envPositiveInt(read, 'SERVICE_SHUTDOWN_TIMEOUT_SECONDS', 10),
     logLevel: envLogLevel('SERVICE_LOG_LEVEL', read('SERVICE_LOG_LEVEL')),
   };
@@ -289,6 +306,23 @@ function trustedProxies(value: string | undefined): string[] {
       }
       return item;
     });
+}
+
+/** Comma-separated host names or host:port pairs (IPv6 in brackets), lower case; null when unset or empty. */
+function webhookHosts(value: string | undefined): string[] | null {
+  if (value === undefined) return null;
+  const hosts = value
+    .split(',')
+    .map((item) => item.trim().toLowerCase())
+    .filter((item) => item !== '');
+  for (const host of hosts) {
+    if (!/^([a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*|\[[0-9a-f:.]+\])(:\d{1,5})?$/.test(host)) {
+      throw new ConfigError(
+        `SERVICE_ALERT_WEBHOOK_HOSTS: "${host}" is not a host name or host:port (e.g. hooks.slack.com,alerts.internal:8080)`,
+      );
+    }
+  }
+  return hosts.length > 0 ? hosts : null;
 }
 
 function rootUrl(value: string | undefined): string | null {

@@ -31,6 +31,12 @@ import { createStatementRunner } from './db/statement-runner.js';
 import { createExportsService } from './exports/exports-service.js';
 import { createScheduledExportJob, SCHEDULED_EXPORTS_JOB } from './exports/scheduled-export-job.js';
 import { createScheduledExportsService } from './exports/scheduled-exports-service.js';
+import { createAlertsService } from './alerts/alerts-service.js';
+import { createAlertCheckJob } from './alerts/alert-check-job.js';
+import { createNotifier } from './alerts/notifications.js';
+import { createWindowMetrics } from './metrics/window-metrics.js';
+import { createMailer } from './auth/mailer.js';
+import { toGlobalId } from './api/shared/global-id.js';
 import { createCostsService } from './costs/costs-service.js';
 import { createCostJob } from './costs/cost-job.js';
 import { startLongAttributesCompressor, type LongAttributesCompressor } from './span-model/long-attributes-compressor.js';
@@ -121,7 +127,11 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
           'the attribute compression thread stopped: long values are compressed on the request thread from now on, and on SQLite the writer checkpoints the WAL itself',
         ),
     });
-    const ingest = createIngestService(queue, { maxInflightBytes: config.ingest.maxInflightBytes, compressor });
+    const ingest = createIngestService(queue, {
+      maxInflightBytes: config.ingest.maxInflightBytes,
+      compressor,
+      fullTextSearch: config.fullTextSearch,
+    });
     // A deleted project's id must not stay cached by the writer, or its next spans would be refused.
     const spanQueue = queue;
     const data = createDataAccess(database);
@@ -242,6 +252,27 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
       projects: query.projects,
     });
     const runStatements = createStatementRunner(database.db, writer.statements);
+    // Alerts (docs/alerts.md): their own mailer, opened on the first mail like the password-reset one.
+    const alertMailer = config.smtp ? createMailer(config.smtp) : null;
+    const alertNotifier = createNotifier({
+      webhookHosts: config.alerts.webhookHosts,
+      sendMail: alertMailer ? (mail) => alertMailer.send(mail) : null,
+      retryDelayMs: config.alerts.retryDelayMs,
+    });
+    const ruleLink = (projectId: number, ruleId: number) =>
+      config.rootUrl === null
+        ? null
+        : `${config.rootUrl}${config.hostRootPath}/projects/${toGlobalId('Project', projectId)}/alerts/${toGlobalId('AlertRule', ruleId)}`;
+    const windowMetrics = createWindowMetrics(data.repositories.windowMetrics);
+    const alerts = createAlertsService({
+      alerts: data.repositories.alerts,
+      metrics: windowMetrics,
+      projects: query.projects,
+      notifier: alertNotifier,
+      webhookHosts: config.alerts.webhookHosts,
+      smtpConfigured: config.smtp !== null,
+      ruleLink,
+    });
     const { retention: retentionRepository } = data.repositories;
     // Every background job, in start order; they stop in the reverse order.
     const backgroundJobs: Job[] = [
@@ -295,6 +326,15 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
         settleMs: database.dialect === 'sqlite' ? 0 : config.onlineEvaluation.settleMs,
         concurrency: config.onlineEvaluation.concurrency,
         retryDelayMs: config.onlineEvaluation.retryDelayMs,
+      }),
+      createAlertCheckJob({
+        alerts: data.repositories.alerts,
+        metrics: windowMetrics,
+        notifier: alertNotifier,
+        runStatements,
+        ruleLink,
+        intervalMs: config.alerts.checkIntervalSeconds * 1000,
+        onError: (message, error) => logger.warn(error === undefined ? {} : { err: error }, message),
       }),
       // Only with an export directory (docs/export.md); without one, scheduled exports cannot be created.
       ...(config.exportDir
@@ -356,6 +396,7 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
       onlineRules,
       exports,
       scheduledExports,
+      alerts,
       annotationQueues,
       costs,
       secrets,

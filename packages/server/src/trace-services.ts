@@ -10,6 +10,7 @@ import { createSpanSubmissionService, type SubmitSpanRows } from './spans/span-s
 import { createSpanQueryService } from './spans/span-query-service.js';
 import { createSpansService } from './spans/spans-service.js';
 import { createTracesService } from './traces/traces-service.js';
+import { createSavedViewsService } from './spans/saved-views-service.js';
 
 export interface TraceServicesOptions {
   /** Called after a project is deleted: the database writer must forget the project ids it cached. */
@@ -40,9 +41,11 @@ export function createTraceServices(
       costs: repositories.costs,
       projects,
       sessions,
+      rootIo: repositories.sessions.rootIo,
       withTransaction,
     }),
     sessions,
+    savedViews: createSavedViewsService({ views: repositories.savedViews, projects }),
     metrics: createMetricsService({ metrics: repositories.projectMetrics, costs: repositories.costs, projects }),
     annotations: createAnnotationsService({
       annotations: repositories.annotations,

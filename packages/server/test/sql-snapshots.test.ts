@@ -14,6 +14,7 @@ import { migrateToLatest } from '../src/db/migrate.js';
 import { createRepositories, type Repositories } from '../src/db/repositories/index.js';
 import { createStatementRunner } from '../src/db/statement-runner.js';
 import type { DB } from '../src/db/schema.js';
+import type { SpanCondition } from '../src/db/repositories/span-condition-sql.js';
 
 const NOW = '2026-01-01T00:00:00.000Z';
 const LATER = '2026-01-02T00:00:00.000Z';
@@ -71,6 +72,9 @@ const queueItem = {
 };
 
 /** Each repository method with sample arguments, in an order that leaves rows for the next ones; `sqliteOnly` are no-ops on PostgreSQL. */
+/** A span condition for the window metrics' filtered statements: `name == 'x'`. */
+const NAME_IS_X: SpanCondition = { kind: 'compare', field: { kind: 'column', column: 'name' }, op: '==', value: 'x' };
+
 function scenario(r: Repositories, dialect: string, db: Kysely<DB>): SqlScenario {
   // Compiled statements run as the job runs them on PostgreSQL: in a transaction of their own.
   const run = createStatementRunner(db, undefined);
@@ -140,7 +144,20 @@ function scenario(r: Repositories, dialect: string, db: Kysely<DB>): SqlScenario
       () =>
         r.traces.list({ projectId: 1, startTime: 1n, endTime: 2n, sort: 'start_time', order: 'desc', from: { key: 3n, id: 4 }, limit: 10 }),
     ],
+    ['traces.list (of a user)', () => r.traces.list({ projectId: 1, userId: 'u1', sort: 'start_time', order: 'desc', limit: 10 })],
     ['traces.list (latency)', () => r.traces.list({ projectId: 1, sort: 'latency_ms', order: 'asc', limit: 10 })],
+    [
+      'traces.list (full-text search and a condition)',
+      () =>
+        r.traces.list({
+          projectId: 1,
+          search: { phrases: [{ words: ['refund'], prefix: false }] },
+          condition: { kind: 'compare', field: { kind: 'column', column: 'span_kind' }, op: '==', value: 'LLM' },
+          sort: 'start_time',
+          order: 'desc',
+          limit: 10,
+        }),
+    ],
     ['traces.findInProject (id)', () => r.traces.findInProject(1, { id: 1 })],
     ['traces.findInProject (trace id)', () => r.traces.findInProject(1, { traceId: 'ab' })],
     ['traces.findById', () => r.traces.findById(1)],
@@ -163,6 +180,23 @@ function scenario(r: Repositories, dialect: string, db: Kysely<DB>): SqlScenario
             attributes: [{ key: 'user.id', candidates: ['u', 1, true] }],
           },
           { limit: 10, order: 'desc', from: { key: 3n, id: 4 } },
+        ),
+    ],
+    [
+      'spans.list (full-text search: a phrase and a prefix, and a condition)',
+      () =>
+        r.spans.list(
+          {
+            projectId: 1,
+            search: {
+              phrases: [
+                { words: ['退', '款'], prefix: false },
+                { words: ['ref'], prefix: true },
+              ],
+            },
+            condition: { kind: 'compare', field: { kind: 'column', column: 'latency_ms' }, op: '>', value: 5 },
+          },
+          { limit: 10, order: 'desc' },
         ),
     ],
     [
@@ -221,6 +255,10 @@ function scenario(r: Repositories, dialect: string, db: Kysely<DB>): SqlScenario
     ['spans.findByIds', () => r.spans.findByIds([1, 2])],
     ['spans.findBySpanId', () => r.spans.findBySpanId('cd')],
     ['spans.listOfTrace', () => r.spans.listOfTrace(1, 10)],
+    ['savedViews.upsert', () => r.savedViews.upsert({ projectId: 1, userId: null, name: 'v', page: 'traces', query: 'q=a' }, NOW)],
+    ['savedViews.list', () => r.savedViews.list(1, { limit: 10, fromId: 5 })],
+    ['savedViews.delete', () => r.savedViews.delete(1, 2)],
+    ['spans.recentAttributeKeys', () => r.spans.recentAttributeKeys(1, 2000, 500)],
     ['spans.summariesOfTraces', () => r.spans.summariesOfTraces([1, 2], { rootsOnly: true })],
     ['spans.rowidsBySpanId', () => r.spans.rowidsBySpanId(['cd'])],
     ['spans.anyInProject', () => r.spans.anyInProject(1, ['cd'])],
@@ -230,6 +268,8 @@ function scenario(r: Repositories, dialect: string, db: Kysely<DB>): SqlScenario
     ['sessions.list', () => r.sessions.list({ projectId: 1, order: 'asc', sort: 'id', fromId: 5, limit: 10 })],
     ['sessions.list (desc)', () => r.sessions.list({ projectId: 1, order: 'desc', sort: 'id', limit: 10 })],
     ['sessions.list (by start)', () => r.sessions.list({ projectId: 1, order: 'desc', sort: 'start_time', fromId: 1, limit: 10 })],
+    ['sessions.list (of a user)', () => r.sessions.list({ projectId: 1, order: 'desc', sort: 'id', userId: 'u1', limit: 10 })],
+    ['sessions.list (by last activity)', () => r.sessions.list({ projectId: 1, order: 'desc', sort: 'end_time', fromId: 1, limit: 10 })],
     ['sessions.findById', () => r.sessions.findById(1)],
     ['sessions.anyInProject', () => r.sessions.anyInProject(1, ['s'])],
     ['traces.rowidsByTraceId', () => r.traces.rowidsByTraceId(['ab'])],
@@ -681,6 +721,57 @@ function scenario(r: Repositories, dialect: string, db: Kysely<DB>): SqlScenario
     ['traces.windowEnd', () => r.traces.windowEnd({ projectId: 1 }, undefined, 5000)],
     ['traces.findByIds', () => r.traces.findByIds([1, 2])],
     ['traces.exportDetails', () => r.traces.exportDetails([1, 2])],
+    [
+      'alerts.insert',
+      () =>
+        r.alerts.insert(
+          1,
+          {
+            name: 'alert',
+            metric: 'error_rate',
+            annotationName: null,
+            annotationLabel: null,
+            filter: '',
+            comparator: '>',
+            threshold: 0.5,
+            windowSeconds: 600,
+            channels: [{ type: 'email', to: ['a@example.com'] }],
+            enabled: true,
+            mutedUntil: null,
+          },
+          1,
+          NOW,
+        ),
+    ],
+    ['alerts.update', () => r.alerts.update(1, 1, { name: 'alert2', threshold: 0.25, mutedUntil: LATER }, LATER)],
+    ['alerts.findById', () => r.alerts.findById(1)],
+    ['alerts.list', () => r.alerts.list(1, { limit: 10, fromId: 1 })],
+    ['alerts.enabled', () => r.alerts.enabled(0, 10)],
+    [
+      'alerts.checkStatements',
+      () =>
+        run([
+          ...r.alerts.checkStatements({ id: 1, state: 'ok' }, 0.75, NOW, { to: 'firing', muted: false }),
+          ...r.alerts.checkStatements({ id: 1, state: 'firing' }, 0.1, LATER, { to: 'ok', muted: false }),
+        ]),
+    ],
+    ['alerts.deliveryStatements', () => run(r.alerts.deliveryStatements(1, LATER, 'webhook http://127.0.0.1: answered HTTP 500'))],
+    ['alerts.history', () => r.alerts.history(1, { limit: 10, fromId: 5 })],
+    ['alerts.delete', () => r.alerts.delete(1)],
+    ['windowMetrics.spanTotals', () => r.windowMetrics.spanTotals({ projectId: 1, startTime: 0n, endTime: 10n, condition: NAME_IS_X })],
+    [
+      'windowMetrics.latencyPercentile',
+      () => r.windowMetrics.latencyPercentile({ projectId: 1, startTime: 0n, endTime: 10n, condition: null }, 0.95),
+    ],
+    [
+      'windowMetrics.cost',
+      () =>
+        Promise.all([null, NAME_IS_X].map((condition) => r.windowMetrics.cost({ projectId: 1, startTime: 0n, endTime: 10n, condition }))),
+    ],
+    [
+      'windowMetrics.annotationTotals',
+      () => r.windowMetrics.annotationTotals({ projectId: 1, startTime: 0n, endTime: 10n, condition: null }, 'quality', 'good'),
+    ],
     ['evaluators.detach', () => r.evaluators.detach(1, 1)],
     ['evaluators.delete', () => r.evaluators.delete(1)],
     ['annotationQueues.insert', () => r.annotationQueues.insert({ name: 'q', description: null, instructions: 'i', createdBy: 1 }, NOW)],

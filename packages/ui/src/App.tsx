@@ -1,6 +1,8 @@
 import { OnlineEvalTab } from './pages/online-eval/OnlineEvalTab';
 import { RulePage } from './pages/online-eval/RulePage';
 import { ExportsTab } from './pages/exports/ExportsTab';
+import { AlertsTab } from './pages/alerts/AlertsTab';
+import { AlertRulePage } from './pages/alerts/AlertRulePage';
 import { lazy, Suspense } from 'react';
 import { Navigate, Route, Routes } from 'react-router';
 import { Center, Loader } from '@mantine/core';
@@ -74,10 +76,12 @@ export function App() {
             <Route path="annotations" element={<AnnotationConfigsTab />} />
             <Route path="online-eval" element={<OnlineEvalTab />} />
             <Route path="exports" element={<ExportsTab />} />
+            <Route path="alerts" element={<AlertsTab />} />
           </Route>
           <Route path="/projects/:projectId/traces/:traceId" element={<TraceDetailPage />} />
           <Route path="/projects/:projectId/sessions/:sessionId" element={<SessionPage />} />
           <Route path="/projects/:projectId/online-eval/:ruleId" element={<RulePage />} />
+          <Route path="/projects/:projectId/alerts/:ruleId" element={<AlertRulePage />} />
           <Route path="/datasets" element={<DatasetsPage />} />
           <Route path="/datasets/:datasetId" element={<DatasetLayout />}>
             <Route index element={<Navigate to="examples" replace />} />

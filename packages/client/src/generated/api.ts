@@ -588,6 +588,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/projects/{project_identifier}/span_attribute_keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Attribute keys of recent spans (Sightline addition)
+         * @description The sorted attribute keys of the project's 2,000 newest spans (at most 500) that a `filter` condition can test: what the UI offers to complete. Long OpenInference lists (messages, documents) are not among them.
+         */
+        get: operations["listSpanAttributeKeys"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/projects/{project_identifier}/spans/otlpv1": {
         parameters: {
             query?: never;
@@ -672,6 +692,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/traces/{trace_identifier}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Find which project holds a trace (Sightline addition)
+         * @description The trace with this id in any project, without its spans: its ids and its project, so that a trace id alone (from a log line, a support ticket) leads to its page. 404 when no live project holds it.
+         */
+        get: operations["locateTrace"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a trace by identifier
+         * @description Deletes the whole trace with its spans and their annotations. Admins and system keys only (docs/api.md, "Permissions").
+         */
+        delete: operations["deleteTrace"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/projects/{project_identifier}/traces/{trace_identifier}": {
         parameters: {
             query?: never;
@@ -687,26 +731,6 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/traces/{trace_identifier}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        /**
-         * Delete a trace by identifier
-         * @description Deletes the whole trace with its spans and their annotations. Admins and system keys only (docs/api.md, "Permissions").
-         */
-        delete: operations["deleteTrace"];
         options?: never;
         head?: never;
         patch?: never;
@@ -741,7 +765,7 @@ export interface paths {
         };
         /**
          * List sessions for a project
-         * @description Sessions of the project in id order (oldest first unless `order=desc`), or by start time with `sort=start_time` (Sightline addition), keyset-paginated, each with its traces, token sums, trace count, duration, first input and last output.
+         * @description Sessions of the project in id order (oldest first unless `order=desc`), or by start time with `sort=start_time` or last activity with `sort=end_time` (Sightline additions), keyset-paginated, each with its traces, token sums, cost, error spans, trace count, duration, first input and last output.
          */
         get: operations["listProjectSessions"];
         put?: never;
@@ -1560,6 +1584,47 @@ export interface paths {
          * @description Idempotent: removing a label that is not applied does nothing. The label itself stays.
          */
         delete: operations["removeDatasetLabelFromDataset"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project_identifier}/saved_views": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a project's saved views
+         * @description Newest first, keyset-paginated.
+         */
+        get: operations["listSavedViews"];
+        put?: never;
+        /**
+         * Save a view of a project
+         * @description Checks the view's search and filter, then saves it under its name (replacing a view of that name).
+         */
+        post: operations["saveView"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project_identifier}/saved_views/{view_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a saved view */
+        delete: operations["deleteSavedView"];
         options?: never;
         head?: never;
         patch?: never;
@@ -2533,7 +2598,7 @@ export interface paths {
         };
         /**
          * Export spans as CSV, JSONL or Parquet
-         * @description Every span of the project that matches the filter and the span list filters (AND), oldest first, in one file streamed as it is read; attributes in full (long values included). 422 for a bad filter, time or format, before any byte of the file (docs/export.md).
+         * @description Every span of the project that the span list filters select (search, filter, name, kind, status, attributes, annotations; AND), oldest first, in one file streamed as it is read; attributes in full (long values included). 422 for a bad filter, time or format, before any byte of the file (docs/export.md).
          */
         get: operations["exportSpans"];
         put?: never;
@@ -2553,7 +2618,7 @@ export interface paths {
         };
         /**
          * Export traces as CSV, JSONL or Parquet
-         * @description A row per trace of the project that matches, oldest first by start time: a trace matches when one of its spans meets the filter, and when it carries the annotations asked for. Streamed as it is read; 422 for a bad filter, time or format before any byte of the file (docs/export.md).
+         * @description A row per trace of the project that the trace list filters select, oldest first by start time: a trace matches when one of its spans meets the filter or holds the search words, and when it carries the annotations asked for. Streamed as it is read; 422 for a bad filter, search, time or format before any byte of the file (docs/export.md).
          */
         get: operations["exportTraces"];
         put?: never;
@@ -2661,6 +2726,106 @@ export interface paths {
          * @description Writes what arrived since its last run at once (its next run is then one interval later) and answers the run. 422 when the export is paused or the server has no export directory; 409 while another replica runs the scheduled exports.
          */
         post: operations["runScheduledExport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project_identifier}/alert_rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List a project's alert rules */
+        get: operations["listAlertRules"];
+        put?: never;
+        /**
+         * Create an alert rule
+         * @description The alert job checks the rule every SERVICE_ALERT_CHECK_INTERVAL_SECONDS from now on. 409 when the name is taken; 422 when a webhook's host is not on the operator's list or an email channel is asked for without SMTP.
+         */
+        post: operations["createAlertRule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project_identifier}/window_metric": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Compute a window metric now
+         * @description The metric over the project's spans that started in the window ending at end_time (default now), as an alert rule sees it at a check; null for no data.
+         */
+        get: operations["getWindowMetric"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/alert_rules/{rule_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get an alert rule */
+        get: operations["getAlertRule"];
+        put?: never;
+        post?: never;
+        /** Delete an alert rule and its history */
+        delete: operations["deleteAlertRule"];
+        options?: never;
+        head?: never;
+        /**
+         * Change, mute or pause an alert rule
+         * @description `muted_until` mutes it until then (null unmutes); `enabled: false` pauses it. Changes apply from the next check.
+         */
+        patch: operations["updateAlertRule"];
+        trace?: never;
+    };
+    "/v1/alert_rules/{rule_id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An alert rule's firings, newest first */
+        get: operations["listAlertRuleHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/alert_rules/{rule_id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test notification to every channel of an alert rule
+         * @description Sends now, once per channel (no retry), even when the rule is muted or paused; answers how each channel took it.
+         */
+        post: operations["testAlertRule"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3222,6 +3387,10 @@ export interface components {
             /** @description Spans stored (all of them, or the request fails). */
             total_queued: number;
         };
+        /** SpanAttributeKeys */
+        SpanAttributeKeys: {
+            data: string[];
+        };
         /** OtlpKeyValue */
         OtlpKeyValue: {
             key: string;
@@ -3416,7 +3585,24 @@ export interface components {
             cost_completion: number | null;
             cost_total: number | null;
             root_span: components["schemas"]["TraceSpanData"] | null;
+            /** @description The root span's input.value, its first 300 characters (Sightline addition). */
+            input?: string | null;
+            /** @description The root span's output.value, its first 300 characters (Sightline addition). */
+            output?: string | null;
             spans?: components["schemas"]["TraceSpanData"][] | null;
+        };
+        /** TraceLocation */
+        TraceLocation: {
+            /** @description Opaque Trace id (base64 of "Trace:<row id>"). */
+            id: string;
+            trace_id: string;
+            /** @description Opaque Project id (base64 of "Project:<row id>"). */
+            project_id: string;
+            /**
+             * Format: date-time
+             * @description Start. ISO 8601 UTC with nine fractional digits (nanoseconds).
+             */
+            start_time: string;
         };
         /** TraceDetail */
         TraceDetail: {
@@ -3521,6 +3707,8 @@ export interface components {
             cost_total: number | null;
             /** @description Number of traces (turns) (Sightline addition). */
             trace_count: number;
+            /** @description Spans of the session with status ERROR (Sightline addition). */
+            error_count: number;
             /** @description end_time − start_time in milliseconds (Sightline addition). */
             duration_ms: number;
             /** @description input.value of the first trace's root span (Sightline addition). */
@@ -4062,6 +4250,30 @@ export interface components {
         SetDatasetLabelsRequestBody: {
             /** @description Every label the dataset is to carry (DatasetLabel ids); the others are removed; an empty list removes all. */
             dataset_label_ids?: string[];
+        };
+        /** SavedView */
+        SavedView: {
+            /** @description Opaque SavedView id. */
+            id: string;
+            name: string;
+            /**
+             * @description The list the view applies to.
+             * @enum {string}
+             */
+            page: "traces" | "spans" | "sessions";
+            /** @description The list's query string: q (search words), filter (a span condition), sort, order… */
+            query: string;
+            /** @description ISO 8601. */
+            created_at: string;
+        };
+        /** SaveViewBody */
+        SaveViewBody: {
+            /** @description Unique in the project; saving again under it replaces the view. */
+            name: string;
+            /** @enum {string} */
+            page: "traces" | "spans" | "sessions";
+            /** @description A query string such as `q=refund&filter=latency_ms+%3E+2000`. */
+            query: string;
         };
         /** CreateDatasetSplitRequestBody */
         CreateDatasetSplitRequestBody: {
@@ -5195,6 +5407,169 @@ export interface components {
             file: string | null;
             byte_count: number | null;
             /** @description Why the run failed; its rows are written by the next run. */
+            error: string | null;
+        };
+        /** AlertWebhookChannel */
+        AlertWebhookChannel: {
+            /** @enum {string} */
+            type: "webhook";
+            /** @description An http(s) URL on a host the operator allowed (SERVICE_ALERT_WEBHOOK_HOSTS); it receives a POST. */
+            url: string;
+            /**
+             * @description json: the plain JSON body of docs/alerts.md; slack: a Slack-compatible {"text", "blocks"} body.
+             * @enum {string}
+             */
+            format: "json" | "slack";
+        };
+        /** AlertEmailChannel */
+        AlertEmailChannel: {
+            /** @enum {string} */
+            type: "email";
+            /** @description Recipients, sent through the configured SMTP server. */
+            to: string[];
+        };
+        /** AlertRule */
+        AlertRule: {
+            /** @description Opaque AlertRule id (base64 of "AlertRule:<row id>"). */
+            id: string;
+            /** @description Opaque Project id (base64 of "Project:<row id>"). */
+            project_id: string;
+            name: string;
+            /**
+             * @description What the rule watches over its window (docs/alerts.md, "Metrics"): span_count, error_rate (0 to 1), latency_p50/p95/p99 (ms), tokens (llm.token_count.total summed), cost (USD), annotation_score_mean (of annotation_name), annotation_label_share (share of annotation_name annotations labelled annotation_label, 0 to 1).
+             * @enum {string}
+             */
+            metric: "span_count" | "error_rate" | "latency_p50" | "latency_p95" | "latency_p99" | "tokens" | "cost" | "annotation_score_mean" | "annotation_label_share";
+            annotation_name: string | null;
+            annotation_label: string | null;
+            /** @description A span condition in the span query syntax (docs/api.md, "Span queries"); empty: every span. */
+            filter: string;
+            /**
+             * @description The rule fires when `value comparator threshold`.
+             * @enum {string}
+             */
+            comparator: ">" | ">=" | "<" | "<=";
+            threshold: number;
+            window_seconds: number;
+            channels: (components["schemas"]["AlertWebhookChannel"] | components["schemas"]["AlertEmailChannel"])[];
+            /** @description false: paused, not checked (its state stays as it was). */
+            enabled: boolean;
+            /**
+             * Format: date-time
+             * @description Until then the rule changes state and records history, and sends nothing.
+             */
+            muted_until: string | null;
+            /** @description muted_until is in the future. */
+            muted: boolean;
+            /** @enum {string} */
+            state: "ok" | "firing";
+            /** @description The value at the last check; null: no data (or not checked yet). */
+            last_value: number | null;
+            /** Format: date-time */
+            last_checked_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the last notifications were sent.
+             */
+            last_delivery_at: string | null;
+            /** @description Why a channel did not take the last notification (after its retries); null: every channel did. */
+            last_delivery_error: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** CreateAlertRuleRequestBody */
+        CreateAlertRuleRequestBody: {
+            /** @description Unique in the project. */
+            name: string;
+            /**
+             * @description What the rule watches over its window (docs/alerts.md, "Metrics"): span_count, error_rate (0 to 1), latency_p50/p95/p99 (ms), tokens (llm.token_count.total summed), cost (USD), annotation_score_mean (of annotation_name), annotation_label_share (share of annotation_name annotations labelled annotation_label, 0 to 1).
+             * @enum {string}
+             */
+            metric: "span_count" | "error_rate" | "latency_p50" | "latency_p95" | "latency_p99" | "tokens" | "cost" | "annotation_score_mean" | "annotation_label_share";
+            /** @description The annotation metrics: which annotations. */
+            annotation_name?: string | null;
+            /** @description annotation_label_share: which label. */
+            annotation_label?: string | null;
+            filter?: string;
+            /**
+             * @description The rule fires when `value comparator threshold`.
+             * @enum {string}
+             */
+            comparator: ">" | ">=" | "<" | "<=";
+            threshold: number;
+            /** @description The window the metric is computed over, ending at each check: 10 s to 7 days. */
+            window_seconds: number;
+            channels?: (components["schemas"]["AlertWebhookChannel"] | components["schemas"]["AlertEmailChannel"])[];
+            /** @description Default true. */
+            enabled?: boolean;
+            /** @description An ISO 8601 date-time; null unmutes. */
+            muted_until?: string | null;
+        };
+        /** WindowMetricValue */
+        WindowMetricValue: {
+            /**
+             * @description What the rule watches over its window (docs/alerts.md, "Metrics"): span_count, error_rate (0 to 1), latency_p50/p95/p99 (ms), tokens (llm.token_count.total summed), cost (USD), annotation_score_mean (of annotation_name), annotation_label_share (share of annotation_name annotations labelled annotation_label, 0 to 1).
+             * @enum {string}
+             */
+            metric: "span_count" | "error_rate" | "latency_p50" | "latency_p95" | "latency_p99" | "tokens" | "cost" | "annotation_score_mean" | "annotation_label_share";
+            /** @description null: no data (a rate, mean or percentile over an empty window). */
+            value: number | null;
+            /** Format: date-time */
+            start_time: string;
+            /** Format: date-time */
+            end_time: string;
+        };
+        /** UpdateAlertRuleRequestBody */
+        UpdateAlertRuleRequestBody: {
+            /** @description Unique in the project. */
+            name?: string;
+            /**
+             * @description What the rule watches over its window (docs/alerts.md, "Metrics"): span_count, error_rate (0 to 1), latency_p50/p95/p99 (ms), tokens (llm.token_count.total summed), cost (USD), annotation_score_mean (of annotation_name), annotation_label_share (share of annotation_name annotations labelled annotation_label, 0 to 1).
+             * @enum {string}
+             */
+            metric?: "span_count" | "error_rate" | "latency_p50" | "latency_p95" | "latency_p99" | "tokens" | "cost" | "annotation_score_mean" | "annotation_label_share";
+            /** @description The annotation metrics: which annotations. */
+            annotation_name?: string | null;
+            /** @description annotation_label_share: which label. */
+            annotation_label?: string | null;
+            filter?: string;
+            /**
+             * @description The rule fires when `value comparator threshold`.
+             * @enum {string}
+             */
+            comparator?: ">" | ">=" | "<" | "<=";
+            threshold?: number;
+            /** @description The window the metric is computed over, ending at each check: 10 s to 7 days. */
+            window_seconds?: number;
+            channels?: (components["schemas"]["AlertWebhookChannel"] | components["schemas"]["AlertEmailChannel"])[];
+            /** @description Default true. */
+            enabled?: boolean;
+            /** @description An ISO 8601 date-time; null unmutes. */
+            muted_until?: string | null;
+        };
+        /** AlertEvent */
+        AlertEvent: {
+            /** @description Opaque AlertEvent id (base64 of "AlertEvent:<row id>"). */
+            id: string;
+            /** Format: date-time */
+            fired_at: string;
+            fired_value: number;
+            /**
+             * Format: date-time
+             * @description null while it is still firing.
+             */
+            resolved_at: string | null;
+            resolved_value: number | null;
+            /** @description The rule was muted when it fired: nothing was sent. */
+            muted: boolean;
+        };
+        /** AlertChannelTestResult */
+        AlertChannelTestResult: {
+            channel: components["schemas"]["AlertWebhookChannel"] | components["schemas"]["AlertEmailChannel"];
+            ok: boolean;
+            /** @description Why the channel did not take the test notification. */
             error: string | null;
         };
     };
@@ -6996,6 +7371,10 @@ export interface operations {
                 annotation?: string[];
                 /** @description Only spans with an annotation whose score compares so: `name>=0.5` (operators >=, <=, >, <, =); repeat to AND several. */
                 annotation_score?: string[];
+                /** @description Only spans whose inputs, outputs or messages contain every word (Sightline addition; docs/search.md): any language, accents of Latin letters ignored, `"quoted phrases"`, `word*` for a prefix. */
+                search?: string;
+                /** @description Only spans passing Phoenix's span condition (Sightline addition), e.g. `span_kind == 'LLM' and latency_ms > 2000 and attributes['llm.model_name'] == 'gpt-4o'`. */
+                filter?: string;
             };
             header?: never;
             path: {
@@ -7131,6 +7510,56 @@ export interface operations {
             };
             /** @description Error */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listSpanAttributeKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project id (base64 "Project:<id>") or project name. */
+                project_identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SpanAttributeKeys"];
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7440,6 +7869,12 @@ export interface operations {
                 annotation?: string[];
                 /** @description Only traces (the trace itself or one of its spans) with an annotation whose score compares so: `name>=0.5` (operators >=, <=, >, <, =); repeat to AND several. */
                 annotation_score?: string[];
+                /** @description Only traces with a span whose inputs, outputs or messages contain every word (Sightline addition; docs/search.md): any language, accents of Latin letters ignored, `"quoted phrases"`, `word*` for a prefix. */
+                search?: string;
+                /** @description Only traces with a span passing Phoenix's span condition (Sightline addition), e.g. `span_kind == 'LLM' and latency_ms > 2000 and attributes['llm.model_name'] == 'gpt-4o'`. */
+                filter?: string;
+                /** @description Only the traces of this user.id (Sightline addition). */
+                user_id?: string;
             };
             header?: never;
             path: {
@@ -7462,6 +7897,124 @@ export interface operations {
                         next_cursor: string | null;
                     };
                 };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    locateTrace: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Trace id (base64 "Trace:<id>") or OpenTelemetry trace id (32 hex digits). */
+                trace_identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["TraceLocation"];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteTrace: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Trace id (base64 "Trace:<id>") or OpenTelemetry trace id (32 hex digits). */
+                trace_identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description No valid credential (auth enabled) */
             401: {
@@ -7525,63 +8078,6 @@ export interface operations {
                         data: components["schemas"]["TraceDetail"];
                     };
                 };
-            };
-            /** @description No valid credential (auth enabled) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Invalid request parameters or body */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    deleteTrace: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Trace id (base64 "Trace:<id>") or OpenTelemetry trace id (32 hex digits). */
-                trace_identifier: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Deleted */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
             };
             /** @description No valid credential (auth enabled) */
             401: {
@@ -7690,8 +8186,10 @@ export interface operations {
                 limit?: number;
                 /** @description Ascending (the default) or descending. */
                 order?: "asc" | "desc";
-                /** @description By session id, i.e. when ingest first saw the session (the default, as Phoenix), or by when it started (Sightline addition). */
-                sort?: "id" | "start_time";
+                /** @description By session id, i.e. when ingest first saw the session (the default, as Phoenix), by when it started, or by its last activity, the end of its latest trace (Sightline additions). */
+                sort?: "id" | "start_time" | "end_time";
+                /** @description Only sessions with a trace of this user.id (Sightline addition). */
+                user_id?: string;
             };
             header?: never;
             path: {
@@ -11426,6 +11924,198 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description Removed */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listSavedViews: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 1000 (more answers 422). */
+                limit?: number;
+                /** @description The next_cursor of the previous page (opaque); an invalid cursor answers 422. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Project id (base64 "Project:<id>") or project name. */
+                project_identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SavedView"][];
+                        /** @description The cursor of the next page; null on the last. */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    saveView: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project id (base64 "Project:<id>") or project name. */
+                project_identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SaveViewBody"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SavedView"];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteSavedView: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project id (base64 "Project:<id>") or project name. */
+                project_identifier: string;
+                /** @description SavedView id. */
+                view_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
             204: {
                 headers: {
                     [name: string]: unknown;
@@ -15907,12 +16597,14 @@ export interface operations {
             query: {
                 /** @description csv (text/csv), jsonl (application/x-ndjson, a JSON object per line) or parquet (application/vnd.apache.parquet). */
                 format: "csv" | "jsonl" | "parquet";
-                /** @description A span condition in the span query syntax (docs/api.md, "Span queries"), e.g. `span_kind == 'LLM' and latency_ms > 1000`; empty: every span. */
-                filter?: string;
                 /** @description Inclusive lower bound on start time (ISO 8601; UTC when no offset is given). */
                 start_time?: string;
                 /** @description Exclusive upper bound on start time (ISO 8601; UTC when no offset is given). */
                 end_time?: string;
+                /** @description Only spans whose inputs, outputs or messages contain every word (Sightline addition; docs/search.md): any language, accents of Latin letters ignored, `"quoted phrases"`, `word*` for a prefix. */
+                search?: string;
+                /** @description Only spans passing Phoenix's span condition (Sightline addition), e.g. `span_kind == 'LLM' and latency_ms > 2000 and attributes['llm.model_name'] == 'gpt-4o'`. */
+                filter?: string;
                 /** @description Only spans with one of these names. */
                 name?: string[];
                 /** @description Only spans of these OpenInference kinds. */
@@ -15989,8 +16681,6 @@ export interface operations {
             query: {
                 /** @description csv (text/csv), jsonl (application/x-ndjson, a JSON object per line) or parquet (application/vnd.apache.parquet). */
                 format: "csv" | "jsonl" | "parquet";
-                /** @description A span condition in the span query syntax (docs/api.md, "Span queries"), e.g. `span_kind == 'LLM' and latency_ms > 1000`; a trace matches when one of its spans does. */
-                filter?: string;
                 /** @description Inclusive lower bound on start time (ISO 8601; UTC when no offset is given). */
                 start_time?: string;
                 /** @description Exclusive upper bound on start time (ISO 8601; UTC when no offset is given). */
@@ -15999,6 +16689,12 @@ export interface operations {
                 annotation?: string[];
                 /** @description Only traces (the trace itself or one of its spans) with an annotation whose score compares so: `name>=0.5` (operators >=, <=, >, <, =); repeat to AND several. */
                 annotation_score?: string[];
+                /** @description Only traces with a span whose inputs, outputs or messages contain every word (Sightline addition; docs/search.md): any language, accents of Latin letters ignored, `"quoted phrases"`, `word*` for a prefix. */
+                search?: string;
+                /** @description Only traces with a span passing Phoenix's span condition (Sightline addition), e.g. `span_kind == 'LLM' and latency_ms > 2000 and attributes['llm.model_name'] == 'gpt-4o'`. */
+                filter?: string;
+                /** @description Only the traces of this user.id. */
+                user_id?: string;
             };
             header?: never;
             path: {
@@ -16546,6 +17242,522 @@ export interface operations {
             };
             /** @description Error */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listAlertRules: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 1000 (more answers 422). */
+                limit?: number;
+                /** @description The next_cursor of the previous page (opaque); an invalid cursor answers 422. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The project: its id or its name. */
+                project_identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AlertRule"][];
+                        /** @description The cursor of the next page; null on the last. */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createAlertRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project: its id or its name. */
+                project_identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateAlertRuleRequestBody"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AlertRule"];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getWindowMetric: {
+        parameters: {
+            query: {
+                /** @description What the rule watches over its window (docs/alerts.md, "Metrics"): span_count, error_rate (0 to 1), latency_p50/p95/p99 (ms), tokens (llm.token_count.total summed), cost (USD), annotation_score_mean (of annotation_name), annotation_label_share (share of annotation_name annotations labelled annotation_label, 0 to 1). */
+                metric: "span_count" | "error_rate" | "latency_p50" | "latency_p95" | "latency_p99" | "tokens" | "cost" | "annotation_score_mean" | "annotation_label_share";
+                /** @description The window the metric is computed over, ending at each check: 10 s to 7 days. */
+                window_seconds: number;
+                filter?: string;
+                annotation_name?: string;
+                annotation_label?: string;
+                /** @description The end of the window (exclusive), ISO 8601; default now. */
+                end_time?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The project: its id or its name. */
+                project_identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WindowMetricValue"];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getAlertRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The rule (base64 "AlertRule:<id>"). */
+                rule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AlertRule"];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteAlertRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The rule (base64 "AlertRule:<id>"). */
+                rule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    updateAlertRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The rule (base64 "AlertRule:<id>"). */
+                rule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateAlertRuleRequestBody"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AlertRule"];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listAlertRuleHistory: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 1000 (more answers 422). */
+                limit?: number;
+                /** @description The next_cursor of the previous page (opaque); an invalid cursor answers 422. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The rule (base64 "AlertRule:<id>"). */
+                rule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AlertEvent"][];
+                        /** @description The cursor of the next page; null on the last. */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    testAlertRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The rule (base64 "AlertRule:<id>"). */
+                rule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AlertChannelTestResult"][];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

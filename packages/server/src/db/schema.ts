@@ -413,7 +413,63 @@ export interface OnlineEvalItemsTable {
   finished_at: Timestamp | null;
 }
 
+/** An alert rule of a project (migration 0039, docs/alerts.md). */
+export interface AlertRulesTable {
+  id: Generated<number>;
+  project_id: number;
+  name: string;
+  /** A window metric (metrics/window-metrics.ts). */
+  metric: string;
+  annotation_name: string | null;
+  annotation_label: string | null;
+  /** A span condition; empty for every span. */
+  filter: string;
+  comparator: string;
+  threshold: number;
+  window_seconds: number;
+  /** JSON array of channels. */
+  channels: string;
+  /** 0 or 1. */
+  enabled: number;
+  muted_until: string | null;
+  /** ok or firing. */
+  state: string;
+  last_value: number | null;
+  last_checked_at: string | null;
+  last_delivery_at: string | null;
+  last_delivery_error: string | null;
+  user_id: number | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** One firing of an alert rule, resolved in place. */
+export interface AlertEventsTable {
+  id: Generated<number>;
+  rule_id: number;
+  fired_at: Timestamp;
+  fired_value: number;
+  resolved_at: Timestamp | null;
+  resolved_value: number | null;
+  /** 0 or 1: the rule was muted when it fired. */
+  muted: number;
+}
+
 /** A name pointing at one experiment of a dataset (migration 0029); unique per dataset. */
+/** A project's named search, filter and list options (migration 0040). */
+export interface SavedViewsTable {
+  id: Generated<number>;
+  project_id: number;
+  user_id: number | null;
+  name: string;
+  /** The list it applies to: traces, spans or sessions. */
+  page: string;
+  /** The list's query string (q, filter, sort…), as the UI's address holds it. */
+  query: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
 export interface ExperimentTagsTable {
   id: Generated<number>;
   experiment_id: number;
@@ -645,6 +701,7 @@ export interface DB {
   dataset_examples: DatasetExamplesTable;
   dataset_example_revisions: DatasetExampleRevisionsTable;
   dataset_labels: DatasetLabelsTable;
+  saved_views: SavedViewsTable;
   datasets_dataset_labels: DatasetsDatasetLabelsTable;
   dataset_splits: DatasetSplitsTable;
   dataset_splits_dataset_examples: DatasetSplitsDatasetExamplesTable;
@@ -657,6 +714,8 @@ export interface DB {
   online_eval_rules: OnlineEvalRulesTable;
   online_eval_rule_evaluators: OnlineEvalRuleEvaluatorsTable;
   online_eval_items: OnlineEvalItemsTable;
+  alert_rules: AlertRulesTable;
+  alert_events: AlertEventsTable;
   annotation_queues: AnnotationQueuesTable;
   annotation_queue_configs: AnnotationQueueConfigsTable;
   annotation_queue_reviewers: AnnotationQueueReviewersTable;

@@ -22,6 +22,7 @@ import { parseAnnotationFilters } from '../spans/annotation-filter.js';
 import { parseAttributeFilter } from '../spans/attribute-filter.js';
 import { parseSpanCondition } from '../spans/span-condition.js';
 import { parseTimeRange } from '../span-model/time.js';
+import { parseTextFilters, type TextFilterParams } from '../spans/text-filters.js';
 import { type ExportRow, SPAN_COLUMNS, spanRow, TRACE_COLUMNS, traceRow } from './export-columns.js';
 import { FORMATS, type ExportRows } from './export-formats.js';
 import { downloadName } from './export-files.js';
@@ -31,11 +32,9 @@ export const PAGE_ROWS = 1000;
 /** Rows of the project's time index one statement of a filtered export looks at. */
 export const WINDOW_ROWS = 5000;
 
-/** What a download asks for; the span list's filters apply to span exports only. */
-export interface ExportRequest {
+/** What a download asks for: the filters of the span list (or of the trace list, for traces). */
+export interface ExportRequest extends TextFilterParams {
   format: ExportFormat;
-  /** A span condition (docs/api.md, "Span queries"); a trace matches when one of its spans does. */
-  filter?: string | undefined;
   startTime?: string | undefined;
   endTime?: string | undefined;
   /** `name` or `name:label`, on the span (or on the trace or one of its spans). */
@@ -48,6 +47,8 @@ export interface ExportRequest {
   attributes?: string[] | undefined;
   /** `null` (the literal string) selects root spans. */
   parentId?: string | undefined;
+  /** Traces only: the traces of this user.id. */
+  userId?: string | undefined;
 }
 
 export interface ExportDownload extends ExportRows {
@@ -148,7 +149,7 @@ export function createExportsService({ spans, traces, costs, projects, now = Dat
     /** Every span of the project that matches, oldest first (start time, then id). */
     async spans(projectIdentifier: Identifier, request: ExportRequest): Promise<ExportDownload> {
       checkFormat(request.format);
-      const condition = parseExportFilter(request.filter);
+      const { search, condition } = parseTextFilters(request);
       const range = parseTimeRange(request);
       const attributes = (request.attributes ?? []).map(parseAttributeFilter);
       const annotations = parseAnnotationFilters(request.annotations, request.annotationScores);
@@ -165,6 +166,7 @@ export function createExportsService({ spans, traces, costs, projects, now = Dat
         endTime: range.end,
         attributes,
         annotations,
+        search,
         condition,
       };
       async function* pages() {
@@ -179,7 +181,7 @@ export function createExportsService({ spans, traces, costs, projects, now = Dat
     /** Every trace of the project that matches (the filter tests its spans), oldest first (start time, then id). */
     async traces(projectIdentifier: Identifier, request: ExportRequest): Promise<ExportDownload> {
       checkFormat(request.format);
-      const condition = parseExportFilter(request.filter);
+      const { search, condition } = parseTextFilters(request);
       const range = parseTimeRange(request);
       const annotations = parseAnnotationFilters(request.annotations, request.annotationScores);
       const project = await projects.resolve(projectIdentifier);
@@ -188,7 +190,9 @@ export function createExportsService({ spans, traces, costs, projects, now = Dat
         startTime: range.start,
         endTime: range.end,
         annotations,
+        search,
         condition,
+        userId: request.userId?.trim() || undefined,
         sort: 'start_time',
         order: 'asc',
       };

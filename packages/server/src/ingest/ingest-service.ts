@@ -28,6 +28,8 @@ export interface IngestServiceOptions {
   maxInflightBytes: number;
   /** Compresses long attribute values off the request thread; without it they are compressed here. */
   compressor?: LongAttributesCompressor | undefined;
+  /** False: new spans are not indexed for full-text search (SERVICE_FULL_TEXT_SEARCH). */
+  fullTextSearch?: boolean | undefined;
 }
 
 /** The span queue: one item per request, weighed by its span count, kept as the writer prepared it. */
@@ -95,6 +97,7 @@ export function createSpanQueue(writer: DatabaseWriter, options: SpanQueueOption
 
 /** An ingest service writing through the given queue. A full queue or failed write throws UnavailableError (503). */
 export function createIngestService(queue: SpanQueue, options: IngestServiceOptions): IngestService {
+  const rowOptions = { searchText: options.fullTextSearch };
   const inflight = new InflightBytes(
     options.maxInflightBytes,
     () => new QueueFullError('the server is receiving too many request bodies at once; retry later', 1),
@@ -108,7 +111,7 @@ export function createIngestService(queue: SpanQueue, options: IngestServiceOpti
         if (options.compressor && queue.takesPacked) {
           // Packed before compression, so the decoded rows die here, young, rather than live
           // through the wait for the compression thread (span-row-codec.ts).
-          const { packed, texts } = packSpanRowsDeferringLong(toUncompressedSpanRows(resources, headerProject));
+          const { packed, texts } = packSpanRowsDeferringLong(toUncompressedSpanRows(resources, headerProject, rowOptions));
           count = packed.count;
           if (texts === null) return queue.enqueuePacked(packed).then(() => count);
           return options.compressor
@@ -117,11 +120,11 @@ export function createIngestService(queue: SpanQueue, options: IngestServiceOpti
             .then(() => count);
         }
         if (options.compressor) {
-          const uncompressed = toUncompressedSpanRows(resources, headerProject);
+          const uncompressed = toUncompressedSpanRows(resources, headerProject, rowOptions);
           count = uncompressed.length;
           rows = options.compressor.compress(uncompressed);
         } else {
-          rows = toSpanRows(resources, headerProject);
+          rows = toSpanRows(resources, headerProject, rowOptions);
           count = rows.length;
         }
       } catch (error) {

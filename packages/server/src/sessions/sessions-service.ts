@@ -34,12 +34,14 @@ export interface SessionListParams {
   order?: SortOrder | undefined;
   sort?: SessionSort | undefined;
   fromId?: number | undefined;
+  /** Only sessions with a trace of this user.id. */
+  userId?: string | undefined;
 }
 
 /** Most identifiers one bulk delete may name. */
 export const MAX_DELETE_IDENTIFIERS = 1000;
 
-const NO_TOKENS: SessionTokens = { prompt: 0, completion: 0, total: 0 };
+const NO_TOKENS: SessionTokens = { prompt: 0, completion: 0, total: 0, errors: 0 };
 
 export type SessionsService = ReturnType<typeof createSessionsService>;
 
@@ -104,6 +106,7 @@ export function createSessionsService(deps: { sessions: SessionsRepository; cost
         order: params.order ?? 'asc',
         sort: params.sort ?? 'id',
         fromId: params.fromId,
+        userId: params.userId?.trim() || undefined,
         limit: params.limit + 1,
       });
       return decorate(rows);

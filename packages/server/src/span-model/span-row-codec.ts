@@ -138,12 +138,14 @@ function packRow(writer: Writer, row: Omit<SpanRow, 'longAttributes'>, long: () 
   writer.number(row.tokenCountTotal);
   writer.string(row.sessionId);
   writer.string(row.userKey);
+  writer.string(row.searchText);
 }
 
 /** Packs rows into one buffer of their own. */
 export function packSpanRows(rows: SpanRow[]): PackedSpans {
   let estimate = 64;
-  for (const row of rows) estimate += row.attributes.length + (row.longAttributes?.length ?? 0) + row.events.length + 256;
+  for (const row of rows)
+    estimate += row.attributes.length + (row.longAttributes?.length ?? 0) + row.events.length + (row.searchText?.length ?? 0) + 256;
   const writer = new Writer(estimate);
   for (const row of rows) packRow(writer, row, () => writer.bytes(row.longAttributes));
   return writer.finish(rows.length);
@@ -169,7 +171,7 @@ export function utf8ValueList(texts: readonly string[]): ValueList {
  */
 export function packSpanRowsDeferringLong(rows: UncompressedSpanRow[]): PackedAheadOfCompression {
   let estimate = 64;
-  for (const row of rows) estimate += row.attributes.length + row.events.length + 256;
+  for (const row of rows) estimate += row.attributes.length + row.events.length + (row.searchText?.length ?? 0) + 256;
   const writer = new Writer(estimate);
   const longTexts: string[] = [];
   for (const row of rows) {
@@ -262,6 +264,7 @@ export function unpackSpanRows(packed: PackedSpans): SpanRow[] {
       tokenCountTotal: number(),
       sessionId: string(),
       userKey: string(),
+      searchText: string(),
     };
   }
   return rows;

@@ -11,6 +11,7 @@ import {
 import { addOpenInferenceAttributes } from './conventions/openinference-mapping.js';
 import { packLongJson, splitAttributes } from './long-attributes.js';
 import { USER_ID_ATTRIBUTE, userKeyOf } from './trace-users.js';
+import { searchTextOf } from './search-text.js';
 import type { AttributeValue, Attributes, DecodedResourceSpans } from './decoded-spans.js';
 import { nanosToIso } from './time.js';
 
@@ -39,6 +40,8 @@ export interface SpanRow {
   sessionId: string | null;
   /** The key of the `user.id` attribute for its trace (span-model/trace-users.ts), or null when the span carries none. */
   userKey: string | null;
+  /** The words full-text search finds (span-model/search-text.ts), or null when the span has none. */
+  searchText: string | null;
 }
 
 /**
@@ -89,20 +92,31 @@ export function projectNameFor(resourceAttributes: Attributes, headerProject: st
 export const MAX_SPAN_NANOS = 2n ** 63n - 1n;
 
 /** Turns a decoded export into rows, in the order received, compressing on the calling thread; 400 for a span time beyond MAX_SPAN_NANOS. */
-export function toSpanRows(resources: DecodedResourceSpans[], headerProject?: string): SpanRow[] {
-  return mapSpans(resources, headerProject, packLongJson);
+export function toSpanRows(resources: DecodedResourceSpans[], headerProject?: string, options: RowOptions = {}): SpanRow[] {
+  return mapSpans(resources, headerProject, packLongJson, options);
 }
 
 /** As toSpanRows, leaving the long attribute values as JSON text for long-attributes-compressor.ts. */
-export function toUncompressedSpanRows(resources: DecodedResourceSpans[], headerProject?: string): UncompressedSpanRow[] {
-  return mapSpans(resources, headerProject, (json) => json);
+export function toUncompressedSpanRows(
+  resources: DecodedResourceSpans[],
+  headerProject?: string,
+  options: RowOptions = {},
+): UncompressedSpanRow[] {
+  return mapSpans(resources, headerProject, (json) => json, options);
+}
+
+export interface RowOptions {
+  /** False: the rows carry no words for full-text search (SERVICE_FULL_TEXT_SEARCH, docs/search.md). */
+  searchText?: boolean | undefined;
 }
 
 function mapSpans<L>(
   resources: DecodedResourceSpans[],
   headerProject: string | undefined,
   long: (json: string) => L,
+  options: RowOptions,
 ): (Omit<SpanRow, 'longAttributes'> & { longAttributes: L | null })[] {
+  const withSearchText = options.searchText !== false;
   const rows: (Omit<SpanRow, 'longAttributes'> & { longAttributes: L | null })[] = [];
   for (const resource of resources) {
     const projectName = projectNameFor(resource.resourceAttributes, headerProject);
@@ -126,6 +140,7 @@ function mapSpans<L>(
       const total = isLlm
         ? (tokenCount(tokens ? tokens.total : spanAttributes[LLM_TOKEN_COUNT_TOTAL]) ?? sumOrNull(prompt, completion))
         : null;
+      const searchText = withSearchText ? searchTextOf(spanAttributes) : null;
       const attributes = splitAttributes(spanAttributes);
       rows.push({
         projectName,
@@ -149,6 +164,7 @@ function mapSpans<L>(
         tokenCountTotal: total,
         sessionId: sessionIdOf(spanAttributes[SESSION_ID]),
         userKey: userKeyOf(spanAttributes[USER_ID_ATTRIBUTE]),
+        searchText,
       });
     }
   }

@@ -8,8 +8,9 @@ import { parseAttributeFilter } from './attribute-filter.js';
 import { decodeCursor, keysetPage, type SortOrder } from '../shared/cursor.js';
 import type { ProjectsService } from '../projects/projects-service.js';
 import { parseTimeRange } from '../span-model/time.js';
+import { parseTextFilters, type TextFilterParams } from './text-filters.js';
 
-export interface SpanListParams {
+export interface SpanListParams extends TextFilterParams {
   limit: number;
   cursor?: string | undefined;
   order?: SortOrder | undefined;
@@ -34,6 +35,10 @@ export interface SpanPage {
   spans: SpanRecord[];
   nextCursor: string | null;
 }
+
+/** Newest spans whose keys are read, and most keys answered: enough for completion, cheap on every keystroke. */
+const ATTRIBUTE_KEY_SAMPLE = 2_000;
+const MAX_ATTRIBUTE_KEYS = 500;
 
 const HEX_SPAN_ID = /^[0-9a-fA-F]{16}$/;
 
@@ -68,6 +73,7 @@ export function createSpansService({ spans, projects, withTransaction }: SpansSe
       const range = parseTimeRange(params);
       const attributes = (params.attributes ?? []).map(parseAttributeFilter);
       const annotations = parseAnnotationFilters(params.annotations, params.annotationScores);
+      const textFilters = parseTextFilters(params);
       const parentId = params.parentId === undefined ? undefined : params.parentId === 'null' ? null : params.parentId.trim().toLowerCase();
       const project = await projects.resolve(projectIdentifier);
       const rows = await spans.list(
@@ -83,6 +89,7 @@ export function createSpansService({ spans, projects, withTransaction }: SpansSe
           endTime: range.end,
           attributes,
           annotations,
+          ...textFilters,
         },
         { limit: params.limit + 1, order, from },
       );
@@ -91,6 +98,12 @@ export function createSpansService({ spans, projects, withTransaction }: SpansSe
     },
 
     get,
+
+    /** Attribute keys seen in the project's newest spans, for completion in the filter editor. */
+    async attributeKeys(projectIdentifier: Identifier): Promise<string[]> {
+      const project = await projects.resolve(projectIdentifier);
+      return spans.recentAttributeKeys(project.id, ATTRIBUTE_KEY_SAMPLE, MAX_ATTRIBUTE_KEYS);
+    },
 
     /**
      * Deletes one span by Span GlobalID or OpenTelemetry span id, as Phoenix does: its children

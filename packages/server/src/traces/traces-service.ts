@@ -1,4 +1,5 @@
 /** Traces: the keyset-paginated list of a project (optionally with their spans), and one trace with its span tree. */
+import { parseTextFilters, type TextFilterParams } from '../spans/text-filters.js';
 import type { Identifier } from '../shared/identifier.js';
 import type { SpanRecord, SpanSummaryRecord, SpansRepository } from '../db/repositories/spans-repository.js';
 import type { TraceRecord, TraceSort, TraceStats, TracesRepository } from '../db/repositories/traces-repository.js';
@@ -8,10 +9,11 @@ import { parseAnnotationFilters } from '../spans/annotation-filter.js';
 import { decodeCursor, keysetPage, type SortOrder } from '../shared/cursor.js';
 import type { ProjectsService } from '../projects/projects-service.js';
 import type { SessionsService } from '../sessions/sessions-service.js';
+import type { SessionsRepository } from '../db/repositories/sessions-repository.js';
 import type { WithTransaction } from '../db/repositories/index.js';
 import { parseTimeRange } from '../span-model/time.js';
 
-export interface TraceListParams {
+export interface TraceListParams extends TextFilterParams {
   limit: number;
   cursor?: string | undefined;
   sort?: TraceSort | undefined;
@@ -25,6 +27,8 @@ export interface TraceListParams {
   annotations?: string[] | undefined;
   /** `name>=0.5` and the like. */
   annotationScores?: string[] | undefined;
+  /** Only the traces of this user.id. */
+  userId?: string | undefined;
 }
 
 /** A trace with the aggregates of its spans and its first root span. */
@@ -36,6 +40,9 @@ export interface TraceView extends TraceRecord {
 }
 
 export interface TraceListItem extends TraceView {
+  /** The root span's input.value and output.value, cut to PREVIEW_CHARS. */
+  input: string | null;
+  output: string | null;
   /** Only when asked for (includeSpans): every span's tree columns, in start order. */
   spans?: SpanSummaryRecord[] | undefined;
 }
@@ -72,8 +79,15 @@ export interface TracesServiceDependencies {
   costs: CostsRepository;
   projects: ProjectsService;
   sessions: Pick<SessionsService, 'resolve'>;
+  /** The root span's input and output of each trace, for the list's previews. */
+  rootIo: SessionsRepository['rootIo'];
   withTransaction: WithTransaction;
 }
+
+/** Characters of a root span's input or output a trace list carries: one line of a table, the rest on its page. */
+export const PREVIEW_CHARS = 300;
+
+const previewOf = (text: string | null) => (text === null ? null : text.length > PREVIEW_CHARS ? `${text.slice(0, PREVIEW_CHARS)}…` : text);
 
 /** What a transfer did (Phoenix's TransferTracesData). */
 export interface TransferResult {
@@ -94,15 +108,23 @@ export const MAX_DETAIL_SPANS = 2_000;
 const MAX_SESSION_IDENTIFIERS = 100;
 
 export function createTracesService(deps: TracesServiceDependencies) {
-  const { traces, spans, costs, projects, sessions, withTransaction } = deps;
+  const { traces, spans, costs, projects, sessions, rootIo, withTransaction } = deps;
+
+  const findAnywhere = async (traceIdentifier: Identifier): Promise<TraceRecord | undefined> => {
+    const id = traceIdentifier.rowId;
+    if (id !== null) return traces.findById(id);
+    if (HEX_TRACE_ID.test(traceIdentifier.text)) return traces.findByTraceId(traceIdentifier.text.toLowerCase());
+    return undefined;
+  };
 
   /** Stats and first root span of each trace, and optionally all their spans' tree columns. */
   const decorate = async (records: TraceRecord[], includeSpans: boolean): Promise<TraceListItem[]> => {
     const ids = records.map((trace) => trace.id);
-    const [stats, summaries, traceCosts] = await Promise.all([
+    const [stats, summaries, traceCosts, io] = await Promise.all([
       traces.stats(ids),
       spans.summariesOfTraces(ids, { rootsOnly: !includeSpans }),
       costs.traceTotals(ids),
+      rootIo(ids),
     ]);
     const byTrace = new Map<number, SpanSummaryRecord[]>();
     for (const summary of summaries) {
@@ -120,6 +142,8 @@ export function createTracesService(deps: TracesServiceDependencies) {
         stats: stats.get(trace.id) ?? EMPTY_STATS,
         cost: traceCosts.get(trace.id) ?? null,
         rootSpan: traceSpans.find((span) => span.parentId === null) ?? null,
+        input: previewOf(io.get(trace.id)?.input ?? null),
+        output: previewOf(io.get(trace.id)?.output ?? null),
         ...(includeSpans ? { spans: traceSpans } : {}),
       };
     });
@@ -139,6 +163,7 @@ export function createTracesService(deps: TracesServiceDependencies) {
       const from = decodeCursor(kind, params.cursor);
       const range = parseTimeRange(params);
       const annotations = parseAnnotationFilters(params.annotations, params.annotationScores);
+      const textFilters = parseTextFilters(params);
       const project = await projects.resolve(projectIdentifier);
       let sessionRowids: number[] | undefined;
       if (sessionIdentifiers.length > 0) {
@@ -157,6 +182,8 @@ export function createTracesService(deps: TracesServiceDependencies) {
         projectId: project.id,
         sessionRowids,
         annotations,
+        ...textFilters,
+        userId: params.userId?.trim() || undefined,
         startTime: range.start,
         endTime: range.end,
         sort,
@@ -244,12 +271,17 @@ export function createTracesService(deps: TracesServiceDependencies) {
 
     /** Deletes a trace by Trace GlobalID or OpenTelemetry trace id, with its spans and their annotations; 404 otherwise. */
     async delete(traceIdentifier: Identifier): Promise<void> {
-      const id = traceIdentifier.rowId;
-      let trace: TraceRecord | undefined;
-      if (id !== null) trace = await traces.findById(id);
-      else if (HEX_TRACE_ID.test(traceIdentifier.text)) trace = await traces.findByTraceId(traceIdentifier.text.toLowerCase());
+      const trace = await findAnywhere(traceIdentifier);
       if (!trace || !(await traces.deleteById(trace.id)))
         throw new NotFoundError(`trace ${JSON.stringify(traceIdentifier.text)} not found`);
+    },
+
+    /** The trace of any live project with this Trace GlobalID or OpenTelemetry trace id (Ctrl+K's lookup); 404 otherwise. */
+    async locate(traceIdentifier: Identifier): Promise<TraceRecord> {
+      const trace = await findAnywhere(traceIdentifier);
+      if (!trace || !(await projects.isLive(trace.projectId)))
+        throw new NotFoundError(`trace ${JSON.stringify(traceIdentifier.text)} not found`);
+      return trace;
     },
 
     /** One trace of the project by Trace GlobalID or OpenTelemetry trace id, with all its spans; 404 otherwise. */

@@ -179,6 +179,60 @@ describeEachDialect(
       expectStatus(await clients.member.get(`/v1/projects/${project}/sessions?sort=last_activity`), 422);
     });
 
+    it('sorts sessions by last activity, and counts their error spans', async () => {
+      const project = unique('by-activity');
+      const [early, late] = [`early-${unique('s')}`, `late-${unique('s')}`];
+      await send(project, turn(newTraceId(), early, 0, 1));
+      await send(project, turn(newTraceId(), late, 50_000, 2));
+      // The early session's second turn makes it the last active.
+      await send(project, turn(newTraceId(), early, 100_000, 3));
+      await send(project, [
+        { traceId: newTraceId(), name: 'failing', start: at(60_000), status: 'ERROR', attributes: { 'session.id': late } },
+      ]);
+      const ids = async (query: string) =>
+        expectStatus(await clients.member.get(`/v1/projects/${project}/sessions?${query}`), 200).body.data.map(
+          (session: SessionBody & { error_count: number }) => `${session.session_id}:${session.error_count}`,
+        );
+      assert.deepEqual(await ids('sort=end_time&order=desc'), [`${early}:0`, `${late}:1`]);
+      assert.deepEqual(await ids('sort=start_time&order=desc'), [`${late}:1`, `${early}:0`]);
+      const first = expectStatus(await clients.member.get(`/v1/projects/${project}/sessions?sort=end_time&order=desc&limit=1`), 200).body;
+      const second = expectStatus(
+        await clients.member.get(
+          `/v1/projects/${project}/sessions?sort=end_time&order=desc&limit=1&cursor=${encodeURIComponent(first.next_cursor)}`,
+        ),
+        200,
+      ).body;
+      assert.equal(second.data[0].session_id, late, 'the cursor pages by last activity');
+    });
+
+    it("looks up a user's sessions and traces by user.id, mixed-user traces included", async () => {
+      const project = unique('by-user');
+      const [alice, bob] = [unique('alice'), unique('bob')];
+      const [aliceTrace, bobTrace, sharedTrace] = [newTraceId(), newTraceId(), newTraceId()];
+      const span = (traceId: string, session: string, user: string, ms: number): QuerySpan => ({
+        traceId,
+        start: at(ms),
+        attributes: { 'session.id': session, 'user.id': user },
+      });
+      await send(project, [span(aliceTrace, 's-alice', alice, 0)]);
+      await send(project, [span(bobTrace, 's-bob', bob, 10)]);
+      // One trace with spans of both users: its key is "several users", and each of them finds it.
+      await send(project, [span(sharedTrace, 's-shared', bob, 20), span(sharedTrace, 's-shared', alice, 21)]);
+      const traces = async (user: string) =>
+        expectStatus(await clients.member.get(`/v1/projects/${project}/traces?user_id=${encodeURIComponent(user)}`), 200)
+          .body.data.map((trace: { trace_id: string }) => trace.trace_id)
+          .sort();
+      assert.deepEqual(await traces(alice), [aliceTrace, sharedTrace].sort());
+      assert.deepEqual(await traces(bob), [bobTrace, sharedTrace].sort());
+      assert.deepEqual(await traces('nobody'), []);
+      const sessions = async (user: string) =>
+        expectStatus(await clients.member.get(`/v1/projects/${project}/sessions?user_id=${encodeURIComponent(user)}`), 200)
+          .body.data.map((session: SessionBody) => session.session_id)
+          .sort();
+      assert.deepEqual(await sessions(alice), ['s-alice', 's-shared']);
+      assert.deepEqual(await sessions(bob), ['s-bob', 's-shared']);
+    });
+
     it('reads one session by id or by session.id text; a text in two projects is ambiguous', async () => {
       const listed = expectStatus(await clients.member.get(`/v1/projects/${state.project}/sessions`), 200).body.data[0] as SessionBody;
       const byId = expectStatus(await clients.member.get(`/v1/sessions/${encodeURIComponent(listed.id)}`), 200).body.data;

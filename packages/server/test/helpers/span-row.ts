@@ -18,6 +18,7 @@ export function spanRow(overrides: Partial<SpanRow> & Pick<SpanRow, 'traceId' | 
     tokenCountPrompt: null,
     tokenCountCompletion: null,
     tokenCountTotal: null,
+    searchText: null,
     sessionId: null,
     userKey: null,
     ...overrides,

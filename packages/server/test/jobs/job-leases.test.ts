@@ -90,6 +90,7 @@ describe('background jobs on two replicas [postgres]', () => {
           'span-log-events',
           'dataset-evaluations',
           'online-evaluations',
+          'alert-checks',
         ]);
       }
       expectStatus(await member.get('/v1/system/jobs'), 403, 'member');

@@ -55,6 +55,7 @@ describe('loadConfig: defaults', () => {
       disableRateLimit: false,
       trustedProxies: [],
       allowPrivateProviderUrls: false,
+      fullTextSearch: true,
       smtp: null,
       idps: [],
       ldap: null,
@@ -69,6 +70,7 @@ describe('loadConfig: defaults', () => {
       datasetUploadIdleSeconds: 60,
       onlineEvaluation: { concurrency: 16, settleMs: 2000, retryDelayMs: 2000 },
       exportDir: null,
+      alerts: { checkIntervalSeconds: 60, webhookHosts: null, retryDelayMs: 1000 },
       shutdownTimeoutSeconds: 10,
       logLevel: 'info',
     });
@@ -580,5 +582,26 @@ describe('SERVICE_LDAP_*', () => {
       'SERVICE_LDAP_TLS_MODE',
     );
     assert.ok(!error.message.includes('hunter2-secret'));
+  });
+});
+
+describe('SERVICE_ALERT_*', () => {
+  test('webhook hosts are lower-cased host names or host:port pairs; an empty list is none', () => {
+    const config = loadConfig({
+      SERVICE_ALERT_WEBHOOK_HOSTS: ' Hooks.Slack.com, alerts.internal:8080,[::1]:9000 ',
+      SERVICE_ALERT_CHECK_INTERVAL_SECONDS: '5',
+    });
+    assert.deepEqual(config.alerts, {
+      checkIntervalSeconds: 5,
+      webhookHosts: ['hooks.slack.com', 'alerts.internal:8080', '[::1]:9000'],
+      retryDelayMs: 1000,
+    });
+    assert.equal(loadConfig({ SERVICE_ALERT_WEBHOOK_HOSTS: ' , ' }).alerts.webhookHosts, null);
+  });
+
+  test('a URL or a path is not a host', () => {
+    assertConfigError({ SERVICE_ALERT_WEBHOOK_HOSTS: 'https://hooks.slack.com' }, 'SERVICE_ALERT_WEBHOOK_HOSTS', /not a host name/);
+    assertConfigError({ SERVICE_ALERT_WEBHOOK_HOSTS: 'example.com/hook' }, 'SERVICE_ALERT_WEBHOOK_HOSTS');
+    assertConfigError({ SERVICE_ALERT_CHECK_INTERVAL_SECONDS: '0' }, 'SERVICE_ALERT_CHECK_INTERVAL_SECONDS');
   });
 });

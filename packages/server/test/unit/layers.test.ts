@@ -25,6 +25,7 @@ const SERVICE_FOLDERS = [
   'traces',
   'sessions',
   'metrics',
+  'alerts',
   'annotations',
   'prompts',
   'datasets',

@@ -23,6 +23,7 @@ const row = (overrides: Partial<SpanRow> = {}): SpanRow => ({
   tokenCountTotal: 19,
   sessionId: null,
   userKey: null,
+  searchText: 'what is 退 款',
   ...overrides,
 });
 
@@ -36,6 +37,7 @@ describe('span row packing for the writer thread', () => {
         parentId: 'b7ad6b7169203331',
         statusCode: 'ERROR',
         statusMessage: 'boom — "quoted"\n',
+        searchText: null,
         attributes: JSON.stringify({ emoji: '👩‍💻', nul: '\uFFFD' }),
         longAttributes: Buffer.from([1, 0, 255, 7, 0xff, 0xff, 0xff, 0xff]),
         events: JSON.stringify([{ name: 'exception', timestamp: '2023-11-14T22:13:20.123456789Z', attributes: {} }]),

@@ -2,7 +2,8 @@
 import type { ReactNode } from 'react';
 import { AppShell, Avatar, Badge, Burger, Button, Group, Kbd, Menu, Text, UnstyledButton } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
-import { Spotlight, spotlight, type SpotlightActionData } from '@mantine/spotlight';
+import { spotlight, type SpotlightActionData } from '@mantine/spotlight';
+import { JumpTo } from './JumpTo';
 import {
   IconChartDots3,
   IconDatabase,
@@ -193,14 +194,7 @@ export function AppLayout() {
       <AppShell.Main>
         <Outlet />
       </AppShell.Main>
-      <Spotlight
-        actions={actions}
-        shortcut={['mod + K']}
-        nothingFound="Nothing found"
-        highlightQuery
-        limit={12}
-        searchProps={{ leftSection: <IconSearch size={18} />, placeholder: 'Jump to a project, a page or a command…' }}
-      />
+      <JumpTo actions={actions} />
     </AppShell>
   );
 }

@@ -41,7 +41,8 @@ export async function exportsRoutes(instance: FastifyInstance, { exports }: { ex
         operationId: 'exportSpans',
         summary: 'Export spans as CSV, JSONL or Parquet',
         description:
-          'Every span of the project that matches the filter and the span list filters (AND), oldest first, in one file streamed ' +
+          'Every span of the project that the span list filters select (search, filter, name, kind, status, attributes, annotations; ' +
+          'AND), oldest first, in one file streamed ' +
           'as it is read; attributes in full (long values included). 422 for a bad filter, time or format, before any byte of the ' +
           'file (docs/export.md).',
         params: ProjectPath,
@@ -54,6 +55,7 @@ export async function exportsRoutes(instance: FastifyInstance, { exports }: { ex
       const file = await exports.spans(identifier('Project', request.params.project_identifier), {
         format: query.format,
         filter: query.filter,
+        search: query.search,
         startTime: query.start_time,
         endTime: query.end_time,
         ...annotationFilters(query),
@@ -75,8 +77,9 @@ export async function exportsRoutes(instance: FastifyInstance, { exports }: { ex
         operationId: 'exportTraces',
         summary: 'Export traces as CSV, JSONL or Parquet',
         description:
-          'A row per trace of the project that matches, oldest first by start time: a trace matches when one of its spans meets ' +
-          'the filter, and when it carries the annotations asked for. Streamed as it is read; 422 for a bad filter, time or format ' +
+          'A row per trace of the project that the trace list filters select, oldest first by start time: a trace matches when one ' +
+          'of its spans meets the filter or holds the search words, and when it carries the annotations asked for. Streamed as it ' +
+          'is read; 422 for a bad filter, search, time or format ' +
           'before any byte of the file (docs/export.md).',
         params: ProjectPath,
         querystring: TraceExportQuery,
@@ -88,9 +91,11 @@ export async function exportsRoutes(instance: FastifyInstance, { exports }: { ex
       const file = await exports.traces(identifier('Project', request.params.project_identifier), {
         format: query.format,
         filter: query.filter,
+        search: query.search,
         startTime: query.start_time,
         endTime: query.end_time,
         ...annotationFilters(query),
+        userId: query.user_id,
       });
       return sendFile(reply, file);
     },

@@ -10,6 +10,7 @@ import {
   startTimeParam,
   StatusCodeParam,
   StringEnum,
+  textFilterParams,
 } from '../shared/schemas.js';
 
 const repeated = <T extends TSchema>(item: T, description: string) => Type.Optional(Type.Array(item, { description }));
@@ -18,29 +19,22 @@ export const Format = StringEnum(['csv', 'jsonl', 'parquet'] as const, {
   description: 'csv (text/csv), jsonl (application/x-ndjson, a JSON object per line) or parquet (application/vnd.apache.parquet).',
 });
 
-const filterParam = (tested: string) =>
-  Type.Optional(
-    Type.String({
-      maxLength: 4096,
-      description: `A span condition in the span query syntax (docs/api.md, "Span queries"), e.g. \`span_kind == 'LLM' and latency_ms > 1000\`; ${tested}`,
-    }),
-  );
-
-/** What a trace export takes: a format, a condition on spans, the time range and the trace list's annotation filters. */
+/** What a trace export takes: a format and the trace list's filters (docs/search.md). */
 export const TraceExportQuery = Type.Object({
   format: Format,
-  filter: filterParam('a trace matches when one of its spans does.'),
   start_time: startTimeParam,
   end_time: endTimeParam,
   ...annotationFilterParams('traces (the trace itself or one of its spans)'),
+  ...textFilterParams('traces with a span'),
+  user_id: Type.Optional(Type.String({ maxLength: 512, description: 'Only the traces of this user.id.' })),
 });
 
-/** What a span export takes: the trace export's parameters with the span list's filters (they combine with AND). */
+/** What a span export takes: a format and the span list's filters (they combine with AND). */
 export const SpanExportQuery = Type.Object({
   format: Format,
-  filter: filterParam('empty: every span.'),
   start_time: startTimeParam,
   end_time: endTimeParam,
+  ...textFilterParams('spans'),
   name: repeated(Type.String(), 'Only spans with one of these names.'),
   span_kind: repeated(SpanKindParam, 'Only spans of these OpenInference kinds.'),
   status_code: repeated(StatusCodeParam, 'Only spans with these status codes.'),

@@ -21,6 +21,7 @@ export function presentSession(session: SessionView) {
     token_count_prompt: session.tokens.prompt,
     token_count_completion: session.tokens.completion,
     token_count_total: session.tokens.total,
+    error_count: session.tokens.errors,
     cost_prompt: session.cost?.promptCost ?? null,
     cost_completion: session.cost?.completionCost ?? null,
     cost_total: session.cost?.totalCost ?? null,

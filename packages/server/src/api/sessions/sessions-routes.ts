@@ -20,8 +20,9 @@ export async function sessionsRoutes(instance: FastifyInstance, { sessions }: { 
         operationId: 'listProjectSessions',
         summary: 'List sessions for a project',
         description:
-          'Sessions of the project in id order (oldest first unless `order=desc`), or by start time with `sort=start_time` ' +
-          '(Sightline addition), keyset-paginated, each with its traces, token sums, trace count, duration, first input and last output.',
+          'Sessions of the project in id order (oldest first unless `order=desc`), or by start time with `sort=start_time` or last ' +
+          'activity with `sort=end_time` (Sightline additions), keyset-paginated, each with its traces, token sums, cost, error spans, ' +
+          'trace count, duration, first input and last output.',
         params: ProjectPath,
         querystring: Type.Object({
           cursor: Type.Optional(
@@ -30,10 +31,14 @@ export async function sessionsRoutes(instance: FastifyInstance, { sessions }: { 
           limit: limitParam,
           order: Type.Optional(StringEnum(['asc', 'desc'] as const, { description: 'Ascending (the default) or descending.' })),
           sort: Type.Optional(
-            StringEnum(['id', 'start_time'] as const, {
+            StringEnum(['id', 'start_time', 'end_time'] as const, {
               description:
-                'By session id, i.e. when ingest first saw the session (the default, as Phoenix), or by when it started (Sightline addition).',
+                'By session id, i.e. when ingest first saw the session (the default, as Phoenix), by when it started, or by its last ' +
+                'activity, the end of its latest trace (Sightline additions).',
             }),
+          ),
+          user_id: Type.Optional(
+            Type.String({ maxLength: 512, description: 'Only sessions with a trace of this user.id (Sightline addition).' }),
           ),
         }),
         response: { 200: Page(Session), ...errors(404, 422) },
@@ -46,6 +51,7 @@ export async function sessionsRoutes(instance: FastifyInstance, { sessions }: { 
         order: request.query.order,
         sort: request.query.sort,
         fromId: cursorId('ProjectSession', request.query.cursor),
+        userId: request.query.user_id,
       });
       return pageAnswer('ProjectSession', rows, limit, presentSession);
     },

@@ -36,6 +36,7 @@ export const Session = Type.Object(
     cost_completion: Nullable(Type.Number()),
     cost_total: Nullable(Type.Number()),
     trace_count: Type.Integer({ description: 'Number of traces (turns) (Sightline addition).' }),
+    error_count: Type.Integer({ description: 'Spans of the session with status ERROR (Sightline addition).' }),
     duration_ms: Type.Number({ description: 'end_time − start_time in milliseconds (Sightline addition).' }),
     first_input: Nullable(Type.String({ description: "input.value of the first trace's root span (Sightline addition)." })),
     last_output: Nullable(Type.String({ description: "output.value of the last trace's root span (Sightline addition)." })),

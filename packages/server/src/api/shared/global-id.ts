@@ -19,6 +19,7 @@ export type GlobalType =
   | 'DatasetVersion'
   | 'DatasetExample'
   | 'DatasetLabel'
+  | 'SavedView'
   | 'DatasetSplit'
   | 'Experiment'
   | 'ExperimentRun'
@@ -35,7 +36,9 @@ export type GlobalType =
   | 'AnnotationQueue'
   | 'AnnotationQueueItem'
   | 'ScheduledExport'
-  | 'ScheduledExportRun';
+  | 'ScheduledExportRun'
+  | 'AlertRule'
+  | 'AlertEvent';
 
 /** The opaque id of a row. */
 export function toGlobalId(type: GlobalType, id: number): string {

@@ -100,6 +100,26 @@ export const annotationFilterParams = (target: string) => ({
   ),
 });
 
+/** Full-text search and a span query condition (docs/search.md, docs/api.md "Span queries"). */
+export const textFilterParams = (target: string) => ({
+  search: Type.Optional(
+    Type.String({
+      maxLength: 500,
+      description:
+        `Only ${target} whose inputs, outputs or messages contain every word (Sightline addition; docs/search.md): ` +
+        'any language, accents of Latin letters ignored, `"quoted phrases"`, `word*` for a prefix.',
+    }),
+  ),
+  filter: Type.Optional(
+    Type.String({
+      maxLength: 4096,
+      description:
+        `Only ${target} passing Phoenix's span condition (Sightline addition), e.g. ` +
+        "`span_kind == 'LLM' and latency_ms > 2000 and attributes['llm.model_name'] == 'gpt-4o'`.",
+    }),
+  ),
+});
+
 export const ProjectPath = Type.Object({
   project_identifier: Type.String({ description: 'Project id (base64 "Project:<id>") or project name.' }),
 });

@@ -20,6 +20,7 @@ import {
   SpanKindParam,
   startTimeParam,
   StatusCodeParam,
+  textFilterParams,
 } from '../shared/schemas.js';
 import { OtlpSpan, Span, SpanDetail } from './spans-schemas.js';
 
@@ -46,6 +47,7 @@ export const SpanListQuery = Type.Object({
       'value (`user.id:"123"`) matches only the string. A missing colon, empty key or value, or a null, list or object value answers 422.',
   ),
   ...annotationFilterParams('spans'),
+  ...textFilterParams('spans'),
 });
 
 /** Phoenix's spanSearch parameters: getSpans' without span_kind, order and the annotation filters. */
@@ -125,9 +127,28 @@ export async function spansRoutes(
         spanKinds: query.span_kind,
         statusCodes: query.status_code,
         attributes: query.attribute,
+        search: query.search,
+        filter: query.filter,
       });
       return { data: result.spans.map(presentSpan), next_cursor: result.nextCursor };
     },
+  );
+
+  app.get(
+    '/v1/projects/:project_identifier/span_attribute_keys',
+    {
+      schema: {
+        tags,
+        operationId: 'listSpanAttributeKeys',
+        summary: 'Attribute keys of recent spans (Sightline addition)',
+        description:
+          "The sorted attribute keys of the project's 2,000 newest spans (at most 500) that a `filter` condition can test: " +
+          'what the UI offers to complete. Long OpenInference lists (messages, documents) are not among them.',
+        params: ProjectPath,
+        response: { 200: Type.Object({ data: Type.Array(Type.String()) }, { title: 'SpanAttributeKeys' }), ...errors(404) },
+      },
+    },
+    async (request) => ({ data: await spans.attributeKeys(identifier('Project', request.params.project_identifier)) }),
   );
 
   app.get(

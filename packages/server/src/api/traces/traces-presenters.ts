@@ -1,6 +1,7 @@
 /** Response shapes of traces (Phoenix's TraceData plus Sightline's additions). */
 import type { SpanSummaryRecord } from '../../db/repositories/spans-repository.js';
 import { latencyMs } from '../../span-model/time.js';
+import type { TraceRecord } from '../../db/repositories/traces-repository.js';
 import type { TraceDetail, TraceListItem, TraceView } from '../../traces/traces-service.js';
 import { toGlobalId } from '../shared/global-id.js';
 import { iso } from '../shared/times.js';
@@ -43,7 +44,12 @@ function traceFields(trace: TraceView) {
 
 /** Phoenix's TraceData plus Sightline's additions; `spans` only when they were asked for. */
 export function presentTrace(trace: TraceListItem) {
-  return { ...traceFields(trace), ...(trace.spans ? { spans: trace.spans.map(presentTraceSpan) } : {}) };
+  return {
+    ...traceFields(trace),
+    input: trace.input,
+    output: trace.output,
+    ...(trace.spans ? { spans: trace.spans.map(presentTraceSpan) } : {}),
+  };
 }
 
 export function presentTraceDetail(trace: TraceDetail) {
@@ -51,5 +57,15 @@ export function presentTraceDetail(trace: TraceDetail) {
     ...traceFields(trace),
     spans: trace.spans.map((span) => ({ ...presentSpan(span), cost_total: trace.spanCosts.get(span.id)?.totalCost ?? null })),
     spans_truncated: trace.spansTruncated,
+  };
+}
+
+/** Where a trace is: its ids and its project (GET /v1/traces/{id}). */
+export function presentTraceLocation(trace: TraceRecord) {
+  return {
+    id: toGlobalId('Trace', trace.id),
+    trace_id: trace.traceId,
+    project_id: toGlobalId('Project', trace.projectId),
+    start_time: iso(trace.startTime),
   };
 }

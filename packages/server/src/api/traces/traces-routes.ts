@@ -6,6 +6,7 @@ import type { TracesService } from '../../traces/traces-service.js';
 import { annotationFilters, listWindow } from '../shared/list-query.js';
 import {
   annotationFilterParams,
+  textFilterParams,
   cursorParam,
   endTimeParam,
   errors,
@@ -15,8 +16,10 @@ import {
   ProjectPath,
   startTimeParam,
   StringEnum,
+  Id,
+  Time,
 } from '../shared/schemas.js';
-import { presentTrace, presentTraceDetail } from './traces-presenters.js';
+import { presentTrace, presentTraceDetail, presentTraceLocation } from './traces-presenters.js';
 import { Trace, TraceDetail, TransferTracesData } from './traces-schemas.js';
 import { MAX_TRANSFER_TRACES } from '../../traces/traces-service.js';
 
@@ -50,6 +53,8 @@ export async function tracesRoutes(instance: FastifyInstance, { traces }: { trac
             }),
           ),
           ...annotationFilterParams('traces (the trace itself or one of its spans)'),
+          ...textFilterParams('traces with a span'),
+          user_id: Type.Optional(Type.String({ maxLength: 512, description: 'Only the traces of this user.id (Sightline addition).' })),
         }),
         response: { 200: Page(Trace), ...errors(404, 422) },
       },
@@ -62,8 +67,40 @@ export async function tracesRoutes(instance: FastifyInstance, { traces }: { trac
         sort: query.sort,
         includeSpans: query.include_spans,
         sessions: query.session_identifier?.map((value) => identifier('ProjectSession', value)),
+        search: query.search,
+        filter: query.filter,
+        userId: query.user_id,
       });
       return { data: result.traces.map(presentTrace), next_cursor: result.nextCursor };
+    },
+  );
+
+  app.get(
+    '/v1/traces/:trace_identifier',
+    {
+      schema: {
+        tags,
+        operationId: 'locateTrace',
+        summary: 'Find which project holds a trace (Sightline addition)',
+        description:
+          'The trace with this id in any project, without its spans: its ids and its project, so that a trace id alone ' +
+          '(from a log line, a support ticket) leads to its page. 404 when no live project holds it.',
+        params: Type.Object({
+          trace_identifier: Type.String({ description: 'Trace id (base64 "Trace:<id>") or OpenTelemetry trace id (32 hex digits).' }),
+        }),
+        response: {
+          200: Type.Object({
+            data: Type.Object(
+              { id: Id('Trace'), trace_id: Type.String(), project_id: Id('Project'), start_time: Time('Start.') },
+              { title: 'TraceLocation' },
+            ),
+          }),
+          ...errors(404, 422),
+        },
+      },
+    },
+    async (request) => {
+      return { data: presentTraceLocation(await traces.locate(identifier('Trace', request.params.trace_identifier))) };
     },
   );
 

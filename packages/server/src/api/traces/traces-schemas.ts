@@ -40,6 +40,12 @@ const traceProperties = {
 export const Trace = Type.Object(
   {
     ...traceProperties,
+    input: Type.Optional(
+      Nullable(Type.String({ description: "The root span's input.value, its first 300 characters (Sightline addition)." })),
+    ),
+    output: Type.Optional(
+      Nullable(Type.String({ description: "The root span's output.value, its first 300 characters (Sightline addition)." })),
+    ),
     spans: Type.Optional(Nullable(Type.Array(TraceSpan, { description: 'Only with include_spans=true, in start order.' }))),
   },
   { title: 'TraceData', description: "Phoenix's TraceData plus latency_ms, span_count, error_count and root_span (the first root span)." },

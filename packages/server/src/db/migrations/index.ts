@@ -35,7 +35,10 @@ import * as sessionStartOrder from './0033-session-start-order.js';
 import * as onlineEvaluation from './0034-online-evaluation.js';
 import * as annotationQueues from './0035-annotation-queues.js';
 import * as onlineRuleQueues from './0036-online-rule-queues.js';
+import * as fullTextSearch from './0037-full-text-search.js';
 import * as scheduledExports from './0038-scheduled-exports.js';
+import * as alerts from './0039-alerts.js';
+import * as savedViews from './0040-saved-views.js';
 
 export interface MigrationContext {
   dialect: Dialect;
@@ -78,6 +81,9 @@ export function migrations(context: MigrationContext): Record<string, Migration>
     '0034-online-evaluation': { up: onlineEvaluation.up(context) },
     '0035-annotation-queues': { up: annotationQueues.up(context) },
     '0036-online-rule-queues': { up: onlineRuleQueues.up() },
+    '0037-full-text-search': { up: fullTextSearch.up(context) },
     '0038-scheduled-exports': { up: scheduledExports.up(context) },
+    '0039-alerts': { up: alerts.up(context) },
+    '0040-saved-views': { up: savedViews.up(context) },
   };
 }

@@ -23,12 +23,15 @@ import { createSecretsRepository } from './secrets-repository.js';
 import { createSessionsRepository } from './sessions-repository.js';
 import { createDatasetsRepository } from './datasets-repository.js';
 import { createDatasetLabelsRepository } from './dataset-labels-repository.js';
+import { createSavedViewsRepository } from './saved-views-repository.js';
 import { createDatasetSplitsRepository } from './dataset-splits-repository.js';
 import { createExperimentsRepository } from './experiments-repository.js';
 import { createExperimentTagsRepository } from './experiment-tags-repository.js';
 import { createEvaluatorsRepository } from './evaluators-repository.js';
 import { createJobStateRepository } from './job-state-repository.js';
 import { createOnlineEvalRepository } from './online-eval-repository.js';
+import { createAlertsRepository } from './alerts-repository.js';
+import { createWindowMetricsRepository } from './window-metrics-repository.js';
 import { createHealthRepository } from './health-repository.js';
 import { createPromptsRepository } from './prompts-repository.js';
 import { createRetentionRepository } from './retention-repository.js';
@@ -60,12 +63,15 @@ export function createRepositories(db: Kysely<DB>, dialect: Dialect) {
     prompts: createPromptsRepository(db),
     datasets: createDatasetsRepository(db, dialect),
     datasetLabels: createDatasetLabelsRepository(db),
+    savedViews: createSavedViewsRepository(db),
     datasetSplits: createDatasetSplitsRepository(db),
     experiments: createExperimentsRepository(db, dialect),
     experimentTags: createExperimentTagsRepository(db),
     evaluators: createEvaluatorsRepository(db),
     jobState: createJobStateRepository(db),
     onlineEval: createOnlineEvalRepository(db, dialect),
+    alerts: createAlertsRepository(db),
+    windowMetrics: createWindowMetricsRepository(db, dialect),
     costs: createCostsRepository(db),
     secrets: createSecretsRepository(db),
     retention: createRetentionRepository(db, dialect),

@@ -10,6 +10,7 @@ import type { SortOrder } from '../keyset.js';
 import { addDerivedAttributes } from '../../span-model/conventions/openinference-mapping.js';
 import { longAttributeText, mergeAttributes } from '../../span-model/long-attributes.js';
 import type { DB } from '../schema.js';
+import { userTraceRowids } from './traces-repository.js';
 import { MAX_IN_LIST, chunks } from '../chunks.js';
 import { bigintText, nanosLiteral, sqlDialect, parseJsonColumn } from '../sql-dialect.js';
 import { INPUT_VALUE, OUTPUT_VALUE } from '../../span-model/conventions/attribute-names.js';
@@ -31,11 +32,12 @@ export interface SessionTraceRecord {
   endTime: string;
 }
 
-/** Token sums over the LLM spans of a session's traces. */
+/** Token sums over the LLM spans of a session's traces, and its spans with status ERROR. */
 export interface SessionTokens {
   prompt: number;
   completion: number;
   total: number;
+  errors: number;
 }
 
 /** `input.value` and `output.value` of a trace's first root span. */
@@ -44,8 +46,8 @@ export interface RootIo {
   output: string | null;
 }
 
-/** What a session list is ordered by: when ingest first saw the session (its id), or when it started. */
-export type SessionSort = 'id' | 'start_time';
+/** What a session list is ordered by: when ingest first saw the session (its id), when it started, or its last activity. */
+export type SessionSort = 'id' | 'start_time' | 'end_time';
 
 export interface SessionListQuery {
   projectId: number;
@@ -53,6 +55,8 @@ export interface SessionListQuery {
   sort: SessionSort;
   /** Start at this session (inclusive) in `order`. */
   fromId?: number | undefined;
+  /** Only sessions with a trace of this user.id. */
+  userId?: string | undefined;
   /** Rows to fetch (the caller asks for one more than the page size). */
   limit: number;
 }
@@ -87,27 +91,33 @@ export function createSessionsRepository(db: Kysely<DB>, dialect: Dialect) {
     /** A project's sessions in id order from `fromId` on. */
     async list(query: SessionListQuery): Promise<SessionRecord[]> {
       let select = sessions().where('project_sessions.project_id', '=', query.projectId);
+      if (query.userId !== undefined) {
+        const userId = query.userId;
+        const rowids = userTraceRowids(dialect, query.projectId, userId);
+        select = select.where(
+          sql<boolean>`project_sessions.id in (select t.project_session_rowid from traces t where t.id in (${rowids}))`,
+        );
+      }
       const after = query.order === 'desc' ? '<' : '>';
-      if (query.sort === 'start_time') {
+      if (query.sort !== 'id') {
+        // start_time and end_time each have an index with the project and id (migrations 0033, 0034).
+        const column = query.sort === 'end_time' ? 'project_sessions.end_time' : 'project_sessions.start_time';
         if (query.fromId !== undefined) {
-          // Keyset on (start_time, id): the cursor's session, then those after it in the order.
+          // Keyset on (time, id): the cursor's session, then those after it in the order.
           const from = await db
             .selectFrom('project_sessions')
-            .select(bigintText('start_time').as('start_time'))
+            .select(bigintText(column).as('time'))
             .where('id', '=', query.fromId)
             .where('project_id', '=', query.projectId)
             .executeTakeFirst();
           if (!from) return [];
-          const start = nanosLiteral(BigInt(from.start_time));
+          const time = nanosLiteral(BigInt(from.time));
           const fromId = query.fromId;
           select = select.where((eb) =>
-            eb.or([
-              eb('project_sessions.start_time', after, start),
-              eb.and([eb('project_sessions.start_time', '=', start), eb('project_sessions.id', `${after}=`, fromId)]),
-            ]),
+            eb.or([eb(column, after, time), eb.and([eb(column, '=', time), eb('project_sessions.id', `${after}=`, fromId)])]),
           );
         }
-        select = select.orderBy('project_sessions.start_time', query.order).orderBy('project_sessions.id', query.order);
+        select = select.orderBy(column, query.order).orderBy('project_sessions.id', query.order);
       } else {
         if (query.fromId !== undefined) select = select.where('project_sessions.id', `${after}=`, query.fromId);
         select = select.orderBy('project_sessions.id', query.order);
@@ -178,6 +188,7 @@ export function createSessionsRepository(db: Kysely<DB>, dialect: Dialect) {
           sql<number | string | null>`sum(${sql.ref('spans.llm_token_count_prompt')})`.as('prompt'),
           sql<number | string | null>`sum(${sql.ref('spans.llm_token_count_completion')})`.as('completion'),
           sql<number | string | null>`sum(${sql.ref('spans.llm_token_count_total')})`.as('total'),
+          sql<number | string | null>`sum(case when ${sql.ref('spans.status_code')} = 'ERROR' then 1 else 0 end)`.as('errors'),
         ])
         .where('traces.project_session_rowid', 'in', sessionRowids)
         .groupBy('traces.project_session_rowid')
@@ -187,6 +198,7 @@ export function createSessionsRepository(db: Kysely<DB>, dialect: Dialect) {
           prompt: Number(row.prompt ?? 0),
           completion: Number(row.completion ?? 0),
           total: Number(row.total ?? 0),
+          errors: Number(row.errors ?? 0),
         });
       }
       return result;

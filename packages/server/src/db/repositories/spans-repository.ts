@@ -14,6 +14,7 @@ import type { DB } from '../schema.js';
 import { bigintText, nanosLiteral, parseJsonColumn, sqlDialect, type AttributeScalar } from '../sql-dialect.js';
 import { secondOf, startRangeBySecond, startSecond, startTimeTestedOnly } from '../start-seconds.js';
 import { spanConditionSql, type SpanCondition } from './span-condition-sql.js';
+import { searchRowidsSqlite, spanMatchesSql, type SearchQuery } from './search-sql.js';
 
 export type StatusCode = 'UNSET' | 'OK' | 'ERROR';
 
@@ -73,7 +74,9 @@ export interface SpanFilters {
   attributes?: { key: string; candidates: AttributeScalar[] }[] | undefined;
   /** Every filter must match (AND): the span carries such an annotation. */
   annotations?: AnnotationFilter[] | undefined;
-  /** A span query condition the spans must meet (spans/span-condition.ts). */
+  /** Full-text search over the span's inputs, outputs and messages (docs/search.md). */
+  search?: SearchQuery | undefined;
+  /** A span query condition (Phoenix's filter syntax, spans/span-condition.ts). */
   condition?: SpanCondition | undefined;
   /** The last position of the list to read (inclusive, in the list's order): bounds the rows one statement looks at. */
   through?: KeysetPosition | undefined;
@@ -222,6 +225,13 @@ function secondIndexed(filters: SpanFilters): { column: 'spans.span_kind' | 'spa
   return undefined;
 }
 
+/** The ids in both lists, or the one list given. */
+function intersect(a: number[] | undefined, b: number[] | undefined): number[] | undefined {
+  if (a === undefined || b === undefined) return a ?? b;
+  const inB = new Set(b);
+  return a.filter((id) => inB.has(id));
+}
+
 export type SpansRepository = ReturnType<typeof createSpansRepository>;
 
 /** Spans repository over a Kysely connection (or transaction). */
@@ -287,7 +297,10 @@ export function createSpansRepository(db: Kysely<DB>, dialect: Dialect) {
               Number(row.trace_rowid),
             );
       // Span ids are looked up once (db/span-ids.ts), then filter by row id.
-      const spanRowids = filters.spanIds?.length ? await allSpanRowidsBySpanId(db, filters.spanIds) : undefined;
+      const idRowids = filters.spanIds?.length ? await allSpanRowidsBySpanId(db, filters.spanIds) : undefined;
+      // A search that matches few spans reads them by id too (search-sql.ts).
+      const searchRowids = filters.search && dialect === 'sqlite' ? await searchRowidsSqlite(db, filters.search) : undefined;
+      const spanRowids = intersect(idRowids, searchRowids);
       if (spanRowids?.length === 0) return [];
       const byIds = Boolean(filters.traceIds?.length || spanRowids || parentTraces);
       // Without ids, a user.id filter may name few traces to read (span-model/trace-users.ts).
@@ -356,6 +369,7 @@ export function createSpansRepository(db: Kysely<DB>, dialect: Dialect) {
         longFilters.push({ key: attribute.key, candidates: long, column });
       }
       for (const annotation of filters.annotations ?? []) query = query.where(spanHasAnnotation('spans.id', annotation));
+      if (filters.search && !searchRowids) query = query.where(spanMatchesSql(dialect, filters.search));
       if (filters.condition) query = query.where(spanConditionSql(dialect, filters.condition));
       if (filters.through) query = query.where(fromPosition(startTime, 'spans.id', filters.through, page.order === 'asc' ? 'desc' : 'asc'));
       const ordered = (from: KeysetPosition | undefined, limit: number) => {
@@ -564,6 +578,25 @@ export function createSpansRepository(db: Kysely<DB>, dialect: Dialect) {
         startTime: row.start_time,
         endTime: row.end_time,
       }));
+    },
+
+    /**
+     * The attribute keys of the JSON column (the ones conditions can test) among the project's
+     * `sample` newest spans, sorted, at most `limit`: what the filter editor offers to complete.
+     */
+    async recentAttributeKeys(projectId: number, sample: number, limit: number): Promise<string[]> {
+      const recent = db
+        .selectFrom('spans')
+        .select('attributes')
+        .where('project_id', '=', projectId)
+        .orderBy('start_time', 'desc')
+        .limit(sample)
+        .as('s');
+      const keys =
+        dialect === 'postgres'
+          ? sql<{ key: string }>`select distinct k as key from ${recent}, jsonb_object_keys(s.attributes) as k order by k limit ${limit}`
+          : sql<{ key: string }>`select distinct j.key as key from ${recent}, json_each(s.attributes) as j order by j.key limit ${limit}`;
+      return (await keys.execute(db)).rows.map((row) => row.key);
     },
 
     /** Row ids of the given OpenTelemetry span ids that exist (any project; the newest span of an id held by two traces). */

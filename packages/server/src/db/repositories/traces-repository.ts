@@ -1,13 +1,15 @@
 /** SQL for reading traces: keyset lists of a project, one trace, and per-trace aggregates of their spans. */
 import { type AnnotationFilter, traceHasAnnotation } from './annotation-filters.js';
-import { sql, type Expression, type Kysely } from 'kysely';
+import { sql, type Expression, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
+import { MIXED_USERS, USER_ID_ATTRIBUTE } from '../../span-model/trace-users.js';
 import { fromPosition, type KeysetPosition, type SortOrder } from '../keyset.js';
 import type { DB } from '../schema.js';
 import { MAX_IN_LIST, chunks } from '../chunks.js';
 import type { Dialect } from '../../config.js';
 import { inTransaction } from '../in-transaction.js';
 import { bigintText, nanosLiteral } from '../sql-dialect.js';
-import { type SpanCondition, spanConditionSql } from './span-condition-sql.js';
+import { searchRowidsSqlite, traceMatchesSql, type SearchQuery } from './search-sql.js';
+import { spanConditionSql, type SpanCondition } from './span-condition-sql.js';
 
 export interface TraceRecord {
   id: number;
@@ -38,8 +40,12 @@ export interface TraceListQuery {
   sessionRowids?: number[] | undefined;
   /** Every filter must match (AND): the trace or one of its spans carries such an annotation. */
   annotations?: AnnotationFilter[] | undefined;
-  /** Only traces with a span that meets this span query condition (spans/span-condition.ts). */
+  /** Full-text search: one of the trace's spans matches (docs/search.md). */
+  search?: SearchQuery | undefined;
+  /** A span query condition: one of the trace's spans passes it. */
   condition?: SpanCondition | undefined;
+  /** The traces of this user.id (span-model/trace-users.ts). */
+  userId?: string | undefined;
   /** The last position of the list to read (inclusive, in the list's order): bounds the rows one statement looks at. */
   through?: KeysetPosition | undefined;
   sort: TraceSort;
@@ -60,6 +66,23 @@ type TraceRow = { id: number; project_id: number; trace_id: string; start_time: 
 
 function toRecord(row: TraceRow): TraceRecord {
   return { id: Number(row.id), projectId: Number(row.project_id), traceId: row.trace_id, startTime: row.start_time, endTime: row.end_time };
+}
+
+/**
+ * The row ids of a project's traces of a user: those whose user key is the id, and those of
+ * several users (MIXED_USERS) one of whose spans carries it; both read through the
+ * traces_project_user index (span-model/trace-users.ts).
+ */
+export function userTraceRowids(dialect: Dialect, projectId: number, userId: string): RawBuilder<number> {
+  const spanOfUser = spanConditionSql(dialect, {
+    kind: 'compare',
+    field: { kind: 'attribute', key: USER_ID_ATTRIBUTE },
+    op: '==',
+    value: userId,
+  });
+  return sql<number>`select u.id from traces u where u.project_id = ${projectId} and u.user_id = ${userId}
+    union all select m.id from traces m where m.project_id = ${projectId} and m.user_id = ${MIXED_USERS}
+      and exists (select 1 from spans where spans.trace_rowid = m.id and ${spanOfUser})`;
 }
 
 /** The sort key of a trace list; `end_time - start_time` is written exactly as in the traces_project_latency index. */
@@ -97,26 +120,49 @@ export function createTracesRepository(db: Kysely<DB>, dialect: Dialect) {
     /** A project's traces in (sort key, id) order from `from` on. */
     async list(query: TraceListQuery): Promise<TraceRecord[]> {
       const key = traceSortKey(query.sort);
-      let select = traces().where('traces.project_id', '=', query.projectId);
-      if (query.startTime !== undefined)
-        select = select.where(sql<boolean>`${sql.ref('traces.start_time')} >= ${nanosLiteral(query.startTime)}`);
-      if (query.endTime !== undefined)
-        select = select.where(sql<boolean>`${sql.ref('traces.start_time')} < ${nanosLiteral(query.endTime)}`);
-      if (query.sessionRowids) select = select.where('traces.project_session_rowid', 'in', query.sessionRowids);
-      for (const annotation of query.annotations ?? []) select = select.where(traceHasAnnotation('traces.id', annotation));
-      const condition = query.condition;
-      if (condition) {
-        // The condition names `traces.trace_id`: inside the subquery that is the outer trace, the span's own.
-        select = select.where((eb) =>
-          eb.exists(
-            eb
-              .selectFrom('spans')
+      // A search that matches few spans names their traces, read by id (search-sql.ts).
+      const searchRowids = query.search && dialect === 'sqlite' ? await searchRowidsSqlite(db, query.search) : undefined;
+      let searchTraces: Set<number> | undefined;
+      if (searchRowids !== undefined) {
+        searchTraces = new Set();
+        for (const ids of chunks(searchRowids, MAX_IN_LIST)) {
+          const rows = await db
+            .selectFrom('spans')
+            .select('trace_rowid')
+            .where('id', 'in', ids)
+            .where('project_id', '=', query.projectId)
+            .execute();
+          for (const row of rows) searchTraces.add(Number(row.trace_rowid));
+        }
+      }
+      if (searchTraces?.size === 0) return [];
+      // With a few trace ids, a project column no index matches keeps both planners on the ids rather than
+      // walking the project's time index (spans-repository.ts).
+      const byIds = searchTraces !== undefined || query.userId !== undefined;
+      const project = sql.ref<number>('traces.project_id');
+      const projectColumn = !byIds ? project : dialect === 'sqlite' ? sql<number>`+${project}` : sql<number>`(${project} + 0)`;
+      let select = traces().where(projectColumn, '=', query.projectId);
+      if (searchTraces) select = select.where('traces.id', 'in', [...searchTraces]);
+      else if (query.search) select = select.where(traceMatchesSql(dialect, query.search, query.projectId));
+      if (query.condition) {
+        const condition = query.condition;
+        select = select.where(({ exists, selectFrom }) =>
+          exists(
+            selectFrom('spans')
               .select(sql.lit(1).as('one'))
               .whereRef('spans.trace_rowid', '=', 'traces.id')
               .where(spanConditionSql(dialect, condition)),
           ),
         );
       }
+      if (query.startTime !== undefined)
+        select = select.where(sql<boolean>`${sql.ref('traces.start_time')} >= ${nanosLiteral(query.startTime)}`);
+      if (query.endTime !== undefined)
+        select = select.where(sql<boolean>`${sql.ref('traces.start_time')} < ${nanosLiteral(query.endTime)}`);
+      if (query.sessionRowids) select = select.where('traces.project_session_rowid', 'in', query.sessionRowids);
+      if (query.userId !== undefined)
+        select = select.where(sql<SqlBool>`traces.id in (${userTraceRowids(dialect, query.projectId, query.userId)})`);
+      for (const annotation of query.annotations ?? []) select = select.where(traceHasAnnotation('traces.id', annotation));
       if (query.through) select = select.where(fromPosition(key, 'traces.id', query.through, query.order === 'asc' ? 'desc' : 'asc'));
       if (query.from) select = select.where(fromPosition(key, 'traces.id', query.from, query.order));
       select = select.orderBy(key, query.order).orderBy('traces.id', query.order).limit(query.limit);

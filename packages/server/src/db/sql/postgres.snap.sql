@@ -127,8 +127,14 @@ update "projects" set "description" = $1, "updated_at" = $2 where "id" = $3 retu
 -- traces.list
 select "traces"."id", "traces"."project_id", "traces"."trace_id", cast("traces"."start_time" as text) as "start_time", cast("traces"."end_time" as text) as "end_time" from "traces" where "traces"."project_id" = $1 and "traces"."start_time" >= cast($2 as bigint) and "traces"."start_time" < cast($3 as bigint) and ("traces"."start_time" <= cast($4 as bigint) and ("traces"."start_time" < cast($5 as bigint) or "traces"."id" <= $6)) order by "traces"."start_time" desc, "traces"."id" desc limit $7;
 
+-- traces.list (of a user)
+select "traces"."id", "traces"."project_id", "traces"."trace_id", cast("traces"."start_time" as text) as "start_time", cast("traces"."end_time" as text) as "end_time" from "traces" where ("traces"."project_id" + 0) = $1 and traces.id in (select u.id from traces u where u.project_id = $2 and u.user_id = $3 union all select m.id from traces m where m.project_id = $4 and m.user_id = $5 and exists (select 1 from spans where spans.trace_rowid = m.id and (("spans"."attributes" -> cast($6 as text)) = cast($7 as jsonb)))) order by "traces"."start_time" desc, "traces"."id" desc limit $8;
+
 -- traces.list (latency)
 select "traces"."id", "traces"."project_id", "traces"."trace_id", cast("traces"."start_time" as text) as "start_time", cast("traces"."end_time" as text) as "end_time" from "traces" where "traces"."project_id" = $1 order by ("traces"."end_time" - "traces"."start_time") asc, "traces"."id" asc limit $2;
+
+-- traces.list (full-text search and a condition)
+select "traces"."id", "traces"."project_id", "traces"."trace_id", cast("traces"."start_time" as text) as "start_time", cast("traces"."end_time" as text) as "end_time" from "traces" where "traces"."project_id" = $1 and (traces.id in (select s.trace_rowid from spans s where s.project_id = $2 and s.search_vector @@ cast($3 as tsquery))) and exists (select 1 as "one" from "spans" where "spans"."trace_rowid" = "traces"."id" and ("spans"."span_kind" = $4)) order by "traces"."start_time" desc, "traces"."id" desc limit $5;
 
 -- traces.findInProject (id)
 select "traces"."id", "traces"."project_id", "traces"."trace_id", cast("traces"."start_time" as text) as "start_time", cast("traces"."end_time" as text) as "end_time" from "traces" where "traces"."id" = $1 and "traces"."project_id" = $2;
@@ -150,6 +156,9 @@ select "traces"."trace_id", sum("spans"."llm_token_count_prompt") as "prompt", s
 select (select min("id") as "id" from "spans") as "low", (select max("id") as "id" from "spans") as "high";
 select "id", "span_id" from "spans" where ("id" >> 14) in ($1) and "span_id" in ($2);
 select "spans"."id", "spans"."trace_rowid", "spans"."project_id", "traces"."trace_id", "spans"."span_id", "spans"."parent_id", "spans"."name", "spans"."span_kind", cast("spans"."start_time" as text) as "start_time", cast("spans"."end_time" as text) as "end_time", "spans"."status_code", "spans"."status_message", "spans"."attributes", "spans"."long_attributes", "spans"."events", "spans"."llm_token_count_prompt", "spans"."llm_token_count_completion", "spans"."llm_token_count_total" from "spans" inner join "traces" on "traces"."id" = "spans"."trace_rowid" where ("spans"."project_id" + 0) = $1 and "spans"."trace_rowid" in (select "t"."id" from "traces" as "t" where "t"."trace_id" in ($2) and "t"."project_id" = $3) and "spans"."id" in ($4) and "spans"."parent_id" is null and "spans"."name" in ($5) and "spans"."span_kind" in ($6) and "spans"."status_code" = 'ERROR' and "spans"."start_time" >= cast($7 as bigint) and "spans"."start_time" < cast($8 as bigint) and (("spans"."attributes" -> cast($9 as text)) = cast($10 as jsonb) or ("spans"."attributes" -> cast($11 as text)) = cast($12 as jsonb) or ("spans"."attributes" -> cast($13 as text)) = cast($14 as jsonb)) and ("spans"."start_time" <= cast($15 as bigint) and ("spans"."start_time" < cast($16 as bigint) or "spans"."id" <= $17)) order by "spans"."start_time" desc, "spans"."id" desc limit $18;
+
+-- spans.list (full-text search: a phrase and a prefix, and a condition)
+select "spans"."id", "spans"."trace_rowid", "spans"."project_id", "traces"."trace_id", "spans"."span_id", "spans"."parent_id", "spans"."name", "spans"."span_kind", cast("spans"."start_time" as text) as "start_time", cast("spans"."end_time" as text) as "end_time", "spans"."status_code", "spans"."status_message", "spans"."attributes", "spans"."long_attributes", "spans"."events", "spans"."llm_token_count_prompt", "spans"."llm_token_count_completion", "spans"."llm_token_count_total" from "spans" inner join "traces" on "traces"."id" = "spans"."trace_rowid" where "spans"."project_id" = $1 and (spans.search_vector @@ cast($2 as tsquery)) and (((spans.end_time - spans.start_time) / 1000000.0) > $3) order by "spans"."start_time" desc, "spans"."id" desc limit $4;
 
 -- spans.list (one kind: on SQLite by start second, db/start-seconds.ts)
 select "spans"."id", "spans"."trace_rowid", "spans"."project_id", "traces"."trace_id", "spans"."span_id", "spans"."parent_id", "spans"."name", "spans"."span_kind", cast("spans"."start_time" as text) as "start_time", cast("spans"."end_time" as text) as "end_time", "spans"."status_code", "spans"."status_message", "spans"."attributes", "spans"."long_attributes", "spans"."events", "spans"."llm_token_count_prompt", "spans"."llm_token_count_completion", "spans"."llm_token_count_total" from "spans" inner join "traces" on "traces"."id" = "spans"."trace_rowid" where "spans"."project_id" = $1 and "spans"."span_kind" in ($2) and ("spans"."start_time" <= cast($3 as bigint) and ("spans"."start_time" < cast($4 as bigint) or "spans"."id" <= $5)) order by "spans"."start_time" desc, "spans"."id" desc limit $6;
@@ -183,6 +192,18 @@ select "spans"."id", "spans"."trace_rowid", "spans"."project_id", "traces"."trac
 -- spans.listOfTrace
 select "spans"."id", "spans"."trace_rowid", "spans"."project_id", "traces"."trace_id", "spans"."span_id", "spans"."parent_id", "spans"."name", "spans"."span_kind", cast("spans"."start_time" as text) as "start_time", cast("spans"."end_time" as text) as "end_time", "spans"."status_code", "spans"."status_message", "spans"."attributes", "spans"."long_attributes", "spans"."events", "spans"."llm_token_count_prompt", "spans"."llm_token_count_completion", "spans"."llm_token_count_total" from "spans" inner join "traces" on "traces"."id" = "spans"."trace_rowid" where "spans"."trace_rowid" = $1 order by "spans"."start_time" asc, "spans"."id" asc limit $2;
 
+-- savedViews.upsert
+insert into "saved_views" ("project_id", "user_id", "name", "page", "query", "created_at", "updated_at") values ($1, $2, $3, $4, $5, $6, $7) on conflict ("project_id", "name") do update set "page" = $8, "query" = $9, "user_id" = $10, "updated_at" = $11 returning "id", "project_id", "name", "page", "query", "created_at";
+
+-- savedViews.list
+select "id", "project_id", "name", "page", "query", "created_at" from "saved_views" where "project_id" = $1 and "id" <= $2 order by "id" desc limit $3;
+
+-- savedViews.delete
+delete from "saved_views" where "id" = $1 and "project_id" = $2;
+
+-- spans.recentAttributeKeys
+select distinct k as key from (select "attributes" from "spans" where "project_id" = $1 order by "start_time" desc limit $2) as "s", jsonb_object_keys(s.attributes) as k order by k limit $3;
+
 -- spans.summariesOfTraces
 select "id", "trace_rowid", "span_id", "parent_id", "name", "span_kind", "status_code", cast("start_time" as text) as "start_time", cast("end_time" as text) as "end_time" from "spans" where "trace_rowid" in ($1, $2) and "parent_id" is null order by "spans"."trace_rowid", "spans"."start_time", "spans"."id";
 
@@ -212,7 +233,13 @@ select "project_sessions"."id", "project_sessions"."project_id", "project_sessio
 select "project_sessions"."id", "project_sessions"."project_id", "project_sessions"."session_id", cast("project_sessions"."start_time" as text) as "start_time", cast("project_sessions"."end_time" as text) as "end_time" from "project_sessions" where "project_sessions"."project_id" = $1 order by "project_sessions"."id" desc limit $2;
 
 -- sessions.list (by start)
-select cast("start_time" as text) as "start_time" from "project_sessions" where "id" = $1 and "project_id" = $2;
+select cast("project_sessions"."start_time" as text) as "time" from "project_sessions" where "id" = $1 and "project_id" = $2;
+
+-- sessions.list (of a user)
+select "project_sessions"."id", "project_sessions"."project_id", "project_sessions"."session_id", cast("project_sessions"."start_time" as text) as "start_time", cast("project_sessions"."end_time" as text) as "end_time" from "project_sessions" where "project_sessions"."project_id" = $1 and project_sessions.id in (select t.project_session_rowid from traces t where t.id in (select u.id from traces u where u.project_id = $2 and u.user_id = $3 union all select m.id from traces m where m.project_id = $4 and m.user_id = $5 and exists (select 1 from spans where spans.trace_rowid = m.id and (("spans"."attributes" -> cast($6 as text)) = cast($7 as jsonb))))) order by "project_sessions"."id" desc limit $8;
+
+-- sessions.list (by last activity)
+select cast("project_sessions"."end_time" as text) as "time" from "project_sessions" where "id" = $1 and "project_id" = $2;
 
 -- sessions.findById
 select "project_sessions"."id", "project_sessions"."project_id", "project_sessions"."session_id", cast("project_sessions"."start_time" as text) as "start_time", cast("project_sessions"."end_time" as text) as "end_time" from "project_sessions" where "project_sessions"."id" = $1;
@@ -303,7 +330,7 @@ select "project_sessions"."id", "project_sessions"."project_id", "project_sessio
 select "traces"."id", "traces"."project_session_rowid", "traces"."trace_id", cast("traces"."start_time" as text) as "start_time", cast("traces"."end_time" as text) as "end_time" from "traces" where "traces"."project_session_rowid" in ($1, $2) order by "traces"."project_session_rowid", "traces"."start_time", "traces"."id";
 
 -- sessions.tokens
-select "traces"."project_session_rowid", sum("spans"."llm_token_count_prompt") as "prompt", sum("spans"."llm_token_count_completion") as "completion", sum("spans"."llm_token_count_total") as "total" from "spans" inner join "traces" on "traces"."id" = "spans"."trace_rowid" where "traces"."project_session_rowid" in ($1, $2) group by "traces"."project_session_rowid";
+select "traces"."project_session_rowid", sum("spans"."llm_token_count_prompt") as "prompt", sum("spans"."llm_token_count_completion") as "completion", sum("spans"."llm_token_count_total") as "total", sum(case when "spans"."status_code" = 'ERROR' then 1 else 0 end) as "errors" from "spans" inner join "traces" on "traces"."id" = "spans"."trace_rowid" where "traces"."project_session_rowid" in ($1, $2) group by "traces"."project_session_rowid";
 
 -- sessions.rootIo
 select "spans"."trace_rowid", ("spans"."attributes" ->> cast($1 as text)) as "input", ("spans"."attributes" ->> cast($2 as text)) as "output", "spans"."attributes", "spans"."long_attributes" from "spans" where "spans"."trace_rowid" in ($3, $4) and "spans"."parent_id" is null order by "spans"."trace_rowid", "spans"."start_time", "spans"."id";
@@ -746,6 +773,54 @@ select "traces"."id", "traces"."project_id", "traces"."trace_id", cast("traces".
 
 -- traces.exportDetails
 select "traces"."id", "project_sessions"."session_id", "traces"."user_id" from "traces" left join "project_sessions" on "project_sessions"."id" = "traces"."project_session_rowid" where "traces"."id" in ($1, $2);
+
+-- alerts.insert
+insert into "alert_rules" ("project_id", "name", "metric", "annotation_name", "annotation_label", "filter", "comparator", "threshold", "window_seconds", "channels", "enabled", "muted_until", "state", "last_value", "last_checked_at", "last_delivery_at", "last_delivery_error", "user_id", "created_at", "updated_at") values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20) on conflict ("project_id", "name") do nothing returning "id";
+
+-- alerts.update
+select "id" from "alert_rules" where "project_id" = $1 and "name" = $2 and "id" <> $3;
+update "alert_rules" set "name" = $1, "threshold" = $2, "muted_until" = $3, "updated_at" = $4 where "id" = $5;
+
+-- alerts.findById
+select * from "alert_rules" where "id" = $1;
+
+-- alerts.list
+select * from "alert_rules" where "project_id" = $1 and "id" >= $2 order by "id" limit $3;
+
+-- alerts.enabled
+select "r".*, "p"."name" as "project_name" from "alert_rules" as "r" inner join "projects" as "p" on "p"."id" = "r"."project_id" where "r"."enabled" = $1 and "p"."deleted_at" is null and "r"."id" > $2 order by "r"."id" limit $3;
+
+-- alerts.checkStatements
+begin;
+update "alert_rules" set "last_value" = $1, "last_checked_at" = $2, "state" = $3 where "id" = $4 and "state" = $5;
+insert into "alert_events" ("rule_id", "fired_at", "fired_value", "resolved_at", "resolved_value", "muted") values ($1, $2, $3, $4, $5, $6);
+update "alert_rules" set "last_value" = $1, "last_checked_at" = $2, "state" = $3 where "id" = $4 and "state" = $5;
+update "alert_events" set "resolved_at" = $1, "resolved_value" = $2 where "rule_id" = $3 and "resolved_at" is null;
+commit;
+
+-- alerts.deliveryStatements
+begin;
+update "alert_rules" set "last_delivery_at" = $1, "last_delivery_error" = $2 where "id" = $3;
+commit;
+
+-- alerts.history
+select * from "alert_events" where "rule_id" = $1 and "id" <= $2 order by "id" desc limit $3;
+
+-- alerts.delete
+delete from "alert_rules" where "id" = $1;
+
+-- windowMetrics.spanTotals
+select count(*) as "span_count", sum(case when "spans"."status_code" = 'ERROR' then 1 else 0 end) as "error_count", sum("spans"."llm_token_count_total") as "tokens" from "spans" inner join "traces" on "traces"."id" = "spans"."trace_rowid" where "spans"."project_id" = $1 and "spans"."start_time" >= cast($2 as bigint) and "spans"."start_time" < cast($3 as bigint) and ("spans"."name" = $4);
+
+-- windowMetrics.latencyPercentile
+select percentile_cont($1) within group (order by cast(("spans"."end_time" - "spans"."start_time") as double precision)) as "value" from "spans" where "spans"."project_id" = $2 and "spans"."start_time" >= cast($3 as bigint) and "spans"."start_time" < cast($4 as bigint);
+
+-- windowMetrics.cost
+select sum("span_costs"."total_cost") as "total" from "span_costs" where "span_costs"."project_id" = $1 and "span_costs"."start_time" >= cast($2 as bigint) and "span_costs"."start_time" < cast($3 as bigint);
+select sum("span_costs"."total_cost") as "total" from "spans" inner join "traces" on "traces"."id" = "spans"."trace_rowid" inner join "span_costs" on "span_costs"."span_rowid" = "spans"."id" where "spans"."project_id" = $1 and "spans"."start_time" >= cast($2 as bigint) and "spans"."start_time" < cast($3 as bigint) and ("spans"."name" = $4);
+
+-- windowMetrics.annotationTotals
+select count(*) as "n", avg("span_annotations"."score") as "score_mean", sum(case when "span_annotations"."label" = $1 then 1 else 0 end) as "label_count" from "spans" inner join "span_annotations" on "span_annotations"."span_rowid" = "spans"."id" where "spans"."project_id" = $2 and "spans"."start_time" >= cast($3 as bigint) and "spans"."start_time" < cast($4 as bigint) and "span_annotations"."name" = $5;
 
 -- evaluators.detach
 delete from "dataset_evaluators" where "dataset_id" = $1 and "evaluator_id" = $2;

@@ -127,8 +127,14 @@ update "projects" set "description" = ?, "updated_at" = ? where "id" = ? returni
 -- traces.list
 select "traces"."id", "traces"."project_id", "traces"."trace_id", cast("traces"."start_time" as text) as "start_time", cast("traces"."end_time" as text) as "end_time" from "traces" where "traces"."project_id" = ? and "traces"."start_time" >= cast(? as bigint) and "traces"."start_time" < cast(? as bigint) and ("traces"."start_time" <= cast(? as bigint) and ("traces"."start_time" < cast(? as bigint) or "traces"."id" <= ?)) order by "traces"."start_time" desc, "traces"."id" desc limit ?;
 
+-- traces.list (of a user)
+select "traces"."id", "traces"."project_id", "traces"."trace_id", cast("traces"."start_time" as text) as "start_time", cast("traces"."end_time" as text) as "end_time" from "traces" where +"traces"."project_id" = ? and traces.id in (select u.id from traces u where u.project_id = ? and u.user_id = ? union all select m.id from traces m where m.project_id = ? and m.user_id = ? and exists (select 1 from spans where spans.trace_rowid = m.id and (json_type("spans"."attributes", ?) = 'text' and json_extract("spans"."attributes", ?) = ?))) order by "traces"."start_time" desc, "traces"."id" desc limit ?;
+
 -- traces.list (latency)
 select "traces"."id", "traces"."project_id", "traces"."trace_id", cast("traces"."start_time" as text) as "start_time", cast("traces"."end_time" as text) as "end_time" from "traces" where "traces"."project_id" = ? order by ("traces"."end_time" - "traces"."start_time") asc, "traces"."id" asc limit ?;
+
+-- traces.list (full-text search and a condition)
+select rowid from span_search where span_search match ? order by rowid desc limit ?;
 
 -- traces.findInProject (id)
 select "traces"."id", "traces"."project_id", "traces"."trace_id", cast("traces"."start_time" as text) as "start_time", cast("traces"."end_time" as text) as "end_time" from "traces" where "traces"."id" = ? and "traces"."project_id" = ?;
@@ -149,6 +155,9 @@ select "traces"."trace_id", sum("spans"."llm_token_count_prompt") as "prompt", s
 select (select min("id") as "id" from "spans") as "low", (select max("id") as "id" from "spans") as "high";
 select "id", "span_id" from "spans" where ("id" >> 14) in (?) and "span_id" in (?);
 select "spans"."id", "spans"."trace_rowid", "spans"."project_id", "traces"."trace_id", "spans"."span_id", "spans"."parent_id", "spans"."name", "spans"."span_kind", cast("spans"."start_time" as text) as "start_time", cast("spans"."end_time" as text) as "end_time", "spans"."status_code", "spans"."status_message", "spans"."attributes", "spans"."long_attributes", "spans"."events", "spans"."llm_token_count_prompt", "spans"."llm_token_count_completion", "spans"."llm_token_count_total" from "spans" inner join "traces" on "traces"."id" = "spans"."trace_rowid" where +"spans"."project_id" = ? and "spans"."trace_rowid" in (select "t"."id" from "traces" as "t" where "t"."trace_id" in (?) and "t"."project_id" = ?) and "spans"."id" in (?) and "spans"."parent_id" is null and "spans"."name" in (?) and "spans"."span_kind" in (?) and "spans"."status_code" = 'ERROR' and "spans"."start_time" >= cast(? as bigint) and "spans"."start_time" < cast(? as bigint) and ((json_type("spans"."attributes", ?) = 'text' and json_extract("spans"."attributes", ?) = ?) or (json_type("spans"."attributes", ?) in ('integer', 'real') and json_extract("spans"."attributes", ?) = ?) or json_type("spans"."attributes", ?) = ?) and ("spans"."start_time" <= cast(? as bigint) and ("spans"."start_time" < cast(? as bigint) or "spans"."id" <= ?)) order by "spans"."start_time" desc, "spans"."id" desc limit ?;
+
+-- spans.list (full-text search: a phrase and a prefix, and a condition)
+select rowid from span_search where span_search match ? order by rowid desc limit ?;
 
 -- spans.list (one kind: on SQLite by start second, db/start-seconds.ts)
 select "spans"."id", "spans"."trace_rowid", "spans"."project_id", "traces"."trace_id", "spans"."span_id", "spans"."parent_id", "spans"."name", "spans"."span_kind", cast("spans"."start_time" as text) as "start_time", cast("spans"."end_time" as text) as "end_time", "spans"."status_code", "spans"."status_message", "spans"."attributes", "spans"."long_attributes", "spans"."events", "spans"."llm_token_count_prompt", "spans"."llm_token_count_completion", "spans"."llm_token_count_total" from "spans" inner join "traces" on "traces"."id" = "spans"."trace_rowid" where "spans"."project_id" = ? and (+"spans"."start_time" <= cast(? as bigint) and (+"spans"."start_time" < cast(? as bigint) or "spans"."id" <= ?)) and ("spans"."start_time" / 1000000000) <= ? and "spans"."span_kind" = ? order by ("spans"."start_time" / 1000000000) desc, "spans"."start_time" desc, "spans"."id" desc limit ?;
@@ -178,6 +187,18 @@ select "spans"."id", "spans"."trace_rowid", "spans"."project_id", "traces"."trac
 -- spans.listOfTrace
 select "spans"."id", "spans"."trace_rowid", "spans"."project_id", "traces"."trace_id", "spans"."span_id", "spans"."parent_id", "spans"."name", "spans"."span_kind", cast("spans"."start_time" as text) as "start_time", cast("spans"."end_time" as text) as "end_time", "spans"."status_code", "spans"."status_message", "spans"."attributes", "spans"."long_attributes", "spans"."events", "spans"."llm_token_count_prompt", "spans"."llm_token_count_completion", "spans"."llm_token_count_total" from "spans" inner join "traces" on "traces"."id" = "spans"."trace_rowid" where "spans"."trace_rowid" = ? order by "spans"."start_time" asc, "spans"."id" asc limit ?;
 
+-- savedViews.upsert
+insert into "saved_views" ("project_id", "user_id", "name", "page", "query", "created_at", "updated_at") values (?, ?, ?, ?, ?, ?, ?) on conflict ("project_id", "name") do update set "page" = ?, "query" = ?, "user_id" = ?, "updated_at" = ? returning "id", "project_id", "name", "page", "query", "created_at";
+
+-- savedViews.list
+select "id", "project_id", "name", "page", "query", "created_at" from "saved_views" where "project_id" = ? and "id" <= ? order by "id" desc limit ?;
+
+-- savedViews.delete
+delete from "saved_views" where "id" = ? and "project_id" = ?;
+
+-- spans.recentAttributeKeys
+select distinct j.key as key from (select "attributes" from "spans" where "project_id" = ? order by "start_time" desc limit ?) as "s", json_each(s.attributes) as j order by j.key limit ?;
+
 -- spans.summariesOfTraces
 select "id", "trace_rowid", "span_id", "parent_id", "name", "span_kind", "status_code", cast("start_time" as text) as "start_time", cast("end_time" as text) as "end_time" from "spans" where "trace_rowid" in (?, ?) and "parent_id" is null order by "spans"."trace_rowid", "spans"."start_time", "spans"."id";
 
@@ -206,7 +227,13 @@ select "project_sessions"."id", "project_sessions"."project_id", "project_sessio
 select "project_sessions"."id", "project_sessions"."project_id", "project_sessions"."session_id", cast("project_sessions"."start_time" as text) as "start_time", cast("project_sessions"."end_time" as text) as "end_time" from "project_sessions" where "project_sessions"."project_id" = ? order by "project_sessions"."id" desc limit ?;
 
 -- sessions.list (by start)
-select cast("start_time" as text) as "start_time" from "project_sessions" where "id" = ? and "project_id" = ?;
+select cast("project_sessions"."start_time" as text) as "time" from "project_sessions" where "id" = ? and "project_id" = ?;
+
+-- sessions.list (of a user)
+select "project_sessions"."id", "project_sessions"."project_id", "project_sessions"."session_id", cast("project_sessions"."start_time" as text) as "start_time", cast("project_sessions"."end_time" as text) as "end_time" from "project_sessions" where "project_sessions"."project_id" = ? and project_sessions.id in (select t.project_session_rowid from traces t where t.id in (select u.id from traces u where u.project_id = ? and u.user_id = ? union all select m.id from traces m where m.project_id = ? and m.user_id = ? and exists (select 1 from spans where spans.trace_rowid = m.id and (json_type("spans"."attributes", ?) = 'text' and json_extract("spans"."attributes", ?) = ?)))) order by "project_sessions"."id" desc limit ?;
+
+-- sessions.list (by last activity)
+select cast("project_sessions"."end_time" as text) as "time" from "project_sessions" where "id" = ? and "project_id" = ?;
 
 -- sessions.findById
 select "project_sessions"."id", "project_sessions"."project_id", "project_sessions"."session_id", cast("project_sessions"."start_time" as text) as "start_time", cast("project_sessions"."end_time" as text) as "end_time" from "project_sessions" where "project_sessions"."id" = ?;
@@ -297,7 +324,7 @@ select "project_sessions"."id", "project_sessions"."project_id", "project_sessio
 select "traces"."id", "traces"."project_session_rowid", "traces"."trace_id", cast("traces"."start_time" as text) as "start_time", cast("traces"."end_time" as text) as "end_time" from "traces" where "traces"."project_session_rowid" in (?, ?) order by "traces"."project_session_rowid", "traces"."start_time", "traces"."id";
 
 -- sessions.tokens
-select "traces"."project_session_rowid", sum("spans"."llm_token_count_prompt") as "prompt", sum("spans"."llm_token_count_completion") as "completion", sum("spans"."llm_token_count_total") as "total" from "spans" inner join "traces" on "traces"."id" = "spans"."trace_rowid" where "traces"."project_session_rowid" in (?, ?) group by "traces"."project_session_rowid";
+select "traces"."project_session_rowid", sum("spans"."llm_token_count_prompt") as "prompt", sum("spans"."llm_token_count_completion") as "completion", sum("spans"."llm_token_count_total") as "total", sum(case when "spans"."status_code" = 'ERROR' then 1 else 0 end) as "errors" from "spans" inner join "traces" on "traces"."id" = "spans"."trace_rowid" where "traces"."project_session_rowid" in (?, ?) group by "traces"."project_session_rowid";
 
 -- sessions.rootIo
 select "spans"."trace_rowid", json_extract("spans"."attributes", ?) as "input", json_extract("spans"."attributes", ?) as "output", "spans"."attributes", "spans"."long_attributes" from "spans" where "spans"."trace_rowid" in (?, ?) and "spans"."parent_id" is null order by "spans"."trace_rowid", "spans"."start_time", "spans"."id";
@@ -740,6 +767,54 @@ select "traces"."id", "traces"."project_id", "traces"."trace_id", cast("traces".
 
 -- traces.exportDetails
 select "traces"."id", "project_sessions"."session_id", "traces"."user_id" from "traces" left join "project_sessions" on "project_sessions"."id" = "traces"."project_session_rowid" where "traces"."id" in (?, ?);
+
+-- alerts.insert
+insert into "alert_rules" ("project_id", "name", "metric", "annotation_name", "annotation_label", "filter", "comparator", "threshold", "window_seconds", "channels", "enabled", "muted_until", "state", "last_value", "last_checked_at", "last_delivery_at", "last_delivery_error", "user_id", "created_at", "updated_at") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict ("project_id", "name") do nothing returning "id";
+
+-- alerts.update
+select "id" from "alert_rules" where "project_id" = ? and "name" = ? and "id" <> ?;
+update "alert_rules" set "name" = ?, "threshold" = ?, "muted_until" = ?, "updated_at" = ? where "id" = ?;
+
+-- alerts.findById
+select * from "alert_rules" where "id" = ?;
+
+-- alerts.list
+select * from "alert_rules" where "project_id" = ? and "id" >= ? order by "id" limit ?;
+
+-- alerts.enabled
+select "r".*, "p"."name" as "project_name" from "alert_rules" as "r" inner join "projects" as "p" on "p"."id" = "r"."project_id" where "r"."enabled" = ? and "p"."deleted_at" is null and "r"."id" > ? order by "r"."id" limit ?;
+
+-- alerts.checkStatements
+begin;
+update "alert_rules" set "last_value" = ?, "last_checked_at" = ?, "state" = ? where "id" = ? and "state" = ?;
+insert into "alert_events" ("rule_id", "fired_at", "fired_value", "resolved_at", "resolved_value", "muted") values (?, ?, ?, ?, ?, ?);
+update "alert_rules" set "last_value" = ?, "last_checked_at" = ?, "state" = ? where "id" = ? and "state" = ?;
+update "alert_events" set "resolved_at" = ?, "resolved_value" = ? where "rule_id" = ? and "resolved_at" is null;
+commit;
+
+-- alerts.deliveryStatements
+begin;
+update "alert_rules" set "last_delivery_at" = ?, "last_delivery_error" = ? where "id" = ?;
+commit;
+
+-- alerts.history
+select * from "alert_events" where "rule_id" = ? and "id" <= ? order by "id" desc limit ?;
+
+-- alerts.delete
+delete from "alert_rules" where "id" = ?;
+
+-- windowMetrics.spanTotals
+select count(*) as "span_count", sum(case when "spans"."status_code" = 'ERROR' then 1 else 0 end) as "error_count", sum("spans"."llm_token_count_total") as "tokens" from "spans" inner join "traces" on "traces"."id" = "spans"."trace_rowid" where "spans"."project_id" = ? and "spans"."start_time" >= cast(? as bigint) and "spans"."start_time" < cast(? as bigint) and ("spans"."name" = ?);
+
+-- windowMetrics.latencyPercentile
+with "w" as (select ("spans"."end_time" - "spans"."start_time") as "d" from "spans" where "spans"."project_id" = ? and "spans"."start_time" >= cast(? as bigint) and "spans"."start_time" < cast(? as bigint)) select w.d as "d", (select count(*) from w) as "n" from "w" order by w.d limit ? offset (select max(0, cast(? * (count(*) - 1) as integer)) from w);
+
+-- windowMetrics.cost
+select sum("span_costs"."total_cost") as "total" from "span_costs" where "span_costs"."project_id" = ? and "span_costs"."start_time" >= cast(? as bigint) and "span_costs"."start_time" < cast(? as bigint);
+select sum("span_costs"."total_cost") as "total" from "spans" inner join "traces" on "traces"."id" = "spans"."trace_rowid" inner join "span_costs" on "span_costs"."span_rowid" = "spans"."id" where "spans"."project_id" = ? and "spans"."start_time" >= cast(? as bigint) and "spans"."start_time" < cast(? as bigint) and ("spans"."name" = ?);
+
+-- windowMetrics.annotationTotals
+select count(*) as "n", avg("span_annotations"."score") as "score_mean", sum(case when "span_annotations"."label" = ? then 1 else 0 end) as "label_count" from "spans" inner join "span_annotations" on "span_annotations"."span_rowid" = "spans"."id" where "spans"."project_id" = ? and "spans"."start_time" >= cast(? as bigint) and "spans"."start_time" < cast(? as bigint) and "span_annotations"."name" = ?;
 
 -- evaluators.detach
 delete from "dataset_evaluators" where "dataset_id" = ? and "evaluator_id" = ?;

@@ -11,6 +11,7 @@ import { createPgPool, inPgTransaction } from '@sightline/common';
 import type { SpanRow } from '../../span-model/span-rows.js';
 import { dayOfMillis, partitionDayOf } from '../partitions.js';
 import { createDayPartitions } from '../repositories/partitions-postgres.js';
+import { tsVectorText } from '../repositories/search-sql.js';
 import { MERGE_USER_ID, sessionsOf, tracesOf, type TraceInBatch } from './span-writes.js';
 
 /**
@@ -70,11 +71,11 @@ const LINK_TRACES = `
 const INSERT_SPANS = `
   INSERT INTO spans (trace_rowid, project_id, span_id, parent_id, name, span_kind, start_time, end_time,
     status_code, status_message, attributes, long_attributes, events,
-    llm_token_count_prompt, llm_token_count_completion, llm_token_count_total)
-  SELECT t, p, s, pa, n, k, st, et, sc, sm, a::jsonb, la, e::jsonb, tp, tc, tt
+    llm_token_count_prompt, llm_token_count_completion, llm_token_count_total, search_vector)
+  SELECT t, p, s, pa, n, k, st, et, sc, sm, a::jsonb, la, e::jsonb, tp, tc, tt, sv::tsvector
   FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::bigint[],
-    $9::text[], $10::text[], $11::text[], $12::bytea[], $13::text[], $14::bigint[], $15::bigint[], $16::bigint[])
-    AS u(t, p, s, pa, n, k, st, et, sc, sm, a, la, e, tp, tc, tt)
+    $9::text[], $10::text[], $11::text[], $12::bytea[], $13::text[], $14::bigint[], $15::bigint[], $16::bigint[], $17::text[])
+    AS u(t, p, s, pa, n, k, st, et, sc, sm, a, la, e, tp, tc, tt, sv)
   ON CONFLICT (trace_rowid, span_id) DO NOTHING`;
 
 /**
@@ -285,6 +286,7 @@ export class PostgresSpanWriter {
         column((row) => row.tokenCountPrompt),
         column((row) => row.tokenCountCompletion),
         column((row) => row.tokenCountTotal),
+        column((row) => (row.searchText === null ? null : tsVectorText(row.searchText))),
       ],
     });
   }

@@ -13,6 +13,7 @@ export class SqliteSpanStore {
   private readonly upsertSession: SQLite.Statement;
   private readonly linkTrace: SQLite.Statement;
   private readonly insertSpan: SQLite.Statement;
+  private readonly insertSearchText: SQLite.Statement;
   private readonly writeBatches: (batches: Iterable<SpanRow[]>) => void;
 
   constructor(connection: SQLite.Database) {
@@ -49,6 +50,8 @@ export class SqliteSpanStore {
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (trace_rowid, span_id) DO NOTHING`,
     );
+    // The span's words for full-text search (docs/search.md), under the span's row id.
+    this.insertSearchText = connection.prepare('INSERT INTO span_search (rowid, words) VALUES (?, ?)');
     this.writeBatches = immediateTransaction(connection, (batches: Iterable<SpanRow[]>) => {
       for (const rows of batches) this.insert(rows);
     });
@@ -102,7 +105,7 @@ export class SqliteSpanStore {
     }
     for (const row of rows) {
       const trace = traceRows.get(row.traceId)!;
-      this.insertSpan.run(
+      const inserted = this.insertSpan.run(
         trace.id,
         trace.project_id,
         row.spanId,
@@ -120,6 +123,8 @@ export class SqliteSpanStore {
         row.tokenCountCompletion,
         row.tokenCountTotal,
       );
+      // A span already stored (changes 0) keeps the words it was indexed with.
+      if (row.searchText !== null && inserted.changes === 1) this.insertSearchText.run(inserted.lastInsertRowid, row.searchText);
     }
   }
 }

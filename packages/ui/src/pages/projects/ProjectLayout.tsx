@@ -1,6 +1,6 @@
-/** `/projects/:projectId/*`: project header with totals, the Traces / Spans / Sessions / Overview / Annotation configs / Online evaluation / Exports tabs, and the range controls. */
+/** `/projects/:projectId/*`: project header with totals, the Traces / Spans / Sessions / Overview / Annotation configs / Online evaluation / Alerts / Exports tabs, and the range controls. */
 import { Anchor, Alert, Breadcrumbs, Group, Stack, Tabs, Text, Title } from '@mantine/core';
-import { IconChartBar, IconFileExport, IconGavel, IconListTree, IconMessages, IconTag, IconTimeline } from '@tabler/icons-react';
+import { IconBell, IconChartBar, IconFileExport, IconGavel, IconListTree, IconMessages, IconTag, IconTimeline } from '@tabler/icons-react';
 import { Link, Outlet, useLocation, useNavigate, useOutletContext, useParams, useSearchParams } from 'react-router';
 import { useIsFetching, useQueryClient } from '@tanstack/react-query';
 import { useProject, useSummary } from './queries';
@@ -113,6 +113,9 @@ export function ProjectLayout() {
           </Tabs.Tab>
           <Tabs.Tab value="online-eval" leftSection={<IconGavel size={16} />}>
             Online evaluation
+          </Tabs.Tab>
+          <Tabs.Tab value="alerts" leftSection={<IconBell size={16} />}>
+            Alerts
           </Tabs.Tab>
           <Tabs.Tab value="exports" leftSection={<IconFileExport size={16} />}>
             Exports

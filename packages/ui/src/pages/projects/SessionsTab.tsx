@@ -1,11 +1,23 @@
 /** A project's sessions (docs/sessions.md), newest first, virtualised with infinite scroll; a row opens the conversation. */
 import { useCallback, useMemo } from 'react';
 import { useNavigate, useSearchParams } from 'react-router';
-import { Alert, Text, Tooltip } from '@mantine/core';
+import { Alert, Group, Text, Tooltip } from '@mantine/core';
 import type { Session } from '@sightline/client/browser';
-import { useSessions } from './sessionQueries';
-import { VirtualTable, type Column } from '../../components/VirtualTable';
-import { formatCount, displayValue, formatCompact, formatDateTime, formatDuration, formatInt, formatTime } from '../../lib/format';
+import { useSessions, type SessionSortKey } from './sessionQueries';
+import { VirtualTable, type Column, type SortState } from '../../components/VirtualTable';
+import { ColumnChooser, useChosenColumns } from '../../components/ColumnChooser';
+import { UserLookup } from '../../components/QueryBar';
+import { useUpdateSearch } from '../../lib/search';
+import {
+  formatCount,
+  displayValue,
+  formatCompact,
+  formatCost,
+  formatDateTime,
+  formatDuration,
+  formatInt,
+  formatTime,
+} from '../../lib/format';
 import { useLiveRefresh } from '../../lib/timeRange';
 import { useProjectContext } from './ProjectLayout';
 import { explorerSearch } from './ProjectsPage';
@@ -16,6 +28,11 @@ export const oneLine = (value: unknown) => {
   return text.length > 200 ? `${text.slice(0, 200)}…` : text;
 };
 
+const ORDER_TEXT = {
+  start_time: { desc: 'newest first', asc: 'oldest first' },
+  end_time: { desc: 'most recently active first', asc: 'least recently active first' },
+} as const;
+
 /** The address of a session's page. */
 export const sessionPath = (projectId: string, sessionId: string) =>
   `/projects/${encodeURIComponent(projectId)}/sessions/${encodeURIComponent(sessionId)}`;
@@ -25,7 +42,11 @@ export function SessionsTab() {
   const { interval } = useLiveRefresh();
   const [params] = useSearchParams();
   const navigate = useNavigate();
-  const sessions = useSessions(projectId, interval);
+  const update = useUpdateSearch();
+  const sortKey: SessionSortKey = params.get('sort') === 'end_time' ? 'end_time' : 'start_time';
+  const order = params.get('order') === 'asc' ? 'asc' : 'desc';
+  const userId = params.get('user') ?? '';
+  const sessions = useSessions(projectId, interval, sortKey, order, userId);
   const rows = useMemo(() => sessions.data?.pages.flatMap((page) => page.data) ?? [], [sessions.data]);
   const search = explorerSearch(params);
   const open = useCallback((session: Session) => navigate(`${sessionPath(projectId, session.id)}${search}`), [navigate, projectId, search]);
@@ -42,6 +63,22 @@ export function SessionsTab() {
       ),
     },
     { key: 'turns', title: 'Turns', width: '70px', align: 'right', render: (session) => formatInt(session.trace_count) },
+    {
+      key: 'errors',
+      title: 'Errors',
+      width: '70px',
+      align: 'right',
+      render: (session) =>
+        session.error_count > 0 ? (
+          <Text span c="red" size="sm">
+            {formatInt(session.error_count)}
+          </Text>
+        ) : (
+          <Text span c="dimmed" size="sm">
+            0
+          </Text>
+        ),
+    },
     {
       key: 'first_input',
       title: 'First input',
@@ -90,34 +127,72 @@ export function SessionsTab() {
           </Text>
         ),
     },
+    {
+      key: 'cost',
+      title: 'Cost',
+      width: '110px',
+      align: 'right',
+      render: (session) =>
+        session.cost_total !== null ? (
+          <span>{formatCost(session.cost_total)}</span>
+        ) : (
+          <Text span c="dimmed" size="sm">
+            —
+          </Text>
+        ),
+    },
     { key: 'duration', title: 'Duration', width: '100px', align: 'right', render: (session) => formatDuration(session.duration_ms) },
     {
       key: 'start_time',
       title: 'Started',
       width: '190px',
+      sortable: true,
       render: (session) => (
         <Text size="sm" title={formatDateTime(session.start_time)}>
           {formatTime(session.start_time)}
         </Text>
       ),
     },
+    {
+      key: 'end_time',
+      title: 'Last activity',
+      width: '190px',
+      sortable: true,
+      render: (session) => (
+        <Text size="sm" title={formatDateTime(session.end_time)}>
+          {formatTime(session.end_time)}
+        </Text>
+      ),
+    },
   ];
+  const chosen = useChosenColumns('sessions', columns);
 
   return (
     <>
-      <Text size="sm" c="dimmed">
-        {rows.length > 0
-          ? `${sessions.hasNextPage ? `${formatInt(rows.length)}+ sessions` : formatCount(rows.length, 'session')}, newest first · `
-          : ''}
-        traces grouped by their session.id attribute; Enter opens the conversation
-      </Text>
+      <UserLookup />
+      <Group justify="space-between" wrap="nowrap">
+        <Text size="sm" c="dimmed">
+          {rows.length > 0
+            ? `${sessions.hasNextPage ? `${formatInt(rows.length)}+ sessions` : formatCount(rows.length, 'session')}, ${ORDER_TEXT[sortKey][order]} · `
+            : ''}
+          traces grouped by their session.id attribute; Enter opens the conversation
+        </Text>
+        <ColumnChooser table="sessions" columns={columns} chosen={chosen} />
+      </Group>
       {sessions.error ? <Alert color="red">{sessions.error.message}</Alert> : null}
       <VirtualTable
         label="Sessions"
         rows={rows}
-        columns={columns}
+        columns={chosen.visible}
         rowKey={(session) => session.id}
         onOpen={open}
+        sort={{ key: sortKey, direction: order }}
+        onSortChange={(sort: SortState) =>
+          update((next) => {
+            next.set('sort', sort.key);
+            next.set('order', sort.direction);
+          })
+        }
         hasMore={sessions.hasNextPage}
         loadingMore={sessions.isFetchingNextPage}
         onLoadMore={() => void sessions.fetchNextPage()}

@@ -20,10 +20,12 @@ import { explorerSearch } from './ProjectsPage';
 import { AddToDatasetButton } from './AddToDataset';
 import { AddToQueueButton } from '../queues/AddToQueue';
 import { INPUT_VALUE, OUTPUT_VALUE } from '../../lib/attributes';
+import { highlightWords, Preview, QueryBar, useTextFilters } from '../../components/QueryBar';
+import { ColumnChooser, useChosenColumns } from '../../components/ColumnChooser';
 
 const preview = (value: unknown) => {
   const text = displayValue(value).replace(/\s+/g, ' ').trim();
-  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
+  return text.length > 300 ? `${text.slice(0, 300)}…` : text;
 };
 
 export function SpansTab() {
@@ -34,6 +36,8 @@ export function SpansTab() {
   const update = useUpdateSearch();
   const navigate = useNavigate();
   const configs = useAnnotationConfigs();
+  const text = useTextFilters();
+  const words = useMemo(() => highlightWords(text.search), [text.search]);
 
   const filters: SpanFilters = useMemo(
     () => ({
@@ -43,6 +47,8 @@ export function SpansTab() {
       attribute: params.getAll('attr'),
       rootsOnly: params.get('roots') === '1',
       ...annotationFiltersOf(params.getAll('ann')),
+      search: params.get('q') ?? '',
+      filter: params.get('filter') ?? '',
     }),
     [params],
   );
@@ -124,21 +130,13 @@ export function SpansTab() {
       key: 'input',
       title: 'Input',
       width: 'minmax(160px, 2fr)',
-      render: (span) => (
-        <Text size="sm" c="dimmed" truncate>
-          {preview(span.attributes[INPUT_VALUE])}
-        </Text>
-      ),
+      render: (span) => <Preview text={preview(span.attributes[INPUT_VALUE])} words={words} />,
     },
     {
       key: 'output',
       title: 'Output',
       width: 'minmax(160px, 2fr)',
-      render: (span) => (
-        <Text size="sm" c="dimmed" truncate>
-          {preview(span.attributes[OUTPUT_VALUE])}
-        </Text>
-      ),
+      render: (span) => <Preview text={preview(span.attributes[OUTPUT_VALUE])} words={words} />,
     },
     {
       key: 'start_time',
@@ -184,8 +182,16 @@ export function SpansTab() {
     },
   ];
 
+  const chosen = useChosenColumns('spans', columns);
+
   return (
     <>
+      <QueryBar
+        projectId={projectId}
+        page="spans"
+        annotationNames={(configs.data ?? []).map((config) => config.name)}
+        error={spans.error}
+      />
       <Paper withBorder p="sm" radius="md" role="search" aria-label="Span filters">
         <Group gap="sm" align="flex-end" wrap="wrap">
           <TagsInput
@@ -264,13 +270,16 @@ export function SpansTab() {
           ) : null}
         </Group>
       </Paper>
-      <Group justify="space-between" wrap="nowrap" gap="sm">
+      <Group justify="space-between" wrap="nowrap">
         <Text size="sm" c="dimmed">
           {loaded.length > 0 ? (spans.hasNextPage ? `${formatInt(loaded.length)}+ spans` : formatCount(loaded.length, 'span')) : ' '}
           {sortKey !== 'start_time' && spans.hasNextPage ? ' · sorted among the spans loaded so far' : ''} · ↑/↓ to move, Enter to open the
           trace
         </Text>
-        <ExportMenu what="spans" href={(format) => spanExportUrl(projectId, option, filters, format)} />
+        <Group gap="xs" wrap="nowrap">
+          <ColumnChooser table="spans" columns={columns} chosen={chosen} />
+          <ExportMenu what="spans" href={(format) => spanExportUrl(projectId, option, filters, format)} />
+        </Group>
       </Group>
       {selected.size > 0 ? (
         <Group gap="xs">
@@ -282,11 +291,13 @@ export function SpansTab() {
           </Button>
         </Group>
       ) : null}
-      {spans.error ? <Alert color="red">{spans.error.message}</Alert> : null}
+      {spans.error && !/search text|span query|condition/.test(spans.error.message) ? (
+        <Alert color="red">{spans.error.message}</Alert>
+      ) : null}
       <VirtualTable
         label="Spans"
         rows={rows}
-        columns={columns}
+        columns={chosen.visible}
         rowKey={(span) => span.id}
         onOpen={open}
         sort={{ key: sortKey, direction: order }}

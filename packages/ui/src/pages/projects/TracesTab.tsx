@@ -3,7 +3,7 @@ import { useCallback, useMemo, useState } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { Alert, Anchor, Button, Checkbox, Group, Text, Tooltip } from '@mantine/core';
 import { IconFilter } from '@tabler/icons-react';
-import { useAnnotationConfigs } from './annotationQueries';
+import { useAnnotationConfigs, useTraceRowAnnotations, type RowAnnotation } from './annotationQueries';
 import { traceExportUrl, useTraces, type TraceSortKey } from './traceQueries';
 import { ExportMenu } from '../exports/ExportMenu';
 import { AnnotationFilterInput, annotationFiltersOf } from '../../components/AnnotationFilterInput';
@@ -17,9 +17,29 @@ import { useUpdateSearch } from '../../lib/search';
 import { useProjectContext } from './ProjectLayout';
 import { explorerSearch } from './ProjectsPage';
 import { AddToQueueButton } from '../queues/AddToQueue';
+import { highlightWords, Preview, QueryBar, UserLookup, useTextFilters } from '../../components/QueryBar';
+import { ColumnChooser, useChosenColumns } from '../../components/ColumnChooser';
 
 export function traceStatus(trace: Pick<Trace, 'error_count' | 'root_span'>) {
   return trace.error_count > 0 ? 'ERROR' : (trace.root_span?.status_code ?? 'UNSET');
+}
+
+/** A trace's newest label and score of one annotation name, or a dash. */
+function AnnotationCell({ value }: { value: RowAnnotation | undefined }) {
+  if (!value)
+    return (
+      <Text span c="dimmed" size="sm">
+        —
+      </Text>
+    );
+  const score = value.score === null ? null : Number(value.score.toFixed(2));
+  return (
+    <Text size="sm" truncate title={[value.label, score].filter((part) => part !== null).join(' · ')}>
+      {value.label ?? ''}
+      {value.label !== null && score !== null ? ' · ' : ''}
+      {score !== null ? score : ''}
+    </Text>
+  );
 }
 
 export function TracesTab() {
@@ -35,8 +55,18 @@ export function TracesTab() {
   // React Query hashes its key by value, so a fresh object each render refetches nothing.
   const annotationFilters = annotationFiltersOf(annotationTags);
   const configs = useAnnotationConfigs();
-  const traces = useTraces(projectId, option, sortKey, order, interval, annotationFilters);
+  const text = useTextFilters();
+  const words = useMemo(() => highlightWords(text.search), [text.search]);
+  const userId = params.get('user') ?? '';
+  const traces = useTraces(projectId, option, sortKey, order, interval, annotationFilters, text, userId);
   const rows = useMemo(() => traces.data?.pages.flatMap((page) => page.data) ?? [], [traces.data]);
+  const rowAnnotations = useTraceRowAnnotations(projectId, rows);
+  // A column per annotation name seen on the loaded traces, in name order (at most eight).
+  const annotationNames = useMemo(() => {
+    const names = new Set<string>();
+    for (const found of rowAnnotations.data?.values() ?? []) for (const name of found.keys()) names.add(name);
+    return [...names].sort().slice(0, 8);
+  }, [rowAnnotations.data]);
   const search = explorerSearch(params);
   // Traces picked for "Add to queue", by trace id, kept across pages and re-sorts.
   const [selected, setSelected] = useState<Set<string>>(new Set());
@@ -79,7 +109,7 @@ export function TracesTab() {
     {
       key: 'name',
       title: 'Root span',
-      width: 'minmax(260px, 3fr)',
+      width: 'minmax(180px, 1.5fr)',
       render: (trace) => (
         <Group gap={8} wrap="nowrap">
           {trace.root_span ? <KindBadge kind={trace.root_span.span_kind} size="xs" /> : null}
@@ -92,6 +122,18 @@ export function TracesTab() {
           </Text>
         </Group>
       ),
+    },
+    {
+      key: 'input',
+      title: 'Input',
+      width: 'minmax(200px, 2fr)',
+      render: (trace) => <Preview text={trace.input} words={words} />,
+    },
+    {
+      key: 'output',
+      title: 'Output',
+      width: 'minmax(200px, 2fr)',
+      render: (trace) => <Preview text={trace.output} words={words} />,
     },
     {
       key: 'start_time',
@@ -161,6 +203,14 @@ export function TracesTab() {
           </Text>
         ),
     },
+    ...annotationNames.map(
+      (name): Column<Trace> => ({
+        key: `annotation:${name}`,
+        title: name,
+        width: '120px',
+        render: (trace) => <AnnotationCell value={rowAnnotations.data?.get(trace.trace_id)?.get(name)} />,
+      }),
+    ),
     {
       key: 'trace_id',
       title: 'Trace id',
@@ -169,8 +219,17 @@ export function TracesTab() {
     },
   ];
 
+  const chosen = useChosenColumns('traces', columns);
+
   return (
     <>
+      <QueryBar
+        projectId={projectId}
+        page="traces"
+        annotationNames={(configs.data ?? []).map((config) => config.name)}
+        error={traces.error}
+        extra={<UserLookup />}
+      />
       <Group justify="space-between" align="flex-end">
         <AnnotationFilterInput
           value={annotationTags}
@@ -189,14 +248,16 @@ export function TracesTab() {
             : ' '}{' '}
           · ↑/↓ to move, Enter to open
         </Text>
-        <Group gap="sm" wrap="nowrap">
-          <Anchor component={Link} to={`/projects/${encodeURIComponent(projectId)}/spans${search}${search ? '&' : '?'}roots=1`} size="sm">
-            <Group gap={4}>
-              <IconFilter size={14} /> Filter traces by status, kind, name or attribute
-            </Group>
-          </Anchor>
-          <ExportMenu what="traces" href={(format) => traceExportUrl(projectId, option, annotationFilters, format)} />
-        </Group>
+        <ColumnChooser table="traces" columns={columns} chosen={chosen} />
+        <Anchor component={Link} to={`/projects/${encodeURIComponent(projectId)}/spans${search}${search ? '&' : '?'}roots=1`} size="sm">
+          <Group gap={4}>
+            <IconFilter size={14} /> Filter traces by status, kind, name or attribute
+          </Group>
+        </Anchor>
+        <ExportMenu
+          what="traces"
+          href={(format) => traceExportUrl(projectId, option, { annotations: annotationFilters, text, userId }, format)}
+        />
       </Group>
       {selected.size > 0 ? (
         <Group gap="xs">
@@ -207,11 +268,13 @@ export function TracesTab() {
           </Button>
         </Group>
       ) : null}
-      {traces.error ? <Alert color="red">{traces.error.message}</Alert> : null}
+      {traces.error && !/search text|span query|condition/.test(traces.error.message) ? (
+        <Alert color="red">{traces.error.message}</Alert>
+      ) : null}
       <VirtualTable
         label="Traces"
         rows={rows}
-        columns={columns}
+        columns={chosen.visible}
         rowKey={(trace) => trace.id}
         onOpen={open}
         sort={{ key: sortKey, direction: order }}
@@ -221,7 +284,13 @@ export function TracesTab() {
         onLoadMore={() => void traces.fetchNextPage()}
         loading={traces.isPending}
         stale={traces.isPlaceholderData}
-        empty={<Text c="dimmed">No traces in this time range. Try a longer range, such as “All time”.</Text>}
+        empty={
+          <Text c="dimmed">
+            {text.search || text.filter || userId
+              ? 'No traces match the search or filter in this time range.'
+              : 'No traces in this time range. Try a longer range, such as “All time”.'}
+          </Text>
+        }
       />
     </>
   );

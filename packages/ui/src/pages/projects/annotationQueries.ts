@@ -1,6 +1,6 @@
 /** React Query hooks of annotation configs, a span's or trace's annotations and a project's annotation summaries. */
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import type { AnnotationConfig } from '@sightline/client/browser';
+import type { AnnotationConfig, Trace } from '@sightline/client/browser';
 import { call, client } from '../../api/http';
 import { allPages } from '../../api/paging';
 import { resolveRange, type RangeOption } from '../../lib/timeRange';
@@ -98,5 +98,66 @@ export function useAnnotationSummaries(projectId: string, range: RangeOption, re
       ).data,
     refetchInterval,
     placeholderData: keepPreviousData,
+  });
+}
+
+/** The newest label and score of an annotation name on a row. */
+export interface RowAnnotation {
+  label: string | null;
+  score: number | null;
+}
+
+/**
+ * The annotations of the traces a table shows, for a column per name: each trace's own and its
+ * root span's (an online rule on spans writes those), newest first per name; notes (no label
+ * and no score) are left out. Read 100 traces at a time.
+ */
+export function useTraceRowAnnotations(projectId: string, traces: Pick<Trace, 'trace_id' | 'root_span'>[]) {
+  const traceIds = traces.map((trace) => trace.trace_id);
+  return useQuery({
+    queryKey: ['row-annotations', projectId, traceIds],
+    enabled: traceIds.length > 0,
+    placeholderData: keepPreviousData,
+    queryFn: async ({ signal }) => {
+      const byTrace = new Map<string, Map<string, RowAnnotation>>();
+      const add = (
+        traceId: string | undefined,
+        name: string,
+        result: { label: string | null; score: number | null } | null | undefined,
+      ) => {
+        if (!traceId || !result || (result.label === null && result.score === null)) return;
+        let names = byTrace.get(traceId);
+        if (!names) {
+          names = new Map();
+          byTrace.set(traceId, names);
+        }
+        if (!names.has(name)) names.set(name, { label: result.label, score: result.score });
+      };
+      for (let start = 0; start < traces.length; start += 100) {
+        const chunk = traces.slice(start, start + 100);
+        const traceOfRoot = new Map(
+          chunk.flatMap((trace) => (trace.root_span ? [[trace.root_span.span_id, trace.trace_id] as const] : [])),
+        );
+        const [own, roots] = await Promise.all([
+          call(
+            client.GET('/v1/projects/{project_identifier}/trace_annotations', {
+              params: { path: inProject(projectId), query: { trace_ids: chunk.map((trace) => trace.trace_id), limit: 1000 } },
+              signal,
+            }),
+          ),
+          traceOfRoot.size === 0
+            ? Promise.resolve({ data: [] })
+            : call(
+                client.GET('/v1/projects/{project_identifier}/span_annotations', {
+                  params: { path: inProject(projectId), query: { span_ids: [...traceOfRoot.keys()], limit: 1000 } },
+                  signal,
+                }),
+              ),
+        ]);
+        for (const annotation of own.data) add(annotation.trace_id, annotation.name, annotation.result);
+        for (const annotation of roots.data) add(traceOfRoot.get(annotation.span_id), annotation.name, annotation.result);
+      }
+      return byTrace;
+    },
   });
 }

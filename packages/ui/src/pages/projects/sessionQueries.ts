@@ -6,13 +6,25 @@ import { allPages, cursorPages } from '../../api/paging';
 import { inProject } from './queries';
 
 /** A project's sessions, newest first, with infinite scroll. */
-export function useSessions(projectId: string, refetchInterval: number | false) {
+/** What the sessions table is ordered by: when a session started, or its last activity. */
+export type SessionSortKey = 'start_time' | 'end_time';
+
+export function useSessions(
+  projectId: string,
+  refetchInterval: number | false,
+  sort: SessionSortKey = 'start_time',
+  order: 'asc' | 'desc' = 'desc',
+  userId = '',
+) {
   return useInfiniteQuery({
-    queryKey: ['sessions', projectId],
+    queryKey: ['sessions', projectId, sort, order, userId],
     queryFn: ({ pageParam, signal }) =>
       call(
         client.GET('/v1/projects/{project_identifier}/sessions', {
-          params: { path: inProject(projectId), query: { limit: 100, cursor: pageParam ?? undefined, order: 'desc', sort: 'start_time' } },
+          params: {
+            path: inProject(projectId),
+            query: { limit: 100, cursor: pageParam ?? undefined, order, sort, user_id: userId || undefined },
+          },
           signal,
         }),
       ),

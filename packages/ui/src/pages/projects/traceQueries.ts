@@ -27,6 +27,16 @@ function annotationQuery(filters: AnnotationFilters) {
   };
 }
 
+/** Full-text search words and a filter condition (docs/search.md); empty texts filter nothing. */
+export interface TextFilters {
+  search: string;
+  filter: string;
+}
+
+export const NO_TEXT_FILTERS: TextFilters = { search: '', filter: '' };
+
+const textQuery = (text: TextFilters) => ({ search: text.search || undefined, filter: text.filter || undefined });
+
 export function useTraces(
   projectId: string,
   range: RangeOption,
@@ -34,9 +44,11 @@ export function useTraces(
   order: 'asc' | 'desc',
   refetchInterval: number | false,
   annotations: AnnotationFilters = NO_ANNOTATION_FILTERS,
+  text: TextFilters = NO_TEXT_FILTERS,
+  userId = '',
 ) {
   return useInfiniteQuery({
-    queryKey: ['traces', projectId, range.value, sort, order, annotations],
+    queryKey: ['traces', projectId, range.value, sort, order, annotations, text, userId],
     queryFn: ({ pageParam, signal }) =>
       call(
         client.GET('/v1/projects/{project_identifier}/traces', {
@@ -48,6 +60,8 @@ export function useTraces(
               sort,
               order,
               ...annotationQuery(annotations),
+              ...textQuery(text),
+              user_id: userId || undefined,
               ...resolveRange(range),
             },
           },
@@ -59,7 +73,7 @@ export function useTraces(
   });
 }
 
-export interface SpanFilters extends AnnotationFilters {
+export interface SpanFilters extends AnnotationFilters, TextFilters {
   name: string[];
   span_kind: string[];
   status_code: string[];
@@ -75,6 +89,7 @@ function spanQuery(filters: SpanFilters) {
     status_code: filters.status_code as Span['status_code'][],
     attribute: filters.attribute,
     ...annotationQuery(filters),
+    ...textQuery(filters),
     parent_id: filters.rootsOnly ? 'null' : undefined,
   };
 }
@@ -87,16 +102,22 @@ export function spanExportUrl(projectId: string, range: RangeOption, filters: Sp
   });
 }
 
-/** The link of an export of every trace the list's annotation filters and time range select. */
+/** The link of an export of every trace the list's filters (annotations, search, condition, user) and time range select. */
 export function traceExportUrl(
   projectId: string,
   range: RangeOption,
-  annotations: AnnotationFilters,
+  filters: { annotations: AnnotationFilters; text: TextFilters; userId: string },
   format: 'csv' | 'jsonl' | 'parquet',
 ): string {
   return apiUrl('/v1/projects/{project_identifier}/traces/export', {
     path: inProject(projectId),
-    query: { format, ...annotationQuery(annotations), ...resolveRange(range) },
+    query: {
+      format,
+      ...annotationQuery(filters.annotations),
+      ...textQuery(filters.text),
+      user_id: filters.userId || undefined,
+      ...resolveRange(range),
+    },
   });
 }
 

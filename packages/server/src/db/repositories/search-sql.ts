@@ -1,0 +1,66 @@
+/**
+ * SQL of a full-text query (docs/search.md) in each dialect: SQLite's FTS5 table `span_search`
+ * (rowid = the span's row id, words as span-model/search-text.ts cut them, the `ascii` tokenizer
+ * only splitting at the spaces between them) and PostgreSQL's `spans.search_vector`, a tsvector of
+ * the same words. The query's words were cut the same way (letters, digits and marks only), so
+ * neither query syntax can see an operator or a quote in them; the query text is still a bound
+ * parameter.
+ */
+import { sql, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
+import type { Dialect } from '../../config.js';
+import type { DB } from '../schema.js';
+
+/** Words that must all appear: each phrase's words in order, the last one as a prefix when `prefix`. */
+export interface SearchQuery {
+  phrases: { words: string[]; prefix: boolean }[];
+}
+
+/** FTS5's query: `"a b" "c" *` is the phrase a b and a word starting with c. */
+export const fts5Query = (query: SearchQuery) =>
+  query.phrases.map((phrase) => `"${phrase.words.join(' ')}"${phrase.prefix ? ' *' : ''}`).join(' ');
+
+/** PostgreSQL's tsquery text: `('a' <-> 'b') & ('c':*)`. */
+export const tsQuery = (query: SearchQuery) =>
+  query.phrases
+    .map((phrase) => {
+      const words = phrase.words.map((word, index) => `'${word}'${phrase.prefix && index === phrase.words.length - 1 ? ':*' : ''}`);
+      return `(${words.join(' <-> ')})`;
+    })
+    .join(' & ');
+
+/** PostgreSQL's tsvector text of a span's search text: each word at its position (positions stop at 16,383). */
+export function tsVectorText(searchText: string): string {
+  const words = searchText.split(' ');
+  let out = '';
+  for (let index = 0; index < words.length; index++) out += `${index === 0 ? '' : ' '}'${words[index]}':${Math.min(index + 1, 16_383)}`;
+  return out;
+}
+
+/** True for the spans (alias `spans`) whose text matches. */
+export function spanMatchesSql(dialect: Dialect, query: SearchQuery): RawBuilder<SqlBool> {
+  if (dialect === 'postgres') return sql<SqlBool>`(spans.search_vector @@ cast(${tsQuery(query)} as tsquery))`;
+  return sql<SqlBool>`(spans.id in (select rowid from span_search where span_search match ${fts5Query(query)}))`;
+}
+
+/** True for the traces (alias `traces`) of the project that have a span whose text matches. */
+export function traceMatchesSql(dialect: Dialect, query: SearchQuery, projectId: number): RawBuilder<SqlBool> {
+  if (dialect === 'postgres')
+    return sql<SqlBool>`(traces.id in (select s.trace_rowid from spans s where s.project_id = ${projectId} and s.search_vector @@ cast(${tsQuery(query)} as tsquery)))`;
+  return sql<SqlBool>`(traces.id in (select s.trace_rowid from spans s where s.id in (select rowid from span_search where span_search match ${fts5Query(query)}) and s.project_id = ${projectId}))`;
+}
+
+/** Most span row ids read from SQLite's index before a search gives up on reading by ids (searchRowidsSqlite). */
+export const MAX_SEARCH_ROWIDS = 10_000;
+
+/**
+ * On SQLite, the row ids of the spans (of every project) whose text matches, newest first, when
+ * there are at most MAX_SEARCH_ROWIDS of them; undefined when there are more. A rare word then
+ * reads its few spans by id; a common one is tested against each span a list walks instead, as
+ * the subquery of spanMatchesSql, which SQLite's planner would otherwise build in full for every page.
+ */
+export async function searchRowidsSqlite(db: Kysely<DB>, query: SearchQuery): Promise<number[] | undefined> {
+  const result = await sql<{ rowid: number }>`select rowid from span_search where span_search match ${fts5Query(
+    query,
+  )} order by rowid desc limit ${MAX_SEARCH_ROWIDS + 1}`.execute(db);
+  return result.rows.length > MAX_SEARCH_ROWIDS ? undefined : result.rows.map((row) => Number(row.rowid));
+}
