@@ -174,6 +174,17 @@ describeEachDialect(
         .split('\n')
         .map((line) => JSON.parse(line));
       assert.equal(failed.length, TRACES / 10);
+      // A search of the spans' texts.
+      const searched = await download(`${base()}/spans/export?format=jsonl&search=${encodeURIComponent('"question 7"')}`);
+      const found = searched.body
+        .toString('utf8')
+        .trimEnd()
+        .split('\n')
+        .map((line) => JSON.parse(line));
+      assert.deepEqual(
+        found.map((line) => line.trace_id),
+        [traceIds[7]],
+      );
       assert.ok(failed.every((line) => line.name === 'llm' && line.status_message === '=1+1 failed'));
     });
 
@@ -240,6 +251,26 @@ describeEachDialect(
       assert.equal(withTools[1]!.span_count, 3n);
       const jsonl = await download(`${base()}/traces/export?format=jsonl&filter=${encodeURIComponent("status_code == 'ERROR'")}`);
       assert.equal(jsonl.body.toString('utf8').trimEnd().split('\n').length, TRACES / 10);
+      // The trace list's other filters: one user's traces, and the words of their spans.
+      const ofUser = await download(`${base()}/traces/export?format=jsonl&user_id=user-1`);
+      const users = ofUser.body
+        .toString('utf8')
+        .trimEnd()
+        .split('\n')
+        .map((line) => JSON.parse(line));
+      assert.deepEqual(
+        users.map((line) => line.trace_id),
+        traceIds.filter((_, i) => i % 3 === 1),
+      );
+      const searched = await download(`${base()}/traces/export?format=jsonl&search=${encodeURIComponent('"answer 42"')}`);
+      assert.deepEqual(
+        searched.body
+          .toString('utf8')
+          .trimEnd()
+          .split('\n')
+          .map((line) => JSON.parse(line).trace_id),
+        [traceIds[42]],
+      );
     });
 
     it('a bad format, filter or time answers 422 before any byte; an unknown project 404', async () => {
