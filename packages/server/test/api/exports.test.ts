@@ -26,7 +26,7 @@ import {
   unique,
 } from '../helpers/auth.js';
 import { at, expectError, getOk, newTraceId, request, sendSpans, type QuerySpan } from '../helpers/query.js';
-import { describeEachDialect } from '../helpers/server.js';
+import { describeEachDialect, startTestServer } from '../helpers/server.js';
 
 const exportDir = await mkdtemp(path.join(os.tmpdir(), 'sightline-exports-'));
 after(() => rm(exportDir, { recursive: true, force: true }));
@@ -501,3 +501,23 @@ describeEachDialect(
   },
   AUTH_ENV,
 );
+
+it('a server stopping cuts the downloads in progress rather than waiting for their clients', async () => {
+  const server = await startTestServer('sqlite');
+  let closed = false;
+  try {
+    const project = unique('stopping');
+    for (let i = 0; i < 4; i++)
+      await sendSpans(server.url, project, Array.from({ length: 100 }, (_, t) => trace(i * 100 + t, at(t))).flat());
+    // A client that reads the first bytes of a large file, then nothing more.
+    const response = await fetch(`${server.url}/v1/projects/${project}/spans/export?format=csv`);
+    assert.equal(response.status, 200);
+    await response.body!.getReader().read();
+    const started = Date.now();
+    await server.close();
+    closed = true;
+    assert.ok(Date.now() - started < 5_000, `closed in ${Date.now() - started} ms`);
+  } finally {
+    if (!closed) await server.close();
+  }
+});

@@ -15,13 +15,16 @@ import { annotationFilters } from '../shared/list-query.js';
 import { errors, ProjectPath } from '../shared/schemas.js';
 import { SpanExportQuery, TraceExportQuery } from './exports-schemas.js';
 
-/** The file as an attachment, pulled from the rows as the client reads it. */
-function sendFile(reply: FastifyReply, file: ExportDownload) {
+/** The file as an attachment, pulled from the rows as the client reads it; `active` holds it while it is sent. */
+function sendFile(reply: FastifyReply, file: ExportDownload, active: Set<Readable>) {
+  const stream = Readable.from(encode(file.format, file), { objectMode: false });
+  active.add(stream);
+  stream.once('close', () => active.delete(stream));
   return reply
     .type(CONTENT_TYPES[file.format])
     .header('content-disposition', `attachment; filename="${file.fileName}"`)
     .header('cache-control', 'no-store')
-    .send(Readable.from(encode(file.format, file), { objectMode: false }));
+    .send(stream);
 }
 
 // A file of any size is streamed: typed as unknown so a Readable can be sent; the document says binary.
@@ -32,6 +35,12 @@ const FILE = {
 
 export async function exportsRoutes(instance: FastifyInstance, { exports }: { exports: ExportsService }) {
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
+  // A download can last minutes, and a client that stops reading holds it open: at shutdown the
+  // ones in progress are cut (the client sees the connection end), not waited for.
+  const active = new Set<Readable>();
+  app.addHook('preClose', async () => {
+    for (const stream of active) stream.destroy();
+  });
 
   app.get(
     '/v1/projects/:project_identifier/spans/export',
@@ -65,7 +74,7 @@ export async function exportsRoutes(instance: FastifyInstance, { exports }: { ex
         attributes: query.attribute,
         parentId: query.parent_id,
       });
-      return sendFile(reply, file);
+      return sendFile(reply, file, active);
     },
   );
 
@@ -97,7 +106,7 @@ export async function exportsRoutes(instance: FastifyInstance, { exports }: { ex
         ...annotationFilters(query),
         userId: query.user_id,
       });
-      return sendFile(reply, file);
+      return sendFile(reply, file, active);
     },
   );
 }
