@@ -249,6 +249,7 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
       spans: data.repositories.spans,
       traces: data.repositories.traces,
       costs: data.repositories.costs,
+      rootIo: data.repositories.sessions.rootIo,
       projects: query.projects,
     });
     const runStatements = createStatementRunner(database.db, writer.statements);

@@ -704,7 +704,6 @@ function scenario(r: Repositories, dialect: string, db: Kysely<DB>): SqlScenario
         ),
     ],
     ['spans.windowEnd', () => r.spans.windowEnd({ projectId: 1, startTime: 1n, endTime: 2n }, { key: 3n, id: 4 }, 5000)],
-    ['spans.rootsOfTraces', () => r.spans.rootsOfTraces([1, 2])],
     [
       'traces.list (an export: traces with a span of a condition, within a window)',
       () =>

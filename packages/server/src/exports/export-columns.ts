@@ -4,10 +4,11 @@
  * way (export-formats.ts): times as ISO 8601 text in CSV and JSONL and as nanosecond timestamps in
  * Parquet; JSON values as JSON text in CSV and Parquet and as themselves in JSONL.
  */
-import type { SpanRecord } from '../db/repositories/spans-repository.js';
+import type { RootIo } from '../db/repositories/sessions-repository.js';
+import type { SpanRecord, SpanSummaryRecord } from '../db/repositories/spans-repository.js';
 import type { TraceExportDetails, TraceRecord, TraceStats } from '../db/repositories/traces-repository.js';
 import type { CostTotals } from '../db/repositories/costs-repository.js';
-import { INPUT_VALUE, OUTPUT_VALUE, SPAN_KIND, USER_ID } from '../span-model/conventions/attribute-names.js';
+import { SPAN_KIND } from '../span-model/conventions/attribute-names.js';
 import { MIXED_USERS } from '../span-model/trace-users.js';
 import { latencyMs } from '../span-model/time.js';
 
@@ -106,19 +107,15 @@ export function spanRow(span: SpanRecord, cost: CostTotals | undefined): ExportR
 export interface TraceParts {
   stats: TraceStats | undefined;
   cost: CostTotals | undefined;
-  /** Its first root span in start order, in full. */
-  root: SpanRecord | undefined;
+  /** Its first root span in start order. */
+  root: SpanSummaryRecord | undefined;
+  /** That root span's input.value and output.value, in full. */
+  io: RootIo | undefined;
   details: TraceExportDetails | undefined;
 }
 
-/** An attribute as text: strings as they are, anything else as JSON; null when absent. */
-const text = (value: unknown): string | null =>
-  value === undefined || value === null ? null : typeof value === 'string' ? value : JSON.stringify(value);
-
-export function traceRow(trace: TraceRecord, { stats, cost, root, details }: TraceParts): ExportRow {
+export function traceRow(trace: TraceRecord, { stats, cost, root, io, details }: TraceParts): ExportRow {
   const errors = stats?.errorCount ?? 0;
-  // The user of the root span; else the one user its spans name (none when they name several).
-  const userId = text(root?.attributes[USER_ID]) ?? (details?.userKey === MIXED_USERS ? null : (details?.userKey ?? null));
   return {
     trace_id: trace.traceId,
     start_time: trace.startTime,
@@ -130,8 +127,8 @@ export function traceRow(trace: TraceRecord, { stats, cost, root, details }: Tra
     status: errors > 0 ? 'ERROR' : (root?.statusCode ?? 'UNSET'),
     root_span_name: root?.name ?? null,
     root_span_kind: root?.spanKind ?? null,
-    input: text(root?.attributes[INPUT_VALUE]),
-    output: text(root?.attributes[OUTPUT_VALUE]),
+    input: io?.input ?? null,
+    output: io?.output ?? null,
     token_count_prompt: stats?.tokenCountPrompt ?? 0,
     token_count_completion: stats?.tokenCountCompletion ?? 0,
     token_count_total: stats?.tokenCountTotal ?? 0,
@@ -139,6 +136,7 @@ export function traceRow(trace: TraceRecord, { stats, cost, root, details }: Tra
     cost_completion: cost?.completionCost ?? null,
     cost_total: cost?.totalCost ?? null,
     session_id: details?.sessionId ?? null,
-    user_id: userId,
+    // The one user its spans name; none when they name several (span-model/trace-users.ts).
+    user_id: details?.userKey === MIXED_USERS ? null : (details?.userKey ?? null),
   };
 }

@@ -12,7 +12,8 @@
 import { InvalidInputError } from '@sightline/common';
 import type { CostsRepository } from '../db/repositories/costs-repository.js';
 import type { SpanCondition } from '../db/repositories/span-condition-sql.js';
-import type { SpanFilters, SpanRecord, SpansRepository } from '../db/repositories/spans-repository.js';
+import type { SessionsRepository } from '../db/repositories/sessions-repository.js';
+import type { SpanFilters, SpanRecord, SpanSummaryRecord, SpansRepository } from '../db/repositories/spans-repository.js';
 import type { TraceListQuery, TraceRecord, TracesRepository } from '../db/repositories/traces-repository.js';
 import type { ExportFormat, ExportTarget } from '../db/repositories/scheduled-exports-repository.js';
 import type { ProjectsService } from '../projects/projects-service.js';
@@ -62,6 +63,8 @@ export interface ExportsServiceDependencies {
   spans: SpansRepository;
   traces: TracesRepository;
   costs: CostsRepository;
+  /** The root span's input and output of each trace, as the trace list reads them (in full here). */
+  rootIo: SessionsRepository['rootIo'];
   projects: Pick<ProjectsService, 'resolve'>;
   now?: () => number;
 }
@@ -107,29 +110,31 @@ export async function* keysetPages<T extends { id: number; startTime: string }>(
   }
 }
 
-export function createExportsService({ spans, traces, costs, projects, now = Date.now }: ExportsServiceDependencies) {
+export function createExportsService({ spans, traces, costs, rootIo, projects, now = Date.now }: ExportsServiceDependencies) {
   /** Rows of spans in the order given, with their costs. */
   const spanRows = async (records: SpanRecord[]): Promise<ExportRow[]> => {
     const spanCosts = await costs.spanCosts(records.map((span) => span.id));
     return records.map((span) => spanRow(span, spanCosts.get(span.id)));
   };
 
-  /** Rows of traces in the order given: their stats, costs, first root span, session and user, a statement each. */
+  /** Rows of traces in the order given: their stats, costs, first root span with its input and output, session and user. */
   const traceRows = async (records: TraceRecord[]): Promise<ExportRow[]> => {
     const ids = records.map((trace) => trace.id);
-    const [stats, traceCosts, roots, details] = await Promise.all([
+    const [stats, traceCosts, roots, io, details] = await Promise.all([
       traces.stats(ids),
       costs.traceTotals(ids),
-      spans.rootsOfTraces(ids),
+      spans.summariesOfTraces(ids, { rootsOnly: true }),
+      rootIo(ids),
       traces.exportDetails(ids),
     ]);
-    const rootOf = new Map<number, SpanRecord>();
+    const rootOf = new Map<number, SpanSummaryRecord>();
     for (const root of roots) if (!rootOf.has(root.traceRowid)) rootOf.set(root.traceRowid, root);
     return records.map((trace) =>
       traceRow(trace, {
         stats: stats.get(trace.id),
         cost: traceCosts.get(trace.id),
         root: rootOf.get(trace.id),
+        io: io.get(trace.id),
         details: details.get(trace.id),
       }),
     );

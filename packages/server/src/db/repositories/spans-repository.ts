@@ -527,19 +527,6 @@ export function createSpansRepository(db: Kysely<DB>, dialect: Dialect) {
       return id === undefined ? undefined : (await execute(fullSpans().where('spans.id', '=', id)))[0];
     },
 
-    /** The root spans (no parent id) of the given traces in full, in start order within each trace. */
-    async rootsOfTraces(traceRowids: number[]): Promise<SpanRecord[]> {
-      if (traceRowids.length === 0) return [];
-      return execute(
-        fullSpans()
-          .where('spans.trace_rowid', 'in', traceRowids)
-          .where('spans.parent_id', 'is', null)
-          .orderBy('spans.trace_rowid')
-          .orderBy('spans.start_time')
-          .orderBy('spans.id'),
-      );
-    },
-
     /** The first `limit` spans of one trace, in start order. */
     async listOfTrace(traceRowid: number, limit: number): Promise<SpanRecord[]> {
       return execute(

@@ -753,9 +753,6 @@ select "spans"."id", "spans"."trace_rowid", "spans"."project_id", "traces"."trac
 -- spans.windowEnd
 select "spans"."id", cast("spans"."start_time" as text) as "start_time" from "spans" where "spans"."project_id" = ? and spans.start_time >= cast(? as bigint) and spans.start_time < cast(? as bigint) and ("spans"."start_time" >= cast(? as bigint) and ("spans"."start_time" > cast(? as bigint) or "spans"."id" >= ?)) order by "spans"."start_time" asc, "spans"."id" asc limit ? offset ?;
 
--- spans.rootsOfTraces
-select "spans"."id", "spans"."trace_rowid", "spans"."project_id", "traces"."trace_id", "spans"."span_id", "spans"."parent_id", "spans"."name", "spans"."span_kind", cast("spans"."start_time" as text) as "start_time", cast("spans"."end_time" as text) as "end_time", "spans"."status_code", "spans"."status_message", "spans"."attributes", "spans"."long_attributes", "spans"."events", "spans"."llm_token_count_prompt", "spans"."llm_token_count_completion", "spans"."llm_token_count_total" from "spans" inner join "traces" on "traces"."id" = "spans"."trace_rowid" where "spans"."trace_rowid" in (?, ?) and "spans"."parent_id" is null order by "spans"."trace_rowid", "spans"."start_time", "spans"."id";
-
 -- traces.list (an export: traces with a span of a condition, within a window)
 select "traces"."id", "traces"."project_id", "traces"."trace_id", cast("traces"."start_time" as text) as "start_time", cast("traces"."end_time" as text) as "end_time" from "traces" where "traces"."project_id" = ? and exists (select 1 as "one" from "spans" where "spans"."trace_rowid" = "traces"."id" and ("spans"."name" = ?)) and ("traces"."start_time" <= cast(? as bigint) and ("traces"."start_time" < cast(? as bigint) or "traces"."id" <= ?)) and ("traces"."start_time" >= cast(? as bigint) and ("traces"."start_time" > cast(? as bigint) or "traces"."id" >= ?)) order by "traces"."start_time" asc, "traces"."id" asc limit ?;
 
