@@ -161,6 +161,13 @@ for (const rootPath of ROOT_PATHS) {
       await hamlet.getByText('"Shakespeare"').first().waitFor();
       await hamlet.getByText('"I do not know"').waitFor();
       assert.deepEqual(await hamlet.getByTestId('run-score').allInnerTexts(), ['exact: 0 (mismatch)', 'exact: 1 (match)']);
+      // A failing and a passing score read apart: red and green, not one colour for both.
+      const scores = hamlet.getByTestId('run-score');
+      assert.deepEqual(await Promise.all([0, 1].map((index) => scores.nth(index).getAttribute('data-tone'))), ['fail', 'pass']);
+      const colors = (await page.evaluate(
+        `[...document.querySelectorAll('[data-testid="run-score"][data-tone]')].map((badge) => getComputedStyle(badge).color)`,
+      )) as string[];
+      assert.ok(new Set(colors).size > 1, `score badges in one colour: ${colors.join(', ')}`);
 
       // The link phoenix-client prints for one experiment opens the same page; a run links to its trace.
       await page.goto(`${server.url}/datasets/${datasetId}/compare?experimentId=${improved.id}`);

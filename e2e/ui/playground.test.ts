@@ -278,6 +278,11 @@ for (const rootPath of ROOT_PATHS) {
         await page.reload();
         await page.getByRole('link', { name: "Open the run's trace" }).first().waitFor({ timeout: 2000 });
       });
+
+      // The playground's own project, where the earlier plain runs went, stays listed after the experiment wrote there too.
+      await page.getByRole('link', { name: 'Projects', exact: true }).click();
+      await waitForPath(page, server, '/projects');
+      await page.getByRole('link', { name: 'playground', exact: true }).waitFor();
       assertAllUnderRoot(opened.requests, server);
     });
   });

@@ -6,12 +6,14 @@ import {
   createUserCommand,
   loadConfig,
   resetPasswordCommand,
+  runMcpStdio,
   SIGHTLINE_VERSION,
   startServer,
 } from '@sightline/server';
 import { Command, CommanderError } from 'commander';
 import { tuneHeapForService } from './heap.js';
 import { registerMonitorCommands } from './monitor-commands.js';
+import { registerDataCommands } from './data-commands.js';
 import { stopOnSignals } from './shutdown.js';
 
 /** Builds the command tree; exported so tests can drive it without spawning. */
@@ -49,6 +51,22 @@ export function buildCli(): Command {
         failed: server.failed,
       });
     });
+  program
+    .command('mcp')
+    .description("Serve Sightline's MCP tools on stdin/stdout for an AI assistant, calling a Sightline server's API (docs/mcp.md)")
+    .addHelpText(
+      'after',
+      `
+Environment:
+  SERVICE_COLLECTOR_ENDPOINT  the Sightline server's URL (default http://127.0.0.1:6006)
+  SERVICE_API_KEY             an API key for it (a user or system key; not needed with sign-in off)`,
+    )
+    .action(async () => {
+      await runMcpStdio({
+        endpoint: process.env.SERVICE_COLLECTOR_ENDPOINT || 'http://127.0.0.1:6006',
+        apiKey: process.env.SERVICE_API_KEY || null,
+      });
+    });
   const admin = program.command('admin').description('Operator commands on the configured database (run on the host)');
   admin
     .command('create-user')
@@ -75,6 +93,7 @@ export function buildCli(): Command {
       );
     });
   registerMonitorCommands(program);
+  registerDataCommands(program);
   return program;
 }
 

@@ -43,6 +43,7 @@ import { promptsRoutes } from './api/prompts/prompts-routes.js';
 import { datasetsRoutes } from './api/datasets/datasets-routes.js';
 import { datasetLabelsRoutes } from './api/dataset-labels/dataset-labels-routes.js';
 import { savedViewsRoutes } from './api/saved-views/saved-views-routes.js';
+import { mcpRoutes } from './api/mcp/mcp-routes.js';
 import type { DatasetLabelsService } from './datasets/dataset-labels-service.js';
 import { datasetSplitsRoutes } from './api/dataset-splits/dataset-splits-routes.js';
 import type { DatasetSplitsService } from './datasets/dataset-splits-service.js';
@@ -225,6 +226,7 @@ export async function buildApp({
       await scope.register(exportsRoutes, { exports });
       await scope.register(scheduledExportsRoutes, { scheduled: scheduledExports });
       await scope.register(alertsRoutes, { alerts });
+      await scope.register(mcpRoutes, { rootPath: prefix });
       await scope.register(uiRoutes, { page: uiPage });
     },
     { prefix },

@@ -11,3 +11,4 @@ export { SqliteSpanStore } from './db/writer/span-writes-sqlite.js';
 export { ExportTraceServiceRequest } from './ingest/otlp-schema.js';
 export { createUserCommand, resetPasswordCommand, generatePassword } from './admin-commands.js';
 export { SIGHTLINE_VERSION, PHOENIX_COMPATIBLE_VERSION } from './version.js';
+export { runMcpStdio, type McpStdioOptions } from './mcp/mcp-stdio.js';

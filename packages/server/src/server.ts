@@ -43,6 +43,7 @@ import { startLongAttributesCompressor, type LongAttributesCompressor } from './
 import { createLongAttributesJob, type LongAttributesJob } from './jobs/long-attributes-job.js';
 import { startJobRunner, type Job, type JobRunner } from './jobs/job-runner.js';
 import { createSecretBox } from './playground/secret-box.js';
+import { providerKeySecret } from './playground/local-secret.js';
 import { createSecretsService } from './playground/secrets-service.js';
 import { createPlaygroundService } from './playground/playground-service.js';
 import { createRetentionService } from './retention/retention-service.js';
@@ -210,9 +211,11 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
         convertedBatches++;
       },
     });
+    // Provider keys are sealed with SERVICE_SECRET, or with a key kept in the working directory (local-secret.ts).
+    const providerSecret = providerKeySecret({ ...config, dialect: config.database.dialect });
     const secrets = createSecretsService({
       secrets: data.repositories.secrets,
-      box: config.secret ? createSecretBox(config.secret) : null,
+      box: providerSecret ? createSecretBox(providerSecret) : null,
       env: process.env,
       allowPrivateUrls: config.allowPrivateProviderUrls,
     });

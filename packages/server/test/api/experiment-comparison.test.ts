@@ -232,15 +232,46 @@ describeEachDialect('experiment comparison and downloads', (server) => {
 
   it("leaves experiments' projects out of the projects list unless include_experiment_projects=true", async () => {
     const projectName = unique('experiment-traces');
-    const { datasetId } = await dataset(1);
-    expectStatus(await post(`/v1/datasets/${datasetId}/experiments`, { name: 'traced', project_name: projectName }), 200);
-    await sendSpans(url(), projectName, [{ traceId: newTraceId(), start: BASE_NANOS }]);
+    const evaluatorsProject = unique('evaluators');
+    const { datasetId, exampleIds } = await dataset(1);
+    const experimentId = expectStatus(
+      await post(`/v1/datasets/${datasetId}/experiments`, { name: 'traced', project_name: projectName }),
+      200,
+    ).body.data.id as string;
+    const [taskTrace, evaluationTrace] = [newTraceId(), newTraceId()];
+    const runId = await run(experimentId, exampleIds[0]!, 1, 10, { trace_id: taskTrace });
+    expectStatus(
+      await post('/v1/experiment_evaluations', {
+        experiment_run_id: runId,
+        name: 'judge',
+        annotator_kind: 'LLM',
+        start_time: at(0),
+        end_time: at(1),
+        result: { score: 1 },
+        trace_id: evaluationTrace,
+      }),
+      200,
+    );
+    await sendSpans(url(), projectName, [{ traceId: taskTrace, start: BASE_NANOS }]);
+    // phoenix-client writes its evaluators' traces to a project of their own, which no experiment names.
+    await sendSpans(url(), evaluatorsProject, [{ traceId: evaluationTrace, start: BASE_NANOS }]);
     const names = async (query: string) =>
       (await collectPages<{ name: string }>(url(), `/v1/projects?${query}`, 1000)).items.map((project) => project.name);
     assert.ok(!(await names('')).includes(projectName), 'hidden by default, as in Phoenix');
+    assert.ok(!(await names('')).includes(evaluatorsProject), "the evaluators' project is hidden too");
     assert.ok((await names('include_experiment_projects=true')).includes(projectName));
-    assert.ok((await names('')).includes('compare-traces'), 'other projects stay listed');
+    assert.ok((await names('include_experiment_projects=true')).includes(evaluatorsProject));
+    const plain = unique('plain');
+    await sendSpans(url(), plain, [{ traceId: newTraceId(), start: BASE_NANOS }]);
+    assert.ok((await names('')).includes(plain), 'other projects stay listed');
+    assert.ok(!(await names('')).includes('compare-traces'), 'a project of task traces only is an experiment project');
     assert.equal((await getOk(url(), `/v1/projects/${projectName}`)).data.name, projectName, 'still reachable by name');
+
+    // The playground's project: an experiment over a dataset writes there, and so do plain runs. It stays listed.
+    const playground = unique('playground');
+    expectStatus(await post(`/v1/datasets/${datasetId}/experiments`, { name: 'from the playground', project_name: playground }), 200);
+    await sendSpans(url(), playground, [{ traceId: newTraceId(), start: BASE_NANOS }]);
+    assert.ok((await names('')).includes(playground), 'a project with traces of its own is listed');
   });
 
   it('answers 404 for downloads of an unknown experiment', async () => {

@@ -17,6 +17,7 @@ import pg from 'pg';
 import { pino } from 'pino';
 import { loadConfig } from '../../src/config.js';
 import { startServer, type RunningServer } from '../../src/server.js';
+import { LOCAL_SECRET_FILE, localSecret } from '../../src/playground/local-secret.js';
 import {
   AUTH_ENV,
   bearerClient,
@@ -523,6 +524,27 @@ describeEachDialect('playground: a login-free local server keeps the ollama defa
     // Nothing listens on the default port here: the call was made, and failed to connect.
     expectStatus(answer, 503);
     assert.match(answer.body.detail, /^ollama could not be reached/);
+  });
+
+  it('stores provider keys without SERVICE_SECRET on SQLite, under a key kept in the working directory', async () => {
+    const body = { secrets: [{ key: 'OPENAI_API_KEY', value: 'sk-local-quick-start-1' }] };
+    const answer = await call(server().url, null, 'PUT', '/v1/secrets', { body });
+    const file = path.join(server().database.workingDir, LOCAL_SECRET_FILE);
+    if (server().dialect === 'postgres') {
+      // Replicas share the database: each would make a key of its own, so SERVICE_SECRET is needed.
+      expectStatus(answer, 422);
+      assert.match(answer.body.detail, /needs SERVICE_SECRET/);
+      assert.equal(fs.existsSync(file), false);
+      return;
+    }
+    expectStatus(answer, 200);
+    assert.equal(fs.statSync(file).mode & 0o777, 0o600, 'readable by the server only');
+    const key = fs.readFileSync(file, 'utf8').trim();
+    assert.ok(key.length >= 32);
+    // A second server on the same directory keeps the key, so the stored value still opens.
+    assert.equal(localSecret(server().database.workingDir), key);
+    const listed = expectStatus(await call(server().url, null, 'GET', '/v1/secrets'), 200).body.data as { key: string; stored: boolean }[];
+    assert.equal(listed.find((secret) => secret.key === 'OPENAI_API_KEY')?.stored, true);
   });
 
   it('refuses loopback base URLs an operator did not allow, even without authentication', async () => {

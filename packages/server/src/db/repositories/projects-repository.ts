@@ -3,7 +3,7 @@
  * skips it and its name is free; the retention job deletes its traces in batches and then purges
  * the row, whose foreign keys cascade to what is left (docs/api.md, "Deleting projects").
  */
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import type { DB, ProjectsTable } from '../schema.js';
 import { sqlDialect } from '../sql-dialect.js';
 import type { Dialect } from '../../config.js';
@@ -59,9 +59,38 @@ export function createProjectsRepository(db: Kysely<DB>, dialect: Dialect) {
       if (query.fromId !== undefined) select = select.where('id', '<=', query.fromId);
       if (query.nameContains) select = select.where(sqlFor.containsLowerCase('projects.name', query.nameContains));
       if (query.excludeExperimentProjects) {
-        select = select.where(({ exists, not, selectFrom }) =>
-          not(exists(selectFrom('experiments').select('experiments.id').whereRef('experiments.project_name', '=', 'projects.name'))),
-        );
+        // An experiment project holds experiments' traces (task runs, evaluations) and nothing else:
+        // named by an experiment or holding such traces, and without a trace of any other kind. A
+        // project that also gets other traces (the playground's) stays listed; the first such trace
+        // ends the look, and an experiment project's traces are few.
+        select = select.where(({ and, or, exists, not, selectFrom }) => {
+          const experimentTrace = (ref: 'other.trace_id' | 't.trace_id') =>
+            or([
+              exists(selectFrom('experiment_runs as r').select('r.id').where('r.trace_id', '=', sql.ref<string>(ref))),
+              exists(selectFrom('experiment_run_annotations as e').select('e.id').where('e.trace_id', '=', sql.ref<string>(ref))),
+            ]);
+          return not(
+            and([
+              or([
+                exists(selectFrom('experiments').select('experiments.id').whereRef('experiments.project_name', '=', 'projects.name')),
+                exists(
+                  selectFrom('traces as t')
+                    .select('t.id')
+                    .whereRef('t.project_id', '=', 'projects.id')
+                    .where(experimentTrace('t.trace_id')),
+                ),
+              ]),
+              not(
+                exists(
+                  selectFrom('traces as other')
+                    .select('other.id')
+                    .whereRef('other.project_id', '=', 'projects.id')
+                    .where(not(experimentTrace('other.trace_id'))),
+                ),
+              ),
+            ]),
+          );
+        });
       }
       return (await select.execute()).map(toRecord);
     },

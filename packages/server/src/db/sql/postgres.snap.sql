@@ -119,7 +119,7 @@ select * from "projects" where "name" = $1 and "deleted_at" is null;
 select * from "projects" where "deleted_at" is null and "id" <= $1 and strpos(lower("projects"."name"), $2) > 0 order by "id" desc limit $3;
 
 -- projects.list (without experiment projects)
-select * from "projects" where "deleted_at" is null and not exists (select "experiments"."id" from "experiments" where "experiments"."project_name" = "projects"."name") order by "id" desc limit $1;
+select * from "projects" where "deleted_at" is null and not ((exists (select "experiments"."id" from "experiments" where "experiments"."project_name" = "projects"."name") or exists (select "t"."id" from "traces" as "t" where "t"."project_id" = "projects"."id" and (exists (select "r"."id" from "experiment_runs" as "r" where "r"."trace_id" = "t"."trace_id") or exists (select "e"."id" from "experiment_run_annotations" as "e" where "e"."trace_id" = "t"."trace_id")))) and not exists (select "other"."id" from "traces" as "other" where "other"."project_id" = "projects"."id" and not (exists (select "r"."id" from "experiment_runs" as "r" where "r"."trace_id" = "other"."trace_id") or exists (select "e"."id" from "experiment_run_annotations" as "e" where "e"."trace_id" = "other"."trace_id")))) order by "id" desc limit $1;
 
 -- projects.updateDescription
 update "projects" set "description" = $1, "updated_at" = $2 where "id" = $3 returning *;

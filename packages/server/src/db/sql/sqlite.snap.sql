@@ -119,7 +119,7 @@ select * from "projects" where "name" = ? and "deleted_at" is null;
 select * from "projects" where "deleted_at" is null and "id" <= ? and instr(lower("projects"."name"), ?) > 0 order by "id" desc limit ?;
 
 -- projects.list (without experiment projects)
-select * from "projects" where "deleted_at" is null and not exists (select "experiments"."id" from "experiments" where "experiments"."project_name" = "projects"."name") order by "id" desc limit ?;
+select * from "projects" where "deleted_at" is null and not ((exists (select "experiments"."id" from "experiments" where "experiments"."project_name" = "projects"."name") or exists (select "t"."id" from "traces" as "t" where "t"."project_id" = "projects"."id" and (exists (select "r"."id" from "experiment_runs" as "r" where "r"."trace_id" = "t"."trace_id") or exists (select "e"."id" from "experiment_run_annotations" as "e" where "e"."trace_id" = "t"."trace_id")))) and not exists (select "other"."id" from "traces" as "other" where "other"."project_id" = "projects"."id" and not (exists (select "r"."id" from "experiment_runs" as "r" where "r"."trace_id" = "other"."trace_id") or exists (select "e"."id" from "experiment_run_annotations" as "e" where "e"."trace_id" = "other"."trace_id")))) order by "id" desc limit ?;
 
 -- projects.updateDescription
 update "projects" set "description" = ?, "updated_at" = ? where "id" = ? returning *;

@@ -105,7 +105,13 @@ function RunCell({ run, projectName, repetitions }: { run: ComparedExperimentRun
       <Group gap={4}>
         {(run.annotations ?? []).map((annotation) => (
           <Tooltip key={annotation.name} label={annotation.error ?? annotation.explanation ?? annotation.name} multiline maw={360}>
-            <Badge variant="light" color={annotation.error ? 'red' : 'blue'} tt="none" data-testid="run-score">
+            <Badge
+              variant={annotation.error ? 'outline' : 'light'}
+              color={scoreTone(annotation) === 'pass' ? 'teal' : scoreTone(annotation) === 'neutral' ? 'blue' : 'red'}
+              tt="none"
+              data-testid="run-score"
+              data-tone={scoreTone(annotation)}
+            >
               {annotation.name}: {annotation.error ? 'error' : formatScore(annotation.score)}
               {annotation.label ? ` (${annotation.label})` : ''}
             </Badge>
@@ -138,6 +144,17 @@ function RunCell({ run, projectName, repetitions }: { run: ComparedExperimentRun
       </Group>
     </Stack>
   );
+}
+
+/**
+ * How a run's score reads at a glance: passing (0.5 and above: a 1 of an exact-match check, a
+ * good judge score) in green, failing (below 0.5, or an evaluator error) in red, and a label
+ * without a score in neutral blue.
+ */
+function scoreTone(annotation: { score: number | null; error?: string | null }): 'pass' | 'fail' | 'neutral' {
+  if (annotation.error) return 'fail';
+  if (annotation.score === null) return 'neutral';
+  return annotation.score >= 0.5 ? 'pass' : 'fail';
 }
 
 export function ComparePage() {

@@ -3,6 +3,7 @@
  * with "Open in playground"). Prompts are made in the playground ("Save as prompt") or with
  * phoenix-client's createPrompt (docs/prompts.md).
  */
+import { VersionTags } from './VersionTags';
 import { Link, useNavigate, useParams } from 'react-router';
 import { Alert, Anchor, Badge, Breadcrumbs, Button, Code, Group, Paper, Skeleton, Stack, Table, Text, Title } from '@mantine/core';
 import { IconInfoCircle, IconPlayerPlay } from '@tabler/icons-react';
@@ -137,6 +138,7 @@ export function PromptVersionsPage() {
                       {formatRelative(version.created_at)}
                     </Text>
                     {version.description ? <Text size="xs">{version.description}</Text> : null}
+                    <VersionTags promptName={promptName} versionId={version.id} label={`version ${versions.data.length - index}`} />
                   </Table.Td>
                   <Table.Td style={{ verticalAlign: 'top' }}>
                     <Text size="sm" ff="monospace">

@@ -32,3 +32,19 @@ export function usePromptVersions(promptName: string) {
     staleTime: 0,
   });
 }
+
+/** The tags naming one version (a tag names one version of its prompt at a time). */
+export function useVersionTags(promptName: string, versionId: string) {
+  return useQuery({
+    queryKey: ['prompt-tags', promptName, versionId],
+    queryFn: ({ signal }) =>
+      allPages<{ id: string; name: string; description: string | null }>((cursor) =>
+        call(
+          client.GET('/v1/prompt_versions/{prompt_version_id}/tags', {
+            params: { path: { prompt_version_id: versionId }, query: { limit: 100, cursor } },
+            signal,
+          }),
+        ),
+      ),
+  });
+}

@@ -47,6 +47,39 @@ function Section({ title, description, children }: { title: string; description?
   );
 }
 
+function ModelPricesPanel({ canEdit }: { canEdit: boolean }) {
+  return (
+    <Section
+      title="Model prices"
+      description="The prices behind the cost figures, in USD per million tokens, matched against each LLM span's llm.model_name. Overrides win over the prices Sightline ships; only admins change them."
+    >
+      <ModelPricesSection isAdmin={canEdit} />
+    </Section>
+  );
+}
+
+function ProvidersPanel() {
+  return (
+    <Section
+      title="Model providers"
+      description="Keys and base URLs the playground calls providers with. Stored values are encrypted and never shown again; a variable of the same name in the server's environment wins over a stored one."
+    >
+      <ProvidersSection />
+    </Section>
+  );
+}
+
+function JobsPanel() {
+  return (
+    <Section
+      title="Background jobs"
+      description="What this server does on its own: pricing spans, applying retention, compacting partitions, converting old spans, cleaning up dead uploads. With several replicas on PostgreSQL one runs each job at a time; this is the replica that answered."
+    >
+      <JobsSection />
+    </Section>
+  );
+}
+
 const ADMIN_TABS = ['users', 'system-keys', 'user-keys', 'providers', 'jobs'];
 
 export function SettingsPage() {
@@ -62,10 +95,19 @@ export function SettingsPage() {
   const systemKeys = useSystemKeys(isAdmin && tab === 'system-keys');
   const allUserKeys = useAllUserKeys(isAdmin && tab === 'user-keys');
 
+  const setTab = (value: string | null) =>
+    update((next) => {
+      if (!value || value === 'account') next.delete('tab');
+      else next.set('tab', value);
+    });
+
   if (!isUser) {
+    // Sign-in off (the quick start): everyone who reaches the server administers it, so the
+    // server-wide settings are here; there are no users or API keys.
+    const openTab = ['providers', 'jobs'].includes(requested) ? requested : 'model-prices';
     return (
-      <Container size="md" py="md">
-        <Stack>
+      <Container size="lg" py="md">
+        <Stack gap="lg">
           <Title order={2}>Settings</Title>
           <Alert color="blue" icon={<IconInfoCircle size={18} />} title="Authentication is off">
             <Text size="sm">
@@ -74,16 +116,32 @@ export function SettingsPage() {
               in as <Code>admin@localhost</Code>.
             </Text>
           </Alert>
+          <Tabs value={openTab} onChange={setTab} keepMounted={false}>
+            <Tabs.List mb="md">
+              <Tabs.Tab value="model-prices" leftSection={<IconCoin size={16} />}>
+                Model prices
+              </Tabs.Tab>
+              <Tabs.Tab value="providers" leftSection={<IconPlugConnected size={16} />}>
+                Providers
+              </Tabs.Tab>
+              <Tabs.Tab value="jobs" leftSection={<IconClockPlay size={16} />}>
+                Jobs
+              </Tabs.Tab>
+            </Tabs.List>
+            <Tabs.Panel value="model-prices">
+              <ModelPricesPanel canEdit />
+            </Tabs.Panel>
+            <Tabs.Panel value="providers">
+              <ProvidersPanel />
+            </Tabs.Panel>
+            <Tabs.Panel value="jobs">
+              <JobsPanel />
+            </Tabs.Panel>
+          </Tabs>
         </Stack>
       </Container>
     );
   }
-
-  const setTab = (value: string | null) =>
-    update((next) => {
-      if (!value || value === 'account') next.delete('tab');
-      else next.set('tab', value);
-    });
 
   return (
     <Container size="lg" py="md">
@@ -156,12 +214,7 @@ export function SettingsPage() {
           </Tabs.Panel>
 
           <Tabs.Panel value="model-prices">
-            <Section
-              title="Model prices"
-              description="The prices behind the cost figures, in USD per million tokens, matched against each LLM span's llm.model_name. Overrides win over the prices Sightline ships; only admins change them."
-            >
-              <ModelPricesSection isAdmin={isAdmin} />
-            </Section>
+            <ModelPricesPanel canEdit={isAdmin} />
           </Tabs.Panel>
 
           {isAdmin ? (
@@ -203,20 +256,10 @@ export function SettingsPage() {
                 </Section>
               </Tabs.Panel>
               <Tabs.Panel value="providers">
-                <Section
-                  title="Model providers"
-                  description="Keys and base URLs the playground calls providers with. Stored values are encrypted and never shown again; a variable of the same name in the server's environment wins over a stored one."
-                >
-                  <ProvidersSection />
-                </Section>
+                <ProvidersPanel />
               </Tabs.Panel>
               <Tabs.Panel value="jobs">
-                <Section
-                  title="Background jobs"
-                  description="What this server does on its own: pricing spans, applying retention, compacting partitions, converting old spans, cleaning up dead uploads. With several replicas on PostgreSQL one runs each job at a time; this is the replica that answered."
-                >
-                  <JobsSection />
-                </Section>
+                <JobsPanel />
               </Tabs.Panel>
             </>
           ) : null}
