@@ -169,6 +169,15 @@ for (const rootPath of ROOT_PATHS) {
       )) as string[];
       assert.ok(new Set(colors).size > 1, `score badges in one colour: ${colors.join(', ')}`);
 
+      // Every example improved on the base: +1 on each, none regressed.
+      assert.deepEqual(await page.getByTestId('score-delta').allInnerTexts(), ['Δ exact +1', 'Δ exact +1', 'Δ exact +1']);
+      await page.getByLabel('Examples shown').getByText('Regressed', { exact: true }).click();
+      await eventually(async () => assert.equal(await comparison.count(), 0));
+      assert.equal(new URL(page.url()).searchParams.get('filter'), 'regressed');
+      await page.getByLabel('Examples shown').getByText('Improved', { exact: true }).click();
+      await eventually(async () => assert.equal(await comparison.count(), 3));
+      await page.getByLabel('Examples shown').getByText('All', { exact: true }).click();
+
       // The link phoenix-client prints for one experiment opens the same page; a run links to its trace.
       await page.goto(`${server.url}/datasets/${datasetId}/compare?experimentId=${improved.id}`);
       await eventually(async () => assert.equal(await page.getByTestId('comparison-row').count(), 3));

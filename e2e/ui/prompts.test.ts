@@ -1,7 +1,7 @@
 /**
- * A prompt's tags on its page, in Debian's Chromium (issue 34, bug 3): tags set through the API
- * show on their version; a tag set from the page moves to that version (the API then finds the
- * version by it); a tag removed from the page is gone.
+ * A prompt's page, in Debian's Chromium (issue 34): tags set through the API show on their
+ * version (bug 3); a tag set from the page moves to that version (the API then finds the version
+ * by it); a tag removed from the page is gone; a version's details, and a diff of two versions.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe } from 'node:test';
@@ -73,5 +73,16 @@ describe('UI: prompt tags', () => {
     await eventually(async () => assert.equal(await page.getByText('production', { exact: true }).count(), 0));
     const gone = await page.request.get(`${server.url}/v1/prompts/${encodeURIComponent(name)}/tags/production`);
     assert.equal(gone.status(), 404);
+
+    // A version's details, and what changed between the two.
+    await rows.nth(0).getByRole('button', { name: 'Details' }).click();
+    assert.match((await page.getByTestId('version-details').innerText()) ?? '', /"invocation_parameters"/);
+    await page.getByLabel('Pick version 1 for a diff').check();
+    await page.getByText('Pick one more version to see what changed.').waitFor();
+    await page.getByLabel('Pick version 2 for a diff').check();
+    const diff = page.getByTestId('version-diff');
+    await diff.getByText('version 1 → version 2').waitFor();
+    assert.equal(await diff.locator('[data-change="removed"]').innerText(), '- first {{q}}');
+    assert.equal(await diff.locator('[data-change="added"]').innerText(), '+ second {{q}}');
   });
 });

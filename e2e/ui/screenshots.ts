@@ -89,6 +89,13 @@ try {
   await page.getByRole('grid', { name: 'Traces' }).getByTestId('table-row').first().waitFor();
   await shot(page, 'traces');
 
+  // Search and filter (docs/search.md): the words marked in the previews.
+  await page.goto(
+    `${server.url}/projects/${encodeURIComponent(project.id)}/traces?range=24h&q=refund&filter=${encodeURIComponent("span_kind == 'LLM'")}`,
+  );
+  await page.getByRole('grid', { name: 'Traces' }).locator('mark').first().waitFor();
+  await shot(page, 'search');
+
   // A trace with a tool call, its LLM span selected.
   const traces = (await (await api.get(`${server.url}/v1/projects/${encodeURIComponent(project.id)}/traces?limit=50`)).json()).data as {
     trace_id: string;

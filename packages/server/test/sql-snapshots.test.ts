@@ -863,6 +863,11 @@ function scenario(r: Repositories, dialect: string, db: Kysely<DB>): SqlScenario
     ['experiments.evaluationsOf', () => r.experiments.evaluationsOf([1])],
     ['experiments.summaries', () => r.experiments.summaries([1, 2])],
     ['experiments.exampleIds', () => r.experiments.exampleIds(1, { limit: 10, fromExampleId: 1 })],
+    [
+      'experiments.comparedExampleIds (regressed)',
+      () => r.experiments.comparedExampleIds(1, [2, 3], { kind: 'regressed', name: 'correct' }, { limit: 10, fromExampleId: 1 }),
+    ],
+    ['experiments.comparedExampleIds (failed)', () => r.experiments.comparedExampleIds(1, [2], { kind: 'failed' }, { limit: 10 })],
     ['experiments.runsOn', () => r.experiments.runsOn([1, 2], [1, 2])],
     ['experiments.examplesWithSuccessfulRuns', () => r.experiments.examplesWithSuccessfulRuns(1, { limit: 10, fromExampleId: 1 })],
     ['experiments.runsMissingEvaluations', () => r.experiments.runsMissingEvaluations(1, ['q', 'r'], { limit: 10, fromRunId: 1 })],

@@ -13093,6 +13093,10 @@ export interface operations {
                 limit?: number;
                 /** @description The next_cursor of the previous page (opaque); an invalid cursor answers 422. */
                 cursor?: string;
+                /** @description Only the examples where another experiment's mean `score_name` is below the base's (regressed) or above it (improved), or where a run or an evaluation failed (Sightline addition). */
+                filter?: "regressed" | "improved" | "failed";
+                /** @description The evaluator whose score `regressed` and `improved` compare. */
+                score_name?: string;
             };
             header?: never;
             path: {

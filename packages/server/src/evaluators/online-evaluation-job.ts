@@ -31,11 +31,10 @@ import type {
   ScannedSpan,
 } from '../db/repositories/online-eval-repository.js';
 import type { EvaluatorRecord, EvaluatorsRepository } from '../db/repositories/evaluators-repository.js';
-import type { SpanCondition } from '../db/repositories/span-condition-sql.js';
 import type { CompiledStatement } from '../db/writer/statement-writes-sqlite.js';
 import type { Job } from '../jobs/job-runner.js';
 import { eachLimited } from '../shared/each-limited.js';
-import { parseSpanCondition } from '../spans/span-condition.js';
+import { storedFilterParser } from '../spans/span-condition.js';
 import type { EvaluationItem } from './code-evaluators.js';
 import { type EvaluationOutcome, type EvaluatorDefinition, parseDefinition } from './evaluators-service.js';
 import type { JudgeCost } from './judge-cost.js';
@@ -142,18 +141,8 @@ export function createOnlineEvaluationJob(options: OnlineEvaluationJobOptions): 
     return found;
   };
 
-  const conditions = new Map<string, SpanCondition | null>();
   /** A rule's filter, parsed (checked when the rule was saved). */
-  const conditionOf = (filter: string): SpanCondition | null => {
-    if (filter.trim() === '') return null;
-    let condition = conditions.get(filter);
-    if (condition === undefined) {
-      condition = parseSpanCondition(filter);
-      if (conditions.size > 500) conditions.clear();
-      conditions.set(filter, condition);
-    }
-    return condition;
-  };
+  const conditionOf = storedFilterParser();
 
   const itemsOf = (rule: OnlineRuleRecord, spans: ScannedSpan[], index: number): NewItem[] => {
     const items: NewItem[] = [];

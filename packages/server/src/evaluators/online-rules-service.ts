@@ -16,7 +16,7 @@ import type {
 } from '../db/repositories/online-eval-repository.js';
 import type { ProjectsService } from '../projects/projects-service.js';
 import type { Identifier } from '../shared/identifier.js';
-import { parseSpanCondition } from '../spans/span-condition.js';
+import { checkStoredFilter } from '../spans/span-condition.js';
 import { DEFAULT_SESSION_IDLE_MINUTES } from './online-evaluation-job.js';
 
 export const MAX_RULE_EVALUATORS = 10;
@@ -122,14 +122,7 @@ export function createOnlineRulesService({
         'a session rule takes no filter: it evaluates sessions once they have had no new turn for session_idle_minutes',
       );
     }
-    if (filter !== '') {
-      try {
-        parseSpanCondition(filter);
-      } catch (error) {
-        if (error instanceof InvalidInputError) throw new InvalidInputError(`filter: ${error.message}`);
-        throw error;
-      }
-    }
+    checkStoredFilter(filter);
     if (!(fields.samplingRate > 0 && fields.samplingRate <= 1)) {
       throw new InvalidInputError('sampling_rate must be more than 0 and at most 1 (e.g. 0.1 evaluates one item in ten)');
     }

@@ -22,6 +22,17 @@ import { requireDataset as findDataset } from '../datasets/require-dataset.js';
 
 export const ANNOTATOR_KINDS = ['LLM', 'CODE', 'HUMAN'] as const;
 const MAX_REPETITIONS = 100;
+/** A comparison's filter; `regressed` and `improved` need the evaluator whose scores they compare. */
+function comparisonFilter(
+  filter: 'regressed' | 'improved' | 'failed' | undefined,
+  scoreName: string | undefined,
+): { kind: 'regressed' | 'improved'; name: string } | { kind: 'failed' } | undefined {
+  if (filter === undefined || filter === 'failed') return filter && { kind: filter };
+  if (!scoreName?.trim())
+    throw new InvalidInputError(`filter=${filter} compares an evaluator's scores with the base's: name the evaluator with score_name`);
+  return { kind: filter, name: scoreName.trim() };
+}
+
 /** Most experiments one comparison shows side by side. */
 export const MAX_COMPARED = 10;
 /** Example ids read per query when an experiment's example set is frozen. */
@@ -370,7 +381,13 @@ export function createExperimentsService({
     async compare(
       datasetIdentifier: Identifier,
       experimentIdentifiers: Identifier[],
-      query: { limit: number; fromExampleId?: number | undefined },
+      query: {
+        limit: number;
+        fromExampleId?: number | undefined;
+        /** Only the examples that regressed or improved on the `scoreName` evaluator's score against the base, or failed. */
+        filter?: 'regressed' | 'improved' | 'failed' | undefined;
+        scoreName?: string | undefined;
+      },
     ): Promise<{ experiments: ExperimentWithCounts[]; rows: ComparisonRow[] }> {
       const dataset = await requireDataset(datasetIdentifier);
       if (experimentIdentifiers.length === 0) throw new InvalidInputError('name at least one experiment_id to compare');
@@ -387,7 +404,16 @@ export function createExperimentsService({
         compared.push(experiment);
       }
       const base = compared[0]!;
-      const ids = await experiments.exampleIds(base.id, { limit: query.limit + 1, fromExampleId: query.fromExampleId });
+      const page = { limit: query.limit + 1, fromExampleId: query.fromExampleId };
+      const filter = comparisonFilter(query.filter, query.scoreName);
+      const ids = filter
+        ? await experiments.comparedExampleIds(
+            base.id,
+            compared.slice(1).map((experiment) => experiment.id),
+            filter,
+            page,
+          )
+        : await experiments.exampleIds(base.id, page);
       const [withCountsRows, examples, runs] = await Promise.all([
         withCounts(compared),
         examplesById(base, ids),

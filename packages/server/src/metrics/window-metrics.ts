@@ -9,8 +9,7 @@
  */
 import { InvalidInputError } from '@sightline/common';
 import type { MetricWindow, WindowMetricsRepository } from '../db/repositories/window-metrics-repository.js';
-import type { SpanCondition } from '../db/repositories/span-condition-sql.js';
-import { parseSpanCondition } from '../spans/span-condition.js';
+import { checkStoredFilter, storedFilterParser } from '../spans/span-condition.js';
 
 export const WINDOW_METRICS = [
   'span_count',
@@ -87,14 +86,7 @@ export function checkMetricDefinition(definition: MetricDefinition): MetricDefin
   }
   const filter = definition.filter.trim();
   if (filter.length > MAX_FILTER_LENGTH) throw new InvalidInputError(`filter must be at most ${MAX_FILTER_LENGTH} characters`);
-  if (filter !== '') {
-    try {
-      parseSpanCondition(filter);
-    } catch (error) {
-      if (error instanceof InvalidInputError) throw new InvalidInputError(`filter: ${error.message}`);
-      throw error;
-    }
-  }
+  checkStoredFilter(filter);
   return { metric, annotationName, annotationLabel, filter, windowSeconds: seconds };
 }
 
@@ -103,18 +95,7 @@ const NANOS_PER_MS = 1_000_000n;
 export type WindowMetrics = ReturnType<typeof createWindowMetrics>;
 
 export function createWindowMetrics(repository: WindowMetricsRepository) {
-  const conditions = new Map<string, SpanCondition | null>();
-  /** A filter, parsed once (checked when its rule was saved). */
-  const conditionOf = (filter: string): SpanCondition | null => {
-    if (filter.trim() === '') return null;
-    let condition = conditions.get(filter);
-    if (condition === undefined) {
-      condition = parseSpanCondition(filter);
-      if (conditions.size > 500) conditions.clear();
-      conditions.set(filter, condition);
-    }
-    return condition;
-  };
+  const conditionOf = storedFilterParser();
 
   return {
     /**

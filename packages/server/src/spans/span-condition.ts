@@ -301,3 +301,32 @@ export function parseSpanCondition(source: string): SpanCondition {
 
   return visit(root, 0);
 }
+
+/** Checks a filter a rule or view stores, when it is saved: a 422 naming the filter, so it never fails when it runs. */
+export function checkStoredFilter(filter: string): void {
+  if (filter.trim() === '') return;
+  try {
+    parseSpanCondition(filter);
+  } catch (error) {
+    if (error instanceof InvalidInputError) throw new InvalidInputError(`filter: ${error.message}`);
+    throw error;
+  }
+}
+
+/**
+ * A parser for the filters of stored rules, which jobs apply again and again: each text is parsed
+ * once (it was checked when saved), and at most 500 are remembered. A blank filter is no condition.
+ */
+export function storedFilterParser(): (filter: string) => SpanCondition | null {
+  const conditions = new Map<string, SpanCondition>();
+  return (filter) => {
+    if (filter.trim() === '') return null;
+    let condition = conditions.get(filter);
+    if (condition === undefined) {
+      condition = parseSpanCondition(filter);
+      if (conditions.size >= 500) conditions.clear();
+      conditions.set(filter, condition);
+    }
+    return condition;
+  };
+}

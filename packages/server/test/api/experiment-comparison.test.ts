@@ -212,6 +212,40 @@ describeEachDialect('experiment comparison and downloads', (server) => {
     assert.deepEqual(JSON.parse((await request(url(), 'GET', `/v1/experiments/${empty}/json`)).text), []);
   });
 
+  it('keeps the examples that regressed, improved or failed against the base', async () => {
+    const examples = async (base: string, other: string, filter: string) => {
+      const body = await getOk(
+        url(),
+        `/v1/datasets/${setup.datasetId}/compare?experiment_id=${base}&experiment_id=${other}&filter=${filter}&score_name=correct&limit=2`,
+      );
+      const ids = (body.data as { example: { id: string } }[]).map((row) => row.example.id);
+      // Paging through the filtered rows: the rest come after the cursor.
+      if (body.next_cursor) {
+        const next = await getOk(
+          url(),
+          `/v1/datasets/${setup.datasetId}/compare?experiment_id=${base}&experiment_id=${other}&filter=${filter}&score_name=correct&cursor=${encodeURIComponent(body.next_cursor)}`,
+        );
+        ids.push(...(next.data as { example: { id: string } }[]).map((row) => row.example.id));
+      }
+      return ids;
+    };
+    const ex = setup.exampleIds;
+    // A scores 1 on examples 0, 2, 4 and 0 on 1, 3; B scores 1 on 0, 2, 3, fails on 1 and never runs 4.
+    assert.deepEqual(await examples(setup.a, setup.b, 'improved'), [ex[3]]);
+    assert.deepEqual(await examples(setup.a, setup.b, 'regressed'), []);
+    assert.deepEqual(await examples(setup.b, setup.a, 'regressed'), [ex[3]]);
+    assert.deepEqual(await examples(setup.a, setup.b, 'failed'), [ex[1]]);
+    expectError(
+      await request(
+        url(),
+        'GET',
+        `/v1/datasets/${setup.datasetId}/compare?experiment_id=${setup.a}&experiment_id=${setup.b}&filter=regressed`,
+      ),
+      422,
+      /name the evaluator with score_name/,
+    );
+  });
+
   it('downloads an experiment as CSV with a column group per evaluator', async () => {
     const response = await request(url(), 'GET', `/v1/experiments/${setup.b}/csv`);
     assert.equal(response.status, 200);

@@ -435,7 +435,12 @@ export async function experimentsRoutes(instance: FastifyInstance, { experiments
       const result = await experiments.compare(
         identifier('Dataset', request.params.dataset_id),
         ids.map((id) => identifier('Experiment', id)),
-        { limit, fromExampleId: ascendingCursor('DatasetExample', request.query.cursor) },
+        {
+          limit,
+          fromExampleId: ascendingCursor('DatasetExample', request.query.cursor),
+          filter: request.query.filter,
+          scoreName: request.query.score_name,
+        },
       );
       const next = result.rows.length > limit ? toGlobalId('DatasetExample', result.rows[limit]!.example.id) : null;
       return {

@@ -1,7 +1,7 @@
 /** JSON schemas (TypeBox) of the experiment routes, Phoenix's shapes (docs/experiments.md). */
 import { Type } from '@sinclair/typebox';
 import { DatasetExample } from '../datasets/datasets-schemas.js';
-import { Nullable, cursorParam, limitParam } from '../shared/schemas.js';
+import { Nullable, StringEnum, cursorParam, limitParam } from '../shared/schemas.js';
 
 const JsonObject = (description: string) => Type.Object({}, { additionalProperties: true, description });
 const Time = (description: string) => Type.String({ format: 'date-time', description });
@@ -101,6 +101,14 @@ export const ComparisonQuery = Type.Object({
   }),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
   cursor: cursorParam,
+  filter: Type.Optional(
+    StringEnum(['regressed', 'improved', 'failed'] as const, {
+      description:
+        "Only the examples where another experiment's mean `score_name` is below the base's (regressed) or above it (improved), " +
+        'or where a run or an evaluation failed (Sightline addition).',
+    }),
+  ),
+  score_name: Type.Optional(Type.String({ minLength: 1, description: 'The evaluator whose score `regressed` and `improved` compare.' })),
 });
 
 export const CreateExperimentBody = Type.Object(

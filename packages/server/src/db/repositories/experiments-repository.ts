@@ -489,6 +489,63 @@ export function createExperimentsRepository(db: Kysely<DB>, dialect: Dialect) {
       if (query.fromExampleId !== undefined) select = select.where('example_id', '>=', query.fromExampleId);
       return (await select.execute()).map((row) => Number(row.example_id));
     },
+    /**
+     * The base experiment's example ids, in order from `fromExampleId`, that a comparison filter
+     * keeps (docs/experiments.md, "Comparison"): `regressed` (another experiment's mean score of
+     * `name` below the base's), `improved` (above it) or `failed` (a run or an evaluation of any
+     * compared experiment with an error).
+     */
+    async comparedExampleIds(
+      baseId: number,
+      otherIds: number[],
+      filter: { kind: 'regressed' | 'improved'; name: string } | { kind: 'failed' },
+      query: { limit: number; fromExampleId?: number | undefined },
+    ): Promise<number[]> {
+      let select = db
+        .selectFrom('experiment_examples as e')
+        .select('e.example_id')
+        .where('e.experiment_id', '=', baseId)
+        .orderBy('e.example_id')
+        .limit(query.limit);
+      if (query.fromExampleId !== undefined) select = select.where('e.example_id', '>=', query.fromExampleId);
+      const all = [baseId, ...otherIds];
+      if (filter.kind === 'failed') {
+        select = select.where(({ exists, or, selectFrom }) =>
+          or([
+            exists(
+              selectFrom('experiment_runs as r')
+                .select('r.id')
+                .whereRef('r.example_id', '=', 'e.example_id')
+                .where('r.experiment_id', 'in', all)
+                .where('r.error', 'is not', null),
+            ),
+            exists(
+              selectFrom('experiment_runs as r')
+                .innerJoin('experiment_run_annotations as a', 'a.run_id', 'r.id')
+                .select('a.id')
+                .whereRef('r.example_id', '=', 'e.example_id')
+                .where('r.experiment_id', 'in', all)
+                .where('a.error', 'is not', null),
+            ),
+          ]),
+        );
+        return (await select.execute()).map((row) => Number(row.example_id));
+      }
+      if (otherIds.length === 0) return [];
+      // Each experiment's mean score of the evaluator on the example, compared with the base's.
+      const mean = (experiment: number | 'other') =>
+        sql<number | null>`(select avg(a.score) from experiment_runs r join experiment_run_annotations a on a.run_id = r.id
+          where r.example_id = e.example_id and a.name = ${filter.name} and a.score is not null and ${
+            experiment === 'other' ? sql`r.experiment_id = o.id` : sql`r.experiment_id = ${experiment}`
+          })`;
+      const worse = filter.kind === 'regressed' ? sql.raw('<') : sql.raw('>');
+      const others = sql.join(
+        otherIds.map((id) => sql`select cast(${id} as bigint) as id`),
+        sql` union all `,
+      );
+      select = select.where(sql<boolean>`exists (select 1 from (${others}) o where ${mean('other')} ${worse} ${mean(baseId)})`);
+      return (await select.execute()).map((row) => Number(row.example_id));
+    },
     /** Every run of the experiments on the given examples. */
     async runsOn(experimentIds: number[], exampleIds: number[]): Promise<RunRecord[]> {
       if (experimentIds.length === 0 || exampleIds.length === 0) return [];

@@ -978,6 +978,12 @@ select "experiment_id", avg((extract(epoch from (cast("end_time" as timestamptz)
 -- experiments.exampleIds
 select "example_id" from "experiment_examples" where "experiment_id" = $1 and "example_id" >= $2 order by "example_id" limit $3;
 
+-- experiments.comparedExampleIds (regressed)
+select "e"."example_id" from "experiment_examples" as "e" where "e"."experiment_id" = $1 and "e"."example_id" >= $2 and exists (select 1 from (select cast($3 as bigint) as id union all select cast($4 as bigint) as id) o where (select avg(a.score) from experiment_runs r join experiment_run_annotations a on a.run_id = r.id where r.example_id = e.example_id and a.name = $5 and a.score is not null and r.experiment_id = o.id) < (select avg(a.score) from experiment_runs r join experiment_run_annotations a on a.run_id = r.id where r.example_id = e.example_id and a.name = $6 and a.score is not null and r.experiment_id = $7)) order by "e"."example_id" limit $8;
+
+-- experiments.comparedExampleIds (failed)
+select "e"."example_id" from "experiment_examples" as "e" where "e"."experiment_id" = $1 and (exists (select "r"."id" from "experiment_runs" as "r" where "r"."example_id" = "e"."example_id" and "r"."experiment_id" in ($2, $3) and "r"."error" is not null) or exists (select "a"."id" from "experiment_runs" as "r" inner join "experiment_run_annotations" as "a" on "a"."run_id" = "r"."id" where "r"."example_id" = "e"."example_id" and "r"."experiment_id" in ($4, $5) and "a"."error" is not null)) order by "e"."example_id" limit $6;
+
 -- experiments.runsOn
 select * from "experiment_runs" where "experiment_id" in ($1, $2) and "example_id" in ($3, $4) order by "example_id", "repetition_number";
 

@@ -972,6 +972,12 @@ select "experiment_id", avg(((unixepoch("end_time", 'subsec') - unixepoch("start
 -- experiments.exampleIds
 select "example_id" from "experiment_examples" where "experiment_id" = ? and "example_id" >= ? order by "example_id" limit ?;
 
+-- experiments.comparedExampleIds (regressed)
+select "e"."example_id" from "experiment_examples" as "e" where "e"."experiment_id" = ? and "e"."example_id" >= ? and exists (select 1 from (select cast(? as bigint) as id union all select cast(? as bigint) as id) o where (select avg(a.score) from experiment_runs r join experiment_run_annotations a on a.run_id = r.id where r.example_id = e.example_id and a.name = ? and a.score is not null and r.experiment_id = o.id) < (select avg(a.score) from experiment_runs r join experiment_run_annotations a on a.run_id = r.id where r.example_id = e.example_id and a.name = ? and a.score is not null and r.experiment_id = ?)) order by "e"."example_id" limit ?;
+
+-- experiments.comparedExampleIds (failed)
+select "e"."example_id" from "experiment_examples" as "e" where "e"."experiment_id" = ? and (exists (select "r"."id" from "experiment_runs" as "r" where "r"."example_id" = "e"."example_id" and "r"."experiment_id" in (?, ?) and "r"."error" is not null) or exists (select "a"."id" from "experiment_runs" as "r" inner join "experiment_run_annotations" as "a" on "a"."run_id" = "r"."id" where "r"."example_id" = "e"."example_id" and "r"."experiment_id" in (?, ?) and "a"."error" is not null)) order by "e"."example_id" limit ?;
+
 -- experiments.runsOn
 select * from "experiment_runs" where "experiment_id" in (?, ?) and "example_id" in (?, ?) order by "example_id", "repetition_number";
 

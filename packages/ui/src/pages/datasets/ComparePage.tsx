@@ -16,6 +16,8 @@ import {
   Group,
   MultiSelect,
   Paper,
+  SegmentedControl,
+  Select,
   SimpleGrid,
   Skeleton,
   Stack,
@@ -157,6 +159,19 @@ function scoreTone(annotation: { score: number | null; error?: string | null }):
   return annotation.score >= 0.5 ? 'pass' : 'fail';
 }
 
+/** A run group's mean score against the base's, signed and coloured: green up, red down. */
+function ScoreDelta({ base, value, name }: { base: number | null; value: number | null; name: string | undefined }) {
+  if (base === null || value === null || name === undefined) return null;
+  const delta = Number((value - base).toFixed(3));
+  const tone = delta > 0 ? 'teal' : delta < 0 ? 'red' : 'gray';
+  return (
+    <Badge variant="light" color={tone} tt="none" data-testid="score-delta" w="fit-content">
+      Δ {name} {delta > 0 ? '+' : ''}
+      {delta}
+    </Badge>
+  );
+}
+
 export function ComparePage() {
   const { datasetId = '' } = useParams();
   const [params, setParams] = useSearchParams();
@@ -166,13 +181,34 @@ export function ComparePage() {
   const cursor = cursors.at(-1);
   const dataset = useDataset(datasetId);
   const all = useExperiments(datasetId);
-  const comparison = useComparison(datasetId, experimentIds, cursor);
+  const names = evaluatorNames((all.data ?? []).filter((experiment) => experimentIds.includes(experiment.id)));
+  const requestedFilter = params.get('filter');
+  const filter =
+    requestedFilter === 'regressed' || requestedFilter === 'improved' || requestedFilter === 'failed' ? requestedFilter : undefined;
+  const scoreName = params.get('score') ?? names[0];
+  const comparison = useComparison(datasetId, experimentIds, cursor, 50, {
+    filter: filter === 'failed' || (filter && scoreName) ? filter : undefined,
+    scoreName: filter && filter !== 'failed' ? scoreName : undefined,
+  });
   const experiments = comparison.data?.experiments ?? [];
-  const names = evaluatorNames(experiments);
+  const setView = (key: 'filter' | 'score', value: string | null) => {
+    setCursors([undefined]);
+    setParams((current) => {
+      const next = new URLSearchParams(current);
+      if (value) next.set(key, value);
+      else next.delete(key);
+      return next;
+    });
+  };
 
   const choose = (ids: string[]) => {
     setCursors([undefined]);
     setParams(new URLSearchParams(ids.map((id) => ['experimentId', id])));
+  };
+  // Each example's mean score per compared experiment, for the deltas against the base.
+  const meanOf = (runs: ComparedExperimentRun[], name: string | undefined) => {
+    const scores = runs.flatMap((run) => (run.annotations ?? []).filter((a) => a.name === name && a.score !== null).map((a) => a.score!));
+    return scores.length === 0 ? null : scores.reduce((sum, score) => sum + score, 0) / scores.length;
   };
 
   return (
@@ -214,6 +250,39 @@ export function ComparePage() {
               <ExperimentCard key={experiment.id} experiment={experiment} base={index === 0} names={names} />
             ))}
           </SimpleGrid>
+          {experiments.length > 1 ? (
+            <Group gap="sm" align="flex-end" wrap="wrap">
+              <SegmentedControl
+                aria-label="Examples shown"
+                value={filter ?? 'all'}
+                onChange={(value) => setView('filter', value === 'all' ? null : value)}
+                data={[
+                  { value: 'all', label: 'All' },
+                  { value: 'regressed', label: 'Regressed' },
+                  { value: 'improved', label: 'Improved' },
+                  { value: 'failed', label: 'Failed' },
+                ]}
+              />
+              {names.length > 0 ? (
+                <Select
+                  aria-label="Score compared"
+                  size="sm"
+                  w={200}
+                  data={names}
+                  value={scoreName ?? null}
+                  onChange={(value) => setView('score', value)}
+                  allowDeselect={false}
+                />
+              ) : null}
+              <Text size="xs" c="dimmed">
+                {filter === 'failed'
+                  ? 'Examples where a run or an evaluation failed.'
+                  : filter
+                    ? `Examples where another experiment's mean ${scoreName ?? ''} is ${filter === 'regressed' ? 'below' : 'above'} the base's.`
+                    : 'Δ: each experiment’s mean score on the example against the base’s.'}
+              </Text>
+            </Group>
+          ) : null}
           <Paper withBorder radius="md" style={{ overflow: 'auto' }}>
             <Table aria-label="Comparison" verticalSpacing="sm" style={{ tableLayout: 'fixed', minWidth: 320 + 360 * experiments.length }}>
               <Table.Thead>
@@ -245,6 +314,9 @@ export function ComparePage() {
                           </Text>
                         ) : (
                           <Stack gap="xs">
+                            {index > 0 ? (
+                              <ScoreDelta base={meanOf(row.runs[0] ?? [], scoreName)} value={meanOf(runs, scoreName)} name={scoreName} />
+                            ) : null}
                             {runs.map((run) => (
                               <RunCell
                                 key={run.id}

@@ -1,4 +1,7 @@
 /** `/datasets/:datasetId/*`: the dataset's name and description, and the Examples / Experiments / Evaluators tabs. */
+import { DeleteButton } from '../../components/DeleteButton';
+import { call, client } from '../../api/http';
+import { useQueryClient } from '@tanstack/react-query';
 import { Alert, Anchor, Breadcrumbs, Group, Skeleton, Stack, Tabs, Text, Title } from '@mantine/core';
 import { IconFlask, IconScale, IconTable } from '@tabler/icons-react';
 import { Link, Outlet, useLocation, useNavigate, useParams } from 'react-router';
@@ -11,6 +14,7 @@ export function DatasetLayout() {
   const { datasetId = '' } = useParams();
   const location = useLocation();
   const navigate = useNavigate();
+  const queryClient = useQueryClient();
   const dataset = useDataset(datasetId);
   usePageTitle(dataset.data?.name ?? 'Dataset');
   const last = location.pathname.split('/').at(-1);
@@ -38,6 +42,17 @@ export function DatasetLayout() {
         <Group gap={6}>
           <Title order={2}>{dataset.data?.name ?? <Skeleton height={28} width={200} />}</Title>
           {dataset.data ? <CopyIcon value={dataset.data.name} label="Copy dataset name" /> : null}
+          {dataset.data ? (
+            <DeleteButton
+              what={`dataset "${dataset.data.name}"`}
+              consequence="Its versions, examples and experiments go with it."
+              onDelete={() => call(client.DELETE('/v1/datasets/{id}', { params: { path: { id: datasetId } } }))}
+              onDeleted={() => {
+                void queryClient.invalidateQueries({ queryKey: ['datasets'] });
+                navigate('/datasets');
+              }}
+            />
+          ) : null}
         </Group>
         {dataset.data?.description ? (
           <Text size="sm" c="dimmed">

@@ -2,6 +2,9 @@
  * `/datasets/:datasetId/experiments` (in DatasetLayout): the dataset's experiments, newest first,
  * with their run counts, mean score per evaluator and mean latency; pick two or more to compare.
  */
+import { DeleteButton } from '../../components/DeleteButton';
+import { call, client } from '../../api/http';
+import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { Alert, Anchor, Badge, Button, Checkbox, Code, Group, Paper, Skeleton, Stack, Table, Text, Tooltip } from '@mantine/core';
@@ -14,6 +17,7 @@ export function ExperimentsPage() {
   const { datasetId = '' } = useParams();
   const experiments = useExperiments(datasetId);
   const [selected, setSelected] = useState<string[]>([]);
+  const queryClient = useQueryClient();
 
   if (experiments.isError) {
     return (
@@ -66,6 +70,7 @@ export function ExperimentsPage() {
                 </Table.Th>
               ))}
               <Table.Th ta="right">Mean latency</Table.Th>
+              <Table.Th w={90} />
             </Table.Tr>
           </Table.Thead>
           <Table.Tbody>
@@ -129,6 +134,16 @@ export function ExperimentsPage() {
                   </Table.Td>
                 ))}
                 <Table.Td ta="right">{formatDuration(experiment.average_run_latency_ms)}</Table.Td>
+                <Table.Td>
+                  <DeleteButton
+                    what={`experiment "${experiment.name}"`}
+                    consequence="Its runs and their evaluations go with it; the dataset stays."
+                    onDelete={() =>
+                      call(client.DELETE('/v1/experiments/{experiment_id}', { params: { path: { experiment_id: experiment.id } } }))
+                    }
+                    onDeleted={() => void queryClient.invalidateQueries()}
+                  />
+                </Table.Td>
               </Table.Tr>
             ))}
           </Table.Tbody>

@@ -66,13 +66,28 @@ export function useExperiments(datasetId: string) {
 }
 
 /** One page of a comparison (rows are the base experiment's examples, from `cursor`). */
-export function useComparison(datasetId: string, experimentIds: string[], cursor: string | undefined, limit = 50) {
+/** A comparison's filter: the examples that regressed or improved on an evaluator's score against the base, or failed. */
+export interface ComparisonFilter {
+  filter: 'regressed' | 'improved' | 'failed' | undefined;
+  scoreName: string | undefined;
+}
+
+export function useComparison(
+  datasetId: string,
+  experimentIds: string[],
+  cursor: string | undefined,
+  limit = 50,
+  filter: ComparisonFilter = { filter: undefined, scoreName: undefined },
+) {
   return useQuery({
-    queryKey: ['comparison', datasetId, experimentIds, cursor ?? '', limit],
+    queryKey: ['comparison', datasetId, experimentIds, cursor ?? '', limit, filter],
     queryFn: ({ signal }) =>
       call(
         client.GET('/v1/datasets/{dataset_id}/compare', {
-          params: { path: { dataset_id: datasetId }, query: { experiment_id: experimentIds, cursor, limit } },
+          params: {
+            path: { dataset_id: datasetId },
+            query: { experiment_id: experimentIds, cursor, limit, filter: filter.filter, score_name: filter.scoreName },
+          },
           signal,
         }),
       ),

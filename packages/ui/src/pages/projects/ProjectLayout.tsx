@@ -1,4 +1,6 @@
 /** `/projects/:projectId/*`: project header with totals, the Traces / Spans / Sessions / Overview / Annotation configs / Online evaluation / Alerts / Exports tabs, and the range controls. */
+import { DeleteButton } from '../../components/DeleteButton';
+import { call, client } from '../../api/http';
 import { Anchor, Alert, Breadcrumbs, Group, Stack, Tabs, Text, Title } from '@mantine/core';
 import { IconBell, IconChartBar, IconFileExport, IconGavel, IconListTree, IconMessages, IconTag, IconTimeline } from '@tabler/icons-react';
 import { Link, Outlet, useLocation, useNavigate, useOutletContext, useParams, useSearchParams } from 'react-router';
@@ -64,6 +66,20 @@ export function ProjectLayout() {
           <Group gap={6}>
             <Title order={2}>{project.data?.name ?? ' '}</Title>
             {project.data ? <CopyIcon value={project.data.name} label="Copy project name" /> : null}
+            {project.data ? (
+              <DeleteButton
+                what={`project "${project.data.name}"`}
+                consequence="Its traces, spans, sessions and annotations go with it."
+                adminOnly
+                onDelete={() =>
+                  call(client.DELETE('/v1/projects/{project_identifier}', { params: { path: { project_identifier: projectId } } }))
+                }
+                onDeleted={() => {
+                  void queryClient.invalidateQueries({ queryKey: ['projects'] });
+                  navigate('/projects');
+                }}
+              />
+            ) : null}
           </Group>
           {project.data?.description ? (
             <Text c="dimmed" size="sm">

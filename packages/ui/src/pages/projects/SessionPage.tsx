@@ -3,7 +3,10 @@
  * each turn's input (the root span's input.value) and output (its output.value) as chat bubbles in
  * time order, each linking to its trace.
  */
-import { Link, useParams, useSearchParams } from 'react-router';
+import { DeleteButton } from '../../components/DeleteButton';
+import { call, client } from '../../api/http';
+import { useQueryClient } from '@tanstack/react-query';
+import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
 import { Alert, Anchor, Box, Breadcrumbs, Center, Group, Loader, Paper, Stack, Text, Title } from '@mantine/core';
 import { IconRobot, IconUser } from '@tabler/icons-react';
 import type { Session, Span } from '@sightline/client/browser';
@@ -112,6 +115,8 @@ export function SessionPage() {
   const [params] = useSearchParams();
   const { interval } = useLiveRefresh();
   const project = useProject(projectId);
+  const queryClient = useQueryClient();
+  const navigate = useNavigate();
   const session = useSession(sessionId, interval);
   const search = explorerSearch(params);
   const projectPath = `/projects/${encodeURIComponent(projectId)}`;
@@ -140,6 +145,18 @@ export function SessionPage() {
             Session {s?.session_id ?? ''}
           </Title>
           {s ? <CopyIcon value={s.session_id} label="Copy session id" /> : null}
+          {s ? (
+            <DeleteButton
+              what={`session "${s.session_id}"`}
+              consequence="Its traces, their spans and annotations go with it."
+              adminOnly
+              onDelete={() => call(client.DELETE('/v1/sessions/{session_identifier}', { params: { path: { session_identifier: s.id } } }))}
+              onDeleted={() => {
+                void queryClient.invalidateQueries({ queryKey: ['sessions', projectId] });
+                navigate(`${projectPath}/sessions${search}`);
+              }}
+            />
+          ) : null}
         </Group>
       </div>
       {session.error ? (

@@ -1,5 +1,8 @@
 /** `/projects/:projectId/traces/:traceId`: the trace's span tree and timeline beside the selected span. */
-import { Link, useParams, useSearchParams } from 'react-router';
+import { DeleteButton } from '../../components/DeleteButton';
+import { call, client } from '../../api/http';
+import { useQueryClient } from '@tanstack/react-query';
+import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
 import {
   Accordion,
   Alert,
@@ -37,6 +40,8 @@ export function TraceDetailPage() {
   const update = useUpdateSearch();
   const { live, setLive, interval } = useLiveRefresh();
   const project = useProject(projectId);
+  const queryClient = useQueryClient();
+  const navigate = useNavigate();
   const trace = useTrace(projectId, traceId, interval);
   const search = explorerSearch(params);
   const spans = trace.data?.spans ?? [];
@@ -74,6 +79,16 @@ export function TraceDetailPage() {
         </div>
         <Group gap="sm" wrap="wrap">
           <AddToQueueButton targets={{ projectId, traceIds: [traceId] }} />
+          <DeleteButton
+            what="this trace"
+            consequence="Its spans and their annotations go with it."
+            adminOnly
+            onDelete={() => call(client.DELETE('/v1/traces/{trace_identifier}', { params: { path: { trace_identifier: traceId } } }))}
+            onDeleted={() => {
+              void queryClient.invalidateQueries({ queryKey: ['traces', projectId] });
+              navigate(projectLink);
+            }}
+          />
           <Tooltip label="Refetch every 5 seconds, for traces still being written">
             <Switch label="Live" checked={live} onChange={(event) => setLive(event.currentTarget.checked)} />
           </Tooltip>

@@ -109,7 +109,7 @@ export function TracesTab() {
     {
       key: 'name',
       title: 'Root span',
-      width: 'minmax(180px, 1.5fr)',
+      width: 'minmax(160px, 1.5fr)',
       render: (trace) => (
         <Group gap={8} wrap="nowrap">
           {trace.root_span ? <KindBadge kind={trace.root_span.span_kind} size="xs" /> : null}
@@ -126,19 +126,19 @@ export function TracesTab() {
     {
       key: 'input',
       title: 'Input',
-      width: 'minmax(200px, 2fr)',
+      width: 'minmax(160px, 2fr)',
       render: (trace) => <Preview text={trace.input} words={words} />,
     },
     {
       key: 'output',
       title: 'Output',
-      width: 'minmax(200px, 2fr)',
+      width: 'minmax(160px, 2fr)',
       render: (trace) => <Preview text={trace.output} words={words} />,
     },
     {
       key: 'start_time',
       title: 'Start time',
-      width: '210px',
+      width: '170px',
       sortable: true,
       render: (trace) => (
         <Text size="sm" title={formatDateTime(trace.start_time)}>
@@ -149,7 +149,7 @@ export function TracesTab() {
     {
       key: 'latency_ms',
       title: 'Latency',
-      width: '110px',
+      width: '95px',
       sortable: true,
       align: 'right',
       render: (trace) => formatDuration(trace.latency_ms),

@@ -3,9 +3,29 @@
  * with "Open in playground"). Prompts are made in the playground ("Save as prompt") or with
  * phoenix-client's createPrompt (docs/prompts.md).
  */
+import { DeleteButton } from '../../components/DeleteButton';
+import { call, client } from '../../api/http';
+import { useQueryClient } from '@tanstack/react-query';
 import { VersionTags } from './VersionTags';
 import { Link, useNavigate, useParams } from 'react-router';
-import { Alert, Anchor, Badge, Breadcrumbs, Button, Code, Group, Paper, Skeleton, Stack, Table, Text, Title } from '@mantine/core';
+import {
+  Alert,
+  Anchor,
+  Badge,
+  Breadcrumbs,
+  Button,
+  Checkbox,
+  Code,
+  Group,
+  Paper,
+  Skeleton,
+  Stack,
+  Table,
+  Text,
+  Title,
+} from '@mantine/core';
+import { useState } from 'react';
+import { VersionDiff } from './VersionDiff';
 import { IconInfoCircle, IconPlayerPlay } from '@tabler/icons-react';
 import { usePrompts, usePromptVersions } from './queries';
 import { formatDateTime, formatRelative } from '../../lib/format';
@@ -85,11 +105,32 @@ function templatePreview(version: PromptVersion): string {
     .join('\n');
 }
 
+/** The diff of the two picked versions, older to newer (the table lists newest first). */
+function PickedDiff({ versions, picked }: { versions: PromptVersion[]; picked: string[] }) {
+  if (picked.length === 1)
+    return (
+      <Text size="sm" c="dimmed">
+        Pick one more version to see what changed.
+      </Text>
+    );
+  const positions = picked.map((id) => versions.findIndex((version) => version.id === id)).filter((index) => index >= 0);
+  if (positions.length !== 2) return null;
+  const [older, newer] = positions.sort((a, b) => b - a) as [number, number];
+  const label = (index: number) => `version ${versions.length - index}`;
+  return <VersionDiff from={versions[older]!} to={versions[newer]!} fromLabel={label(older)} toLabel={label(newer)} />;
+}
+
 export function PromptVersionsPage() {
   const { promptName = '' } = useParams();
   usePageTitle(`Prompt ${promptName}`);
   const versions = usePromptVersions(promptName);
   const navigate = useNavigate();
+  const queryClient = useQueryClient();
+  // Two versions picked for the diff, oldest first whatever order they were picked in.
+  const [picked, setPicked] = useState<string[]>([]);
+  const [details, setDetails] = useState<string | null>(null);
+  const pick = (id: string, on: boolean) =>
+    setPicked((current) => (on ? [...current.filter((item) => item !== id), id].slice(-2) : current.filter((item) => item !== id)));
   const open = (version: PromptVersion) => {
     const state: PlaygroundLocationState = { draft: draftFromPromptVersion(version, promptName) };
     navigate('/playground', { state });
@@ -102,7 +143,18 @@ export function PromptVersionsPage() {
         </Anchor>
         <Text>{promptName}</Text>
       </Breadcrumbs>
-      <Title order={2}>{promptName}</Title>
+      <Group gap={6}>
+        <Title order={2}>{promptName}</Title>
+        <DeleteButton
+          what={`prompt "${promptName}"`}
+          consequence="All its versions and tags go with it."
+          onDelete={() => call(client.DELETE('/v1/prompts/{prompt_identifier}', { params: { path: { prompt_identifier: promptName } } }))}
+          onDeleted={() => {
+            void queryClient.invalidateQueries({ queryKey: ['prompts'] });
+            navigate('/prompts');
+          }}
+        />
+      </Group>
       {versions.isError ? (
         <Alert color="red" title="Could not load the versions">
           {versions.error.message}
@@ -139,6 +191,18 @@ export function PromptVersionsPage() {
                     </Text>
                     {version.description ? <Text size="xs">{version.description}</Text> : null}
                     <VersionTags promptName={promptName} versionId={version.id} label={`version ${versions.data.length - index}`} />
+                    <Group gap={6} mt={6}>
+                      <Checkbox
+                        size="xs"
+                        label="Diff"
+                        aria-label={`Pick version ${versions.data.length - index} for a diff`}
+                        checked={picked.includes(version.id)}
+                        onChange={(event) => pick(version.id, event.currentTarget.checked)}
+                      />
+                      <Anchor size="xs" component="button" onClick={() => setDetails(details === version.id ? null : version.id)}>
+                        {details === version.id ? 'Hide details' : 'Details'}
+                      </Anchor>
+                    </Group>
                   </Table.Td>
                   <Table.Td style={{ verticalAlign: 'top' }}>
                     <Text size="sm" ff="monospace">
@@ -149,9 +213,27 @@ export function PromptVersionsPage() {
                     </Text>
                   </Table.Td>
                   <Table.Td>
-                    <Text size="xs" ff="monospace" style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word' }} lineClamp={6}>
+                    <Text
+                      size="xs"
+                      ff="monospace"
+                      style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word' }}
+                      lineClamp={details === version.id ? undefined : 6}
+                    >
                       {templatePreview(version)}
                     </Text>
+                    {details === version.id ? (
+                      <Code block mt={6} data-testid="version-details" style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word' }}>
+                        {JSON.stringify(
+                          {
+                            invocation_parameters: version.invocation_parameters,
+                            tools: version.tools,
+                            response_format: version.response_format,
+                          },
+                          null,
+                          2,
+                        )}
+                      </Code>
+                    ) : null}
                   </Table.Td>
                   <Table.Td style={{ verticalAlign: 'top' }}>
                     <Button
@@ -170,6 +252,7 @@ export function PromptVersionsPage() {
           </Table>
         </Paper>
       )}
+      {versions.data ? <PickedDiff versions={versions.data} picked={picked} /> : null}
     </Stack>
   );
 }
