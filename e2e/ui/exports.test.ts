@@ -93,7 +93,7 @@ for (const viewport of [
       const { page } = opened;
       await page.goto(`${server.url}/projects/${project}/spans?status=ERROR`);
       await page.getByText('3 spans').waitFor();
-      await page.getByRole('button', { name: 'Export' }).click();
+      await page.getByRole('button', { name: 'Export', exact: true }).click();
       await fitsTheScreen(page, viewport.width);
       const { name, text } = await download(page, 'CSV');
       assert.match(name, /-spans-\d{8}T\d{6}Z\.csv$/);
@@ -109,7 +109,7 @@ for (const viewport of [
       // Without the filter: every span, the long input in full.
       await page.goto(`${server.url}/projects/${project}/spans`);
       await page.getByText('18 spans').waitFor();
-      await page.getByRole('button', { name: 'Export' }).click();
+      await page.getByRole('button', { name: 'Export', exact: true }).click();
       const all = parse((await download(page, 'CSV')).text) as string[][];
       assert.equal(all.length, 19);
       const inputs = all
@@ -125,7 +125,7 @@ for (const viewport of [
       await page.goto(`${server.url}/projects/${project}/traces`);
       await page.getByText('9 traces', { exact: false }).waitFor();
       await fitsTheScreen(page, viewport.width);
-      await page.getByRole('button', { name: 'Export' }).click();
+      await page.getByRole('button', { name: 'Export', exact: true }).click();
       const { name, text } = await download(page, 'JSONL');
       assert.match(name, /-traces-\d{8}T\d{6}Z\.jsonl$/);
       const lines = text
