@@ -74,6 +74,8 @@ export interface DatasetOptions {
   /** Probability that a trace is a 200-span agent run. */
   bigTraceShare: number;
   seed: number;
+  /** The projects traces go to, by weight (default PROJECTS). */
+  projects?: ProjectShare[];
 }
 
 export interface DatasetStats {
@@ -199,7 +201,7 @@ export class SpanCorpus {
   private trace(): SpanRow[] {
     const index = this.traceCounter++;
     const traceId = `${this.hex(4)}${this.hex(4)}${this.hex(4)}${hex8(mix32(index ^ this.salt))}`;
-    const project = this.weighted(PROJECTS).name;
+    const project = this.weighted(this.options.projects ?? PROJECTS).name;
     if (project === MAIN_PROJECT) this.rareTrace = this.mainTraces++ % RARE_WORD_EVERY === 0;
     else this.rareTrace = false;
     const startUs = Math.round(this.startUs + index * this.stepUs + this.random() * this.stepUs);

@@ -95,3 +95,7 @@ export type AnnotationQueueReviewer = Schemas['AnnotationQueueReviewer'];
 export type Dashboard = Schemas['Dashboard'];
 export type DashboardWidget = Schemas['DashboardWidget'];
 export type DashboardQueryResult = Schemas['DashboardQueryResult'];
+
+/** Scheduled exports of a project into the server's export directory, and their runs (docs/export.md). */
+export type ScheduledExport = Schemas['ScheduledExport'];
+export type ScheduledExportRun = Schemas['ScheduledExportRun'];

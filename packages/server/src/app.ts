@@ -54,6 +54,10 @@ import { annotationQueuesRoutes } from './api/annotation-queues/annotation-queue
 import type { AnnotationQueuesService } from './annotation-queues/annotation-queues-service.js';
 import type { EvaluatorsService } from './evaluators/evaluators-service.js';
 import { onlineEvalRoutes } from './api/online-eval/online-eval-routes.js';
+import { exportsRoutes } from './api/exports/exports-routes.js';
+import { scheduledExportsRoutes } from './api/exports/scheduled-exports-routes.js';
+import type { ExportsService } from './exports/exports-service.js';
+import type { ScheduledExportsService } from './exports/scheduled-exports-service.js';
 import { alertsRoutes } from './api/alerts/alerts-routes.js';
 import { dashboardsRoutes } from './api/dashboards/dashboards-routes.js';
 import type { AlertsService } from './alerts/alerts-service.js';
@@ -87,6 +91,8 @@ export interface AppDependencies {
   experimentTags: ExperimentTagsService;
   evaluators: EvaluatorsService;
   onlineRules: OnlineRulesService;
+  exports: ExportsService;
+  scheduledExports: ScheduledExportsService;
   alerts: AlertsService;
   annotationQueues: AnnotationQueuesService;
   costs: CostsService;
@@ -117,6 +123,8 @@ export async function buildApp({
   experimentTags,
   evaluators,
   onlineRules,
+  exports,
+  scheduledExports,
   alerts,
   annotationQueues,
   costs,
@@ -216,6 +224,8 @@ export async function buildApp({
       await scope.register(retentionRoutes, retention);
       // Last among the API routes: their OpenAPI components follow every earlier one's (a smaller diff of openapi.json).
       await scope.register(annotationQueuesRoutes, { queues: annotationQueues });
+      await scope.register(exportsRoutes, { exports });
+      await scope.register(scheduledExportsRoutes, { scheduled: scheduledExports });
       await scope.register(alertsRoutes, { alerts });
       await scope.register(mcpRoutes, { rootPath: prefix });
       await scope.register(dashboardsRoutes, { dashboards: query.dashboards, dashboardQuery: query.dashboardQuery });

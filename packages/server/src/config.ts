@@ -144,6 +144,8 @@ export interface Config {
     /** Wait before trying a failed judge call again (ms), doubled for each attempt after. */
     retryDelayMs: number;
   };
+  /** SERVICE_EXPORT_DIR: where scheduled exports write their files (docs/export.md); null: scheduled exports are off. */
+  exportDir: string | null;
   /** Alert rules (docs/alerts.md). */
   alerts: {
     /** How often the alert job checks every enabled rule. */
@@ -225,6 +227,7 @@ export function loadConfig(env: Env = process.env): Config {
       settleMs: envPositiveInt(read, 'SERVICE_ONLINE_EVAL_SETTLE_MS', 2000),
       retryDelayMs: envPositiveInt(read, 'SERVICE_ONLINE_EVAL_RETRY_DELAY_MS', 2000),
     },
+    exportDir: exportDir(read('SERVICE_EXPORT_DIR')),
     alerts: {
       checkIntervalSeconds: envPositiveInt(read, 'SERVICE_ALERT_CHECK_INTERVAL_SECONDS', 60),
       webhookHosts: webhookHosts(read('SERVICE_ALERT_WEBHOOK_HOSTS')),
@@ -233,6 +236,11 @@ export function loadConfig(env: Env = process.env): Config {
     shutdownTimeoutSeconds: envPositiveInt(read, 'SERVICE_SHUTDOWN_TIMEOUT_SECONDS', 10),
     logLevel: envLogLevel('SERVICE_LOG_LEVEL', read('SERVICE_LOG_LEVEL')),
   };
+}
+
+/** SERVICE_EXPORT_DIR as an absolute path (`~` expanded), or null when unset. */
+function exportDir(value: string | undefined): string | null {
+  return value === undefined ? null : path.resolve(expandHome(value));
 }
 
 /**

@@ -28,6 +28,9 @@ import { createOnlineEvaluationJob } from './evaluators/online-evaluation-job.js
 import { createOnlineItemLoader } from './evaluators/online-items.js';
 import { createOnlineRulesService } from './evaluators/online-rules-service.js';
 import { createStatementRunner } from './db/statement-runner.js';
+import { createExportsService } from './exports/exports-service.js';
+import { createScheduledExportJob, SCHEDULED_EXPORTS_JOB } from './exports/scheduled-export-job.js';
+import { createScheduledExportsService } from './exports/scheduled-exports-service.js';
 import { createAlertsService } from './alerts/alerts-service.js';
 import { createAlertCheckJob } from './alerts/alert-check-job.js';
 import { createNotifier } from './alerts/notifications.js';
@@ -245,6 +248,14 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
       withTransaction: data.withTransaction,
       mayReview: mayReviewQueue,
     });
+    const exports = createExportsService({
+      spans: data.repositories.spans,
+      traces: data.repositories.traces,
+      costs: data.repositories.costs,
+      rootIo: data.repositories.sessions.rootIo,
+      projects: query.projects,
+    });
+    const runStatements = createStatementRunner(database.db, writer.statements);
     // Alerts (docs/alerts.md): their own mailer, opened on the first mail like the password-reset one.
     const alertMailer = config.smtp ? createMailer(config.smtp) : null;
     const alertNotifier = createNotifier({
@@ -309,7 +320,7 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
         rules: data.repositories.onlineEval,
         evaluators: data.repositories.evaluators,
         loadItems: createOnlineItemLoader(data.repositories),
-        runStatements: createStatementRunner(database.db, writer.statements),
+        runStatements,
         evaluate: evaluators.evaluate,
         judgeCost: createJudgeCost(data.repositories.costs),
         addToQueue: async (queueId, items) => {
@@ -324,11 +335,27 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
         alerts: data.repositories.alerts,
         metrics: windowMetrics,
         notifier: alertNotifier,
-        runStatements: createStatementRunner(database.db, writer.statements),
+        runStatements,
         ruleLink,
         intervalMs: config.alerts.checkIntervalSeconds * 1000,
         onError: (message, error) => logger.warn(error === undefined ? {} : { err: error }, message),
       }),
+      // Only with an export directory (docs/export.md); without one, scheduled exports cannot be created.
+      ...(config.exportDir
+        ? [
+            createScheduledExportJob({
+              exports: data.repositories.scheduledExports,
+              spans: data.repositories.spans,
+              traces: data.repositories.traces,
+              rows: exports,
+              runStatements,
+              directory: config.exportDir,
+              // As the online evaluation job: a row id handed out on PostgreSQL may commit after a later one.
+              settleMs: database.dialect === 'sqlite' ? 0 : config.onlineEvaluation.settleMs,
+              onError: (error, exportId) => logger.error({ err: error, exportId }, 'a scheduled export failed'),
+            }),
+          ]
+        : []),
     ];
     jobs = startJobRunner(backgroundJobs, {
       leases: data.repositories.jobLeases,
@@ -351,6 +378,12 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
         },
       },
     };
+    const scheduledExports = createScheduledExportsService({
+      exports: data.repositories.scheduledExports,
+      projects: query.projects,
+      directory: config.exportDir,
+      runJob: config.exportDir ? () => runner.runNow(SCHEDULED_EXPORTS_JOB) : undefined,
+    });
     app = await buildApp({
       config,
       ingest,
@@ -365,6 +398,8 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
       experimentTags,
       evaluators,
       onlineRules,
+      exports,
+      scheduledExports,
       alerts,
       annotationQueues,
       costs,

@@ -632,6 +632,95 @@ function scenario(r: Repositories, dialect: string, db: Kysely<DB>): SqlScenario
     ['onlineEval.retryFailed', () => r.onlineEval.retryFailed(1, 10, NOW)],
     ['onlineEval.delete', () => r.onlineEval.delete(1)],
     [
+      'scheduledExports.insert',
+      () =>
+        r.scheduledExports.insert(
+          1,
+          { name: 'export', target: 'span', filter: "span_kind == 'LLM'", format: 'parquet', intervalMinutes: 60, enabled: true },
+          '0',
+          NOW,
+          null,
+          NOW,
+        ),
+    ],
+    ['scheduledExports.update', () => r.scheduledExports.update(1, { name: 'export2', enabled: false }, LATER, LATER)],
+    ['scheduledExports.findById', () => r.scheduledExports.findById(1)],
+    ['scheduledExports.list', () => r.scheduledExports.list(1, { limit: 10, fromId: 1 })],
+    ['scheduledExports.due', () => r.scheduledExports.due(LATER, 10)],
+    ['scheduledExports.maxSpanId', () => r.scheduledExports.maxSpanId()],
+    [
+      'scheduledExports.arrivedSpans (spans of a condition)',
+      () =>
+        r.scheduledExports.arrivedSpans(
+          1,
+          { afterId: 0, upToId: 10 },
+          { condition: { kind: 'compare', field: { kind: 'column', column: 'span_kind' }, op: '==', value: 'LLM' }, rootsOnly: false },
+          10,
+        ),
+    ],
+    [
+      'scheduledExports.arrivedSpans (roots of traces with a span of a condition)',
+      () =>
+        r.scheduledExports.arrivedSpans(
+          1,
+          { afterId: 0, upToId: 10 },
+          { condition: { kind: 'compare', field: { kind: 'column', column: 'trace_id' }, op: '==', value: 'ab' }, rootsOnly: true },
+          10,
+        ),
+    ],
+    [
+      'scheduledExports.finishRunStatements',
+      () =>
+        run(
+          r.scheduledExports.finishRunStatements(
+            {
+              exportId: 1,
+              startedAt: NOW,
+              finishedAt: NOW,
+              rowCount: 1,
+              file: 'p/e/f.parquet',
+              byteCount: 10,
+              error: null,
+              cursorFrom: '0',
+              cursorTo: '10',
+            },
+            true,
+            LATER,
+          ),
+        ),
+    ],
+    ['scheduledExports.runs', () => r.scheduledExports.runs(1, { limit: 10, fromId: 5 })],
+    ['scheduledExports.delete', () => r.scheduledExports.delete(1)],
+    [
+      'spans.list (an export: a condition within a window)',
+      () =>
+        r.spans.list(
+          {
+            projectId: 1,
+            condition: { kind: 'contains', field: { kind: 'attribute', key: 'user.id' }, needle: 'a' },
+            through: { key: 5n, id: 6 },
+          },
+          { limit: 10, order: 'asc', from: { key: 3n, id: 4 } },
+        ),
+    ],
+    ['spans.windowEnd', () => r.spans.windowEnd({ projectId: 1, startTime: 1n, endTime: 2n }, { key: 3n, id: 4 }, 5000)],
+    [
+      'traces.list (an export: traces with a span of a condition, within a window)',
+      () =>
+        r.traces.list({
+          projectId: 1,
+          condition: { kind: 'compare', field: { kind: 'column', column: 'name' }, op: '==', value: 'tool' },
+          through: { key: 5n, id: 6 },
+          sort: 'start_time',
+          order: 'asc',
+          from: { key: 3n, id: 4 },
+          limit: 10,
+        }),
+    ],
+    ['traces.windowEnd', () => r.traces.windowEnd({ projectId: 1 }, undefined, 5000)],
+    ['traces.findByIds', () => r.traces.findByIds([1, 2])],
+    ['traces.exportDetails', () => r.traces.exportDetails([1, 2])],
+    [
       'alerts.insert',
       () =>
         r.alerts.insert(

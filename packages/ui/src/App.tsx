@@ -1,5 +1,6 @@
 import { OnlineEvalTab } from './pages/online-eval/OnlineEvalTab';
 import { RulePage } from './pages/online-eval/RulePage';
+import { ExportsTab } from './pages/exports/ExportsTab';
 import { AlertsTab } from './pages/alerts/AlertsTab';
 import { AlertRulePage } from './pages/alerts/AlertRulePage';
 import { lazy, Suspense } from 'react';
@@ -75,6 +76,7 @@ export function App() {
             <Route path="overview" element={<Charts />} />
             <Route path="annotations" element={<AnnotationConfigsTab />} />
             <Route path="online-eval" element={<OnlineEvalTab />} />
+            <Route path="exports" element={<ExportsTab />} />
             <Route path="alerts" element={<AlertsTab />} />
           </Route>
           <Route path="/projects/:projectId/traces/:traceId" element={<TraceDetailPage />} />

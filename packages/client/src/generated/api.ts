@@ -2589,6 +2589,149 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/projects/{project_identifier}/spans/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export spans as CSV, JSONL or Parquet
+         * @description Every span of the project that the span list filters select (search, filter, name, kind, status, attributes, annotations; AND), oldest first, in one file streamed as it is read; attributes in full (long values included). 422 for a bad filter, time or format, before any byte of the file (docs/export.md).
+         */
+        get: operations["exportSpans"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project_identifier}/traces/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export traces as CSV, JSONL or Parquet
+         * @description A row per trace of the project that the trace list filters select, oldest first by start time: a trace matches when one of its spans meets the filter or holds the search words, and when it carries the annotations asked for. Streamed as it is read; 422 for a bad filter, search, time or format before any byte of the file (docs/export.md).
+         */
+        get: operations["exportTraces"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/scheduled_exports/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Whether scheduled exports are on */
+        get: operations["getScheduledExportsStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project_identifier}/scheduled_exports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List a project's scheduled exports */
+        get: operations["listScheduledExports"];
+        put?: never;
+        /**
+         * Create a scheduled export
+         * @description Every `interval_minutes`, the spans (or traces) of the project that arrived since the last run and match the filter are written into a file under SERVICE_EXPORT_DIR. It starts with what arrives from now on. 422 when the server has no export directory; 409 when the name is taken.
+         */
+        post: operations["createScheduledExport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/scheduled_exports/{export_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a scheduled export */
+        get: operations["getScheduledExport"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a scheduled export
+         * @description Deletes the definition and its run history; the files it wrote stay.
+         */
+        delete: operations["deleteScheduledExport"];
+        options?: never;
+        head?: never;
+        /**
+         * Change, pause or resume a scheduled export
+         * @description Its target cannot change; a new interval counts from now. 409 when the new name is taken.
+         */
+        patch: operations["updateScheduledExport"];
+        trace?: never;
+    };
+    "/v1/scheduled_exports/{export_id}/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a scheduled export's runs, newest first
+         * @description The latest 500 runs: when, how many rows, which file, or why it failed.
+         */
+        get: operations["listScheduledExportRuns"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/scheduled_exports/{export_id}/run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run a scheduled export now
+         * @description Writes what arrived since its last run at once (its next run is then one interval later) and answers the run. 422 when the export is paused or the server has no export directory; 409 while another replica runs the scheduled exports.
+         */
+        post: operations["runScheduledExport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/projects/{project_identifier}/alert_rules": {
         parameters: {
             query?: never;
@@ -5267,6 +5410,98 @@ export interface components {
             skipped: number;
             /** @description Pending items locked to a reviewer now. */
             in_review: number;
+        };
+        /** ScheduledExportsStatus */
+        ScheduledExportsStatus: {
+            /** @description Whether the server has an export directory (SERVICE_EXPORT_DIR): without one, exports cannot be created or run. */
+            enabled: boolean;
+        };
+        /** ScheduledExport */
+        ScheduledExport: {
+            /** @description Opaque ScheduledExport id (base64 of "ScheduledExport:<row id>"). */
+            id: string;
+            /** @description Opaque Project id (base64 of "Project:<row id>"). */
+            project_id: string;
+            name: string;
+            /**
+             * @description span: a row per span; trace: a row per trace, written when its root span arrives.
+             * @enum {string}
+             */
+            target: "span" | "trace";
+            /** @description A span condition (docs/api.md, "Span queries"); empty: every span (or trace). */
+            filter: string;
+            /**
+             * @description csv (text/csv), jsonl (application/x-ndjson, a JSON object per line) or parquet (application/vnd.apache.parquet).
+             * @enum {string}
+             */
+            format: "csv" | "jsonl" | "parquet";
+            /** @description Minutes between runs. */
+            interval_minutes: number;
+            enabled: boolean;
+            /** Format: date-time */
+            next_run_at: string;
+            /** @description Where its files go, relative to SERVICE_EXPORT_DIR: `<project>/<export>`. */
+            directory: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** CreateScheduledExportRequestBody */
+        CreateScheduledExportRequestBody: {
+            /** @description Unique in the project; its folder under the project folder. */
+            name: string;
+            filter?: string;
+            /**
+             * @description csv (text/csv), jsonl (application/x-ndjson, a JSON object per line) or parquet (application/vnd.apache.parquet).
+             * @enum {string}
+             */
+            format: "csv" | "jsonl" | "parquet";
+            /** @description Minutes between runs (1 to a week). */
+            interval_minutes: number;
+            /** @description Default true. */
+            enabled?: boolean;
+            /**
+             * @description span: a row per span; trace: a row per trace, written when its root span arrives.
+             * @enum {string}
+             */
+            target: "span" | "trace";
+        };
+        /** UpdateScheduledExportRequestBody */
+        UpdateScheduledExportRequestBody: {
+            /** @description Unique in the project; its folder under the project folder. */
+            name?: string;
+            /**
+             * @description span: a row per span; trace: a row per trace, written when its root span arrives.
+             * @enum {string}
+             */
+            target?: "span" | "trace";
+            filter?: string;
+            /**
+             * @description csv (text/csv), jsonl (application/x-ndjson, a JSON object per line) or parquet (application/vnd.apache.parquet).
+             * @enum {string}
+             */
+            format?: "csv" | "jsonl" | "parquet";
+            /** @description Minutes between runs (1 to a week). */
+            interval_minutes?: number;
+            /** @description Default true. */
+            enabled?: boolean;
+        };
+        /** ScheduledExportRun */
+        ScheduledExportRun: {
+            /** @description Opaque ScheduledExportRun id (base64 of "ScheduledExportRun:<row id>"). */
+            id: string;
+            /** Format: date-time */
+            started_at: string;
+            /** Format: date-time */
+            finished_at: string;
+            /** @description Rows written (0 when nothing new arrived, or the run failed). */
+            row_count: number;
+            /** @description The file written, relative to SERVICE_EXPORT_DIR; null when nothing was written. */
+            file: string | null;
+            byte_count: number | null;
+            /** @description Why the run failed; its rows are written by the next run. */
+            error: string | null;
         };
         /** AlertWebhookChannel */
         AlertWebhookChannel: {
@@ -16572,6 +16807,665 @@ export interface operations {
             };
             /** @description Invalid request parameters or body */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    exportSpans: {
+        parameters: {
+            query: {
+                /** @description csv (text/csv), jsonl (application/x-ndjson, a JSON object per line) or parquet (application/vnd.apache.parquet). */
+                format: "csv" | "jsonl" | "parquet";
+                /** @description Inclusive lower bound on start time (ISO 8601; UTC when no offset is given). */
+                start_time?: string;
+                /** @description Exclusive upper bound on start time (ISO 8601; UTC when no offset is given). */
+                end_time?: string;
+                /** @description Only spans whose inputs, outputs or messages contain every word (Sightline addition; docs/search.md): any language, accents of Latin letters ignored, `"quoted phrases"`, `word*` for a prefix. */
+                search?: string;
+                /** @description Only spans passing Phoenix's span condition (Sightline addition), e.g. `span_kind == 'LLM' and latency_ms > 2000 and attributes['llm.model_name'] == 'gpt-4o'`. */
+                filter?: string;
+                /** @description Only spans with one of these names. */
+                name?: string[];
+                /** @description Only spans of these OpenInference kinds. */
+                span_kind?: ("LLM" | "CHAIN" | "TOOL" | "RETRIEVER" | "RERANKER" | "EMBEDDING" | "AGENT" | "GUARDRAIL" | "EVALUATOR" | "PROMPT" | "UNKNOWN")[];
+                /** @description Only spans with these status codes. */
+                status_code?: ("OK" | "ERROR" | "UNSET")[];
+                /** @description Attribute filter `key:value`, as in GET /v1/projects/{project_identifier}/spans. */
+                attribute?: string[];
+                /** @description Only children of this span; the literal `null` selects root spans. */
+                parent_id?: string;
+                /** @description Only spans with an annotation `name`, or `name:label` with that label (split at the first colon); repeat to AND several (at most 10 annotation filters). */
+                annotation?: string[];
+                /** @description Only spans with an annotation whose score compares so: `name>=0.5` (operators >=, <=, >, <, =); repeat to AND several. */
+                annotation_score?: string[];
+            };
+            header?: never;
+            path: {
+                /** @description Project id (base64 "Project:<id>") or project name. */
+                project_identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file (an attachment). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string;
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    exportTraces: {
+        parameters: {
+            query: {
+                /** @description csv (text/csv), jsonl (application/x-ndjson, a JSON object per line) or parquet (application/vnd.apache.parquet). */
+                format: "csv" | "jsonl" | "parquet";
+                /** @description Inclusive lower bound on start time (ISO 8601; UTC when no offset is given). */
+                start_time?: string;
+                /** @description Exclusive upper bound on start time (ISO 8601; UTC when no offset is given). */
+                end_time?: string;
+                /** @description Only traces (the trace itself or one of its spans) with an annotation `name`, or `name:label` with that label (split at the first colon); repeat to AND several (at most 10 annotation filters). */
+                annotation?: string[];
+                /** @description Only traces (the trace itself or one of its spans) with an annotation whose score compares so: `name>=0.5` (operators >=, <=, >, <, =); repeat to AND several. */
+                annotation_score?: string[];
+                /** @description Only traces with a span whose inputs, outputs or messages contain every word (Sightline addition; docs/search.md): any language, accents of Latin letters ignored, `"quoted phrases"`, `word*` for a prefix. */
+                search?: string;
+                /** @description Only traces with a span passing Phoenix's span condition (Sightline addition), e.g. `span_kind == 'LLM' and latency_ms > 2000 and attributes['llm.model_name'] == 'gpt-4o'`. */
+                filter?: string;
+                /** @description Only the traces of this user.id. */
+                user_id?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Project id (base64 "Project:<id>") or project name. */
+                project_identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file (an attachment). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string;
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getScheduledExportsStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ScheduledExportsStatus"];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listScheduledExports: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Project id (base64 "Project:<id>") or project name. */
+                project_identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ScheduledExport"][];
+                        /** @description The cursor of the next page; null on the last. */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createScheduledExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project id (base64 "Project:<id>") or project name. */
+                project_identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateScheduledExportRequestBody"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ScheduledExport"];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getScheduledExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Scheduled export id (base64 "ScheduledExport:<id>"). */
+                export_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ScheduledExport"];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteScheduledExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Scheduled export id (base64 "ScheduledExport:<id>"). */
+                export_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    updateScheduledExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Scheduled export id (base64 "ScheduledExport:<id>"). */
+                export_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateScheduledExportRequestBody"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ScheduledExport"];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listScheduledExportRuns: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Scheduled export id (base64 "ScheduledExport:<id>"). */
+                export_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ScheduledExportRun"][];
+                        /** @description The cursor of the next page; null on the last. */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    runScheduledExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Scheduled export id (base64 "ScheduledExport:<id>"). */
+                export_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ScheduledExportRun"];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -298,6 +298,21 @@ export const PERMISSIONS: Readonly<Record<RouteKey, RouteRule>> = {
     access: 'user',
     rule: 'reviewing: the holder of the lock or an admin (mayReviewQueue)',
   },
+  // Exports (docs/export.md): a download is a read of project data, for everyone who may list spans and traces. Scheduled exports
+  // write files into the operator's directory (SERVICE_EXPORT_DIR) on the server: everyone sees them, admins set and run them.
+  'GET /v1/projects/:project_identifier/spans/export': { access: 'any', rule: 'project data (streamed download)' },
+  'GET /v1/projects/:project_identifier/traces/export': { access: 'any', rule: 'project data (streamed download)' },
+  'GET /v1/scheduled_exports/status': { access: 'any', rule: 'whether the server has an export directory' },
+  'GET /v1/projects/:project_identifier/scheduled_exports': { access: 'any', rule: 'project data' },
+  'POST /v1/projects/:project_identifier/scheduled_exports': {
+    access: 'admin',
+    rule: "scheduled exports write files on the server's disk: admins (as retention policies)",
+  },
+  'GET /v1/scheduled_exports/:export_id': { access: 'any', rule: 'project data' },
+  'PATCH /v1/scheduled_exports/:export_id': { access: 'admin', rule: "scheduled exports write files on the server's disk: admins" },
+  'DELETE /v1/scheduled_exports/:export_id': { access: 'admin', rule: "scheduled exports write files on the server's disk: admins" },
+  'GET /v1/scheduled_exports/:export_id/runs': { access: 'any', rule: 'project data' },
+  'POST /v1/scheduled_exports/:export_id/run': { access: 'admin', rule: "scheduled exports write files on the server's disk: admins" },
   // Playground (docs/playground.md): anyone may run a prompt; provider keys are the admins'.
   'POST /v1/chat/completions': { access: 'any', rule: 'playground runs, traced to the playground project' },
   'PUT /v1/secrets': { access: 'admin', rule: 'provider keys are server configuration' },

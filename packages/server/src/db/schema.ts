@@ -590,6 +590,44 @@ export interface SecretsTable {
   updated_at: Timestamp;
 }
 
+/** A scheduled export of a project (migration 0043, docs/export.md). */
+export interface ScheduledExportsTable {
+  id: Generated<number>;
+  project_id: number;
+  name: string;
+  /** span or trace. */
+  target: string;
+  /** A span condition (Phoenix's SpanQuery syntax); empty for every span or trace. */
+  filter: string;
+  /** csv, jsonl or parquet. */
+  format: string;
+  interval_minutes: number;
+  /** 0 or 1. */
+  enabled: number;
+  /** The span row id the export has written up to. */
+  cursor: string;
+  next_run_at: Timestamp;
+  user_id: number | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** One run of a scheduled export: what it wrote, or why it failed. */
+export interface ScheduledExportRunsTable {
+  id: Generated<number>;
+  export_id: number;
+  started_at: Timestamp;
+  finished_at: Timestamp;
+  /** BIGINT: read back as a number (SQLite) or decimal text (PostgreSQL). */
+  row_count: ColumnType<number | string, number, number>;
+  /** Relative to SERVICE_EXPORT_DIR; null when nothing was written. */
+  file: string | null;
+  byte_count: ColumnType<number | string | null, number | null, number | null>;
+  error: string | null;
+  cursor_from: string;
+  cursor_to: string;
+}
+
 /** A project's retention policy and what the retention job last did to the project (docs/retention.md). */
 export interface RetentionPoliciesTable {
   id: Generated<number>;
@@ -722,4 +760,6 @@ export interface DB {
   job_state: JobStateTable;
   secrets: SecretsTable;
   retention_policies: RetentionPoliciesTable;
+  scheduled_exports: ScheduledExportsTable;
+  scheduled_export_runs: ScheduledExportRunsTable;
 }

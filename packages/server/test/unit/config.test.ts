@@ -69,6 +69,7 @@ describe('loadConfig: defaults', () => {
       retention: { intervalSeconds: 60, batchMs: 50, dutyPercent: 10, minDutyPercent: 5, compactPartitions: true },
       datasetUploadIdleSeconds: 60,
       onlineEvaluation: { concurrency: 16, settleMs: 2000, retryDelayMs: 2000 },
+      exportDir: null,
       alerts: { checkIntervalSeconds: 60, webhookHosts: null, retryDelayMs: 1000 },
       shutdownTimeoutSeconds: 10,
       logLevel: 'info',
@@ -144,6 +145,7 @@ describe('loadConfig: defaults', () => {
       SERVICE_DATASET_UPLOAD_IDLE_SECONDS: '5',
       SERVICE_SHUTDOWN_TIMEOUT_SECONDS: '30',
       SERVICE_LOG_LEVEL: 'DEBUG',
+      SERVICE_EXPORT_DIR: '~/exports',
     });
     assert.equal(config.host, '0.0.0.0');
     assert.equal(config.port, 8080);
@@ -157,6 +159,7 @@ describe('loadConfig: defaults', () => {
     assert.equal(config.datasetUploadIdleSeconds, 5);
     assert.equal(config.shutdownTimeoutSeconds, 30);
     assert.equal(config.logLevel, 'debug');
+    assert.equal(config.exportDir, path.join(os.homedir(), 'exports'));
   });
 
   test('an empty admin password falls back to "admin"', () => {

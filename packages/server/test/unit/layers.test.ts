@@ -34,6 +34,7 @@ const SERVICE_FOLDERS = [
   'playground',
   'costs',
   'retention',
+  'exports',
   'shared',
   'jobs',
   'evaluators',

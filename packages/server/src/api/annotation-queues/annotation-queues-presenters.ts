@@ -7,7 +7,7 @@ import type {
   StatusCounts,
 } from '../../annotation-queues/annotation-queues-service.js';
 import { presentAnnotationConfig } from '../annotation-configs/annotation-configs-presenters.js';
-import { csvField } from '../shared/csv.js';
+import { csvField } from '../../shared/csv.js';
 import { toGlobalId } from '../shared/global-id.js';
 
 const userId = (id: number | null) => (id === null ? null : toGlobalId('User', id));

@@ -15,7 +15,7 @@ import {
 import { type FileFormat, type FileKeys, fileFormat, readFileExamples } from '../../datasets/file-examples.js';
 import { withJsonUpload } from '../../datasets/json-examples.js';
 import { exampleJson, openAiEvalsLine, openAiFineTuningLine, presentDataset, presentVersion } from './datasets-presenters.js';
-import { csvField } from '../shared/csv.js';
+import { csvField } from '../../shared/csv.js';
 import {
   Dataset,
   DatasetListQuery,

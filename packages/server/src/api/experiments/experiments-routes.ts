@@ -6,7 +6,7 @@ import type { EvaluationRecord, RunRecord } from '../../db/repositories/experime
 import { Readable } from 'node:stream';
 import type { ExperimentWithCounts, ExperimentsService, RunDetails } from '../../experiments/experiments-service.js';
 import { presentExample } from '../datasets/datasets-presenters.js';
-import { csvField } from '../shared/csv.js';
+import { csvField } from '../../shared/csv.js';
 import {
   ComparisonQuery,
   ComparisonRow,

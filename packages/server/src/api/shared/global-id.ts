@@ -35,6 +35,8 @@ export type GlobalType =
   | 'FreeformAnnotationConfig'
   | 'AnnotationQueue'
   | 'AnnotationQueueItem'
+  | 'ScheduledExport'
+  | 'ScheduledExportRun'
   | 'AlertRule'
   | 'AlertEvent'
   | 'Dashboard';

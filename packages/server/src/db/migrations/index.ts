@@ -39,6 +39,7 @@ import * as fullTextSearch from './0037-full-text-search.js';
 import * as alerts from './0039-alerts.js';
 import * as savedViews from './0040-saved-views.js';
 import * as experimentTraceIndexes from './0042-experiment-trace-indexes.js';
+import * as scheduledExports from './0043-scheduled-exports.js';
 import * as dashboards from './0044-dashboards.js';
 
 export interface MigrationContext {
@@ -86,6 +87,7 @@ export function migrations(context: MigrationContext): Record<string, Migration>
     '0039-alerts': { up: alerts.up(context) },
     '0040-saved-views': { up: savedViews.up(context) },
     '0042-experiment-trace-indexes': { up: experimentTraceIndexes.up(context) },
+    '0043-scheduled-exports': { up: scheduledExports.up(context) },
     '0044-dashboards': { up: dashboards.up(context) },
   };
 }

@@ -37,6 +37,7 @@ import { createWindowMetricsRepository } from './window-metrics-repository.js';
 import { createHealthRepository } from './health-repository.js';
 import { createPromptsRepository } from './prompts-repository.js';
 import { createRetentionRepository } from './retention-repository.js';
+import { createScheduledExportsRepository } from './scheduled-exports-repository.js';
 import { createLoginSessionsRepository } from './login-sessions-repository.js';
 import { createSpanLogEventsRepository } from './span-log-events-repository.js';
 import { createSpansRepository } from './spans-repository.js';
@@ -78,6 +79,7 @@ export function createRepositories(db: Kysely<DB>, dialect: Dialect) {
     costs: createCostsRepository(db),
     secrets: createSecretsRepository(db),
     retention: createRetentionRepository(db, dialect),
+    scheduledExports: createScheduledExportsRepository(db, dialect),
     longAttributes: createLongAttributesRepository(db, dialect),
     jobLeases: createJobLeasesRepository(db, dialect),
     health: createHealthRepository(db),

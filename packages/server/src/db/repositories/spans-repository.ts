@@ -78,6 +78,8 @@ export interface SpanFilters {
   search?: SearchQuery | undefined;
   /** A span query condition (Phoenix's filter syntax, spans/span-condition.ts). */
   condition?: SpanCondition | undefined;
+  /** The last position of the list to read (inclusive, in the list's order): bounds the rows one statement looks at. */
+  through?: KeysetPosition | undefined;
 }
 
 /** Spans a SQLite span query reads per statement (SpansRepository.query). */
@@ -369,6 +371,7 @@ export function createSpansRepository(db: Kysely<DB>, dialect: Dialect) {
       for (const annotation of filters.annotations ?? []) query = query.where(spanHasAnnotation('spans.id', annotation));
       if (filters.search && !searchRowids) query = query.where(spanMatchesSql(dialect, filters.search));
       if (filters.condition) query = query.where(spanConditionSql(dialect, filters.condition));
+      if (filters.through) query = query.where(fromPosition(startTime, 'spans.id', filters.through, page.order === 'asc' ? 'desc' : 'asc'));
       const ordered = (from: KeysetPosition | undefined, limit: number) => {
         let ranged = query;
         if (from) ranged = ranged.where(fromPosition(startTime, 'spans.id', from, page.order));
@@ -478,6 +481,33 @@ export function createSpansRepository(db: Kysely<DB>, dialect: Dialect) {
         // Other requests run between windows.
         await new Promise((resolve) => setImmediate(resolve));
       }
+    },
+
+    /**
+     * The position of the `rows`-th span of the project from `from` on (inclusive), oldest first,
+     * within the start-time range, read off the project's time index alone; undefined when fewer
+     * remain. The end of a window of spans for a filter that no index serves (exports/exports-service.ts).
+     */
+    async windowEnd(
+      filters: { projectId: number; startTime?: bigint | undefined; endTime?: bigint | undefined },
+      from: KeysetPosition | undefined,
+      rows: number,
+    ): Promise<KeysetPosition | undefined> {
+      let positions = db
+        .selectFrom('spans')
+        .select(['spans.id', bigintText('spans.start_time').as('start_time')])
+        .where('spans.project_id', '=', filters.projectId);
+      if (filters.startTime !== undefined)
+        positions = positions.where(sql<boolean>`spans.start_time >= ${nanosLiteral(filters.startTime)}`);
+      if (filters.endTime !== undefined) positions = positions.where(sql<boolean>`spans.start_time < ${nanosLiteral(filters.endTime)}`);
+      if (from) positions = positions.where(fromPosition(sql.ref('spans.start_time'), 'spans.id', from, 'asc'));
+      const last = await positions
+        .orderBy('spans.start_time', 'asc')
+        .orderBy('spans.id', 'asc')
+        .offset(rows - 1)
+        .limit(1)
+        .executeTakeFirst();
+      return last && { key: BigInt(last.start_time), id: Number(last.id) };
     },
 
     /** One span by row id. */

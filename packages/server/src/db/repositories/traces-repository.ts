@@ -46,11 +46,20 @@ export interface TraceListQuery {
   condition?: SpanCondition | undefined;
   /** The traces of this user.id (span-model/trace-users.ts). */
   userId?: string | undefined;
+  /** The last position of the list to read (inclusive, in the list's order): bounds the rows one statement looks at. */
+  through?: KeysetPosition | undefined;
   sort: TraceSort;
   order: SortOrder;
   from?: KeysetPosition | undefined;
   /** Rows to fetch (the caller asks for one more than the page size). */
   limit: number;
+}
+
+/** What an export writes of a trace besides its stats (exports/export-columns.ts). */
+export interface TraceExportDetails {
+  sessionId: string | null;
+  /** The `user.id` key its spans carry (span-model/trace-users.ts): MIXED_USERS for several. */
+  userKey: string | null;
 }
 
 type TraceRow = { id: number; project_id: number; trace_id: string; start_time: string; end_time: string };
@@ -155,9 +164,57 @@ export function createTracesRepository(db: Kysely<DB>, dialect: Dialect) {
       if (query.userId !== undefined)
         select = select.where(sql<SqlBool>`traces.id in (${userTraceRowids(dialect, query.projectId, query.userId)})`);
       for (const annotation of query.annotations ?? []) select = select.where(traceHasAnnotation('traces.id', annotation));
+      if (query.through) select = select.where(fromPosition(key, 'traces.id', query.through, query.order === 'asc' ? 'desc' : 'asc'));
       if (query.from) select = select.where(fromPosition(key, 'traces.id', query.from, query.order));
       select = select.orderBy(key, query.order).orderBy('traces.id', query.order).limit(query.limit);
       return (await select.execute()).map(toRecord);
+    },
+
+    /**
+     * The position of the `rows`-th trace of the project from `from` on (inclusive), oldest first
+     * by start time, within the start-time range; undefined when fewer remain. The end of a window
+     * of traces for a filter that no index serves (exports/exports-service.ts).
+     */
+    async windowEnd(
+      filters: { projectId: number; startTime?: bigint | undefined; endTime?: bigint | undefined },
+      from: KeysetPosition | undefined,
+      rows: number,
+    ): Promise<KeysetPosition | undefined> {
+      let positions = traces().where('traces.project_id', '=', filters.projectId);
+      if (filters.startTime !== undefined)
+        positions = positions.where(sql<boolean>`${sql.ref('traces.start_time')} >= ${nanosLiteral(filters.startTime)}`);
+      if (filters.endTime !== undefined)
+        positions = positions.where(sql<boolean>`${sql.ref('traces.start_time')} < ${nanosLiteral(filters.endTime)}`);
+      if (from) positions = positions.where(fromPosition(sql.ref('traces.start_time'), 'traces.id', from, 'asc'));
+      const last = await positions
+        .orderBy('traces.start_time', 'asc')
+        .orderBy('traces.id', 'asc')
+        .offset(rows - 1)
+        .limit(1)
+        .executeTakeFirst();
+      return last && { key: BigInt(last.start_time), id: Number(last.id) };
+    },
+
+    /** The traces of these row ids that exist, in no particular order. */
+    async findByIds(ids: number[]): Promise<TraceRecord[]> {
+      const found: TraceRecord[] = [];
+      for (const chunk of chunks(ids, MAX_IN_LIST)) found.push(...(await traces().where('traces.id', 'in', chunk).execute()).map(toRecord));
+      return found;
+    },
+
+    /** The session id and user key of each given trace that exists. */
+    async exportDetails(ids: number[]): Promise<Map<number, TraceExportDetails>> {
+      const found = new Map<number, TraceExportDetails>();
+      for (const chunk of chunks(ids, MAX_IN_LIST)) {
+        const rows = await db
+          .selectFrom('traces')
+          .leftJoin('project_sessions', 'project_sessions.id', 'traces.project_session_rowid')
+          .select(['traces.id', 'project_sessions.session_id', 'traces.user_id'])
+          .where('traces.id', 'in', chunk)
+          .execute();
+        for (const row of rows) found.set(Number(row.id), { sessionId: row.session_id ?? null, userKey: row.user_id });
+      }
+      return found;
     },
 
     /** A trace of the project by row id or by OpenTelemetry trace id. */

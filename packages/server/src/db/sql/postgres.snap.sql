@@ -715,6 +715,62 @@ select "id" from "online_eval_items" where "rule_id" = $1 and "status" = $2 limi
 -- onlineEval.delete
 delete from "online_eval_rules" where "id" = $1;
 
+-- scheduledExports.insert
+insert into "scheduled_exports" ("project_id", "name", "target", "filter", "format", "interval_minutes", "enabled", "cursor", "next_run_at", "user_id", "created_at", "updated_at") values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) on conflict ("project_id", "name") do nothing returning "id";
+
+-- scheduledExports.update
+select "other"."id" from "scheduled_exports" as "e" inner join "scheduled_exports" as "other" on "other"."project_id" = "e"."project_id" where "e"."id" = $1 and "other"."name" = $2 and "other"."id" <> $3;
+update "scheduled_exports" set "name" = $1, "enabled" = $2, "next_run_at" = $3, "updated_at" = $4 where "id" = $5;
+
+-- scheduledExports.findById
+select "e"."id", "e"."project_id", "e"."name", "e"."target", "e"."filter", "e"."format", "e"."interval_minutes", "e"."enabled", "e"."cursor", "e"."next_run_at", "e"."created_at", "e"."updated_at", "p"."name" as "project_name" from "scheduled_exports" as "e" inner join "projects" as "p" on "p"."id" = "e"."project_id" where "e"."id" = $1;
+
+-- scheduledExports.list
+select "e"."id", "e"."project_id", "e"."name", "e"."target", "e"."filter", "e"."format", "e"."interval_minutes", "e"."enabled", "e"."cursor", "e"."next_run_at", "e"."created_at", "e"."updated_at", "p"."name" as "project_name" from "scheduled_exports" as "e" inner join "projects" as "p" on "p"."id" = "e"."project_id" where "e"."project_id" = $1 and "e"."id" >= $2 order by "e"."id" limit $3;
+
+-- scheduledExports.due
+select "e"."id", "e"."project_id", "e"."name", "e"."target", "e"."filter", "e"."format", "e"."interval_minutes", "e"."enabled", "e"."cursor", "e"."next_run_at", "e"."created_at", "e"."updated_at", "p"."name" as "project_name" from "scheduled_exports" as "e" inner join "projects" as "p" on "p"."id" = "e"."project_id" where "e"."enabled" = $1 and "e"."next_run_at" <= $2 and "p"."deleted_at" is null order by "e"."next_run_at", "e"."id" limit $3;
+
+-- scheduledExports.maxSpanId
+select max("id") as "id" from "spans";
+
+-- scheduledExports.arrivedSpans (spans of a condition)
+select "spans"."id", "spans"."trace_rowid" from "spans" inner join "traces" on "traces"."id" = "spans"."trace_rowid" where ("spans"."project_id" + 0) = $1 and "spans"."id" > $2 and "spans"."id" <= $3 and ("spans"."span_kind" = $4) order by "spans"."id" limit $5;
+
+-- scheduledExports.arrivedSpans (roots of traces with a span of a condition)
+select "r"."id", "r"."trace_rowid" from "spans" as "r" where ("r"."project_id" + 0) = $1 and "r"."id" > $2 and "r"."id" <= $3 and "r"."parent_id" is null and exists (select 1 as "one" from "spans" inner join "traces" on "traces"."id" = "spans"."trace_rowid" where "spans"."trace_rowid" = "r"."trace_rowid" and ("traces"."trace_id" = $4)) order by "r"."id" limit $5;
+
+-- scheduledExports.finishRunStatements
+begin;
+insert into "scheduled_export_runs" ("export_id", "started_at", "finished_at", "row_count", "file", "byte_count", "error", "cursor_from", "cursor_to") values ($1, $2, $3, $4, $5, $6, $7, $8, $9);
+update "scheduled_exports" set "cursor" = $1, "next_run_at" = $2 where "id" = $3 and "cursor" = $4;
+delete from "scheduled_export_runs" where "export_id" = $1 and "id" < (select "r"."id" from "scheduled_export_runs" as "r" where "r"."export_id" = $2 order by "r"."id" desc limit $3 offset $4);
+commit;
+
+-- scheduledExports.runs
+select * from "scheduled_export_runs" where "export_id" = $1 and "id" <= $2 order by "id" desc limit $3;
+
+-- scheduledExports.delete
+delete from "scheduled_exports" where "id" = $1;
+
+-- spans.list (an export: a condition within a window)
+select "spans"."id", "spans"."trace_rowid", "spans"."project_id", "traces"."trace_id", "spans"."span_id", "spans"."parent_id", "spans"."name", "spans"."span_kind", cast("spans"."start_time" as text) as "start_time", cast("spans"."end_time" as text) as "end_time", "spans"."status_code", "spans"."status_message", "spans"."attributes", "spans"."long_attributes", "spans"."events", "spans"."llm_token_count_prompt", "spans"."llm_token_count_completion", "spans"."llm_token_count_total" from "spans" inner join "traces" on "traces"."id" = "spans"."trace_rowid" where "spans"."project_id" = $1 and (jsonb_typeof("spans"."attributes" -> cast($2 as text)) = 'string' and (strpos(("spans"."attributes" ->> cast($3 as text)), $4) > 0)) and ("spans"."start_time" <= cast($5 as bigint) and ("spans"."start_time" < cast($6 as bigint) or "spans"."id" <= $7)) and ("spans"."start_time" >= cast($8 as bigint) and ("spans"."start_time" > cast($9 as bigint) or "spans"."id" >= $10)) order by "spans"."start_time" asc, "spans"."id" asc limit $11;
+
+-- spans.windowEnd
+select "spans"."id", cast("spans"."start_time" as text) as "start_time" from "spans" where "spans"."project_id" = $1 and spans.start_time >= cast($2 as bigint) and spans.start_time < cast($3 as bigint) and ("spans"."start_time" >= cast($4 as bigint) and ("spans"."start_time" > cast($5 as bigint) or "spans"."id" >= $6)) order by "spans"."start_time" asc, "spans"."id" asc limit $7 offset $8;
+
+-- traces.list (an export: traces with a span of a condition, within a window)
+select "traces"."id", "traces"."project_id", "traces"."trace_id", cast("traces"."start_time" as text) as "start_time", cast("traces"."end_time" as text) as "end_time" from "traces" where "traces"."project_id" = $1 and exists (select 1 as "one" from "spans" where "spans"."trace_rowid" = "traces"."id" and ("spans"."name" = $2)) and ("traces"."start_time" <= cast($3 as bigint) and ("traces"."start_time" < cast($4 as bigint) or "traces"."id" <= $5)) and ("traces"."start_time" >= cast($6 as bigint) and ("traces"."start_time" > cast($7 as bigint) or "traces"."id" >= $8)) order by "traces"."start_time" asc, "traces"."id" asc limit $9;
+
+-- traces.windowEnd
+select "traces"."id", "traces"."project_id", "traces"."trace_id", cast("traces"."start_time" as text) as "start_time", cast("traces"."end_time" as text) as "end_time" from "traces" where "traces"."project_id" = $1 order by "traces"."start_time" asc, "traces"."id" asc limit $2 offset $3;
+
+-- traces.findByIds
+select "traces"."id", "traces"."project_id", "traces"."trace_id", cast("traces"."start_time" as text) as "start_time", cast("traces"."end_time" as text) as "end_time" from "traces" where "traces"."id" in ($1, $2);
+
+-- traces.exportDetails
+select "traces"."id", "project_sessions"."session_id", "traces"."user_id" from "traces" left join "project_sessions" on "project_sessions"."id" = "traces"."project_session_rowid" where "traces"."id" in ($1, $2);
+
 -- alerts.insert
 insert into "alert_rules" ("project_id", "name", "metric", "annotation_name", "annotation_label", "filter", "comparator", "threshold", "window_seconds", "channels", "enabled", "muted_until", "state", "last_value", "last_checked_at", "last_delivery_at", "last_delivery_error", "user_id", "created_at", "updated_at") values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20) on conflict ("project_id", "name") do nothing returning "id";
 

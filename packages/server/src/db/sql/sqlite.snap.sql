@@ -709,6 +709,62 @@ select "id" from "online_eval_items" where "rule_id" = ? and "status" = ? limit 
 -- onlineEval.delete
 delete from "online_eval_rules" where "id" = ?;
 
+-- scheduledExports.insert
+insert into "scheduled_exports" ("project_id", "name", "target", "filter", "format", "interval_minutes", "enabled", "cursor", "next_run_at", "user_id", "created_at", "updated_at") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict ("project_id", "name") do nothing returning "id";
+
+-- scheduledExports.update
+select "other"."id" from "scheduled_exports" as "e" inner join "scheduled_exports" as "other" on "other"."project_id" = "e"."project_id" where "e"."id" = ? and "other"."name" = ? and "other"."id" <> ?;
+update "scheduled_exports" set "name" = ?, "enabled" = ?, "next_run_at" = ?, "updated_at" = ? where "id" = ?;
+
+-- scheduledExports.findById
+select "e"."id", "e"."project_id", "e"."name", "e"."target", "e"."filter", "e"."format", "e"."interval_minutes", "e"."enabled", "e"."cursor", "e"."next_run_at", "e"."created_at", "e"."updated_at", "p"."name" as "project_name" from "scheduled_exports" as "e" inner join "projects" as "p" on "p"."id" = "e"."project_id" where "e"."id" = ?;
+
+-- scheduledExports.list
+select "e"."id", "e"."project_id", "e"."name", "e"."target", "e"."filter", "e"."format", "e"."interval_minutes", "e"."enabled", "e"."cursor", "e"."next_run_at", "e"."created_at", "e"."updated_at", "p"."name" as "project_name" from "scheduled_exports" as "e" inner join "projects" as "p" on "p"."id" = "e"."project_id" where "e"."project_id" = ? and "e"."id" >= ? order by "e"."id" limit ?;
+
+-- scheduledExports.due
+select "e"."id", "e"."project_id", "e"."name", "e"."target", "e"."filter", "e"."format", "e"."interval_minutes", "e"."enabled", "e"."cursor", "e"."next_run_at", "e"."created_at", "e"."updated_at", "p"."name" as "project_name" from "scheduled_exports" as "e" inner join "projects" as "p" on "p"."id" = "e"."project_id" where "e"."enabled" = ? and "e"."next_run_at" <= ? and "p"."deleted_at" is null order by "e"."next_run_at", "e"."id" limit ?;
+
+-- scheduledExports.maxSpanId
+select max("id") as "id" from "spans";
+
+-- scheduledExports.arrivedSpans (spans of a condition)
+select "spans"."id", "spans"."trace_rowid" from "spans" inner join "traces" on "traces"."id" = "spans"."trace_rowid" where +"spans"."project_id" = ? and "spans"."id" > ? and "spans"."id" <= ? and ("spans"."span_kind" = ?) order by "spans"."id" limit ?;
+
+-- scheduledExports.arrivedSpans (roots of traces with a span of a condition)
+select "r"."id", "r"."trace_rowid" from "spans" as "r" where +"r"."project_id" = ? and "r"."id" > ? and "r"."id" <= ? and "r"."parent_id" is null and exists (select 1 as "one" from "spans" inner join "traces" on "traces"."id" = "spans"."trace_rowid" where "spans"."trace_rowid" = "r"."trace_rowid" and ("traces"."trace_id" = ?)) order by "r"."id" limit ?;
+
+-- scheduledExports.finishRunStatements
+begin;
+insert into "scheduled_export_runs" ("export_id", "started_at", "finished_at", "row_count", "file", "byte_count", "error", "cursor_from", "cursor_to") values (?, ?, ?, ?, ?, ?, ?, ?, ?);
+update "scheduled_exports" set "cursor" = ?, "next_run_at" = ? where "id" = ? and "cursor" = ?;
+delete from "scheduled_export_runs" where "export_id" = ? and "id" < (select "r"."id" from "scheduled_export_runs" as "r" where "r"."export_id" = ? order by "r"."id" desc limit ? offset ?);
+commit;
+
+-- scheduledExports.runs
+select * from "scheduled_export_runs" where "export_id" = ? and "id" <= ? order by "id" desc limit ?;
+
+-- scheduledExports.delete
+delete from "scheduled_exports" where "id" = ?;
+
+-- spans.list (an export: a condition within a window)
+select "spans"."id", "spans"."trace_rowid", "spans"."project_id", "traces"."trace_id", "spans"."span_id", "spans"."parent_id", "spans"."name", "spans"."span_kind", cast("spans"."start_time" as text) as "start_time", cast("spans"."end_time" as text) as "end_time", "spans"."status_code", "spans"."status_message", "spans"."attributes", "spans"."long_attributes", "spans"."events", "spans"."llm_token_count_prompt", "spans"."llm_token_count_completion", "spans"."llm_token_count_total" from "spans" inner join "traces" on "traces"."id" = "spans"."trace_rowid" where "spans"."project_id" = ? and (json_type("spans"."attributes", ?) = 'text' and (instr(json_extract("spans"."attributes", ?), ?) > 0)) and ("spans"."start_time" <= cast(? as bigint) and ("spans"."start_time" < cast(? as bigint) or "spans"."id" <= ?)) and ("spans"."start_time" >= cast(? as bigint) and ("spans"."start_time" > cast(? as bigint) or "spans"."id" >= ?)) order by "spans"."start_time" asc, "spans"."id" asc limit ?;
+
+-- spans.windowEnd
+select "spans"."id", cast("spans"."start_time" as text) as "start_time" from "spans" where "spans"."project_id" = ? and spans.start_time >= cast(? as bigint) and spans.start_time < cast(? as bigint) and ("spans"."start_time" >= cast(? as bigint) and ("spans"."start_time" > cast(? as bigint) or "spans"."id" >= ?)) order by "spans"."start_time" asc, "spans"."id" asc limit ? offset ?;
+
+-- traces.list (an export: traces with a span of a condition, within a window)
+select "traces"."id", "traces"."project_id", "traces"."trace_id", cast("traces"."start_time" as text) as "start_time", cast("traces"."end_time" as text) as "end_time" from "traces" where "traces"."project_id" = ? and exists (select 1 as "one" from "spans" where "spans"."trace_rowid" = "traces"."id" and ("spans"."name" = ?)) and ("traces"."start_time" <= cast(? as bigint) and ("traces"."start_time" < cast(? as bigint) or "traces"."id" <= ?)) and ("traces"."start_time" >= cast(? as bigint) and ("traces"."start_time" > cast(? as bigint) or "traces"."id" >= ?)) order by "traces"."start_time" asc, "traces"."id" asc limit ?;
+
+-- traces.windowEnd
+select "traces"."id", "traces"."project_id", "traces"."trace_id", cast("traces"."start_time" as text) as "start_time", cast("traces"."end_time" as text) as "end_time" from "traces" where "traces"."project_id" = ? order by "traces"."start_time" asc, "traces"."id" asc limit ? offset ?;
+
+-- traces.findByIds
+select "traces"."id", "traces"."project_id", "traces"."trace_id", cast("traces"."start_time" as text) as "start_time", cast("traces"."end_time" as text) as "end_time" from "traces" where "traces"."id" in (?, ?);
+
+-- traces.exportDetails
+select "traces"."id", "project_sessions"."session_id", "traces"."user_id" from "traces" left join "project_sessions" on "project_sessions"."id" = "traces"."project_session_rowid" where "traces"."id" in (?, ?);
+
 -- alerts.insert
 insert into "alert_rules" ("project_id", "name", "metric", "annotation_name", "annotation_label", "filter", "comparator", "threshold", "window_seconds", "channels", "enabled", "muted_until", "state", "last_value", "last_checked_at", "last_delivery_at", "last_delivery_error", "user_id", "created_at", "updated_at") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict ("project_id", "name") do nothing returning "id";
 

@@ -1,8 +1,8 @@
-/** `/projects/:projectId/*`: project header with totals, the Traces / Spans / Sessions / Overview / Annotation configs / Online evaluation / Alerts tabs, and the range controls. */
+/** `/projects/:projectId/*`: project header with totals, the Traces / Spans / Sessions / Overview / Annotation configs / Online evaluation / Alerts / Exports tabs, and the range controls. */
 import { DeleteButton } from '../../components/DeleteButton';
 import { call, client } from '../../api/http';
 import { Anchor, Alert, Breadcrumbs, Group, Stack, Tabs, Text, Title } from '@mantine/core';
-import { IconBell, IconChartBar, IconGavel, IconListTree, IconMessages, IconTag, IconTimeline } from '@tabler/icons-react';
+import { IconBell, IconChartBar, IconFileExport, IconGavel, IconListTree, IconMessages, IconTag, IconTimeline } from '@tabler/icons-react';
 import { Link, Outlet, useLocation, useNavigate, useOutletContext, useParams, useSearchParams } from 'react-router';
 import { useIsFetching, useQueryClient } from '@tanstack/react-query';
 import { useProject, useSummary } from './queries';
@@ -132,6 +132,9 @@ export function ProjectLayout() {
           </Tabs.Tab>
           <Tabs.Tab value="alerts" leftSection={<IconBell size={16} />}>
             Alerts
+          </Tabs.Tab>
+          <Tabs.Tab value="exports" leftSection={<IconFileExport size={16} />}>
+            Exports
           </Tabs.Tab>
         </Tabs.List>
       </Tabs>

@@ -5,7 +5,8 @@ import { useNavigate, useSearchParams } from 'react-router';
 import { Alert, Button, Checkbox, Chip, Group, MultiSelect, Paper, Switch, TagsInput, Text, Tooltip } from '@mantine/core';
 import { IconFilterOff } from '@tabler/icons-react';
 import { useAnnotationConfigs } from './annotationQueries';
-import { useSpans, type SpanFilters } from './traceQueries';
+import { spanExportUrl, useSpans, type SpanFilters } from './traceQueries';
+import { ExportMenu } from '../exports/ExportMenu';
 import type { Span } from '@sightline/client/browser';
 import { SPAN_KINDS } from '../../lib/spanKinds';
 import { KindBadge, StatusIcon } from '../../components/Badges';
@@ -275,7 +276,10 @@ export function SpansTab() {
           {sortKey !== 'start_time' && spans.hasNextPage ? ' · sorted among the spans loaded so far' : ''} · ↑/↓ to move, Enter to open the
           trace
         </Text>
-        <ColumnChooser table="spans" columns={columns} chosen={chosen} />
+        <Group gap="xs" wrap="nowrap">
+          <ColumnChooser table="spans" columns={columns} chosen={chosen} />
+          <ExportMenu what="spans" href={(format) => spanExportUrl(projectId, option, filters, format)} />
+        </Group>
       </Group>
       {selected.size > 0 ? (
         <Group gap="xs">

@@ -4,7 +4,8 @@ import { Link, useNavigate, useSearchParams } from 'react-router';
 import { Alert, Anchor, Button, Checkbox, Group, Text, Tooltip } from '@mantine/core';
 import { IconFilter } from '@tabler/icons-react';
 import { useAnnotationConfigs, useTraceRowAnnotations, type RowAnnotation } from './annotationQueries';
-import { useTraces, type TraceSortKey } from './traceQueries';
+import { traceExportUrl, useTraces, type TraceSortKey } from './traceQueries';
+import { ExportMenu } from '../exports/ExportMenu';
 import { AnnotationFilterInput, annotationFiltersOf } from '../../components/AnnotationFilterInput';
 import type { Trace } from '@sightline/client/browser';
 import { KindBadge, StatusIcon } from '../../components/Badges';
@@ -253,6 +254,10 @@ export function TracesTab() {
             <IconFilter size={14} /> Filter traces by status, kind, name or attribute
           </Group>
         </Anchor>
+        <ExportMenu
+          what="traces"
+          href={(format) => traceExportUrl(projectId, option, { annotations: annotationFilters, text, userId }, format)}
+        />
       </Group>
       {selected.size > 0 ? (
         <Group gap="xs">

@@ -1,7 +1,7 @@
 /** React Query hooks of a project's traces and spans, with the filters of their lists. */
 import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import type { Span } from '@sightline/client/browser';
-import { call, client } from '../../api/http';
+import { apiUrl, call, client } from '../../api/http';
 import { cursorPages } from '../../api/paging';
 import type { SpanKind } from '../../lib/spanKinds';
 import { resolveRange, type RangeOption } from '../../lib/timeRange';
@@ -81,6 +81,46 @@ export interface SpanFilters extends AnnotationFilters, TextFilters {
   rootsOnly: boolean;
 }
 
+/** The span list's filters as query parameters (the list's own and its export's). */
+function spanQuery(filters: SpanFilters) {
+  return {
+    name: filters.name,
+    span_kind: filters.span_kind as SpanKind[],
+    status_code: filters.status_code as Span['status_code'][],
+    attribute: filters.attribute,
+    ...annotationQuery(filters),
+    ...textQuery(filters),
+    parent_id: filters.rootsOnly ? 'null' : undefined,
+  };
+}
+
+/** The link of an export of every span the list's filters and time range select (docs/export.md). */
+export function spanExportUrl(projectId: string, range: RangeOption, filters: SpanFilters, format: 'csv' | 'jsonl' | 'parquet'): string {
+  return apiUrl('/v1/projects/{project_identifier}/spans/export', {
+    path: inProject(projectId),
+    query: { format, ...spanQuery(filters), ...resolveRange(range) },
+  });
+}
+
+/** The link of an export of every trace the list's filters (annotations, search, condition, user) and time range select. */
+export function traceExportUrl(
+  projectId: string,
+  range: RangeOption,
+  filters: { annotations: AnnotationFilters; text: TextFilters; userId: string },
+  format: 'csv' | 'jsonl' | 'parquet',
+): string {
+  return apiUrl('/v1/projects/{project_identifier}/traces/export', {
+    path: inProject(projectId),
+    query: {
+      format,
+      ...annotationQuery(filters.annotations),
+      ...textQuery(filters.text),
+      user_id: filters.userId || undefined,
+      ...resolveRange(range),
+    },
+  });
+}
+
 export function useSpans(
   projectId: string,
   range: RangeOption,
@@ -99,13 +139,7 @@ export function useSpans(
               limit: 100,
               cursor: pageParam ?? undefined,
               order,
-              name: filters.name,
-              span_kind: filters.span_kind as SpanKind[],
-              status_code: filters.status_code as Span['status_code'][],
-              attribute: filters.attribute,
-              ...annotationQuery(filters),
-              ...textQuery(filters),
-              parent_id: filters.rootsOnly ? 'null' : undefined,
+              ...spanQuery(filters),
               ...resolveRange(range),
             },
           },
