@@ -238,6 +238,45 @@ export function registerDataCommands(program: Command): void {
     await download(options, `/v1/experiments/${encodeURIComponent(experiment)}/${options.format}`, options.output, 'Downloading');
   });
 
+  const spans = program.command('spans').description("A project's spans on a Sightline server");
+  withServer(
+    spans
+      .command('export <project>')
+      .description("Export a project's spans (or traces) as CSV, JSONL or Parquet, streamed (docs/export.md)")
+      .option('--format <format>', 'csv, jsonl or parquet', 'jsonl')
+      .option('--filter <condition>', 'a span condition, e.g. "span_kind == \'LLM\' and latency_ms > 2000"')
+      .option('--search <words>', 'words in the inputs, outputs and messages')
+      .option('--start-time <iso>', 'spans that started at or after')
+      .option('--end-time <iso>', 'spans that started before')
+      .option('--traces', 'one row per trace instead of per span')
+      .option('-o, --output <file>', 'write to this file (default: stdout)'),
+  ).action(
+    async (
+      project: string,
+      options: ServerOptions & {
+        format: string;
+        filter?: string;
+        search?: string;
+        startTime?: string;
+        endTime?: string;
+        traces?: boolean;
+        output?: string;
+      },
+    ) => {
+      if (!['csv', 'jsonl', 'parquet'].includes(options.format)) throw new Error(`--format: csv, jsonl or parquet, not ${options.format}`);
+      const query = new URLSearchParams({ format: options.format });
+      for (const [key, value] of [
+        ['filter', options.filter],
+        ['search', options.search],
+        ['start_time', options.startTime],
+        ['end_time', options.endTime],
+      ] as const)
+        if (value) query.set(key, value);
+      const what = options.traces ? 'traces' : 'spans';
+      await download(options, `/v1/projects/${encodeURIComponent(project)}/${what}/export?${query}`, options.output, `Exporting ${what}`);
+    },
+  );
+
   const prompts = program.command('prompts').description('Prompts on a Sightline server');
   withServer(
     prompts

@@ -14,6 +14,7 @@ import { promisify } from 'node:util';
 import { parse } from 'csv-parse/sync';
 import { AUTH_ENV, setupDefaultAdmin, unique } from '../../server/test/helpers/auth.js';
 import { startTestServer, type TestServer } from '../../server/test/helpers/server.js';
+import { at, newTraceId, sendSpans } from '../../server/test/helpers/query.js';
 
 const bin = path.resolve(import.meta.dirname, '../bin/sightline.js');
 const exec = promisify(execFile);
@@ -124,6 +125,38 @@ describe('sightline data commands', () => {
     assert.match(pushed.stdout, new RegExp(`saved prompt ${copy}`));
     const back = JSON.parse((await run(['prompts', 'get', copy])).stdout) as { template: { messages: { content: string }[] } };
     assert.equal(back.template.messages[0]!.content, 'Hi {{name}}');
+  });
+
+  it("exports a project's spans with a filter, as JSONL and Parquet", async () => {
+    const project = unique('cli-export');
+    const traceId = newTraceId();
+    await sendSpans(
+      server.url,
+      project,
+      [
+        { traceId, name: 'llm call', kind: 'LLM', start: at(0), attributes: { 'input.value': 'hello' } },
+        { traceId, name: 'tool call', kind: 'TOOL', start: at(1) },
+      ],
+      { authorization: `Bearer ${env.SERVICE_API_KEY}` },
+    );
+    const jsonl = await run(['spans', 'export', project, '--filter', "span_kind == 'LLM'"]);
+    assert.ok(!('failed' in jsonl), jsonl.stderr);
+    const rows = jsonl.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { name: string });
+    assert.deepEqual(
+      rows.map((row) => row.name),
+      ['llm call'],
+    );
+    const file = path.join(dir, 'spans.parquet');
+    const parquet = await run(['spans', 'export', project, '--format', 'parquet', '--output', file]);
+    assert.ok(!('failed' in parquet), parquet.stderr);
+    const bytes = fs.readFileSync(file);
+    assert.equal(bytes.subarray(0, 4).toString(), 'PAR1');
+    assert.equal(bytes.subarray(-4).toString(), 'PAR1');
+    const bad = await run(['spans', 'export', project, '--filter', 'latency_ms >']);
+    assert.match(bad.stderr, /^sightline: HTTP 422: .*invalid span query/);
   });
 
   it("fails with the server's sentence", async () => {
