@@ -50,11 +50,13 @@ export async function mcpRoutes(instance: FastifyInstance, { rootPath }: { rootP
   });
 
   // Stateless: no server-sent stream to open, no session to end.
+  // The answer is both an MCP client's JSON-RPC error and the API's `detail` sentence.
+  const STATELESS = 'this MCP endpoint is stateless: send each message as a POST';
   const notAllowed = async (_request: FastifyRequest, reply: FastifyReply) =>
     reply
       .code(405)
       .header('allow', 'POST')
-      .send({ jsonrpc: '2.0', error: { code: -32000, message: 'this MCP endpoint is stateless: send each message as a POST' }, id: null });
+      .send({ detail: STATELESS, jsonrpc: '2.0', error: { code: -32000, message: STATELESS }, id: null });
   instance.get('/mcp', { schema: { hide: true } }, notAllowed);
   instance.delete('/mcp', { schema: { hide: true } }, notAllowed);
 }
