@@ -145,6 +145,7 @@ export function AppLayout() {
             </Group>
           </Group>
           <Group gap="sm" wrap="nowrap">
+            {/* Icon and shortcut only: with every section in the header, a label would push the account menu off a 1440 px screen. */}
             <Button
               variant="default"
               leftSection={<IconSearch size={16} />}
@@ -152,11 +153,8 @@ export function AppLayout() {
               onClick={() => spotlight.open()}
               visibleFrom="sm"
               aria-label="Search and commands (Ctrl + K)"
-            >
-              <Text size="sm" c="dimmed">
-                Jump to…
-              </Text>
-            </Button>
+              px="xs"
+            />
             <ThemeToggle />
             {viewer.kind === 'user' ? (
               <Menu position="bottom-end" width={240} withinPortal>
