@@ -20,6 +20,7 @@ function oldTraces(traces: number) {
     writeLastRun: async () => {},
     deletedProjects: async () => [],
     incrementalVacuumEnabled: async () => false,
+    deleteRollupsBefore: async () => {},
   };
   return { retention } as unknown as Pick<Repositories, 'retention'>;
 }

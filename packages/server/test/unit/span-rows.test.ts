@@ -110,6 +110,8 @@ describe('toSpanRows', () => {
         tokenCountTotal: null,
         sessionId: null,
         userKey: null,
+        searchText: 'hi',
+        modelName: null,
       },
     ]);
   });
