@@ -12,7 +12,7 @@ import { pipeline } from 'node:stream/promises';
 import { clientSettings, createClient, SightlineError } from '@sightline/client';
 import { Presets, SingleBar } from 'cli-progress';
 import { parse as parseCsv } from 'csv-parse/sync';
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 
 interface ServerOptions {
   endpoint?: string;
@@ -23,6 +23,10 @@ const ENVIRONMENT_HELP = `
 Environment:
   SERVICE_COLLECTOR_ENDPOINT  the Sightline server's URL (default http://127.0.0.1:6006; --endpoint wins)
   SERVICE_API_KEY             an API key for it (not needed with sign-in off; --api-key wins)`;
+
+/** `--format`, checked by commander against its choices (an unknown one is refused with the list). */
+const formatOption = (choices: string[], fallback: string) =>
+  new Option('--format <format>', choices.join(', ')).choices(choices).default(fallback);
 
 function withServer(command: Command): Command {
   return command
@@ -218,10 +222,9 @@ export function registerDataCommands(program: Command): void {
     datasets
       .command('download <dataset>')
       .description("Download a dataset's examples (by name or id) as CSV or JSONL, streamed")
-      .option('--format <format>', 'csv or jsonl', 'csv')
+      .addOption(formatOption(['csv', 'jsonl'], 'csv'))
       .option('-o, --output <file>', 'write to this file (default: stdout)'),
   ).action(async (dataset: string, options: ServerOptions & { format: string; output?: string }) => {
-    if (options.format !== 'csv' && options.format !== 'jsonl') throw new Error(`--format: csv or jsonl, not ${options.format}`);
     const id = await datasetId(options, dataset);
     await download(options, `/v1/datasets/${encodeURIComponent(id)}/${options.format}`, options.output, `Downloading ${dataset}`);
   });
@@ -231,10 +234,9 @@ export function registerDataCommands(program: Command): void {
     experiments
       .command('export <experiment-id>')
       .description("Download an experiment's runs and evaluations as JSON or CSV, streamed")
-      .option('--format <format>', 'json or csv', 'json')
+      .addOption(formatOption(['json', 'csv'], 'json'))
       .option('-o, --output <file>', 'write to this file (default: stdout)'),
   ).action(async (experiment: string, options: ServerOptions & { format: string; output?: string }) => {
-    if (options.format !== 'json' && options.format !== 'csv') throw new Error(`--format: json or csv, not ${options.format}`);
     await download(options, `/v1/experiments/${encodeURIComponent(experiment)}/${options.format}`, options.output, 'Downloading');
   });
 
@@ -243,7 +245,7 @@ export function registerDataCommands(program: Command): void {
     spans
       .command('export <project>')
       .description("Export a project's spans (or traces) as CSV, JSONL or Parquet, streamed (docs/export.md)")
-      .option('--format <format>', 'csv, jsonl or parquet', 'jsonl')
+      .addOption(formatOption(['csv', 'jsonl', 'parquet'], 'jsonl'))
       .option('--filter <condition>', 'a span condition, e.g. "span_kind == \'LLM\' and latency_ms > 2000"')
       .option('--search <words>', 'words in the inputs, outputs and messages')
       .option('--start-time <iso>', 'spans that started at or after')
@@ -263,7 +265,6 @@ export function registerDataCommands(program: Command): void {
         output?: string;
       },
     ) => {
-      if (!['csv', 'jsonl', 'parquet'].includes(options.format)) throw new Error(`--format: csv, jsonl or parquet, not ${options.format}`);
       const query = new URLSearchParams({ format: options.format });
       for (const [key, value] of [
         ['filter', options.filter],

@@ -155,6 +155,8 @@ describe('sightline data commands', () => {
     const bytes = fs.readFileSync(file);
     assert.equal(bytes.subarray(0, 4).toString(), 'PAR1');
     assert.equal(bytes.subarray(-4).toString(), 'PAR1');
+    const xml = await run(['spans', 'export', project, '--format', 'xml']);
+    assert.match(xml.stderr, /argument 'xml' is invalid\. Allowed choices are csv, jsonl, parquet/);
     const bad = await run(['spans', 'export', project, '--filter', 'latency_ms >']);
     assert.match(bad.stderr, /^sightline: HTTP 422: .*invalid span query/);
   });

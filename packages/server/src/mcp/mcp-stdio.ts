@@ -5,7 +5,7 @@
  * messages may go to stdout: diagnostics go to stderr.
  */
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { createMcpServer, type ApiCall } from './mcp-tools.js';
+import { answerBody, createMcpServer, type ApiCall } from './mcp-tools.js';
 
 export interface McpStdioOptions {
   /** The server's base URL (with its root path), e.g. http://127.0.0.1:6006. */
@@ -27,14 +27,7 @@ export function httpApi({ endpoint, apiKey }: McpStdioOptions): ApiCall {
     } catch (error) {
       return { status: 503, body: { detail: `the Sightline server at ${base} could not be reached (${(error as Error).message})` } };
     }
-    const text = await response.text();
-    let parsed: unknown = null;
-    try {
-      parsed = text ? JSON.parse(text) : null;
-    } catch {
-      parsed = { detail: text.slice(0, 500) };
-    }
-    return { status: response.status, body: parsed };
+    return { status: response.status, body: answerBody(await response.text()) };
   };
 }
 

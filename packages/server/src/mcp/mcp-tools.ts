@@ -13,6 +13,16 @@ import { SIGHTLINE_VERSION } from '../version.js';
 /** One REST call: method, path with its query string, JSON body; the answer's status and parsed JSON (null for none). */
 export type ApiCall = (method: 'GET' | 'POST', path: string, body?: unknown) => Promise<{ status: number; body: unknown }>;
 
+/** An answer's body as the tools read it: its JSON, null when empty, or its text as a `detail` when it is not JSON. */
+export function answerBody(text: string): unknown {
+  if (!text) return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return { detail: text.slice(0, 500) };
+  }
+}
+
 /** Most characters of JSON a tool answers: an assistant's context is small, and a page says how to get the next one. */
 export const MAX_TOOL_TEXT = 60_000;
 

@@ -6,7 +6,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { createMcpServer, type ApiCall } from '../../mcp/mcp-tools.js';
+import { answerBody, createMcpServer, type ApiCall } from '../../mcp/mcp-tools.js';
 
 /** The caller's credentials and origin, passed on to the API calls its tools make. */
 const FORWARDED = ['authorization', 'cookie', 'origin', 'referer', 'x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-host'];
@@ -26,15 +26,7 @@ export async function mcpRoutes(instance: FastifyInstance, { rootPath }: { rootP
         headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
         ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
       });
-      let parsed: unknown = null;
-      if (response.body) {
-        try {
-          parsed = JSON.parse(response.body);
-        } catch {
-          parsed = { detail: response.body.slice(0, 500) };
-        }
-      }
-      return { status: response.statusCode, body: parsed };
+      return { status: response.statusCode, body: answerBody(response.body) };
     };
 
   instance.post('/mcp', { schema: { hide: true } }, async (request, reply) => {
