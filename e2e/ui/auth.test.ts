@@ -103,6 +103,22 @@ for (const rootPath of ROOT_PATHS) {
       await waitForPath(page, server, '/projects');
       await page.getByRole('heading', { name: 'Projects', exact: true }).waitFor();
       await page.getByTestId('user-menu').getByText('admin', { exact: true }).first().waitFor();
+      // Signed in, every section, the search button and the account menu fit on the header's
+      // row at 1440 px (the account menu was cut off: issue "What a demanding user hits…") and at
+      // 1280 px, where the name gives way to the avatar and the menu names the account.
+      for (const width of [1440, 1280]) {
+        await page.setViewportSize({ width, height: 900 });
+        const menuBox = await page.getByTestId('user-menu').boundingBox();
+        assert.ok(menuBox && menuBox.x + menuBox.width <= width, `the account menu ends at ${menuBox && menuBox.x + menuBox.width} px on a ${width} px screen`);
+        const overflow = (await page.evaluate(
+          '(() => { const header = document.querySelector("header"); return header.scrollWidth - header.clientWidth; })()',
+        )) as number;
+        assert.ok(overflow <= 0, `the header's content is ${overflow} px wider than a ${width} px screen`);
+      }
+      await page.getByTestId('user-menu').click();
+      await page.getByRole('menu').getByText('admin · ADMIN').waitFor();
+      await page.keyboard.press('Escape');
+      await page.setViewportSize({ width: 1440, height: 900 });
       // The old password no longer works.
       const old = await page.request.post(`${server.url}/auth/login`, {
         data: { email: DEFAULT_ADMIN_EMAIL, password: DEFAULT_ADMIN_PASSWORD },

@@ -1,6 +1,6 @@
 /** The frame of every signed-in page: header with navigation, command palette, theme and user menu. */
 import type { ReactNode } from 'react';
-import { AppShell, Avatar, Badge, Burger, Button, Group, Kbd, Menu, Text, UnstyledButton } from '@mantine/core';
+import { AppShell, Avatar, Badge, Box, Burger, Button, Group, Kbd, Menu, Text, UnstyledButton } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { spotlight, type SpotlightActionData } from '@mantine/spotlight';
 import { JumpTo } from './JumpTo';
@@ -61,7 +61,8 @@ function NavButton({ to, label, icon }: { to: string; label: string; icon: React
   return (
     <NavLink to={to} style={{ textDecoration: 'none' }}>
       {({ isActive }) => (
-        <Button component="span" variant={isActive ? 'light' : 'subtle'} color={isActive ? undefined : 'gray'} leftSection={icon} size="sm">
+        // Narrow padding: eight sections, the search button and the account menu share one 1440 px row.
+        <Button component="span" variant={isActive ? 'light' : 'subtle'} color={isActive ? undefined : 'gray'} leftSection={icon} size="sm" px={10}>
           {label}
         </Button>
       )}
@@ -133,7 +134,7 @@ export function AppLayout() {
     <AppShell header={{ height: 56 }} padding="md">
       <AppShell.Header>
         <Group h="100%" px="md" justify="space-between" wrap="nowrap">
-          <Group gap="lg" wrap="nowrap">
+          <Group gap="md" wrap="nowrap" style={{ minWidth: 0 }}>
             <SectionsMenu />
             <UnstyledButton component={Link} to="/projects" aria-label="Sightline home">
               <Logo />
@@ -149,7 +150,11 @@ export function AppLayout() {
             <Button
               variant="default"
               leftSection={<IconSearch size={16} />}
-              rightSection={<Kbd size="xs">Ctrl K</Kbd>}
+              rightSection={
+                <Kbd size="xs" style={{ whiteSpace: 'nowrap' }}>
+                  Ctrl K
+                </Kbd>
+              }
               onClick={() => spotlight.open()}
               visibleFrom="sm"
               aria-label="Search and commands (Ctrl + K)"
@@ -162,19 +167,25 @@ export function AppLayout() {
                   <UnstyledButton aria-label={`Account menu of ${viewer.username}`} data-testid="user-menu">
                     <Group gap={8} wrap="nowrap">
                       <Avatar name={viewer.username} color="initials" size={32} />
-                      <div style={{ lineHeight: 1.1 }}>
-                        <Text size="sm" fw={600}>
+                      {/* The name shows from 1408 px up (below that the sections would push it off the screen); the menu always names the account. */}
+                      <Box visibleFrom="xl" style={{ lineHeight: 1.1, maxWidth: 140 }}>
+                        <Text size="sm" fw={600} truncate="end">
                           {viewer.username}
                         </Text>
                         <Text size="xs" c="dimmed">
                           {viewer.role}
                         </Text>
-                      </div>
+                      </Box>
                     </Group>
                   </UnstyledButton>
                 </Menu.Target>
                 <Menu.Dropdown>
-                  <Menu.Label>{viewer.email}</Menu.Label>
+                  <Menu.Label>
+                    <Text size="sm" fw={600} c="var(--mantine-color-text)" truncate="end">
+                      {viewer.username} · {viewer.role}
+                    </Text>
+                    {viewer.email}
+                  </Menu.Label>
                   <Menu.Item leftSection={<IconSettings size={16} />} component={Link} to="/settings">
                     Settings
                   </Menu.Item>
