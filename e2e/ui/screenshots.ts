@@ -360,6 +360,17 @@ try {
   await dark.page.getByTestId('span-details').waitFor();
   await shot(dark.page, 'trace-detail-dark');
   await dark.close();
+
+  // A phone (390 x 844): the traces list and a trace, as the same admin.
+  const phone = await openPage(browser, { viewport: { width: 390, height: 844 } });
+  await phone.context.addCookies(cookies);
+  await phone.page.goto(`${server.url}/projects/${encodeURIComponent(project.id)}/traces?range=24h`);
+  await phone.page.getByRole('grid', { name: 'Traces' }).getByTestId('table-row').first().waitFor();
+  await shot(phone.page, 'phone-traces');
+  await phone.page.goto(`${server.url}${tracePath}`);
+  await phone.page.getByTestId('span-details').waitFor();
+  await shot(phone.page, 'phone-trace-detail');
+  await phone.close();
 } finally {
   await browser.close();
   await server.close();

@@ -62,7 +62,14 @@ function NavButton({ to, label, icon }: { to: string; label: string; icon: React
     <NavLink to={to} style={{ textDecoration: 'none' }}>
       {({ isActive }) => (
         // Narrow padding: eight sections, the search button and the account menu share one 1440 px row.
-        <Button component="span" variant={isActive ? 'light' : 'subtle'} color={isActive ? undefined : 'gray'} leftSection={icon} size="sm" px={10}>
+        <Button
+          component="span"
+          variant={isActive ? 'light' : 'subtle'}
+          color={isActive ? undefined : 'gray'}
+          leftSection={icon}
+          size="sm"
+          px={10}
+        >
           {label}
         </Button>
       )}

@@ -61,7 +61,7 @@ export function DatasetLayout() {
         ) : null}
       </div>
       <Tabs value={tab} onChange={(value) => value && navigate(datasetPath(datasetId, value))}>
-        <Tabs.List>
+        <Tabs.List className="sl-tabs-scroll">
           <Tabs.Tab value="examples" leftSection={<IconTable size={16} />}>
             Examples
           </Tabs.Tab>

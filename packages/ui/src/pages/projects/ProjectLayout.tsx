@@ -111,7 +111,7 @@ export function ProjectLayout() {
         ]}
       />
       <Tabs value={tab} onChange={(value) => value && navigate(`/projects/${encodeURIComponent(projectId)}/${value}${search}`)}>
-        <Tabs.List>
+        <Tabs.List className="sl-tabs-scroll">
           <Tabs.Tab value="traces" leftSection={<IconListTree size={16} />}>
             Traces
           </Tabs.Tab>

@@ -450,7 +450,7 @@ export function SpanDetails({ span }: { span: Span }) {
         </Alert>
       ) : null}
       <Tabs defaultValue="info" keepMounted={false}>
-        <Tabs.List>
+        <Tabs.List className="sl-tabs-scroll">
           <Tabs.Tab value="info" leftSection={<IconMessages size={14} />}>
             Info
           </Tabs.Tab>

@@ -155,6 +155,8 @@ export function SpanTree({
               key={tick}
               size="10px"
               c="dimmed"
+              // On a phone the timeline is about 110 px wide: only the axis's ends fit.
+              visibleFrom={tick === 0 || tick === 1 ? undefined : 'xs'}
               style={{
                 position: 'absolute',
                 top: 8,
@@ -229,7 +231,7 @@ export function SpanTree({
                     <IconAlertTriangleFilled size={14} color="var(--mantine-color-red-6)" style={{ flexShrink: 0 }} aria-label="error" />
                   ) : null}
                   {span.token_count_total !== null ? (
-                    <Text size="xs" c="dimmed" style={{ flexShrink: 0 }}>
+                    <Text size="xs" c="dimmed" visibleFrom="xs" style={{ flexShrink: 0 }}>
                       {formatCompact(span.token_count_total)} tok
                     </Text>
                   ) : null}
@@ -255,6 +257,7 @@ export function SpanTree({
                     <Text
                       size="10px"
                       c="dimmed"
+                      visibleFrom="xs"
                       style={{
                         position: 'absolute',
                         top: 2,

@@ -117,7 +117,7 @@ export function SettingsPage() {
             </Text>
           </Alert>
           <Tabs value={openTab} onChange={setTab} keepMounted={false}>
-            <Tabs.List mb="md">
+            <Tabs.List mb="md" className="sl-tabs-scroll">
               <Tabs.Tab value="model-prices" leftSection={<IconCoin size={16} />}>
                 Model prices
               </Tabs.Tab>
@@ -153,7 +153,7 @@ export function SettingsPage() {
           </Text>
         </div>
         <Tabs value={tab} onChange={setTab} keepMounted={false}>
-          <Tabs.List mb="md">
+          <Tabs.List mb="md" className="sl-tabs-scroll">
             <Tabs.Tab value="account" leftSection={<IconUser size={16} />}>
               Account
             </Tabs.Tab>
