@@ -1427,6 +1427,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/datasets/{id}/examples/{example_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete one example as a new version of the dataset (Sightline addition)
+         * @description Writes a new version that holds every example of the latest version but this one; older versions still hold it. `example_id` is the node_id or the id of an example the latest version holds (404 otherwise); 409 while an upload to the dataset is being written.
+         */
+        delete: operations["deleteDatasetExample"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/datasets/{id}/jsonl": {
         parameters: {
             query?: never;
@@ -4312,6 +4332,14 @@ export interface components {
             /** @description The names of the splits filtered by (only with `split`). */
             filtered_splits?: string[];
             examples: components["schemas"]["DatasetExample"][];
+        };
+        /** DeleteDatasetExampleData */
+        DeleteDatasetExampleData: {
+            dataset_id: string;
+            /** @description The new version, without the example (older versions still hold it). */
+            version_id: string;
+            /** @description Examples the new version holds. */
+            example_count: number;
         };
         /** DatasetLabel */
         DatasetLabel: {
@@ -11360,6 +11388,78 @@ export interface operations {
             };
             /** @description Not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid request parameters or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteDatasetExample: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Dataset id (base64 "Dataset:<id>") or the dataset name. */
+                id: string;
+                /** @description The example's node_id (base64 "DatasetExample:<id>") or its id (the caller's example id). */
+                example_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["DeleteDatasetExampleData"];
+                    };
+                };
+            };
+            /** @description No valid credential (auth enabled) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

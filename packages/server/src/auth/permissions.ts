@@ -176,6 +176,10 @@ export const PERMISSIONS: Readonly<Record<RouteKey, RouteRule>> = {
   'DELETE /v1/datasets/:id': { access: 'any', rule: 'evaluation data (members delete datasets too: docs/datasets.md)' },
   'GET /v1/datasets/:id/versions': { access: 'any', rule: 'evaluation data' },
   'GET /v1/datasets/:id/examples': { access: 'any', rule: 'evaluation data' },
+  'DELETE /v1/datasets/:id/examples/:example_id': {
+    access: 'any',
+    rule: 'evaluation data (members delete examples as they delete datasets; older versions keep them)',
+  },
   'GET /v1/datasets/:id/jsonl': { access: 'any', rule: 'evaluation data' },
   'GET /v1/datasets/:id/csv': { access: 'any', rule: 'evaluation data' },
   'GET /v1/datasets/:id/jsonl/openai_ft': { access: 'any', rule: 'evaluation data' },

@@ -605,6 +605,45 @@ export function createDatasetsService({
     },
 
     /**
+     * Deletes one example of the latest version (named by its node id or the caller's example id)
+     * as a new version holding the others: a DELETE revision, so older versions still hold it and
+     * experiments run on them keep their examples (docs/datasets.md, "Deleting an example").
+     * One short transaction; 404 for an example the latest version does not hold, 409 while an
+     * upload to the dataset is being written.
+     */
+    async deleteExample(identifier: Identifier, example: Identifier): Promise<{ dataset: DatasetRecord; version: DatasetVersionRecord }> {
+      const dataset = await requireDataset(identifier);
+      // A dead upload's pending version would hold the one pending slot a dataset has.
+      await cleanUpAbandoned();
+      const notFound = () =>
+        new NotFoundError(`example ${JSON.stringify(example.text)} not found in dataset ${JSON.stringify(dataset.name)}`);
+      try {
+        return await withTransaction(async (trx) => {
+          const repository = trx.datasets;
+          if (await repository.pendingVersion(dataset.id)) throw inProgress(dataset.name);
+          const latest = await repository.latestVersion(dataset.id);
+          if (!latest) throw notFound();
+          const exampleId = example.rowId ?? (await repository.examplesWithExternalIds(dataset.id, [example.text]))[0]?.id;
+          if (exampleId === undefined || (await repository.examplesAt(dataset.id, latest.id, [exampleId])).length === 0) throw notFound();
+          const stamp = now();
+          // Written pending and completed in the same transaction: readers only ever see it complete.
+          const version = await repository.insertVersion({ datasetId: dataset.id, description: null, metadata: {} }, stamp, {
+            pending: true,
+          });
+          await repository.insertDeleteRevisions(version.id, latest.id, [exampleId], stamp);
+          const exampleCount = latest.exampleCount - 1;
+          if (!(await repository.completeVersion(version.id, stamp, idleCutoff(), exampleCount))) throw inProgress(dataset.name);
+          await repository.touch(dataset.id, stamp);
+          return { dataset, version: { ...version, exampleCount } };
+        });
+      } catch (error) {
+        // An upload that started between the check and the insert took the dataset's pending slot first.
+        if (isUniqueViolation(error)) throw inProgress(dataset.name);
+        throw error;
+      }
+    },
+
+    /**
      * Deletes the dataset with all its versions, examples and experiments: gone for readers at
      * once, its rows removed in short batches by the dataset-deletions job (docs/datasets.md,
      * "Deleting"). 409 while an upload to it is being written.

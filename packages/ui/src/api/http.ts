@@ -3,7 +3,8 @@
  * document (@sightline/client), so every path, parameter, body and answer is checked by the
  * compiler; errors as ApiError, and session expiry handled here. On a 401 the request is retried
  * once after a silent POST /auth/refresh; when that fails too, the listeners of
- * `onSessionExpired` send the user to the login page. No other module calls fetch or spells an
+ * `onSessionExpired` send the user to the login page. A form with a file goes by `sendForm`,
+ * which reports the upload's progress, with the same session handling. No other module calls fetch or spells an
  * API path outside a typed call (packages/ui/test/unit/client-only.test.ts).
  */
 import { browserUrl, createBrowserClient, type GetParameters, type GetPath, type paths } from '@sightline/client/browser';
@@ -99,6 +100,93 @@ export async function call<T>(pending: Promise<{ data?: T; error?: unknown; resp
  */
 export function apiUrl<Path extends GetPath>(path: Path, parameters: GetParameters<Path>): string {
   return browserUrl(baseUrl, path, parameters);
+}
+
+/** The POST routes without path parameters that answer JSON: where `sendForm` may send a form. */
+export type FormPath = {
+  [Path in keyof paths]: paths[Path] extends {
+    parameters: { path?: never };
+    post: { responses: { 200: { content: { 'application/json': unknown } } } };
+  }
+    ? Path
+    : never;
+}[keyof paths];
+
+/** The JSON answer (200) of a form route. */
+export type FormAnswer<Path extends FormPath> = paths[Path] extends {
+  post: { responses: { 200: { content: { 'application/json': infer Answer } } } };
+}
+  ? Answer
+  : never;
+
+/** How much of a form's body the browser has sent; `total` is 0 while it is not known. */
+export interface FormProgress {
+  sent: number;
+  total: number;
+}
+
+/** The headers of an XMLHttpRequest's answer, as a fetch Response has them. */
+function headersOf(request: XMLHttpRequest): Headers {
+  const headers = new Headers();
+  for (const line of request
+    .getAllResponseHeaders()
+    .trim()
+    .split(/[\r\n]+/)) {
+    const colon = line.indexOf(':');
+    if (colon > 0) headers.append(line.slice(0, colon).trim(), line.slice(colon + 1).trim());
+  }
+  return headers;
+}
+
+/** One XMLHttpRequest POST of the form, its answer as a Response. */
+function postForm(
+  url: string,
+  form: FormData,
+  onProgress: ((progress: FormProgress) => void) | undefined,
+  signal: AbortSignal | undefined,
+) {
+  return new Promise<Response>((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const request = new XMLHttpRequest();
+    request.open('POST', url);
+    request.upload.onprogress = (event) => onProgress?.({ sent: event.loaded, total: event.lengthComputable ? event.total : 0 });
+    request.onload = () =>
+      resolve(
+        new Response(request.status === 204 ? null : request.responseText, {
+          status: request.status,
+          statusText: request.statusText,
+          headers: headersOf(request),
+        }),
+      );
+    request.onerror = () => reject(new TypeError('The server could not be reached: the upload did not finish.'));
+    request.onabort = () => reject(signal?.reason ?? new DOMException('The upload was cancelled.', 'AbortError'));
+    signal?.addEventListener('abort', () => request.abort(), { once: true });
+    request.send(form);
+  });
+}
+
+/**
+ * Sends a form (a file and its fields) to a POST route and answers like `call`. It goes by
+ * XMLHttpRequest, the browser's one request API that reports how much of the body has been
+ * sent (fetch does not), so that a big file shows its progress; the browser reads the file from
+ * disk as it sends it, never whole into memory (docs/ui.md, "Datasets"). A 401 refreshes the
+ * session and sends the form again, as every other call does.
+ */
+export async function sendForm<Path extends FormPath>(
+  path: Path,
+  form: FormData,
+  options: { onProgress?: (progress: FormProgress) => void; signal?: AbortSignal } = {},
+): Promise<FormAnswer<Path>> {
+  const response = await withSession(() => postForm(`${baseUrl}${path}`, form, options.onProgress, options.signal));
+  const text = await response.text();
+  let body: unknown = text;
+  try {
+    body = text === '' ? undefined : JSON.parse(text);
+  } catch {
+    // Not JSON (a proxy's error page): apiError keeps the status line.
+  }
+  if (!response.ok) throw apiError(response, body);
+  return body as FormAnswer<Path>;
 }
 
 const OTLP_TRACES: keyof paths = '/v1/traces';

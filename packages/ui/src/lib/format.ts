@@ -100,6 +100,20 @@ export function formatRelative(iso: string | null | undefined, now = Date.now())
   return relative.format(Math.round(diff / 1000), 'second');
 }
 
+/** A size in bytes as people read it: 812 B, 4.2 KB, 37 MB. */
+export function formatBytes(bytes: number | null): string {
+  if (bytes === null) return '—';
+  if (bytes < 1024) return `${bytes} B`;
+  const units = ['KB', 'MB', 'GB', 'TB'];
+  let value = bytes / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
+}
+
 /** First and last characters of a long id. */
 export function shortId(id: string, keep = 8): string {
   return id.length <= keep * 2 + 1 ? id : `${id.slice(0, keep)}…`;

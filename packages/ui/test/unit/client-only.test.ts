@@ -17,8 +17,8 @@ const CLIENT_MODULE = path.join(src, 'api', 'http.ts');
 const API_PATH = /\/(v1|auth|oauth2)(\/|$)/;
 /** An address on another server (a provider's base URL in a placeholder), not one of the API. */
 const OTHER_SERVER = /^[a-z][a-z0-9+.-]*:\/\//i;
-/** The typed calls whose first argument is a route path: client.GET('/v1/…'), apiUrl('/v1/…'). */
-const TYPED_CALLS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'apiUrl']);
+/** The typed calls whose first argument is a route path: client.GET('/v1/…'), apiUrl('/v1/…'), sendForm('/v1/…'). */
+const TYPED_CALLS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'apiUrl', 'sendForm']);
 /** What sends a request without the client. */
 const RAW_REQUESTS = new Set(['fetch', 'sendBeacon']);
 const RAW_CONSTRUCTORS = new Set(['XMLHttpRequest', 'EventSource', 'WebSocket']);
@@ -108,6 +108,7 @@ describe('the UI talks to the server through the typed client only', () => {
       `call(client.GET('/v1/projects/{project_identifier}', { params: { path: { project_identifier: id } } }));`,
       `sessionlessClient.POST('/auth/login', { body });`,
       `apiUrl('/v1/datasets/{id}/csv', { path: { id } });`,
+      `sendForm('/v1/datasets/upload', form, { onProgress });`,
       `navigate(\`/projects/\${id}/traces\`);`,
       'viewer.refetch();',
       '// GET /v1/user: a comment is not a request',

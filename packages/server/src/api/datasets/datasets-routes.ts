@@ -19,8 +19,10 @@ import { csvField } from '../../shared/csv.js';
 import {
   Dataset,
   DatasetListQuery,
+  DatasetExamplePath,
   DatasetPath,
   DatasetVersion,
+  DeleteDatasetExampleData,
   ExamplesQuery,
   ListDatasetExamplesData,
   UploadDatasetBody,
@@ -341,6 +343,35 @@ export async function datasetsRoutes(instance: FastifyInstance, { datasets }: { 
       }
       // Streamed, never held whole: Fastify sends a stream as it is, without the response schema's serializer.
       return reply.type('application/json; charset=utf-8').send(Readable.from(body()) as never);
+    },
+  );
+
+  app.delete(
+    '/v1/datasets/:id/examples/:example_id',
+    {
+      schema: {
+        tags,
+        operationId: 'deleteDatasetExample',
+        summary: 'Delete one example as a new version of the dataset (Sightline addition)',
+        description:
+          'Writes a new version that holds every example of the latest version but this one; older versions still hold it. ' +
+          '`example_id` is the node_id or the id of an example the latest version holds (404 otherwise); 409 while an upload to the dataset is being written.',
+        params: DatasetExamplePath,
+        response: { 200: Type.Object({ data: DeleteDatasetExampleData }), ...errors(404, 409, 422) },
+      },
+    },
+    async (request) => {
+      const { dataset, version } = await datasets.deleteExample(
+        datasetOf(request.params),
+        identifier('DatasetExample', request.params.example_id),
+      );
+      return {
+        data: {
+          dataset_id: toGlobalId('Dataset', dataset.id),
+          version_id: toGlobalId('DatasetVersion', version.id),
+          example_count: version.exampleCount,
+        },
+      };
     },
   );
 

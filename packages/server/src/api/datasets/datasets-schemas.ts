@@ -99,8 +99,22 @@ export const UploadDatasetBody = Type.Object(
   { additionalProperties: true },
 );
 
+/** The answer of deleting an example: the new version, which holds the dataset's other examples (Sightline addition). */
+export const DeleteDatasetExampleData = Type.Object(
+  {
+    dataset_id: Type.String(),
+    version_id: Type.String({ description: 'The new version, without the example (older versions still hold it).' }),
+    example_count: Type.Integer({ description: 'Examples the new version holds.' }),
+  },
+  { title: 'DeleteDatasetExampleData' },
+);
+
 export const UploadQuery = Type.Object({ sync: Type.Optional(Type.Boolean({ description: 'Accepted; uploads are always synchronous.' })) });
 export const DatasetPath = Type.Object({ id: Type.String({ description: 'Dataset id (base64 "Dataset:<id>") or the dataset name.' }) });
+export const DatasetExamplePath = Type.Object({
+  id: Type.String({ description: 'Dataset id (base64 "Dataset:<id>") or the dataset name.' }),
+  example_id: Type.String({ description: 'The example\'s node_id (base64 "DatasetExample:<id>") or its id (the caller\'s example id).' }),
+});
 export const DatasetListQuery = Type.Object({
   limit: limitParam,
   cursor: cursorParam,

@@ -1,15 +1,20 @@
 /**
  * `/datasets/:datasetId/examples` (in DatasetLayout): a dataset's examples at a version (default the latest),
  * shown as readable JSON a page at a time (fetched by cursor: a big dataset is never loaded whole,
- * docs/datasets.md "Reading big datasets"), with the version picker and the downloads.
+ * docs/datasets.md "Reading big datasets"), with the version picker and the downloads; at the
+ * latest version, Add example and a delete per example, each making a new version.
  */
 import { useState } from 'react';
 import { useParams, useSearchParams } from 'react-router';
-import { Badge, Button, Code, Group, Paper, Select, Skeleton, Stack, Table, Text } from '@mantine/core';
-import { IconDownload } from '@tabler/icons-react';
-import { useDatasetExamples, useDatasetVersions } from './queries';
+import { ActionIcon, Badge, Button, Code, Group, Paper, Select, Skeleton, Stack, Table, Text } from '@mantine/core';
+import { IconDownload, IconTrash } from '@tabler/icons-react';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import type { DatasetExample } from '@sightline/client/browser';
+import { datasetsKey, useDataset, useDatasetExamples, useDatasetVersions } from './queries';
 import { formatCount, formatDateTime, formatInt } from '../../lib/format';
-import { apiUrl } from '../../api/http';
+import { apiUrl, call, client } from '../../api/http';
+import { ConfirmModal } from '../../components/ConfirmModal';
+import { AddExampleButton } from './AddExampleDialog';
 
 const PAGE_SIZE = 50;
 
@@ -21,12 +26,45 @@ function Json({ value }: { value: unknown }) {
   );
 }
 
+/** Deletes one example of the latest version, after a confirmation; `onDeleted` refreshes the page. */
+function DeleteExampleButton({ datasetId, example, onDeleted }: { datasetId: string; example: DatasetExample; onDeleted: () => void }) {
+  const [opened, setOpened] = useState(false);
+  const remove = useMutation({
+    mutationFn: () =>
+      call(client.DELETE('/v1/datasets/{id}/examples/{example_id}', { params: { path: { id: datasetId, example_id: example.node_id } } })),
+    onSuccess: () => {
+      setOpened(false);
+      onDeleted();
+    },
+  });
+  return (
+    <>
+      <ActionIcon variant="subtle" color="red" size="sm" aria-label={`Delete example ${example.id}`} onClick={() => setOpened(true)}>
+        <IconTrash size={14} />
+      </ActionIcon>
+      <ConfirmModal
+        opened={opened}
+        title="Delete this example?"
+        confirmLabel="Delete"
+        onConfirm={() => remove.mutate()}
+        onClose={() => setOpened(false)}
+        loading={remove.isPending}
+        error={remove.error?.message ?? null}
+      >
+        <Text size="sm">The dataset gets a new version without it. Older versions, and the experiments run on them, keep it.</Text>
+      </ConfirmModal>
+    </>
+  );
+}
+
 export function DatasetExamplesPage() {
   const { datasetId = '' } = useParams();
   const [params, setParams] = useSearchParams();
   const versionId = params.get('version') ?? undefined;
   // The cursor of each page seen so far: the last one is shown, Previous drops it.
   const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
+  const queryClient = useQueryClient();
+  const dataset = useDataset(datasetId);
   const versions = useDatasetVersions(datasetId);
   const examples = useDatasetExamples(datasetId, versionId, cursors.at(-1), PAGE_SIZE);
   const latest = versions.data?.[0]?.version_id;
@@ -36,6 +74,18 @@ export function DatasetExamplesPage() {
   const download = { jsonl: apiUrl('/v1/datasets/{id}/jsonl', atVersion), csv: apiUrl('/v1/datasets/{id}/csv', atVersion) };
 
   const shown = examples.data?.data.examples ?? [];
+  const atLatest = versions.data !== undefined && (versionId === undefined || versionId === latest);
+  /** After an example was added or deleted: the new latest version, from its first page. */
+  const changed = () => {
+    setCursors([undefined]);
+    setParams((next) => {
+      next.delete('version');
+      return next;
+    });
+    for (const key of [['dataset-examples', datasetId], ['dataset-versions', datasetId], ['dataset', datasetId], datasetsKey]) {
+      void queryClient.invalidateQueries({ queryKey: key });
+    }
+  };
   const next = examples.data?.next_cursor ?? null;
   const pages = count === undefined ? undefined : Math.max(1, Math.ceil(count / PAGE_SIZE));
   return (
@@ -50,6 +100,13 @@ export function DatasetExamplesPage() {
           ) : null}
         </Group>
         <Group gap="xs" align="flex-end">
+          {atLatest ? (
+            <AddExampleButton
+              datasetName={dataset.data?.name}
+              template={shown[0] ? { input: shown[0].input, output: shown[0].output, metadata: shown[0].metadata } : undefined}
+              onAdded={changed}
+            />
+          ) : null}
           <Select
             label="Version"
             aria-label="Version"
@@ -97,6 +154,7 @@ export function DatasetExamplesPage() {
                     <Text size="xs" ff="monospace" style={{ wordBreak: 'break-all' }}>
                       {example.id}
                     </Text>
+                    {atLatest ? <DeleteExampleButton datasetId={datasetId} example={example} onDeleted={changed} /> : null}
                   </Table.Td>
                   <Table.Td>
                     <Json value={example.input} />

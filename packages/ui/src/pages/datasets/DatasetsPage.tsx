@@ -1,10 +1,13 @@
-/** `/datasets`: every dataset with its example count, newest first. */
+/** `/datasets`: every dataset with its example count, newest first; Upload dataset and New dataset. */
+import { useState } from 'react';
 import { Link } from 'react-router';
-import { Alert, Anchor, Code, Paper, Skeleton, Stack, Table, Text, Title } from '@mantine/core';
-import { IconInfoCircle } from '@tabler/icons-react';
+import { Alert, Anchor, Button, Code, Group, Paper, Skeleton, Stack, Table, Text, Title } from '@mantine/core';
+import { IconInfoCircle, IconPlus, IconUpload } from '@tabler/icons-react';
 import { useDatasets } from './queries';
 import { formatInt, formatRelative } from '../../lib/format';
 import { usePageTitle } from '../../lib/pageTitle';
+import { NewDatasetDialog } from './NewDatasetDialog';
+import { UploadDatasetDialog } from './UploadDatasetDialog';
 
 export function datasetPath(datasetId: string, tab = 'examples') {
   return `/datasets/${encodeURIComponent(datasetId)}/${tab}`;
@@ -13,9 +16,22 @@ export function datasetPath(datasetId: string, tab = 'examples') {
 export function DatasetsPage() {
   usePageTitle('Datasets');
   const datasets = useDatasets();
+  const [dialog, setDialog] = useState<'upload' | 'new' | null>(null);
   return (
     <Stack gap="md">
-      <Title order={2}>Datasets</Title>
+      <Group justify="space-between" gap="xs">
+        <Title order={2}>Datasets</Title>
+        <Group gap="xs">
+          <Button variant="default" leftSection={<IconPlus size={16} />} onClick={() => setDialog('new')}>
+            New dataset
+          </Button>
+          <Button leftSection={<IconUpload size={16} />} onClick={() => setDialog('upload')}>
+            Upload dataset
+          </Button>
+        </Group>
+      </Group>
+      <UploadDatasetDialog opened={dialog === 'upload'} onClose={() => setDialog(null)} />
+      <NewDatasetDialog opened={dialog === 'new'} onClose={() => setDialog(null)} />
       {datasets.isError ? (
         <Alert color="red" title="Could not load the datasets">
           {datasets.error.message}
@@ -24,8 +40,8 @@ export function DatasetsPage() {
         <Skeleton height={160} />
       ) : datasets.data.length === 0 ? (
         <Alert icon={<IconInfoCircle />} title="No datasets yet">
-          Create one from spans in the explorer (Add to dataset), with <Code>createDataset</Code> of @arizeai/phoenix-client, or by
-          uploading a CSV or JSONL file to <Code>POST /v1/datasets/upload</Code>.
+          Upload a CSV or JSONL file, start an empty one and add examples by hand, add spans from the explorer (Add to dataset), or use{' '}
+          <Code>createDataset</Code> of @arizeai/phoenix-client.
         </Alert>
       ) : (
         <Paper withBorder radius="md">

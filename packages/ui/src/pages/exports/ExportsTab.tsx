@@ -30,7 +30,7 @@ import type { ScheduledExport } from '@sightline/client/browser';
 import { useProjectContext } from '../projects/ProjectLayout';
 import { useCurrentViewer } from '../../components/AuthGate';
 import { ConfirmModal } from '../../components/ConfirmModal';
-import { formatCount, formatDateTime, formatRelative } from '../../lib/format';
+import { formatBytes, formatCount, formatDateTime, formatRelative } from '../../lib/format';
 import {
   createScheduledExport,
   deleteScheduledExport,
@@ -58,19 +58,6 @@ const FORMATS: { value: ScheduledExport['format']; label: string }[] = [
 const EMPTY: ExportForm = { name: '', target: 'span', format: 'parquet', filter: '', interval_minutes: 60 };
 
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
-
-function formatBytes(bytes: number | null): string {
-  if (bytes === null) return '—';
-  if (bytes < 1024) return `${bytes} B`;
-  const units = ['KB', 'MB', 'GB', 'TB'];
-  let value = bytes / 1024;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  return `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
-}
 
 function NewExportForm({ projectId, onDone }: { projectId: string; onDone: () => void }) {
   const queryClient = useQueryClient();
