@@ -4,8 +4,17 @@
  * (docs/playground.md, docs/prompts.md). Pure functions; the page holds the state.
  */
 import type { components, operations } from '@sightline/client/browser';
-import { chatMessages, type Attributes } from './openinference';
-import { INPUT_VALUE, LLM_INPUT_MESSAGES, LLM_INVOCATION_PARAMETERS, LLM_MODEL_NAME, LLM_PROVIDER, LLM_SYSTEM } from './attributes';
+import { chatMessages, indexedGroups, type Attributes } from './openinference';
+import {
+  INPUT_VALUE,
+  LLM_INPUT_MESSAGES,
+  LLM_INVOCATION_PARAMETERS,
+  LLM_MODEL_NAME,
+  LLM_PROVIDER,
+  LLM_SYSTEM,
+  LLM_TOOLS,
+  TOOL_JSON_SCHEMA,
+} from './attributes';
 
 type Schemas = components['schemas'];
 export type PromptVersion = Schemas['PromptVersion'];
@@ -36,14 +45,41 @@ export const PROVIDERS = [
 
 export type Provider = (typeof PROVIDERS)[number]['value'];
 
-export type Role = 'system' | 'user' | 'assistant';
+export type Role = 'system' | 'user' | 'assistant' | 'tool';
+
+/** A tool call an assistant message made, as the route writes it (docs/playground.md, "Tools"). */
+export interface DraftToolCall {
+  id: string;
+  name: string;
+  /** JSON text of an object. */
+  arguments: string;
+  /** Gemini's thought signature, sent back with the call. */
+  signature?: string;
+}
 
 export interface DraftMessage {
   /** Stable key for React lists while messages are added and removed. */
   id: string;
   role: Role;
   content: string;
+  /** The calls of an assistant message. */
+  toolCalls?: DraftToolCall[];
+  /** The call a tool message answers. */
+  toolCallId?: string;
 }
+
+/** A function tool as the page edits it: the parameters stay JSON text until sent. */
+export interface DraftTool {
+  /** Stable key for React lists. */
+  id: string;
+  name: string;
+  description: string;
+  /** A JSON schema of type object, as text. */
+  parameters: string;
+}
+
+/** `auto`, `none`, `required`, or the name of the one tool the model must call. */
+export type ToolChoice = 'auto' | 'none' | 'required' | { name: string };
 
 /** Everything the playground edits; also what "Open in playground" passes as router state. */
 export interface PlaygroundDraft {
@@ -55,6 +91,9 @@ export interface PlaygroundDraft {
   temperature: number | null;
   maxTokens: number | null;
   topP: number | null;
+  /** Function tools offered to the model. */
+  tools: DraftTool[];
+  toolChoice: ToolChoice;
   /** The prompt this draft came from, so saving offers a new version of it. */
   promptName?: string;
   /** Where the draft came from, shown above the editor. */
@@ -70,6 +109,17 @@ export function newMessage(role: Role, content = ''): DraftMessage {
   return { id: `m${nextId}`, role, content };
 }
 
+/** A fresh tool with an example schema. */
+export function newTool(name = ''): DraftTool {
+  nextId += 1;
+  return {
+    id: `t${nextId}`,
+    name,
+    description: '',
+    parameters: JSON.stringify({ type: 'object', properties: {}, required: [] }, null, 2),
+  };
+}
+
 /** The draft of an empty playground. */
 export function emptyDraft(): PlaygroundDraft {
   return {
@@ -81,6 +131,8 @@ export function emptyDraft(): PlaygroundDraft {
     temperature: null,
     maxTokens: null,
     topP: null,
+    tools: [],
+    toolChoice: 'auto',
   };
 }
 
@@ -134,27 +186,95 @@ export function valuesFromInput(input: Record<string, unknown>): Record<string, 
 
 // ---------------------------------------------------------------- requests
 
+/** A tool's parameters parsed, or a sentence saying why they cannot be. */
+export function toolParameters(tool: DraftTool): { value: Record<string, unknown> } | { problem: string } {
+  const label = tool.name.trim() || 'a tool';
+  if (!tool.parameters.trim()) return { value: { type: 'object', properties: {} } };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(tool.parameters);
+  } catch (error) {
+    return { problem: `The parameters of ${label} are not JSON (${error instanceof Error ? error.message : String(error)}).` };
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    return { problem: `The parameters of ${label} must be a JSON object (a JSON schema).` };
+  }
+  return { value: parsed as Record<string, unknown> };
+}
+
 /** The body of POST /v1/chat/completions for a draft with these variable values. */
 export function chatRequest(draft: PlaygroundDraft, values: Record<string, string>, stream: boolean): ChatRequest {
+  const tools = draft.tools.map((tool) => {
+    const parameters = toolParameters(tool);
+    return {
+      type: 'function' as const,
+      function: {
+        name: tool.name.trim(),
+        ...(tool.description.trim() ? { description: tool.description.trim() } : {}),
+        ...('value' in parameters ? { parameters: parameters.value } : {}),
+      },
+    };
+  });
   return {
     model: `${draft.provider}:${draft.model.trim()}`,
-    messages: draft.messages.map((message) => ({
-      role: message.role,
-      content: renderTemplate(message.content, draft.templateFormat, values),
-    })),
+    messages: draft.messages.map((message) => {
+      const content = renderTemplate(message.content, draft.templateFormat, values);
+      if (message.role === 'tool') return { role: 'tool' as const, content, tool_call_id: message.toolCallId ?? '' };
+      if (message.role === 'assistant' && message.toolCalls?.length) {
+        return {
+          role: 'assistant' as const,
+          content: content === '' ? null : content,
+          tool_calls: message.toolCalls.map((call) => ({
+            id: call.id,
+            type: 'function' as const,
+            function: { name: call.name, arguments: call.arguments },
+            ...(call.signature ? { extra_content: { google: { thought_signature: call.signature } } } : {}),
+          })),
+        };
+      }
+      return { role: message.role, content };
+    }),
     stream,
+    ...(tools.length > 0 ? { tools } : {}),
+    ...(tools.length > 0 && draft.toolChoice !== 'auto'
+      ? {
+          tool_choice:
+            typeof draft.toolChoice === 'string'
+              ? draft.toolChoice
+              : { type: 'function' as const, function: { name: draft.toolChoice.name } },
+        }
+      : {}),
     ...(draft.temperature !== null ? { temperature: draft.temperature } : {}),
     ...(draft.maxTokens !== null ? { max_tokens: draft.maxTokens } : {}),
     ...(draft.topP !== null ? { top_p: draft.topP } : {}),
   };
 }
 
-/** What keeps the draft from running: no model, no message with text. */
+/** OpenAI's rule for function names (docs/playground.md, "Tools"). */
+export const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+
+/** What keeps the draft from running: no model, no message with text, a tool that cannot be sent. */
 export function draftProblems(draft: PlaygroundDraft): string[] {
   const problems: string[] = [];
   if (!draft.model.trim()) problems.push('Choose a model.');
-  if (!draft.messages.some((message) => message.content.trim())) problems.push('Write at least one message.');
-  return problems;
+  if (!draft.messages.some((message) => message.content.trim() || message.toolCalls?.length)) problems.push('Write at least one message.');
+  const names = new Set<string>();
+  for (const tool of draft.tools) {
+    const name = tool.name.trim();
+    if (!TOOL_NAME.test(name))
+      problems.push(`Name each tool with 1 to 64 letters, digits, _ or - (${name ? `not "${name}"` : 'one has no name'}).`);
+    else if (names.has(name)) problems.push(`Two tools are named ${name}.`);
+    names.add(name);
+    const parameters = toolParameters(tool);
+    if ('problem' in parameters) problems.push(parameters.problem);
+  }
+  if (typeof draft.toolChoice === 'object' && !names.has(draft.toolChoice.name)) {
+    problems.push(`The tool choice names ${draft.toolChoice.name}, which is not among the tools.`);
+  }
+  for (const message of draft.messages) {
+    if (message.role === 'tool' && !message.toolCallId?.trim()) problems.push('Give each tool result the id of the call it answers.');
+  }
+  return [...new Set(problems)];
 }
 
 // ---------------------------------------------------------------- from a span
@@ -202,12 +322,22 @@ export function draftFromSpan(attributes: Attributes, spanName: string): Playgro
   const warnings: string[] = [];
   const messages: DraftMessage[] = [];
   for (const message of chatMessages(attributes, LLM_INPUT_MESSAGES)) {
-    const role = ROLE_OF[message.role.toLowerCase()];
-    if (!role || message.toolCalls.length > 0) {
-      warnings.push(`A ${message.role} message${message.toolCalls.length > 0 ? ' with tool calls' : ''} was left out.`);
+    const role = message.role.toLowerCase() === 'tool' ? 'tool' : ROLE_OF[message.role.toLowerCase()];
+    if (!role) {
+      warnings.push(`A ${message.role} message was left out.`);
       continue;
     }
-    messages.push(newMessage(role, message.content ?? ''));
+    const draft = newMessage(role, message.content ?? '');
+    if (role === 'tool') draft.toolCallId = message.toolCallId ?? '';
+    const calls = message.toolCalls.filter((call) => call.name);
+    if (role === 'assistant' && calls.length > 0) {
+      draft.toolCalls = calls.map((call, index) => ({
+        id: call.id ?? `call_${index + 1}`,
+        name: call.name as string,
+        arguments: call.arguments ?? '{}',
+      }));
+    }
+    messages.push(draft);
   }
   if (messages.length === 0) {
     const input = attributes[INPUT_VALUE];
@@ -234,6 +364,8 @@ export function draftFromSpan(attributes: Attributes, spanName: string): Playgro
     provider,
     model: typeof model === 'string' ? model : '',
     messages,
+    tools: toolsFromSpan(attributes, warnings),
+    toolChoice: 'auto',
     // Recorded messages are literal text: braces in them are not variables.
     templateFormat: 'NONE',
     variables: {},
@@ -241,6 +373,31 @@ export function draftFromSpan(attributes: Attributes, spanName: string): Playgro
     source: `span ${spanName}`,
     warnings,
   };
+}
+
+/** The tools of `llm.tools.N.tool.json_schema`: OpenAI's `{type, function}` or a bare `{name, description, parameters}`. */
+function toolsFromSpan(attributes: Attributes, warnings: string[]): DraftTool[] {
+  const tools: DraftTool[] = [];
+  for (const group of indexedGroups(attributes, LLM_TOOLS)) {
+    let value: unknown = group[TOOL_JSON_SCHEMA];
+    try {
+      if (typeof value === 'string') value = JSON.parse(value);
+    } catch {
+      value = undefined;
+    }
+    const record = value && typeof value === 'object' ? (value as Record<string, unknown>) : null;
+    const declared = (record?.function && typeof record.function === 'object' ? record.function : record) as Record<string, unknown> | null;
+    if (!declared || typeof declared.name !== 'string') {
+      warnings.push('A tool whose definition is not readable was left out.');
+      continue;
+    }
+    const tool = newTool(declared.name);
+    tool.description = typeof declared.description === 'string' ? declared.description : '';
+    const parameters = declared.parameters ?? declared.input_schema;
+    if (parameters && typeof parameters === 'object') tool.parameters = JSON.stringify(parameters, null, 2);
+    tools.push(tool);
+  }
+  return tools;
 }
 
 // ---------------------------------------------------------------- prompts
@@ -299,6 +456,8 @@ export function draftFromPromptVersion(version: PromptVersion, promptName: strin
     templateFormat: version.template_format,
     variables: {},
     ...parametersOf(invocation[String(invocation.type)]),
+    tools: [],
+    toolChoice: 'auto',
     promptName,
     source: `prompt ${promptName}`,
     warnings,

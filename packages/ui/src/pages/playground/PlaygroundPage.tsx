@@ -6,28 +6,12 @@
  */
 import { useRef, useState } from 'react';
 import { Link, useLocation } from 'react-router';
-import {
-  ActionIcon,
-  Alert,
-  Anchor,
-  Badge,
-  Button,
-  Grid,
-  Group,
-  NumberInput,
-  Paper,
-  SegmentedControl,
-  Select,
-  Stack,
-  Text,
-  TextInput,
-  Textarea,
-  Title,
-  Tooltip,
-} from '@mantine/core';
-import { IconAlertTriangle, IconExternalLink, IconPlayerPlay, IconPlayerStop, IconPlus, IconTrash } from '@tabler/icons-react';
-import { ChatError, streamChat, type ChatResult } from './chat';
-import { formatDuration, formatInt } from '../../lib/format';
+import { Alert, Anchor, Button, Grid, Group, NumberInput, Paper, Select, Stack, Text, TextInput, Textarea, Title } from '@mantine/core';
+import { IconAlertTriangle, IconPlayerPlay, IconPlayerStop } from '@tabler/icons-react';
+import { streamChat } from './chat';
+import { MessagesEditor } from './MessagesEditor';
+import { ToolsEditor } from './ToolsEditor';
+import { RunOutput, type RunState } from './RunOutput';
 import { SavePromptButton } from './SavePrompt';
 import { RunOverDatasetButton } from './RunOverDataset';
 import { promptPath } from '../prompts/PromptsPage';
@@ -39,37 +23,19 @@ import {
   missingVariables,
   newMessage,
   templateVariables,
+  type DraftToolCall,
   type PlaygroundDraft,
   type Provider,
-  type Role,
-  type TemplateFormat,
 } from '../../lib/playground';
 import { usePageTitle } from '../../lib/pageTitle';
-
-/** The playground project's trace view of a run (docs/playground.md: runs are traced into `playground`). */
-export function playgroundTracePath(traceId: string): string {
-  return `/projects/playground/traces/${traceId}`;
-}
 
 /** What router state "Open in playground" passes. */
 export interface PlaygroundLocationState {
   draft: PlaygroundDraft;
 }
 
-const ROLES: { value: Role; label: string }[] = [
-  { value: 'system', label: 'system' },
-  { value: 'user', label: 'user' },
-  { value: 'assistant', label: 'assistant' },
-];
-
 /** A number input's value as a number or null when blank. */
 const numberOrNull = (value: number | string): number | null => (value === '' || value === null ? null : Number(value));
-
-type RunState =
-  | { status: 'idle' }
-  | { status: 'running'; text: string }
-  | { status: 'done'; text: string; result: ChatResult }
-  | { status: 'failed'; text: string; error: ChatError | Error };
 
 /** The page: reads the router state once per navigation (a new "Open in playground" remounts it). */
 export function PlaygroundPage() {
@@ -89,36 +55,42 @@ function Playground({ initial }: { initial: PlaygroundDraft }) {
   const missing = missingVariables(variables, draft.variables);
   const problems = draftProblems(draft);
   const update = (change: Partial<PlaygroundDraft>) => setDraft((current) => ({ ...current, ...change }));
-  const setMessage = (id: string, change: { role?: Role; content?: string }) =>
-    setDraft((current) => ({
-      ...current,
-      messages: current.messages.map((message) => (message.id === id ? { ...message, ...change } : message)),
-    }));
   const provider = PROVIDERS.find((candidate) => candidate.value === draft.provider) ?? PROVIDERS[0];
 
-  const start = async () => {
+  /** Runs `current` (the draft, or the draft just extended with tool results). */
+  const start = async (current: PlaygroundDraft) => {
     setTried(true);
-    if (missing.length > 0 || problems.length > 0) return;
+    const unfilled = missingVariables(templateVariables(current.messages, current.templateFormat), current.variables);
+    if (unfilled.length > 0 || draftProblems(current).length > 0) return;
     const controller = new AbortController();
     abort.current = controller;
-    setRun({ status: 'running', text: '' });
-    let text = '';
+    setRun({ status: 'running', text: '', toolCalls: [] });
+    let progress = { content: '', toolCalls: [] as DraftToolCall[] };
     try {
       const result = await streamChat(
-        chatRequest(draft, draft.variables, true),
-        (delta) => {
-          text += delta;
-          setRun({ status: 'running', text });
+        chatRequest(current, current.variables, true),
+        (next) => {
+          progress = next;
+          setRun({ status: 'running', text: next.content, toolCalls: next.toolCalls });
         },
         controller.signal,
       );
-      setRun({ status: 'done', text: result.content, result });
+      setRun({ status: 'done', text: result.content, toolCalls: result.toolCalls, result });
     } catch (error) {
-      if (controller.signal.aborted) setRun({ status: 'failed', text, error: new Error('Stopped.') });
-      else setRun({ status: 'failed', text, error: error instanceof Error ? error : new Error(String(error)) });
+      const failure = controller.signal.aborted ? new Error('Stopped.') : error instanceof Error ? error : new Error(String(error));
+      setRun({ status: 'failed', text: progress.content, toolCalls: progress.toolCalls, error: failure });
     } finally {
       abort.current = null;
     }
+  };
+
+  /** The answer's calls and their results join the messages, and the conversation goes on (docs/playground.md, "Tools"). */
+  const sendResults = (text: string, calls: DraftToolCall[], results: string[]) => {
+    const assistant = { ...newMessage('assistant', text), toolCalls: calls };
+    const answers = calls.map((call, index) => ({ ...newMessage('tool', results[index] ?? ''), toolCallId: call.id }));
+    const next = { ...draft, messages: [...draft.messages, assistant, ...answers] };
+    setDraft(next);
+    void start(next);
   };
 
   return (
@@ -209,76 +181,8 @@ function Playground({ initial }: { initial: PlaygroundDraft }) {
               </Stack>
             </Paper>
 
-            <Paper withBorder p="md" radius="md">
-              <Stack gap="sm">
-                <Group justify="space-between">
-                  <Text fw={600}>Messages</Text>
-                  <Group gap="xs">
-                    <Text size="xs" c="dimmed">
-                      Variables
-                    </Text>
-                    <SegmentedControl
-                      size="xs"
-                      aria-label="Template format"
-                      value={draft.templateFormat}
-                      onChange={(value) => update({ templateFormat: value as TemplateFormat })}
-                      data={[
-                        { value: 'MUSTACHE', label: '{{mustache}}' },
-                        { value: 'F_STRING', label: '{f-string}' },
-                        { value: 'NONE', label: 'none' },
-                      ]}
-                    />
-                  </Group>
-                </Group>
-                {draft.messages.map((message, index) => (
-                  <Paper key={message.id} withBorder p="sm" radius="sm" data-testid="playground-message">
-                    <Group justify="space-between" mb={6}>
-                      <Select
-                        size="xs"
-                        w={130}
-                        aria-label={`Role of message ${index + 1}`}
-                        data={ROLES}
-                        value={message.role}
-                        onChange={(value) => value && setMessage(message.id, { role: value as Role })}
-                        allowDeselect={false}
-                      />
-                      <Tooltip label="Remove this message">
-                        <ActionIcon
-                          variant="subtle"
-                          color="gray"
-                          aria-label={`Remove message ${index + 1}`}
-                          disabled={draft.messages.length === 1}
-                          onClick={() => update({ messages: draft.messages.filter((candidate) => candidate.id !== message.id) })}
-                        >
-                          <IconTrash size={16} />
-                        </ActionIcon>
-                      </Tooltip>
-                    </Group>
-                    <Textarea
-                      aria-label={`Message ${index + 1}`}
-                      autosize
-                      minRows={2}
-                      maxRows={16}
-                      value={message.content}
-                      onChange={(event) => setMessage(message.id, { content: event.currentTarget.value })}
-                    />
-                  </Paper>
-                ))}
-                <Group>
-                  <Button
-                    variant="default"
-                    size="xs"
-                    leftSection={<IconPlus size={14} />}
-                    onClick={() => {
-                      const last = draft.messages.at(-1)?.role;
-                      update({ messages: [...draft.messages, newMessage(last === 'user' ? 'assistant' : 'user')] });
-                    }}
-                  >
-                    Add message
-                  </Button>
-                </Group>
-              </Stack>
-            </Paper>
+            <MessagesEditor draft={draft} update={update} />
+            <ToolsEditor draft={draft} update={update} />
           </Stack>
         </Grid.Col>
 
@@ -316,7 +220,7 @@ function Playground({ initial }: { initial: PlaygroundDraft }) {
                   Stop
                 </Button>
               ) : (
-                <Button leftSection={<IconPlayerPlay size={16} />} onClick={() => void start()}>
+                <Button leftSection={<IconPlayerPlay size={16} />} onClick={() => void start(draft)}>
                   Run
                 </Button>
               )}
@@ -327,78 +231,12 @@ function Playground({ initial }: { initial: PlaygroundDraft }) {
               </Alert>
             ) : null}
 
-            <Output run={run} />
+            <Paper withBorder p="md" radius="md">
+              <RunOutput run={run} onSendResults={sendResults} />
+            </Paper>
           </Stack>
         </Grid.Col>
       </Grid>
-    </Stack>
-  );
-}
-
-function Output({ run }: { run: RunState }) {
-  if (run.status === 'idle') {
-    return (
-      <Paper withBorder p="md" radius="md">
-        <Text size="sm" c="dimmed">
-          The answer appears here as it streams.
-        </Text>
-      </Paper>
-    );
-  }
-  const traceId =
-    run.status === 'done' ? run.result.traceId : run.status === 'failed' && run.error instanceof ChatError ? run.error.traceId : null;
-  return (
-    <Stack gap="sm">
-      {run.status === 'failed' ? (
-        <Alert color="red" icon={<IconAlertTriangle size={18} />} title="The run failed" data-testid="playground-error">
-          {run.error.message}
-        </Alert>
-      ) : null}
-      {run.text || run.status !== 'failed' ? (
-        <Paper withBorder p="md" radius="md">
-          <Group justify="space-between" mb={6}>
-            <Badge variant="light" color="violet">
-              assistant
-            </Badge>
-            {run.status === 'running' ? (
-              <Text size="xs" c="dimmed">
-                streaming…
-              </Text>
-            ) : null}
-          </Group>
-          <Text size="sm" style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word' }} data-testid="playground-output">
-            {run.text}
-          </Text>
-        </Paper>
-      ) : null}
-      {run.status === 'done' ? (
-        <Group gap="lg" data-testid="playground-stats">
-          <Text size="sm">
-            <Text span c="dimmed">
-              Latency{' '}
-            </Text>
-            <b data-testid="playground-latency">{formatDuration(run.result.latencyMs)}</b>
-          </Text>
-          <Text size="sm">
-            <Text span c="dimmed">
-              Tokens{' '}
-            </Text>
-            <b data-testid="playground-tokens">
-              {run.result.usage
-                ? `${formatInt(run.result.usage.prompt_tokens)} + ${formatInt(run.result.usage.completion_tokens)} = ${formatInt(run.result.usage.total_tokens)}`
-                : 'not reported'}
-            </b>
-          </Text>
-        </Group>
-      ) : null}
-      {traceId ? (
-        <Anchor component={Link} to={playgroundTracePath(traceId)} size="sm">
-          <Group gap={4}>
-            <IconExternalLink size={14} />
-            Open the run's trace
-          </Group>
-        </Anchor>
-      ) : null}
     </Stack>
   );
 }
