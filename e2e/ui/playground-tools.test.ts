@@ -84,7 +84,9 @@ describe('UI: playground tools', () => {
       {
         role: 'assistant',
         content: null,
-        tool_calls: [{ id: callId, type: 'function', function: { name: 'get_weather', arguments: JSON.stringify(STANDIN_TOOL_ARGUMENTS) } }],
+        tool_calls: [
+          { id: callId, type: 'function', function: { name: 'get_weather', arguments: JSON.stringify(STANDIN_TOOL_ARGUMENTS) } },
+        ],
       },
       { role: 'tool', tool_call_id: callId, content: '21 °C and sunny' },
     ]);

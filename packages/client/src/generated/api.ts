@@ -15271,8 +15271,9 @@ export interface operations {
                     max_tokens?: number;
                     max_completion_tokens?: number;
                     stop?: string | string[];
-                    /** @description Passed to OpenAI-compatible providers. */
+                    /** @description OpenAI-compatible providers get it as sent; Anthropic a json_schema as its structured outputs (docs/playground.md). */
                     response_format?: {
+                        /** @description text, json_object or json_schema (with json_schema: {name, schema, strict?}) */
                         type: string;
                     } & {
                         [key: string]: unknown;

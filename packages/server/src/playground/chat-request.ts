@@ -2,10 +2,11 @@
  * The playground's request in OpenAI's chat completions shape (docs/playground.md) read into the
  * providers' common shape, and checked for what a schema cannot say: every tool result answers a
  * call made right before it, every call is answered, tool arguments are JSON objects, tool
- * parameters are JSON schemas. Each refusal is one sentence naming the message or tool.
+ * parameters and response formats' schemas are JSON schemas. Each refusal is one sentence naming the message or tool.
  */
 import { InvalidInputError } from '@sightline/common';
-import type { ChatMessage, ToolCall, ToolChoice, ToolDefinition } from './chat-types.js';
+import type { ChatMessage, ResponseFormat, ToolCall, ToolChoice, ToolDefinition } from './chat-types.js';
+import type { ProviderKind } from './provider-http.js';
 import { jsonSchemaProblem } from './json-schema-check.js';
 
 /** A tool call as OpenAI writes it; Gemini's thought signature rides in `extra_content` as Google's OpenAI-compatible API has it. */
@@ -168,4 +169,41 @@ function toolCallOf(wire: WireToolCall, where: string): ToolCall {
     arguments: wire.function.arguments === '' ? '{}' : wire.function.arguments,
     ...(signature ? { signature } : {}),
   };
+}
+
+/** OpenAI's response_format as the route takes it: a type and, for json_schema, the schema. */
+export interface WireResponseFormat {
+  type: string;
+  [key: string]: unknown;
+}
+
+/** `response_format`, checked: a json_schema format needs a name and a JSON schema (docs/playground.md, "Response format"). */
+export function responseFormatOf(format: WireResponseFormat | undefined): ResponseFormat | undefined {
+  if (format === undefined || format.type !== 'json_schema') return format;
+  const declared = format.json_schema as Record<string, unknown> | undefined;
+  if (typeof declared !== 'object' || declared === null || Array.isArray(declared)) {
+    throw refuse('response_format of type json_schema needs json_schema: {"name": …, "schema": {…}}');
+  }
+  if (typeof declared.name !== 'string' || !TOOL_NAME.test(declared.name)) {
+    throw refuse(`response_format.json_schema.name must be 1 to 64 letters, digits, _ or - (got ${JSON.stringify(declared.name ?? null)})`);
+  }
+  const problem = jsonSchemaProblem(declared.schema ?? null, 'response_format.json_schema.schema');
+  if (problem) throw refuse(problem);
+  return format as ResponseFormat;
+}
+
+/**
+ * Whether the provider can take the response format: OpenAI-compatible servers take any type as
+ * sent; Anthropic only a JSON schema, through its structured outputs (docs/playground.md).
+ */
+export function checkResponseFormatFor(provider: string, kind: ProviderKind, format: ResponseFormat | undefined): void {
+  if (format === undefined || format.type === 'text' || kind === 'openai') return;
+  if (format.type === 'json_schema') return;
+  if (format.type === 'json_object') {
+    throw refuse(
+      `${provider} has no JSON mode without a schema: use a response_format of type json_schema ` +
+        '(sent as its structured outputs), or ask for JSON in the prompt',
+    );
+  }
+  throw refuse(`${provider} takes a response_format of type text or json_schema (got ${JSON.stringify(format.type)})`);
 }

@@ -22,6 +22,7 @@ import {
   streamChat,
 } from './providers.js';
 import { ToolCallCollector } from './chat-types.js';
+import { checkResponseFormatFor } from './chat-request.js';
 import { checkedBaseUrl } from './provider-urls.js';
 import type { SecretsService } from './secrets-service.js';
 import {
@@ -264,6 +265,7 @@ export function createPlaygroundService({ secrets, ingest, allowPrivateUrls, ope
     async chat(request: ChatRequest, signal: AbortSignal, caller: ChatCaller): Promise<ChatRun> {
       if (request.messages.length === 0) throw new InvalidInputError('messages must hold at least one message');
       const { target, model } = await targetOf(request.model);
+      checkResponseFormatFor(target.provider, target.spec.kind, request.parameters.response_format);
       const run = { traceId: randomBytes(16).toString('hex'), provider: target.provider, model, request, start: nanosNow() };
       const upstream = streamChat(target, model, request, signal);
       // The first event is awaited here, so a refused request (bad key, unknown model) is an error answer, not a broken stream.

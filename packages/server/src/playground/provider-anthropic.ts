@@ -1,10 +1,10 @@
 /**
  * Anthropic messages through `@anthropic-ai/sdk` (docs/playground.md): system messages become its
  * `system` field, tool calls `tool_use` blocks, tool results `tool_result` blocks of the next user
- * turn.
+ * turn, and a JSON-schema response format its structured outputs (`output_config.format`).
  */
 import type Anthropic from '@anthropic-ai/sdk';
-import type { ChatEvent, ChatInput, ChatMessage, ToolChoice } from './chat-types.js';
+import type { ChatEvent, ChatInput, ChatMessage, ResponseFormat, ToolChoice } from './chat-types.js';
 import { type ChatTarget, cachedClient, guardedFetch } from './provider-http.js';
 
 // Loaded on the first call, as the other SDKs (docs/performance.md, "Memory").
@@ -65,6 +65,13 @@ function toolChoiceParam(choice: ToolChoice): Anthropic.ToolChoice {
   return { type: 'tool', name: choice.name };
 }
 
+/** A JSON-schema response format as Anthropic's structured outputs; the checks (chat-request.ts) let no other format through. */
+function outputConfigOf(format: ResponseFormat | undefined): { output_config?: Anthropic.OutputConfig } {
+  if (format?.type !== 'json_schema') return {};
+  const { schema } = format.json_schema as { schema: Record<string, unknown> };
+  return { output_config: { format: { type: 'json_schema', schema } } };
+}
+
 /** OpenAI's finish reasons, which the route answers with, for Anthropic's stop reasons. */
 const FINISH_REASONS: Record<string, string> = { end_turn: 'stop', stop_sequence: 'stop', max_tokens: 'length', tool_use: 'tool_calls' };
 
@@ -95,6 +102,7 @@ export async function* streamAnthropic(
           }
         : {}),
       ...(parameters.tool_choice !== undefined ? { tool_choice: toolChoiceParam(parameters.tool_choice) } : {}),
+      ...outputConfigOf(parameters.response_format),
       ...(parameters.temperature !== undefined ? { temperature: parameters.temperature } : {}),
       ...(parameters.top_p !== undefined ? { top_p: parameters.top_p } : {}),
       ...(parameters.stop !== undefined ? { stop_sequences: parameters.stop } : {}),

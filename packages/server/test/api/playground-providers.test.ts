@@ -24,6 +24,13 @@ const WEATHER_TOOL = {
   function: { name: 'get_weather', description: 'The weather in a city', parameters: WEATHER_SCHEMA },
 };
 const QUESTION = { role: 'user' as const, content: 'What is the weather in Paris?' };
+const FORECAST_SCHEMA = {
+  type: 'object',
+  properties: { city: { type: 'string' }, sky: { type: 'string', enum: ['sunny', 'cloudy'] }, high: { type: 'number' } },
+  required: ['city', 'sky', 'high'],
+  additionalProperties: false,
+};
+const FORECAST_FORMAT = { type: 'json_schema' as const, json_schema: { name: 'forecast', schema: FORECAST_SCHEMA, strict: true } };
 
 interface Shapes {
   provider: 'openai' | 'anthropic';
@@ -36,6 +43,9 @@ interface Shapes {
   callAndResult(body: any): unknown;
   expectedCallAndResult(callId: string, result: string): unknown;
   expectedToolChoice: unknown;
+  /** The response format as the provider received it. */
+  responseFormat(body: any): unknown;
+  expectedResponseFormat: unknown;
 }
 
 const SHAPES: Shapes[] = [
@@ -56,6 +66,8 @@ const SHAPES: Shapes[] = [
       { role: 'tool', tool_call_id: callId, content: result },
     ],
     expectedToolChoice: { type: 'function', function: { name: 'get_weather' } },
+    responseFormat: (body) => body.response_format,
+    expectedResponseFormat: { type: 'json_schema', json_schema: { name: 'forecast', schema: FORECAST_SCHEMA, strict: true } },
   },
   {
     provider: 'anthropic',
@@ -72,6 +84,8 @@ const SHAPES: Shapes[] = [
       { role: 'user', content: [{ type: 'tool_result', tool_use_id: callId, content: result }] },
     ],
     expectedToolChoice: { type: 'tool', name: 'get_weather' },
+    responseFormat: (body) => body.output_config,
+    expectedResponseFormat: { format: { type: 'json_schema', schema: FORECAST_SCHEMA } },
   },
 ];
 
@@ -174,6 +188,68 @@ describeEachDialect(
         assert.equal(secondSpan.attributes['llm.output_messages.0.message.content'], `Result noted: ${result}`);
       });
     }
+
+    it('a JSON schema response format reaches each provider in its shape; the answer streams as JSON text', async () => {
+      for (const shape of SHAPES) {
+        const stream = await sdk().chat.completions.create({
+          model: shape.model,
+          messages: [QUESTION],
+          response_format: FORECAST_FORMAT,
+          stream: true,
+        });
+        let text = '';
+        for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
+        assert.deepEqual(JSON.parse(text), { city: 'text', sky: 'sunny', high: 1 }, shape.provider);
+        assert.deepEqual(shape.responseFormat(standins.requests.at(-1)!.body), shape.expectedResponseFormat, shape.provider);
+      }
+      const spans = expectStatus(await call(server().url, null, 'GET', '/v1/projects/playground/spans?limit=50'), 200).body.data as any[];
+      const traced = spans.find((span) => String(span.attributes['llm.invocation_parameters']).includes('forecast'));
+      assert.deepEqual(JSON.parse(traced.attributes['llm.invocation_parameters']).response_format, FORECAST_FORMAT);
+    });
+
+    it('refuses response formats a provider cannot take, before calling it', async () => {
+      const calledBefore = standins.requests.length;
+      const cases: [string, string, unknown, RegExp][] = [
+        [
+          'openai:gpt-standin',
+          'a json_schema without a name',
+          { type: 'json_schema', json_schema: { schema: FORECAST_SCHEMA } },
+          /^response_format\.json_schema\.name must be 1 to 64 letters/,
+        ],
+        [
+          'openai:gpt-standin',
+          'a json_schema without json_schema',
+          { type: 'json_schema' },
+          /^response_format of type json_schema needs json_schema/,
+        ],
+        [
+          'anthropic:claude-standin',
+          'a schema that is not a JSON schema',
+          { type: 'json_schema', json_schema: { name: 'forecast', schema: { type: 'object', required: 'city' } } },
+          /^response_format\.json_schema\.schema\/required must be array/,
+        ],
+        [
+          'anthropic:claude-standin',
+          'JSON mode without a schema',
+          { type: 'json_object' },
+          /^anthropic has no JSON mode without a schema: use a response_format of type json_schema/,
+        ],
+        [
+          'anthropic:claude-standin',
+          'a type it does not know',
+          { type: 'regex' },
+          /^anthropic takes a response_format of type text or json_schema \(got "regex"\)/,
+        ],
+      ];
+      for (const [model, what, format, expected] of cases) {
+        const answer = await call(server().url, null, 'POST', '/v1/chat/completions', {
+          body: { model, messages: [QUESTION], response_format: format },
+        });
+        expectStatus(answer, 422, what);
+        assert.match(answer.body.detail, expected, what);
+      }
+      assert.equal(standins.requests.length, calledBefore, 'no provider was called');
+    });
 
     it('refuses tool requests no provider could take, naming what is wrong, before calling any', async () => {
       const calledBefore = standins.requests.length;

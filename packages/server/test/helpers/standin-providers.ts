@@ -6,6 +6,7 @@
  *
  * - offered tools and given no tool result yet, the model calls the first tool with
  *   STANDIN_TOOL_ARGUMENTS (streamed in two pieces);
+ * - asked for a JSON schema response format, it answers SAMPLE_OF(schema) as JSON text;
  * - given a tool result, it answers `Result noted: <the last result>`;
  * - else `Echo: <the last user text>`.
  *
@@ -34,9 +35,28 @@ export interface StandinProviders {
 /** What the script answers: a call of `tool`, or text. */
 type Turn = { tool: string } | { text: string };
 
+/** A value a JSON schema accepts, made from its types (the first enum value, 1, true, one item): what the stand-ins answer. */
+export function sampleOf(schema: any): unknown {
+  if (Array.isArray(schema?.enum)) return schema.enum[0];
+  switch (schema?.type) {
+    case 'object':
+      return Object.fromEntries(Object.entries(schema.properties ?? {}).map(([key, property]) => [key, sampleOf(property)]));
+    case 'array':
+      return [sampleOf(schema.items)];
+    case 'number':
+    case 'integer':
+      return 1;
+    case 'boolean':
+      return true;
+    default:
+      return 'text';
+  }
+}
+
 /** The script's turn for a conversation read into its parts. */
-function turnOf(conversation: { tools: string[]; lastToolResult: string | null; lastUserText: string }): Turn {
+function turnOf(conversation: { tools: string[]; lastToolResult: string | null; lastUserText: string; schema?: unknown }): Turn {
   if (conversation.tools.length > 0 && conversation.lastToolResult === null) return { tool: conversation.tools[0]! };
+  if (conversation.schema) return { text: JSON.stringify(sampleOf(conversation.schema)) };
   if (conversation.lastToolResult !== null) return { text: `Result noted: ${conversation.lastToolResult}` };
   return { text: `Echo: ${conversation.lastUserText}` };
 }
@@ -114,6 +134,7 @@ async function openAi(body: any, json: Json, sse: Sse): Promise<void> {
     tools: (body.tools ?? []).map((tool: any) => tool.function.name),
     lastToolResult: (messages.filter((message) => message.role === 'tool').at(-1)?.content as string | undefined) ?? null,
     lastUserText: String(messages.filter((message) => message.role === 'user').at(-1)?.content ?? ''),
+    schema: body.response_format?.type === 'json_schema' ? body.response_format.json_schema.schema : undefined,
   });
   const usage = { prompt_tokens: 21, completion_tokens: 7, total_tokens: 28 };
   const call =
@@ -155,7 +176,7 @@ async function openAi(body: any, json: Json, sse: Sse): Promise<void> {
   await sse(events);
 }
 
-/** Anthropic's messages: `tools` with `input_schema`, `tool_use` and `tool_result` blocks. */
+/** Anthropic's messages: `tools` with `input_schema`, `tool_use` and `tool_result` blocks, `output_config.format`. */
 async function anthropic(body: any, sse: Sse): Promise<void> {
   const blocks = (body.messages as { role: string; content: unknown }[]).flatMap((message) =>
     typeof message.content === 'string'
@@ -167,6 +188,7 @@ async function anthropic(body: any, sse: Sse): Promise<void> {
     tools: (body.tools ?? []).map((tool: any) => tool.name),
     lastToolResult: result ? String(result.content) : null,
     lastUserText: String(blocks.filter((block) => block.role === 'user' && block.type === 'text').at(-1)?.text ?? ''),
+    schema: body.output_config?.format?.type === 'json_schema' ? body.output_config.format.schema : undefined,
   });
   const event = (name: string, data: unknown) => `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
   const events = [

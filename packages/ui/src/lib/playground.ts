@@ -78,6 +78,20 @@ export interface DraftTool {
   parameters: string;
 }
 
+/** The response format as the page edits it (docs/playground.md, "Response format"): the schema stays JSON text until sent. */
+export interface DraftResponseFormat {
+  type: 'text' | 'json_object' | 'json_schema';
+  name: string;
+  schema: string;
+  strict: boolean;
+}
+
+/** Plain text, with an example schema ready for when JSON schema is chosen. */
+export function defaultResponseFormat(): DraftResponseFormat {
+  const schema = { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'], additionalProperties: false };
+  return { type: 'text', name: 'response', schema: JSON.stringify(schema, null, 2), strict: true };
+}
+
 /** `auto`, `none`, `required`, or the name of the one tool the model must call. */
 export type ToolChoice = 'auto' | 'none' | 'required' | { name: string };
 
@@ -94,6 +108,7 @@ export interface PlaygroundDraft {
   /** Function tools offered to the model. */
   tools: DraftTool[];
   toolChoice: ToolChoice;
+  responseFormat: DraftResponseFormat;
   /** The prompt this draft came from, so saving offers a new version of it. */
   promptName?: string;
   /** Where the draft came from, shown above the editor. */
@@ -133,6 +148,7 @@ export function emptyDraft(): PlaygroundDraft {
     topP: null,
     tools: [],
     toolChoice: 'auto',
+    responseFormat: defaultResponseFormat(),
   };
 }
 
@@ -188,18 +204,17 @@ export function valuesFromInput(input: Record<string, unknown>): Record<string, 
 
 /** A tool's parameters parsed, or a sentence saying why they cannot be. */
 export function toolParameters(tool: DraftTool): { value: Record<string, unknown> } | { problem: string } {
-  const label = tool.name.trim() || 'a tool';
   if (!tool.parameters.trim()) return { value: { type: 'object', properties: {} } };
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(tool.parameters);
-  } catch (error) {
-    return { problem: `The parameters of ${label} are not JSON (${error instanceof Error ? error.message : String(error)}).` };
-  }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    return { problem: `The parameters of ${label} must be a JSON object (a JSON schema).` };
-  }
-  return { value: parsed as Record<string, unknown> };
+  return parsedSchema(tool.parameters, `The parameters of ${tool.name.trim() || 'a tool'}`);
+}
+
+/** OpenAI's `response_format` of the draft, or undefined for plain text (or a schema that does not parse). */
+function responseFormatBody(format: DraftResponseFormat): ChatRequest['response_format'] {
+  if (format.type === 'json_object') return { type: 'json_object' };
+  if (format.type !== 'json_schema') return undefined;
+  const schema = parsedSchema(format.schema, 'The response schema');
+  if (!('value' in schema)) return undefined;
+  return { type: 'json_schema', json_schema: { name: format.name.trim(), schema: schema.value, strict: format.strict } };
 }
 
 /** The body of POST /v1/chat/completions for a draft with these variable values. */
@@ -244,6 +259,7 @@ export function chatRequest(draft: PlaygroundDraft, values: Record<string, strin
               : { type: 'function' as const, function: { name: draft.toolChoice.name } },
         }
       : {}),
+    ...(responseFormatBody(draft.responseFormat) ? { response_format: responseFormatBody(draft.responseFormat) } : {}),
     ...(draft.temperature !== null ? { temperature: draft.temperature } : {}),
     ...(draft.maxTokens !== null ? { max_tokens: draft.maxTokens } : {}),
     ...(draft.topP !== null ? { top_p: draft.topP } : {}),
@@ -267,6 +283,11 @@ export function draftProblems(draft: PlaygroundDraft): string[] {
     names.add(name);
     const parameters = toolParameters(tool);
     if ('problem' in parameters) problems.push(parameters.problem);
+  }
+  if (draft.responseFormat.type === 'json_schema') {
+    if (!TOOL_NAME.test(draft.responseFormat.name.trim())) problems.push('Name the response schema with 1 to 64 letters, digits, _ or -.');
+    const schema = parsedSchema(draft.responseFormat.schema, 'The response schema');
+    if ('problem' in schema) problems.push(schema.problem);
   }
   if (typeof draft.toolChoice === 'object' && !names.has(draft.toolChoice.name)) {
     problems.push(`The tool choice names ${draft.toolChoice.name}, which is not among the tools.`);
@@ -366,6 +387,7 @@ export function draftFromSpan(attributes: Attributes, spanName: string): Playgro
     messages,
     tools: toolsFromSpan(attributes, warnings),
     toolChoice: 'auto',
+    responseFormat: responseFormatFrom(parameters),
     // Recorded messages are literal text: braces in them are not variables.
     templateFormat: 'NONE',
     variables: {},
@@ -373,6 +395,35 @@ export function draftFromSpan(attributes: Attributes, spanName: string): Playgro
     source: `span ${spanName}`,
     warnings,
   };
+}
+
+/** The response format of invocation parameters (OpenAI's `response_format`), else plain text. */
+function responseFormatFrom(parameters: unknown): DraftResponseFormat {
+  const format = defaultResponseFormat();
+  const raw = parameters && typeof parameters === 'object' ? (parameters as Record<string, unknown>).response_format : undefined;
+  if (!raw || typeof raw !== 'object') return format;
+  const { type, json_schema: declared } = raw as { type?: unknown; json_schema?: Record<string, unknown> };
+  if (type === 'json_object') return { ...format, type };
+  if (type !== 'json_schema' || !declared || typeof declared !== 'object') return format;
+  return {
+    type,
+    name: typeof declared.name === 'string' ? declared.name : format.name,
+    schema: declared.schema && typeof declared.schema === 'object' ? JSON.stringify(declared.schema, null, 2) : format.schema,
+    strict: declared.strict !== false,
+  };
+}
+
+/** A JSON schema typed on the page, parsed, or a sentence saying why it cannot be. */
+export function parsedSchema(text: string, label: string): { value: Record<string, unknown> } | { problem: string } {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    return { problem: `${label} is not JSON (${error instanceof Error ? error.message : String(error)}).` };
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    return { problem: `${label} must be a JSON object (a JSON schema).` };
+  return { value: parsed as Record<string, unknown> };
 }
 
 /** The tools of `llm.tools.N.tool.json_schema`: OpenAI's `{type, function}` or a bare `{name, description, parameters}`. */
@@ -458,6 +509,7 @@ export function draftFromPromptVersion(version: PromptVersion, promptName: strin
     ...parametersOf(invocation[String(invocation.type)]),
     tools: [],
     toolChoice: 'auto',
+    responseFormat: defaultResponseFormat(),
     promptName,
     source: `prompt ${promptName}`,
     warnings,

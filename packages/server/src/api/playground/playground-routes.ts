@@ -10,7 +10,7 @@ import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { PlaygroundService } from '../../playground/playground-service.js';
 import type { ChatEvent, ToolCall as ToolCallOut } from '../../playground/providers.js';
 import { ToolCallCollector } from '../../playground/chat-types.js';
-import { messagesOf, toolChoiceOf, toolsOf } from '../../playground/chat-request.js';
+import { messagesOf, responseFormatOf, toolChoiceOf, toolsOf } from '../../playground/chat-request.js';
 import type { SecretsService } from '../../playground/secrets-service.js';
 import { Nullable, errors } from '../shared/schemas.js';
 import { abortWhenCallerLeaves } from '../shared/caller-abort.js';
@@ -92,7 +92,14 @@ const ChatCompletionBody = Type.Object(
     max_completion_tokens: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
     stop: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String(), { maxItems: 4 })])),
     response_format: Type.Optional(
-      Type.Object({ type: Type.String() }, { additionalProperties: true, description: 'Passed to OpenAI-compatible providers.' }),
+      Type.Object(
+        { type: Type.String({ description: 'text, json_object or json_schema (with json_schema: {name, schema, strict?})' }) },
+        {
+          additionalProperties: true,
+          description:
+            'OpenAI-compatible providers get it as sent; Anthropic a json_schema as its structured outputs (docs/playground.md).',
+        },
+      ),
     ),
   },
   { additionalProperties: true },
@@ -191,7 +198,7 @@ export async function playgroundRoutes(
             top_p: body.top_p,
             max_tokens: body.max_tokens ?? body.max_completion_tokens,
             stop: body.stop === undefined ? undefined : ([] as string[]).concat(body.stop),
-            response_format: body.response_format,
+            response_format: responseFormatOf(body.response_format),
             tool_choice: toolChoiceOf(body.tool_choice, tools),
           },
         },

@@ -11,6 +11,7 @@ import { IconAlertTriangle, IconPlayerPlay, IconPlayerStop } from '@tabler/icons
 import { streamChat } from './chat';
 import { MessagesEditor } from './MessagesEditor';
 import { ToolsEditor } from './ToolsEditor';
+import { ResponseFormatEditor } from './ResponseFormatEditor';
 import { RunOutput, type RunState } from './RunOutput';
 import { SavePromptButton } from './SavePrompt';
 import { RunOverDatasetButton } from './RunOverDataset';
@@ -183,6 +184,7 @@ function Playground({ initial }: { initial: PlaygroundDraft }) {
 
             <MessagesEditor draft={draft} update={update} />
             <ToolsEditor draft={draft} update={update} />
+            <ResponseFormatEditor draft={draft} providers={[draft.provider]} update={update} />
           </Stack>
         </Grid.Col>
 
