@@ -15242,13 +15242,13 @@ export interface operations {
                     model: string;
                     messages: ({
                         role: "system" | "developer" | "user" | "assistant" | "tool";
-                        content?: (string | ({
+                        content?: null | string | ({
                             /** @enum {string} */
                             type: "text";
                             text: string;
                         } & {
                             [key: string]: unknown;
-                        })[]) | null;
+                        })[];
                         /** @description Calls an assistant message made. */
                         tool_calls?: components["schemas"]["ChatToolCall"][];
                         /** @description The call a tool message answers. */

@@ -194,11 +194,14 @@ export function responseFormatOf(format: WireResponseFormat | undefined): Respon
 
 /**
  * Whether the provider can take the response format: OpenAI-compatible servers take any type as
- * sent; Anthropic only a JSON schema, through its structured outputs (docs/playground.md).
+ * sent; Gemini JSON mode and a JSON schema; Anthropic only a JSON schema, through its structured
+ * outputs (docs/playground.md, "Response format").
  */
 export function checkResponseFormatFor(provider: string, kind: ProviderKind, format: ResponseFormat | undefined): void {
   if (format === undefined || format.type === 'text' || kind === 'openai') return;
   if (format.type === 'json_schema') return;
+  // Gemini's JSON mode: responseMimeType application/json without a schema.
+  if (format.type === 'json_object' && kind === 'google') return;
   if (format.type === 'json_object') {
     throw refuse(
       `${provider} has no JSON mode without a schema: use a response_format of type json_schema ` +

@@ -7,7 +7,7 @@ import { InvalidInputError } from '@sightline/common';
 import { checkResolvedHost } from './provider-urls.js';
 import { scrubKey } from './scrub-key.js';
 
-export type ProviderKind = 'openai' | 'anthropic';
+export type ProviderKind = 'openai' | 'anthropic' | 'google';
 
 export interface ProviderSpec {
   kind: ProviderKind;

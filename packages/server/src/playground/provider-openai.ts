@@ -7,8 +7,9 @@ import type OpenAI from 'openai';
 import type { ChatAnswer, ChatEvent, ChatInput, ChatMessage, ToolChoice } from './chat-types.js';
 import { type ChatTarget, cachedClient, guardedFetch } from './provider-http.js';
 
-// The SDK takes about 10 MB of memory once loaded; most servers never call a provider, so it
-// loads on the first playground or judge run (docs/performance.md, "Memory").
+// The provider SDKs take tens of MB of memory once loaded (the openai and Anthropic ones about
+// 23 MB); most servers never call a provider, so each loads on its first playground or judge run
+// (docs/performance.md, "Memory").
 let sdk: Promise<typeof OpenAI> | null = null;
 const loadSdk = () => (sdk ??= import('openai').then((module) => module.default));
 

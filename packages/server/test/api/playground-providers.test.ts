@@ -12,7 +12,13 @@ import { after, before, it } from 'node:test';
 import OpenAI from 'openai';
 import { call, expectStatus } from '../helpers/auth.js';
 import { describeEachDialect } from '../helpers/server.js';
-import { STANDIN_KEYS, STANDIN_TOOL_ARGUMENTS, startStandinProviders, type StandinProviders } from '../helpers/standin-providers.js';
+import {
+  STANDIN_KEYS,
+  STANDIN_THOUGHT_SIGNATURE,
+  STANDIN_TOOL_ARGUMENTS,
+  startStandinProviders,
+  type StandinProviders,
+} from '../helpers/standin-providers.js';
 
 const WEATHER_SCHEMA = {
   type: 'object',
@@ -33,8 +39,10 @@ const FORECAST_SCHEMA = {
 const FORECAST_FORMAT = { type: 'json_schema' as const, json_schema: { name: 'forecast', schema: FORECAST_SCHEMA, strict: true } };
 
 interface Shapes {
-  provider: 'openai' | 'anthropic';
+  provider: 'openai' | 'anthropic' | 'google';
   model: string;
+  /** Whether the provider streams a call's arguments in pieces (Gemini sends each call whole). */
+  argumentsInPieces: boolean;
   /** The tools as the provider received them. */
   tools(body: any): unknown;
   /** The tool choice as the provider received it. */
@@ -52,6 +60,7 @@ const SHAPES: Shapes[] = [
   {
     provider: 'openai',
     model: 'openai:gpt-standin',
+    argumentsInPieces: true,
     tools: (body) => body.tools,
     toolChoice: (body) => body.tool_choice,
     callAndResult: (body) => body.messages.slice(1),
@@ -72,6 +81,7 @@ const SHAPES: Shapes[] = [
   {
     provider: 'anthropic',
     model: 'anthropic:claude-standin',
+    argumentsInPieces: true,
     tools: (body) =>
       body.tools.map((tool: any) => ({
         type: 'function',
@@ -86,6 +96,32 @@ const SHAPES: Shapes[] = [
     expectedToolChoice: { type: 'tool', name: 'get_weather' },
     responseFormat: (body) => body.output_config,
     expectedResponseFormat: { format: { type: 'json_schema', schema: FORECAST_SCHEMA } },
+  },
+  {
+    provider: 'google',
+    model: 'google:gemini-standin',
+    argumentsInPieces: false,
+    tools: (body) =>
+      body.tools[0].functionDeclarations.map((declared: any) => ({
+        type: 'function',
+        function: { name: declared.name, description: declared.description, parameters: declared.parametersJsonSchema },
+      })),
+    toolChoice: (body) => body.toolConfig,
+    callAndResult: (body) => body.contents.slice(1),
+    // The call had no id from Gemini: Sightline's own id is not sent back; its thought signature is.
+    expectedCallAndResult: (_callId, result) => [
+      {
+        role: 'model',
+        parts: [{ functionCall: { name: 'get_weather', args: STANDIN_TOOL_ARGUMENTS }, thoughtSignature: STANDIN_THOUGHT_SIGNATURE }],
+      },
+      { role: 'user', parts: [{ functionResponse: { name: 'get_weather', response: { output: result } } }] },
+    ],
+    expectedToolChoice: { functionCallingConfig: { mode: 'ANY', allowedFunctionNames: ['get_weather'] } },
+    responseFormat: (body) => ({
+      responseMimeType: body.generationConfig.responseMimeType,
+      responseJsonSchema: body.generationConfig.responseJsonSchema,
+    }),
+    expectedResponseFormat: { responseMimeType: 'application/json', responseJsonSchema: FORECAST_SCHEMA },
   },
 ];
 
@@ -106,6 +142,8 @@ describeEachDialect(
         { key: 'OPENAI_BASE_URL', value: `${standins.url}/openai` },
         { key: 'ANTHROPIC_API_KEY', value: STANDIN_KEYS.anthropic },
         { key: 'ANTHROPIC_BASE_URL', value: `${standins.url}/anthropic` },
+        { key: 'GEMINI_API_KEY', value: STANDIN_KEYS.gemini },
+        { key: 'GEMINI_BASE_URL', value: `${standins.url}/gemini` },
       ];
       expectStatus(await call(server().url, null, 'PUT', '/v1/secrets', { body: { secrets } }), 200);
     });
@@ -125,7 +163,7 @@ describeEachDialect(
             stream: true,
           })
           .withResponse();
-        const calls: { id: string; name: string; arguments: string }[] = [];
+        const calls: { id: string; name: string; arguments: string; signature?: string }[] = [];
         let argumentPieces = 0;
         let finishReason: string | null = null;
         for await (const chunk of stream) {
@@ -133,6 +171,10 @@ describeEachDialect(
             calls[piece.index] ??= { id: '', name: '', arguments: '' };
             const known = calls[piece.index]!;
             if (piece.id) known.id = piece.id;
+            // Gemini's thought signature, where Google's OpenAI-compatible API puts it (not in the SDK's types).
+            const signature = (piece as { extra_content?: { google?: { thought_signature?: string } } }).extra_content?.google
+              ?.thought_signature;
+            if (signature) known.signature = signature;
             if (piece.function?.name) known.name = piece.function.name;
             if (piece.function?.arguments) {
               known.arguments += piece.function.arguments;
@@ -145,7 +187,8 @@ describeEachDialect(
         const [made] = calls;
         assert.equal(made!.name, 'get_weather');
         assert.deepEqual(JSON.parse(made!.arguments), STANDIN_TOOL_ARGUMENTS);
-        assert.ok(argumentPieces >= 2, 'the arguments arrive in pieces, as the provider streams them');
+        if (shape.argumentsInPieces) assert.ok(argumentPieces >= 2, 'the arguments arrive in pieces, as the provider streams them');
+        assert.equal(made!.signature, shape.provider === 'google' ? STANDIN_THOUGHT_SIGNATURE : undefined);
         assert.equal(finishReason, 'tool_calls');
         const first = standins.requests.at(-1)!;
         assert.deepEqual(shape.tools(first.body), [WEATHER_TOOL], `${shape.provider} received the tool in its own shape`);
@@ -168,7 +211,15 @@ describeEachDialect(
               {
                 role: 'assistant',
                 content: null,
-                tool_calls: [{ id: made!.id, type: 'function', function: { name: made!.name, arguments: made!.arguments } }],
+                tool_calls: [
+                  {
+                    id: made!.id,
+                    type: 'function',
+                    function: { name: made!.name, arguments: made!.arguments },
+                    // Sent back as it came, as a client of Google's OpenAI-compatible API does.
+                    ...(made!.signature ? { extra_content: { google: { thought_signature: made!.signature } } } : {}),
+                  } as OpenAI.ChatCompletionMessageToolCall,
+                ],
               },
               { role: 'tool', tool_call_id: made!.id, content: result },
             ],
@@ -205,6 +256,54 @@ describeEachDialect(
       const spans = expectStatus(await call(server().url, null, 'GET', '/v1/projects/playground/spans?limit=50'), 200).body.data as any[];
       const traced = spans.find((span) => String(span.attributes['llm.invocation_parameters']).includes('forecast'));
       assert.deepEqual(JSON.parse(traced.attributes['llm.invocation_parameters']).response_format, FORECAST_FORMAT);
+    });
+
+    it("google: JSON mode; an evaluator's judge through generateContent; Gemini's refusal read from its JSON error body", async () => {
+      const answer = await sdk().chat.completions.create({
+        model: 'google:gemini-standin',
+        messages: [{ role: 'system', content: 'Be brief.' }, QUESTION],
+        response_format: { type: 'json_object' },
+        temperature: 0.3,
+        max_tokens: 64,
+      });
+      assert.equal(answer.choices[0]!.message.content, `Echo: ${QUESTION.content}`);
+      // Output tokens as billed: the answer's and the thinking's.
+      assert.deepEqual(answer.usage, { prompt_tokens: 17, completion_tokens: 8, total_tokens: 25 });
+      const sent = standins.requests.at(-1)!;
+      assert.match(sent.path, /^\/gemini\/v1beta\/models\/gemini-standin:streamGenerateContent\?alt=sse$/);
+      assert.deepEqual(sent.body.systemInstruction, { parts: [{ text: 'Be brief.' }], role: 'user' });
+      assert.deepEqual(sent.body.contents, [{ role: 'user', parts: [{ text: QUESTION.content }] }]);
+      assert.deepEqual(
+        [sent.body.generationConfig.responseMimeType, sent.body.generationConfig.temperature, sent.body.generationConfig.maxOutputTokens],
+        ['application/json', 0.3, 64],
+      );
+
+      const judged = expectStatus(
+        await call(server().url, null, 'POST', '/v1/evaluators/try', {
+          body: {
+            definition: {
+              type: 'llm_judge',
+              model: 'google:gemini-judge',
+              template: 'Is this correct: {{output}}',
+              labels: [
+                { label: 'correct', score: 1 },
+                { label: 'wrong', score: 0 },
+              ],
+            },
+            item: { output: 'Paris' },
+          },
+        }),
+        200,
+      ).body.data;
+      assert.deepEqual([judged.label, judged.score, judged.answer], ['correct', 1, 'Echo: Is this correct: Paris']);
+      assert.match(standins.requests.at(-1)!.path, /^\/gemini\/v1beta\/models\/gemini-judge:generateContent$/, 'the judge is not streamed');
+
+      const missing = await call(server().url, null, 'POST', '/v1/chat/completions', {
+        body: { model: 'google:missing-model', messages: [QUESTION] },
+      });
+      expectStatus(missing, 422);
+      // Without sign-in whoever calls is the operator, who sees the provider's own message.
+      assert.equal(missing.body.detail, 'google answered 404: models/missing-model is not found for API version v1beta (NOT_FOUND)');
     });
 
     it('refuses response formats a provider cannot take, before calling it', async () => {
@@ -323,7 +422,7 @@ describeEachDialect(
         ],
         ['a user message without content', { messages: [{ role: 'user' }] }, /^messages\[0\] \(user\) has no content/],
       ];
-      for (const model of ['openai:gpt-standin', 'anthropic:claude-standin']) {
+      for (const { model } of SHAPES) {
         for (const [what, change, expected] of cases) {
           const body = { model, messages: [QUESTION], ...change };
           const answer = await call(server().url, null, 'POST', '/v1/chat/completions', { body });

@@ -1,8 +1,10 @@
 /**
  * Stand-ins of model providers on loopback, each speaking its API's wire format (streamed as
  * server-sent events, or whole), for the playground's tests (docs/playground.md): OpenAI's chat
- * completions at `<url>/openai`, Anthropic's messages at `<url>/anthropic`. They all follow one
- * script, so a test can drive any provider the same way:
+ * completions at `<url>/openai`, Anthropic's messages at `<url>/anthropic`, Google's Gemini API
+ * at `<url>/gemini` (`/v1beta/models/{model}:streamGenerateContent?alt=sse` and
+ * `:generateContent`, as @google/genai calls them). They all follow one script, so a test can
+ * drive any provider the same way:
  *
  * - offered tools and given no tool result yet, the model calls the first tool with
  *   STANDIN_TOOL_ARGUMENTS (streamed in two pieces);
@@ -14,7 +16,13 @@
  */
 import http from 'node:http';
 
-export const STANDIN_KEYS = { openai: 'sk-standin-openai-0123', anthropic: 'sk-ant-standin-4567' } as const;
+export const STANDIN_KEYS = {
+  openai: 'sk-standin-openai-0123',
+  anthropic: 'sk-ant-standin-4567',
+  gemini: 'AIza-standin-gemini-89ab',
+} as const;
+/** The thought signature the Gemini stand-in puts on its function call parts (Gemini wants it back with the call). */
+export const STANDIN_THOUGHT_SIGNATURE = 'c2lnbmF0dXJlLW9mLXRoZS1zdGFuZC1pbg==';
 /** The arguments of the stand-ins' tool calls. */
 export const STANDIN_TOOL_ARGUMENTS = { city: 'Paris', unit: 'celsius' };
 
@@ -26,7 +34,7 @@ export interface RecordedRequest {
 }
 
 export interface StandinProviders {
-  /** The origin; the providers' base URLs are `${url}/openai` and `${url}/anthropic`. */
+  /** The origin; the providers' base URLs are `${url}/openai`, `${url}/anthropic` and `${url}/gemini`. */
   url: string;
   requests: RecordedRequest[];
   close(): Promise<void>;
@@ -107,6 +115,21 @@ export async function startStandinProviders(options: { chunkDelayMs?: number } =
           return json(401, { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } });
         }
         return void anthropic(body, sse);
+      }
+      const gemini = /^\/gemini\/v1beta\/models\/([^/:]+):(streamGenerateContent\?alt=sse|generateContent)$/.exec(path);
+      if (gemini && request.method === 'POST') {
+        if (request.headers['x-goog-api-key'] !== STANDIN_KEYS.gemini) {
+          return json(400, {
+            error: { code: 400, message: 'API key not valid. Please pass a valid API key.', status: 'INVALID_ARGUMENT' },
+          });
+        }
+        const model = decodeURIComponent(gemini[1]!);
+        if (model === 'missing-model') {
+          return json(404, {
+            error: { code: 404, message: `models/${model} is not found for API version v1beta`, status: 'NOT_FOUND' },
+          });
+        }
+        return void geminiAnswer(body, model, gemini[2] !== 'generateContent', json, sse);
       }
       json(404, { error: { message: `no route ${path}` } });
     });
@@ -233,4 +256,35 @@ async function anthropic(body: any, sse: Sse): Promise<void> {
     event('message_stop', { type: 'message_stop' }),
   );
   await sse(events);
+}
+
+/** Gemini's generateContent: `contents` of `user` and `model` turns, `functionDeclarations`, `functionCall` and `functionResponse` parts. */
+async function geminiAnswer(body: any, model: string, stream: boolean, json: Json, sse: Sse): Promise<void> {
+  const parts = (body.contents as { role: string; parts: any[] }[]).flatMap((content) =>
+    content.parts.map((part) => ({ role: content.role, ...part })),
+  );
+  const result = parts.filter((part) => part.functionResponse).at(-1)?.functionResponse.response;
+  const turn = turnOf({
+    tools: (body.tools ?? []).flatMap((tool: any) => (tool.functionDeclarations ?? []).map((declared: any) => declared.name)),
+    lastToolResult: result === undefined ? null : typeof result.output === 'string' ? result.output : JSON.stringify(result),
+    lastUserText: String(parts.filter((part) => part.role === 'user' && typeof part.text === 'string').at(-1)?.text ?? ''),
+    schema: body.generationConfig?.responseJsonSchema,
+  });
+  const usageMetadata = { promptTokenCount: 17, candidatesTokenCount: 5, thoughtsTokenCount: 3, totalTokenCount: 25 };
+  // The Gemini API sends calls without an id; each call's part carries a thought signature.
+  const callPart =
+    'tool' in turn
+      ? { functionCall: { name: turn.tool, args: STANDIN_TOOL_ARGUMENTS }, thoughtSignature: STANDIN_THOUGHT_SIGNATURE }
+      : null;
+  const response = (responseParts: unknown[], last: boolean) => ({
+    candidates: [{ content: { role: 'model', parts: responseParts }, index: 0, ...(last ? { finishReason: 'STOP' } : {}) }],
+    ...(last ? { usageMetadata } : {}),
+    modelVersion: model,
+    responseId: 'standin-response',
+  });
+  if (!stream) return json(200, response(callPart ? [callPart] : [{ text: (turn as { text: string }).text }], true));
+  const chunks = callPart
+    ? [response([callPart], true)]
+    : pieces((turn as { text: string }).text).map((piece, index, all) => response([{ text: piece }], index === all.length - 1));
+  await sse(chunks.map((chunk) => `data: ${JSON.stringify(chunk)}\r\n\r\n`));
 }

@@ -30,6 +30,7 @@ export const PROVIDERS = [
   { value: 'openai', label: 'OpenAI', key: 'OPENAI_API_KEY', baseUrl: 'OPENAI_BASE_URL', example: 'gpt-4o-mini' },
   { value: 'azure_openai', label: 'Azure OpenAI', key: 'AZURE_OPENAI_API_KEY', baseUrl: 'AZURE_OPENAI_BASE_URL', example: 'gpt-4o-mini' },
   { value: 'anthropic', label: 'Anthropic', key: 'ANTHROPIC_API_KEY', baseUrl: 'ANTHROPIC_BASE_URL', example: 'claude-sonnet-4-5' },
+  { value: 'google', label: 'Google Gemini', key: 'GEMINI_API_KEY', baseUrl: 'GEMINI_BASE_URL', example: 'gemini-2.5-flash' },
   { value: 'ollama', label: 'Ollama', key: null, baseUrl: 'OLLAMA_BASE_URL', example: 'llama3.2' },
   {
     value: 'openai_compatible',
@@ -311,7 +312,14 @@ const ROLE_OF: Record<string, Role> = {
 };
 
 // OpenInference's llm.provider values that name one of our providers differently.
-const PROVIDER_ALIASES: Record<string, Provider> = { azure: 'azure_openai', 'azure-openai': 'azure_openai', x_ai: 'xai' };
+const PROVIDER_ALIASES: Record<string, Provider> = {
+  azure: 'azure_openai',
+  'azure-openai': 'azure_openai',
+  x_ai: 'xai',
+  gemini: 'google',
+  google_genai: 'google',
+  'google-genai': 'google',
+};
 
 /** One of PROVIDERS for a provider name as spans or prompts write it, or null. */
 export function providerOf(name: unknown): Provider | null {
@@ -458,6 +466,7 @@ const PROMPT_PROVIDER: Record<Provider, { model_provider: PromptVersionData['mod
   openai: { model_provider: 'OPENAI', type: 'openai' },
   azure_openai: { model_provider: 'AZURE_OPENAI', type: 'azure_openai' },
   anthropic: { model_provider: 'ANTHROPIC', type: 'anthropic' },
+  google: { model_provider: 'GOOGLE', type: 'google' },
   ollama: { model_provider: 'OLLAMA', type: 'ollama' },
   openai_compatible: { model_provider: 'OPENAI', type: 'openai' },
   deepseek: { model_provider: 'DEEPSEEK', type: 'deepseek' },
@@ -523,7 +532,8 @@ export function promptVersionBody(draft: PlaygroundDraft, name: string, descript
   if (draft.temperature !== null) settings.temperature = draft.temperature;
   if (draft.topP !== null) settings.top_p = draft.topP;
   // Anthropic settings need max_tokens (docs/prompts.md); the server's default there is 1024 (docs/playground.md).
-  if (draft.maxTokens !== null) settings.max_tokens = draft.maxTokens;
+  // Google's settings name it max_output_tokens, as Phoenix's do.
+  if (draft.maxTokens !== null) settings[draft.provider === 'google' ? 'max_output_tokens' : 'max_tokens'] = draft.maxTokens;
   else if (draft.provider === 'anthropic') settings.max_tokens = 1024;
   const version: PromptVersionData = {
     description: description.trim() || null,

@@ -67,8 +67,9 @@ const ChatCompletionBody = Type.Object(
             Type.Literal('assistant'),
             Type.Literal('tool'),
           ]),
-          // Required but for an assistant message with tool_calls (checked in playground/chat-request.ts).
-          content: Type.Optional(Nullable(Type.Union([Type.String({ maxLength: 1_000_000 }), Type.Array(TextPart, { maxItems: 100 })]))),
+          // Required but for an assistant message with tool_calls (checked in playground/chat-request.ts). Null
+          // comes first: with Ajv's type coercion a string branch before it would read null as "".
+          content: Type.Optional(Type.Union([Type.Null(), Type.String({ maxLength: 1_000_000 }), Type.Array(TextPart, { maxItems: 100 })])),
           tool_calls: Type.Optional(Type.Array(ToolCall, { maxItems: 128, description: 'Calls an assistant message made.' })),
           tool_call_id: Type.Optional(Type.String({ maxLength: 200, description: 'The call a tool message answers.' })),
         },

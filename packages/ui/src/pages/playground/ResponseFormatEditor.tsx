@@ -7,7 +7,13 @@ import { TOOL_NAME, parsedSchema, type DraftResponseFormat, type PlaygroundDraft
 
 /** What a provider does with the format, when it differs from OpenAI's (which takes it as sent). */
 function providerNote(provider: Provider, type: DraftResponseFormat['type']): string | null {
-  if (provider !== 'anthropic' || type === 'text') return null;
+  if (type === 'text') return null;
+  if (provider === 'google') {
+    return type === 'json_schema'
+      ? 'Gemini: sent as responseMimeType application/json with the schema as responseJsonSchema (name and strict have no equivalent).'
+      : 'Gemini: sent as responseMimeType application/json.';
+  }
+  if (provider !== 'anthropic') return null;
   return type === 'json_schema'
     ? 'Anthropic: sent as its structured outputs (output_config.format), which its newer models follow.'
     : 'Anthropic has no JSON mode without a schema: the run is refused. Choose JSON schema.';
