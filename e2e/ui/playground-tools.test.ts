@@ -1,9 +1,11 @@
 /**
- * The playground's tools in Debian's Chromium (docs/playground.md, "Tools") against stand-in
- * providers on loopback that speak their APIs' wire formats (packages/server/test/helpers/
- * standin-providers.ts): a tool defined on the page is offered to the model, the stand-in's call
- * shows with its name and arguments, the result typed for it goes back as a tool message and the
- * final answer arrives. One login-free server and one browser for the file.
+ * The playground's tools and models side by side in Debian's Chromium (docs/playground.md,
+ * "Tools", "Side by side") against stand-in providers on loopback that speak their APIs' wire
+ * formats (packages/server/test/helpers/standin-providers.ts): a tool defined on the page is
+ * offered to the model, the stand-in's call shows with its name and arguments, the result typed
+ * for it goes back as a tool message and the final answer arrives; then an OpenAI model and a
+ * Gemini model run the same messages at once, each answer, token count and trace in its own
+ * column. One login-free server and one browser for the file.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe } from 'node:test';
@@ -22,7 +24,7 @@ let standins: StandinProviders;
 let server: TestServer;
 let opened: OpenedPage;
 
-describe('UI: playground tools', () => {
+describe('UI: playground tools and models side by side', () => {
   const test = uiTest(() => [opened]);
 
   before(async () => {
@@ -39,6 +41,8 @@ describe('UI: playground tools', () => {
           { key: 'OPENAI_BASE_URL', value: `${standins.url}/openai` },
           { key: 'ANTHROPIC_API_KEY', value: STANDIN_KEYS.anthropic },
           { key: 'ANTHROPIC_BASE_URL', value: `${standins.url}/anthropic` },
+          { key: 'GEMINI_API_KEY', value: STANDIN_KEYS.gemini },
+          { key: 'GEMINI_BASE_URL', value: `${standins.url}/gemini` },
         ],
       },
     });
@@ -94,5 +98,39 @@ describe('UI: playground tools', () => {
     assert.equal(await page.getByLabel('Tool call id of message 4').inputValue(), callId);
     assert.equal(await page.getByLabel('Message 4', { exact: true }).inputValue(), '21 °C and sunny');
     await page.getByTestId('playground-message-tool-calls').getByText('get_weather').waitFor();
+  });
+
+  test('runs two models side by side on the same messages, each answer in its own column', async () => {
+    const { page } = opened;
+    await page.goto(`${server.url}/playground`);
+    await page.getByLabel('Message 2', { exact: true }).fill('Compare us');
+    await page.getByRole('button', { name: 'Add model' }).click();
+    const columns = page.getByTestId('playground-column');
+    assert.equal(await columns.count(), 2);
+    const second = columns.nth(1);
+    await second.getByRole('combobox', { name: 'Provider' }).click();
+    await page.getByRole('option', { name: 'Google Gemini' }).click();
+    await second.getByLabel('Model', { exact: true }).fill('gemini-standin');
+    const before = standins.requests.length;
+    await page.getByRole('button', { name: 'Run', exact: true }).click();
+
+    // Each column streams its own answer, then its own tokens and its own trace.
+    for (const [column, tokens] of [
+      [columns.nth(0), '21 + 7 = 28'],
+      [second, '17 + 8 = 25'],
+    ] as const) {
+      await column.getByTestId('playground-output').getByText('Echo: Compare us').waitFor();
+      await column.getByTestId('playground-tokens').getByText(tokens).waitFor();
+    }
+    const traces = await Promise.all(
+      [0, 1].map((index) => columns.nth(index).getByRole('link', { name: "Open the run's trace" }).getAttribute('href')),
+    );
+    assert.ok(
+      traces.every((href) => /\/projects\/playground\/traces\/[0-9a-f]{32}$/.test(href ?? '')),
+      traces.join(', '),
+    );
+    assert.notEqual(traces[0], traces[1], 'each run is its own trace');
+    const sent = standins.requests.slice(before).map((request) => request.path.split('?')[0]);
+    assert.deepEqual(sent.sort(), ['/gemini/v1beta/models/gemini-standin:streamGenerateContent', '/openai/chat/completions']);
   });
 });

@@ -96,6 +96,17 @@ export function defaultResponseFormat(): DraftResponseFormat {
 /** `auto`, `none`, `required`, or the name of the one tool the model must call. */
 export type ToolChoice = 'auto' | 'none' | 'required' | { name: string };
 
+/** One model the page runs: its provider, name and parameters (docs/playground.md, "Side by side"). */
+export type ModelSettings = Pick<PlaygroundDraft, 'provider' | 'model' | 'temperature' | 'maxTokens' | 'topP'>;
+
+/** At most this many models run side by side. */
+export const MAX_MODELS = 4;
+
+/** The draft's own model, the first of the page's columns (saved as a prompt, run over a dataset). */
+export function modelOf(draft: PlaygroundDraft): ModelSettings {
+  return { provider: draft.provider, model: draft.model, temperature: draft.temperature, maxTokens: draft.maxTokens, topP: draft.topP };
+}
+
 /** Everything the playground edits; also what "Open in playground" passes as router state. */
 export interface PlaygroundDraft {
   provider: Provider;

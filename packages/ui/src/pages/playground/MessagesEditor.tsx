@@ -57,7 +57,7 @@ export function MessagesEditor({ draft, update }: { draft: PlaygroundDraft; upda
         {draft.messages.map((message, index) => (
           <Paper key={message.id} withBorder p="sm" radius="sm" data-testid="playground-message">
             <Group justify="space-between" mb={6} wrap="nowrap">
-              <Group gap="xs" wrap="nowrap">
+              <Group gap="xs" wrap="nowrap" style={{ flex: 1, minWidth: 0 }}>
                 <Select
                   size="xs"
                   w={130}
@@ -70,7 +70,7 @@ export function MessagesEditor({ draft, update }: { draft: PlaygroundDraft; upda
                 {message.role === 'tool' ? (
                   <TextInput
                     size="xs"
-                    w={180}
+                    style={{ flex: 1, minWidth: 0, maxWidth: 260 }}
                     aria-label={`Tool call id of message ${index + 1}`}
                     placeholder="call id"
                     value={message.toolCallId ?? ''}
@@ -103,22 +103,26 @@ export function MessagesEditor({ draft, update }: { draft: PlaygroundDraft; upda
               autosize
               minRows={message.role === 'tool' || message.toolCalls?.length ? 1 : 2}
               maxRows={16}
-              placeholder={message.role === 'tool' ? "The tool's result" : undefined}
+              placeholder={
+                message.role === 'tool' ? "The tool's result" : message.toolCalls?.length ? 'No text beside the calls' : undefined
+              }
               value={message.content}
               onChange={(event) => setMessage(message.id, { content: event.currentTarget.value })}
             />
             {message.role === 'assistant' && message.toolCalls?.length ? (
               <Stack gap={4} mt={6} data-testid="playground-message-tool-calls">
                 {message.toolCalls.map((call) => (
-                  <Group key={call.id} gap="xs" align="flex-start" wrap="nowrap">
-                    <Badge variant="light" color="grape" style={{ flexShrink: 0 }}>
-                      {call.name}
-                    </Badge>
-                    <Code style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word', flex: 1 }}>{call.arguments}</Code>
-                    <Text size="xs" c="dimmed" style={{ flexShrink: 0 }}>
-                      {call.id}
-                    </Text>
-                  </Group>
+                  <Stack key={call.id} gap={2}>
+                    <Group gap="xs" wrap="nowrap">
+                      <Badge variant="light" color="grape" tt="none" style={{ flexShrink: 0 }}>
+                        {call.name}
+                      </Badge>
+                      <Text size="xs" c="dimmed" truncate>
+                        {call.id}
+                      </Text>
+                    </Group>
+                    <Code style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word' }}>{call.arguments}</Code>
+                  </Stack>
                 ))}
               </Stack>
             ) : null}

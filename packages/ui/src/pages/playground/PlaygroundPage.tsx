@@ -1,32 +1,35 @@
 /**
- * `/playground`: edit a chat prompt (provider:model, messages, template variables, parameters),
- * run it with the answer streamed token by token, save it as a prompt version, or run it over a
- * dataset as an experiment (docs/playground.md). "Open in playground" on a prompt version and
- * "Replay in playground" on an LLM span arrive here with the draft as router state.
+ * `/playground`: edit a chat prompt (messages, template variables, tools, response format), run
+ * it on up to four models side by side with each answer streamed token by token, save it as a
+ * prompt version, or run it over a dataset as an experiment (docs/playground.md). "Open in
+ * playground" on a prompt version and "Replay in playground" on an LLM span arrive here with the
+ * draft as router state.
  */
 import { useRef, useState } from 'react';
 import { Link, useLocation } from 'react-router';
-import { Alert, Anchor, Button, Grid, Group, NumberInput, Paper, Select, Stack, Text, TextInput, Textarea, Title } from '@mantine/core';
-import { IconAlertTriangle, IconPlayerPlay, IconPlayerStop } from '@tabler/icons-react';
+import { Alert, Anchor, Button, Grid, Group, Paper, SimpleGrid, Stack, Text, Textarea, Title } from '@mantine/core';
+import { IconAlertTriangle, IconPlayerPlay, IconPlayerStop, IconPlus } from '@tabler/icons-react';
 import { streamChat } from './chat';
 import { MessagesEditor } from './MessagesEditor';
 import { ToolsEditor } from './ToolsEditor';
 import { ResponseFormatEditor } from './ResponseFormatEditor';
-import { RunOutput, type RunState } from './RunOutput';
+import type { RunState } from './RunOutput';
+import { ModelColumn } from './ModelColumn';
 import { SavePromptButton } from './SavePrompt';
 import { RunOverDatasetButton } from './RunOverDataset';
 import { promptPath } from '../prompts/PromptsPage';
 import {
-  PROVIDERS,
+  MAX_MODELS,
   chatRequest,
   draftProblems,
   emptyDraft,
   missingVariables,
+  modelOf,
   newMessage,
   templateVariables,
   type DraftToolCall,
+  type ModelSettings,
   type PlaygroundDraft,
-  type Provider,
 } from '../../lib/playground';
 import { usePageTitle } from '../../lib/pageTitle';
 
@@ -35,8 +38,18 @@ export interface PlaygroundLocationState {
   draft: PlaygroundDraft;
 }
 
-/** A number input's value as a number or null when blank. */
-const numberOrNull = (value: number | string): number | null => (value === '' || value === null ? null : Number(value));
+/** A model column after the first (the first is the draft's own model). */
+interface OtherColumn {
+  id: string;
+  settings: ModelSettings;
+}
+
+const FIRST = 'first';
+let nextColumn = 0;
+
+/** What keeps a column other than the first from running (the first's problems are the draft's). */
+const columnProblems = (settings: ModelSettings, index: number) =>
+  settings.model.trim() ? [] : [`Choose a model for model ${index + 1}.`];
 
 /** The page: reads the router state once per navigation (a new "Open in playground" remounts it). */
 export function PlaygroundPage() {
@@ -48,40 +61,52 @@ export function PlaygroundPage() {
 
 function Playground({ initial }: { initial: PlaygroundDraft }) {
   const [draft, setDraft] = useState(initial);
-  const [run, setRun] = useState<RunState>({ status: 'idle' });
+  const [others, setOthers] = useState<OtherColumn[]>([]);
+  const [runs, setRuns] = useState<Record<string, RunState>>({});
   const [tried, setTried] = useState(false);
-  const abort = useRef<AbortController | null>(null);
+  const controllers = useRef(new Map<string, AbortController>());
 
   const variables = templateVariables(draft.messages, draft.templateFormat);
   const missing = missingVariables(variables, draft.variables);
-  const problems = draftProblems(draft);
+  const columns = [{ id: FIRST, settings: modelOf(draft) }, ...others];
+  const problems = [...draftProblems(draft), ...others.flatMap((column, index) => columnProblems(column.settings, index + 1))];
+  const running = columns.some((column) => runs[column.id]?.status === 'running');
   const update = (change: Partial<PlaygroundDraft>) => setDraft((current) => ({ ...current, ...change }));
-  const provider = PROVIDERS.find((candidate) => candidate.value === draft.provider) ?? PROVIDERS[0];
+  const setRun = (id: string, run: RunState) => setRuns((current) => ({ ...current, [id]: run }));
 
-  /** Runs `current` (the draft, or the draft just extended with tool results). */
-  const start = async (current: PlaygroundDraft) => {
-    setTried(true);
-    const unfilled = missingVariables(templateVariables(current.messages, current.templateFormat), current.variables);
-    if (unfilled.length > 0 || draftProblems(current).length > 0) return;
+  /** Runs one column's model on `current`, streaming into the column. */
+  const runColumn = async (id: string, current: PlaygroundDraft) => {
     const controller = new AbortController();
-    abort.current = controller;
-    setRun({ status: 'running', text: '', toolCalls: [] });
+    controllers.current.set(id, controller);
+    setRun(id, { status: 'running', text: '', toolCalls: [] });
     let progress = { content: '', toolCalls: [] as DraftToolCall[] };
     try {
       const result = await streamChat(
         chatRequest(current, current.variables, true),
         (next) => {
           progress = next;
-          setRun({ status: 'running', text: next.content, toolCalls: next.toolCalls });
+          setRun(id, { status: 'running', text: next.content, toolCalls: next.toolCalls });
         },
         controller.signal,
       );
-      setRun({ status: 'done', text: result.content, toolCalls: result.toolCalls, result });
+      setRun(id, { status: 'done', text: result.content, toolCalls: result.toolCalls, result });
     } catch (error) {
       const failure = controller.signal.aborted ? new Error('Stopped.') : error instanceof Error ? error : new Error(String(error));
-      setRun({ status: 'failed', text: progress.content, toolCalls: progress.toolCalls, error: failure });
+      setRun(id, { status: 'failed', text: progress.content, toolCalls: progress.toolCalls, error: failure });
     } finally {
-      abort.current = null;
+      controllers.current.delete(id);
+    }
+  };
+
+  /** Runs every column on `current` (the draft, or the draft just extended with tool results), all at once. */
+  const start = (current: PlaygroundDraft) => {
+    setTried(true);
+    const unfilled = missingVariables(templateVariables(current.messages, current.templateFormat), current.variables);
+    const otherProblems = others.flatMap((column, index) => columnProblems(column.settings, index + 1));
+    if (unfilled.length > 0 || draftProblems(current).length > 0 || otherProblems.length > 0) return;
+    // Each column is its own call of the route, so each run is its own traced span.
+    for (const column of [{ id: FIRST, settings: modelOf(current) }, ...others]) {
+      void runColumn(column.id, { ...current, ...column.settings });
     }
   };
 
@@ -91,7 +116,13 @@ function Playground({ initial }: { initial: PlaygroundDraft }) {
     const answers = calls.map((call, index) => ({ ...newMessage('tool', results[index] ?? ''), toolCallId: call.id }));
     const next = { ...draft, messages: [...draft.messages, assistant, ...answers] };
     setDraft(next);
-    void start(next);
+    start(next);
+  };
+
+  const addModel = () => {
+    nextColumn += 1;
+    // A copy of the first model, to change the provider or model of.
+    setOthers((current) => [...current, { id: `column-${nextColumn}`, settings: modelOf(draft) }]);
   };
 
   return (
@@ -130,61 +161,8 @@ function Playground({ initial }: { initial: PlaygroundDraft }) {
       <Grid gap="md">
         <Grid.Col span={{ base: 12, md: 7 }}>
           <Stack gap="md">
-            <Paper withBorder p="md" radius="md">
-              <Stack gap="sm">
-                <Group grow align="flex-start">
-                  <Select
-                    label="Provider"
-                    data={PROVIDERS.map((candidate) => ({ value: candidate.value, label: candidate.label }))}
-                    value={draft.provider}
-                    onChange={(value) => value && update({ provider: value as Provider })}
-                    allowDeselect={false}
-                    comboboxProps={{ withinPortal: true }}
-                  />
-                  <TextInput
-                    label="Model"
-                    placeholder={provider.example}
-                    value={draft.model}
-                    onChange={(event) => update({ model: event.currentTarget.value })}
-                    description={`Sent as ${draft.provider}:${draft.model.trim() || '…'}`}
-                  />
-                </Group>
-                <Group grow align="flex-start">
-                  <NumberInput
-                    label="Temperature"
-                    placeholder="provider default"
-                    min={0}
-                    max={2}
-                    step={0.1}
-                    decimalScale={2}
-                    value={draft.temperature ?? ''}
-                    onChange={(value) => update({ temperature: numberOrNull(value) })}
-                  />
-                  <NumberInput
-                    label="Max tokens"
-                    placeholder={draft.provider === 'anthropic' ? '1024' : 'provider default'}
-                    min={1}
-                    allowDecimal={false}
-                    value={draft.maxTokens ?? ''}
-                    onChange={(value) => update({ maxTokens: numberOrNull(value) })}
-                  />
-                  <NumberInput
-                    label="Top p"
-                    placeholder="provider default"
-                    min={0}
-                    max={1}
-                    step={0.05}
-                    decimalScale={2}
-                    value={draft.topP ?? ''}
-                    onChange={(value) => update({ topP: numberOrNull(value) })}
-                  />
-                </Group>
-              </Stack>
-            </Paper>
-
             <MessagesEditor draft={draft} update={update} />
             <ToolsEditor draft={draft} update={update} />
-            <ResponseFormatEditor draft={draft} providers={[draft.provider]} update={update} />
           </Stack>
         </Grid.Col>
 
@@ -215,30 +193,69 @@ function Playground({ initial }: { initial: PlaygroundDraft }) {
                 )}
               </Stack>
             </Paper>
-
-            <Group>
-              {run.status === 'running' ? (
-                <Button color="red" variant="light" leftSection={<IconPlayerStop size={16} />} onClick={() => abort.current?.abort()}>
-                  Stop
-                </Button>
-              ) : (
-                <Button leftSection={<IconPlayerPlay size={16} />} onClick={() => void start(draft)}>
-                  Run
-                </Button>
-              )}
-            </Group>
-            {tried && (missing.length > 0 || problems.length > 0) ? (
-              <Alert color="red" icon={<IconAlertTriangle size={18} />} title="Cannot run yet" data-testid="playground-problems">
-                {[...problems, ...(missing.length > 0 ? [`Fill in the variables: ${missing.join(', ')}.`] : [])].join(' ')}
-              </Alert>
-            ) : null}
-
-            <Paper withBorder p="md" radius="md">
-              <RunOutput run={run} onSendResults={sendResults} />
-            </Paper>
+            <ResponseFormatEditor draft={draft} providers={columns.map((column) => column.settings.provider)} update={update} />
           </Stack>
         </Grid.Col>
       </Grid>
+
+      <Group justify="space-between" align="center">
+        <Group gap="xs">
+          {running ? (
+            <Button
+              color="red"
+              variant="light"
+              leftSection={<IconPlayerStop size={16} />}
+              onClick={() => {
+                for (const controller of controllers.current.values()) controller.abort();
+              }}
+            >
+              Stop
+            </Button>
+          ) : (
+            <Button leftSection={<IconPlayerPlay size={16} />} onClick={() => start(draft)}>
+              Run
+            </Button>
+          )}
+          <Button
+            variant="default"
+            leftSection={<IconPlus size={16} />}
+            disabled={columns.length >= MAX_MODELS || running}
+            onClick={addModel}
+          >
+            Add model
+          </Button>
+        </Group>
+        <Text size="xs" c="dimmed">
+          {columns.length === 1
+            ? `Add up to ${MAX_MODELS - 1} more models to run the same messages side by side.`
+            : `${columns.length} models run the same messages at once, each traced as its own run.`}
+        </Text>
+      </Group>
+      {tried && (missing.length > 0 || problems.length > 0) ? (
+        <Alert color="red" icon={<IconAlertTriangle size={18} />} title="Cannot run yet" data-testid="playground-problems">
+          {[...problems, ...(missing.length > 0 ? [`Fill in the variables: ${missing.join(', ')}.`] : [])].join(' ')}
+        </Alert>
+      ) : null}
+
+      <SimpleGrid cols={{ base: 1, sm: Math.min(columns.length, 2), lg: columns.length }} spacing="md" data-testid="playground-columns">
+        {columns.map((column, index) => (
+          <ModelColumn
+            key={column.id}
+            index={index}
+            settings={column.settings}
+            run={runs[column.id] ?? { status: 'idle' }}
+            onChange={(change) => {
+              if (column.id === FIRST) update(change);
+              else
+                setOthers((current) =>
+                  current.map((other) => (other.id === column.id ? { ...other, settings: { ...other.settings, ...change } } : other)),
+                );
+            }}
+            onRemove={column.id === FIRST ? undefined : () => setOthers((current) => current.filter((other) => other.id !== column.id))}
+            onSendResults={sendResults}
+          />
+        ))}
+      </SimpleGrid>
     </Stack>
   );
 }

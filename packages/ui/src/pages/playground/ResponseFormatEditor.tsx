@@ -85,7 +85,6 @@ export function ResponseFormatEditor({
               autosize
               minRows={4}
               maxRows={16}
-              formatOnBlur
               value={format.schema}
               error={'problem' in schema ? schema.problem : undefined}
               onChange={(value) => set({ schema: value })}

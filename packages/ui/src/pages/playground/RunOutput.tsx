@@ -119,7 +119,7 @@ function ToolCallView({ call }: { call: DraftToolCall }) {
   return (
     <Stack gap={2} data-testid="playground-tool-call">
       <Group gap="xs">
-        <Badge variant="light" color="grape" data-testid="playground-tool-call-name">
+        <Badge variant="light" color="grape" tt="none" data-testid="playground-tool-call-name">
           {call.name || '…'}
         </Badge>
         <Text size="xs" c="dimmed">

@@ -76,7 +76,6 @@ export function ToolsEditor({ draft, update }: { draft: PlaygroundDraft; update:
                   autosize
                   minRows={3}
                   maxRows={14}
-                  formatOnBlur
                   value={tool.parameters}
                   error={'problem' in parameters ? parameters.problem : undefined}
                   onChange={(value) => setTool(tool.id, { parameters: value })}
