@@ -5065,6 +5065,47 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
         };
+        /** ChatToolCall */
+        ChatToolCall: {
+            id: string;
+            /** @enum {string} */
+            type?: "function";
+            function: {
+                name: string;
+                arguments: string;
+            };
+            /** @description Gemini's thought signature of the call, to send back with it (docs/playground.md). */
+            extra_content?: {
+                google?: {
+                    thought_signature?: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            } & {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
+        /** ChatTool */
+        ChatTool: {
+            /** @enum {string} */
+            type: "function";
+            function: {
+                /** @description 1 to 64 letters, digits, _ or -. */
+                name: string;
+                description?: string;
+                /** @description A JSON schema of type object; the default takes no arguments. */
+                parameters?: {
+                    [key: string]: unknown;
+                };
+                strict?: boolean;
+            } & {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
         /** ChatCompletion */
         ChatCompletion: {
             id: string;
@@ -5077,7 +5118,9 @@ export interface components {
                 message: {
                     /** @enum {string} */
                     role: "assistant";
-                    content: string;
+                    /** @description Null when the answer is tool calls only. */
+                    content: string | null;
+                    tool_calls?: components["schemas"]["ChatToolCall"][];
                 };
                 finish_reason: string | null;
             }[];
@@ -15298,25 +15341,39 @@ export interface operations {
                     /** @description "provider:model", e.g. "openai:gpt-4o-mini" or "anthropic:claude-sonnet-4-5". */
                     model: string;
                     messages: ({
-                        role: "system" | "developer" | "user" | "assistant";
-                        content: string | ({
+                        role: "system" | "developer" | "user" | "assistant" | "tool";
+                        content?: null | string | ({
                             /** @enum {string} */
                             type: "text";
                             text: string;
                         } & {
                             [key: string]: unknown;
                         })[];
+                        /** @description Calls an assistant message made. */
+                        tool_calls?: components["schemas"]["ChatToolCall"][];
+                        /** @description The call a tool message answers. */
+                        tool_call_id?: string;
                     } & {
                         [key: string]: unknown;
                     })[];
+                    /** @description Function tools the model may call (docs/playground.md). */
+                    tools?: components["schemas"]["ChatTool"][];
+                    tool_choice?: "auto" | "none" | "required" | {
+                        /** @enum {string} */
+                        type: "function";
+                        function: {
+                            name: string;
+                        };
+                    };
                     stream?: boolean;
                     temperature?: number;
                     top_p?: number;
                     max_tokens?: number;
                     max_completion_tokens?: number;
                     stop?: string | string[];
-                    /** @description Passed to OpenAI-compatible providers. */
+                    /** @description OpenAI-compatible providers get it as sent; Anthropic a json_schema as its structured outputs (docs/playground.md). */
                     response_format?: {
+                        /** @description text, json_object or json_schema (with json_schema: {name, schema, strict?}) */
                         type: string;
                     } & {
                         [key: string]: unknown;

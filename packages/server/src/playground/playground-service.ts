@@ -15,17 +15,33 @@ import {
   PROVIDERS,
   ProviderError,
   type ProviderSpec,
+  type ResponseFormat,
+  type ToolCall,
+  type ToolDefinition,
   completeChat,
   streamChat,
 } from './providers.js';
+import { ToolCallCollector } from './chat-types.js';
+import { checkResponseFormatFor } from './chat-request.js';
 import { checkedBaseUrl } from './provider-urls.js';
 import type { SecretsService } from './secrets-service.js';
 import {
   INPUT_MIME_TYPE,
   INPUT_VALUE,
+  LLM_INPUT_MESSAGES,
   LLM_INVOCATION_PARAMETERS,
   LLM_MODEL_NAME,
+  LLM_OUTPUT_MESSAGES,
   LLM_PROVIDER,
+  LLM_TOOLS,
+  MESSAGE_CONTENT,
+  MESSAGE_ROLE,
+  MESSAGE_TOOL_CALLS,
+  MESSAGE_TOOL_CALL_ID,
+  TOOL_CALL_FUNCTION_ARGUMENTS,
+  TOOL_CALL_FUNCTION_NAME,
+  TOOL_CALL_ID,
+  TOOL_JSON_SCHEMA,
   LLM_TOKEN_COUNT_COMPLETION,
   LLM_TOKEN_COUNT_PROMPT,
   LLM_TOKEN_COUNT_TOTAL,
@@ -41,6 +57,8 @@ export interface ChatRequest {
   /** `provider:model`, e.g. `openai:gpt-4o-mini` or `anthropic:claude-sonnet-4-5`. */
   model: string;
   messages: ChatMessage[];
+  /** Function tools the model may call (docs/playground.md, "Tools"). */
+  tools: ToolDefinition[];
   parameters: InvocationParameters;
 }
 
@@ -138,25 +156,41 @@ export function createPlaygroundService({ secrets, ingest, allowPrivateUrls, ope
   /** Records the run as an LLM span (after it ended), through the ingest path like any export. */
   const trace = async (
     run: { traceId: string; provider: string; model: string; request: ChatRequest; start: bigint },
-    outcome: { text: string; done: Extract<ChatEvent, { type: 'done' }> | null; error: string | null },
+    outcome: { text: string; toolCalls: ToolCall[]; done: Extract<ChatEvent, { type: 'done' }> | null; error: string | null },
   ) => {
     const attributes: Attributes = {
       [SPAN_KIND]: 'LLM',
       [LLM_MODEL_NAME]: run.model,
       [LLM_PROVIDER]: run.provider,
       [LLM_INVOCATION_PARAMETERS]: JSON.stringify(run.request.parameters),
-      [INPUT_VALUE]: JSON.stringify({ messages: run.request.messages }),
+      [INPUT_VALUE]: JSON.stringify({
+        messages: run.request.messages,
+        ...(run.request.tools.length > 0 ? { tools: run.request.tools } : {}),
+      }),
       [INPUT_MIME_TYPE]: 'application/json',
-      [OUTPUT_VALUE]: outcome.text,
-      [OUTPUT_MIME_TYPE]: 'text/plain',
+      ...(outcome.toolCalls.length > 0
+        ? {
+            [OUTPUT_VALUE]: JSON.stringify({ content: outcome.text, tool_calls: outcome.toolCalls.map(wireToolCall) }),
+            [OUTPUT_MIME_TYPE]: 'application/json',
+          }
+        : { [OUTPUT_VALUE]: outcome.text, [OUTPUT_MIME_TYPE]: 'text/plain' }),
     };
-    run.request.messages.forEach((message, index) => {
-      attributes[`llm.input_messages.${index}.message.role`] = message.role;
-      attributes[`llm.input_messages.${index}.message.content`] = message.content;
+    // Tools and tool calls in OpenInference's attributes, as Phoenix's playground records them.
+    run.request.tools.forEach((tool, index) => {
+      attributes[`${LLM_TOOLS}.${index}.${TOOL_JSON_SCHEMA}`] = JSON.stringify(wireTool(tool));
     });
-    if (outcome.text !== '' || outcome.error === null) {
-      attributes['llm.output_messages.0.message.role'] = 'assistant';
-      attributes['llm.output_messages.0.message.content'] = outcome.text;
+    run.request.messages.forEach((message, index) => {
+      const prefix = `${LLM_INPUT_MESSAGES}.${index}`;
+      attributes[`${prefix}.${MESSAGE_ROLE}`] = message.role;
+      attributes[`${prefix}.${MESSAGE_CONTENT}`] = message.content;
+      if (message.role === 'tool') attributes[`${prefix}.${MESSAGE_TOOL_CALL_ID}`] = message.toolCallId;
+      if (message.role === 'assistant') toolCallAttributes(attributes, prefix, message.toolCalls ?? []);
+    });
+    if (outcome.text !== '' || outcome.toolCalls.length > 0 || outcome.error === null) {
+      const prefix = `${LLM_OUTPUT_MESSAGES}.0`;
+      attributes[`${prefix}.${MESSAGE_ROLE}`] = 'assistant';
+      attributes[`${prefix}.${MESSAGE_CONTENT}`] = outcome.text;
+      toolCallAttributes(attributes, prefix, outcome.toolCalls);
     }
     const prompt = outcome.done?.promptTokens ?? null;
     const completion = outcome.done?.completionTokens ?? null;
@@ -204,8 +238,13 @@ export function createPlaygroundService({ secrets, ingest, allowPrivateUrls, ope
     async chat({ model: qualified, messages, temperature, maxTokens, responseFormat, signal }: CompletionRequest): Promise<Completion> {
       const { target, model } = await targetOf(qualified);
       try {
-        const parameters = { temperature, max_tokens: maxTokens, ...(responseFormat ? { response_format: responseFormat } : {}) };
-        return await completeChat(target, model, messages, parameters, signal);
+        const parameters = {
+          temperature,
+          max_tokens: maxTokens,
+          ...(responseFormat ? { response_format: responseFormat as ResponseFormat } : {}),
+        };
+        const answer = await completeChat(target, model, { messages, tools: [], parameters }, signal);
+        return { text: answer.text, promptTokens: answer.promptTokens, completionTokens: answer.completionTokens };
       } catch (error) {
         throw failed(error, { seesProviderMessages: openServer });
       }
@@ -226,24 +265,27 @@ export function createPlaygroundService({ secrets, ingest, allowPrivateUrls, ope
     async chat(request: ChatRequest, signal: AbortSignal, caller: ChatCaller): Promise<ChatRun> {
       if (request.messages.length === 0) throw new InvalidInputError('messages must hold at least one message');
       const { target, model } = await targetOf(request.model);
+      checkResponseFormatFor(target.provider, target.spec.kind, request.parameters.response_format);
       const run = { traceId: randomBytes(16).toString('hex'), provider: target.provider, model, request, start: nanosNow() };
-      const upstream = streamChat(target, model, request.messages, request.parameters, signal);
+      const upstream = streamChat(target, model, request, signal);
       // The first event is awaited here, so a refused request (bad key, unknown model) is an error answer, not a broken stream.
       let first: IteratorResult<ChatEvent>;
       try {
         first = await upstream.next();
       } catch (error) {
-        await trace(run, { text: '', done: null, error: failureText(error, openServer) }).catch(() => {});
+        await trace(run, { text: '', toolCalls: [], done: null, error: failureText(error, openServer) }).catch(() => {});
         throw failed(error, caller);
       }
       async function* events(): AsyncGenerator<ChatEvent> {
         let text = '';
+        const toolCalls = new ToolCallCollector();
         let done: Extract<ChatEvent, { type: 'done' }> | null = null;
         let failure: string | null = null;
         try {
           for (let next = first; !next.done; next = await upstream.next()) {
             const event = next.value;
             if (event.type === 'delta') text += event.text;
+            else if (event.type === 'tool_call') toolCalls.add(event);
             else done = event;
             yield event;
           }
@@ -251,12 +293,45 @@ export function createPlaygroundService({ secrets, ingest, allowPrivateUrls, ope
           failure = failureText(error, openServer);
           throw failed(error, caller);
         } finally {
-          await trace(run, { text, done, error: failure ?? (done ? null : 'the run was stopped before the answer ended') });
+          await trace(run, {
+            text,
+            toolCalls: toolCalls.get(),
+            done,
+            error: failure ?? (done ? null : 'the run was stopped before the answer ended'),
+          });
         }
       }
       return { traceId: run.traceId, provider: target.provider, model, events: events() };
     },
   };
+}
+
+/** A tool as OpenAI's API writes it: what `llm.tools.N.tool.json_schema` holds in Phoenix's spans. */
+function wireTool(tool: ToolDefinition) {
+  return {
+    type: 'function',
+    function: {
+      name: tool.name,
+      ...(tool.description ? { description: tool.description } : {}),
+      parameters: tool.parameters,
+      ...(tool.strict !== undefined ? { strict: tool.strict } : {}),
+    },
+  };
+}
+
+/** A tool call as OpenAI's API writes it. */
+function wireToolCall(call: ToolCall) {
+  return { id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } };
+}
+
+/** `<prefix>.message.tool_calls.M.tool_call.{id, function.name, function.arguments}`. */
+function toolCallAttributes(attributes: Attributes, prefix: string, calls: ToolCall[]): void {
+  calls.forEach((call, index) => {
+    const at = `${prefix}.${MESSAGE_TOOL_CALLS}.${index}`;
+    attributes[`${at}.${TOOL_CALL_ID}`] = call.id;
+    attributes[`${at}.${TOOL_CALL_FUNCTION_NAME}`] = call.name;
+    attributes[`${at}.${TOOL_CALL_FUNCTION_ARGUMENTS}`] = call.arguments;
+  });
 }
 
 /** What a failed run records in its span: a provider's message only on an open server. */

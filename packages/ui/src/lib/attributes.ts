@@ -22,3 +22,6 @@ export const RERANKER_OUTPUT_DOCUMENTS = OI.RERANKER_OUTPUT_DOCUMENTS;
 export const TOOL_NAME = OI.TOOL_NAME;
 export const TOOL_DESCRIPTION = OI.TOOL_DESCRIPTION;
 export const TOOL_PARAMETERS = OI.TOOL_PARAMETERS;
+/** Tools offered to an LLM: `llm.tools.N.tool.json_schema` (the playground records them so, as Phoenix's does). */
+export const LLM_TOOLS = OI.LLM_TOOLS;
+export const TOOL_JSON_SCHEMA = OI.TOOL_JSON_SCHEMA;

@@ -4,8 +4,17 @@
  * (docs/playground.md, docs/prompts.md). Pure functions; the page holds the state.
  */
 import type { components, operations } from '@sightline/client/browser';
-import { chatMessages, type Attributes } from './openinference';
-import { INPUT_VALUE, LLM_INPUT_MESSAGES, LLM_INVOCATION_PARAMETERS, LLM_MODEL_NAME, LLM_PROVIDER, LLM_SYSTEM } from './attributes';
+import { chatMessages, indexedGroups, type Attributes } from './openinference';
+import {
+  INPUT_VALUE,
+  LLM_INPUT_MESSAGES,
+  LLM_INVOCATION_PARAMETERS,
+  LLM_MODEL_NAME,
+  LLM_PROVIDER,
+  LLM_SYSTEM,
+  LLM_TOOLS,
+  TOOL_JSON_SCHEMA,
+} from './attributes';
 
 type Schemas = components['schemas'];
 export type PromptVersion = Schemas['PromptVersion'];
@@ -21,6 +30,7 @@ export const PROVIDERS = [
   { value: 'openai', label: 'OpenAI', key: 'OPENAI_API_KEY', baseUrl: 'OPENAI_BASE_URL', example: 'gpt-4o-mini' },
   { value: 'azure_openai', label: 'Azure OpenAI', key: 'AZURE_OPENAI_API_KEY', baseUrl: 'AZURE_OPENAI_BASE_URL', example: 'gpt-4o-mini' },
   { value: 'anthropic', label: 'Anthropic', key: 'ANTHROPIC_API_KEY', baseUrl: 'ANTHROPIC_BASE_URL', example: 'claude-sonnet-4-5' },
+  { value: 'google', label: 'Google Gemini', key: 'GEMINI_API_KEY', baseUrl: 'GEMINI_BASE_URL', example: 'gemini-2.5-flash' },
   { value: 'ollama', label: 'Ollama', key: null, baseUrl: 'OLLAMA_BASE_URL', example: 'llama3.2' },
   {
     value: 'openai_compatible',
@@ -36,13 +46,65 @@ export const PROVIDERS = [
 
 export type Provider = (typeof PROVIDERS)[number]['value'];
 
-export type Role = 'system' | 'user' | 'assistant';
+export type Role = 'system' | 'user' | 'assistant' | 'tool';
+
+/** A tool call an assistant message made, as the route writes it (docs/playground.md, "Tools"). */
+export interface DraftToolCall {
+  id: string;
+  name: string;
+  /** JSON text of an object. */
+  arguments: string;
+  /** Gemini's thought signature, sent back with the call. */
+  signature?: string;
+}
 
 export interface DraftMessage {
   /** Stable key for React lists while messages are added and removed. */
   id: string;
   role: Role;
   content: string;
+  /** The calls of an assistant message. */
+  toolCalls?: DraftToolCall[];
+  /** The call a tool message answers. */
+  toolCallId?: string;
+}
+
+/** A function tool as the page edits it: the parameters stay JSON text until sent. */
+export interface DraftTool {
+  /** Stable key for React lists. */
+  id: string;
+  name: string;
+  description: string;
+  /** A JSON schema of type object, as text. */
+  parameters: string;
+}
+
+/** The response format as the page edits it (docs/playground.md, "Response format"): the schema stays JSON text until sent. */
+export interface DraftResponseFormat {
+  type: 'text' | 'json_object' | 'json_schema';
+  name: string;
+  schema: string;
+  strict: boolean;
+}
+
+/** Plain text, with an example schema ready for when JSON schema is chosen. */
+export function defaultResponseFormat(): DraftResponseFormat {
+  const schema = { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'], additionalProperties: false };
+  return { type: 'text', name: 'response', schema: JSON.stringify(schema, null, 2), strict: true };
+}
+
+/** `auto`, `none`, `required`, or the name of the one tool the model must call. */
+export type ToolChoice = 'auto' | 'none' | 'required' | { name: string };
+
+/** One model the page runs: its provider, name and parameters (docs/playground.md, "Side by side"). */
+export type ModelSettings = Pick<PlaygroundDraft, 'provider' | 'model' | 'temperature' | 'maxTokens' | 'topP'>;
+
+/** At most this many models run side by side. */
+export const MAX_MODELS = 4;
+
+/** The draft's own model, the first of the page's columns (saved as a prompt, run over a dataset). */
+export function modelOf(draft: PlaygroundDraft): ModelSettings {
+  return { provider: draft.provider, model: draft.model, temperature: draft.temperature, maxTokens: draft.maxTokens, topP: draft.topP };
 }
 
 /** Everything the playground edits; also what "Open in playground" passes as router state. */
@@ -55,6 +117,10 @@ export interface PlaygroundDraft {
   temperature: number | null;
   maxTokens: number | null;
   topP: number | null;
+  /** Function tools offered to the model. */
+  tools: DraftTool[];
+  toolChoice: ToolChoice;
+  responseFormat: DraftResponseFormat;
   /** The prompt this draft came from, so saving offers a new version of it. */
   promptName?: string;
   /** Where the draft came from, shown above the editor. */
@@ -70,6 +136,17 @@ export function newMessage(role: Role, content = ''): DraftMessage {
   return { id: `m${nextId}`, role, content };
 }
 
+/** A fresh tool with an example schema. */
+export function newTool(name = ''): DraftTool {
+  nextId += 1;
+  return {
+    id: `t${nextId}`,
+    name,
+    description: '',
+    parameters: JSON.stringify({ type: 'object', properties: {}, required: [] }, null, 2),
+  };
+}
+
 /** The draft of an empty playground. */
 export function emptyDraft(): PlaygroundDraft {
   return {
@@ -81,6 +158,9 @@ export function emptyDraft(): PlaygroundDraft {
     temperature: null,
     maxTokens: null,
     topP: null,
+    tools: [],
+    toolChoice: 'auto',
+    responseFormat: defaultResponseFormat(),
   };
 }
 
@@ -134,27 +214,100 @@ export function valuesFromInput(input: Record<string, unknown>): Record<string, 
 
 // ---------------------------------------------------------------- requests
 
+/** A tool's parameters parsed, or a sentence saying why they cannot be. */
+export function toolParameters(tool: DraftTool): { value: Record<string, unknown> } | { problem: string } {
+  if (!tool.parameters.trim()) return { value: { type: 'object', properties: {} } };
+  return parsedSchema(tool.parameters, `The parameters of ${tool.name.trim() || 'a tool'}`);
+}
+
+/** OpenAI's `response_format` of the draft, or undefined for plain text (or a schema that does not parse). */
+function responseFormatBody(format: DraftResponseFormat): ChatRequest['response_format'] {
+  if (format.type === 'json_object') return { type: 'json_object' };
+  if (format.type !== 'json_schema') return undefined;
+  const schema = parsedSchema(format.schema, 'The response schema');
+  if (!('value' in schema)) return undefined;
+  return { type: 'json_schema', json_schema: { name: format.name.trim(), schema: schema.value, strict: format.strict } };
+}
+
 /** The body of POST /v1/chat/completions for a draft with these variable values. */
 export function chatRequest(draft: PlaygroundDraft, values: Record<string, string>, stream: boolean): ChatRequest {
+  const tools = draft.tools.map((tool) => {
+    const parameters = toolParameters(tool);
+    return {
+      type: 'function' as const,
+      function: {
+        name: tool.name.trim(),
+        ...(tool.description.trim() ? { description: tool.description.trim() } : {}),
+        ...('value' in parameters ? { parameters: parameters.value } : {}),
+      },
+    };
+  });
   return {
     model: `${draft.provider}:${draft.model.trim()}`,
-    messages: draft.messages.map((message) => ({
-      role: message.role,
-      content: renderTemplate(message.content, draft.templateFormat, values),
-    })),
+    messages: draft.messages.map((message) => {
+      const content = renderTemplate(message.content, draft.templateFormat, values);
+      if (message.role === 'tool') return { role: 'tool' as const, content, tool_call_id: message.toolCallId ?? '' };
+      if (message.role === 'assistant' && message.toolCalls?.length) {
+        return {
+          role: 'assistant' as const,
+          content: content === '' ? null : content,
+          tool_calls: message.toolCalls.map((call) => ({
+            id: call.id,
+            type: 'function' as const,
+            function: { name: call.name, arguments: call.arguments },
+            ...(call.signature ? { extra_content: { google: { thought_signature: call.signature } } } : {}),
+          })),
+        };
+      }
+      return { role: message.role, content };
+    }),
     stream,
+    ...(tools.length > 0 ? { tools } : {}),
+    ...(tools.length > 0 && draft.toolChoice !== 'auto'
+      ? {
+          tool_choice:
+            typeof draft.toolChoice === 'string'
+              ? draft.toolChoice
+              : { type: 'function' as const, function: { name: draft.toolChoice.name } },
+        }
+      : {}),
+    ...(responseFormatBody(draft.responseFormat) ? { response_format: responseFormatBody(draft.responseFormat) } : {}),
     ...(draft.temperature !== null ? { temperature: draft.temperature } : {}),
     ...(draft.maxTokens !== null ? { max_tokens: draft.maxTokens } : {}),
     ...(draft.topP !== null ? { top_p: draft.topP } : {}),
   };
 }
 
-/** What keeps the draft from running: no model, no message with text. */
+/** OpenAI's rule for function names (docs/playground.md, "Tools"). */
+export const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+
+/** What keeps the draft from running: no model, no message with text, a tool that cannot be sent. */
 export function draftProblems(draft: PlaygroundDraft): string[] {
   const problems: string[] = [];
   if (!draft.model.trim()) problems.push('Choose a model.');
-  if (!draft.messages.some((message) => message.content.trim())) problems.push('Write at least one message.');
-  return problems;
+  if (!draft.messages.some((message) => message.content.trim() || message.toolCalls?.length)) problems.push('Write at least one message.');
+  const names = new Set<string>();
+  for (const tool of draft.tools) {
+    const name = tool.name.trim();
+    if (!TOOL_NAME.test(name))
+      problems.push(`Name each tool with 1 to 64 letters, digits, _ or - (${name ? `not "${name}"` : 'one has no name'}).`);
+    else if (names.has(name)) problems.push(`Two tools are named ${name}.`);
+    names.add(name);
+    const parameters = toolParameters(tool);
+    if ('problem' in parameters) problems.push(parameters.problem);
+  }
+  if (draft.responseFormat.type === 'json_schema') {
+    if (!TOOL_NAME.test(draft.responseFormat.name.trim())) problems.push('Name the response schema with 1 to 64 letters, digits, _ or -.');
+    const schema = parsedSchema(draft.responseFormat.schema, 'The response schema');
+    if ('problem' in schema) problems.push(schema.problem);
+  }
+  if (typeof draft.toolChoice === 'object' && !names.has(draft.toolChoice.name)) {
+    problems.push(`The tool choice names ${draft.toolChoice.name}, which is not among the tools.`);
+  }
+  for (const message of draft.messages) {
+    if (message.role === 'tool' && !message.toolCallId?.trim()) problems.push('Give each tool result the id of the call it answers.');
+  }
+  return [...new Set(problems)];
 }
 
 // ---------------------------------------------------------------- from a span
@@ -170,7 +323,14 @@ const ROLE_OF: Record<string, Role> = {
 };
 
 // OpenInference's llm.provider values that name one of our providers differently.
-const PROVIDER_ALIASES: Record<string, Provider> = { azure: 'azure_openai', 'azure-openai': 'azure_openai', x_ai: 'xai' };
+const PROVIDER_ALIASES: Record<string, Provider> = {
+  azure: 'azure_openai',
+  'azure-openai': 'azure_openai',
+  x_ai: 'xai',
+  gemini: 'google',
+  google_genai: 'google',
+  'google-genai': 'google',
+};
 
 /** One of PROVIDERS for a provider name as spans or prompts write it, or null. */
 export function providerOf(name: unknown): Provider | null {
@@ -202,12 +362,22 @@ export function draftFromSpan(attributes: Attributes, spanName: string): Playgro
   const warnings: string[] = [];
   const messages: DraftMessage[] = [];
   for (const message of chatMessages(attributes, LLM_INPUT_MESSAGES)) {
-    const role = ROLE_OF[message.role.toLowerCase()];
-    if (!role || message.toolCalls.length > 0) {
-      warnings.push(`A ${message.role} message${message.toolCalls.length > 0 ? ' with tool calls' : ''} was left out.`);
+    const role = message.role.toLowerCase() === 'tool' ? 'tool' : ROLE_OF[message.role.toLowerCase()];
+    if (!role) {
+      warnings.push(`A ${message.role} message was left out.`);
       continue;
     }
-    messages.push(newMessage(role, message.content ?? ''));
+    const draft = newMessage(role, message.content ?? '');
+    if (role === 'tool') draft.toolCallId = message.toolCallId ?? '';
+    const calls = message.toolCalls.filter((call) => call.name);
+    if (role === 'assistant' && calls.length > 0) {
+      draft.toolCalls = calls.map((call, index) => ({
+        id: call.id ?? `call_${index + 1}`,
+        name: call.name as string,
+        arguments: call.arguments ?? '{}',
+      }));
+    }
+    messages.push(draft);
   }
   if (messages.length === 0) {
     const input = attributes[INPUT_VALUE];
@@ -234,6 +404,9 @@ export function draftFromSpan(attributes: Attributes, spanName: string): Playgro
     provider,
     model: typeof model === 'string' ? model : '',
     messages,
+    tools: toolsFromSpan(attributes, warnings),
+    toolChoice: 'auto',
+    responseFormat: responseFormatFrom(parameters),
     // Recorded messages are literal text: braces in them are not variables.
     templateFormat: 'NONE',
     variables: {},
@@ -243,6 +416,60 @@ export function draftFromSpan(attributes: Attributes, spanName: string): Playgro
   };
 }
 
+/** The response format of invocation parameters (OpenAI's `response_format`), else plain text. */
+function responseFormatFrom(parameters: unknown): DraftResponseFormat {
+  const format = defaultResponseFormat();
+  const raw = parameters && typeof parameters === 'object' ? (parameters as Record<string, unknown>).response_format : undefined;
+  if (!raw || typeof raw !== 'object') return format;
+  const { type, json_schema: declared } = raw as { type?: unknown; json_schema?: Record<string, unknown> };
+  if (type === 'json_object') return { ...format, type };
+  if (type !== 'json_schema' || !declared || typeof declared !== 'object') return format;
+  return {
+    type,
+    name: typeof declared.name === 'string' ? declared.name : format.name,
+    schema: declared.schema && typeof declared.schema === 'object' ? JSON.stringify(declared.schema, null, 2) : format.schema,
+    strict: declared.strict !== false,
+  };
+}
+
+/** A JSON schema typed on the page, parsed, or a sentence saying why it cannot be. */
+export function parsedSchema(text: string, label: string): { value: Record<string, unknown> } | { problem: string } {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    return { problem: `${label} is not JSON (${error instanceof Error ? error.message : String(error)}).` };
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    return { problem: `${label} must be a JSON object (a JSON schema).` };
+  return { value: parsed as Record<string, unknown> };
+}
+
+/** The tools of `llm.tools.N.tool.json_schema`: OpenAI's `{type, function}` or a bare `{name, description, parameters}`. */
+function toolsFromSpan(attributes: Attributes, warnings: string[]): DraftTool[] {
+  const tools: DraftTool[] = [];
+  for (const group of indexedGroups(attributes, LLM_TOOLS)) {
+    let value: unknown = group[TOOL_JSON_SCHEMA];
+    try {
+      if (typeof value === 'string') value = JSON.parse(value);
+    } catch {
+      value = undefined;
+    }
+    const record = value && typeof value === 'object' ? (value as Record<string, unknown>) : null;
+    const declared = (record?.function && typeof record.function === 'object' ? record.function : record) as Record<string, unknown> | null;
+    if (!declared || typeof declared.name !== 'string') {
+      warnings.push('A tool whose definition is not readable was left out.');
+      continue;
+    }
+    const tool = newTool(declared.name);
+    tool.description = typeof declared.description === 'string' ? declared.description : '';
+    const parameters = declared.parameters ?? declared.input_schema;
+    if (parameters && typeof parameters === 'object') tool.parameters = JSON.stringify(parameters, null, 2);
+    tools.push(tool);
+  }
+  return tools;
+}
+
 // ---------------------------------------------------------------- prompts
 
 // Prompt versions name providers in Phoenix's enum (docs/prompts.md); openai_compatible has no name there.
@@ -250,6 +477,7 @@ const PROMPT_PROVIDER: Record<Provider, { model_provider: PromptVersionData['mod
   openai: { model_provider: 'OPENAI', type: 'openai' },
   azure_openai: { model_provider: 'AZURE_OPENAI', type: 'azure_openai' },
   anthropic: { model_provider: 'ANTHROPIC', type: 'anthropic' },
+  google: { model_provider: 'GOOGLE', type: 'google' },
   ollama: { model_provider: 'OLLAMA', type: 'ollama' },
   openai_compatible: { model_provider: 'OPENAI', type: 'openai' },
   deepseek: { model_provider: 'DEEPSEEK', type: 'deepseek' },
@@ -299,6 +527,9 @@ export function draftFromPromptVersion(version: PromptVersion, promptName: strin
     templateFormat: version.template_format,
     variables: {},
     ...parametersOf(invocation[String(invocation.type)]),
+    tools: [],
+    toolChoice: 'auto',
+    responseFormat: defaultResponseFormat(),
     promptName,
     source: `prompt ${promptName}`,
     warnings,
@@ -312,7 +543,8 @@ export function promptVersionBody(draft: PlaygroundDraft, name: string, descript
   if (draft.temperature !== null) settings.temperature = draft.temperature;
   if (draft.topP !== null) settings.top_p = draft.topP;
   // Anthropic settings need max_tokens (docs/prompts.md); the server's default there is 1024 (docs/playground.md).
-  if (draft.maxTokens !== null) settings.max_tokens = draft.maxTokens;
+  // Google's settings name it max_output_tokens, as Phoenix's do.
+  if (draft.maxTokens !== null) settings[draft.provider === 'google' ? 'max_output_tokens' : 'max_tokens'] = draft.maxTokens;
   else if (draft.provider === 'anthropic') settings.max_tokens = 1024;
   const version: PromptVersionData = {
     description: description.trim() || null,

@@ -8,12 +8,47 @@ import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { PlaygroundService } from '../../playground/playground-service.js';
-import type { ChatEvent, ChatMessage } from '../../playground/providers.js';
+import type { ChatEvent, ToolCall as ToolCallOut } from '../../playground/providers.js';
+import { ToolCallCollector } from '../../playground/chat-types.js';
+import { messagesOf, responseFormatOf, toolChoiceOf, toolsOf } from '../../playground/chat-request.js';
 import type { SecretsService } from '../../playground/secrets-service.js';
 import { Nullable, errors } from '../shared/schemas.js';
 import { abortWhenCallerLeaves } from '../shared/caller-abort.js';
 
 const TextPart = Type.Object({ type: Type.Literal('text'), text: Type.String() }, { additionalProperties: true });
+
+const ToolCall = Type.Object(
+  {
+    id: Type.String({ maxLength: 200 }),
+    type: Type.Optional(Type.Literal('function')),
+    function: Type.Object({ name: Type.String({ maxLength: 200 }), arguments: Type.String({ maxLength: 1_000_000 }) }),
+    extra_content: Type.Optional(
+      Type.Object(
+        { google: Type.Optional(Type.Object({ thought_signature: Type.Optional(Type.String()) }, { additionalProperties: true })) },
+        { additionalProperties: true, description: "Gemini's thought signature of the call, to send back with it (docs/playground.md)." },
+      ),
+    ),
+  },
+  { title: 'ChatToolCall', additionalProperties: true },
+);
+
+const Tool = Type.Object(
+  {
+    type: Type.Literal('function'),
+    function: Type.Object(
+      {
+        name: Type.String({ description: '1 to 64 letters, digits, _ or -.' }),
+        description: Type.Optional(Type.String({ maxLength: 100_000 })),
+        parameters: Type.Optional(
+          Type.Record(Type.String(), Type.Unknown(), { description: 'A JSON schema of type object; the default takes no arguments.' }),
+        ),
+        strict: Type.Optional(Type.Boolean()),
+      },
+      { additionalProperties: true },
+    ),
+  },
+  { title: 'ChatTool', additionalProperties: true },
+);
 
 const ChatCompletionBody = Type.Object(
   {
@@ -25,12 +60,31 @@ const ChatCompletionBody = Type.Object(
     messages: Type.Array(
       Type.Object(
         {
-          role: Type.Union([Type.Literal('system'), Type.Literal('developer'), Type.Literal('user'), Type.Literal('assistant')]),
-          content: Type.Union([Type.String({ maxLength: 1_000_000 }), Type.Array(TextPart, { maxItems: 100 })]),
+          role: Type.Union([
+            Type.Literal('system'),
+            Type.Literal('developer'),
+            Type.Literal('user'),
+            Type.Literal('assistant'),
+            Type.Literal('tool'),
+          ]),
+          // Required but for an assistant message with tool_calls (checked in playground/chat-request.ts). Null
+          // comes first: with Ajv's type coercion a string branch before it would read null as "".
+          content: Type.Optional(Type.Union([Type.Null(), Type.String({ maxLength: 1_000_000 }), Type.Array(TextPart, { maxItems: 100 })])),
+          tool_calls: Type.Optional(Type.Array(ToolCall, { maxItems: 128, description: 'Calls an assistant message made.' })),
+          tool_call_id: Type.Optional(Type.String({ maxLength: 200, description: 'The call a tool message answers.' })),
         },
         { additionalProperties: true },
       ),
       { minItems: 1, maxItems: 500 },
+    ),
+    tools: Type.Optional(Type.Array(Tool, { maxItems: 128, description: 'Function tools the model may call (docs/playground.md).' })),
+    tool_choice: Type.Optional(
+      Type.Union([
+        Type.Literal('auto'),
+        Type.Literal('none'),
+        Type.Literal('required'),
+        Type.Object({ type: Type.Literal('function'), function: Type.Object({ name: Type.String() }) }),
+      ]),
     ),
     stream: Type.Optional(Type.Boolean()),
     temperature: Type.Optional(Type.Number({ minimum: 0, maximum: 2 })),
@@ -39,7 +93,14 @@ const ChatCompletionBody = Type.Object(
     max_completion_tokens: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
     stop: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String(), { maxItems: 4 })])),
     response_format: Type.Optional(
-      Type.Object({ type: Type.String() }, { additionalProperties: true, description: 'Passed to OpenAI-compatible providers.' }),
+      Type.Object(
+        { type: Type.String({ description: 'text, json_object or json_schema (with json_schema: {name, schema, strict?})' }) },
+        {
+          additionalProperties: true,
+          description:
+            'OpenAI-compatible providers get it as sent; Anthropic a json_schema as its structured outputs (docs/playground.md).',
+        },
+      ),
     ),
   },
   { additionalProperties: true },
@@ -54,7 +115,11 @@ const ChatCompletion = Type.Object(
     choices: Type.Array(
       Type.Object({
         index: Type.Integer(),
-        message: Type.Object({ role: Type.Literal('assistant'), content: Type.String() }),
+        message: Type.Object({
+          role: Type.Literal('assistant'),
+          content: Nullable(Type.String({ description: 'Null when the answer is tool calls only.' })),
+          tool_calls: Type.Optional(Type.Array(ToolCall)),
+        }),
         finish_reason: Nullable(Type.String()),
       }),
     ),
@@ -73,12 +138,13 @@ const SecretStatus = Type.Object(
   { title: 'SecretStatus', description: 'A provider setting; its value is never returned.' },
 );
 
-/** OpenAI messages as the providers module takes them: developer is system, text parts joined. */
-const messagesOf = (messages: typeof ChatCompletionBody.static.messages): ChatMessage[] =>
-  messages.map((message) => ({
-    role: message.role === 'developer' ? 'system' : message.role,
-    content: typeof message.content === 'string' ? message.content : message.content.map((part) => part.text).join(''),
-  }));
+/** A tool call as OpenAI writes it, with Gemini's thought signature where Google's OpenAI-compatible API puts it. */
+const wireToolCall = (call: ToolCallOut) => ({
+  id: call.id,
+  type: 'function' as const,
+  function: { name: call.name, arguments: call.arguments },
+  ...(call.signature ? { extra_content: { google: { thought_signature: call.signature } } } : {}),
+});
 
 /**
  * Error answers of the OpenAI-compatible route also carry OpenAI's `{error: {message, type}}`,
@@ -122,16 +188,19 @@ export async function playgroundRoutes(
       const body = request.body;
       // Stop the provider call when the caller goes away (a closed playground tab).
       const signal = abortWhenCallerLeaves(reply);
+      const tools = toolsOf(body.tools);
       const run = await playground.chat(
         {
           model: body.model,
           messages: messagesOf(body.messages),
+          tools,
           parameters: {
             temperature: body.temperature,
             top_p: body.top_p,
             max_tokens: body.max_tokens ?? body.max_completion_tokens,
             stop: body.stop === undefined ? undefined : ([] as string[]).concat(body.stop),
-            response_format: body.response_format,
+            response_format: responseFormatOf(body.response_format),
+            tool_choice: toolChoiceOf(body.tool_choice, tools),
           },
         },
         signal,
@@ -144,48 +213,56 @@ export async function playgroundRoutes(
       const id = `chatcmpl-${randomBytes(12).toString('hex')}`;
       const created = Math.floor(Date.now() / 1000);
       reply.header('x-sightline-trace-id', run.traceId);
+      const usageOf = (done: Extract<ChatEvent, { type: 'done' }> | null) =>
+        done?.promptTokens != null && done.completionTokens != null
+          ? {
+              prompt_tokens: done.promptTokens,
+              completion_tokens: done.completionTokens,
+              total_tokens: done.promptTokens + done.completionTokens,
+            }
+          : null;
       if (!body.stream) {
         let content = '';
+        const calls = new ToolCallCollector();
         let done: Extract<ChatEvent, { type: 'done' }> | null = null;
         for await (const event of run.events) {
           if (event.type === 'delta') content += event.text;
+          else if (event.type === 'tool_call') calls.add(event);
           else done = event;
         }
-        const usage =
-          done?.promptTokens != null && done.completionTokens != null
-            ? {
-                prompt_tokens: done.promptTokens,
-                completion_tokens: done.completionTokens,
-                total_tokens: done.promptTokens + done.completionTokens,
-              }
-            : null;
+        const toolCalls = calls.get();
+        const message = {
+          role: 'assistant' as const,
+          // OpenAI's shape: null content beside tool calls when the model wrote no text.
+          content: content === '' && toolCalls.length > 0 ? null : content,
+          ...(toolCalls.length > 0 ? { tool_calls: toolCalls.map(wireToolCall) } : {}),
+        };
         return {
           id,
           object: 'chat.completion' as const,
           created,
           model: body.model,
-          choices: [{ index: 0, message: { role: 'assistant' as const, content }, finish_reason: done?.finishReason ?? null }],
-          usage,
+          choices: [{ index: 0, message, finish_reason: done?.finishReason ?? null }],
+          usage: usageOf(done),
         };
       }
-      const chunk = (delta: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
-        `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: body.model, choices: [{ index: 0, delta, finish_reason: null }], ...extra })}\n\n`;
+      const chunk = (delta: Record<string, unknown>, finishReason: string | null = null, extra: Record<string, unknown> = {}) =>
+        `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: body.model, choices: [{ index: 0, delta, finish_reason: finishReason }], ...extra })}\n\n`;
       async function* sse() {
         yield chunk({ role: 'assistant', content: '' });
         try {
           for await (const event of run.events) {
             if (event.type === 'delta') yield chunk({ content: event.text });
-            else {
-              const usage =
-                event.promptTokens != null && event.completionTokens != null
-                  ? {
-                      prompt_tokens: event.promptTokens,
-                      completion_tokens: event.completionTokens,
-                      total_tokens: event.promptTokens + event.completionTokens,
-                    }
-                  : null;
-              yield `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: body.model, choices: [{ index: 0, delta: {}, finish_reason: event.finishReason ?? 'stop' }], usage })}\n\n`;
-            }
+            else if (event.type === 'tool_call') {
+              // OpenAI's tool call chunks: the first piece of a call has its id, type and name; later ones add arguments.
+              const piece = {
+                index: event.index,
+                ...(event.id ? { id: event.id, type: 'function' } : {}),
+                function: { ...(event.name ? { name: event.name } : {}), arguments: event.arguments },
+                ...(event.signature ? { extra_content: { google: { thought_signature: event.signature } } } : {}),
+              };
+              yield chunk({ tool_calls: [piece] });
+            } else yield chunk({}, event.finishReason ?? 'stop', { usage: usageOf(event) });
           }
         } catch (error) {
           // Headers are gone: the failure travels as an event the OpenAI SDK raises as an error.

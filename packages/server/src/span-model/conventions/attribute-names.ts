@@ -56,6 +56,8 @@ export const USER_ID = OI.USER_ID;
 export const METADATA = OI.METADATA;
 export const LLM_PROMPTS = OI.LLM_PROMPTS;
 export const LLM_TOOLS = OI.LLM_TOOLS;
+/** A tool's definition as JSON, under `llm.tools.N.` (what Phoenix's playground records). */
+export const TOOL_JSON_SCHEMA = OI.TOOL_JSON_SCHEMA;
 export const RETRIEVAL_DOCUMENTS = OI.RETRIEVAL_DOCUMENTS;
 export const RERANKER_INPUT_DOCUMENTS = OI.RERANKER_INPUT_DOCUMENTS;
 export const RERANKER_OUTPUT_DOCUMENTS = OI.RERANKER_OUTPUT_DOCUMENTS;

@@ -1,75 +1,55 @@
 /**
- * `/playground`: edit a chat prompt (provider:model, messages, template variables, parameters),
- * run it with the answer streamed token by token, save it as a prompt version, or run it over a
- * dataset as an experiment (docs/playground.md). "Open in playground" on a prompt version and
- * "Replay in playground" on an LLM span arrive here with the draft as router state.
+ * `/playground`: edit a chat prompt (messages, template variables, tools, response format), run
+ * it on up to four models side by side with each answer streamed token by token, save it as a
+ * prompt version, or run it over a dataset as an experiment (docs/playground.md). "Open in
+ * playground" on a prompt version and "Replay in playground" on an LLM span arrive here with the
+ * draft as router state.
  */
 import { useRef, useState } from 'react';
 import { Link, useLocation } from 'react-router';
-import {
-  ActionIcon,
-  Alert,
-  Anchor,
-  Badge,
-  Button,
-  Grid,
-  Group,
-  NumberInput,
-  Paper,
-  SegmentedControl,
-  Select,
-  Stack,
-  Text,
-  TextInput,
-  Textarea,
-  Title,
-  Tooltip,
-} from '@mantine/core';
-import { IconAlertTriangle, IconExternalLink, IconPlayerPlay, IconPlayerStop, IconPlus, IconTrash } from '@tabler/icons-react';
-import { ChatError, streamChat, type ChatResult } from './chat';
-import { formatDuration, formatInt } from '../../lib/format';
+import { Alert, Anchor, Button, Grid, Group, Paper, SimpleGrid, Stack, Text, Textarea, Title } from '@mantine/core';
+import { IconAlertTriangle, IconPlayerPlay, IconPlayerStop, IconPlus } from '@tabler/icons-react';
+import { streamChat } from './chat';
+import { MessagesEditor } from './MessagesEditor';
+import { ToolsEditor } from './ToolsEditor';
+import { ResponseFormatEditor } from './ResponseFormatEditor';
+import type { RunState } from './RunOutput';
+import { ModelColumn } from './ModelColumn';
 import { SavePromptButton } from './SavePrompt';
 import { RunOverDatasetButton } from './RunOverDataset';
 import { promptPath } from '../prompts/PromptsPage';
 import {
-  PROVIDERS,
+  MAX_MODELS,
   chatRequest,
   draftProblems,
   emptyDraft,
   missingVariables,
+  modelOf,
   newMessage,
   templateVariables,
+  type DraftToolCall,
+  type ModelSettings,
   type PlaygroundDraft,
-  type Provider,
-  type Role,
-  type TemplateFormat,
 } from '../../lib/playground';
 import { usePageTitle } from '../../lib/pageTitle';
-
-/** The playground project's trace view of a run (docs/playground.md: runs are traced into `playground`). */
-export function playgroundTracePath(traceId: string): string {
-  return `/projects/playground/traces/${traceId}`;
-}
 
 /** What router state "Open in playground" passes. */
 export interface PlaygroundLocationState {
   draft: PlaygroundDraft;
 }
 
-const ROLES: { value: Role; label: string }[] = [
-  { value: 'system', label: 'system' },
-  { value: 'user', label: 'user' },
-  { value: 'assistant', label: 'assistant' },
-];
+/** A model column after the first (the first is the draft's own model). */
+interface OtherColumn {
+  id: string;
+  settings: ModelSettings;
+}
 
-/** A number input's value as a number or null when blank. */
-const numberOrNull = (value: number | string): number | null => (value === '' || value === null ? null : Number(value));
+const FIRST = 'first';
+let nextColumn = 0;
 
-type RunState =
-  | { status: 'idle' }
-  | { status: 'running'; text: string }
-  | { status: 'done'; text: string; result: ChatResult }
-  | { status: 'failed'; text: string; error: ChatError | Error };
+/** What keeps a column other than the first from running (the first's problems are the draft's). */
+const columnProblems = (settings: ModelSettings, index: number) =>
+  settings.model.trim() ? [] : [`Choose a model for model ${index + 1}.`];
 
 /** The page: reads the router state once per navigation (a new "Open in playground" remounts it). */
 export function PlaygroundPage() {
@@ -81,44 +61,68 @@ export function PlaygroundPage() {
 
 function Playground({ initial }: { initial: PlaygroundDraft }) {
   const [draft, setDraft] = useState(initial);
-  const [run, setRun] = useState<RunState>({ status: 'idle' });
+  const [others, setOthers] = useState<OtherColumn[]>([]);
+  const [runs, setRuns] = useState<Record<string, RunState>>({});
   const [tried, setTried] = useState(false);
-  const abort = useRef<AbortController | null>(null);
+  const controllers = useRef(new Map<string, AbortController>());
 
   const variables = templateVariables(draft.messages, draft.templateFormat);
   const missing = missingVariables(variables, draft.variables);
-  const problems = draftProblems(draft);
+  const columns = [{ id: FIRST, settings: modelOf(draft) }, ...others];
+  const problems = [...draftProblems(draft), ...others.flatMap((column, index) => columnProblems(column.settings, index + 1))];
+  const running = columns.some((column) => runs[column.id]?.status === 'running');
   const update = (change: Partial<PlaygroundDraft>) => setDraft((current) => ({ ...current, ...change }));
-  const setMessage = (id: string, change: { role?: Role; content?: string }) =>
-    setDraft((current) => ({
-      ...current,
-      messages: current.messages.map((message) => (message.id === id ? { ...message, ...change } : message)),
-    }));
-  const provider = PROVIDERS.find((candidate) => candidate.value === draft.provider) ?? PROVIDERS[0];
+  const setRun = (id: string, run: RunState) => setRuns((current) => ({ ...current, [id]: run }));
 
-  const start = async () => {
-    setTried(true);
-    if (missing.length > 0 || problems.length > 0) return;
+  /** Runs one column's model on `current`, streaming into the column. */
+  const runColumn = async (id: string, current: PlaygroundDraft) => {
     const controller = new AbortController();
-    abort.current = controller;
-    setRun({ status: 'running', text: '' });
-    let text = '';
+    controllers.current.set(id, controller);
+    setRun(id, { status: 'running', text: '', toolCalls: [] });
+    let progress = { content: '', toolCalls: [] as DraftToolCall[] };
     try {
       const result = await streamChat(
-        chatRequest(draft, draft.variables, true),
-        (delta) => {
-          text += delta;
-          setRun({ status: 'running', text });
+        chatRequest(current, current.variables, true),
+        (next) => {
+          progress = next;
+          setRun(id, { status: 'running', text: next.content, toolCalls: next.toolCalls });
         },
         controller.signal,
       );
-      setRun({ status: 'done', text: result.content, result });
+      setRun(id, { status: 'done', text: result.content, toolCalls: result.toolCalls, result });
     } catch (error) {
-      if (controller.signal.aborted) setRun({ status: 'failed', text, error: new Error('Stopped.') });
-      else setRun({ status: 'failed', text, error: error instanceof Error ? error : new Error(String(error)) });
+      const failure = controller.signal.aborted ? new Error('Stopped.') : error instanceof Error ? error : new Error(String(error));
+      setRun(id, { status: 'failed', text: progress.content, toolCalls: progress.toolCalls, error: failure });
     } finally {
-      abort.current = null;
+      controllers.current.delete(id);
     }
+  };
+
+  /** Runs every column on `current` (the draft, or the draft just extended with tool results), all at once. */
+  const start = (current: PlaygroundDraft) => {
+    setTried(true);
+    const unfilled = missingVariables(templateVariables(current.messages, current.templateFormat), current.variables);
+    const otherProblems = others.flatMap((column, index) => columnProblems(column.settings, index + 1));
+    if (unfilled.length > 0 || draftProblems(current).length > 0 || otherProblems.length > 0) return;
+    // Each column is its own call of the route, so each run is its own traced span.
+    for (const column of [{ id: FIRST, settings: modelOf(current) }, ...others]) {
+      void runColumn(column.id, { ...current, ...column.settings });
+    }
+  };
+
+  /** The answer's calls and their results join the messages, and the conversation goes on (docs/playground.md, "Tools"). */
+  const sendResults = (text: string, calls: DraftToolCall[], results: string[]) => {
+    const assistant = { ...newMessage('assistant', text), toolCalls: calls };
+    const answers = calls.map((call, index) => ({ ...newMessage('tool', results[index] ?? ''), toolCallId: call.id }));
+    const next = { ...draft, messages: [...draft.messages, assistant, ...answers] };
+    setDraft(next);
+    start(next);
+  };
+
+  const addModel = () => {
+    nextColumn += 1;
+    // A copy of the first model, to change the provider or model of.
+    setOthers((current) => [...current, { id: `column-${nextColumn}`, settings: modelOf(draft) }]);
   };
 
   return (
@@ -157,128 +161,8 @@ function Playground({ initial }: { initial: PlaygroundDraft }) {
       <Grid gap="md">
         <Grid.Col span={{ base: 12, md: 7 }}>
           <Stack gap="md">
-            <Paper withBorder p="md" radius="md">
-              <Stack gap="sm">
-                <Group grow align="flex-start">
-                  <Select
-                    label="Provider"
-                    data={PROVIDERS.map((candidate) => ({ value: candidate.value, label: candidate.label }))}
-                    value={draft.provider}
-                    onChange={(value) => value && update({ provider: value as Provider })}
-                    allowDeselect={false}
-                    comboboxProps={{ withinPortal: true }}
-                  />
-                  <TextInput
-                    label="Model"
-                    placeholder={provider.example}
-                    value={draft.model}
-                    onChange={(event) => update({ model: event.currentTarget.value })}
-                    description={`Sent as ${draft.provider}:${draft.model.trim() || '…'}`}
-                  />
-                </Group>
-                <Group grow align="flex-start">
-                  <NumberInput
-                    label="Temperature"
-                    placeholder="provider default"
-                    min={0}
-                    max={2}
-                    step={0.1}
-                    decimalScale={2}
-                    value={draft.temperature ?? ''}
-                    onChange={(value) => update({ temperature: numberOrNull(value) })}
-                  />
-                  <NumberInput
-                    label="Max tokens"
-                    placeholder={draft.provider === 'anthropic' ? '1024' : 'provider default'}
-                    min={1}
-                    allowDecimal={false}
-                    value={draft.maxTokens ?? ''}
-                    onChange={(value) => update({ maxTokens: numberOrNull(value) })}
-                  />
-                  <NumberInput
-                    label="Top p"
-                    placeholder="provider default"
-                    min={0}
-                    max={1}
-                    step={0.05}
-                    decimalScale={2}
-                    value={draft.topP ?? ''}
-                    onChange={(value) => update({ topP: numberOrNull(value) })}
-                  />
-                </Group>
-              </Stack>
-            </Paper>
-
-            <Paper withBorder p="md" radius="md">
-              <Stack gap="sm">
-                <Group justify="space-between">
-                  <Text fw={600}>Messages</Text>
-                  <Group gap="xs">
-                    <Text size="xs" c="dimmed">
-                      Variables
-                    </Text>
-                    <SegmentedControl
-                      size="xs"
-                      aria-label="Template format"
-                      value={draft.templateFormat}
-                      onChange={(value) => update({ templateFormat: value as TemplateFormat })}
-                      data={[
-                        { value: 'MUSTACHE', label: '{{mustache}}' },
-                        { value: 'F_STRING', label: '{f-string}' },
-                        { value: 'NONE', label: 'none' },
-                      ]}
-                    />
-                  </Group>
-                </Group>
-                {draft.messages.map((message, index) => (
-                  <Paper key={message.id} withBorder p="sm" radius="sm" data-testid="playground-message">
-                    <Group justify="space-between" mb={6}>
-                      <Select
-                        size="xs"
-                        w={130}
-                        aria-label={`Role of message ${index + 1}`}
-                        data={ROLES}
-                        value={message.role}
-                        onChange={(value) => value && setMessage(message.id, { role: value as Role })}
-                        allowDeselect={false}
-                      />
-                      <Tooltip label="Remove this message">
-                        <ActionIcon
-                          variant="subtle"
-                          color="gray"
-                          aria-label={`Remove message ${index + 1}`}
-                          disabled={draft.messages.length === 1}
-                          onClick={() => update({ messages: draft.messages.filter((candidate) => candidate.id !== message.id) })}
-                        >
-                          <IconTrash size={16} />
-                        </ActionIcon>
-                      </Tooltip>
-                    </Group>
-                    <Textarea
-                      aria-label={`Message ${index + 1}`}
-                      autosize
-                      minRows={2}
-                      maxRows={16}
-                      value={message.content}
-                      onChange={(event) => setMessage(message.id, { content: event.currentTarget.value })}
-                    />
-                  </Paper>
-                ))}
-                <Group>
-                  <Button
-                    variant="default"
-                    size="xs"
-                    leftSection={<IconPlus size={14} />}
-                    onClick={() => {
-                      const last = draft.messages.at(-1)?.role;
-                      update({ messages: [...draft.messages, newMessage(last === 'user' ? 'assistant' : 'user')] });
-                    }}
-                  >
-                    Add message
-                  </Button>
-                </Group>
-              </Stack>
-            </Paper>
+            <MessagesEditor draft={draft} update={update} />
+            <ToolsEditor draft={draft} update={update} />
           </Stack>
         </Grid.Col>
 
@@ -309,96 +193,69 @@ function Playground({ initial }: { initial: PlaygroundDraft }) {
                 )}
               </Stack>
             </Paper>
-
-            <Group>
-              {run.status === 'running' ? (
-                <Button color="red" variant="light" leftSection={<IconPlayerStop size={16} />} onClick={() => abort.current?.abort()}>
-                  Stop
-                </Button>
-              ) : (
-                <Button leftSection={<IconPlayerPlay size={16} />} onClick={() => void start()}>
-                  Run
-                </Button>
-              )}
-            </Group>
-            {tried && (missing.length > 0 || problems.length > 0) ? (
-              <Alert color="red" icon={<IconAlertTriangle size={18} />} title="Cannot run yet" data-testid="playground-problems">
-                {[...problems, ...(missing.length > 0 ? [`Fill in the variables: ${missing.join(', ')}.`] : [])].join(' ')}
-              </Alert>
-            ) : null}
-
-            <Output run={run} />
+            <ResponseFormatEditor draft={draft} providers={columns.map((column) => column.settings.provider)} update={update} />
           </Stack>
         </Grid.Col>
       </Grid>
-    </Stack>
-  );
-}
 
-function Output({ run }: { run: RunState }) {
-  if (run.status === 'idle') {
-    return (
-      <Paper withBorder p="md" radius="md">
-        <Text size="sm" c="dimmed">
-          The answer appears here as it streams.
+      <Group justify="space-between" align="center">
+        <Group gap="xs">
+          {running ? (
+            <Button
+              color="red"
+              variant="light"
+              leftSection={<IconPlayerStop size={16} />}
+              onClick={() => {
+                for (const controller of controllers.current.values()) controller.abort();
+              }}
+            >
+              Stop
+            </Button>
+          ) : (
+            <Button leftSection={<IconPlayerPlay size={16} />} onClick={() => start(draft)}>
+              Run
+            </Button>
+          )}
+          <Button
+            variant="default"
+            leftSection={<IconPlus size={16} />}
+            disabled={columns.length >= MAX_MODELS || running}
+            onClick={addModel}
+          >
+            Add model
+          </Button>
+        </Group>
+        <Text size="xs" c="dimmed">
+          {columns.length === 1
+            ? `Add up to ${MAX_MODELS - 1} more models to run the same messages side by side.`
+            : `${columns.length} models run the same messages at once, each traced as its own run.`}
         </Text>
-      </Paper>
-    );
-  }
-  const traceId =
-    run.status === 'done' ? run.result.traceId : run.status === 'failed' && run.error instanceof ChatError ? run.error.traceId : null;
-  return (
-    <Stack gap="sm">
-      {run.status === 'failed' ? (
-        <Alert color="red" icon={<IconAlertTriangle size={18} />} title="The run failed" data-testid="playground-error">
-          {run.error.message}
+      </Group>
+      {tried && (missing.length > 0 || problems.length > 0) ? (
+        <Alert color="red" icon={<IconAlertTriangle size={18} />} title="Cannot run yet" data-testid="playground-problems">
+          {[...problems, ...(missing.length > 0 ? [`Fill in the variables: ${missing.join(', ')}.`] : [])].join(' ')}
         </Alert>
       ) : null}
-      {run.text || run.status !== 'failed' ? (
-        <Paper withBorder p="md" radius="md">
-          <Group justify="space-between" mb={6}>
-            <Badge variant="light" color="violet">
-              assistant
-            </Badge>
-            {run.status === 'running' ? (
-              <Text size="xs" c="dimmed">
-                streaming…
-              </Text>
-            ) : null}
-          </Group>
-          <Text size="sm" style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word' }} data-testid="playground-output">
-            {run.text}
-          </Text>
-        </Paper>
-      ) : null}
-      {run.status === 'done' ? (
-        <Group gap="lg" data-testid="playground-stats">
-          <Text size="sm">
-            <Text span c="dimmed">
-              Latency{' '}
-            </Text>
-            <b data-testid="playground-latency">{formatDuration(run.result.latencyMs)}</b>
-          </Text>
-          <Text size="sm">
-            <Text span c="dimmed">
-              Tokens{' '}
-            </Text>
-            <b data-testid="playground-tokens">
-              {run.result.usage
-                ? `${formatInt(run.result.usage.prompt_tokens)} + ${formatInt(run.result.usage.completion_tokens)} = ${formatInt(run.result.usage.total_tokens)}`
-                : 'not reported'}
-            </b>
-          </Text>
-        </Group>
-      ) : null}
-      {traceId ? (
-        <Anchor component={Link} to={playgroundTracePath(traceId)} size="sm">
-          <Group gap={4}>
-            <IconExternalLink size={14} />
-            Open the run's trace
-          </Group>
-        </Anchor>
-      ) : null}
+
+      <SimpleGrid cols={{ base: 1, sm: Math.min(columns.length, 2), lg: columns.length }} spacing="md" data-testid="playground-columns">
+        {columns.map((column, index) => (
+          <ModelColumn
+            key={column.id}
+            index={index}
+            settings={column.settings}
+            run={runs[column.id] ?? { status: 'idle' }}
+            onChange={(change) => {
+              if (column.id === FIRST) update(change);
+              else
+                setOthers((current) =>
+                  current.map((other) => (other.id === column.id ? { ...other, settings: { ...other.settings, ...change } } : other)),
+                );
+            }}
+            onRemove={column.id === FIRST ? undefined : () => setOthers((current) => current.filter((other) => other.id !== column.id))}
+            onSendResults={sendResults}
+          />
+        ))}
+      </SimpleGrid>
     </Stack>
   );
 }

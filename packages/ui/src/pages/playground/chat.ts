@@ -3,13 +3,15 @@
  * server-sent events read with the fetch body's reader, or whole for runs over a dataset.
  */
 import type { components } from '@sightline/client/browser';
-import type { ChatRequest } from '../../lib/playground';
+import type { ChatRequest, DraftToolCall } from '../../lib/playground';
 import { apiError, client } from '../../api/http';
 
 export type ChatUsage = NonNullable<components['schemas']['ChatCompletion']['usage']>;
 
 export interface ChatResult {
   content: string;
+  /** The tool calls of the answer, whole (docs/playground.md, "Tools"). */
+  toolCalls: DraftToolCall[];
   usage: ChatUsage | null;
   /** The run's trace in the playground project (x-sightline-trace-id), when the server started one. */
   traceId: string | null;
@@ -38,15 +40,42 @@ async function answer<T>(pending: Promise<{ data?: T; error?: unknown; response:
   return { data: data as T, response };
 }
 
+type AnswerMessage = components['schemas']['ChatCompletion']['choices'][number]['message'];
+type WireToolCall = NonNullable<AnswerMessage['tool_calls']>[number];
+
+/** A tool call of the route's answer as the page keeps it. */
+const toolCallOf = (call: WireToolCall): DraftToolCall => ({
+  id: call.id,
+  name: call.function.name,
+  arguments: call.function.arguments,
+  ...(call.extra_content?.google?.thought_signature ? { signature: call.extra_content.google.thought_signature } : {}),
+});
+
 // The streamed events are OpenAI's chat.completion.chunk, which the OpenAPI document does not describe.
+interface ToolCallPiece {
+  index: number;
+  id?: string;
+  function?: { name?: string; arguments?: string };
+  extra_content?: { google?: { thought_signature?: string } };
+}
 interface Chunk {
-  choices?: { delta?: { content?: string | null }; finish_reason?: string | null }[];
+  choices?: { delta?: { content?: string | null; tool_calls?: ToolCallPiece[] }; finish_reason?: string | null }[];
   usage?: ChatUsage | null;
   error?: { message?: string };
 }
 
-/** Runs a chat completion streamed: `onDelta` gets each piece of text as it arrives. */
-export async function streamChat(body: ChatRequest, onDelta: (text: string) => void, signal?: AbortSignal): Promise<ChatResult> {
+/** What has arrived so far: the text and the tool calls (their arguments growing). */
+export interface ChatProgress {
+  content: string;
+  toolCalls: DraftToolCall[];
+}
+
+/** Runs a chat completion streamed: `onProgress` gets the answer so far each time a piece arrives. */
+export async function streamChat(
+  body: ChatRequest,
+  onProgress: (progress: ChatProgress) => void,
+  signal?: AbortSignal,
+): Promise<ChatResult> {
   const started = performance.now();
   const { data: stream, response } = await answer(
     client.POST('/v1/chat/completions', {
@@ -61,8 +90,17 @@ export async function streamChat(body: ChatRequest, onDelta: (text: string) => v
   const reader = stream.pipeThrough(new TextDecoderStream()).getReader();
   let buffer = '';
   let content = '';
+  const toolCalls: DraftToolCall[] = [];
   let usage: ChatUsage | null = null;
   let finishReason: string | null = null;
+  const result = (): ChatResult => ({
+    content,
+    toolCalls: toolCalls.filter(Boolean).map((call) => ({ ...call, arguments: call.arguments || '{}' })),
+    usage,
+    traceId,
+    finishReason,
+    latencyMs: performance.now() - started,
+  });
   /** Handles one event; true at `[DONE]`. */
   const handle = (event: string): boolean => {
     const data = event
@@ -77,10 +115,18 @@ export async function streamChat(body: ChatRequest, onDelta: (text: string) => v
     if (chunk.error) throw new ChatError(chunk.error.message ?? 'The provider failed.', response.status, traceId);
     const choice = chunk.choices?.[0];
     const text = choice?.delta?.content;
-    if (text) {
-      content += text;
-      onDelta(text);
+    if (text) content += text;
+    for (const piece of choice?.delta?.tool_calls ?? []) {
+      toolCalls[piece.index] ??= { id: '', name: '', arguments: '' };
+      const call = toolCalls[piece.index] as DraftToolCall;
+      if (piece.id) call.id = piece.id;
+      if (piece.function?.name) call.name = piece.function.name;
+      if (piece.function?.arguments) call.arguments += piece.function.arguments;
+      const signature = piece.extra_content?.google?.thought_signature;
+      if (signature) call.signature = signature;
     }
+    if (text || choice?.delta?.tool_calls?.length)
+      onProgress({ content, toolCalls: toolCalls.filter(Boolean).map((call) => ({ ...call })) });
     if (choice?.finish_reason) finishReason = choice.finish_reason;
     if (chunk.usage) usage = chunk.usage;
     return false;
@@ -93,7 +139,7 @@ export async function streamChat(body: ChatRequest, onDelta: (text: string) => v
       while (boundary !== -1) {
         const event = buffer.slice(0, boundary);
         buffer = buffer.slice(boundary + 2);
-        if (handle(event)) return { content, usage, traceId, finishReason, latencyMs: performance.now() - started };
+        if (handle(event)) return result();
         boundary = buffer.indexOf('\n\n');
       }
       if (done) break;
@@ -102,7 +148,7 @@ export async function streamChat(body: ChatRequest, onDelta: (text: string) => v
     reader.releaseLock();
   }
   handle(buffer);
-  return { content, usage, traceId, finishReason, latencyMs: performance.now() - started };
+  return result();
 }
 
 /** Runs a chat completion without streaming (runs over a dataset need only the whole answer). */
@@ -113,6 +159,7 @@ export async function completeChat(body: ChatRequest, signal?: AbortSignal): Pro
   );
   return {
     content: completion.choices[0]?.message.content ?? '',
+    toolCalls: (completion.choices[0]?.message.tool_calls ?? []).map(toolCallOf),
     usage: completion.usage,
     traceId: response.headers.get('x-sightline-trace-id'),
     finishReason: completion.choices[0]?.finish_reason ?? null,
