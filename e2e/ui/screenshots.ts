@@ -315,7 +315,7 @@ try {
   await page.getByLabel('question').fill('How do I reset my password?');
   await page.getByRole('button', { name: 'Run', exact: true }).click();
   await page.getByTestId('playground-tokens').waitFor();
-  await shot(page, 'playground');
+  await shot(page, 'playground', { fullPage: true });
 
   // An online evaluation rule on support-bot: two code checks on a sample of its LLM spans, backfilled over the day.
   const evaluatorIds: string[] = [];
