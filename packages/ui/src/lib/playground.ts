@@ -4,7 +4,7 @@
  * (docs/playground.md, docs/prompts.md). Pure functions; the page holds the state.
  */
 import type { components, operations } from '@sightline/client/browser';
-import { chatMessages, indexedGroups, type Attributes } from './openinference';
+import { chatMessages, indexedGroups, type Attributes } from './openinference.js';
 import {
   INPUT_VALUE,
   LLM_INPUT_MESSAGES,
@@ -14,7 +14,7 @@ import {
   LLM_SYSTEM,
   LLM_TOOLS,
   TOOL_JSON_SCHEMA,
-} from './attributes';
+} from './attributes.js';
 
 type Schemas = components['schemas'];
 export type PromptVersion = Schemas['PromptVersion'];
@@ -527,9 +527,8 @@ export function draftFromPromptVersion(version: PromptVersion, promptName: strin
     templateFormat: version.template_format,
     variables: {},
     ...parametersOf(invocation[String(invocation.type)]),
-    tools: [],
-    toolChoice: 'auto',
-    responseFormat: defaultResponseFormat(),
+    ...toolsFromPrompt(version.tools, warnings),
+    responseFormat: responseFormatFromPrompt(version.response_format),
     promptName,
     source: `prompt ${promptName}`,
     warnings,
@@ -546,6 +545,8 @@ export function promptVersionBody(draft: PlaygroundDraft, name: string, descript
   // Google's settings name it max_output_tokens, as Phoenix's do.
   if (draft.maxTokens !== null) settings[draft.provider === 'google' ? 'max_output_tokens' : 'max_tokens'] = draft.maxTokens;
   else if (draft.provider === 'anthropic') settings.max_tokens = 1024;
+  const tools = promptTools(draft);
+  const schema = draft.responseFormat.type === 'json_schema' ? parsedSchema(draft.responseFormat.schema, 'The response schema') : null;
   const version: PromptVersionData = {
     description: description.trim() || null,
     model_provider,
@@ -554,8 +555,86 @@ export function promptVersionBody(draft: PlaygroundDraft, name: string, descript
     template_format: draft.templateFormat,
     template: { type: 'chat', messages: draft.messages.map((message) => ({ role: message.role, content: message.content })) },
     invocation_parameters: { type: type as Schemas['PromptInvocationParameters']['type'], [type]: settings },
+    ...(tools ? { tools } : {}),
+    // Phoenix's prompt versions know JSON schema only: a plain JSON-object format is not kept (docs/prompts.md).
+    ...(schema && 'value' in schema
+      ? {
+          response_format: {
+            type: 'json_schema' as const,
+            json_schema: { name: draft.responseFormat.name.trim(), schema: schema.value, strict: draft.responseFormat.strict },
+          },
+        }
+      : {}),
   };
   return { prompt: { name, ...(description.trim() ? { description: description.trim() } : {}) }, version };
+}
+
+// Phoenix's tool choices in prompt versions, by the playground's (docs/prompts.md, "Tools and response format").
+const PROMPT_TOOL_CHOICE = { auto: 'zero_or_more', none: 'none', required: 'one_or_more' } as const;
+
+/** The draft's tools as a prompt version's `tools` (Phoenix's shape), or undefined when it has none. */
+function promptTools(draft: PlaygroundDraft): Schemas['PromptTools'] | undefined {
+  if (draft.tools.length === 0) return undefined;
+  const tools = draft.tools.map((tool) => {
+    const parameters = toolParameters(tool);
+    return {
+      type: 'function',
+      function: {
+        name: tool.name.trim(),
+        ...(tool.description.trim() ? { description: tool.description.trim() } : {}),
+        ...('value' in parameters ? { parameters: parameters.value } : {}),
+      },
+    };
+  });
+  const choice = draft.toolChoice;
+  const tool_choice =
+    typeof choice === 'string' ? { type: PROMPT_TOOL_CHOICE[choice] } : { type: 'specific_function', function_name: choice.name };
+  return { type: 'tools', tools, tool_choice };
+}
+
+/** A prompt version's tools and tool choice as the draft's; tools of another kind are left out with a warning. */
+function toolsFromPrompt(
+  stored: Schemas['PromptTools'] | null | undefined,
+  warnings: string[],
+): Pick<PlaygroundDraft, 'tools' | 'toolChoice'> {
+  const tools: DraftTool[] = [];
+  for (const entry of stored?.tools ?? []) {
+    const declared =
+      entry.type === 'function' && entry.function && typeof entry.function === 'object'
+        ? (entry.function as Record<string, unknown>)
+        : null;
+    if (!declared || typeof declared.name !== 'string') {
+      warnings.push('A tool that is not a function was left out.');
+      continue;
+    }
+    const tool = newTool(declared.name);
+    tool.description = typeof declared.description === 'string' ? declared.description : '';
+    if (declared.parameters && typeof declared.parameters === 'object') tool.parameters = JSON.stringify(declared.parameters, null, 2);
+    tools.push(tool);
+  }
+  const choice = stored?.tool_choice as { type?: unknown; function_name?: unknown } | undefined;
+  const toolChoice: ToolChoice =
+    choice?.type === 'none'
+      ? 'none'
+      : choice?.type === 'one_or_more'
+        ? 'required'
+        : choice?.type === 'specific_function' && typeof choice.function_name === 'string'
+          ? { name: choice.function_name }
+          : 'auto';
+  return { tools, toolChoice };
+}
+
+/** A prompt version's JSON-schema response format as the draft's; plain text when it has none. */
+function responseFormatFromPrompt(stored: Schemas['PromptResponseFormatJSONSchema'] | null | undefined): DraftResponseFormat {
+  const format = defaultResponseFormat();
+  if (!stored) return format;
+  const { name, schema, strict } = stored.json_schema as { name: string; schema?: unknown; strict?: unknown };
+  return {
+    type: 'json_schema',
+    name,
+    schema: schema && typeof schema === 'object' ? JSON.stringify(schema, null, 2) : format.schema,
+    strict: strict !== false,
+  };
 }
 
 /** Phoenix's identifier rule for prompt names (docs/prompts.md). */
