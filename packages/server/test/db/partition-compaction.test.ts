@@ -180,14 +180,10 @@ for (const _ of DIALECTS.filter((dialect) => dialect === 'postgres')) {
         await reader.query('SELECT count(*) FROM spans');
         const job = createPartitionCompactionJob({ partitions: createPartitionCompactionRepository(db), firstRunDelayMs: 3_600_000 });
         const run = job.runNow();
-        const rebuilding = async () =>
-          (await indexesOf(day)).some((index) => !index.valid && /_ccnew\d*$/.test(index.name)) ||
-          Number(
-            (
-              await sql<{ n: string }>`SELECT count(*) AS n FROM pg_stat_progress_create_index
-              WHERE relid IN (to_regclass(${partitionName('traces', day)}), to_regclass(${partitionName('spans', day)}))`.execute(db)
-            ).rows[0]!.n,
-          ) > 0;
+        // The new (invalid) index must exist before stop(): REINDEX CONCURRENTLY shows in
+        // pg_stat_progress_create_index before it commits that index, and a stop in between leaves
+        // nothing behind (seen on a loaded machine), which is not the case this test is about.
+        const rebuilding = async () => (await indexesOf(day)).some((index) => !index.valid && /_ccnew\d*$/.test(index.name));
         for (let waited = 0; !(await rebuilding()); waited += 20) {
           assert.ok(waited < 10_000, 'the rebuild started');
           await new Promise((resolve) => setTimeout(resolve, 20));
