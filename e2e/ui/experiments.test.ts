@@ -178,6 +178,27 @@ for (const rootPath of ROOT_PATHS) {
       await eventually(async () => assert.equal(await comparison.count(), 3));
       await page.getByLabel('Examples shown').getByText('All', { exact: true }).click();
 
+      // Largest drop first: against "improved" as the base, "mixed" keeps the second answer and
+      // loses the others, so the second example moves last; its long answers start collapsed.
+      const longAnswer = 'I do not know, but here is a long guess. '.repeat(12).trim();
+      const mixed = await run('mixed', ({ question }) => ({ answer: question === QUESTIONS[1] ? ANSWERS[1]! : longAnswer }));
+      await page.goto(`${server.url}/datasets/${datasetId}/compare?experimentId=${improved.id}&experimentId=${mixed.id}`);
+      await eventually(async () => assert.equal(await comparison.count(), 3));
+      const questionOrder = async () =>
+        (await comparison.allInnerTexts()).map((text) => QUESTIONS.findIndex((question) => text.includes(question)));
+      // Examples keep the order they were added in; by delta, the two that dropped come first (in that order).
+      const inOrder = await questionOrder();
+      const byDrop = [...inOrder.filter((question) => question !== 1), 1];
+      assert.notDeepEqual(byDrop, inOrder, 'the sort has something to move');
+      await page.getByLabel('Order of the examples').getByText('Largest drop first', { exact: true }).click();
+      await eventually(async () => assert.deepEqual(await questionOrder(), byDrop));
+      assert.equal(new URL(page.url()).searchParams.get('sort'), 'score_delta');
+      const first = comparison.first();
+      assert.equal(await first.getByText(longAnswer).count(), 0, 'a long output starts collapsed');
+      await first.getByRole('button', { name: /^Show all/ }).click();
+      await first.getByText(longAnswer, { exact: false }).waitFor();
+      await first.getByRole('button', { name: 'Show less' }).waitFor();
+
       // The link phoenix-client prints for one experiment opens the same page; a run links to its trace.
       await page.goto(`${server.url}/datasets/${datasetId}/compare?experimentId=${improved.id}`);
       await eventually(async () => assert.equal(await page.getByTestId('comparison-row').count(), 3));

@@ -888,6 +888,10 @@ function scenario(r: Repositories, dialect: string, db: Kysely<DB>): SqlScenario
       () => r.experiments.comparedExampleIds(1, [2, 3], { kind: 'regressed', name: 'correct' }, { limit: 10, fromExampleId: 1 }),
     ],
     ['experiments.comparedExampleIds (failed)', () => r.experiments.comparedExampleIds(1, [2], { kind: 'failed' }, { limit: 10 })],
+    [
+      'experiments.exampleIdsByDelta (regressed)',
+      () => r.experiments.exampleIdsByDelta(1, [2, 3], 'correct', { kind: 'regressed', name: 'correct' }, { limit: 10, offset: 20 }),
+    ],
     ['experiments.runsOn', () => r.experiments.runsOn([1, 2], [1, 2])],
     ['experiments.examplesWithSuccessfulRuns', () => r.experiments.examplesWithSuccessfulRuns(1, { limit: 10, fromExampleId: 1 })],
     ['experiments.runsMissingEvaluations', () => r.experiments.runsMissingEvaluations(1, ['q', 'r'], { limit: 10, fromRunId: 1 })],

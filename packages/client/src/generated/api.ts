@@ -1815,7 +1815,7 @@ export interface paths {
         };
         /**
          * Experiments of a dataset side by side, per example (Sightline addition)
-         * @description One row per example of the first experiment (the base), in example order, with every compared experiment’s runs of it: output, error, latency, token sums of its trace and evaluations. Pages by example (cursor).
+         * @description One row per example of the first experiment (the base), in example order, with every compared experiment’s runs of it: output, error, latency, token sums of its trace and evaluations. Pages by example (cursor); `sort=score_delta` puts the largest drops first.
          */
         get: operations["compareExperiments"];
         put?: never;
@@ -13458,8 +13458,10 @@ export interface operations {
                 cursor?: string;
                 /** @description Only the examples where another experiment's mean `score_name` is below the base's (regressed) or above it (improved), or where a run or an evaluation failed (Sightline addition). */
                 filter?: "regressed" | "improved" | "failed";
-                /** @description The evaluator whose score `regressed` and `improved` compare. */
+                /** @description The evaluator whose score `regressed`, `improved` and `sort=score_delta` compare. */
                 score_name?: string;
+                /** @description Row order: `example` (default, the examples in order) or `score_delta`: the largest drop of another experiment’s mean `score_name` against the base’s first, examples without a delta last (Sightline addition; needs `score_name` and two experiments). */
+                sort?: "example" | "score_delta";
             };
             header?: never;
             path: {

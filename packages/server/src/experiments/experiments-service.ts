@@ -387,6 +387,8 @@ export function createExperimentsService({
         /** Only the examples that regressed or improved on the `scoreName` evaluator's score against the base, or failed. */
         filter?: 'regressed' | 'improved' | 'failed' | undefined;
         scoreName?: string | undefined;
+        /** Rows by the score delta against the base, largest drop first, from this position (docs/experiments.md, "Comparison"). */
+        sortByDelta?: { offset: number } | undefined;
       },
     ): Promise<{ experiments: ExperimentWithCounts[]; rows: ComparisonRow[] }> {
       const dataset = await requireDataset(datasetIdentifier);
@@ -406,14 +408,20 @@ export function createExperimentsService({
       const base = compared[0]!;
       const page = { limit: query.limit + 1, fromExampleId: query.fromExampleId };
       const filter = comparisonFilter(query.filter, query.scoreName);
-      const ids = filter
-        ? await experiments.comparedExampleIds(
-            base.id,
-            compared.slice(1).map((experiment) => experiment.id),
-            filter,
-            page,
-          )
-        : await experiments.exampleIds(base.id, page);
+      const others = compared.slice(1).map((experiment) => experiment.id);
+      if (query.sortByDelta) {
+        if (!query.scoreName?.trim())
+          throw new InvalidInputError('sort=score_delta needs score_name: the evaluator whose scores are compared');
+        if (others.length === 0) throw new InvalidInputError('sort=score_delta needs a second experiment to compare with the base');
+      }
+      const ids = query.sortByDelta
+        ? await experiments.exampleIdsByDelta(base.id, others, query.scoreName!.trim(), filter, {
+            limit: query.limit + 1,
+            offset: query.sortByDelta.offset,
+          })
+        : filter
+          ? await experiments.comparedExampleIds(base.id, others, filter, page)
+          : await experiments.exampleIds(base.id, page);
       const [withCountsRows, examples, runs] = await Promise.all([
         withCounts(compared),
         examplesById(base, ids),

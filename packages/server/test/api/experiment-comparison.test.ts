@@ -246,6 +246,37 @@ describeEachDialect('experiment comparison and downloads', (server) => {
     );
   });
 
+  it('sorts by the score delta against the base, largest drop first, paging by position', async () => {
+    const sorted = async (base: string, other: string, extra = '') => {
+      const { items, pages } = await collectPages<{ example: { id: string } }>(
+        url(),
+        `/v1/datasets/${setup.datasetId}/compare?experiment_id=${base}&experiment_id=${other}&sort=score_delta&score_name=correct${extra}`,
+        2,
+      );
+      return { ids: items.map((item) => item.example.id), pages };
+    };
+    const ex = setup.exampleIds;
+    // Base B, other A: example 3 drops by 1, 0 and 2 stay, 1 (B failed) and 4 (B never ran) have no delta.
+    assert.deepEqual(await sorted(setup.b, setup.a), { ids: [ex[3], ex[0], ex[2], ex[1], ex[4]], pages: 3 });
+    // Base A, other B: example 3 gains 1, so it follows the unchanged ones.
+    assert.deepEqual((await sorted(setup.a, setup.b)).ids, [ex[0], ex[2], ex[3], ex[1], ex[4]]);
+    // With a filter, only the kept examples, in the same order.
+    assert.deepEqual((await sorted(setup.a, setup.b, '&filter=improved')).ids, [ex[3]]);
+    const base = `/v1/datasets/${setup.datasetId}/compare?experiment_id=${setup.a}`;
+    expectError(await request(url(), 'GET', `${base}&experiment_id=${setup.b}&sort=score_delta`), 422, /needs score_name/);
+    expectError(await request(url(), 'GET', `${base}&sort=score_delta&score_name=correct`), 422, /needs a second experiment/);
+    expectError(await request(url(), 'GET', `${base}&experiment_id=${setup.b}&sort=delta&score_name=correct`), 422, /sort/);
+    expectError(
+      await request(
+        url(),
+        'GET',
+        `${base}&experiment_id=${setup.b}&sort=score_delta&score_name=correct&cursor=${encodeURIComponent(ex[0]!)}`,
+      ),
+      422,
+      /cursor/,
+    );
+  });
+
   it('downloads an experiment as CSV with a column group per evaluator', async () => {
     const response = await request(url(), 'GET', `/v1/experiments/${setup.b}/csv`);
     assert.equal(response.status, 200);

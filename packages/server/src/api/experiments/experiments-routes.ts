@@ -420,7 +420,7 @@ export async function experimentsRoutes(instance: FastifyInstance, { experiments
         summary: 'Experiments of a dataset side by side, per example (Sightline addition)',
         description:
           'One row per example of the first experiment (the base), in example order, with every compared experiment’s runs of it: ' +
-          'output, error, latency, token sums of its trace and evaluations. Pages by example (cursor).',
+          'output, error, latency, token sums of its trace and evaluations. Pages by example (cursor); `sort=score_delta` puts the largest drops first.',
         params: DatasetIdPath,
         querystring: ComparisonQuery,
         response: {
@@ -432,17 +432,26 @@ export async function experimentsRoutes(instance: FastifyInstance, { experiments
     async (request) => {
       const limit = request.query.limit ?? 50;
       const ids = ([] as string[]).concat(request.query.experiment_id);
+      // Sorted by delta, rows page by position (the order is computed, not a key of the rows).
+      const byDelta = request.query.sort === 'score_delta';
+      const offset = byDelta ? (cursorId('ListPosition', request.query.cursor) ?? 0) : 0;
       const result = await experiments.compare(
         identifier('Dataset', request.params.dataset_id),
         ids.map((id) => identifier('Experiment', id)),
         {
           limit,
-          fromExampleId: ascendingCursor('DatasetExample', request.query.cursor),
+          fromExampleId: byDelta ? undefined : ascendingCursor('DatasetExample', request.query.cursor),
           filter: request.query.filter,
           scoreName: request.query.score_name,
+          ...(byDelta ? { sortByDelta: { offset } } : {}),
         },
       );
-      const next = result.rows.length > limit ? toGlobalId('DatasetExample', result.rows[limit]!.example.id) : null;
+      const next =
+        result.rows.length <= limit
+          ? null
+          : byDelta
+            ? toGlobalId('ListPosition', offset + limit)
+            : toGlobalId('DatasetExample', result.rows[limit]!.example.id);
       return {
         experiments: result.experiments.map(presentExperiment),
         data: result.rows.slice(0, limit).map((row) => ({

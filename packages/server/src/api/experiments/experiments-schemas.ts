@@ -108,7 +108,16 @@ export const ComparisonQuery = Type.Object({
         'or where a run or an evaluation failed (Sightline addition).',
     }),
   ),
-  score_name: Type.Optional(Type.String({ minLength: 1, description: 'The evaluator whose score `regressed` and `improved` compare.' })),
+  score_name: Type.Optional(
+    Type.String({ minLength: 1, description: 'The evaluator whose score `regressed`, `improved` and `sort=score_delta` compare.' }),
+  ),
+  sort: Type.Optional(
+    StringEnum(['example', 'score_delta'] as const, {
+      description:
+        'Row order: `example` (default, the examples in order) or `score_delta`: the largest drop of another experiment’s mean ' +
+        '`score_name` against the base’s first, examples without a delta last (Sightline addition; needs `score_name` and two experiments).',
+    }),
+  ),
 });
 
 export const CreateExperimentBody = Type.Object(

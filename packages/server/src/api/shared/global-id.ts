@@ -39,7 +39,9 @@ export type GlobalType =
   | 'ScheduledExportRun'
   | 'AlertRule'
   | 'AlertEvent'
-  | 'Dashboard';
+  | 'Dashboard'
+  // A position in a list that pages by offset (the comparison sorted by score delta), not a row.
+  | 'ListPosition';
 
 /** The opaque id of a row. */
 export function toGlobalId(type: GlobalType, id: number): string {

@@ -3,7 +3,7 @@
  * Run counts come from grouped queries, never from loading runs; "incomplete" lists are anti-joins.
  */
 import { setImmediate } from 'node:timers/promises';
-import { type ExpressionBuilder, type Kysely, type Selectable, sql } from 'kysely';
+import { type ExpressionBuilder, type Kysely, type RawBuilder, type Selectable, type SqlBool, sql } from 'kysely';
 import type { Dialect } from '../../config.js';
 import type { DB, ExperimentRunAnnotationsTable, ExperimentRunsTable, ExperimentsTable } from '../schema.js';
 import { MAX_IN_LIST, chunks } from '../chunks.js';
@@ -137,6 +137,39 @@ const isLive = (eb: ExpressionBuilder<DB, 'experiments'>) =>
 export type ExperimentsRepository = ReturnType<typeof createExperimentsRepository>;
 
 /** Experiments repository over a Kysely connection (or transaction). */
+/** A comparison filter (docs/experiments.md, "Comparison"). */
+export type ComparisonFilter = { kind: 'regressed' | 'improved'; name: string } | { kind: 'failed' };
+
+/** The other compared experiments' ids as a one-column table `o(id)`. */
+function otherExperimentsSql(otherIds: number[]) {
+  return sql.join(
+    otherIds.map((id) => sql`select cast(${id} as bigint) as id`),
+    sql` union all `,
+  );
+}
+
+/** An experiment's mean score of evaluator `name` on the example `e.example_id` (null without one). */
+function meanScoreSql(name: string, experimentId: RawBuilder<unknown>) {
+  return sql<number | null>`(select avg(a.score) from experiment_runs r join experiment_run_annotations a on a.run_id = r.id
+    where r.example_id = e.example_id and a.name = ${name} and a.score is not null and r.experiment_id = ${experimentId})`;
+}
+
+/**
+ * Whether the example `e.example_id` passes the filter: `regressed` (another experiment's mean
+ * score of `name` below the base's), `improved` (above it) or `failed` (a run or an evaluation of
+ * any compared experiment with an error).
+ */
+function comparisonFilterSql(baseId: number, otherIds: number[], filter: ComparisonFilter): RawBuilder<SqlBool> {
+  const all = sql.join([baseId, ...otherIds].map((id) => sql`${id}`));
+  if (filter.kind === 'failed') {
+    return sql<SqlBool>`(exists (select 1 from experiment_runs r where r.example_id = e.example_id and r.experiment_id in (${all}) and r.error is not null)
+      or exists (select 1 from experiment_runs r join experiment_run_annotations a on a.run_id = r.id
+        where r.example_id = e.example_id and r.experiment_id in (${all}) and a.error is not null))`;
+  }
+  const worse = filter.kind === 'regressed' ? sql.raw('<') : sql.raw('>');
+  return sql<SqlBool>`exists (select 1 from (${otherExperimentsSql(otherIds)}) o where ${meanScoreSql(filter.name, sql`o.id`)} ${worse} ${meanScoreSql(filter.name, sql`${baseId}`)})`;
+}
+
 export function createExperimentsRepository(db: Kysely<DB>, dialect: Dialect) {
   return {
     async insert(
@@ -498,53 +531,52 @@ export function createExperimentsRepository(db: Kysely<DB>, dialect: Dialect) {
     async comparedExampleIds(
       baseId: number,
       otherIds: number[],
-      filter: { kind: 'regressed' | 'improved'; name: string } | { kind: 'failed' },
+      filter: ComparisonFilter,
       query: { limit: number; fromExampleId?: number | undefined },
     ): Promise<number[]> {
+      if (filter.kind !== 'failed' && otherIds.length === 0) return [];
       let select = db
         .selectFrom('experiment_examples as e')
         .select('e.example_id')
         .where('e.experiment_id', '=', baseId)
+        .where(comparisonFilterSql(baseId, otherIds, filter))
         .orderBy('e.example_id')
         .limit(query.limit);
       if (query.fromExampleId !== undefined) select = select.where('e.example_id', '>=', query.fromExampleId);
-      const all = [baseId, ...otherIds];
-      if (filter.kind === 'failed') {
-        select = select.where(({ exists, or, selectFrom }) =>
-          or([
-            exists(
-              selectFrom('experiment_runs as r')
-                .select('r.id')
-                .whereRef('r.example_id', '=', 'e.example_id')
-                .where('r.experiment_id', 'in', all)
-                .where('r.error', 'is not', null),
-            ),
-            exists(
-              selectFrom('experiment_runs as r')
-                .innerJoin('experiment_run_annotations as a', 'a.run_id', 'r.id')
-                .select('a.id')
-                .whereRef('r.example_id', '=', 'e.example_id')
-                .where('r.experiment_id', 'in', all)
-                .where('a.error', 'is not', null),
-            ),
-          ]),
-        );
-        return (await select.execute()).map((row) => Number(row.example_id));
-      }
-      if (otherIds.length === 0) return [];
-      // Each experiment's mean score of the evaluator on the example, compared with the base's.
-      const mean = (experiment: number | 'other') =>
-        sql<number | null>`(select avg(a.score) from experiment_runs r join experiment_run_annotations a on a.run_id = r.id
-          where r.example_id = e.example_id and a.name = ${filter.name} and a.score is not null and ${
-            experiment === 'other' ? sql`r.experiment_id = o.id` : sql`r.experiment_id = ${experiment}`
-          })`;
-      const worse = filter.kind === 'regressed' ? sql.raw('<') : sql.raw('>');
-      const others = sql.join(
-        otherIds.map((id) => sql`select cast(${id} as bigint) as id`),
-        sql` union all `,
-      );
-      select = select.where(sql<boolean>`exists (select 1 from (${others}) o where ${mean('other')} ${worse} ${mean(baseId)})`);
       return (await select.execute()).map((row) => Number(row.example_id));
+    },
+    /**
+     * The base experiment's example ids by the score delta of evaluator `name`: the smallest
+     * (largest drop) of another experiment's mean score on the example minus the base's first,
+     * examples without a delta last, then by example id; `limit` from position `offset`, with
+     * a comparison filter if one is given. Computed for every example of the base on each page
+     * (a comparison holds a dataset's examples, not millions of rows).
+     */
+    async exampleIdsByDelta(
+      baseId: number,
+      otherIds: number[],
+      name: string,
+      filter: ComparisonFilter | undefined,
+      query: { limit: number; offset: number },
+    ): Promise<number[]> {
+      const delta = sql<
+        number | null
+      >`(select min(${meanScoreSql(name, sql`o.id`)} - ${meanScoreSql(name, sql`${baseId}`)}) from (${otherExperimentsSql(otherIds)}) o)`;
+      let inner = db
+        .selectFrom('experiment_examples as e')
+        .select(['e.example_id', delta.as('delta')])
+        .where('e.experiment_id', '=', baseId);
+      if (filter) inner = inner.where(comparisonFilterSql(baseId, otherIds, filter));
+      const rows = await db
+        .selectFrom(inner.as('d'))
+        .select('d.example_id')
+        .orderBy(sql`(d.delta is null)`)
+        .orderBy('d.delta')
+        .orderBy('d.example_id')
+        .limit(query.limit)
+        .offset(query.offset)
+        .execute();
+      return rows.map((row) => Number(row.example_id));
     },
     /** Every run of the experiments on the given examples. */
     async runsOn(experimentIds: number[], exampleIds: number[]): Promise<RunRecord[]> {

@@ -33,11 +33,32 @@ import { formatDuration, formatInt } from '../../lib/format';
 import { datasetPath } from './DatasetsPage';
 import { evaluatorNames, formatScore, meanScore } from './experiments';
 
-function Json({ value, maxHeight = 160 }: { value: unknown; maxHeight?: number }) {
+/** Lines of a value shown before "Show all": rows stay a few lines high, so a screen holds many examples. */
+const COLLAPSED_LINES = 4;
+
+/** A value as text, its first lines only until expanded by a click. */
+function Json({ value }: { value: unknown }) {
+  const [expanded, setExpanded] = useState(false);
+  const text = typeof value === 'string' ? value : JSON.stringify(value, null, 2);
+  const lines = text.split('\n');
+  // Long single lines wrap, so they count by length too (about 60 characters a line in a column).
+  const long = lines.length > COLLAPSED_LINES || text.length > COLLAPSED_LINES * 60;
   return (
-    <Code block style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word', maxHeight, overflow: 'auto' }}>
-      {typeof value === 'string' ? value : JSON.stringify(value, null, 2)}
-    </Code>
+    <div>
+      <Code block style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word' }}>
+        {expanded || !long
+          ? text
+          : `${lines
+              .slice(0, COLLAPSED_LINES)
+              .join('\n')
+              .slice(0, COLLAPSED_LINES * 60)}…`}
+      </Code>
+      {long ? (
+        <Anchor component="button" type="button" size="xs" onClick={() => setExpanded((open) => !open)} aria-expanded={expanded}>
+          {expanded ? 'Show less' : `Show all (${lines.length} lines)`}
+        </Anchor>
+      ) : null}
+    </div>
   );
 }
 
@@ -186,12 +207,15 @@ export function ComparePage() {
   const filter =
     requestedFilter === 'regressed' || requestedFilter === 'improved' || requestedFilter === 'failed' ? requestedFilter : undefined;
   const scoreName = params.get('score') ?? names[0];
+  // Largest drop first needs a score and a second experiment; otherwise the examples stay in order.
+  const byDelta = params.get('sort') === 'score_delta' && scoreName !== undefined && experimentIds.length > 1;
   const comparison = useComparison(datasetId, experimentIds, cursor, 50, {
     filter: filter === 'failed' || (filter && scoreName) ? filter : undefined,
-    scoreName: filter && filter !== 'failed' ? scoreName : undefined,
+    scoreName: (filter && filter !== 'failed') || byDelta ? scoreName : undefined,
+    sort: byDelta ? 'score_delta' : undefined,
   });
   const experiments = comparison.data?.experiments ?? [];
-  const setView = (key: 'filter' | 'score', value: string | null) => {
+  const setView = (key: 'filter' | 'score' | 'sort', value: string | null) => {
     setCursors([undefined]);
     setParams((current) => {
       const next = new URLSearchParams(current);
@@ -264,6 +288,17 @@ export function ComparePage() {
                 ]}
               />
               {names.length > 0 ? (
+                <SegmentedControl
+                  aria-label="Order of the examples"
+                  value={byDelta ? 'score_delta' : 'example'}
+                  onChange={(value) => setView('sort', value === 'example' ? null : value)}
+                  data={[
+                    { value: 'example', label: 'Example order' },
+                    { value: 'score_delta', label: 'Largest drop first' },
+                  ]}
+                />
+              ) : null}
+              {names.length > 0 ? (
                 <Select
                   aria-label="Score compared"
                   size="sm"
@@ -300,11 +335,11 @@ export function ComparePage() {
                       <Text size="xs" c="dimmed">
                         Input
                       </Text>
-                      <Json value={row.example.input} maxHeight={140} />
+                      <Json value={row.example.input} />
                       <Text size="xs" c="dimmed" mt={4}>
                         Expected
                       </Text>
-                      <Json value={row.example.output} maxHeight={100} />
+                      <Json value={row.example.output} />
                     </Table.Td>
                     {row.runs.map((runs, index) => (
                       <Table.Td key={experiments[index]?.id ?? index} style={{ verticalAlign: 'top' }}>

@@ -65,13 +65,17 @@ export function useExperiments(datasetId: string) {
   });
 }
 
-/** One page of a comparison (rows are the base experiment's examples, from `cursor`). */
-/** A comparison's filter: the examples that regressed or improved on an evaluator's score against the base, or failed. */
+/**
+ * A comparison's view: the examples that regressed or improved on an evaluator's score against
+ * the base, or failed; and the row order (by example, or by the score delta, largest drop first).
+ */
 export interface ComparisonFilter {
   filter: 'regressed' | 'improved' | 'failed' | undefined;
   scoreName: string | undefined;
+  sort?: 'example' | 'score_delta' | undefined;
 }
 
+/** One page of a comparison (rows are the base experiment's examples, from `cursor`). */
 export function useComparison(
   datasetId: string,
   experimentIds: string[],
@@ -86,7 +90,7 @@ export function useComparison(
         client.GET('/v1/datasets/{dataset_id}/compare', {
           params: {
             path: { dataset_id: datasetId },
-            query: { experiment_id: experimentIds, cursor, limit, filter: filter.filter, score_name: filter.scoreName },
+            query: { experiment_id: experimentIds, cursor, limit, filter: filter.filter, score_name: filter.scoreName, sort: filter.sort },
           },
           signal,
         }),
