@@ -188,6 +188,7 @@ for (const rootPath of ROOT_PATHS) {
         (await comparison.allInnerTexts()).map((text) => QUESTIONS.findIndex((question) => text.includes(question)));
       // Examples keep the order they were added in; by delta, the two that dropped come first (in that order).
       const inOrder = await questionOrder();
+      const exampleIds = await Promise.all([0, 1, 2].map((row) => comparison.nth(row).locator('p[title]').first().getAttribute('title')));
       const byDrop = [...inOrder.filter((question) => question !== 1), 1];
       assert.notDeepEqual(byDrop, inOrder, 'the sort has something to move');
       await page.getByLabel('Order of the examples').getByText('Largest drop first', { exact: true }).click();
@@ -198,6 +199,19 @@ for (const rootPath of ROOT_PATHS) {
       await first.getByRole('button', { name: /^Show all/ }).click();
       await first.getByText(longAnswer, { exact: false }).waitFor();
       await first.getByRole('button', { name: 'Show less' }).waitFor();
+
+      // Jump to an example by its id: the page starts at it, in example order.
+      const lastId = exampleIds[2]!;
+      await page.getByLabel('Go to example').fill(lastId);
+      await page.getByRole('button', { name: 'Go', exact: true }).click();
+      await eventually(async () => assert.equal(await comparison.count(), 1));
+      assert.equal(await comparison.first().locator('p[title]').first().getAttribute('title'), lastId);
+      assert.equal(new URL(page.url()).searchParams.get('sort'), null, 'back in example order');
+      await page.getByLabel('Go to example').fill('not an id');
+      await page.getByRole('button', { name: 'Go', exact: true }).click();
+      await page.getByText(/invalid cursor/).waitFor();
+      await page.getByRole('button', { name: 'Back to the first page' }).click();
+      await eventually(async () => assert.equal(await comparison.count(), 3));
 
       // The link phoenix-client prints for one experiment opens the same page; a run links to its trace.
       await page.goto(`${server.url}/datasets/${datasetId}/compare?experimentId=${improved.id}`);

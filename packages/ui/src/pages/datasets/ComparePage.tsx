@@ -23,6 +23,7 @@ import {
   Stack,
   Table,
   Text,
+  TextInput,
   Title,
   Tooltip,
 } from '@mantine/core';
@@ -32,6 +33,7 @@ import { useComparison, useDataset, useExperiments } from './queries';
 import { formatDuration, formatInt } from '../../lib/format';
 import { datasetPath } from './DatasetsPage';
 import { evaluatorNames, formatScore, meanScore } from './experiments';
+import { CopyableId } from '../../components/Copy';
 
 /** Lines of a value shown before "Show all": rows stay a few lines high, so a screen holds many examples. */
 const COLLAPSED_LINES = 4;
@@ -200,6 +202,7 @@ export function ComparePage() {
   // Cursors of the pages before the current one, so Previous needs no backwards query.
   const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
   const cursor = cursors.at(-1);
+  const [jumpTo, setJumpTo] = useState('');
   const dataset = useDataset(datasetId);
   const all = useExperiments(datasetId);
   const names = evaluatorNames((all.data ?? []).filter((experiment) => experimentIds.includes(experiment.id)));
@@ -264,6 +267,11 @@ export function ComparePage() {
       ) : comparison.isError ? (
         <Alert color="red" title="Could not compare">
           {comparison.error.message}
+          {cursors.length > 1 ? (
+            <Button variant="default" size="xs" mt="xs" display="block" onClick={() => setCursors([undefined])}>
+              Back to the first page
+            </Button>
+          ) : null}
         </Alert>
       ) : comparison.isPending ? (
         <Skeleton height={240} />
@@ -318,6 +326,30 @@ export function ComparePage() {
               </Text>
             </Group>
           ) : null}
+          <form
+            onSubmit={(event) => {
+              event.preventDefault();
+              const id = jumpTo.trim();
+              if (!id) return;
+              // Example order pages by example id, so the page that starts at an example is that id as the cursor.
+              if (byDelta) setView('sort', null);
+              setCursors([undefined, id]);
+            }}
+          >
+            <Group gap="xs" align="flex-end">
+              <TextInput
+                label="Go to example"
+                placeholder="An example's id"
+                size="sm"
+                w={260}
+                value={jumpTo}
+                onChange={(event) => setJumpTo(event.currentTarget.value)}
+              />
+              <Button type="submit" variant="default" size="sm">
+                Go
+              </Button>
+            </Group>
+          </form>
           <Paper withBorder radius="md" style={{ overflow: 'auto' }}>
             <Table aria-label="Comparison" verticalSpacing="sm" style={{ tableLayout: 'fixed', minWidth: 320 + 360 * experiments.length }}>
               <Table.Thead>
@@ -332,6 +364,7 @@ export function ComparePage() {
                 {comparison.data.data.map((row) => (
                   <Table.Tr key={row.example.node_id} data-testid="comparison-row">
                     <Table.Td style={{ verticalAlign: 'top' }}>
+                      <CopyableId value={row.example.id} label="Copy the example's id" />
                       <Text size="xs" c="dimmed">
                         Input
                       </Text>
