@@ -109,7 +109,10 @@ for (const rootPath of ROOT_PATHS) {
       for (const width of [1440, 1280]) {
         await page.setViewportSize({ width, height: 900 });
         const menuBox = await page.getByTestId('user-menu').boundingBox();
-        assert.ok(menuBox && menuBox.x + menuBox.width <= width, `the account menu ends at ${menuBox && menuBox.x + menuBox.width} px on a ${width} px screen`);
+        assert.ok(
+          menuBox && menuBox.x + menuBox.width <= width,
+          `the account menu ends at ${menuBox && menuBox.x + menuBox.width} px on a ${width} px screen`,
+        );
         const overflow = (await page.evaluate(
           '(() => { const header = document.querySelector("header"); return header.scrollWidth - header.clientWidth; })()',
         )) as number;

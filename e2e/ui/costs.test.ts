@@ -12,7 +12,7 @@ import type { Browser } from 'playwright-core';
 import { unique } from '../../packages/server/test/helpers/auth.js';
 import type { TestServer } from '../../packages/server/test/helpers/server.js';
 import {
-  ROOT_PATHS,
+  SECTION_ROOT_PATHS,
   assertAllUnderRoot,
   eventually,
   firstAdminLogin,
@@ -31,7 +31,7 @@ after(async () => {
   await browser?.close();
 });
 
-for (const rootPath of ROOT_PATHS) {
+for (const rootPath of SECTION_ROOT_PATHS) {
   describe(`UI: costs [root path "${rootPath || '/'}"]`, () => {
     let server: TestServer;
     let opened: OpenedPage;
