@@ -19,8 +19,8 @@ import {
   Table,
   Text,
   TextInput,
-  Title,
 } from '@mantine/core';
+import { CreateForm } from '../../components/CreateForm';
 import { IconInfoCircle, IconMail, IconPlus, IconTrash, IconWebhook } from '@tabler/icons-react';
 import { Link } from 'react-router';
 import type { AlertRule } from '@sightline/client/browser';
@@ -130,190 +130,160 @@ function ChannelEditor({ channel, onChange, onRemove }: { channel: Channel; onCh
 function NewAlertForm({ projectId, onDone }: { projectId: string; onDone: () => void }) {
   const queryClient = useQueryClient();
   const [form, setForm] = useState<Form>(EMPTY);
-  const [failure, setFailure] = useState<string | null>(null);
-  const [saving, setSaving] = useState(false);
   const set = <K extends keyof Form>(key: K, value: Form[K]) => setForm((current) => ({ ...current, [key]: value }));
   const annotation = form.metric === 'annotation_score_mean' || form.metric === 'annotation_label_share';
   const unit = METRICS.find((metric) => metric.value === form.metric)?.unit;
 
   const save = async () => {
-    setFailure(null);
-    setSaving(true);
-    try {
-      await createAlertRule(projectId, {
-        name: form.name,
-        metric: form.metric,
-        ...(annotation ? { annotation_name: form.annotationName } : {}),
-        ...(form.metric === 'annotation_label_share' ? { annotation_label: form.annotationLabel } : {}),
-        filter: form.filter,
-        comparator: form.comparator,
-        threshold: Number(form.threshold),
-        window_seconds: Math.round(Number(form.window) * (form.unit === 'hours' ? 3600 : 60)),
-        channels: form.channels.map(({ channel }) =>
-          channel.type === 'email' ? { type: 'email', to: channel.to.filter((address) => address !== '') } : channel,
-        ),
-      });
-      await queryClient.invalidateQueries({ queryKey: alertRulesKey(projectId) });
-      onDone();
-    } catch (error) {
-      setFailure(error instanceof Error ? error.message : String(error));
-    } finally {
-      setSaving(false);
-    }
+    await createAlertRule(projectId, {
+      name: form.name,
+      metric: form.metric,
+      ...(annotation ? { annotation_name: form.annotationName } : {}),
+      ...(form.metric === 'annotation_label_share' ? { annotation_label: form.annotationLabel } : {}),
+      filter: form.filter,
+      comparator: form.comparator,
+      threshold: Number(form.threshold),
+      window_seconds: Math.round(Number(form.window) * (form.unit === 'hours' ? 3600 : 60)),
+      channels: form.channels.map(({ channel }) =>
+        channel.type === 'email' ? { type: 'email', to: channel.to.filter((address) => address !== '') } : channel,
+      ),
+    });
+    await queryClient.invalidateQueries({ queryKey: alertRulesKey(projectId) });
+    onDone();
   };
 
   return (
-    <Paper
-      withBorder
-      radius="md"
-      p="md"
-      component="form"
-      aria-label="New alert rule"
-      onSubmit={(event) => {
-        event.preventDefault();
-        void save();
-      }}
+    <CreateForm
+      title="New alert rule"
+      submitLabel="Create rule"
+      canSubmit={form.name.trim() !== '' && form.threshold !== '' && form.window !== ''}
+      onSubmit={save}
+      onCancel={onDone}
     >
-      <Stack gap="sm">
-        <Title order={4}>New alert rule</Title>
-        <TextInput label="Name" required value={form.name} onChange={(event) => set('name', event.currentTarget.value)} maxLength={128} />
-        <Group grow align="flex-start" wrap="wrap">
-          <Select
-            label="Metric"
-            data={METRICS.map(({ value, label }) => ({ value, label }))}
-            value={form.metric}
-            onChange={(value) => value && set('metric', value as Form['metric'])}
-            allowDeselect={false}
-            description={unit}
-            miw={200}
-          />
-          <Select
-            label="Fires when"
-            aria-label="Comparator"
-            data={[
-              { value: '>', label: 'above (>)' },
-              { value: '>=', label: 'at or above (≥)' },
-              { value: '<', label: 'below (<)' },
-              { value: '<=', label: 'at or below (≤)' },
-            ]}
-            value={form.comparator}
-            onChange={(value) => value && set('comparator', value as Form['comparator'])}
-            allowDeselect={false}
-            miw={150}
-          />
-          <NumberInput
-            label="Threshold"
-            required
-            decimalScale={6}
-            value={form.threshold}
-            onChange={(value) => set('threshold', value)}
-            miw={120}
-          />
-          <Group gap="xs" align="flex-end" wrap="nowrap" miw={220}>
-            <NumberInput label="Over the last" min={1} value={form.window} onChange={(value) => set('window', value)} w={110} />
-            <Select
-              aria-label="Window unit"
-              data={[
-                { value: 'minutes', label: 'minutes' },
-                { value: 'hours', label: 'hours' },
-              ]}
-              value={form.unit}
-              onChange={(value) => value && set('unit', value as Unit)}
-              allowDeselect={false}
-              w={110}
-            />
-          </Group>
-        </Group>
-        {annotation ? (
-          <Group grow align="flex-start" wrap="wrap">
-            <TextInput
-              label="Annotation name"
-              description="e.g. an online evaluator's name"
-              required
-              value={form.annotationName}
-              onChange={(event) => set('annotationName', event.currentTarget.value)}
-            />
-            {form.metric === 'annotation_label_share' ? (
-              <TextInput
-                label="Label"
-                required
-                value={form.annotationLabel}
-                onChange={(event) => set('annotationLabel', event.currentTarget.value)}
-              />
-            ) : null}
-          </Group>
-        ) : null}
-        <TextInput
-          label="Filter"
-          description="A span condition, e.g. span_kind == 'LLM'; empty for every span of the project."
-          placeholder="span_kind == 'LLM'"
-          value={form.filter}
-          onChange={(event) => set('filter', event.currentTarget.value)}
-          styles={{ input: { fontFamily: 'var(--mantine-font-family-monospace)' } }}
+      <TextInput label="Name" required value={form.name} onChange={(event) => set('name', event.currentTarget.value)} maxLength={128} />
+      <Group grow align="flex-start" wrap="wrap">
+        <Select
+          label="Metric"
+          data={METRICS.map(({ value, label }) => ({ value, label }))}
+          value={form.metric}
+          onChange={(value) => value && set('metric', value as Form['metric'])}
+          allowDeselect={false}
+          description={unit}
+          miw={200}
         />
-        <div>
-          <Text size="sm" fw={500}>
-            Notify
-          </Text>
-          <Text size="xs" c="dimmed" mb={4}>
-            Without a channel the rule only records its history.
-          </Text>
-          <Stack gap="xs">
-            {form.channels.map(({ key, channel }) => (
-              <ChannelEditor
-                key={key}
-                channel={channel}
-                onChange={(next) =>
-                  set(
-                    'channels',
-                    form.channels.map((item) => (item.key === key ? { key, channel: next } : item)),
-                  )
-                }
-                onRemove={() =>
-                  set(
-                    'channels',
-                    form.channels.filter((item) => item.key !== key),
-                  )
-                }
-              />
-            ))}
-          </Stack>
-          <Group gap="xs" mt="xs">
-            <Button
-              size="xs"
-              variant="default"
-              leftSection={<IconWebhook size={14} />}
-              onClick={() =>
-                set('channels', [...form.channels, { key: nextChannelKey++, channel: { type: 'webhook', url: '', format: 'json' } }])
+        <Select
+          label="Fires when"
+          aria-label="Comparator"
+          data={[
+            { value: '>', label: 'above (>)' },
+            { value: '>=', label: 'at or above (≥)' },
+            { value: '<', label: 'below (<)' },
+            { value: '<=', label: 'at or below (≤)' },
+          ]}
+          value={form.comparator}
+          onChange={(value) => value && set('comparator', value as Form['comparator'])}
+          allowDeselect={false}
+          miw={150}
+        />
+        <NumberInput
+          label="Threshold"
+          required
+          decimalScale={6}
+          value={form.threshold}
+          onChange={(value) => set('threshold', value)}
+          miw={120}
+        />
+        <Group gap="xs" align="flex-end" wrap="nowrap" miw={220}>
+          <NumberInput label="Over the last" min={1} value={form.window} onChange={(value) => set('window', value)} w={110} />
+          <Select
+            aria-label="Window unit"
+            data={[
+              { value: 'minutes', label: 'minutes' },
+              { value: 'hours', label: 'hours' },
+            ]}
+            value={form.unit}
+            onChange={(value) => value && set('unit', value as Unit)}
+            allowDeselect={false}
+            w={110}
+          />
+        </Group>
+      </Group>
+      {annotation ? (
+        <Group grow align="flex-start" wrap="wrap">
+          <TextInput
+            label="Annotation name"
+            description="e.g. an online evaluator's name"
+            required
+            value={form.annotationName}
+            onChange={(event) => set('annotationName', event.currentTarget.value)}
+          />
+          {form.metric === 'annotation_label_share' ? (
+            <TextInput
+              label="Label"
+              required
+              value={form.annotationLabel}
+              onChange={(event) => set('annotationLabel', event.currentTarget.value)}
+            />
+          ) : null}
+        </Group>
+      ) : null}
+      <TextInput
+        label="Filter"
+        description="A span condition, e.g. span_kind == 'LLM'; empty for every span of the project."
+        placeholder="span_kind == 'LLM'"
+        value={form.filter}
+        onChange={(event) => set('filter', event.currentTarget.value)}
+        styles={{ input: { fontFamily: 'var(--mantine-font-family-monospace)' } }}
+      />
+      <div>
+        <Text size="sm" fw={500}>
+          Notify
+        </Text>
+        <Text size="xs" c="dimmed" mb={4}>
+          Without a channel the rule only records its history.
+        </Text>
+        <Stack gap="xs">
+          {form.channels.map(({ key, channel }) => (
+            <ChannelEditor
+              key={key}
+              channel={channel}
+              onChange={(next) =>
+                set(
+                  'channels',
+                  form.channels.map((item) => (item.key === key ? { key, channel: next } : item)),
+                )
               }
-            >
-              Add webhook
-            </Button>
-            <Button
-              size="xs"
-              variant="default"
-              leftSection={<IconMail size={14} />}
-              onClick={() => set('channels', [...form.channels, { key: nextChannelKey++, channel: { type: 'email', to: [] } }])}
-            >
-              Add email
-            </Button>
-          </Group>
-        </div>
-        {failure ? (
-          <Alert color="red" role="alert" title="Not created">
-            {failure}
-          </Alert>
-        ) : null}
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onDone}>
-            Cancel
+              onRemove={() =>
+                set(
+                  'channels',
+                  form.channels.filter((item) => item.key !== key),
+                )
+              }
+            />
+          ))}
+        </Stack>
+        <Group gap="xs" mt="xs">
+          <Button
+            size="xs"
+            variant="default"
+            leftSection={<IconWebhook size={14} />}
+            onClick={() =>
+              set('channels', [...form.channels, { key: nextChannelKey++, channel: { type: 'webhook', url: '', format: 'json' } }])
+            }
+          >
+            Add webhook
           </Button>
-          <Button type="submit" loading={saving} disabled={form.name.trim() === '' || form.threshold === '' || form.window === ''}>
-            Create rule
+          <Button
+            size="xs"
+            variant="default"
+            leftSection={<IconMail size={14} />}
+            onClick={() => set('channels', [...form.channels, { key: nextChannelKey++, channel: { type: 'email', to: [] } }])}
+          >
+            Add email
           </Button>
         </Group>
-      </Stack>
-    </Paper>
+      </div>
+    </CreateForm>
   );
 }
 

@@ -22,9 +22,9 @@ import {
   Switch,
   Text,
   TextInput,
-  Title,
   Tooltip,
 } from '@mantine/core';
+import { CreateForm } from '../../components/CreateForm';
 import { IconChevronDown, IconChevronRight, IconInfoCircle, IconPlayerPlay, IconPlus, IconTrash } from '@tabler/icons-react';
 import type { ScheduledExport } from '@sightline/client/browser';
 import { useProjectContext } from '../projects/ProjectLayout';
@@ -62,101 +62,71 @@ const message = (error: unknown) => (error instanceof Error ? error.message : St
 function NewExportForm({ projectId, onDone }: { projectId: string; onDone: () => void }) {
   const queryClient = useQueryClient();
   const [form, setForm] = useState<ExportForm>(EMPTY);
-  const [failure, setFailure] = useState<string | null>(null);
-  const [saving, setSaving] = useState(false);
   const set = <K extends keyof ExportForm>(key: K, value: ExportForm[K]) => setForm((current) => ({ ...current, [key]: value }));
 
   const save = async () => {
-    setFailure(null);
-    setSaving(true);
-    try {
-      await createScheduledExport(projectId, form);
-      await queryClient.invalidateQueries({ queryKey: scheduledExportsKey(projectId) });
-      onDone();
-    } catch (error) {
-      setFailure(message(error));
-    } finally {
-      setSaving(false);
-    }
+    await createScheduledExport(projectId, form);
+    await queryClient.invalidateQueries({ queryKey: scheduledExportsKey(projectId) });
+    onDone();
   };
 
   return (
-    <Paper
-      withBorder
-      radius="md"
-      p="md"
-      component="form"
-      aria-label="New scheduled export"
-      onSubmit={(event) => {
-        event.preventDefault();
-        void save();
-      }}
+    <CreateForm
+      title="New scheduled export"
+      submitLabel="Create export"
+      canSubmit={form.name.trim() !== ''}
+      onSubmit={save}
+      onCancel={onDone}
     >
-      <Stack gap="sm">
-        <Title order={4}>New scheduled export</Title>
-        <TextInput
-          label="Name"
-          description="Its folder under the project's folder"
-          required
-          value={form.name}
-          onChange={(event) => set('name', event.currentTarget.value)}
-          maxLength={128}
-        />
-        <Group align="flex-start" wrap="wrap" gap="md">
-          <div>
-            <Text size="sm" fw={500} mb={4}>
-              Rows
-            </Text>
-            <SegmentedControl
-              aria-label="What the export writes"
-              value={form.target}
-              onChange={(value) => set('target', value as ExportForm['target'])}
-              data={TARGETS.map(({ value, label }) => ({ value, label }))}
-            />
-          </div>
-          <Select
-            label="Format"
-            data={FORMATS}
-            value={form.format}
-            onChange={(value) => value && set('format', value as ExportForm['format'])}
-            allowDeselect={false}
-            w={140}
+      <TextInput
+        label="Name"
+        description="Its folder under the project's folder"
+        required
+        value={form.name}
+        onChange={(event) => set('name', event.currentTarget.value)}
+        maxLength={128}
+      />
+      <Group align="flex-start" wrap="wrap" gap="md">
+        <div>
+          <Text size="sm" fw={500} mb={4}>
+            Rows
+          </Text>
+          <SegmentedControl
+            aria-label="What the export writes"
+            value={form.target}
+            onChange={(value) => set('target', value as ExportForm['target'])}
+            data={TARGETS.map(({ value, label }) => ({ value, label }))}
           />
-          <NumberInput
-            label="Every (minutes)"
-            min={1}
-            max={10080}
-            value={form.interval_minutes}
-            onChange={(value) => set('interval_minutes', Number(value) || 1)}
-            w={140}
-          />
-        </Group>
-        <Text size="xs" c="dimmed">
-          {TARGETS.find((target) => target.value === form.target)?.hint}
-        </Text>
-        <TextInput
-          label="Filter"
-          description="A span condition, e.g. span_kind == 'LLM' and latency_ms > 1000; empty for every span."
-          placeholder="span_kind == 'LLM'"
-          value={form.filter}
-          onChange={(event) => set('filter', event.currentTarget.value)}
-          styles={{ input: { fontFamily: 'var(--mantine-font-family-monospace)' } }}
+        </div>
+        <Select
+          label="Format"
+          data={FORMATS}
+          value={form.format}
+          onChange={(value) => value && set('format', value as ExportForm['format'])}
+          allowDeselect={false}
+          w={140}
         />
-        {failure ? (
-          <Alert color="red" role="alert" title="Not created">
-            {failure}
-          </Alert>
-        ) : null}
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onDone}>
-            Cancel
-          </Button>
-          <Button type="submit" loading={saving} disabled={form.name.trim() === ''}>
-            Create export
-          </Button>
-        </Group>
-      </Stack>
-    </Paper>
+        <NumberInput
+          label="Every (minutes)"
+          min={1}
+          max={10080}
+          value={form.interval_minutes}
+          onChange={(value) => set('interval_minutes', Number(value) || 1)}
+          w={140}
+        />
+      </Group>
+      <Text size="xs" c="dimmed">
+        {TARGETS.find((target) => target.value === form.target)?.hint}
+      </Text>
+      <TextInput
+        label="Filter"
+        description="A span condition, e.g. span_kind == 'LLM' and latency_ms > 1000; empty for every span."
+        placeholder="span_kind == 'LLM'"
+        value={form.filter}
+        onChange={(event) => set('filter', event.currentTarget.value)}
+        styles={{ input: { fontFamily: 'var(--mantine-font-family-monospace)' } }}
+      />
+    </CreateForm>
   );
 }
 

@@ -20,8 +20,8 @@ import {
   Table,
   Text,
   TextInput,
-  Title,
 } from '@mantine/core';
+import { CreateForm } from '../../components/CreateForm';
 import { IconInfoCircle, IconPlus } from '@tabler/icons-react';
 import { Link } from 'react-router';
 import type { OnlineEvalRule } from '@sightline/client/browser';
@@ -59,8 +59,6 @@ function NewRuleForm({ projectId, onDone }: { projectId: string; onDone: () => v
   const evaluators = useEvaluators();
   const queues = useQueues();
   const [form, setForm] = useState<RuleForm>(EMPTY);
-  const [failure, setFailure] = useState<string | null>(null);
-  const [saving, setSaving] = useState(false);
   const set = <K extends keyof RuleForm>(key: K, value: RuleForm[K]) => setForm((current) => ({ ...current, [key]: value }));
   const options = (evaluators.data ?? []).map((evaluator) => ({
     value: evaluator.id,
@@ -68,156 +66,128 @@ function NewRuleForm({ projectId, onDone }: { projectId: string; onDone: () => v
   }));
 
   const save = async () => {
-    setFailure(null);
-    setSaving(true);
-    try {
-      await createRule(projectId, form);
-      await queryClient.invalidateQueries({ queryKey: rulesKey(projectId) });
-      onDone();
-    } catch (error) {
-      setFailure(error instanceof Error ? error.message : String(error));
-    } finally {
-      setSaving(false);
-    }
+    await createRule(projectId, form);
+    await queryClient.invalidateQueries({ queryKey: rulesKey(projectId) });
+    onDone();
   };
 
   return (
-    <Paper
-      withBorder
-      radius="md"
-      p="md"
-      component="form"
-      aria-label="New rule"
-      onSubmit={(event) => {
-        event.preventDefault();
-        void save();
-      }}
+    <CreateForm
+      title="New rule"
+      submitLabel="Create rule"
+      canSubmit={form.name.trim() !== '' && form.evaluators.length > 0}
+      onSubmit={save}
+      onCancel={onDone}
     >
-      <Stack gap="sm">
-        <Title order={4}>New rule</Title>
-        <TextInput label="Name" required value={form.name} onChange={(event) => set('name', event.currentTarget.value)} maxLength={128} />
-        <div>
-          <Text size="sm" fw={500} mb={4}>
-            Evaluate
-          </Text>
-          <SegmentedControl
-            aria-label="What the rule evaluates"
-            value={form.target}
-            onChange={(value) => set('target', value as RuleForm['target'])}
-            data={TARGETS.map(({ value, label }) => ({ value, label }))}
-          />
-          <Text size="xs" c="dimmed" mt={4}>
-            {TARGETS.find((target) => target.value === form.target)?.hint}
-          </Text>
-        </div>
-        {form.target === 'session' ? (
-          <NumberInput
-            label="Idle minutes"
-            description="A session is evaluated once it has had no new turn for this long."
-            min={1}
-            max={1440}
-            value={form.session_idle_minutes ?? ''}
-            onChange={(value) => set('session_idle_minutes', numberOrNull(value))}
-          />
-        ) : (
-          <TextInput
-            label="Filter"
-            description="A span condition, e.g. span_kind == 'LLM' and 'refund' in input.value; empty for every span."
-            placeholder="span_kind == 'LLM'"
-            value={form.filter}
-            onChange={(event) => set('filter', event.currentTarget.value)}
-            styles={{ input: { fontFamily: 'var(--mantine-font-family-monospace)' } }}
-          />
-        )}
-        <MultiSelect
-          label="Evaluators"
-          required
-          placeholder={options.length === 0 ? 'No evaluator yet' : 'Choose one or more'}
-          data={options}
-          value={form.evaluators}
-          onChange={(value) => set('evaluators', value)}
-          searchable
-          nothingFoundMessage="No evaluator of that name"
-        />
-        <Text size="xs" c="dimmed">
-          <Anchor component={Link} to="/evaluators">
-            Create or edit evaluators
-          </Anchor>
+      <TextInput label="Name" required value={form.name} onChange={(event) => set('name', event.currentTarget.value)} maxLength={128} />
+      <div>
+        <Text size="sm" fw={500} mb={4}>
+          Evaluate
         </Text>
-        <Group grow align="flex-start" wrap="wrap">
-          <Select
-            label="Review queue"
-            description="Evaluated items go there for people to check"
-            placeholder="None"
-            clearable
-            data={(queues.data ?? []).map((queue) => ({ value: queue.id, label: queue.name }))}
-            value={form.queue_id}
-            onChange={(value) => set('queue_id', value)}
-            miw={200}
-          />
-          <NumberInput
-            label="Only scores below"
-            description="Empty: every item evaluated"
-            disabled={!form.queue_id}
-            decimalScale={3}
-            value={form.queue_when_score_below ?? ''}
-            onChange={(value) => set('queue_when_score_below', numberOrNull(value))}
-            miw={160}
-          />
-        </Group>
-        <Group grow align="flex-start" wrap="wrap">
-          <NumberInput
-            label="Sampling %"
-            description="Chosen by a hash of the item's id"
-            min={0.01}
-            max={100}
-            decimalScale={2}
-            value={form.sampling_rate * 100}
-            onChange={(value) => set('sampling_rate', (Number(value) || 0) / 100)}
-            miw={140}
-          />
-          <NumberInput
-            label="Per minute at most"
-            description="Empty: no limit"
-            min={1}
-            value={form.rate_limit_per_minute ?? ''}
-            onChange={(value) => set('rate_limit_per_minute', numberOrNull(value))}
-            miw={140}
-          />
-          <NumberInput
-            label="Daily cost limit ($)"
-            description="Judge spending per UTC day"
-            min={0}
-            decimalScale={4}
-            value={form.daily_cost_limit_usd ?? ''}
-            onChange={(value) => set('daily_cost_limit_usd', numberOrNull(value))}
-            miw={140}
-          />
-          <NumberInput
-            label="Backfill hours"
-            description="Also evaluate the past hours"
-            min={0}
-            max={168}
-            value={form.backfill_hours ?? ''}
-            onChange={(value) => set('backfill_hours', numberOrNull(value))}
-            miw={140}
-          />
-        </Group>
-        {failure ? (
-          <Alert color="red" role="alert" title="Not created">
-            {failure}
-          </Alert>
-        ) : null}
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onDone}>
-            Cancel
-          </Button>
-          <Button type="submit" loading={saving} disabled={form.name.trim() === '' || form.evaluators.length === 0}>
-            Create rule
-          </Button>
-        </Group>
-      </Stack>
-    </Paper>
+        <SegmentedControl
+          aria-label="What the rule evaluates"
+          value={form.target}
+          onChange={(value) => set('target', value as RuleForm['target'])}
+          data={TARGETS.map(({ value, label }) => ({ value, label }))}
+        />
+        <Text size="xs" c="dimmed" mt={4}>
+          {TARGETS.find((target) => target.value === form.target)?.hint}
+        </Text>
+      </div>
+      {form.target === 'session' ? (
+        <NumberInput
+          label="Idle minutes"
+          description="A session is evaluated once it has had no new turn for this long."
+          min={1}
+          max={1440}
+          value={form.session_idle_minutes ?? ''}
+          onChange={(value) => set('session_idle_minutes', numberOrNull(value))}
+        />
+      ) : (
+        <TextInput
+          label="Filter"
+          description="A span condition, e.g. span_kind == 'LLM' and 'refund' in input.value; empty for every span."
+          placeholder="span_kind == 'LLM'"
+          value={form.filter}
+          onChange={(event) => set('filter', event.currentTarget.value)}
+          styles={{ input: { fontFamily: 'var(--mantine-font-family-monospace)' } }}
+        />
+      )}
+      <MultiSelect
+        label="Evaluators"
+        required
+        placeholder={options.length === 0 ? 'No evaluator yet' : 'Choose one or more'}
+        data={options}
+        value={form.evaluators}
+        onChange={(value) => set('evaluators', value)}
+        searchable
+        nothingFoundMessage="No evaluator of that name"
+      />
+      <Text size="xs" c="dimmed">
+        <Anchor component={Link} to="/evaluators">
+          Create or edit evaluators
+        </Anchor>
+      </Text>
+      <Group grow align="flex-start" wrap="wrap">
+        <Select
+          label="Review queue"
+          description="Evaluated items go there for people to check"
+          placeholder="None"
+          clearable
+          data={(queues.data ?? []).map((queue) => ({ value: queue.id, label: queue.name }))}
+          value={form.queue_id}
+          onChange={(value) => set('queue_id', value)}
+          miw={200}
+        />
+        <NumberInput
+          label="Only scores below"
+          description="Empty: every item evaluated"
+          disabled={!form.queue_id}
+          decimalScale={3}
+          value={form.queue_when_score_below ?? ''}
+          onChange={(value) => set('queue_when_score_below', numberOrNull(value))}
+          miw={160}
+        />
+      </Group>
+      <Group grow align="flex-start" wrap="wrap">
+        <NumberInput
+          label="Sampling %"
+          description="Chosen by a hash of the item's id"
+          min={0.01}
+          max={100}
+          decimalScale={2}
+          value={form.sampling_rate * 100}
+          onChange={(value) => set('sampling_rate', (Number(value) || 0) / 100)}
+          miw={140}
+        />
+        <NumberInput
+          label="Per minute at most"
+          description="Empty: no limit"
+          min={1}
+          value={form.rate_limit_per_minute ?? ''}
+          onChange={(value) => set('rate_limit_per_minute', numberOrNull(value))}
+          miw={140}
+        />
+        <NumberInput
+          label="Daily cost limit ($)"
+          description="Judge spending per UTC day"
+          min={0}
+          decimalScale={4}
+          value={form.daily_cost_limit_usd ?? ''}
+          onChange={(value) => set('daily_cost_limit_usd', numberOrNull(value))}
+          miw={140}
+        />
+        <NumberInput
+          label="Backfill hours"
+          description="Also evaluate the past hours"
+          min={0}
+          max={168}
+          value={form.backfill_hours ?? ''}
+          onChange={(value) => set('backfill_hours', numberOrNull(value))}
+          miw={140}
+        />
+      </Group>
+    </CreateForm>
   );
 }
 
