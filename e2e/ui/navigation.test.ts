@@ -67,5 +67,16 @@ describe('UI: the header on a wide screen (1440 px)', () => {
     const nav = page.getByRole('navigation', { name: 'Main' });
     for (const section of SECTIONS) await nav.getByRole('link', { name: section }).waitFor();
     assert.equal(await page.getByRole('button', { name: 'Open the sections menu' }).isVisible(), false);
+    // With sign-in off, the "Auth off" mark fits too: the word at 1440 px (it was cut to "AUTH O…"
+    // at 1280 px), a lock icon below 1408 px; the header never overflows.
+    for (const width of [1440, 1280]) {
+      await page.setViewportSize({ width, height: 900 });
+      const mark = width >= 1408 ? page.getByText('Auth off', { exact: true }) : page.getByLabel('Auth off');
+      await mark.waitFor();
+      const cut = (await page.evaluate(
+        '(() => { const header = document.querySelector("header"); const labels = [...header.querySelectorAll(".mantine-Badge-label")]; return header.scrollWidth - header.clientWidth + labels.filter((label) => label.scrollWidth > label.clientWidth).length; })()',
+      )) as number;
+      assert.ok(cut <= 0, `at ${width} px the header overflows or cuts a badge (${cut})`);
+    }
   });
 });

@@ -1,6 +1,6 @@
 /** The frame of every signed-in page: header with navigation, command palette, theme and user menu. */
 import type { ReactNode } from 'react';
-import { AppShell, Avatar, Badge, Box, Burger, Button, Group, Kbd, Menu, Text, UnstyledButton } from '@mantine/core';
+import { AppShell, Avatar, Badge, Box, Burger, Button, Group, Kbd, Menu, Text, ThemeIcon, Tooltip, UnstyledButton } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { spotlight, type SpotlightActionData } from '@mantine/spotlight';
 import { JumpTo } from './JumpTo';
@@ -10,6 +10,7 @@ import {
   IconDatabase,
   IconFolder,
   IconListCheck,
+  IconLockOpen,
   IconLogout,
   IconMessageChatbot,
   IconNotes,
@@ -152,7 +153,7 @@ export function AppLayout() {
               ))}
             </Group>
           </Group>
-          <Group gap="sm" wrap="nowrap">
+          <Group gap="sm" wrap="nowrap" style={{ flexShrink: 0 }}>
             {/* Icon and shortcut only: with every section in the header, a label would push the account menu off a 1440 px screen. */}
             <Button
               variant="default"
@@ -202,9 +203,17 @@ export function AppLayout() {
                 </Menu.Dropdown>
               </Menu>
             ) : (
-              <Badge variant="light" color="gray" title="SERVICE_ENABLE_AUTH is off: everyone has full access">
-                Auth off
-              </Badge>
+              // The word fits beside every section from 1408 px; below that a lock icon says the same.
+              <>
+                <Badge variant="light" color="gray" title="SERVICE_ENABLE_AUTH is off: everyone has full access" visibleFrom="xl">
+                  Auth off
+                </Badge>
+                <Tooltip label="Auth off: SERVICE_ENABLE_AUTH is off, everyone has full access" hiddenFrom="xl">
+                  <ThemeIcon variant="light" color="gray" radius="xl" aria-label="Auth off" hiddenFrom="xl">
+                    <IconLockOpen size={16} />
+                  </ThemeIcon>
+                </Tooltip>
+              </>
             )}
           </Group>
         </Group>
