@@ -1,4 +1,5 @@
 /** Throwaway databases for tests: a temp SQLite file, or a fresh PostgreSQL database. */
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -36,6 +37,21 @@ export interface TestDatabaseNames {
   databasePrefix: string;
 }
 
+/**
+ * A migrated schema to copy instead of migrating each test database from empty: every suite that
+ * starts a server would otherwise replay all the migrations (about two seconds on PostgreSQL),
+ * which was the largest single cost of `npm test`. Suites that test the migrations themselves
+ * create empty databases and run them.
+ */
+export interface DatabaseTemplate {
+  /** Changes whenever the built schema would, e.g. a hash of the migrations' sources. */
+  key: string;
+  /** The SQLite file name in the working directory that `build` writes and servers open. */
+  sqliteFile: string;
+  /** Brings an empty database to the template's schema and closes every connection to it. */
+  build(database: TestDatabase): Promise<void>;
+}
+
 let counter = 0;
 
 /** PostgreSQL admin URL from the environment (set by scripts/run-tests.mjs or CI). */
@@ -45,17 +61,25 @@ export function postgresAdminUrl(): string {
   return url;
 }
 
-/** Creates an empty database of the dialect plus a temp working directory. */
-export async function createTestDatabase(dialect: TestDialect, names: TestDatabaseNames): Promise<TestDatabase> {
+/**
+ * Creates a database of the dialect plus a temp working directory: empty, or a copy of `template`
+ * (built once per key and machine, by whichever test process needs it first).
+ */
+export async function createTestDatabase(
+  dialect: TestDialect,
+  names: TestDatabaseNames,
+  template?: DatabaseTemplate,
+): Promise<TestDatabase> {
   const workingDir = fs.mkdtempSync(path.join(os.tmpdir(), names.dirPrefix));
   const removeDir = () => fs.rmSync(workingDir, { recursive: true, force: true });
-  if (dialect === 'sqlite') return { dialect, url: undefined, workingDir, drop: async () => removeDir() };
+  if (dialect === 'sqlite') {
+    if (template) fs.copyFileSync(await sqliteTemplateFile(template, names), path.join(workingDir, template.sqliteFile));
+    return { dialect, url: undefined, workingDir, drop: async () => removeDir() };
+  }
   const admin = new URL(postgresAdminUrl());
   const name = `${names.databasePrefix}_${process.pid}_${Date.now().toString(36)}_${counter++}`;
-  const client = new pg.Client({ connectionString: admin.toString() });
-  await client.connect();
-  await client.query(`CREATE DATABASE ${name}`);
-  await client.end();
+  const source = template ? await postgresTemplateDatabase(template, names) : undefined;
+  await adminQuery(admin, `CREATE DATABASE ${name}${source ? ` TEMPLATE ${source}` : ''}`);
   const url = new URL(admin);
   url.pathname = `/${name}`;
   return {
@@ -63,11 +87,57 @@ export async function createTestDatabase(dialect: TestDialect, names: TestDataba
     url: url.toString(),
     workingDir,
     drop: async () => {
-      const dropper = new pg.Client({ connectionString: admin.toString() });
-      await dropper.connect();
-      await dropper.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await dropper.end();
+      await adminQuery(admin, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       removeDir();
     },
   };
+}
+
+async function adminQuery(admin: URL, text: string): Promise<pg.QueryResult> {
+  const client = new pg.Client({ connectionString: admin.toString() });
+  await client.connect();
+  try {
+    return await client.query(text);
+  } finally {
+    await client.end();
+  }
+}
+
+/** A migrated SQLite file in the temp directory; concurrent builders each rename a complete copy into place. */
+async function sqliteTemplateFile(template: DatabaseTemplate, names: TestDatabaseNames): Promise<string> {
+  const file = path.join(os.tmpdir(), `${names.dirPrefix}template-${template.key}.db`);
+  if (fs.existsSync(file)) return file;
+  const empty = await createTestDatabase('sqlite', names);
+  try {
+    await template.build(empty);
+    const partial = `${file}.${randomUUID()}`;
+    fs.copyFileSync(path.join(empty.workingDir, template.sqliteFile), partial);
+    fs.renameSync(partial, file);
+  } finally {
+    await empty.drop();
+  }
+  return file;
+}
+
+/**
+ * A migrated PostgreSQL database to copy with CREATE DATABASE … TEMPLATE. It is built under a
+ * temporary name and renamed, so a copy never starts from a half-built one; when two processes
+ * build at once, the rename of the second fails and its copy is dropped.
+ */
+async function postgresTemplateDatabase(template: DatabaseTemplate, names: TestDatabaseNames): Promise<string> {
+  const admin = new URL(postgresAdminUrl());
+  const name = `${names.databasePrefix}_template_${template.key}`;
+  const exists = await adminQuery(admin, `SELECT 1 FROM pg_database WHERE datname = '${name}'`);
+  if (exists.rowCount) return name;
+  const empty = await createTestDatabase('postgres', names);
+  await template.build(empty);
+  const built = new URL(empty.url!).pathname.slice(1);
+  try {
+    await adminQuery(admin, `ALTER DATABASE ${built} RENAME TO ${name}`);
+    fs.rmSync(empty.workingDir, { recursive: true, force: true });
+  } catch (error) {
+    await empty.drop();
+    if ((error as { code?: string }).code !== '42P04') throw error;
+  }
+  return name;
 }

@@ -1,6 +1,7 @@
 /** Test helpers shared by the server and monitor suites. */
 export {
   createTestDatabase,
+  type DatabaseTemplate,
   postgresAdminUrl,
   DIALECTS,
   type TestDatabase,

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import { createPgPool, openSqlite } from '../../src/db/database.js';
-import { createTestDatabase, type TestDatabase, type TestDialect } from './databases.js';
+import { createMigratedTestDatabase, type TestDatabase, type TestDialect } from './databases.js';
 import { serverEnv } from './server.js';
 
 const FIXTURE = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'server-process.ts');
@@ -34,7 +34,7 @@ function statusField(pid: number, name: string): number {
 
 /** Starts a server process on a new database of the dialect; resolves once it listens. */
 export async function startServerProcess(dialect: TestDialect, env: Record<string, string> = {}): Promise<ServerProcess> {
-  const database: TestDatabase = await createTestDatabase(dialect);
+  const database: TestDatabase = await createMigratedTestDatabase(dialect);
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', FIXTURE], {
     env: { ...process.env, ...serverEnv(database, env) },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -2,7 +2,7 @@
 import { after, before, describe } from 'node:test';
 import { loadConfig } from '../../src/config.js';
 import { startServer, type RunningServer } from '../../src/server.js';
-import { createTestDatabase, DIALECTS, type TestDatabase, type TestDialect } from './databases.js';
+import { createMigratedTestDatabase, DIALECTS, type TestDatabase, type TestDialect } from './databases.js';
 
 export interface TestServer {
   dialect: TestDialect;
@@ -17,7 +17,7 @@ export interface TestServer {
 
 /** Starts a server with the given extra environment. */
 export async function startTestServer(dialect: TestDialect, env: Record<string, string> = {}): Promise<TestServer> {
-  const database = await createTestDatabase(dialect);
+  const database = await createMigratedTestDatabase(dialect);
   const server = await startServerOn(database, env);
   return {
     dialect,
