@@ -71,6 +71,7 @@ import { playgroundRoutes } from './api/playground/playground-routes.js';
 import type { PlaygroundService } from './playground/playground-service.js';
 import type { SecretsService } from './playground/secrets-service.js';
 import { retentionRoutes, type RetentionLayer } from './api/retention/retention-routes.js';
+import { named } from './http/plugin-name.js';
 import { lazyCompilersFactory } from './http/lazy-compilers.js';
 import type { PromptsService } from './prompts/prompts-service.js';
 import type { TraceServices } from './trace-services.js';
@@ -191,46 +192,46 @@ export async function buildApp({
   await app.register(swaggerUi, { routePrefix: `${prefix}/docs`, staticCSP: DOCS_CONTENT_SECURITY_POLICY });
 
   await app.register(
-    async (scope) => {
+    named(async function api(scope) {
       storableInput(scope);
       finiteNumbers(scope);
-      await scope.register(systemRoutes, { ready });
-      await scope.register(jobsRoutes, { jobs });
-      await scope.register(otlpHttpRoutes, { ingest, ingestLogs, maxBodyBytes: config.ingest.maxBodyBytes });
-      await scope.register(authRoutes, { config, sessions: auth.loginSessions, ldapLogin: auth.ldapLogin });
-      await scope.register(passwordResetRoutes, { config, resets: auth.passwordResets });
-      await scope.register(oauth2Routes, { config, oidc: auth.oidc, sessions: auth.loginSessions });
-      await scope.register(usersRoutes, { users: auth.users, config });
-      await scope.register(apiKeysRoutes, { apiKeys: auth.apiKeys });
-      await scope.register(projectsRoutes, { projects: query.projects });
-      await scope.register(projectMetricsRoutes, { metrics: query.metrics });
-      await scope.register(spansRoutes, { spans: query.spans, spanSubmission: query.spanSubmission });
-      await scope.register(spanQueryRoutes, { spanQuery: query.spanQuery });
-      await scope.register(tracesRoutes, { traces: query.traces });
-      await scope.register(sessionsRoutes, { sessions: query.sessions });
-      await scope.register(annotationsRoutes, { annotations: query.annotations });
-      await scope.register(annotationConfigsRoutes, { configs: query.annotationConfigs });
-      await scope.register(promptsRoutes, { prompts });
-      await scope.register(datasetsRoutes, { datasets });
-      await scope.register(datasetLabelsRoutes, { labels: datasetLabels });
-      await scope.register(savedViewsRoutes, { views: query.savedViews });
-      await scope.register(datasetSplitsRoutes, { splits: datasetSplits });
-      await scope.register(experimentsRoutes, { experiments });
-      await scope.register(experimentTagsRoutes, { tags: experimentTags });
-      await scope.register(evaluatorsRoutes, { evaluators });
-      await scope.register(onlineEvalRoutes, { rules: onlineRules });
-      await scope.register(modelPricesRoutes, { costs });
-      await scope.register(playgroundRoutes, { playground, secrets });
-      await scope.register(retentionRoutes, retention);
+      await scope.register(named(systemRoutes), { ready });
+      await scope.register(named(jobsRoutes), { jobs });
+      await scope.register(named(otlpHttpRoutes), { ingest, ingestLogs, maxBodyBytes: config.ingest.maxBodyBytes });
+      await scope.register(named(authRoutes), { config, sessions: auth.loginSessions, ldapLogin: auth.ldapLogin });
+      await scope.register(named(passwordResetRoutes), { config, resets: auth.passwordResets });
+      await scope.register(named(oauth2Routes), { config, oidc: auth.oidc, sessions: auth.loginSessions });
+      await scope.register(named(usersRoutes), { users: auth.users, config });
+      await scope.register(named(apiKeysRoutes), { apiKeys: auth.apiKeys });
+      await scope.register(named(projectsRoutes), { projects: query.projects });
+      await scope.register(named(projectMetricsRoutes), { metrics: query.metrics });
+      await scope.register(named(spansRoutes), { spans: query.spans, spanSubmission: query.spanSubmission });
+      await scope.register(named(spanQueryRoutes), { spanQuery: query.spanQuery });
+      await scope.register(named(tracesRoutes), { traces: query.traces });
+      await scope.register(named(sessionsRoutes), { sessions: query.sessions });
+      await scope.register(named(annotationsRoutes), { annotations: query.annotations });
+      await scope.register(named(annotationConfigsRoutes), { configs: query.annotationConfigs });
+      await scope.register(named(promptsRoutes), { prompts });
+      await scope.register(named(datasetsRoutes), { datasets });
+      await scope.register(named(datasetLabelsRoutes), { labels: datasetLabels });
+      await scope.register(named(savedViewsRoutes), { views: query.savedViews });
+      await scope.register(named(datasetSplitsRoutes), { splits: datasetSplits });
+      await scope.register(named(experimentsRoutes), { experiments });
+      await scope.register(named(experimentTagsRoutes), { tags: experimentTags });
+      await scope.register(named(evaluatorsRoutes), { evaluators });
+      await scope.register(named(onlineEvalRoutes), { rules: onlineRules });
+      await scope.register(named(modelPricesRoutes), { costs });
+      await scope.register(named(playgroundRoutes), { playground, secrets });
+      await scope.register(named(retentionRoutes), retention);
       // Last among the API routes: their OpenAPI components follow every earlier one's (a smaller diff of openapi.json).
-      await scope.register(annotationQueuesRoutes, { queues: annotationQueues });
-      await scope.register(exportsRoutes, { exports });
-      await scope.register(scheduledExportsRoutes, { scheduled: scheduledExports });
-      await scope.register(alertsRoutes, { alerts });
-      await scope.register(mcpRoutes, { rootPath: prefix });
-      await scope.register(dashboardsRoutes, { dashboards: query.dashboards, dashboardQuery: query.dashboardQuery });
-      await scope.register(uiRoutes, { page: uiPage });
-    },
+      await scope.register(named(annotationQueuesRoutes), { queues: annotationQueues });
+      await scope.register(named(exportsRoutes), { exports });
+      await scope.register(named(scheduledExportsRoutes), { scheduled: scheduledExports });
+      await scope.register(named(alertsRoutes), { alerts });
+      await scope.register(named(mcpRoutes), { rootPath: prefix });
+      await scope.register(named(dashboardsRoutes), { dashboards: query.dashboards, dashboardQuery: query.dashboardQuery });
+      await scope.register(named(uiRoutes), { page: uiPage });
+    }),
     { prefix },
   );
   // Load balancers probe the bare path even when the app lives under a root path.

@@ -31,6 +31,7 @@ import {
   VersionsQuery,
 } from './datasets-schemas.js';
 import { identifier, toGlobalId } from '../shared/global-id.js';
+import { named } from '../../http/plugin-name.js';
 import { storableDeep } from '../../http/storable-input.js';
 import { DEFAULT_LIMIT, cursorId, pageAnswer } from '../shared/pagination.js';
 import { errors, Nullable, Page } from '../shared/schemas.js';
@@ -230,7 +231,7 @@ export async function datasetsRoutes(instance: FastifyInstance, { datasets }: { 
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
   const tags = ['datasets'];
 
-  await app.register(uploadRoute, { datasets });
+  await app.register(named(uploadRoute), { datasets });
 
   app.get(
     '/v1/datasets',
