@@ -1,20 +1,20 @@
 /** The `sightline` command line: wires the server's and the monitor's functions into commands. */
-import { redactUrl } from '@sightline/common';
-import {
-  type Config,
-  ConfigError,
-  createUserCommand,
-  loadConfig,
-  resetPasswordCommand,
-  runMcpStdio,
-  SIGHTLINE_VERSION,
-  startServer,
-} from '@sightline/server';
+import { createRequire } from 'node:module';
+import type { Config, RunningServer } from '@sightline/server';
 import { Command, CommanderError } from 'commander';
 import { tuneHeapForService } from './heap.js';
 import { registerMonitorCommands } from './monitor-commands.js';
 import { registerDataCommands } from './data-commands.js';
 import { stopOnSignals } from './shutdown.js';
+
+/**
+ * The server loads when a command that needs it runs: `--help`, `data` and `monitor` start in a
+ * fraction of the time without its modules (docs/performance.md, "Start-up").
+ */
+const loadServer = () => import('@sightline/server');
+
+/** The server package's version, as its SIGHTLINE_VERSION reads it, without loading the server. */
+const SIGHTLINE_VERSION: string = (createRequire(import.meta.url)('@sightline/server/package.json') as { version: string }).version;
 
 /** Builds the command tree; exported so tests can drive it without spawning. */
 export function buildCli(): Command {
@@ -34,15 +34,16 @@ export function buildCli(): Command {
     .addHelpText('after', SERVE_ENVIRONMENT_HELP)
     .action(async (options: ServeOptions) => {
       // A flag wins over its variable, and is checked as the variable is (a bad port is the same one-line refusal).
+      const [{ loadConfig, startServer }, { redactUrl }] = await Promise.all([loadServer(), import('@sightline/common')]);
       const config = loadConfig({ ...process.env, ...serveFlagsAsEnvironment(options) });
       tuneHeapForService();
-      let server: Awaited<ReturnType<typeof startServer>>;
+      let server: RunningServer;
       try {
         server = await startServer(config);
       } catch (error) {
         throw portInUse(error, config) ?? error;
       }
-      printBanner(config, server.url, server.grpcPort);
+      printBanner(config, server.url, server.grpcPort, redactUrl);
       stopOnSignals({
         name: 'sightline',
         close: () => server.close(),
@@ -62,6 +63,7 @@ Environment:
   SERVICE_API_KEY             an API key for it (a user or system key; not needed with sign-in off)`,
     )
     .action(async () => {
+      const { runMcpStdio } = await loadServer();
       await runMcpStdio({
         endpoint: process.env.SERVICE_COLLECTOR_ENDPOINT || 'http://127.0.0.1:6006',
         apiKey: process.env.SERVICE_API_KEY || null,
@@ -76,6 +78,7 @@ Environment:
     .requiredOption('--role <role>', 'admin or member')
     .option('--password <password>', 'initial password (8 to 256 characters)')
     .action(async (options: { email: string; username: string; role: string; password?: string }) => {
+      const { createUserCommand, loadConfig } = await loadServer();
       const result = await createUserCommand(loadConfig(), options);
       process.stdout.write(`created ${result.email}${result.generatedPassword ? `; initial password: ${result.generatedPassword}` : ''}\n`);
     });
@@ -87,6 +90,7 @@ Environment:
     .requiredOption('--email <email>', 'email address of the user')
     .option('--password <password>', 'the new password (8 to 256 characters)')
     .action(async (options: { email: string; password?: string }) => {
+      const { loadConfig, resetPasswordCommand } = await loadServer();
       const result = await resetPasswordCommand(loadConfig(), options.email, options.password);
       process.stdout.write(
         `password reset for ${result.email}${result.generatedPassword ? `; new password: ${result.generatedPassword}` : ''}\n`,
@@ -136,7 +140,7 @@ function portInUse(error: unknown, config: Config): Error | null {
   return new Error(`port ${port} on ${config.host} is already in use by another process: choose another with ${variable} or ${flag}`);
 }
 
-function printBanner(config: Config, url: string, grpcPort: number): void {
+function printBanner(config: Config, url: string, grpcPort: number, redactUrl: (url: string) => string): void {
   const database = config.database.dialect === 'sqlite' ? `SQLite ${config.database.url}` : `PostgreSQL ${redactUrl(config.database.url)}`;
   process.stdout.write(
     [
@@ -157,7 +161,7 @@ export async function main(argv: string[]): Promise<void> {
     await buildCli().parseAsync(argv);
   } catch (error) {
     if (error instanceof CommanderError) process.exit(error.exitCode);
-    const message = error instanceof ConfigError ? error.message : ((error as Error).message ?? String(error));
+    const message = (error as Error).message ?? String(error);
     process.stderr.write(`sightline: ${message}\n`);
     process.exit(1);
   }

@@ -3,24 +3,21 @@
  * `registerMonitorCommands(program)`. Failures are thrown as Errors with a one-line message; the
  * host prints it and exits non-zero.
  */
-import { DomainError, redactUrl } from '@sightline/common';
-import { loadMonitorConfig, MONITOR_VERSION, type MonitorConfig, startMonitorServer, withSpaces } from '@sightline/monitor';
+import type { SpacesService } from '@sightline/monitor';
 import type { Command } from 'commander';
 import { stopOnSignals } from './shutdown.js';
+
+/** The monitor loads when one of its commands runs, so the CLI's other commands start without it. */
+const loadMonitor = () => import('@sightline/monitor');
 
 function print(text: string): void {
   process.stdout.write(`${text}\n`);
 }
 
-async function operatorAction<T>(action: (config: MonitorConfig) => Promise<T>): Promise<T> {
-  const config = loadMonitorConfig();
-  try {
-    return await action(config);
-  } catch (error) {
-    // Refusals read as sentences already.
-    if (error instanceof DomainError) throw new Error(error.message);
-    throw error;
-  }
+/** Runs an operator command on the configured database's spaces; refusals read as sentences already. */
+async function operatorAction<T>(action: (spaces: SpacesService) => Promise<T>): Promise<T> {
+  const { loadMonitorConfig, withSpaces } = await loadMonitor();
+  return withSpaces(loadMonitorConfig(), action);
 }
 
 /** Adds `monitor serve | create-space | rotate-key | list-spaces` to the program; returns the group. */
@@ -35,6 +32,10 @@ export function registerMonitorCommands(program: Command): Command {
       'Run the monitoring service on MONITOR_HOST:MONITOR_PORT (127.0.0.1:6007) with MONITOR_DATABASE_URL (default: SQLite monitor.db in SERVICE_WORKING_DIR)',
     )
     .action(async () => {
+      const [{ loadMonitorConfig, MONITOR_VERSION, startMonitorServer }, { redactUrl }] = await Promise.all([
+        loadMonitor(),
+        import('@sightline/common'),
+      ]);
       const config = loadMonitorConfig();
       const server = await startMonitorServer(config);
       const database =
@@ -63,7 +64,7 @@ export function registerMonitorCommands(program: Command): Command {
     .requiredOption('--name <name>', 'name of the space')
     .option('--json', 'print exactly one JSON object {"space_id","space_key","api_key"}')
     .action(async (options: { name: string; json?: boolean }) => {
-      const issued = await operatorAction((config) => withSpaces(config, (spaces) => spaces.createSpace(options.name)));
+      const issued = await operatorAction((spaces) => spaces.createSpace(options.name));
       if (options.json) {
         print(JSON.stringify({ space_id: issued.space_id, space_key: issued.space_key, api_key: issued.api_key }));
         return;
@@ -87,9 +88,7 @@ export function registerMonitorCommands(program: Command): Command {
     .option('--space-key', 'also issue a new space key (the old one stops working)')
     .option('--json', 'print exactly one JSON object {"space_id","api_key"[,"space_key"]}')
     .action(async (options: { space: string; spaceKey?: boolean; json?: boolean }) => {
-      const rotated = await operatorAction((config) =>
-        withSpaces(config, (spaces) => spaces.rotateKey(options.space, { spaceKey: options.spaceKey ?? false })),
-      );
+      const rotated = await operatorAction((spaces) => spaces.rotateKey(options.space, { spaceKey: options.spaceKey ?? false }));
       if (options.json) {
         print(
           JSON.stringify({
@@ -115,7 +114,7 @@ export function registerMonitorCommands(program: Command): Command {
     .description('List spaces (ids, names, active API keys); keys are never shown')
     .option('--json', 'print one JSON array')
     .action(async (options: { json?: boolean }) => {
-      const spaces = await operatorAction((config) => withSpaces(config, (service) => service.listSpaces()));
+      const spaces = await operatorAction((service) => service.listSpaces());
       if (options.json) {
         print(JSON.stringify(spaces));
         return;
