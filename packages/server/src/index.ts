@@ -11,4 +11,9 @@ export { SqliteSpanStore } from './db/writer/span-writes-sqlite.js';
 export { ExportTraceServiceRequest } from './ingest/otlp-schema.js';
 export { createUserCommand, resetPasswordCommand, generatePassword } from './admin-commands.js';
 export { SIGHTLINE_VERSION, PHOENIX_COMPATIBLE_VERSION } from './version.js';
-export { runMcpStdio, type McpStdioOptions } from './mcp/mcp-stdio.js';
+export type { McpStdioOptions } from './mcp/mcp-stdio.js';
+
+/** `sightline mcp`: loads the MCP SDK only for that command. */
+export async function runMcpStdio(options: import('./mcp/mcp-stdio.js').McpStdioOptions): Promise<void> {
+  return (await import('./mcp/mcp-stdio.js')).runMcpStdio(options);
+}

@@ -13,7 +13,8 @@ import { parquetMetadata, parquetReadObjects } from 'hyparquet';
 import type { KeysetPosition } from '../../src/db/keyset.js';
 import type { ExportColumn, ExportRow } from '../../src/exports/export-columns.js';
 import { exportFilePath, insideDirectory, safeSegment, writeFileAtomically } from '../../src/exports/export-files.js';
-import { encode, PARQUET_GROUP_ROWS } from '../../src/exports/export-formats.js';
+import { encode } from '../../src/exports/export-formats.js';
+import { PARQUET_GROUP_ROWS } from '../../src/exports/export-parquet.js';
 import { keysetPages } from '../../src/exports/exports-service.js';
 
 interface Item {

@@ -5,15 +5,21 @@
  * and the checks of its route, exactly as if the caller had made it.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { answerBody, createMcpServer, type ApiCall } from '../../mcp/mcp-tools.js';
+import type { ApiCall } from '../../mcp/mcp-tools.js';
+
+/** The MCP SDK and the tools load at the first call: a server that is never asked starts without them. */
+let loaded:
+  | Promise<[typeof import('../../mcp/mcp-tools.js'), typeof import('@modelcontextprotocol/sdk/server/streamableHttp.js')]>
+  | undefined;
+const loadMcp = () =>
+  (loaded ??= Promise.all([import('../../mcp/mcp-tools.js'), import('@modelcontextprotocol/sdk/server/streamableHttp.js')]));
 
 /** The caller's credentials and origin, passed on to the API calls its tools make. */
 const FORWARDED = ['authorization', 'cookie', 'origin', 'referer', 'x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-host'];
 
 export async function mcpRoutes(instance: FastifyInstance, { rootPath }: { rootPath: string }) {
   const apiFor =
-    (request: FastifyRequest): ApiCall =>
+    (request: FastifyRequest, answerBody: (body: string) => unknown): ApiCall =>
     async (method, path, body) => {
       const headers: Record<string, string> = {};
       for (const name of FORWARDED) {
@@ -30,7 +36,8 @@ export async function mcpRoutes(instance: FastifyInstance, { rootPath }: { rootP
     };
 
   instance.post('/mcp', { schema: { hide: true } }, async (request, reply) => {
-    const server = createMcpServer(apiFor(request));
+    const [{ answerBody, createMcpServer }, { StreamableHTTPServerTransport }] = await loadMcp();
+    const server = createMcpServer(apiFor(request, answerBody));
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     reply.hijack();
     reply.raw.on('close', () => {
