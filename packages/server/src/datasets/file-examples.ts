@@ -6,6 +6,7 @@
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { InvalidInputError } from '@sightline/common';
+import { parse } from 'csv-parse';
 import type { ExampleInput } from './datasets-service.js';
 
 export interface FileKeys {
@@ -85,8 +86,6 @@ async function* csvExamples(stream: Readable, keys: FileKeys): AsyncGenerator<Ex
   // and readline would re-emit it as an unhandled 'error' event, which ends the process.
   let streamError: Error | null = null;
   let checked = false;
-  // The CSV parser loads with the first CSV upload.
-  const { parse } = await import('csv-parse');
   const parser = parse({
     columns: true,
     bom: true,
