@@ -11,7 +11,7 @@ import type { TestServer } from '../../packages/server/test/helpers/server.js';
 import { unique } from '../../packages/server/test/helpers/auth.js';
 import { exportSampleTrace, makeExporter } from '../../packages/server/test/helpers/otel.js';
 import {
-  ROOT_PATHS,
+  SECTION_ROOT_PATHS,
   assertAllUnderRoot,
   eventually,
   firstAdminLogin,
@@ -55,7 +55,7 @@ async function chooseRange(page: Page, label: string) {
   await page.getByRole('option', { name: label }).click();
 }
 
-for (const rootPath of ROOT_PATHS) {
+for (const rootPath of SECTION_ROOT_PATHS) {
   describe(`UI: trace explorer [root path "${rootPath || '/'}"]`, () => {
     let server: TestServer;
     let opened: OpenedPage;

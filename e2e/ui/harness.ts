@@ -29,7 +29,7 @@ export const ROOT_PATHS = ['', '/sightline'] as const;
 /**
  * The root path of the suites about one section's pages: only the prefix, the stricter case
  * (every request must stay under it: assertAllUnderRoot). Running them at `/` too doubled their
- * time for what the sign-in, explorer, OIDC and password-reset suites already show at `/`.
+ * time for what the sign-in, OIDC and password-reset suites and navigation.test.ts already show at `/`.
  */
 export const SECTION_ROOT_PATHS = ['/sightline'] as const;
 
