@@ -23,6 +23,7 @@ import type { SpanPage } from '../../packages/server/src/spans/spans-service.js'
 import type { TraceDetail, TraceListItem } from '../../packages/server/src/traces/traces-service.js';
 import { breakdown, type Scenario, type ScenarioBreakdown } from './breakdown.js';
 import { BIG_TRACE_ROOT_NAME, BIG_TRACE_SPANS, MAIN_PROJECT, MODELS, RARE_WORD, USERS, userId } from './dataset.js';
+import { ensureHeavyUsers, heavyUserId } from './heavy-users.js';
 import { HttpClient, distribution, measure, type Distribution, type Measurement, type Reply } from './http-client.js';
 import { loadCorpus, type LoadResult, type Target } from './load.js';
 import { ROOT, buildServer, log, machine as baseMachine, redact, round, sourceState } from '../shared.js';
@@ -33,6 +34,9 @@ const TARGETS_MS: Record<string, number | null> = {
   'traces deep page': 50,
   'spans filtered': null,
   'spans of one user': 100,
+  // Issue 33's "whoever it is": users with 3,000 and 10,000 traces (heavy-users.ts).
+  'spans of a 3,000-trace user': 100,
+  'spans of a 10,000-trace user': 100,
   'spans of one kind': 50,
   'spans of two names': 50,
   'trace tree (200 spans)': 20,
@@ -40,6 +44,9 @@ const TARGETS_MS: Record<string, number | null> = {
   'search a rare word': 100,
   'filter condition': 100,
 };
+
+/** Trace counts of the heavy users (heavy-users.ts). */
+const HEAVY_USERS = [3000, 10_000];
 
 const HELP = `Usage: npm run bench:query -- [options]
 
@@ -53,6 +60,9 @@ child process, and times with one keep-alive HTTP client, sequentially, after a 
                             &attribute=llm.model_name:<model>
   spans of one user       GET /v1/projects/bench-main/spans?limit=50&attribute=user.id:user-<n>
                             (a different user of 5,000 each request: one span in 5,000)
+  spans of a 3,000-trace user, spans of a 10,000-trace user
+                          the same for users given that many of the project's traces before the
+                            server starts (every k-th trace, so spread over the whole time range)
   spans of one kind       GET /v1/projects/bench-main/spans?limit=50&span_kind=TOOL
   spans of two names      GET /v1/projects/bench-main/spans?limit=50&name=ToolCall&name=VectorStoreRetriever
   trace tree (200 spans)  GET /v1/projects/bench-main/traces/<trace id> (every span in full)
@@ -398,6 +408,7 @@ async function main(): Promise<number> {
     }
     const reusing = loaded === null;
     if (reusing) log(`reusing ${options.reuse} (not loading; --spans and --seed are ignored)`);
+    await ensureHeavyUsers(target, HEAVY_USERS, log);
     const stock = await inventory(target);
     expect(stock.bigTraceIds.length > 0, `no ${BIG_TRACE_SPANS}-span trace in ${MAIN_PROJECT}: load more spans`);
     log(
@@ -450,6 +461,8 @@ async function main(): Promise<number> {
     const userOf = (index: number) => userId(1 + ((index * 7919) % USERS));
     const userPath = (index: number) =>
       `/v1/projects/${project}/spans?limit=${options.limit}&attribute=${encodeURIComponent(`user.id:${userOf(index)}`)}`;
+    const heavyUserPath = (traces: number) =>
+      `/v1/projects/${project}/spans?limit=${options.limit}&attribute=${encodeURIComponent(`user.id:${heavyUserId(traces)}`)}`;
     const kindPath = `/v1/projects/${project}/spans?limit=${options.limit}&span_kind=TOOL`;
     const namesPath = `/v1/projects/${project}/spans?limit=${options.limit}&name=ToolCall&name=VectorStoreRetriever`;
     const searchPath = `/v1/projects/${project}/traces?limit=${options.limit}&search=${RARE_WORD}`;
@@ -498,6 +511,16 @@ async function main(): Promise<number> {
         expect(i === 0 || data[i - 1]!.start_time >= span.start_time, `${what}: not newest first`);
       }
     };
+    /** A page of one user's spans (`expected`, or whichever user the first span names), newest first. */
+    const checkOneUser = (name: string, reply: Reply, expected?: string) => {
+      const data = parse(reply, name).data as Array<{ start_time: string; attributes: Json }>;
+      const user = expected ?? data[0]?.attributes['user.id'];
+      expect(data.length > 0 && typeof user === 'string', `${name}: no spans`);
+      for (const [i, span] of data.entries()) {
+        expect(span.attributes['user.id'] === user, `${name}: a span of another user: ${JSON.stringify(span).slice(0, 200)}`);
+        expect(i === 0 || data[i - 1]!.start_time >= span.start_time, `${name}: not newest first`);
+      }
+    };
     const checks: Record<string, (reply: Reply) => void> = {
       floor: (reply) => expect(reply.status === 200 && reply.body.toString() === 'OK', `/healthz: HTTP ${reply.status}`),
       'traces first page': checkTracePage('traces first page'),
@@ -516,15 +539,9 @@ async function main(): Promise<number> {
           );
         }
       },
-      'spans of one user': (reply) => {
-        const data = parse(reply, 'spans of one user').data as Array<{ start_time: string; attributes: Json }>;
-        const user = data[0]?.attributes['user.id'];
-        expect(data.length > 0 && typeof user === 'string', 'spans of one user: no spans');
-        for (const [i, span] of data.entries()) {
-          expect(span.attributes['user.id'] === user, `spans of one user: a span of another user: ${JSON.stringify(span).slice(0, 200)}`);
-          expect(i === 0 || data[i - 1]!.start_time >= span.start_time, 'spans of one user: not newest first');
-        }
-      },
+      'spans of one user': (reply) => checkOneUser('spans of one user', reply),
+      'spans of a 3,000-trace user': (reply) => checkOneUser('spans of a 3,000-trace user', reply, heavyUserId(3000)),
+      'spans of a 10,000-trace user': (reply) => checkOneUser('spans of a 10,000-trace user', reply, heavyUserId(10_000)),
       'spans of one kind': (reply) => checkNewestFirst('spans of one kind', reply, (span) => span.span_kind === 'TOOL'),
       'spans of two names': (reply) =>
         checkNewestFirst('spans of two names', reply, (span) => span.name === 'ToolCall' || span.name === 'VectorStoreRetriever'),
@@ -561,6 +578,8 @@ async function main(): Promise<number> {
       'traces deep page': () => tracesPath(deepCursor),
       'spans filtered': () => spansPath,
       'spans of one user': userPath,
+      'spans of a 3,000-trace user': () => heavyUserPath(3000),
+      'spans of a 10,000-trace user': () => heavyUserPath(10_000),
       'spans of one kind': () => kindPath,
       'spans of two names': () => namesPath,
       'trace tree (200 spans)': treePath,
