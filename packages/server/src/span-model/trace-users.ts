@@ -59,8 +59,14 @@ export function userKeysMatching(candidates: (string | number | boolean)[]): str
 }
 
 /**
- * Most traces a user filter reads whole. A user with more is common enough that walking the
- * project in list order fills a page soon; one with fewer is rare enough that the walk would read
- * many spans for each match.
+ * Most traces a user filter reads whole. A user with more has their traces read a few at a time
+ * in time order (db/user-trace-pages.ts), up to MAX_USER_TRACES_BY_TIME.
  */
-export const MAX_USER_TRACES_READ = 1000;
+export const MAX_USER_TRACES_READ = 100;
+
+/**
+ * Most traces a user filter reads by time. A user with more is common enough that walking the
+ * project in list order fills a page soon (at least one span in 40 at 10M spans), while the list of
+ * their traces' bounds would take longer to read than the walk.
+ */
+export const MAX_USER_TRACES_BY_TIME = 50_000;

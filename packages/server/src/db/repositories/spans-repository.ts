@@ -9,7 +9,8 @@ import { fromPosition, type KeysetPosition, type SortOrder } from '../keyset.js'
 import { addDerivedAttributes } from '../../span-model/conventions/openinference-mapping.js';
 import { inLongAttributes, mergeAttributes, unpackLongAttributes } from '../../span-model/long-attributes.js';
 import { allSpanRowidsBySpanId, spanRowidsBySpanId } from '../span-ids.js';
-import { MAX_USER_TRACES_READ, USER_ID_ATTRIBUTE, userKeysMatching } from '../../span-model/trace-users.js';
+import { MAX_USER_TRACES_BY_TIME, MAX_USER_TRACES_READ, USER_ID_ATTRIBUTE, userKeysMatching } from '../../span-model/trace-users.js';
+import { pageByTraceTime, type TraceBounds } from '../user-trace-pages.js';
 import type { DB } from '../schema.js';
 import { bigintText, nanosLiteral, parseJsonColumn, sqlDialect, type AttributeScalar } from '../sql-dialect.js';
 import { secondOf, startRangeBySecond, startSecond, startTimeTestedOnly } from '../start-seconds.js';
@@ -266,22 +267,23 @@ export function createSpansRepository(db: Kysely<DB>, dialect: Dialect) {
   const execute = async (query: ReturnType<typeof fullSpans>) => (await query.execute()).map((row) => toRecord(row as SpanRow));
 
   /**
-   * The row ids of the traces that may hold a `user.id` filter's spans (span-model/trace-users.ts), or
-   * undefined when there is no such filter or the user has too many traces for reading them all
-   * to pay. Ids rather than a subquery: PostgreSQL planned the subquery beside the join to
-   * traces as a scan of every trace (100 ms at 10M spans).
+   * The traces that may hold a `user.id` filter's spans (span-model/trace-users.ts), with their time
+   * bounds, or undefined when there is no such filter or the user has too many traces for reading
+   * them to pay. The span query then takes their row ids rather than a subquery: PostgreSQL planned
+   * the subquery beside the join to traces as a scan of every trace (100 ms at 10M spans).
    */
-  const userTraceRowids = async (filters: SpanFilters): Promise<number[] | undefined> => {
+  const userTraces = async (filters: SpanFilters): Promise<TraceBounds[] | undefined> => {
     const filter = filters.attributes?.find((attribute) => attribute.key === USER_ID_ATTRIBUTE);
     if (filter === undefined) return undefined;
     const rows = await db
       .selectFrom('traces')
-      .select('id')
+      .select(['id', bigintText('start_time').as('start_time'), bigintText('end_time').as('end_time')])
       .where('project_id', '=', filters.projectId)
       .where('user_id', 'in', userKeysMatching(filter.candidates))
-      .limit(MAX_USER_TRACES_READ + 1)
+      .limit(MAX_USER_TRACES_BY_TIME + 1)
       .execute();
-    return rows.length <= MAX_USER_TRACES_READ ? rows.map((row) => Number(row.id)) : undefined;
+    if (rows.length > MAX_USER_TRACES_BY_TIME) return undefined;
+    return rows.map((row) => ({ id: Number(row.id), start: BigInt(row.start_time), end: BigInt(row.end_time) }));
   };
 
   return {
@@ -304,14 +306,20 @@ export function createSpansRepository(db: Kysely<DB>, dialect: Dialect) {
       if (spanRowids?.length === 0) return [];
       const byIds = Boolean(filters.traceIds?.length || spanRowids || parentTraces);
       // Without ids, a user.id filter may name few traces to read (span-model/trace-users.ts).
-      const userTraces = byIds ? undefined : await userTraceRowids(filters);
-      if (userTraces?.length === 0) return [];
+      let users = byIds ? undefined : await userTraces(filters);
+      if (users?.length === 0) return [];
+      // Filters on long values are finished on pages of their own (scanForLongValues below), which
+      // cannot be split by trace: a user with many traces is walked then.
+      const longValues = filters.attributes?.some((attribute) =>
+        attribute.candidates.some((candidate) => inLongAttributes(attribute.key, candidate)),
+      );
+      if (users && users.length > MAX_USER_TRACES_READ && longValues) users = undefined;
       // When trace, span, parent or user ids name a few rows, both planners may still walk the project's
       // time index for the ORDER BY: SQLite plans without statistics, and PostgreSQL's estimate of a
       // long list of trace row ids can be a hundred times too high (docs/performance.md, "Time
       // partitions"). A project column that no index matches (a unary + on SQLite, + 0 on PostgreSQL)
       // keeps them on the id indexes then.
-      const selective = byIds || userTraces !== undefined;
+      const selective = byIds || users !== undefined;
       const project = sql.ref<number>('spans.project_id');
       const projectColumn = !selective ? project : dialect === 'sqlite' ? sql<number>`+${project}` : sql<number>`(${project} + 0)`;
       let query = fullSpans().where(projectColumn, '=', filters.projectId);
@@ -321,8 +329,6 @@ export function createSpansRepository(db: Kysely<DB>, dialect: Dialect) {
           eb.selectFrom('traces as t').select('t.id').where('t.trace_id', 'in', traceIds).where('t.project_id', '=', filters.projectId),
         );
       }
-      // Only narrows: the user.id filter's own test below still decides each span.
-      if (userTraces) query = query.where('spans.trace_rowid', 'in', userTraces);
       if (spanRowids) query = query.where('spans.id', 'in', spanRowids);
       if (filters.parentId === null) query = query.where('spans.parent_id', 'is', null);
       else if (filters.parentId !== undefined) {
@@ -396,6 +402,20 @@ export function createSpansRepository(db: Kysely<DB>, dialect: Dialect) {
           .orderBy('spans.id', page.order)
           .limit(limit);
       };
+      // Only narrows: the user.id filter's own test above still decides each span. A user with many
+      // traces is read a few of them at a time, in time order (db/user-trace-pages.ts).
+      if (users && users.length > MAX_USER_TRACES_READ) {
+        const range = { startTime: filters.startTime, endTime: filters.endTime };
+        return pageByTraceTime(users, { ...page, ...range }, (rowids) =>
+          execute(ordered(page.from, page.limit).where('spans.trace_rowid', 'in', rowids)),
+        );
+      }
+      if (users)
+        query = query.where(
+          'spans.trace_rowid',
+          'in',
+          users.map((trace) => trace.id),
+        );
       if (longFilters.length === 0) return execute(ordered(page.from, page.limit));
       return scanForLongValues(
         longFilters,

@@ -1170,7 +1170,7 @@ insert into "job_state" ("name", "value") values ($1, $2) on conflict ("name") d
 select "value" from "job_state" where "name" = $1;
 
 -- spans.list (a long-value filter, finished on the merged attributes)
-select "id" from "traces" where "project_id" = $1 and "user_id" in ($2, $3) limit $4;
+select "id", cast("start_time" as text) as "start_time", cast("end_time" as text) as "end_time" from "traces" where "project_id" = $1 and "user_id" in ($2, $3) limit $4;
 
 -- longAttributes.progress
 select "value" from "job_state" where "name" = $1;

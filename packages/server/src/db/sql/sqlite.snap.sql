@@ -1163,7 +1163,7 @@ insert into "job_state" ("name", "value") values (?, ?) on conflict ("name") do 
 select "value" from "job_state" where "name" = ?;
 
 -- spans.list (a long-value filter, finished on the merged attributes)
-select "id" from "traces" where "project_id" = ? and "user_id" in (?, ?) limit ?;
+select "id", cast("start_time" as text) as "start_time", cast("end_time" as text) as "end_time" from "traces" where "project_id" = ? and "user_id" in (?, ?) limit ?;
 
 -- longAttributes.progress
 select "value" from "job_state" where "name" = ?;
