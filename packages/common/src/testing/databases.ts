@@ -133,7 +133,16 @@ async function postgresTemplateDatabase(template: DatabaseTemplate, names: TestD
   await template.build(empty);
   const built = new URL(empty.url!).pathname.slice(1);
   try {
-    await adminQuery(admin, `ALTER DATABASE ${built} RENAME TO ${name}`);
+    // The builder's connections may still be closing on the server's side: a rename waits for them.
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await adminQuery(admin, `ALTER DATABASE ${built} RENAME TO ${name}`);
+        break;
+      } catch (error) {
+        if ((error as { code?: string }).code !== '55006' || attempt >= 50) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    }
     fs.rmSync(empty.workingDir, { recursive: true, force: true });
   } catch (error) {
     await empty.drop();
