@@ -1,5 +1,6 @@
 import { Alert, Button, Group, Paper, Stack, Title } from '@mantine/core';
-import { type ReactNode, useState } from 'react';
+import { useMutation } from '@tanstack/react-query';
+import type { ReactNode } from 'react';
 
 /**
  * The frame of a "New …" form (alert rules, scheduled exports, online-evaluation rules): a
@@ -22,19 +23,7 @@ export function CreateForm({
   onCancel: () => void;
   children: ReactNode;
 }) {
-  const [failure, setFailure] = useState<string | null>(null);
-  const [saving, setSaving] = useState(false);
-  const submit = async () => {
-    setFailure(null);
-    setSaving(true);
-    try {
-      await onSubmit();
-    } catch (error) {
-      setFailure(error instanceof Error ? error.message : String(error));
-    } finally {
-      setSaving(false);
-    }
-  };
+  const create = useMutation({ mutationFn: onSubmit });
   return (
     <Paper
       withBorder
@@ -44,22 +33,22 @@ export function CreateForm({
       aria-label={title}
       onSubmit={(event) => {
         event.preventDefault();
-        void submit();
+        create.mutate();
       }}
     >
       <Stack gap="sm">
         <Title order={4}>{title}</Title>
         {children}
-        {failure ? (
+        {create.error ? (
           <Alert color="red" role="alert" title="Not created">
-            {failure}
+            {create.error.message}
           </Alert>
         ) : null}
         <Group justify="flex-end">
           <Button variant="default" onClick={onCancel}>
             Cancel
           </Button>
-          <Button type="submit" loading={saving} disabled={!canSubmit}>
+          <Button type="submit" loading={create.isPending} disabled={!canSubmit}>
             {submitLabel}
           </Button>
         </Group>
