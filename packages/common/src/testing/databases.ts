@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 
 export type TestDialect = 'sqlite' | 'postgres';
@@ -130,9 +131,9 @@ async function postgresTemplateDatabase(template: DatabaseTemplate, names: TestD
   const exists = await adminQuery(admin, `SELECT 1 FROM pg_database WHERE datname = '${name}'`);
   if (exists.rowCount) return name;
   const empty = await createTestDatabase('postgres', names);
-  await template.build(empty);
   const built = new URL(empty.url!).pathname.slice(1);
   try {
+    await template.build(empty);
     // The builder's connections may still be closing on the server's side: a rename waits for them.
     for (let attempt = 0; ; attempt++) {
       try {
@@ -140,7 +141,7 @@ async function postgresTemplateDatabase(template: DatabaseTemplate, names: TestD
         break;
       } catch (error) {
         if ((error as { code?: string }).code !== '55006' || attempt >= 50) throw error;
-        await new Promise((resolve) => setTimeout(resolve, 100));
+        await sleep(100);
       }
     }
     fs.rmSync(empty.workingDir, { recursive: true, force: true });

@@ -45,7 +45,7 @@ const MIGRATED: DatabaseTemplate = {
 };
 
 /** 16 hex digits that change with any file in the folders (the template's key). */
-export function sourcesHash(folders: string[]): string {
+function sourcesHash(folders: string[]): string {
   const hash = createHash('sha256');
   for (const folder of folders) {
     for (const name of fs.readdirSync(folder).sort()) {
