@@ -1,8 +1,8 @@
 /**
  * The words of a span that full-text search finds (docs/search.md): its input and output values
- * and the text of its LLM messages, cut into words here rather than by the database, so that
- * SQLite's FTS5 and PostgreSQL's tsvector index exactly the same words and a query is cut the
- * same way as the text it looks for.
+ * and the text of its LLM messages, cut into words by the rules here rather than by a database's
+ * own, so that SQLite's FTS5 and PostgreSQL's tsvector index exactly the same words and a query
+ * is cut the same way as the text it looks for.
  *
  * A word is a run of letters, digits and combining marks, lower-cased, with the accents of Latin
  * letters folded (café finds cafe). Scripts written without spaces between words (Chinese,
@@ -67,20 +67,70 @@ function textOf(value: unknown): string | null {
 }
 
 /**
- * The indexed words of a span, one space between them (the form both databases store), or null
- * when it has none. Reads input.value, output.value and the message texts, in that order.
+ * A span's search text, the form both databases index, or null when it has none. Reads
+ * input.value, output.value and the message texts, in that order.
+ *
+ * Its words are its runs of ASCII letters and digits and of non-ASCII characters, lower-cased:
+ * the words FTS5's `ascii` tokenizer sees (indexedWords cuts it the same way for PostgreSQL). A
+ * plain ASCII value is therefore kept as it is, its words being exactly the runs of [A-Za-z0-9]
+ * that wordsOf cuts, and SQLite's tokenizer, on the writer thread, does the cutting. Other values,
+ * values with a word longer than MAX_WORD_CHARS and spans that may hold more than
+ * MAX_INDEXED_WORDS are cut here, into their words with a space between them. Cutting every
+ * value here took a quarter of ingest's request thread (docs/performance.md).
  */
 export function searchTextOf(attributes: Attributes): string | null {
-  const words: string[] = [];
+  const values: string[] = [];
   const add = (value: unknown) => {
     const text = textOf(value);
-    if (text) appendWords(text.length > MAX_INDEXED_VALUE_CHARS ? text.slice(0, MAX_INDEXED_VALUE_CHARS) : text, words);
+    if (text) values.push(text.length > MAX_INDEXED_VALUE_CHARS ? text.slice(0, MAX_INDEXED_VALUE_CHARS) : text);
   };
   add(attributes[INPUT_VALUE]);
   add(attributes[OUTPUT_VALUE]);
-  for (const key in attributes) {
-    if (words.length >= MAX_INDEXED_WORDS) break;
-    if (MESSAGE_TEXT.test(key)) add(attributes[key]);
+  for (const key in attributes) if (MESSAGE_TEXT.test(key)) add(attributes[key]);
+  if (values.length === 0) return null;
+  // A text of n characters holds at most (n + 1) / 2 words: below the limit, nothing is counted.
+  let wordBound = 0;
+  for (const value of values) wordBound += (value.length + 1) / 2;
+  if (wordBound >= MAX_INDEXED_WORDS) {
+    const words: string[] = [];
+    for (const value of values) appendWords(value, words);
+    return words.length === 0 ? null : words.join(' ');
   }
-  return words.length === 0 ? null : words.join(' ');
+  let text = '';
+  for (const value of values) {
+    const part = NOT_PLAIN.test(value) || hasLongPlainWord(value) ? wordsOf(value).join(' ') : value;
+    if (part !== '') text = text === '' ? part : `${text} ${part}`;
+  }
+  return text === '' || NO_WORD.test(text) ? null : text;
+}
+
+const NOT_PLAIN = /[^\x00-\x7f]/;
+/** True for a text without a word: no ASCII letter or digit and no other character. */
+const NO_WORD = /^[^A-Za-z0-9\u0080-\uffff]*$/;
+/** Runs of ASCII characters that are neither letters nor digits: what separates the words of a search text. */
+const SEPARATORS = /[\x00-\x2f\x3a-\x40\x5b-\x60\x7b-\x7f]+/;
+
+/**
+ * Whether a plain ASCII text has a run of more than MAX_WORD_CHARS letters and digits. A loop: the
+ * pattern /[A-Za-z0-9]{65}/ backtracks at every character and costs five times as much.
+ */
+function hasLongPlainWord(text: string): boolean {
+  let run = 0;
+  for (let index = 0; index < text.length; index++) {
+    // OR 32 lower-cases a letter; it also maps the control characters 16 to 25 onto the digits,
+    // which can only send a text with such a run the slower, exact way.
+    const code = text.charCodeAt(index) | 32;
+    if ((code >= 97 && code <= 122) || (code >= 48 && code <= 57)) {
+      if (++run > MAX_WORD_CHARS) return true;
+    } else run = 0;
+  }
+  return false;
+}
+
+/** The words of a search text (searchTextOf), as FTS5's `ascii` tokenizer cuts it: PostgreSQL's index holds these. */
+export function indexedWords(searchText: string): string[] {
+  return searchText
+    .toLowerCase()
+    .split(SEPARATORS)
+    .filter((word) => word !== '');
 }

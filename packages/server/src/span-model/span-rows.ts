@@ -41,7 +41,7 @@ export interface SpanRow {
   sessionId: string | null;
   /** The key of the `user.id` attribute for its trace (span-model/trace-users.ts), or null when the span carries none. */
   userKey: string | null;
-  /** The words full-text search finds (span-model/search-text.ts), or null when the span has none. */
+  /** The text whose words full-text search finds (span-model/search-text.ts searchTextOf), or null when the span has none. */
   searchText: string | null;
   /** The `llm.model_name` attribute, the model dashboards group by (docs/dashboards.md), or null. */
   modelName: string | null;

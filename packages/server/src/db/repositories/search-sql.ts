@@ -1,7 +1,7 @@
 /**
  * SQL of a full-text query (docs/search.md) in each dialect: SQLite's FTS5 table `span_search`
- * (rowid = the span's row id, words as span-model/search-text.ts cut them, the `ascii` tokenizer
- * only splitting at the spaces between them) and PostgreSQL's `spans.search_vector`, a tsvector of
+ * (rowid = the span's row id, its search text cut into words by the `ascii` tokenizer, as
+ * span-model/search-text.ts defines them) and PostgreSQL's `spans.search_vector`, a tsvector of
  * the same words. The query's words were cut the same way (letters, digits and marks only), so
  * neither query syntax can see an operator or a quote in them; the query text is still a bound
  * parameter.
@@ -9,6 +9,7 @@
 import { sql, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
 import type { Dialect } from '../../config.js';
 import type { DB } from '../schema.js';
+import { indexedWords } from '../../span-model/search-text.js';
 
 /** Words that must all appear: each phrase's words in order, the last one as a prefix when `prefix`. */
 export interface SearchQuery {
@@ -28,9 +29,9 @@ export const tsQuery = (query: SearchQuery) =>
     })
     .join(' & ');
 
-/** PostgreSQL's tsvector text of a span's search text: each word at its position (positions stop at 16,383). */
+/** PostgreSQL's tsvector text of a span's search text (searchTextOf): each word at its position (positions stop at 16,383). */
 export function tsVectorText(searchText: string): string {
-  const words = searchText.split(' ');
+  const words = indexedWords(searchText);
   let out = '';
   for (let index = 0; index < words.length; index++) out += `${index === 0 ? '' : ' '}'${words[index]}':${Math.min(index + 1, 16_383)}`;
   return out;

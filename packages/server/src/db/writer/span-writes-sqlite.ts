@@ -64,7 +64,7 @@ export class SqliteSpanStore {
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (trace_rowid, span_id) DO NOTHING`,
     );
-    // The span's words for full-text search (docs/search.md), under the span's row id.
+    // The span's search text (docs/search.md), under the span's row id: the table's `ascii` tokenizer cuts its words.
     this.insertSearchText = connection.prepare('INSERT INTO span_search (rowid, words) VALUES (?, ?)');
     // The minute's rollups (docs/dashboards.md), in the spans' transaction: one upsert per key of the transaction.
     const rollupColumns = [...ROLLUP_KEY_COLUMNS, ...ROLLUP_SUM_COLUMNS];

@@ -1,0 +1,128 @@
+/**
+ * A span's search text (span-model/search-text.ts) holds exactly the words that cutting each of
+ * its values into words gives: whether a value is kept as it is (plain ASCII, left to FTS5's
+ * `ascii` tokenizer) or cut on the request thread, and whatever the limits cut. Checked two ways:
+ * against indexedWords (what PostgreSQL's index holds) on random spans, and against the words
+ * that SQLite's real FTS5 table, as migration 0037 makes it, stores.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import Database from 'better-sqlite3';
+import { prng } from '@sightline/common/testing';
+import type { Attributes } from '../../src/span-model/decoded-spans.js';
+import { appendWords, indexedWords, MAX_INDEXED_VALUE_CHARS, MAX_INDEXED_WORDS, searchTextOf } from '../../src/span-model/search-text.js';
+
+/** The span's words as cutting every value gives them, in order, up to the span's limit. */
+function expectedWords(attributes: Attributes): string[] {
+  const words: string[] = [];
+  const values = [attributes['input.value'], attributes['output.value']];
+  for (const key of Object.keys(attributes))
+    if (/^llm\.(input|output)_messages\.\d+\.message\.content$/.test(key)) values.push(attributes[key]);
+  for (const value of values) {
+    const text = typeof value === 'string' ? value : typeof value === 'number' ? String(value) : null;
+    if (text) appendWords(text.slice(0, MAX_INDEXED_VALUE_CHARS), words, MAX_INDEXED_WORDS);
+  }
+  return words;
+}
+
+const PIECES = [
+  'Refund',
+  'POLICY',
+  'gpt-4o',
+  "don't",
+  '{"question": "Where is my order?"}',
+  '  ',
+  '...',
+  '\n',
+  'Café',
+  'naïve',
+  '退款',
+  'キャンセル',
+  'привет',
+  'İstanbul',
+  'x'.repeat(70),
+  'A1b2'.repeat(20),
+  '٣٤',
+  '\u0000',
+  '\u0012',
+];
+
+function randomAttributes(random: ReturnType<typeof prng>): Attributes {
+  const text = (pieces: number) => {
+    let out = '';
+    for (let i = 0; i < pieces; i++) out += random.pick(PIECES) + (random.chance(0.7) ? ' ' : random.pick(['', ',', '-', '"']));
+    return out;
+  };
+  const attributes: Attributes = { 'llm.model_name': 'gpt-4o', 'input.mime_type': 'text/plain' };
+  if (random.chance(0.9)) attributes['input.value'] = text(random.int(30));
+  if (random.chance(0.8)) attributes['output.value'] = random.chance(0.1) ? random.int(1000) : text(random.int(30));
+  const messages = random.int(4);
+  for (let i = 0; i < messages; i++) attributes[`llm.input_messages.${i}.message.content`] = text(random.int(20));
+  return attributes;
+}
+
+describe('search text', () => {
+  it('holds the words of its values, on random spans', () => {
+    const random = prng(33);
+    for (let round = 0; round < 2_000; round++) {
+      const attributes = randomAttributes(random);
+      const expected = expectedWords(attributes);
+      const text = searchTextOf(attributes);
+      if (expected.length === 0) assert.equal(text, null, JSON.stringify(attributes));
+      else assert.deepEqual(indexedWords(text ?? ''), expected, JSON.stringify(attributes));
+    }
+  });
+
+  it('keeps a plain value as it is and cuts the others', () => {
+    assert.equal(searchTextOf({ 'input.value': 'Where is my ORDER?' }), 'Where is my ORDER?');
+    assert.equal(searchTextOf({ 'input.value': 'Où est ma commande ?' }), 'ou est ma commande');
+    assert.equal(searchTextOf({ 'input.value': `key ${'a'.repeat(80)}` }), `key ${'a'.repeat(64)}`);
+    assert.equal(searchTextOf({ 'input.value': '?!', 'output.value': '{}' }), null);
+  });
+
+  it('stops at the span limit of words, wherever the values cross it', () => {
+    // Four values of 2,500 words each (7,500 characters: none is cut short by its own limit).
+    const value = (word: string) => Array.from({ length: 2_500 }, () => word).join(' ');
+    const attributes: Attributes = {
+      'input.value': value('in'),
+      'output.value': value('ou'),
+      'llm.input_messages.0.message.content': value('fi'),
+      'llm.input_messages.1.message.content': value('se'),
+      'llm.input_messages.2.message.content': 'never reached',
+    };
+    const words = indexedWords(searchTextOf(attributes) ?? '');
+    assert.equal(words.length, MAX_INDEXED_WORDS);
+    assert.deepEqual(words, expectedWords(attributes));
+    assert.equal(words.filter((word) => word === 'se').length, MAX_INDEXED_WORDS - 7_500);
+  });
+
+  it('gives SQLite’s FTS5 table exactly the words of its values', () => {
+    const db = new Database(':memory:');
+    db.exec("CREATE VIRTUAL TABLE span_search USING fts5 (words, content = '', contentless_delete = 1, tokenize = 'ascii')");
+    db.exec("CREATE VIRTUAL TABLE span_search_terms USING fts5vocab(span_search, 'instance')");
+    const insert = db.prepare('INSERT INTO span_search (rowid, words) VALUES (?, ?)');
+    const random = prng(34);
+    const expected = new Map<number, string[]>();
+    for (let rowid = 1; rowid <= 300; rowid++) {
+      const attributes = randomAttributes(random);
+      const text = searchTextOf(attributes);
+      if (text === null) continue;
+      insert.run(rowid, text);
+      expected.set(rowid, expectedWords(attributes));
+    }
+    assert.ok(expected.size > 200);
+    const stored = new Map<number, string[]>();
+    const rows = db.prepare('SELECT term, doc, offset FROM span_search_terms ORDER BY doc, offset').all() as {
+      term: string;
+      doc: number;
+      offset: number;
+    }[];
+    for (const row of rows) {
+      const words = stored.get(row.doc) ?? [];
+      words[row.offset] = row.term;
+      stored.set(row.doc, words);
+    }
+    for (const [rowid, words] of expected) assert.deepEqual(stored.get(rowid) ?? [], words, `row ${rowid}`);
+    db.close();
+  });
+});
