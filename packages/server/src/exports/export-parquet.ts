@@ -2,17 +2,18 @@
  * Parquet exports (docs/export.md, "Formats"), written by hyparquet-writer's ParquetWriter one row
  * group at a time: the writer calls its output's `flush()` after each row group, which hands the
  * bytes written so far on and empties the buffer; the footer (schema, row groups, page offsets) is
- * written by `finish()`.
+ * kept as bytes (parquet-footer.ts) and written by `finish()`.
  */
 import { ByteWriter, ParquetWriter } from 'hyparquet-writer';
 import type { ExportColumn } from './export-columns.js';
 import type { ExportRows } from './export-formats.js';
+import { ParquetFooter } from './parquet-footer.js';
 
 /**
  * A Parquet row group ends at this many rows or this much text, whichever comes first. A group is
  * held whole until it is written (Parquet stores each column of a group in one piece), so its
- * size is most of an export's memory; the footer keeps about 1 KB per column of each group until
- * the end (18 KB a group of spans: 25 MB at 10 million spans), so groups cannot be much smaller.
+ * size is most of an export's memory; the footer keeps about 1.3 KB of each group until the end
+ * (2 MB at 10 million spans), and readers read the whole footer, so groups should not be much smaller.
  */
 export const PARQUET_GROUP_ROWS = 10_000;
 export const PARQUET_GROUP_BYTES = 8 * 1024 * 1024;
@@ -92,10 +93,39 @@ class ChunkWriter extends ByteWriter {
   }
 }
 
+type WriteOptions = Parameters<ParquetWriter['write']>[0];
+
+/** A ParquetWriter that keeps each written row group's metadata as bytes (parquet-footer.ts), not as objects. */
+export class FooterBytesParquetWriter extends ParquetWriter {
+  private readonly footer: ParquetFooter;
+
+  constructor(options: ConstructorParameters<typeof ParquetWriter>[0]) {
+    super(options);
+    this.footer = new ParquetFooter(this.schema, this.createdBy, this.kvMetadata);
+  }
+
+  override write(options: WriteOptions): void {
+    // An output whose flush() is asynchronous would leave groups to be written after this returns.
+    if (super.write(options) !== undefined) throw new Error('FooterBytesParquetWriter takes an output whose flush() is synchronous');
+    // Page indexes and bloom filters are written after the groups, into their metadata: not kept here.
+    if (this.pendingIndexes.some((group) => group.columnIndex || group.offsetIndex || group.bloomFilter))
+      throw new Error('FooterBytesParquetWriter writes neither page indexes nor bloom filters');
+    for (const group of this.row_groups) this.footer.add(group);
+    this.row_groups = [];
+    this.pendingIndexes = [];
+  }
+
+  override finish(): void {
+    this.footer.write(this.writer, this.num_rows);
+    this.writer.appendUint32(0x31524150); // PAR1
+    this.writer.finish();
+  }
+}
+
 /** The file's bytes, a chunk per row group. */
 export async function* encodeParquet({ columns, pages }: ExportRows): AsyncGenerator<Buffer> {
   const output = new ChunkWriter();
-  const writer = new ParquetWriter({ writer: output, schema: parquetSchema(columns), createdBy: 'sightline' });
+  const writer = new FooterBytesParquetWriter({ writer: output, schema: parquetSchema(columns), createdBy: 'sightline' });
   let group: unknown[][] = columns.map(() => []);
   let rows = 0;
   let bytes = 0;

@@ -14,7 +14,8 @@ import type { KeysetPosition } from '../../src/db/keyset.js';
 import type { ExportColumn, ExportRow } from '../../src/exports/export-columns.js';
 import { exportFilePath, insideDirectory, safeSegment, writeFileAtomically } from '../../src/exports/export-files.js';
 import { encode } from '../../src/exports/export-formats.js';
-import { PARQUET_GROUP_ROWS } from '../../src/exports/export-parquet.js';
+import { ByteWriter, ParquetWriter } from 'hyparquet-writer';
+import { FooterBytesParquetWriter, PARQUET_GROUP_ROWS } from '../../src/exports/export-parquet.js';
 import { keysetPages } from '../../src/exports/exports-service.js';
 
 interface Item {
@@ -223,6 +224,39 @@ describe('export formats', () => {
       parsers: { timestampFromNanoseconds: (n: bigint) => n },
     });
     assert.equal(raw[0]!.start_time, 1_764_000_000_123_456_790n);
+  });
+
+  it('Parquet: the footer kept as bytes is the very footer hyparquet-writer writes', () => {
+    const schema = [
+      { name: 'root', num_children: 3 },
+      { name: 'id', type: 'INT64' as const, repetition_type: 'REQUIRED' as const },
+      { name: 'name', type: 'BYTE_ARRAY' as const, converted_type: 'UTF8' as const, repetition_type: 'OPTIONAL' as const },
+      { name: 'score', type: 'DOUBLE' as const, repetition_type: 'OPTIONAL' as const },
+    ];
+    const file = (Writer: typeof ParquetWriter, groups: number) => {
+      const output = new ByteWriter();
+      const writer = new Writer({ writer: output, schema, createdBy: 'sightline', kvMetadata: [{ key: 'k', value: 'v' }] });
+      for (let group = 0; group < groups; group++) {
+        const rows = 1 + ((group * 37) % 50);
+        const ids = Array.from({ length: rows }, (_, row) => BigInt(group * 1_000 + row));
+        writer.write({
+          columnData: [
+            { name: 'id', data: ids, offsetIndex: false },
+            { name: 'name', data: ids.map((id) => (id % 3n === 0n ? null : `name ${id}`)), offsetIndex: false },
+            { name: 'score', data: ids.map((id) => Number(id) / 7), offsetIndex: false, statistics: false },
+          ],
+          rowGroupSize: rows,
+        });
+      }
+      writer.finish();
+      return Buffer.from(output.getBuffer());
+    };
+    // One group, a list header of one byte (up to 14 groups), and the longer header beyond.
+    for (const groups of [0, 1, 3, 14, 15, 40]) {
+      const ours = file(FooterBytesParquetWriter, groups);
+      assert.ok(ours.equals(file(ParquetWriter, groups)), `${groups} groups`);
+      assert.equal(parquetMetadata(arrayBufferOf(ours)).row_groups.length, groups);
+    }
   });
 
   it('Parquet: an export without rows is a valid file with the columns', async () => {
