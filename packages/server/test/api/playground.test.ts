@@ -9,6 +9,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import http from 'node:http';
+import zlib from 'node:zlib';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
@@ -395,6 +396,44 @@ for (const dialect of DIALECTS) {
       assert.ok(logs.length > 0, 'the server logged at trace level');
       for (const secret of [OPENAI_KEY, ANTHROPIC_KEY, 'sk-wrong-key-42', 'SK-WRONG-KEY-42']) {
         assert.ok(!logs.includes(secret), 'no key in any log line');
+      }
+    });
+
+    it('reads a compressed, streamed answer, as providers send one to clients that ask', async () => {
+      const chunk = (delta: object, usage: object | null = null) =>
+        `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: Object.keys(delta).length ? [{ index: 0, delta, finish_reason: null }] : [], usage })}\n\n`;
+      const events = [
+        chunk({ role: 'assistant', content: 'Bonjour ' }),
+        chunk({ content: 'tout le monde' }),
+        chunk({}, { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 }),
+        'data: [DONE]\n\n',
+      ].join('');
+      let acceptEncoding = '';
+      const provider = http.createServer((request, response) => {
+        acceptEncoding = String(request.headers['accept-encoding']);
+        request.resume();
+        request.on('end', () => {
+          response.writeHead(200, { 'content-type': 'text/event-stream', 'content-encoding': 'gzip' });
+          response.end(zlib.gzipSync(events));
+        });
+      });
+      await new Promise<void>((resolve) => provider.listen(0, '127.0.0.1', resolve));
+      try {
+        const url = `http://127.0.0.1:${(provider.address() as { port: number }).port}/v1`;
+        expectStatus(
+          await admin.request('PUT', '/v1/secrets', { body: { secrets: [{ key: 'OPENAI_COMPATIBLE_BASE_URL', value: url }] } }),
+          200,
+        );
+        const answer = await admin.post('/v1/chat/completions', {
+          model: 'openai_compatible:m',
+          messages: [{ role: 'user', content: 'hi' }],
+        });
+        expectStatus(answer, 200);
+        assert.equal(answer.body.choices[0].message.content, 'Bonjour tout le monde');
+        assert.equal(answer.body.usage.total_tokens, 7);
+        assert.match(acceptEncoding, /gzip/);
+      } finally {
+        await new Promise((resolve) => provider.close(resolve));
       }
     });
 
