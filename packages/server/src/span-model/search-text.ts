@@ -68,7 +68,7 @@ function textOf(value: unknown): string | null {
 
 /**
  * A span's search text, the form both databases index, or null when it has none. Reads
- * input.value, output.value and the message texts, in that order.
+ * input.value, output.value and the message texts, in that order, each distinct text once.
  *
  * Its words are its runs of ASCII letters and digits and of non-ASCII characters, lower-cased:
  * the words FTS5's `ascii` tokenizer sees (indexedWords cuts it the same way for PostgreSQL). A
@@ -80,9 +80,15 @@ function textOf(value: unknown): string | null {
  */
 export function searchTextOf(attributes: Attributes): string | null {
   const values: string[] = [];
+  // A text already read is not indexed twice: instrumentations often give the user's message as
+  // input.value and the answer as output.value, and the same texts again as messages. Doubling
+  // them found nothing more and doubled the index's work at ingest.
+  const seen = new Set<string>();
   const add = (value: unknown) => {
     const text = textOf(value);
-    if (text) values.push(text.length > MAX_INDEXED_VALUE_CHARS ? text.slice(0, MAX_INDEXED_VALUE_CHARS) : text);
+    if (!text || seen.has(text)) return;
+    seen.add(text);
+    values.push(text.length > MAX_INDEXED_VALUE_CHARS ? text.slice(0, MAX_INDEXED_VALUE_CHARS) : text);
   };
   add(attributes[INPUT_VALUE]);
   add(attributes[OUTPUT_VALUE]);

@@ -18,9 +18,11 @@ function expectedWords(attributes: Attributes): string[] {
   const values = [attributes['input.value'], attributes['output.value']];
   for (const key of Object.keys(attributes))
     if (/^llm\.(input|output)_messages\.\d+\.message\.content$/.test(key)) values.push(attributes[key]);
+  const seen = new Set<string>();
   for (const value of values) {
     const text = typeof value === 'string' ? value : typeof value === 'number' ? String(value) : null;
-    if (text) appendWords(text.slice(0, MAX_INDEXED_VALUE_CHARS), words, MAX_INDEXED_WORDS);
+    if (text && !seen.has(text)) appendWords(text.slice(0, MAX_INDEXED_VALUE_CHARS), words, MAX_INDEXED_WORDS);
+    if (text) seen.add(text);
   }
   return words;
 }
@@ -57,7 +59,11 @@ function randomAttributes(random: ReturnType<typeof prng>): Attributes {
   if (random.chance(0.9)) attributes['input.value'] = text(random.int(30));
   if (random.chance(0.8)) attributes['output.value'] = random.chance(0.1) ? random.int(1000) : text(random.int(30));
   const messages = random.int(4);
-  for (let i = 0; i < messages; i++) attributes[`llm.input_messages.${i}.message.content`] = text(random.int(20));
+  for (let i = 0; i < messages; i++) {
+    // Now and then the input again, as instrumentations repeat the user's message.
+    const repeated = attributes['input.value'];
+    attributes[`llm.input_messages.${i}.message.content`] = random.chance(0.2) && repeated !== undefined ? repeated : text(random.int(20));
+  }
   return attributes;
 }
 
@@ -71,6 +77,17 @@ describe('search text', () => {
       if (expected.length === 0) assert.equal(text, null, JSON.stringify(attributes));
       else assert.deepEqual(indexedWords(text ?? ''), expected, JSON.stringify(attributes));
     }
+  });
+
+  it('indexes a text given twice once', () => {
+    const attributes: Attributes = {
+      'input.value': 'Where is my order?',
+      'output.value': 'It ships today.',
+      'llm.input_messages.0.message.content': 'You are helpful.',
+      'llm.input_messages.1.message.content': 'Where is my order?',
+      'llm.output_messages.0.message.content': 'It ships today.',
+    };
+    assert.equal(searchTextOf(attributes), 'Where is my order? It ships today. You are helpful.');
   });
 
   it('keeps a plain value as it is and cuts the others', () => {
