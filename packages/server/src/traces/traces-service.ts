@@ -70,6 +70,18 @@ const summaryOf = (span: SpanRecord): SpanSummaryRecord => ({
 });
 
 const EMPTY_STATS: TraceStats = { spanCount: 0, errorCount: 0, tokenCountPrompt: 0, tokenCountCompletion: 0, tokenCountTotal: 0 };
+
+/** A trace's counts from all of its spans, as TracesRepository.stats counts them in SQL. */
+function statsOf(traceSpans: readonly SpanRecord[]): TraceStats {
+  const stats = { ...EMPTY_STATS, spanCount: traceSpans.length };
+  for (const span of traceSpans) {
+    if (span.statusCode === 'ERROR') stats.errorCount++;
+    stats.tokenCountPrompt += span.tokenCountPrompt ?? 0;
+    stats.tokenCountCompletion += span.tokenCountCompletion ?? 0;
+    stats.tokenCountTotal += span.tokenCountTotal ?? 0;
+  }
+  return stats;
+}
 const HEX_TRACE_ID = /^[0-9a-fA-F]{32}$/;
 
 export type TracesService = ReturnType<typeof createTracesService>;
@@ -299,12 +311,11 @@ export function createTracesService(deps: TracesServiceDependencies) {
         trace = await traces.findInProject(project.id, { traceId: traceIdentifier.text.toLowerCase() });
       if (!trace)
         throw new NotFoundError(`trace ${JSON.stringify(traceIdentifier.text)} not found in project ${JSON.stringify(project.name)}`);
-      const [read, stats, traceCosts] = await Promise.all([
-        spans.listOfTrace(trace.id, MAX_DETAIL_SPANS + 1),
-        traces.stats([trace.id]),
-        costs.traceTotals([trace.id]),
-      ]);
+      const [read, traceCosts] = await Promise.all([spans.listOfTrace(trace.id, MAX_DETAIL_SPANS + 1), costs.traceTotals([trace.id])]);
       const traceSpans = read.slice(0, MAX_DETAIL_SPANS);
+      // Counted from the spans read when they are all of them: one statement less, a round trip
+      // that cost PostgreSQL more than the counting (docs/performance.md, "Search and filters").
+      const stats = read.length > MAX_DETAIL_SPANS ? await traces.stats([trace.id]) : new Map([[trace.id, statsOf(traceSpans)]]);
       const spanCosts = await costs.spanCosts(traceSpans.map((span) => span.id));
       const root = traceSpans.find((span) => span.parentId === null);
       return {

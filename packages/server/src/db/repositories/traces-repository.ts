@@ -110,10 +110,12 @@ export function createTracesRepository(db: Kysely<DB>, dialect: Dialect) {
    * PostgreSQL its row id comes from `trace_ids` first, so that the select reads one day's
    * partition instead of probing the trace-id index of every day (docs/partitioning.md).
    */
-  const byTraceId = async (traceId: string) => {
+  const byTraceId = (traceId: string) => {
     if (dialect === 'sqlite') return traces().where('traces.trace_id', '=', traceId);
-    const stored = await db.selectFrom('trace_ids').select('trace_rowid').where('trace_id', '=', traceId).executeTakeFirst();
-    return stored && traces().where('traces.id', '=', Number(stored.trace_rowid)).where('traces.trace_id', '=', traceId);
+    // The row id from trace_ids' key in the same statement: one round trip, not two.
+    return traces()
+      .where('traces.id', '=', (eb) => eb.selectFrom('trace_ids').select('trace_rowid').where('trace_id', '=', traceId))
+      .where('traces.trace_id', '=', traceId);
   };
 
   return {
@@ -219,14 +221,14 @@ export function createTracesRepository(db: Kysely<DB>, dialect: Dialect) {
 
     /** A trace of the project by row id or by OpenTelemetry trace id. */
     async findInProject(projectId: number, by: { id: number } | { traceId: string }): Promise<TraceRecord | undefined> {
-      const select = 'id' in by ? traces().where('traces.id', '=', by.id) : await byTraceId(by.traceId);
-      const row = await select?.where('traces.project_id', '=', projectId).executeTakeFirst();
+      const select = 'id' in by ? traces().where('traces.id', '=', by.id) : byTraceId(by.traceId);
+      const row = await select.where('traces.project_id', '=', projectId).executeTakeFirst();
       return row && toRecord(row);
     },
 
     /** A trace of any project by its OpenTelemetry trace id. */
     async findByTraceId(traceId: string): Promise<TraceRecord | undefined> {
-      const row = await (await byTraceId(traceId))?.executeTakeFirst();
+      const row = await byTraceId(traceId).executeTakeFirst();
       return row && toRecord(row);
     },
 

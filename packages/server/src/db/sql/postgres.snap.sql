@@ -140,8 +140,7 @@ select "traces"."id", "traces"."project_id", "traces"."trace_id", cast("traces".
 select "traces"."id", "traces"."project_id", "traces"."trace_id", cast("traces"."start_time" as text) as "start_time", cast("traces"."end_time" as text) as "end_time" from "traces" where "traces"."id" = $1 and "traces"."project_id" = $2;
 
 -- traces.findInProject (trace id)
-select "trace_rowid" from "trace_ids" where "trace_id" = $1;
-select "traces"."id", "traces"."project_id", "traces"."trace_id", cast("traces"."start_time" as text) as "start_time", cast("traces"."end_time" as text) as "end_time" from "traces" where "traces"."id" = $1 and "traces"."trace_id" = $2 and "traces"."project_id" = $3;
+select "traces"."id", "traces"."project_id", "traces"."trace_id", cast("traces"."start_time" as text) as "start_time", cast("traces"."end_time" as text) as "end_time" from "traces" where "traces"."id" = (select "trace_rowid" from "trace_ids" where "trace_id" = $1) and "traces"."trace_id" = $2 and "traces"."project_id" = $3;
 
 -- traces.findById
 select "traces"."id", "traces"."project_id", "traces"."trace_id", cast("traces"."start_time" as text) as "start_time", cast("traces"."end_time" as text) as "end_time" from "traces" where "traces"."id" = $1;
@@ -220,8 +219,7 @@ select "id" from "spans" where "project_id" = $1 and "id" in ($2) limit $3;
 select "id" from "spans" where "trace_rowid" = $1 limit $2;
 
 -- traces.findByTraceId
-select "trace_rowid" from "trace_ids" where "trace_id" = $1;
-select "traces"."id", "traces"."project_id", "traces"."trace_id", cast("traces"."start_time" as text) as "start_time", cast("traces"."end_time" as text) as "end_time" from "traces" where "traces"."id" = $1 and "traces"."trace_id" = $2;
+select "traces"."id", "traces"."project_id", "traces"."trace_id", cast("traces"."start_time" as text) as "start_time", cast("traces"."end_time" as text) as "end_time" from "traces" where "traces"."id" = (select "trace_rowid" from "trace_ids" where "trace_id" = $1) and "traces"."trace_id" = $2;
 
 -- traces.list (sessions)
 select "traces"."id", "traces"."project_id", "traces"."trace_id", cast("traces"."start_time" as text) as "start_time", cast("traces"."end_time" as text) as "end_time" from "traces" where "traces"."project_id" = $1 and "traces"."project_session_rowid" in ($2, $3) order by "traces"."start_time" desc, "traces"."id" desc limit $4;
