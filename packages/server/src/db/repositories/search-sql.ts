@@ -65,3 +65,51 @@ export async function searchRowidsSqlite(db: Kysely<DB>, query: SearchQuery): Pr
   )} order by rowid desc limit ${MAX_SEARCH_ROWIDS + 1}`.execute(db);
   return result.rows.length > MAX_SEARCH_ROWIDS ? undefined : result.rows.map((row) => Number(row.rowid));
 }
+
+/**
+ * On PostgreSQL, the row ids of the project's spans whose text matches, newest first, when the
+ * query has a rare word and at most MAX_SEARCH_ROWIDS spans match; undefined otherwise.
+ * PostgreSQL knows how often its most common words occur (ANALYZE's statistics of the tsvector
+ * column) and nothing of the others: for a rare word it guessed thousands of spans and scanned
+ * the project's 1.3 million traces to join them, 330 ms at 10 million spans, where reading the
+ * word's few spans first and then their traces by id took 14 ms (docs/performance.md, "Search and
+ * filters"). A query made only of common words (or prefixes) is left to the planner, which walks
+ * the newest traces: reading all of a common word's spans first cost 250 to 570 ms.
+ */
+export async function searchRowidsPostgres(db: Kysely<DB>, query: SearchQuery, projectId: number): Promise<number[] | undefined> {
+  const common = await commonWords(db);
+  const rare = query.phrases.some((phrase) =>
+    phrase.words.some((word, index) => !(phrase.prefix && index === phrase.words.length - 1) && !common.has(word)),
+  );
+  if (!rare) return undefined;
+  // Unordered: an ORDER BY could tempt the planner into walking the id index instead of the text index.
+  const result = await sql<{
+    id: string | number;
+  }>`select id from spans where project_id = ${projectId} and search_vector @@ cast(${tsQuery(
+    query,
+  )} as tsquery) limit ${MAX_SEARCH_ROWIDS + 1}`.execute(db);
+  if (result.rows.length > MAX_SEARCH_ROWIDS) return undefined;
+  return result.rows.map((row) => Number(row.id)).sort((a, b) => b - a);
+}
+
+/** How long the list of common words is kept before it is read again (ANALYZE runs as autovacuum sees fit). */
+const COMMON_WORDS_TTL_MS = 10 * 60_000;
+const commonWordsCache = new WeakMap<Kysely<DB>, { at: number; words: Promise<Set<string>> }>();
+
+/** The words PostgreSQL's statistics count among the most common of spans' text (empty before the first ANALYZE). */
+function commonWords(db: Kysely<DB>): Promise<Set<string>> {
+  const cached = commonWordsCache.get(db);
+  if (cached && Date.now() - cached.at < COMMON_WORDS_TTL_MS) return cached.words;
+  const words = sql<{ word: string }>`select unnest(most_common_elems::text::text[]) as word from pg_stats
+    where schemaname = current_schema() and tablename = 'spans' and attname = 'search_vector'`
+    .execute(db)
+    .then((result) => new Set(result.rows.map((row) => row.word)))
+    .catch(() => new Set<string>());
+  commonWordsCache.set(db, { at: Date.now(), words });
+  return words;
+}
+
+/** The row ids of a rare word's spans of the project (see searchRowidsSqlite and searchRowidsPostgres); undefined for a common one. */
+export function searchRowids(db: Kysely<DB>, dialect: Dialect, query: SearchQuery, projectId: number): Promise<number[] | undefined> {
+  return dialect === 'sqlite' ? searchRowidsSqlite(db, query) : searchRowidsPostgres(db, query, projectId);
+}

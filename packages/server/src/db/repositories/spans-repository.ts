@@ -15,7 +15,7 @@ import type { DB } from '../schema.js';
 import { bigintText, nanosLiteral, parseJsonColumn, sqlDialect, type AttributeScalar } from '../sql-dialect.js';
 import { secondOf, startRangeBySecond, startSecond, startTimeTestedOnly } from '../start-seconds.js';
 import { spanConditionSql, type SpanCondition } from './span-condition-sql.js';
-import { searchRowidsSqlite, spanMatchesSql, type SearchQuery } from './search-sql.js';
+import { searchRowids as matchingSpanRowids, spanMatchesSql, type SearchQuery } from './search-sql.js';
 
 export type StatusCode = 'UNSET' | 'OK' | 'ERROR';
 
@@ -301,7 +301,7 @@ export function createSpansRepository(db: Kysely<DB>, dialect: Dialect) {
       // Span ids are looked up once (db/span-ids.ts), then filter by row id.
       const idRowids = filters.spanIds?.length ? await allSpanRowidsBySpanId(db, filters.spanIds) : undefined;
       // A search that matches few spans reads them by id too (search-sql.ts).
-      const searchRowids = filters.search && dialect === 'sqlite' ? await searchRowidsSqlite(db, filters.search) : undefined;
+      const searchRowids = filters.search ? await matchingSpanRowids(db, dialect, filters.search, filters.projectId) : undefined;
       const spanRowids = intersect(idRowids, searchRowids);
       if (spanRowids?.length === 0) return [];
       const byIds = Boolean(filters.traceIds?.length || spanRowids || parentTraces);

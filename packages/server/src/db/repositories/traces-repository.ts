@@ -8,7 +8,7 @@ import { MAX_IN_LIST, chunks } from '../chunks.js';
 import type { Dialect } from '../../config.js';
 import { inTransaction } from '../in-transaction.js';
 import { bigintText, nanosLiteral } from '../sql-dialect.js';
-import { searchRowidsSqlite, traceMatchesSql, type SearchQuery } from './search-sql.js';
+import { searchRowids as matchingSpanRowids, traceMatchesSql, type SearchQuery } from './search-sql.js';
 import { spanConditionSql, type SpanCondition } from './span-condition-sql.js';
 
 export interface TraceRecord {
@@ -123,7 +123,7 @@ export function createTracesRepository(db: Kysely<DB>, dialect: Dialect) {
     async list(query: TraceListQuery): Promise<TraceRecord[]> {
       const key = traceSortKey(query.sort);
       // A search that matches few spans names their traces, read by id (search-sql.ts).
-      const searchRowids = query.search && dialect === 'sqlite' ? await searchRowidsSqlite(db, query.search) : undefined;
+      const searchRowids = query.search ? await matchingSpanRowids(db, dialect, query.search, query.projectId) : undefined;
       let searchTraces: Set<number> | undefined;
       if (searchRowids !== undefined) {
         searchTraces = new Set();
