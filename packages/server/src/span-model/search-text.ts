@@ -76,7 +76,7 @@ function textOf(value: unknown): string | null {
  * that wordsOf cuts, and SQLite's tokenizer, on the writer thread, does the cutting. Other values,
  * values with a word longer than MAX_WORD_CHARS and spans that may hold more than
  * MAX_INDEXED_WORDS are cut here, into their words with a space between them. Cutting every
- * value here took a quarter of ingest's request thread (docs/performance.md).
+ * value here cost about 25 µs a span of the ingest benchmark, now about 6 (docs/performance.md).
  */
 export function searchTextOf(attributes: Attributes): string | null {
   const values: string[] = [];
