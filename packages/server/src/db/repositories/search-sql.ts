@@ -83,11 +83,10 @@ export async function searchRowidsPostgres(db: Kysely<DB>, query: SearchQuery, p
   );
   if (!rare) return undefined;
   // Unordered: an ORDER BY could tempt the planner into walking the id index instead of the text index.
-  const result = await sql<{
-    id: string | number;
-  }>`select id from spans where project_id = ${projectId} and search_vector @@ cast(${tsQuery(
-    query,
-  )} as tsquery) limit ${MAX_SEARCH_ROWIDS + 1}`.execute(db);
+  const matches = sql`search_vector @@ cast(${tsQuery(query)} as tsquery)`;
+  const result = await sql<{ id: string | number }>`select id from spans where project_id = ${projectId} and ${matches} limit ${
+    MAX_SEARCH_ROWIDS + 1
+  }`.execute(db);
   if (result.rows.length > MAX_SEARCH_ROWIDS) return undefined;
   return result.rows.map((row) => Number(row.id)).sort((a, b) => b - a);
 }
