@@ -3,7 +3,8 @@
  * kept between calls, the guarded fetch every SDK calls through, and provider failures as
  * ProviderError, never carrying the key.
  */
-import { Readable } from 'node:stream';
+import { pipeline, Readable } from 'node:stream';
+import { buffer } from 'node:stream/consumers';
 import zlib from 'node:zlib';
 import { InvalidInputError } from '@sightline/common';
 import { type Dispatcher, request } from 'undici';
@@ -162,20 +163,14 @@ async function send(url: URL, init: RequestInit | undefined): Promise<Response> 
           ? zlib.createBrotliDecompress()
           : null;
   if (inflate) {
-    stream = answer.body.pipe(inflate);
-    answer.body.on('error', (error) => inflate.destroy(error));
+    // A failed answer's error reaches the reader through the pipeline; the callback has nothing to add.
+    stream = pipeline(answer.body, inflate, () => {});
     answerHeaders.delete('content-encoding');
     answerHeaders.delete('content-length');
   }
   const streamed = answerHeaders.get('content-type')?.includes('text/event-stream') ?? false;
-  const content = streamed ? (Readable.toWeb(stream) as ReadableStream<Uint8Array>) : await wholeBody(stream);
+  const content = streamed ? (Readable.toWeb(stream) as ReadableStream<Uint8Array>) : await buffer(stream);
   return new Response(content, { status: answer.statusCode, headers: answerHeaders });
-}
-
-async function wholeBody(stream: Readable): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
 }
 
 /** Where a redirect points, as an origin (its path and query may carry tokens); "nowhere" without a Location. */

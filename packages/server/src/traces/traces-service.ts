@@ -82,6 +82,7 @@ function statsOf(traceSpans: readonly SpanRecord[]): TraceStats {
   }
   return stats;
 }
+
 const HEX_TRACE_ID = /^[0-9a-fA-F]{32}$/;
 
 export type TracesService = ReturnType<typeof createTracesService>;
@@ -313,14 +314,14 @@ export function createTracesService(deps: TracesServiceDependencies) {
         throw new NotFoundError(`trace ${JSON.stringify(traceIdentifier.text)} not found in project ${JSON.stringify(project.name)}`);
       const [read, traceCosts] = await Promise.all([spans.listOfTrace(trace.id, MAX_DETAIL_SPANS + 1), costs.traceTotals([trace.id])]);
       const traceSpans = read.slice(0, MAX_DETAIL_SPANS);
-      // Counted from the spans read when they are all of them: one statement less, a round trip
-      // that cost PostgreSQL more than the counting (docs/performance.md, "Search and filters").
-      const stats = read.length > MAX_DETAIL_SPANS ? await traces.stats([trace.id]) : new Map([[trace.id, statsOf(traceSpans)]]);
+      // Counted from the spans read when they are all of them: one statement fewer (docs/performance.md,
+      // "PostgreSQL at 10M spans"); a longer trace is counted in SQL.
+      const stats = read.length > MAX_DETAIL_SPANS ? ((await traces.stats([trace.id])).get(trace.id) ?? EMPTY_STATS) : statsOf(traceSpans);
       const spanCosts = await costs.spanCosts(traceSpans.map((span) => span.id));
       const root = traceSpans.find((span) => span.parentId === null);
       return {
         ...trace,
-        stats: stats.get(trace.id) ?? EMPTY_STATS,
+        stats,
         cost: traceCosts.get(trace.id) ?? null,
         rootSpan: root ? summaryOf(root) : null,
         input: previewOf(attributeText(root?.attributes[INPUT_VALUE])),
