@@ -973,6 +973,7 @@ function scenario(r: Repositories, dialect: string, db: Kysely<DB>): SqlScenario
     ],
     ['costs.traceTotals', () => r.costs.traceTotals([1])],
     ['costs.spanCosts', () => r.costs.spanCosts([1])],
+    ['costs.spanCostsOfTrace', () => r.costs.spanCostsOfTrace(1, 10)],
     ['costs.sessionTotals', () => r.costs.sessionTotals([1])],
     ['costs.projectTotals', () => r.costs.projectTotals(1, { startTime: 1n, endTime: 2n })],
     ['costs.deleteModel', () => r.costs.deleteModel(2)],

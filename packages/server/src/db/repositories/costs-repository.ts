@@ -255,6 +255,20 @@ export function createCostsRepository(db: Kysely<DB>) {
       }
       return costs;
     },
+    /**
+     * The cost of each priced span of a trace, or undefined when it has more than `limit` of them
+     * (so that a trace of any size is read in bounded memory).
+     */
+    async spanCostsOfTrace(traceRowid: number, limit: number): Promise<Map<number, CostTotals> | undefined> {
+      const rows = await db
+        .selectFrom('span_costs')
+        .select(['span_rowid', 'prompt_cost as prompt', 'completion_cost as completion', 'total_cost as total'])
+        .where('trace_rowid', '=', traceRowid)
+        .limit(limit + 1)
+        .execute();
+      if (rows.length > limit) return undefined;
+      return new Map(rows.map((row) => [Number(row.span_rowid), totals(row)]));
+    },
     /** Cost totals of a project's spans that started in [startTime, endTime). */
     async projectTotals(projectId: number, range: { startTime?: bigint | undefined; endTime?: bigint | undefined }): Promise<CostTotals> {
       let select = db.selectFrom('span_costs').select(sums).where('project_id', '=', projectId);

@@ -1107,6 +1107,9 @@ select "trace_rowid", sum("prompt_cost") as "prompt", sum("completion_cost") as 
 -- costs.spanCosts
 select "span_rowid", "prompt_cost" as "prompt", "completion_cost" as "completion", "total_cost" as "total" from "span_costs" where "span_rowid" in (?);
 
+-- costs.spanCostsOfTrace
+select "span_rowid", "prompt_cost" as "prompt", "completion_cost" as "completion", "total_cost" as "total" from "span_costs" where "trace_rowid" = ? limit ?;
+
 -- costs.sessionTotals
 select "traces"."project_session_rowid", sum("prompt_cost") as "prompt", sum("completion_cost") as "completion", sum("total_cost") as "total" from "span_costs" inner join "traces" on "traces"."id" = "span_costs"."trace_rowid" where "traces"."project_session_rowid" in (?) group by "traces"."project_session_rowid";
 
