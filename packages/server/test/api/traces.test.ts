@@ -1,7 +1,10 @@
 /** GET /v1/projects/{p}/traces (Phoenix's listProjectTraces) and GET /v1/projects/{p}/traces/{trace}. */
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
+import SerializerSelector from '@fastify/fast-json-stringify-compiler';
+import { Type } from '@fastify/type-provider-typebox';
 import { toGlobalId } from '../../src/api/shared/global-id.js';
+import { TraceDetail } from '../../src/api/traces/traces-schemas.js';
 import { describeEachDialect } from '../helpers/server.js';
 import { unique } from '../helpers/auth.js';
 import { exportSampleTrace, makeExporter } from '../helpers/otel.js';
@@ -308,6 +311,42 @@ describeEachDialect('traces API', (server) => {
     );
     expectError(await request(url(), 'GET', `/v1/projects/${encodeURIComponent(project)}/traces/abc`), 404);
     expectError(await request(url(), 'GET', `/v1/projects/${unique('none')}/traces/${traceId}`), 404);
+  });
+
+  it("answers the trace page with exactly the bytes its schema's serializer writes (http/bulk-json.ts)", async () => {
+    const project = unique('trace-bytes');
+    const traceId = newTraceId();
+    const rootId = newSpanId();
+    await sendSpans(url(), project, [
+      {
+        traceId,
+        spanId: rootId,
+        name: 'réponse',
+        kind: 'CHAIN',
+        start: at(0),
+        attributes: { 'input.value': 'Grüße, 世界 🌍 "quoted" \\ back', 'output.value': 'x'.repeat(5_000), metadata: '{"a":[1,2]}' },
+        events: [{ name: 'exception', time: at(0, 3n), attributes: { 'exception.message': 'ça a échoué', count: 2 } }],
+      },
+      {
+        traceId,
+        parentSpanId: rootId,
+        name: 'llm',
+        kind: 'LLM',
+        start: at(1),
+        attributes: { 'llm.token_count.prompt': 3, flag: true, ratio: 0.25 },
+      },
+    ]);
+    const response = await fetch(`${url()}/v1/projects/${encodeURIComponent(project)}/traces/${traceId}`);
+    assert.equal(response.status, 200);
+    assert.match(response.headers.get('content-type') ?? '', /^application\/json; charset=utf-8$/);
+    const bytes = Buffer.from(await response.arrayBuffer());
+    assert.equal(Number(response.headers.get('content-length')), bytes.length);
+    const text = bytes.toString('utf8');
+    const schemaSerializer = SerializerSelector()(undefined, {})({ schema: Type.Object({ data: TraceDetail }) } as never);
+    assert.equal(text, schemaSerializer(JSON.parse(text)), 'the schema would drop or change nothing');
+    assert.equal(JSON.parse(text).data.spans[0].attributes['input.value'], 'Grüße, 世界 🌍 "quoted" \\ back');
+    // An error of the same route is still JSON.
+    expectError(await request(url(), 'GET', `/v1/projects/${encodeURIComponent(project)}/traces/${newTraceId()}`), 404, /not found/);
   });
 
   it('reports a trace without a stored root span with root_span null', async () => {

@@ -20,6 +20,7 @@ import {
   Time,
 } from '../shared/schemas.js';
 import { presentTrace, presentTraceDetail, presentTraceLocation } from './traces-presenters.js';
+import { bulkJson } from '../../http/bulk-json.js';
 import { Trace, TraceDetail, TransferTracesData } from './traces-schemas.js';
 import { MAX_TRANSFER_TRACES } from '../../traces/traces-service.js';
 
@@ -118,6 +119,7 @@ export async function tracesRoutes(instance: FastifyInstance, { traces }: { trac
         }),
         response: { 200: Type.Object({ data: TraceDetail }), ...errors(404, 422) },
       },
+      ...bulkJson,
     },
     async (request) => ({
       data: presentTraceDetail(
