@@ -7,8 +7,8 @@ import { pipeline, Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
 import zlib from 'node:zlib';
 import { InvalidInputError } from '@sightline/common';
-import { type Dispatcher, request } from 'undici';
-import { checkResolvedHost } from './provider-urls.js';
+import { Agent, type Dispatcher, request } from 'undici';
+import { guardedLookup } from './provider-urls.js';
 import { scrubKey } from './scrub-key.js';
 
 export type ProviderKind = 'openai' | 'anthropic' | 'google';
@@ -79,20 +79,22 @@ export function cachedClient<T>(target: ChatTarget, make: () => T): T {
 }
 
 /**
- * The fetch every SDK calls through: it checks the addresses the base URL's host resolves to just
- * before each call (provider-urls.ts), and follows no redirect: a provider's answer must not
- * send the request, with its key, to an address nobody checked (docs/playground.md, "Where the
- * server may call"). Same-origin redirects are refused too: an API has no need of them.
+ * The fetch every SDK calls through: its connections check the addresses the base URL's host
+ * resolves to as they connect (provider-urls.ts, guardedLookup), and it follows no redirect: a
+ * provider's answer must not send the request, with its key, to an address nobody checked
+ * (docs/playground.md, "Where the server may call"). Same-origin redirects are refused too: an
+ * API has no need of them.
  */
 export function guardedFetch(target: ChatTarget): typeof fetch {
   const base = new URL(target.baseUrl);
+  // Its own connections, kept alive between calls like the SDK client it belongs to (cachedClient).
+  const dispatcher = new Agent({ connect: { lookup: guardedLookup(target.spec.baseUrlName, target.allowLocalAddresses) } });
   return async (input, init) => {
     const url = new URL(input instanceof Request ? input.url : String(input));
     if (url.origin !== base.origin) {
       throw new InvalidInputError(`${target.provider}: a call outside ${target.spec.baseUrlName}'s origin was refused`);
     }
-    await checkResolvedHost(target.spec.baseUrlName, url.hostname, target.allowLocalAddresses);
-    const response = await send(url, input instanceof Request ? requestInit(input, init) : init);
+    const response = await send(url, input instanceof Request ? requestInit(input, init) : init, dispatcher);
     if (response.status >= 300 && response.status < 400) {
       await response.body?.cancel().catch(() => {});
       throw new ProviderError(
@@ -124,7 +126,7 @@ const requestInit = (input: Request, init: RequestInit | undefined): RequestInit
  * `redirect: 'manual'`, it follows no redirect. An event stream (the playground's streamed
  * answers) is passed on as it arrives; any other answer is read whole, as the SDKs read it.
  */
-async function send(url: URL, init: RequestInit | undefined): Promise<Response> {
+async function send(url: URL, init: RequestInit | undefined, dispatcher: Dispatcher): Promise<Response> {
   const headers: Record<string, string> = {};
   new Headers(init?.headers).forEach((value, name) => {
     headers[name] = value;
@@ -142,6 +144,7 @@ async function send(url: URL, init: RequestInit | undefined): Promise<Response> 
           ? body
           : Buffer.from(await new Response(body).arrayBuffer()),
     signal: init?.signal ?? undefined,
+    dispatcher,
   });
   const answerHeaders = new Headers();
   for (const [name, value] of Object.entries(answer.headers)) {

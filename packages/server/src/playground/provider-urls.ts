@@ -6,8 +6,9 @@
  * provider lives there and they hand out the host's cloud credentials. Private LAN ranges
  * (RFC 1918, fc00::/7) are allowed: self-hosters run models on their network.
  */
+import type { LookupAddress } from 'node:dns';
 import { lookup } from 'node:dns/promises';
-import net from 'node:net';
+import net, { type LookupFunction } from 'node:net';
 import { InvalidInputError } from '@sightline/common';
 
 /** Addresses of the machine itself and of its link: refused unless the operator opted in. */
@@ -79,21 +80,37 @@ export function checkedBaseUrl(name: string, value: string, allowLocal: boolean)
   return url;
 }
 
+/** How host names are resolved: dns.lookup's signature, with every address asked for. */
+export type Resolve = (hostname: string, options: { all: true; verbatim: true }) => Promise<LookupAddress[]>;
+
+/** dns.lookup's family option as a number (0: any). */
+const familyNumber = (family: number | 'IPv4' | 'IPv6' | undefined): number =>
+  family === 'IPv4' ? 4 : family === 'IPv6' ? 6 : (family ?? 0);
+
 /**
- * Checks the addresses a host name resolves to, just before a call: a name may point at a
- * refused address (a DNS entry for 127.0.0.1, or the metadata service). A failed lookup is left
- * to the call itself, which then fails as unreachable.
+ * The `lookup` of the connections to a provider (net.connect's option): it resolves the host name,
+ * refuses it when any of its addresses is refused (a DNS entry for 127.0.0.1, or the metadata
+ * service), and hands the connection exactly the addresses it checked. Checking in the lookup
+ * that connects, not in a lookup of its own before the call, leaves no moment in which the name
+ * could be pointed elsewhere (DNS rebinding), and resolves once per connection instead of twice
+ * per call. A failed lookup fails the connection as unreachable.
  */
-export async function checkResolvedHost(name: string, hostname: string, allowLocal: boolean): Promise<void> {
-  if (net.isIP(hostname.replace(/^\[|\]$/g, '')) !== 0) return; // literals were checked with the URL
-  let addresses: { address: string }[];
-  try {
-    addresses = await lookup(hostname, { all: true, verbatim: true });
-  } catch {
-    return;
-  }
-  for (const { address } of addresses) {
-    const problem = hostProblem(addressKind(address), allowLocal);
-    if (problem) throw new InvalidInputError(`${name} points at ${hostname}, which resolves to ${address}, ${problem}`);
-  }
+export function guardedLookup(name: string, allowLocal: boolean, resolve: Resolve = lookup): LookupFunction {
+  const checked = (hostname: string, family: number | undefined, addresses: LookupAddress[]): LookupAddress[] => {
+    for (const { address } of addresses) {
+      const problem = hostProblem(addressKind(address), allowLocal);
+      if (problem) throw new InvalidInputError(`${name} points at ${hostname}, which resolves to ${address}, ${problem}`);
+    }
+    const usable = family ? addresses.filter((each) => each.family === family) : addresses;
+    if (usable.length === 0) throw Object.assign(new Error(`${hostname} has no IPv${family} address`), { code: 'ENOTFOUND' });
+    return usable;
+  };
+  return (hostname, options, callback) => {
+    resolve(hostname, { all: true, verbatim: true })
+      .then((addresses) => checked(hostname, familyNumber(options.family), addresses))
+      .then(
+        (usable) => (options.all ? callback(null, usable) : callback(null, usable[0]!.address, usable[0]!.family)),
+        (error: NodeJS.ErrnoException) => callback(error, []),
+      );
+  };
 }
