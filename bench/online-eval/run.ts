@@ -303,11 +303,24 @@ async function measure(withRules: boolean, workDir: string, judgeServer: Standin
       target_rowid: number;
       span_rowid: number;
       status: string;
+      created_at: string;
       finished_at: string | null;
     }>(
-      'SELECT rule_id, target_rowid, span_rowid, status, finished_at FROM online_eval_items',
-      'SELECT rule_id, target_rowid, span_rowid, status, finished_at FROM online_eval_items',
+      'SELECT rule_id, target_rowid, span_rowid, status, created_at, finished_at FROM online_eval_items',
+      'SELECT rule_id, target_rowid, span_rowid, status, created_at, finished_at FROM online_eval_items',
     );
+    // How long each judge call took as the server saw it (the stand-in shares this process with the load).
+    const judgeLatencies = (
+      await reader.all<{ ms: number | string | null }>(
+        `SELECT json_extract(metadata, '$.latency_ms') AS ms FROM span_annotations WHERE identifier LIKE 'online-rule:%' AND annotator_kind = 'LLM'
+         UNION ALL SELECT json_extract(metadata, '$.latency_ms') AS ms FROM trace_annotations WHERE identifier LIKE 'online-rule:%' AND annotator_kind = 'LLM'`,
+        `SELECT (metadata->>'latency_ms')::float AS ms FROM span_annotations WHERE identifier LIKE 'online-rule:%' AND annotator_kind = 'LLM'
+         UNION ALL SELECT (metadata->>'latency_ms')::float AS ms FROM trace_annotations WHERE identifier LIKE 'online-rule:%' AND annotator_kind = 'LLM'`,
+      )
+    )
+      .map((row) => Number(row.ms))
+      .filter(Number.isFinite)
+      .sort((a, b) => a - b);
     const annotations = await reader.all<{ identifier: string; target: number; n: number | string }>(
       `SELECT identifier, span_rowid AS target, count(*) AS n FROM span_annotations WHERE identifier LIKE 'online-rule:%' GROUP BY identifier, span_rowid
        UNION ALL SELECT identifier, trace_rowid AS target, count(*) AS n FROM trace_annotations WHERE identifier LIKE 'online-rule:%' GROUP BY identifier, trace_rowid`,
@@ -329,13 +342,24 @@ async function measure(withRules: boolean, workDir: string, judgeServer: Standin
     }
     // Lag: from the first poll that saw the span's row id committed to the evaluation stored.
     const committedAt = (spanRowid: number) => seen.find((observation) => observation.maxId >= spanRowid)?.at;
+    // And its two parts: until the job sampled it (the tick that read it started), and from then until stored.
     const lags: number[] = [];
+    const toSampled: number[] = [];
+    const toStored: number[] = [];
     for (const item of items) {
       if (item.status !== 'done' || !item.finished_at) continue;
       const at = committedAt(Number(item.span_rowid));
-      if (at !== undefined) lags.push(Math.max(0, Date.parse(item.finished_at) - at) / 1000);
+      if (at === undefined) continue;
+      lags.push(Math.max(0, Date.parse(item.finished_at) - at) / 1000);
+      toSampled.push(Math.max(0, Date.parse(item.created_at) - at) / 1000);
+      toStored.push(Math.max(0, Date.parse(item.finished_at) - Date.parse(item.created_at)) / 1000);
     }
-    lags.sort((a, b) => a - b);
+    for (const list of [lags, toSampled, toStored]) list.sort((a, b) => a - b);
+    const p = (list: number[], q: number) => round(percentile(list, q), 2);
+    log(
+      `lag parts: commit to sampled p50 ${p(toSampled, 0.5)} s, p99 ${p(toSampled, 0.99)} s; sampled to stored p50 ${p(toStored, 0.5)} s, ` +
+        `p99 ${p(toStored, 0.99)} s; judge calls as the server timed them p50 ${p(judgeLatencies, 0.5)} ms, p99 ${p(judgeLatencies, 0.99)} ms`,
+    );
     const judgeCalls = judgeServer.requests.length - judgeCallsBefore;
     const failed = items.filter((item) => item.status !== 'done').length;
     log(
