@@ -158,8 +158,6 @@ function scenario(r: Repositories, dialect: string, db: Kysely<DB>): SqlScenario
           limit: 10,
         }),
     ],
-    ['traces.findInProject (id)', () => r.traces.findInProject(1, { id: 1 })],
-    ['traces.findInProject (trace id)', () => r.traces.findInProject(1, { traceId: 'ab' })],
     ['traces.findById', () => r.traces.findById(1)],
     ['traces.stats', () => r.traces.stats([1, 2])],
     ['traces.tokenTotalsByTraceId', () => r.traces.tokenTotalsByTraceId(['ab', 'cd'])],

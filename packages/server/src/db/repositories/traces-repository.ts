@@ -219,13 +219,6 @@ export function createTracesRepository(db: Kysely<DB>, dialect: Dialect) {
       return found;
     },
 
-    /** A trace of the project by row id or by OpenTelemetry trace id. */
-    async findInProject(projectId: number, by: { id: number } | { traceId: string }): Promise<TraceRecord | undefined> {
-      const select = 'id' in by ? traces().where('traces.id', '=', by.id) : byTraceId(by.traceId);
-      const row = await select.where('traces.project_id', '=', projectId).executeTakeFirst();
-      return row && toRecord(row);
-    },
-
     /** A trace of any project by its OpenTelemetry trace id. */
     async findByTraceId(traceId: string): Promise<TraceRecord | undefined> {
       const row = await byTraceId(traceId).executeTakeFirst();

@@ -137,12 +137,6 @@ select "traces"."id", "traces"."project_id", "traces"."trace_id", cast("traces".
 select unnest(most_common_elems::text::text[]) as word from pg_stats where schemaname = current_schema() and tablename = 'spans' and attname = 'search_vector';
 select id from spans where project_id = $1 and search_vector @@ cast($2 as tsquery) limit $3;
 
--- traces.findInProject (id)
-select "traces"."id", "traces"."project_id", "traces"."trace_id", cast("traces"."start_time" as text) as "start_time", cast("traces"."end_time" as text) as "end_time" from "traces" where "traces"."id" = $1 and "traces"."project_id" = $2;
-
--- traces.findInProject (trace id)
-select "traces"."id", "traces"."project_id", "traces"."trace_id", cast("traces"."start_time" as text) as "start_time", cast("traces"."end_time" as text) as "end_time" from "traces" where "traces"."id" = (select "trace_rowid" from "trace_ids" where "trace_id" = $1) and "traces"."trace_id" = $2 and "traces"."project_id" = $3;
-
 -- traces.findById
 select "traces"."id", "traces"."project_id", "traces"."trace_id", cast("traces"."start_time" as text) as "start_time", cast("traces"."end_time" as text) as "end_time" from "traces" where "traces"."id" = $1;
 

@@ -136,12 +136,6 @@ select "traces"."id", "traces"."project_id", "traces"."trace_id", cast("traces".
 -- traces.list (full-text search and a condition)
 select rowid from span_search where span_search match ? order by rowid desc limit ?;
 
--- traces.findInProject (id)
-select "traces"."id", "traces"."project_id", "traces"."trace_id", cast("traces"."start_time" as text) as "start_time", cast("traces"."end_time" as text) as "end_time" from "traces" where "traces"."id" = ? and "traces"."project_id" = ?;
-
--- traces.findInProject (trace id)
-select "traces"."id", "traces"."project_id", "traces"."trace_id", cast("traces"."start_time" as text) as "start_time", cast("traces"."end_time" as text) as "end_time" from "traces" where "traces"."trace_id" = ? and "traces"."project_id" = ?;
-
 -- traces.findById
 select "traces"."id", "traces"."project_id", "traces"."trace_id", cast("traces"."start_time" as text) as "start_time", cast("traces"."end_time" as text) as "end_time" from "traces" where "traces"."id" = ?;
 
