@@ -4,7 +4,7 @@
  * session annotations named after the evaluator.
  *
  * Exactly once, across restarts and replicas:
- * - Reading: each rule has a durable cursor (span row ids; for sessions, their end time). A tick
+ * - Reading: each rule has a durable cursor (span row ids; for sessions, their end time). A scan
  *   reads the spans past it up to a horizon, and in one transaction inserts the sampled items
  *   into the ledger (one row per rule, item and evaluator, unique) and moves the cursor. A crash
  *   before the commit reads the same spans again; after it, never. The horizon is the newest
@@ -13,8 +13,11 @@
  *   writer commits in id order, so the horizon is the newest id).
  * - Evaluating: an item is evaluated while pending, and its annotation (keyed by evaluator name,
  *   target and `online-rule:<id>`, so a repeat overwrites) is written in the same transaction that
- *   marks it done. A crash in between evaluates it again and writes the same one annotation.
- * - One replica runs the job at a time (the job runner's lease).
+ *   marks it done. A crash in between evaluates it again and writes the same one annotation. Within
+ *   a run, an item taken for evaluation is held until its outcome is written, so that no later
+ *   read of the ledger takes it again.
+ * - One replica runs the job at a time (the job runner's lease), and a run's evaluations end
+ *   before it returns.
  *
  * Provider failures that may pass (5xx, silence) are retried with backoff; an item still failing
  * after `attempts` is marked failed, listed on the rule's page, and can be retried from there.
@@ -33,7 +36,6 @@ import type {
 import type { EvaluatorRecord, EvaluatorsRepository } from '../db/repositories/evaluators-repository.js';
 import type { CompiledStatement } from '../db/writer/statement-writes-sqlite.js';
 import type { Job } from '../jobs/job-runner.js';
-import { eachLimited } from '../shared/each-limited.js';
 import { storedFilterParser } from '../spans/span-condition.js';
 import type { EvaluationItem } from './code-evaluators.js';
 import { type EvaluationOutcome, type EvaluatorDefinition, parseDefinition } from './evaluators-service.js';
@@ -60,12 +62,18 @@ export interface OnlineEvaluationJobOptions {
   /** Adds evaluated items to an annotation queue (an item there already is left as it is). */
   addToQueue: (queueId: number, items: { kind: RuleTarget; rowid: number }[]) => Promise<void>;
   intervalMs?: number;
+  /** How often a run reads new spans while it evaluates (ms). */
+  scanEveryMs?: number;
+  /** Longest a run goes on while there is work, before it hands the lease back (ms). */
+  runBudgetMs?: number;
   /** How old the newest row id must be before the cursor passes it (ms); 0 on SQLite. */
   settleMs: number;
   /** Spans read per rule group per tick. */
   scanBatch?: number;
-  /** Items taken for evaluation per tick. */
+  /** Items taken from the ledger at once. */
   evaluateBatch?: number;
+  /** Least time between two reads of the ledger for due items (ms). */
+  refillEveryMs?: number;
   /** Evaluations in flight at once. */
   concurrency?: number;
   /** Attempts of an evaluation that fails for a reason that may pass. */
@@ -116,9 +124,12 @@ export function createOnlineEvaluationJob(options: OnlineEvaluationJobOptions): 
     judgeCost,
     addToQueue,
     intervalMs = 1000,
+    scanEveryMs = 500,
+    runBudgetMs = 10_000,
     settleMs,
     scanBatch = 50_000,
     evaluateBatch = 2000,
+    refillEveryMs = 100,
     concurrency = 16,
     attempts = 4,
     retryDelayMs = 2000,
@@ -262,20 +273,22 @@ export function createOnlineEvaluationJob(options: OnlineEvaluationJobOptions): 
   };
 
   /**
-   * Each evaluator's definition, parsed and checked once per record (a tick reads the records
-   * once), not once per item: checking a judge's template was about 1 % of the main thread at
-   * 850 evaluations a second (docs/performance.md, "Online evaluation").
+   * Each evaluator version's definition, parsed and checked once, not once per item: checking a
+   * judge's template was about 1 % of the main thread at 850 evaluations a second
+   * (docs/performance.md, "Online evaluation"). A version's definition never changes.
    */
-  const definitions = new WeakMap<EvaluatorRecord, EvaluatorDefinition | Error>();
+  const definitions = new Map<string, EvaluatorDefinition | Error>();
   const definitionOf = (evaluator: EvaluatorRecord): EvaluatorDefinition | Error => {
-    let parsed = definitions.get(evaluator);
+    const key = `${evaluator.id}:${evaluator.version.version}`;
+    let parsed = definitions.get(key);
     if (parsed === undefined) {
       try {
         parsed = parseDefinition(JSON.parse(evaluator.version.definition)).definition;
       } catch (error) {
         parsed = error instanceof Error ? error : new Error(String(error));
       }
-      definitions.set(evaluator, parsed);
+      if (definitions.size >= 256) definitions.clear();
+      definitions.set(key, parsed);
     }
     return parsed;
   };
@@ -376,65 +389,29 @@ export function createOnlineEvaluationJob(options: OnlineEvaluationJobOptions): 
     }
   };
 
-  /** Evaluates the due items of each rule, within its rate and cost limits. */
-  const evaluateDue = async (enabled: OnlineRuleRecord[], signal: AbortSignal): Promise<{ finished: number; more: boolean }> => {
-    const at = now();
-    const perRule = Math.max(1, Math.ceil(evaluateBatch / enabled.length));
-    const due: { rule: OnlineRuleRecord; items: ItemRecord[] }[] = [];
-    let full = false;
-    for (const rule of enabled) {
-      let limit = perRule;
-      if (rule.rateLimitPerMinute !== null) {
-        const recent = await repository.finishedSince(rule.id, new Date(at - 60_000).toISOString());
-        limit = Math.min(limit, Math.max(0, rule.rateLimitPerMinute - recent.count));
-      }
-      if (limit === 0) continue;
-      const items = await repository.due(rule.id, new Date(at).toISOString(), limit);
-      full ||= items.length === perRule;
-      if (items.length > 0) due.push({ rule, items });
-    }
-    if (due.length === 0) return { finished: 0, more: false };
-    const evaluatorIds = new Set(due.flatMap(({ items }) => items.map((item) => item.evaluatorId)));
-    const evaluatorById = new Map((await evaluators.findByIds([...evaluatorIds])).map((e) => [e.id, e]));
-    const work: { item: ItemRecord; rule: OnlineRuleRecord; evaluator: EvaluatorRecord }[] = [];
-    const immediate: { item: ItemRecord; outcome: ItemOutcome }[] = [];
-    for (const { rule, items } of due) {
-      const overBudget = rule.dailyCostLimitUsd !== null && (await spending(rule)) >= rule.dailyCostLimitUsd;
-      for (const item of items) {
-        const evaluator = evaluatorById.get(item.evaluatorId);
-        if (!evaluator || !rule.evaluatorIds.includes(item.evaluatorId)) {
-          immediate.push({
-            item,
-            outcome: { status: 'skipped', error: 'the evaluator was removed from the rule', evaluatorVersion: null },
-          });
-        } else if (overBudget) {
-          immediate.push({
-            item,
-            outcome: {
-              status: 'skipped',
-              error: `the rule's daily cost limit ($${rule.dailyCostLimitUsd}) was reached`,
-              evaluatorVersion: null,
-            },
-          });
-        } else {
-          work.push({ item, rule, evaluator });
-        }
-      }
-    }
-    const ruleById = new Map(enabled.map((rule) => [rule.id, rule]));
-    await write(immediate, ruleById);
-    let finished = immediate.length;
+  /**
+   * The evaluations of one run, kept going while the run lasts (docs/online-evaluation.md, "Lag"):
+   * up to `concurrency` in flight, refilled from the ledger as they finish, instead of a batch that
+   * waited for its slowest judge call before the next scan. An item is taken until its outcome is
+   * written, so a refill never takes it twice; what a stopped run leaves pending stays in the ledger.
+   */
+  const evaluations = (signal: AbortSignal) => {
+    /** Items taken (evaluating, or waiting to be written), by id, and how many per rule. */
+    const taken = new Set<number>();
+    const takenByRule = new Map<number, number>();
+    let active = 0;
+    let finished = 0;
+    let failure: unknown = null;
     let buffer: { item: ItemRecord; outcome: ItemOutcome }[] = [];
-    let flushing: Promise<void> = Promise.resolve();
+    let writing: Promise<void> = Promise.resolve();
     let flushedAt = now();
-    const flush = () => {
-      const batch = buffer;
-      buffer = [];
-      flushedAt = now();
-      flushing = flushing.then(() => write(batch, ruleById));
-      return flushing;
+    let rules = new Map<number, OnlineRuleRecord>();
+    let wake: (() => void) | null = null;
+    const notify = () => {
+      const resolve = wake;
+      wake = null;
+      resolve?.();
     };
-    const loaded = await loadItems(work.map(({ item }) => ({ kind: item.targetKind, rowid: item.targetRowid, spanRowid: item.spanRowid })));
     // Each call its own signal, all aborted through one listener on the run's: hundreds of calls
     // listening on one signal made every new listener's registration scan the others.
     const calls = new Set<AbortController>();
@@ -442,32 +419,169 @@ export function createOnlineEvaluationJob(options: OnlineEvaluationJobOptions): 
       for (const call of calls) call.abort();
     };
     signal.addEventListener('abort', abortCalls, { once: true });
-    await eachLimited(work, concurrency, async ({ item, rule, evaluator }) => {
-      if (signal.aborted) return;
-      const call = new AbortController();
-      calls.add(call);
-      const outcome = await judge(
-        item,
-        rule,
-        evaluator,
-        loaded.get(targetKey({ kind: item.targetKind, rowid: item.targetRowid })),
-        call.signal,
-      ).finally(() => calls.delete(call));
-      // Stopped midway: the item stays pending, and the next leader evaluates it.
-      if (signal.aborted) return;
+
+    const take = (item: ItemRecord) => {
+      taken.add(item.id);
+      takenByRule.set(item.ruleId, (takenByRule.get(item.ruleId) ?? 0) + 1);
+    };
+    const release = (item: ItemRecord) => {
+      taken.delete(item.id);
+      takenByRule.set(item.ruleId, (takenByRule.get(item.ruleId) ?? 1) - 1);
+    };
+    /** Writes what is buffered, after what is being written; its items are released once written. */
+    const flush = (): Promise<void> => {
+      if (buffer.length > 0) {
+        const batch = buffer;
+        buffer = [];
+        flushedAt = now();
+        writing = writing
+          .then(() => write(batch, rules))
+          .catch((error: unknown) => {
+            failure ??= error;
+          })
+          .finally(() => {
+            for (const { item } of batch) release(item);
+            notify();
+          });
+      }
+      return writing;
+    };
+    const finish = (item: ItemRecord, outcome: ItemOutcome) => {
       buffer.push({ item, outcome });
       if (outcome.status !== 'pending') finished++;
-      // Written by the batch, or at least every `flushMs`: a result waits little for the others of its tick.
-      if (buffer.length >= writeBatch || now() - flushedAt >= flushMs) await flush();
-    });
-    signal.removeEventListener('abort', abortCalls);
-    await flush();
-    return { finished, more: full && finished > 0 };
+      // Written by the batch, or at least every `flushMs`: a result waits little for the others.
+      if (buffer.length >= writeBatch) void flush();
+    };
+
+    let refilledAt = Number.NEGATIVE_INFINITY;
+    /**
+     * Takes the due items of each rule, within its rate and cost limits, up to the free places; how
+     * many it took, or null when it is too soon after the last time (then the caller comes back).
+     */
+    const refill = async (enabled: OnlineRuleRecord[]): Promise<number | null> => {
+      const free = concurrency - active;
+      // Refilled a quarter of the places at a time, so that a finished call does not cost a round of reads.
+      if (failure !== null || enabled.length === 0 || (active > 0 && free < Math.max(1, Math.floor(concurrency / 4)))) return 0;
+      // And at most every `refillEveryMs`: code evaluators end at once, and reading the ledger after
+      // each of them took a fifth of the main thread in bench:online-eval.
+      const at = now();
+      if (at - refilledAt < refillEveryMs) return null;
+      refilledAt = at;
+      rules = new Map(enabled.map((rule) => [rule.id, rule]));
+      const perRule = Math.max(1, Math.ceil(Math.min(free, evaluateBatch) / enabled.length));
+      const due: { rule: OnlineRuleRecord; items: ItemRecord[] }[] = [];
+      for (const rule of enabled) {
+        const mine = takenByRule.get(rule.id) ?? 0;
+        let limit = perRule;
+        if (rule.rateLimitPerMinute !== null) {
+          const recent = await repository.finishedSince(rule.id, new Date(at - 60_000).toISOString());
+          limit = Math.min(limit, Math.max(0, rule.rateLimitPerMinute - recent.count - mine));
+        }
+        if (limit === 0) continue;
+        // The rule's taken items may be among the oldest due: read past them.
+        const items = (await repository.due(rule.id, new Date(at).toISOString(), limit + mine))
+          .filter((item) => !taken.has(item.id))
+          .slice(0, limit);
+        if (items.length > 0) due.push({ rule, items });
+      }
+      if (due.length === 0) return 0;
+      const evaluatorIds = new Set(due.flatMap(({ items }) => items.map((item) => item.evaluatorId)));
+      const evaluatorById = new Map((await evaluators.findByIds([...evaluatorIds])).map((e) => [e.id, e]));
+      const work: { item: ItemRecord; rule: OnlineRuleRecord; evaluator: EvaluatorRecord }[] = [];
+      let count = 0;
+      for (const { rule, items } of due) {
+        const overBudget = rule.dailyCostLimitUsd !== null && (await spending(rule)) >= rule.dailyCostLimitUsd;
+        for (const item of items) {
+          take(item);
+          count++;
+          const evaluator = evaluatorById.get(item.evaluatorId);
+          if (!evaluator || !rule.evaluatorIds.includes(item.evaluatorId)) {
+            finish(item, { status: 'skipped', error: 'the evaluator was removed from the rule', evaluatorVersion: null });
+          } else if (overBudget) {
+            finish(item, {
+              status: 'skipped',
+              error: `the rule's daily cost limit ($${rule.dailyCostLimitUsd}) was reached`,
+              evaluatorVersion: null,
+            });
+          } else {
+            work.push({ item, rule, evaluator });
+          }
+        }
+      }
+      const loaded = await loadItems(
+        work.map(({ item }) => ({ kind: item.targetKind, rowid: item.targetRowid, spanRowid: item.spanRowid })),
+      );
+      // Stopped while reading: no call starts (the items stay pending for the next leader).
+      if (signal.aborted) {
+        for (const { item } of work) release(item);
+        return count;
+      }
+      for (const { item, rule, evaluator } of work) {
+        active++;
+        const call = new AbortController();
+        calls.add(call);
+        void judge(item, rule, evaluator, loaded.get(targetKey({ kind: item.targetKind, rowid: item.targetRowid })), call.signal)
+          .then(
+            (outcome) => {
+              // Stopped midway: the item stays pending, and the next leader evaluates it.
+              if (signal.aborted) release(item);
+              else finish(item, outcome);
+            },
+            (error: unknown) => {
+              failure ??= error;
+              release(item);
+            },
+          )
+          .finally(() => {
+            calls.delete(call);
+            active--;
+            notify();
+          });
+      }
+      return count;
+    };
+
+    return {
+      refill,
+      get active() {
+        return active;
+      },
+      get finished() {
+        return finished;
+      },
+      /** Milliseconds until a refill may read the ledger again. */
+      get refillIn() {
+        return Math.max(0, refillEveryMs - (now() - refilledAt));
+      },
+      /** Writes the buffer when its oldest outcome has waited `flushMs`. */
+      flushIfDue() {
+        if (buffer.length > 0 && now() - flushedAt >= flushMs) void flush();
+      },
+      /** Resolves when an evaluation or a write ends, or after `ms`. */
+      waitForChange(ms: number): Promise<void> {
+        return new Promise((resolve) => {
+          const timer = setTimeout(notify, Math.max(1, ms));
+          wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+      },
+      /** Lets the evaluations in flight end, writes every outcome; throws what a write or an evaluation threw. */
+      async drain(): Promise<void> {
+        while (active > 0) {
+          await this.waitForChange(flushMs);
+          this.flushIfDue();
+        }
+        await flush();
+        signal.removeEventListener('abort', abortCalls);
+        if (failure !== null) throw failure;
+      },
+    };
   };
 
-  const tick = async (signal: AbortSignal): Promise<OnlineTickResult> => {
-    const enabled = await repository.enabled();
-    if (enabled.length === 0) return { sampled: 0, finished: 0, more: false };
+  /** Reads new items of every enabled rule into the ledger. */
+  const scan = async (enabled: OnlineRuleRecord[], signal: AbortSignal): Promise<{ sampled: number; more: boolean }> => {
     const at = new Date(now()).toISOString();
     let sampled = 0;
     let more = false;
@@ -491,11 +605,55 @@ export function createOnlineEvaluationJob(options: OnlineEvaluationJobOptions): 
       sampled += scanned.sampled;
       more ||= scanned.more;
     }
-    if (signal.aborted) return { sampled, finished: 0, more: false };
-    const evaluated = await evaluateDue(enabled, signal);
-    // Busy (something sampled or finished): go again at once rather than after the interval, so a
-    // steady stream is evaluated as it comes instead of a tick's worth every interval.
-    return { sampled, finished: evaluated.finished, more: more || evaluated.more || sampled > 0 || evaluated.finished > 0 };
+    return { sampled, more };
+  };
+
+  /**
+   * One run: reads new items every `scanEveryMs` and keeps their evaluations going until there is
+   * nothing left to do or the run has lasted `runBudgetMs` (then the runner starts the next one at
+   * once), all under the job's lease; the evaluations in flight end before it returns.
+   */
+  const tick = async (signal: AbortSignal): Promise<OnlineTickResult> => {
+    const started = now();
+    let enabled = await repository.enabled();
+    if (enabled.length === 0) return { sampled: 0, finished: 0, more: false };
+    const pipeline = evaluations(signal);
+    let sampled = 0;
+    let outOfTime = false;
+    try {
+      let lastScan: number | null = null;
+      let scanAgain = true;
+      for (;;) {
+        if (signal.aborted) break;
+        let found = false;
+        if (scanAgain || lastScan === null || now() - lastScan >= scanEveryMs) {
+          // Rules edited, disabled or added since the last scan.
+          if (lastScan !== null) enabled = await repository.enabled();
+          const scanned = await scan(enabled, signal);
+          lastScan = now();
+          sampled += scanned.sampled;
+          scanAgain = scanned.more;
+          found ||= scanned.sampled > 0 || scanned.more;
+        }
+        if (signal.aborted) break;
+        const took = await pipeline.refill(enabled);
+        found ||= (took ?? 0) > 0;
+        pipeline.flushIfDue();
+        if (!found && took !== null && pipeline.active === 0) break;
+        if (now() - started >= runBudgetMs) {
+          outOfTime = true;
+          break;
+        }
+        if (!scanAgain && !found) {
+          const untilScan = scanEveryMs - (now() - lastScan);
+          await pipeline.waitForChange(took === null ? Math.min(untilScan, pipeline.refillIn) : Math.min(flushMs, untilScan));
+        }
+      }
+    } finally {
+      await pipeline.drain();
+    }
+    // Busy (something sampled or finished, or out of time): go again at once rather than after the interval.
+    return { sampled, finished: pipeline.finished, more: outOfTime || sampled > 0 || pipeline.finished > 0 };
   };
 
   let running: Promise<OnlineTickResult> | null = null;

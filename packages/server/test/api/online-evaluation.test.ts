@@ -15,6 +15,9 @@ import { STANDIN_JUDGE_KEY, startStandinJudge } from '../helpers/standin-judge.j
 
 const judge = await startStandinJudge();
 after(() => judge.close());
+/** A judge that takes 4 s to answer. */
+const slowJudge = await startStandinJudge({ latencyMs: 4000 });
+after(() => slowJudge.close());
 
 const ENV = { SERVICE_SECRET: TEST_SECRET, SERVICE_ALLOW_PRIVATE_PROVIDER_URLS: 'true', SERVICE_ONLINE_EVAL_RETRY_DELAY_MS: '100' };
 
@@ -44,6 +47,8 @@ const llmSpan = (input: string, output: string, extra: Partial<QuerySpan> = {}):
   attributes: { 'input.value': input, 'output.value': output, 'llm.model_name': 'gpt-4o' },
   ...extra,
 });
+
+const withModel = (span: QuerySpan, model: string): QuerySpan => ({ ...span, attributes: { ...span.attributes, 'llm.model_name': model } });
 
 describeEachDialect(
   'online evaluation rules',
@@ -230,6 +235,71 @@ describeEachDialect(
       );
       assert.ok(Math.abs(figures.cost_total_usd - (2 * (50 * 1 + 12 * 2)) / 1e6) < 1e-12, JSON.stringify(figures));
       assert.equal(figures.cost_today_usd, figures.cost_total_usd);
+    });
+
+    it('evaluates a new span while a slow judge call is still in flight', async () => {
+      const name = await project();
+      ok(
+        await request(url(), 'PUT', '/v1/secrets', {
+          secrets: [
+            { key: 'OPENAI_API_KEY', value: STANDIN_JUDGE_KEY },
+            { key: 'OPENAI_BASE_URL', value: slowJudge.url },
+          ],
+        }),
+      );
+      const slow = await post('/v1/evaluators', {
+        name: unique('slow-judge'),
+        definition: {
+          type: 'llm_judge',
+          model: 'openai:judge-model',
+          template: 'Slow: {{input}}',
+          labels: [
+            { label: 'good', score: 1 },
+            { label: 'bad', score: 0 },
+          ],
+        },
+      });
+      const quick = await codeEvaluator({ type: 'contains', values: ['Paris'] });
+      await post(`/v1/projects/${name}/online_eval_rules`, {
+        name: 'slow',
+        target: 'span',
+        filter: "llm.model_name == 'slow-model'",
+        evaluators: [slow.id],
+      });
+      await post(`/v1/projects/${name}/online_eval_rules`, {
+        name: 'quick',
+        target: 'span',
+        filter: "llm.model_name == 'quick-model'",
+        evaluators: [quick.id],
+      });
+      const calls = slowJudge.requests.length;
+      const [first] = await sendSpans(url(), name, [withModel(llmSpan('Slow question', 'answer'), 'slow-model')], {
+        'x-project-name': name,
+      });
+      await eventually(
+        async () => slowJudge.requests.length,
+        (count) => count > calls,
+        'the slow judge call',
+      );
+      const [second] = await sendSpans(url(), name, [withModel(llmSpan('capital of France?', 'Paris'), 'quick-model')], {
+        'x-project-name': name,
+      });
+      // Read, sampled and evaluated while the first span's judge call (4 s) has not answered: the
+      // job reads new spans every half second whatever its evaluations are doing.
+      const quickAnnotations = await eventually(
+        () => spanAnnotations(name, [second!.spanId!]),
+        (list) => list.length === 1,
+        'the quick evaluation',
+        3,
+      );
+      assert.equal(quickAnnotations[0]!.result.label, 'contains');
+      assert.deepEqual(await spanAnnotations(name, [first!.spanId!]), [], 'the slow judge has not answered yet');
+      const slowAnnotations = await eventually(
+        () => spanAnnotations(name, [first!.spanId!]),
+        (list) => list.length === 1,
+        'the slow evaluation',
+      );
+      assert.equal(slowAnnotations[0]!.annotator_kind, 'LLM');
     });
 
     it('stops spending at the daily cost limit and lists what it skipped', async () => {
