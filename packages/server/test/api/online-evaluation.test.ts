@@ -15,8 +15,8 @@ import { STANDIN_JUDGE_KEY, startStandinJudge } from '../helpers/standin-judge.j
 
 const judge = await startStandinJudge();
 after(() => judge.close());
-/** A judge that takes 4 s to answer. */
-const slowJudge = await startStandinJudge({ latencyMs: 4000 });
+/** A judge that takes 8 s to answer: room for the quick evaluation below, even on a loaded machine. */
+const slowJudge = await startStandinJudge({ latencyMs: 8000 });
 after(() => slowJudge.close());
 
 const ENV = { SERVICE_SECRET: TEST_SECRET, SERVICE_ALLOW_PRIVATE_PROVIDER_URLS: 'true', SERVICE_ONLINE_EVAL_RETRY_DELAY_MS: '100' };
@@ -284,13 +284,13 @@ describeEachDialect(
       const [second] = await sendSpans(url(), name, [withModel(llmSpan('capital of France?', 'Paris'), 'quick-model')], {
         'x-project-name': name,
       });
-      // Read, sampled and evaluated while the first span's judge call (4 s) has not answered: the
+      // Read, sampled and evaluated while the first span's judge call (8 s) has not answered: the
       // job reads new spans every half second whatever its evaluations are doing.
       const quickAnnotations = await eventually(
         () => spanAnnotations(name, [second!.spanId!]),
         (list) => list.length === 1,
         'the quick evaluation',
-        3,
+        5,
       );
       assert.equal(quickAnnotations[0]!.result.label, 'contains');
       assert.deepEqual(await spanAnnotations(name, [first!.spanId!]), [], 'the slow judge has not answered yet');
