@@ -68,7 +68,7 @@ export interface OnlineEvaluationJobOptions {
   runBudgetMs?: number;
   /** How old the newest row id must be before the cursor passes it (ms); 0 on SQLite. */
   settleMs: number;
-  /** Spans read per rule group per tick. */
+  /** Spans read per rule group per scan. */
   scanBatch?: number;
   /** Items taken from the ledger at once. */
   evaluateBatch?: number;

@@ -7,8 +7,9 @@
  * a rope that Fastify then measures (Buffer.byteLength) and the socket encodes again. For a
  * 200-span trace (300 KB) that was about 5 ms of a 20 ms answer; one JSON.stringify and one
  * encoding take about 2 (docs/performance.md, "PostgreSQL at 10M spans"). The bytes are the same:
- * these routes' presenters build exactly the documented fields, so the schema's filtering has
- * nothing to remove, and tests compare the answers with their schemas.
+ * a route using it must present exactly its documented fields, so that the schema's filtering has
+ * nothing to remove; the trace page's test (api/traces.test.ts) compares its answer's bytes with
+ * what the schema's serializer writes.
  */
 import type { FastifySerializerCompiler } from 'fastify';
 

@@ -20,9 +20,9 @@ import {
   Time,
 } from '../shared/schemas.js';
 import { presentTrace, presentTraceDetail, presentTraceLocation } from './traces-presenters.js';
-import { bulkJson } from '../../http/bulk-json.js';
 import { Trace, TraceDetail, TransferTracesData } from './traces-schemas.js';
 import { MAX_TRANSFER_TRACES } from '../../traces/traces-service.js';
+import { bulkJson } from '../../http/bulk-json.js';
 
 export async function tracesRoutes(instance: FastifyInstance, { traces }: { traces: TracesService }) {
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
