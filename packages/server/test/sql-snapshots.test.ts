@@ -78,7 +78,10 @@ const NAME_IS_X: SpanCondition = { kind: 'compare', field: { kind: 'column', col
 function scenario(r: Repositories, dialect: string, db: Kysely<DB>): SqlScenario {
   // Compiled statements run as the job runs them on PostgreSQL: in a transaction of their own.
   const run = createStatementRunner(db, undefined);
-  const postgresOnly: SqlScenario = [['jobLeases.withLease', () => r.jobLeases.withLease('snapshot', async () => 1)]];
+  const postgresOnly: SqlScenario = [
+    ['jobLeases.withLease', () => r.jobLeases.withLease('snapshot', async () => 1)],
+    ['datasets.refreshExampleStatistics', () => r.datasets.refreshExampleStatistics()],
+  ];
   const sqliteOnly: SqlScenario = [
     ['retention.incrementalVacuumEnabled', () => r.retention.incrementalVacuumEnabled()],
     ['retention.freePages', () => r.retention.freePages()],
@@ -1087,7 +1090,7 @@ async function storeSpanToLookUp(db: Kysely<DB>, dialect: string): Promise<void>
  */
 const NOT_SNAPSHOTTED: Record<string, string[]> = {
   common: ['retention.dayPartitionsBefore', 'retention.projectsOfDay', 'retention.tryLockDayPartitions', 'retention.dropDayPartition'],
-  sqlite: ['jobLeases.withLease'],
+  sqlite: ['jobLeases.withLease', 'datasets.refreshExampleStatistics'],
   postgres: ['retention.incrementalVacuumEnabled', 'retention.freePages', 'retention.incrementalVacuum'],
 };
 

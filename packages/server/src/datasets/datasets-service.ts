@@ -109,6 +109,12 @@ const INDEX_PAGE = 2000;
 const READ_PAGE = 2000;
 
 /**
+ * Examples created or deleted by one upload from which the planner's statistics are refreshed
+ * before it answers (PostgreSQL; datasets repository, refreshExampleStatistics).
+ */
+const REFRESH_STATISTICS_AFTER = 10_000;
+
+/**
  * An example with its documents serialised once (for the insert, the batch size and the content
  * hash). It keeps no reference to the parsed objects, so that they die young: what a batch holds
  * while it waits for its transaction is a few strings per row (docs/performance.md, "Dataset upload").
@@ -511,6 +517,10 @@ export function createDatasetsService({
         if (!(await trx.datasets.completeVersion(started.version.id, stamp, idleCutoff(), count))) throw stopped();
         await trx.datasets.touch(started.dataset.id, stamp);
       });
+      if (started.created + started.deleted >= REFRESH_STATISTICS_AFTER) {
+        // The upload is stored: statistics that fail to refresh are autovacuum's to take later.
+        await datasets.refreshExampleStatistics().catch(() => undefined);
+      }
       return resultOf(started);
     } catch (error) {
       // Stops the parser of a file that is still arriving; the error it may throw on the way is not the one to report.

@@ -3,16 +3,22 @@
  * stored them: uploading or running that many examples would take most of a test's time budget,
  * and what such tests measure is how the server reads them.
  */
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, PostgresAdapter, sql } from 'kysely';
 
 const STAMP = '2026-11-28T00:00:00.000Z';
 
 /**
  * Writes a dataset of `count` examples straight into the database, as one completed version
- * would hold them (`{"q": i}`, external id `e<i>`): an upload of that size would take most of
- * the test's time budget, and the reads are what is measured.
+ * would hold them (`{"q": i}`, external id `e<i>`), statistics refreshed on PostgreSQL as after
+ * an upload: an upload of that size would take most of the test's time budget, and the reads are
+ * what is measured.
  */
-export async function seedDataset(db: Kysely<unknown>, name: string, count: number): Promise<{ datasetId: number; versionId: number }> {
+export async function seedDataset(
+  db: Kysely<unknown>,
+  name: string,
+  count: number,
+  { refreshStatistics = true }: { refreshStatistics?: boolean } = {},
+): Promise<{ datasetId: number; versionId: number }> {
   const stamp = STAMP;
   const dataset = await sql<{ id: number | string }>`
     insert into datasets (name, metadata, created_at, updated_at) values (${name}, '{}', ${stamp}, ${stamp}) returning id`.execute(db);
@@ -30,6 +36,9 @@ export async function seedDataset(db: Kysely<unknown>, name: string, count: numb
     insert into dataset_example_revisions (example_id, version_id, kind, input, output, metadata, created_at)
     select id, ${versionId}, 'CREATE', '{"q":' || substr(external_id, 2) || '}', '{"a":"answer"}', '{}', ${stamp}
     from dataset_examples where dataset_id = ${datasetId}`.execute(db);
+  // As the upload service does after a big upload on PostgreSQL (refreshExampleStatistics).
+  if (refreshStatistics && db.getExecutor().adapter instanceof PostgresAdapter)
+    await sql`analyze dataset_examples, dataset_example_revisions`.execute(db);
   return { datasetId, versionId };
 }
 

@@ -135,9 +135,35 @@ export type DatasetsRepository = ReturnType<typeof createDatasetsRepository>;
 
 /** Datasets repository over a Kysely connection (or transaction). */
 export function createDatasetsRepository(db: Kysely<DB>, dialect: Dialect) {
-  /** The newest revision of each example of the dataset at or before the version (DELETEs included). */
-  const revisionsAt = (datasetId: number, versionId: number) =>
+  /**
+   * The newest revision of each example of the dataset at or before the version (DELETEs
+   * included), as `e` (the example) and `r` (its revision). PostgreSQL reads it as a LATERAL
+   * lookup per example, driven by the examples in id order: with the newest version as a
+   * correlated subquery in the filter, statistics taken while a big upload was half written
+   * (autovacuum analyzes on its own schedule) made PostgreSQL nest a scan of every revision
+   * inside the examples, 40 s for one page of 200,000 (docs/datasets.md, "Reading big datasets").
+   * A LATERAL subquery with LIMIT is never flattened, so that plan cannot be chosen. SQLite has
+   * no LATERAL; its planner walks the examples' index with the correlated subquery in the filter.
+   */
+  const revisionsAtLateral = (datasetId: number, versionId: number) =>
     db
+      .selectFrom('dataset_examples as e')
+      .innerJoinLateral(
+        (eb) =>
+          eb
+            .selectFrom('dataset_example_revisions as newest')
+            .selectAll('newest')
+            .whereRef('newest.example_id', '=', 'e.id')
+            .where('newest.version_id', '<=', versionId)
+            .orderBy('newest.version_id', 'desc')
+            .limit(1)
+            .as('r'),
+        (join) => join.onTrue(),
+      )
+      .where('e.dataset_id', '=', datasetId);
+  const revisionsAt = (datasetId: number, versionId: number): ReturnType<typeof revisionsAtLateral> => {
+    if (dialect === 'postgres') return revisionsAtLateral(datasetId, versionId);
+    const query = db
       .selectFrom('dataset_example_revisions as r')
       .innerJoin('dataset_examples as e', 'e.id', 'r.example_id')
       .where('e.dataset_id', '=', datasetId)
@@ -148,6 +174,9 @@ export function createDatasetsRepository(db: Kysely<DB>, dialect: Dialect) {
           .whereRef('newest.example_id', '=', 'r.example_id')
           .where('newest.version_id', '<=', versionId),
       );
+    // The same rows and columns: only the join's type differs (a table here, a subquery there).
+    return query as unknown as ReturnType<typeof revisionsAtLateral>;
+  };
 
   /** The examples of the query that one of the splits holds (all of them without `splitIds`). */
   const inSplits = <Q extends ReturnType<typeof revisionsAt>>(query: Q, splitIds: number[] | undefined): Q =>
@@ -414,6 +443,16 @@ export function createDatasetsRepository(db: Kysely<DB>, dialect: Dialect) {
       return Number(result.numDeletedRows) > 0;
     },
 
+    /**
+     * PostgreSQL: refreshes the planner's statistics of the examples and their revisions after a
+     * big write, as PostgreSQL's own advice for bulk loads goes, instead of leaving them to
+     * autovacuum's schedule; until then the statistics may describe the tables before the upload
+     * (docs/datasets.md, "Reading big datasets"). ANALYZE reads a sample, so it takes about the
+     * same time at any size. SQLite's planner needs no statistics for these reads: nothing to do.
+     */
+    async refreshExampleStatistics(): Promise<void> {
+      if (dialect === 'postgres') await sql`analyze dataset_examples, dataset_example_revisions`.execute(db);
+    },
     /** The largest example id of the dataset (0 without examples): examples above it are newer. */
     async maxExampleId(datasetId: number): Promise<number> {
       const row = await db

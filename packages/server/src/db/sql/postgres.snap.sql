@@ -443,13 +443,13 @@ insert into "dataset_example_revisions" ("example_id", "version_id", "kind", "in
 select "id", "external_id" from "dataset_examples" where "dataset_id" = $1 and "external_id" in ($2, $3);
 
 -- datasets.exampleTextsAt
-select "e"."id", "e"."external_id", "e"."source_span_id", "r"."input", "r"."output", "r"."metadata", "r"."created_at" from "dataset_example_revisions" as "r" inner join "dataset_examples" as "e" on "e"."id" = "r"."example_id" where "e"."dataset_id" = $1 and "r"."version_id" = (select max("newest"."version_id") as "version_id" from "dataset_example_revisions" as "newest" where "newest"."example_id" = "r"."example_id" and "newest"."version_id" <= $2) and "r"."kind" != $3 and "e"."id" > $4 order by "e"."id" limit $5;
+select "e"."id", "e"."external_id", "e"."source_span_id", "r"."input", "r"."output", "r"."metadata", "r"."created_at" from "dataset_examples" as "e" inner join lateral (select "newest".* from "dataset_example_revisions" as "newest" where "newest"."example_id" = "e"."id" and "newest"."version_id" <= $1 order by "newest"."version_id" desc limit $2) as "r" on true where "e"."dataset_id" = $3 and "r"."kind" != $4 and "e"."id" > $5 order by "e"."id" limit $6;
 
 -- datasets.exampleIdsAt
-select "e"."id" from "dataset_example_revisions" as "r" inner join "dataset_examples" as "e" on "e"."id" = "r"."example_id" where "e"."dataset_id" = $1 and "r"."version_id" = (select max("newest"."version_id") as "version_id" from "dataset_example_revisions" as "newest" where "newest"."example_id" = "r"."example_id" and "newest"."version_id" <= $2) and "r"."kind" != $3 and "e"."id" > $4 order by "e"."id" limit $5;
+select "e"."id" from "dataset_examples" as "e" inner join lateral (select "newest".* from "dataset_example_revisions" as "newest" where "newest"."example_id" = "e"."id" and "newest"."version_id" <= $1 order by "newest"."version_id" desc limit $2) as "r" on true where "e"."dataset_id" = $3 and "r"."kind" != $4 and "e"."id" > $5 order by "e"."id" limit $6;
 
 -- datasets.examplesAt (ids)
-select "e"."id", "e"."external_id", "e"."source_span_id", "r"."input", "r"."output", "r"."metadata", "r"."created_at" from "dataset_example_revisions" as "r" inner join "dataset_examples" as "e" on "e"."id" = "r"."example_id" where "e"."dataset_id" = $1 and "r"."version_id" = (select max("newest"."version_id") as "version_id" from "dataset_example_revisions" as "newest" where "newest"."example_id" = "r"."example_id" and "newest"."version_id" <= $2) and "r"."kind" != $3 and "e"."id" in ($4, $5) order by "e"."id";
+select "e"."id", "e"."external_id", "e"."source_span_id", "r"."input", "r"."output", "r"."metadata", "r"."created_at" from "dataset_examples" as "e" inner join lateral (select "newest".* from "dataset_example_revisions" as "newest" where "newest"."example_id" = "e"."id" and "newest"."version_id" <= $1 order by "newest"."version_id" desc limit $2) as "r" on true where "e"."dataset_id" = $3 and "r"."kind" != $4 and "e"."id" in ($5, $6) order by "e"."id";
 
 -- datasets.exampleCounts
 select "v"."dataset_id", "v"."example_count" from "dataset_versions" as "v" where "v"."dataset_id" in ($1) and "v"."id" = (select max("latest"."id") as "id" from "dataset_versions" as "latest" where "latest"."dataset_id" = "v"."dataset_id" and "latest"."completed_at" is not null);
@@ -539,10 +539,10 @@ insert into "dataset_splits_dataset_examples" ("dataset_split_id", "dataset_exam
 select count(*) as "n" from "dataset_splits_dataset_examples" as "m" inner join "dataset_examples" as "e" on "e"."id" = "m"."dataset_example_id" where "m"."dataset_split_id" = $1 and "e"."dataset_id" = $2;
 
 -- datasets.exampleTextsAt (splits)
-select "e"."id", "e"."external_id", "e"."source_span_id", "r"."input", "r"."output", "r"."metadata", "r"."created_at" from "dataset_example_revisions" as "r" inner join "dataset_examples" as "e" on "e"."id" = "r"."example_id" where "e"."dataset_id" = $1 and "r"."version_id" = (select max("newest"."version_id") as "version_id" from "dataset_example_revisions" as "newest" where "newest"."example_id" = "r"."example_id" and "newest"."version_id" <= $2) and "e"."id" in (select "s"."dataset_example_id" from "dataset_splits_dataset_examples" as "s" where "s"."dataset_split_id" in ($3)) and "r"."kind" != $4 and "e"."id" > $5 order by "e"."id" limit $6;
+select "e"."id", "e"."external_id", "e"."source_span_id", "r"."input", "r"."output", "r"."metadata", "r"."created_at" from "dataset_examples" as "e" inner join lateral (select "newest".* from "dataset_example_revisions" as "newest" where "newest"."example_id" = "e"."id" and "newest"."version_id" <= $1 order by "newest"."version_id" desc limit $2) as "r" on true where "e"."dataset_id" = $3 and "e"."id" in (select "s"."dataset_example_id" from "dataset_splits_dataset_examples" as "s" where "s"."dataset_split_id" in ($4)) and "r"."kind" != $5 and "e"."id" > $6 order by "e"."id" limit $7;
 
 -- datasets.exampleIdsAt (splits)
-select "e"."id" from "dataset_example_revisions" as "r" inner join "dataset_examples" as "e" on "e"."id" = "r"."example_id" where "e"."dataset_id" = $1 and "r"."version_id" = (select max("newest"."version_id") as "version_id" from "dataset_example_revisions" as "newest" where "newest"."example_id" = "r"."example_id" and "newest"."version_id" <= $2) and "e"."id" in (select "s"."dataset_example_id" from "dataset_splits_dataset_examples" as "s" where "s"."dataset_split_id" in ($3)) and "r"."kind" != $4 and "e"."id" > $5 order by "e"."id" limit $6;
+select "e"."id" from "dataset_examples" as "e" inner join lateral (select "newest".* from "dataset_example_revisions" as "newest" where "newest"."example_id" = "e"."id" and "newest"."version_id" <= $1 order by "newest"."version_id" desc limit $2) as "r" on true where "e"."dataset_id" = $3 and "e"."id" in (select "s"."dataset_example_id" from "dataset_splits_dataset_examples" as "s" where "s"."dataset_split_id" in ($4)) and "r"."kind" != $5 and "e"."id" > $6 order by "e"."id" limit $7;
 
 -- datasetSplits.removeExamples
 delete from "dataset_splits_dataset_examples" where "dataset_split_id" = $1 and "dataset_example_id" in ($2);
@@ -1193,6 +1193,9 @@ delete from "span_log_events" where "id" in (select "id" from "span_log_events" 
 -- jobLeases.withLease
 SELECT pg_try_advisory_lock(hashtext($1)) AS locked;
 SELECT pg_advisory_unlock(hashtext($1));
+
+-- datasets.refreshExampleStatistics
+analyze dataset_examples, dataset_example_revisions;
 
 -- apiKeys.delete
 delete from "api_keys" where "id" = $1;
