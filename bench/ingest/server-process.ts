@@ -3,7 +3,7 @@
  * `node packages/cli/bin/sightline.js serve` on 127.0.0.1 and free ports, with the node options
  * `npm start` passes (SERVE_NODE_OPTIONS).
  */
-import { SERVE_NODE_OPTIONS } from '../../packages/cli/src/heap.js';
+import { SERVE_NODE_OPTIONS } from '@sightline/common';
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';

@@ -2,7 +2,6 @@
 import { createRequire } from 'node:module';
 import type { Config, RunningServer } from '@sightline/server';
 import { Command, CommanderError } from 'commander';
-import { tuneHeapForService } from './heap.js';
 import { registerMonitorCommands } from './monitor-commands.js';
 import { registerDataCommands } from './data-commands.js';
 import { stopOnSignals } from './shutdown.js';
@@ -34,7 +33,10 @@ export function buildCli(): Command {
     .addHelpText('after', SERVE_ENVIRONMENT_HELP)
     .action(async (options: ServeOptions) => {
       // A flag wins over its variable, and is checked as the variable is (a bad port is the same one-line refusal).
-      const [{ loadConfig, startServer }, { redactUrl }] = await Promise.all([loadServer(), import('@sightline/common')]);
+      const [{ loadConfig, startServer }, { redactUrl, tuneHeapForService }] = await Promise.all([
+        loadServer(),
+        import('@sightline/common'),
+      ]);
       const config = loadConfig({ ...process.env, ...serveFlagsAsEnvironment(options) });
       tuneHeapForService();
       let server: RunningServer;

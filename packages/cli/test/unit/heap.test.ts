@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import { describe, test } from 'node:test';
 import v8 from 'node:v8';
 import { Worker } from 'node:worker_threads';
-import { HEAP_GROWING_PERCENT, SERVE_NODE_OPTIONS, tuneHeapForService } from '../../src/heap.js';
+import { HEAP_GROWING_PERCENT, SERVE_NODE_OPTIONS, tuneHeapForService } from '@sightline/common';
 
 describe('heap tuning of sightline serve', () => {
   test('sets the heap growth flag when node was started without one', () => {

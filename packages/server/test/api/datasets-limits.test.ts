@@ -98,7 +98,7 @@ for (const dialect of DIALECTS) {
       // Warm up: the first upload loads code and opens what the later ones reuse.
       assert.equal((await post(server.url, 'application/json', emptyExamples('warm-up', 10))).status, 200);
       const count = 1_500_000;
-      const before = server.peakRssMiB();
+      const before = server.resetPeakRssMiB();
       const started = performance.now();
       // Phoenix's client sends splits too (one null per example): read past, never kept.
       const body = emptyExamples('huge', count, count - 1).replace(/}$/, `,"splits":[${'null,'.repeat(count - 1)}null]}`);
@@ -157,7 +157,7 @@ for (const dialect of DIALECTS) {
       // Warm up the routes on a small dataset first: code loading is not what is measured.
       await seedDataset(db, 'small', 10);
       for (const route of ['examples', 'jsonl', 'csv']) assert.equal((await fetch(`${server.url}/v1/datasets/small/${route}`)).status, 200);
-      const memoryBefore = server.peakRssMiB();
+      const memoryBefore = server.resetPeakRssMiB();
       const health = pollHealth(server.url);
       const started = performance.now();
 

@@ -14,11 +14,11 @@ export const HEAP_GROWING_PERCENT = 50;
 
 /**
  * The node options `npm start` gives `sightline serve` (package.json's start script holds the
- * same, a unit test checks it; the benchmarks start the server with them too). The main thread's
- * young generation can only be sized when the process starts, and V8 grows it to 32 MB (16 MB
- * semi-spaces) under any sustained load. Half that lowers the peak under bench:ingest by about
- * 12 MB at no measurable cost; a quarter by 30 MB, but for up to a fifth of the throughput
- * (docs/performance.md, "Memory").
+ * same, a unit test checks it; the benchmarks and the tests' server processes start with them
+ * too). The main thread's young generation can only be sized when the process starts, and V8
+ * grows it to 32 MB (16 MB semi-spaces) under any sustained load. Half that lowers the peak under
+ * bench:ingest by about 12 MB at no measurable cost; a quarter by 30 MB, but for up to a fifth of
+ * the throughput (docs/performance.md, "Memory").
  */
 export const SERVE_NODE_OPTIONS = ['--max-semi-space-size=8'] as const;
 
