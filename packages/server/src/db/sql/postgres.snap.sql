@@ -554,7 +554,7 @@ delete from "dataset_splits" where "id" = $1;
 insert into "experiments" ("dataset_id", "dataset_version_id", "name", "description", "metadata", "repetitions", "project_name", "user_id", "created_at", "updated_at") values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) returning *;
 
 -- experiments.insertExamples
-insert into "experiment_examples" ("experiment_id", "example_id") values ($1, $2);
+insert into experiment_examples (experiment_id, example_id) select $1, unnest($2::bigint[]);
 
 -- experiments.findById
 select * from "experiments" where "id" = $1 and ("experiments"."deleted_at" is null and exists (select "datasets"."id" from "datasets" where "datasets"."id" = "experiments"."dataset_id" and "datasets"."deleted_at" is null));
