@@ -19,13 +19,13 @@ const pgTypes = {
 
 /**
  * Session settings of every connection unless the operator gives their own, in PGOPTIONS or as
- * the URL's `options` parameter (docs/deployment.md, "PostgreSQL session settings"). JIT off: PostgreSQL
- * compiles a statement whose estimated cost passes jit_above_cost, and a dataset page's
- * correlated "newest revision" lookup is estimated at hundreds of thousands: 10 to 150 ms of
- * LLVM work for a 7 ms read, every page. Sightline's statements are short and indexed, the kind
- * JIT slows down.
+ * the URL's `options` parameter (docs/deployment.md, "PostgreSQL session settings"). JIT off:
+ * PostgreSQL compiles a statement whose estimated cost passes jit_above_cost, and a dataset
+ * page's correlated "newest revision" lookup is estimated at hundreds of thousands: 10 to 150 ms
+ * of LLVM work for a 7 ms read, every page. Sightline's statements are short and indexed, the
+ * kind JIT slows down.
  */
-export const PG_SESSION_OPTIONS = '-c jit=off';
+const PG_SESSION_OPTIONS = '-c jit=off';
 
 /** A PostgreSQL pool with the shared type parsers and session settings that survives idle-client errors. */
 export function createPgPool(url: string, max = 10): pg.Pool {
