@@ -4,6 +4,8 @@
  * and what such tests measure is how the server reads them.
  */
 import { type Kysely, PostgresAdapter, sql } from 'kysely';
+import { createDatasetsRepository } from '../../src/db/repositories/datasets-repository.js';
+import type { DB } from '../../src/db/schema.js';
 
 const STAMP = '2026-11-28T00:00:00.000Z';
 
@@ -36,9 +38,11 @@ export async function seedDataset(
     insert into dataset_example_revisions (example_id, version_id, kind, input, output, metadata, created_at)
     select id, ${versionId}, 'CREATE', '{"q":' || substr(external_id, 2) || '}', '{"a":"answer"}', '{}', ${stamp}
     from dataset_examples where dataset_id = ${datasetId}`.execute(db);
-  // As the upload service does after a big upload on PostgreSQL (refreshExampleStatistics).
-  if (refreshStatistics && db.getExecutor().adapter instanceof PostgresAdapter)
-    await sql`analyze dataset_examples, dataset_example_revisions`.execute(db);
+  if (refreshStatistics) {
+    // As the upload service does after a big upload (a no-op on SQLite).
+    const dialect = db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
+    await createDatasetsRepository(db as Kysely<DB>, dialect).refreshExampleStatistics();
+  }
   return { datasetId, versionId };
 }
 

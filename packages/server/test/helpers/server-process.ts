@@ -1,8 +1,8 @@
 /**
  * A real server in a child process (test/fixtures/server-process.ts) on a throwaway database, so
  * that a test can read the server's peak memory (VmHWM of /proc/<pid>/status) apart from its own.
- * It runs with the node options and heap tuning of `npm start`: a memory bound is about the
- * server as operators run it: reading a 200,000-example dataset whole grew the peak by 5-20 MiB
+ * It runs with the node options and heap tuning of `npm start`, since a memory bound is about the
+ * server as operators run it: reading a 200,000-example dataset whole grew the peak by 5-40 MiB
  * with them, by 110-150 MiB without.
  */
 import { spawn, type ChildProcess } from 'node:child_process';

@@ -194,7 +194,10 @@ export function createExperimentsRepository(db: Kysely<DB>, dialect: Dialect) {
         .executeTakeFirstOrThrow();
       return toExperiment(row);
     },
-    /** Freezes the experiment's example set (in chunks, as INSERT … SELECT would need the version logic twice). */
+    /**
+     * Freezes a page of the experiment's example set: on PostgreSQL one statement with the ids as
+     * an array, on SQLite (no arrays) 500-row chunks.
+     */
     async insertExamples(experimentId: number, exampleIds: number[]): Promise<void> {
       if (exampleIds.length === 0) return;
       if (dialect === 'postgres') {
