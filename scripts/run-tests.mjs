@@ -5,16 +5,22 @@
 // The browser tests need Debian's chromium: when it is missing and this runs as root with
 // apt-get, it is installed first (as CI does), so `npm ci && npm test` needs nothing by hand.
 // `--unit` runs only the tests under */test/unit/ (no database, no browser).
+// The suites run compiled, from the mirror scripts/compiled-tests.mjs builds first (about two
+// seconds), not through tsx: `node --import tsx --test FILE` still runs one file from its sources.
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { buildCompiledTests, compiledTestPath } from './compiled-tests.mjs';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const unitOnly = process.argv.includes('--unit');
 const args = process.argv.slice(2).filter((arg) => arg !== '--unit');
-const files = args.length > 0 ? args : findTests(root).filter((file) => !unitOnly || file.split(path.sep).includes('unit'));
+const files =
+  args.length > 0
+    ? args.map((arg) => path.relative(root, path.resolve(arg)))
+    : findTests(root).filter((file) => !unitOnly || file.split(path.sep).includes('unit'));
 
 function findTests(_dir) {
   const found = [];
@@ -105,7 +111,9 @@ if (!env.SIGHTLINE_TEST_DATABASE_URL && !unitOnly) {
   }
 }
 
-const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=300000', ...files], {
+await buildCompiledTests(root);
+const compiled = files.map(compiledTestPath);
+const child = spawn(process.execPath, ['--enable-source-maps', '--test', '--test-concurrency=2', '--test-timeout=300000', ...compiled], {
   cwd: root,
   env,
   stdio: 'inherit',

@@ -6,9 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import path from 'node:path';
 import { before, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
+import { nodeArgsForModule } from '@sightline/common/testing';
 import { resumeExperiment, type Experiment, type ExperimentRun } from '@sightline/client';
 import { AUTH_ENV, createActiveUser, sessionOf, setupDefaultAdmin, unique } from '../../packages/server/test/helpers/auth.js';
 import { describeEachDialect } from '../../packages/server/test/helpers/server.js';
@@ -17,7 +16,6 @@ import { sumEvaluators, sumTask } from './fixtures/sum-experiment.js';
 
 const EXAMPLES = 20;
 const REPETITIONS = 2;
-const child = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures', 'slow-runner.ts');
 
 describeEachDialect(
   "Sightline's runner: killed half way, then resumed",
@@ -31,7 +29,7 @@ describeEachDialect(
     it('completes the experiment with no duplicates after a SIGKILL', async () => {
       const url = server().url;
       const datasetId = await uploadSums(url, key, unique('killed'), EXAMPLES);
-      const runner = spawn(process.execPath, ['--import', 'tsx', child], {
+      const runner = spawn(process.execPath, nodeArgsForModule(import.meta.url, 'fixtures/slow-runner'), {
         env: { ...process.env, RUNNER_URL: url, RUNNER_KEY: key, RUNNER_DATASET_ID: datasetId, RUNNER_TASK_DELAY_MS: '100' },
         stdio: ['ignore', 'ignore', 'pipe'],
       });

@@ -10,6 +10,7 @@ export {
 } from './databases.js';
 export { proxyDatabaseUrl, startTcpProxy, type TcpProxy } from './tcp-proxy.js';
 export { startPostgresCluster, type PostgresCluster } from './postgres-cluster.js';
+export { nodeArgsForModule } from './modules.js';
 export { prng } from './prng.js';
 export {
   describeSqlSnapshots,

@@ -8,15 +8,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { SERVE_NODE_OPTIONS } from '@sightline/common';
+import { nodeArgsForModule } from '@sightline/common/testing';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import { createPgPool, openSqlite } from '../../src/db/database.js';
 import { createMigratedTestDatabase, type TestDatabase, type TestDialect } from './databases.js';
 import { serverEnv } from './server.js';
-
-const FIXTURE = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'server-process.ts');
 
 export interface ServerProcess {
   url: string;
@@ -45,10 +43,14 @@ function statusField(pid: number, name: string): number {
 /** Starts a server process on a new database of the dialect; resolves once it listens. */
 export async function startServerProcess(dialect: TestDialect, env: Record<string, string> = {}): Promise<ServerProcess> {
   const database: TestDatabase = await createMigratedTestDatabase(dialect);
-  const child: ChildProcess = spawn(process.execPath, [...SERVE_NODE_OPTIONS, '--import', 'tsx', FIXTURE], {
-    env: { ...process.env, ...serverEnv(database, env) },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [...SERVE_NODE_OPTIONS, ...nodeArgsForModule(import.meta.url, '../fixtures/server-process')],
+    {
+      env: { ...process.env, ...serverEnv(database, env) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => {
     stderr += chunk.toString();
