@@ -28,7 +28,7 @@ import { inSample } from '../../packages/server/src/evaluators/sampling.js';
 import { STANDIN_JUDGE_KEY, startStandinJudge, type StandinJudge } from '../../packages/server/test/helpers/standin-judge.js';
 import { runLoad } from '../ingest/load.js';
 import { createScratchDatabase } from '../ingest/postgres.js';
-import { freePort, startServerProcess } from '../ingest/server-process.js';
+import { freePort, readMachineBusySeconds, readProcCpuSeconds, startServerProcess } from '../ingest/server-process.js';
 import { formatProfile } from '../ingest/profile-summary.js';
 import { buildBodyPool, IdPatcher } from '../ingest/spans.js';
 import { BENCH_SECRET, systemKey } from '../ingest/system-key.js';
@@ -125,6 +125,8 @@ async function openReader(target: { sqlite: string } | { postgres: string }): Pr
 
 interface Measured {
   rate: number;
+  /** CPU seconds per measured second: the server, this process (load generator and stand-in judge), the whole machine. */
+  cpu: { server: number; bench: number; machine: number };
   lagP50?: number;
   lagP99?: number;
   evaluations?: number;
@@ -243,6 +245,8 @@ async function measure(withRules: boolean, workDir: string, judgeServer: Standin
       ))
         cursors.set(Number(row.id), Number(row.cursor));
     }
+    let windowStart: { server: number; bench: NodeJS.CpuUsage; machine: number } | null = null;
+    let cpu = { server: Number.NaN, bench: Number.NaN, machine: Number.NaN };
     // When each span row id was first seen committed: polled every 100 ms while the load runs.
     const seen: { at: number; maxId: number }[] = [];
     let polling = true;
@@ -267,14 +271,30 @@ async function measure(withRules: boolean, workDir: string, judgeServer: Standin
       warmupMs: WARMUP * 1000,
       durationMs: SECONDS * 1000,
       requestTimeoutMs: 60_000,
+      onWindow: (edge) => {
+        const now = { server: readProcCpuSeconds(server.pid) ?? Number.NaN, bench: process.cpuUsage(), machine: readMachineBusySeconds() };
+        if (edge === 'start') windowStart = now;
+        else if (windowStart) {
+          const seconds = SECONDS;
+          const bench = process.cpuUsage(windowStart.bench);
+          cpu = {
+            server: (now.server - windowStart.server) / seconds,
+            bench: (bench.user + bench.system) / 1e6 / seconds,
+            machine: (now.machine - windowStart.machine) / seconds,
+          };
+        }
+      },
     });
     const rate = load.okSpans / (load.windowMs / 1000);
+    // Where the machine's CPU went in the window (2 cores = 2.0): with the server and the load
+    // saturating it, what evaluations cost comes straight out of ingest.
+    const cpuText = `CPU/s: server ${round(cpu.server, 2)}, load+judge ${round(cpu.bench, 2)}, machine ${round(cpu.machine, 2)} of ${os.cpus().length}`;
     const errors = Object.entries(load.non200);
     if (!withRules) {
       polling = false;
       await poller;
-      log(`no rules: ${round(rate, 0)} spans/s${errors.length ? `, non-200: ${JSON.stringify(load.non200)}` : ''}`);
-      return { rate };
+      log(`no rules: ${round(rate, 0)} spans/s; ${cpuText}${errors.length ? `, non-200: ${JSON.stringify(load.non200)}` : ''}`);
+      return { rate, cpu };
     }
     // Let the backlog drain (at most two minutes), then check.
     const deadline = Date.now() + 120_000;
@@ -363,10 +383,11 @@ async function measure(withRules: boolean, workDir: string, judgeServer: Standin
     const judgeCalls = judgeServer.requests.length - judgeCallsBefore;
     const failed = items.filter((item) => item.status !== 'done').length;
     log(
-      `5 rules: ${round(rate, 0)} spans/s, ${items.length} evaluations (${failed} not done), ${judgeCalls} judge calls, lag p50 ${round(percentile(lags, 0.5), 2)} s, p99 ${round(percentile(lags, 0.99), 2)} s, ${exact ? 'exact' : `NOT exact: ${problems.join('; ')}`}${errors.length ? `, non-200: ${JSON.stringify(load.non200)}` : ''}`,
+      `5 rules: ${round(rate, 0)} spans/s; ${cpuText}; ${items.length} evaluations (${failed} not done), ${judgeCalls} judge calls, lag p50 ${round(percentile(lags, 0.5), 2)} s, p99 ${round(percentile(lags, 0.99), 2)} s, ${exact ? 'exact' : `NOT exact: ${problems.join('; ')}`}${errors.length ? `, non-200: ${JSON.stringify(load.non200)}` : ''}`,
     );
     return {
       rate,
+      cpu,
       lagP50: percentile(lags, 0.5),
       lagP99: percentile(lags, 0.99),
       evaluations: items.length,
@@ -392,7 +413,15 @@ async function main(): Promise<void> {
   log(
     `bench:online-eval on ${values.postgres ? 'postgres' : 'sqlite'}, ${cpus} × ${cpuModel}, Node ${node}; ${ROUNDS} rounds of ${SECONDS} s each way`,
   );
-  const rounds: { none: number; rules: number; ratio: number; lagP99: number; evaluations: number; exact: boolean }[] = [];
+  const rounds: {
+    none: number;
+    rules: number;
+    ratio: number;
+    lagP99: number;
+    evaluations: number;
+    exact: boolean;
+    cpu: { none: Measured['cpu']; rules: Measured['cpu'] };
+  }[] = [];
   try {
     for (let index = 0; index < ROUNDS; index++) {
       // Alternate which goes first, so a machine slowing or warming through the run favours neither.
@@ -409,6 +438,7 @@ async function main(): Promise<void> {
         lagP99: round(results.rules!.lagP99 ?? Number.NaN, 2),
         evaluations: results.rules!.evaluations ?? 0,
         exact: results.rules!.exact ?? false,
+        cpu: { none: results.none!.cpu, rules: results.rules!.cpu },
       });
       log(`round ${index + 1}: with rules / without = ${round(ratio, 3)}`);
     }
