@@ -28,7 +28,13 @@ import { inSample } from '../../packages/server/src/evaluators/sampling.js';
 import { STANDIN_JUDGE_KEY, startStandinJudge, type StandinJudge } from '../../packages/server/test/helpers/standin-judge.js';
 import { runLoad } from '../ingest/load.js';
 import { createScratchDatabase } from '../ingest/postgres.js';
-import { freePort, readMachineBusySeconds, readProcCpuSeconds, startServerProcess } from '../ingest/server-process.js';
+import {
+  freePort,
+  readMachineBusySeconds,
+  readProcCpuSeconds,
+  readThreadCpuSeconds,
+  startServerProcess,
+} from '../ingest/server-process.js';
 import { formatProfile } from '../ingest/profile-summary.js';
 import { buildBodyPool, IdPatcher } from '../ingest/spans.js';
 import { BENCH_SECRET, systemKey } from '../ingest/system-key.js';
@@ -126,7 +132,7 @@ async function openReader(target: { sqlite: string } | { postgres: string }): Pr
 interface Measured {
   rate: number;
   /** CPU seconds per measured second: the server, this process (load generator and stand-in judge), the whole machine. */
-  cpu: { server: number; bench: number; machine: number };
+  cpu: { server: number; bench: number; machine: number; mainThread: number; busiestOtherThreads: number[] };
   lagP50?: number;
   lagP99?: number;
   evaluations?: number;
@@ -245,8 +251,14 @@ async function measure(withRules: boolean, workDir: string, judgeServer: Standin
       ))
         cursors.set(Number(row.id), Number(row.cursor));
     }
-    let windowStart: { server: number; bench: NodeJS.CpuUsage; machine: number } | null = null;
-    let cpu = { server: Number.NaN, bench: Number.NaN, machine: Number.NaN };
+    let windowStart: { server: number; bench: NodeJS.CpuUsage; machine: number; threads: Map<number, number> } | null = null;
+    let cpu: Measured['cpu'] = {
+      server: Number.NaN,
+      bench: Number.NaN,
+      machine: Number.NaN,
+      mainThread: Number.NaN,
+      busiestOtherThreads: [],
+    };
     // When each span row id was first seen committed: polled every 100 ms while the load runs.
     const seen: { at: number; maxId: number }[] = [];
     let polling = true;
@@ -272,7 +284,12 @@ async function measure(withRules: boolean, workDir: string, judgeServer: Standin
       durationMs: SECONDS * 1000,
       requestTimeoutMs: 60_000,
       onWindow: (edge) => {
-        const now = { server: readProcCpuSeconds(server.pid) ?? Number.NaN, bench: process.cpuUsage(), machine: readMachineBusySeconds() };
+        const now = {
+          server: readProcCpuSeconds(server.pid) ?? Number.NaN,
+          bench: process.cpuUsage(),
+          machine: readMachineBusySeconds(),
+          threads: readThreadCpuSeconds(server.pid),
+        };
         if (edge === 'start') windowStart = now;
         else if (windowStart) {
           const seconds = SECONDS;
@@ -281,6 +298,12 @@ async function measure(withRules: boolean, workDir: string, judgeServer: Standin
             server: (now.server - windowStart.server) / seconds,
             bench: (bench.user + bench.system) / 1e6 / seconds,
             machine: (now.machine - windowStart.machine) / seconds,
+            mainThread: ((now.threads.get(server.pid) ?? Number.NaN) - (windowStart.threads.get(server.pid) ?? Number.NaN)) / seconds,
+            busiestOtherThreads: [...now.threads]
+              .filter(([tid]) => tid !== server.pid)
+              .map(([tid, used]) => (used - (windowStart!.threads.get(tid) ?? 0)) / seconds)
+              .sort((a, b) => b - a)
+              .slice(0, 3),
           };
         }
       },
@@ -288,7 +311,9 @@ async function measure(withRules: boolean, workDir: string, judgeServer: Standin
     const rate = load.okSpans / (load.windowMs / 1000);
     // Where the machine's CPU went in the window (2 cores = 2.0): with the server and the load
     // saturating it, what evaluations cost comes straight out of ingest.
-    const cpuText = `CPU/s: server ${round(cpu.server, 2)}, load+judge ${round(cpu.bench, 2)}, machine ${round(cpu.machine, 2)} of ${os.cpus().length}`;
+    const cpuText =
+      `CPU/s: server ${round(cpu.server, 2)} (main thread ${round(cpu.mainThread, 2)}, busiest others ${cpu.busiestOtherThreads.map((each) => round(each, 2)).join(', ')}), ` +
+      `load+judge ${round(cpu.bench, 2)}, machine ${round(cpu.machine, 2)} of ${os.cpus().length}`;
     const errors = Object.entries(load.non200);
     if (!withRules) {
       polling = false;
