@@ -20,7 +20,9 @@ COPY . .
 RUN npm ci --no-fund --no-audit && npm prune --omit=dev --no-fund --no-audit
 
 FROM ${NODE_IMAGE}
+# MALLOC_ARENA_MAX: as npm start runs the server (docs/deployment.md, "Memory").
 ENV NODE_ENV=production \
+    MALLOC_ARENA_MAX=2 \
     SERVICE_HOST=0.0.0.0 \
     SERVICE_PORT=6006 \
     SERVICE_GRPC_PORT=4317 \

@@ -1,9 +1,9 @@
 /**
  * The server under test, in its own process (so its memory and CPU can be read from /proc):
  * `node packages/cli/bin/sightline.js serve` on 127.0.0.1 and free ports, with the node options
- * `npm start` passes (SERVE_NODE_OPTIONS).
+ * and environment `npm start` passes (SERVE_NODE_OPTIONS, SERVE_ENV).
  */
-import { SERVE_NODE_OPTIONS } from '@sightline/common';
+import { SERVE_ENV, SERVE_NODE_OPTIONS } from '@sightline/common';
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -168,7 +168,7 @@ export async function startServerProcess(options: ServerProcessOptions): Promise
   }
   const child: ChildProcess = spawn(process.execPath, [...nodeArgs, path.join(options.root, 'packages/cli/bin/sightline.js'), 'serve'], {
     cwd: options.root,
-    env: { ...env, ...options.env },
+    env: { ...env, ...SERVE_ENV, ...options.env },
     stdio: ['ignore', log, log],
   });
   fs.closeSync(log);

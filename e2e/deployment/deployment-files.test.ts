@@ -64,10 +64,20 @@ describe('Dockerfile', () => {
     assert.match(health, /process\.env\.SERVICE_PORT/, 'follows SERVICE_PORT');
   });
 
-  it('starts the same command as npm start', () => {
+  it('starts the same command as npm start, in the same environment', () => {
     const start = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).scripts.start as string;
+    const words = start.split(' ');
+    // npm start's leading NAME=value words are the environment the command runs in.
+    const environment = words.slice(
+      0,
+      words.findIndex((word) => !/^[A-Z_]+=/.test(word)),
+    );
     const cmd = stage.find((line) => /^CMD\s/i.test(line)) ?? '';
-    assert.deepEqual(JSON.parse(cmd.slice(4)), start.split(' '));
+    assert.deepEqual(JSON.parse(cmd.slice(4)), words.slice(environment.length));
+    for (const assignment of environment) {
+      const [name, value] = assignment.split('=') as [string, string];
+      assert.equal(env[name], value, `the image sets ${assignment}`);
+    }
   });
 
   it('leaves the host build out of the build context', () => {

@@ -23,6 +23,16 @@ export const HEAP_GROWING_PERCENT = 50;
 export const SERVE_NODE_OPTIONS = ['--max-semi-space-size=8'] as const;
 
 /**
+ * The environment `npm start` (and the container image) give `sightline serve`. glibc's malloc
+ * gives each thread that allocates its own arena (up to eight per core); the server's threads
+ * (writer, compression, libuv's pool for zlib) each kept tens of megabytes of freed buffers. Two
+ * arenas: a 10-million-span Parquet export peaked 30-40 MB lower, ingest at about 4 % less
+ * throughput (docs/performance.md, "Export"). Read by glibc when the process starts, so it has
+ * to be in the environment node starts with; other C libraries ignore it.
+ */
+export const SERVE_ENV = { MALLOC_ARENA_MAX: '2' } as const;
+
+/**
  * Applies the server's heap growth setting, unless the operator passed their own to node
  * (`--heap-growing-percent=N`), and clears any semi-space size once it has sized the main
  * thread's heap: as a V8 flag it would override the young generation each worker thread is

@@ -3,7 +3,7 @@ export { immediateTransaction, openSqlite, WAL_SIZE_LIMIT_BYTES } from './sqlite
 export { runWalCheckpoints, BACKSTOP_AUTOCHECKPOINT_PAGES, type WalCheckpoints } from './sqlite-checkpointer.js';
 export { createPgPool, inPgTransaction, redactUrl } from './postgres.js';
 export { TtlCache } from './ttl-cache.js';
-export { HEAP_GROWING_PERCENT, SERVE_NODE_OPTIONS, tuneHeapForService } from './heap.js';
+export { HEAP_GROWING_PERCENT, SERVE_ENV, SERVE_NODE_OPTIONS, tuneHeapForService } from './heap.js';
 export {
   ConfigError,
   envReader,

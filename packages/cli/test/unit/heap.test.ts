@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import { describe, test } from 'node:test';
 import v8 from 'node:v8';
 import { Worker } from 'node:worker_threads';
-import { HEAP_GROWING_PERCENT, SERVE_NODE_OPTIONS, tuneHeapForService } from '@sightline/common';
+import { HEAP_GROWING_PERCENT, SERVE_ENV, SERVE_NODE_OPTIONS, tuneHeapForService } from '@sightline/common';
 
 describe('heap tuning of sightline serve', () => {
   test('sets the heap growth flag when node was started without one', () => {
@@ -24,7 +24,10 @@ describe('heap tuning of sightline serve', () => {
     const manifest = JSON.parse(fs.readFileSync(new URL('../../../../package.json', import.meta.url), 'utf8')) as {
       scripts: { start: string };
     };
-    assert.equal(manifest.scripts.start, `node ${SERVE_NODE_OPTIONS.join(' ')} packages/cli/bin/sightline.js serve`);
+    const environment = Object.entries(SERVE_ENV)
+      .map(([name, value]) => `${name}=${value} `)
+      .join('');
+    assert.equal(manifest.scripts.start, `${environment}node ${SERVE_NODE_OPTIONS.join(' ')} packages/cli/bin/sightline.js serve`);
   });
 
   test('with the semi-space flag cleared, a worker gets the young generation it asks for', async () => {

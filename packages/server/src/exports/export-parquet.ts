@@ -13,10 +13,12 @@ import { ParquetFooter } from './parquet-footer.js';
  * A Parquet row group ends at this many rows or this much text, whichever comes first. A group is
  * held whole until it is written (Parquet stores each column of a group in one piece), so its
  * size is most of an export's memory; the footer keeps about 1.3 KB of each group until the end
- * (2 MB at 10 million spans), and readers read the whole footer, so groups should not be much smaller.
+ * (about 4 MB at 10 million spans), and readers read the whole footer, so groups should not be
+ * much smaller. 4 MiB rather than 8: with two malloc arenas (SERVE_ENV), a 10-million-span
+ * export peaked 30-40 MB lower (docs/performance.md, "Export").
  */
 export const PARQUET_GROUP_ROWS = 10_000;
-export const PARQUET_GROUP_BYTES = 8 * 1024 * 1024;
+export const PARQUET_GROUP_BYTES = 4 * 1024 * 1024;
 
 /** The Parquet schema of the columns: every column optional (nullable); times in nanoseconds, UTC. */
 function parquetSchema(columns: readonly ExportColumn[]) {

@@ -9,7 +9,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { SERVE_NODE_OPTIONS } from '@sightline/common';
+import { SERVE_ENV, SERVE_NODE_OPTIONS } from '@sightline/common';
 import { nodeArgsForModule } from '@sightline/common/testing';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import { createPgPool, openSqlite } from '../../src/db/database.js';
@@ -47,7 +47,7 @@ export async function startServerProcess(dialect: TestDialect, env: Record<strin
     process.execPath,
     [...SERVE_NODE_OPTIONS, ...nodeArgsForModule(import.meta.url, '../fixtures/server-process')],
     {
-      env: { ...process.env, ...serverEnv(database, env) },
+      env: { ...process.env, ...SERVE_ENV, ...serverEnv(database, env) },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
