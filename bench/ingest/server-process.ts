@@ -54,10 +54,10 @@ export function readProcWriteBytes(pid: number): number | null {
 }
 
 /** CPU time (user + system, all threads) a process has used, in seconds, or null when it is gone. */
-export function readProcCpuSeconds(pid: number, statFile = `/proc/${pid}/stat`): number | null {
+export function readProcCpuSeconds(pid: number): number | null {
   let text: string;
   try {
-    text = fs.readFileSync(statFile, 'utf8');
+    text = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
   } catch {
     return null;
   }
@@ -65,22 +65,6 @@ export function readProcCpuSeconds(pid: number, statFile = `/proc/${pid}/stat`):
   const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
   const ticks = Number(fields[11]) + Number(fields[12]);
   return ticks / CLOCK_TICKS;
-}
-
-/** CPU seconds used so far by each thread of a process, by thread id (the main thread's id is the pid). */
-export function readThreadCpuSeconds(pid: number): Map<number, number> {
-  const result = new Map<number, number>();
-  let tasks: string[];
-  try {
-    tasks = fs.readdirSync(`/proc/${pid}/task`);
-  } catch {
-    return result;
-  }
-  for (const task of tasks) {
-    const seconds = readProcCpuSeconds(Number(task), `/proc/${pid}/task/${task}/stat`);
-    if (seconds !== null) result.set(Number(task), seconds);
-  }
-  return result;
 }
 
 /** CPU seconds used so far by every process whose command is `name` (e.g. the PostgreSQL processes), by pid. */

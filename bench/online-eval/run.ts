@@ -28,13 +28,8 @@ import { inSample } from '../../packages/server/src/evaluators/sampling.js';
 import { STANDIN_JUDGE_KEY, startStandinJudge, type StandinJudge } from '../../packages/server/test/helpers/standin-judge.js';
 import { runLoad } from '../ingest/load.js';
 import { createScratchDatabase } from '../ingest/postgres.js';
-import {
-  freePort,
-  readMachineBusySeconds,
-  readProcCpuSeconds,
-  readThreadCpuSeconds,
-  startServerProcess,
-} from '../ingest/server-process.js';
+import { freePort, readMachineBusySeconds, readProcCpuSeconds, startServerProcess } from '../ingest/server-process.js';
+import { sampleThreads } from '../log/threads.js';
 import { formatProfile } from '../ingest/profile-summary.js';
 import { buildBodyPool, IdPatcher } from '../ingest/spans.js';
 import { BENCH_SECRET, systemKey } from '../ingest/system-key.js';
@@ -288,7 +283,7 @@ async function measure(withRules: boolean, workDir: string, judgeServer: Standin
           server: readProcCpuSeconds(server.pid) ?? Number.NaN,
           bench: process.cpuUsage(),
           machine: readMachineBusySeconds(),
-          threads: readThreadCpuSeconds(server.pid),
+          threads: sampleThreads(server.pid).seconds,
         };
         if (edge === 'start') windowStart = now;
         else if (windowStart) {
