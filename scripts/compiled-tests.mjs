@@ -1,8 +1,8 @@
 // Builds .test-build/, a mirror of the repository in which every TypeScript module of the
 // packages and e2e also exists compiled to JavaScript, so `node --test` runs the suites
 // without a loader. Under tsx every test process, every server it starts and every worker
-// thread compiled and resolved the whole module graph through loader hooks: that was about a
-// third of a server test's CPU (docs/performance.md, "Start-up and the test suite").
+// thread compiled and resolved the whole module graph through loader hooks: that was about half
+// of a server test's CPU (docs/performance.md, "Start-up and the test suite").
 //
 // The mirror is made of symbolic links to the real files, plus foo.js next to each foo.ts:
 // - imports written as './foo.js' (as the sources are) find the compiled module;
@@ -54,9 +54,8 @@ function mirrorFolder(root, dir, out, modules) {
 }
 
 async function compile(root, out, relative) {
-  const source = fs.readFileSync(path.join(root, relative), 'utf8');
   const real = path.join(root, relative);
-  const result = await transform(source, {
+  const result = await transform(fs.readFileSync(real, 'utf8'), {
     loader: 'ts',
     format: 'esm',
     platform: 'node',
