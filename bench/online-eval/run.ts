@@ -29,7 +29,7 @@ import { STANDIN_JUDGE_KEY, startStandinJudge, type StandinJudge } from '../../p
 import { runLoad } from '../ingest/load.js';
 import { createScratchDatabase } from '../ingest/postgres.js';
 import { freePort, readMachineBusySeconds, readProcCpuSeconds, startServerProcess } from '../ingest/server-process.js';
-import { sampleThreads } from '../log/threads.js';
+import { sampleThreads, type ThreadCpu, type ThreadSample, threadCpuBetween } from '../log/threads.js';
 import { formatProfile } from '../ingest/profile-summary.js';
 import { buildBodyPool, IdPatcher } from '../ingest/spans.js';
 import { BENCH_SECRET, systemKey } from '../ingest/system-key.js';
@@ -127,7 +127,7 @@ async function openReader(target: { sqlite: string } | { postgres: string }): Pr
 interface Measured {
   rate: number;
   /** CPU seconds per measured second: the server, this process (load generator and stand-in judge), the whole machine. */
-  cpu: { server: number; bench: number; machine: number; mainThread: number; busiestOtherThreads: number[] };
+  cpu: { server: number; bench: number; machine: number; threads: ThreadCpu };
   lagP50?: number;
   lagP99?: number;
   evaluations?: number;
@@ -246,14 +246,9 @@ async function measure(withRules: boolean, workDir: string, judgeServer: Standin
       ))
         cursors.set(Number(row.id), Number(row.cursor));
     }
-    let windowStart: { server: number; bench: NodeJS.CpuUsage; machine: number; threads: Map<number, number> } | null = null;
-    let cpu: Measured['cpu'] = {
-      server: Number.NaN,
-      bench: Number.NaN,
-      machine: Number.NaN,
-      mainThread: Number.NaN,
-      busiestOtherThreads: [],
-    };
+    let windowStart: { server: number; bench: NodeJS.CpuUsage; machine: number; threads: ThreadSample } | null = null;
+    const unmeasured = { main: Number.NaN, writer: Number.NaN, other: Number.NaN, total: Number.NaN };
+    let cpu: Measured['cpu'] = { server: Number.NaN, bench: Number.NaN, machine: Number.NaN, threads: unmeasured };
     // When each span row id was first seen committed: polled every 100 ms while the load runs.
     const seen: { at: number; maxId: number }[] = [];
     let polling = true;
@@ -283,22 +278,22 @@ async function measure(withRules: boolean, workDir: string, judgeServer: Standin
           server: readProcCpuSeconds(server.pid) ?? Number.NaN,
           bench: process.cpuUsage(),
           machine: readMachineBusySeconds(),
-          threads: sampleThreads(server.pid).seconds,
+          threads: sampleThreads(server.pid),
         };
         if (edge === 'start') windowStart = now;
         else if (windowStart) {
-          const seconds = SECONDS;
           const bench = process.cpuUsage(windowStart.bench);
+          const threads = threadCpuBetween(server.pid, windowStart.threads, now.threads);
           cpu = {
-            server: (now.server - windowStart.server) / seconds,
-            bench: (bench.user + bench.system) / 1e6 / seconds,
-            machine: (now.machine - windowStart.machine) / seconds,
-            mainThread: ((now.threads.get(server.pid) ?? Number.NaN) - (windowStart.threads.get(server.pid) ?? Number.NaN)) / seconds,
-            busiestOtherThreads: [...now.threads]
-              .filter(([tid]) => tid !== server.pid)
-              .map(([tid, used]) => (used - (windowStart!.threads.get(tid) ?? 0)) / seconds)
-              .sort((a, b) => b - a)
-              .slice(0, 3),
+            server: (now.server - windowStart.server) / SECONDS,
+            bench: (bench.user + bench.system) / 1e6 / SECONDS,
+            machine: (now.machine - windowStart.machine) / SECONDS,
+            threads: {
+              main: threads.main / SECONDS,
+              writer: threads.writer / SECONDS,
+              other: threads.other / SECONDS,
+              total: threads.total / SECONDS,
+            },
           };
         }
       },
@@ -307,7 +302,7 @@ async function measure(withRules: boolean, workDir: string, judgeServer: Standin
     // Where the machine's CPU went in the window (2 cores = 2.0): with the server and the load
     // saturating it, what evaluations cost comes straight out of ingest.
     const cpuText =
-      `CPU/s: server ${round(cpu.server, 2)} (main thread ${round(cpu.mainThread, 2)}, busiest others ${cpu.busiestOtherThreads.map((each) => round(each, 2)).join(', ')}), ` +
+      `CPU/s: server ${round(cpu.server, 2)} (main thread ${round(cpu.threads.main, 2)}, busiest other ${round(cpu.threads.writer, 2)}, the rest ${round(cpu.threads.other, 2)}), ` +
       `load+judge ${round(cpu.bench, 2)}, machine ${round(cpu.machine, 2)} of ${os.cpus().length}`;
     const errors = Object.entries(load.non200);
     if (!withRules) {
