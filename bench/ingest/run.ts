@@ -29,6 +29,7 @@ import {
 } from './server-process.js';
 import { buildBodyPool, IdPatcher, type BodyTemplate } from './spans.js';
 import { BENCH_SECRET, systemKey } from './system-key.js';
+import { busiestThreadsBetween, sampleThreads, type ThreadSample } from '../log/threads.js';
 import { ROOT, buildServer, log, machine, percentile, redact, round, sourceState } from '../shared.js';
 
 const TARGET_RATIO = 0.6;
@@ -354,6 +355,9 @@ async function main(): Promise<number> {
     let loadCpu = { user: 0, system: 0 };
     let machineStart = 0;
     let machineSeconds = NaN;
+    // Which threads the server's CPU goes to: main (requests), writer, compression, the rest.
+    let threadsStart: ThreadSample = { seconds: new Map() };
+    let threads = { main: NaN, busiest: [] as number[], rest: NaN };
     // PostgreSQL's own processes (when local): their CPU is part of the system under test, not noise.
     const postgresCpu = () => (dialect === 'postgres' ? readCpuByCommand('postgres') : new Map<number, number>());
     let postgresStart = new Map<number, number>();
@@ -376,7 +380,9 @@ async function main(): Promise<number> {
           loadCpuStart = process.cpuUsage();
           machineStart = readMachineBusySeconds();
           postgresStart = postgresCpu();
+          threadsStart = sampleThreads(running.pid);
         } else {
+          threads = busiestThreadsBetween(running.pid, threadsStart, sampleThreads(running.pid), 3);
           serverCpuSeconds = (readProcCpuSeconds(running.pid) ?? NaN) - serverCpuStart;
           writeBytes = (readProcWriteBytes(running.pid) ?? NaN) - writeBytesStart;
           loadCpu = process.cpuUsage(loadCpuStart);
@@ -437,6 +443,12 @@ async function main(): Promise<number> {
       serverMaxSampledRssMB: round(mb(running.maxRssKb), 0),
       serverIdleRssMB: round(mb(idle?.rssKb ?? NaN), 0),
       serverCpuCores: round(serverCpuSeconds / windowSeconds, 2),
+      /** Cores of the server's main thread and of its three busiest other threads (the writer and compression threads first). */
+      serverThreadCores: {
+        main: round(threads.main / windowSeconds, 2),
+        busiest: threads.busiest.map((seconds) => round(seconds / windowSeconds, 2)),
+        rest: round(threads.rest / windowSeconds, 2),
+      },
       /** Server CPU per acknowledged span in the window, µs (both threads). */
       serverCpuUsPerSpan: round((serverCpuSeconds * 1e6) / Math.max(load.okSpans, 1), 1),
       /** Bytes written to disk by the server per acknowledged span in the window (SQLite; PostgreSQL writes in its own processes). */
@@ -542,6 +554,8 @@ async function main(): Promise<number> {
         `server CPU ${ingest.serverCpuUsPerSpan} µs/span` +
         (ingest.diskWriteBytesPerSpan !== null ? `, disk writes ${ingest.diskWriteBytesPerSpan} B/span; ` : '; ') +
         `server RSS idle ${ingest.serverIdleRssMB} MB, peak ${ingest.serverPeakRssMB} MB`,
+      `  server threads (cores): main ${ingest.serverThreadCores.main}, busiest others ${ingest.serverThreadCores.busiest.join(' / ')}, ` +
+        `rest ${ingest.serverThreadCores.rest}`,
       `  stored ${storedSpans} spans for ${load.acknowledgedSpans} acknowledged: ${ingest.storedMatchesAcknowledged ? 'OK' : 'MISMATCH'}` +
         (ingest.databaseBytesPerSpan ? `; ${ingest.databaseBytesPerSpan} B on disk per span` : ''),
     );

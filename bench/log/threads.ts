@@ -65,3 +65,22 @@ export function threadCpuBetween(pid: number, before: ThreadSample, after: Threa
   }
   return cpu;
 }
+
+/** CPU seconds between two samples of the main thread and of the `count` busiest other threads, busiest first. */
+export function busiestThreadsBetween(
+  pid: number,
+  before: ThreadSample,
+  after: ThreadSample,
+  count: number,
+): { main: number; busiest: number[]; rest: number } {
+  let main = 0;
+  const others: number[] = [];
+  for (const [tid, seconds] of after.seconds) {
+    const used = seconds - (before.seconds.get(tid) ?? 0);
+    if (tid === pid) main = used;
+    else others.push(used);
+  }
+  others.sort((a, b) => b - a);
+  const rest = others.slice(count).reduce((sum, seconds) => sum + seconds, 0);
+  return { main, busiest: others.slice(0, count), rest };
+}
