@@ -10,6 +10,8 @@ import { openDatabase, openSqlite } from '../../packages/server/src/db/database.
 import { migrateToLatest } from '../../packages/server/src/db/migrate.js';
 import { PostgresSpanWriter } from '../../packages/server/src/db/writer/span-writes-postgres.js';
 import type { SpanRow } from '../../packages/server/src/span-model/span-rows.js';
+import { searchIndexFile } from '../../packages/server/src/db/search-index/search-index-file.js';
+import { DirectSearchIndex } from '../../packages/server/src/db/search-index/search-indexer.js';
 import { SqliteSpanStore } from '../../packages/server/src/db/writer/span-writes-sqlite.js';
 import { SpanCorpus, type DatasetOptions, type DatasetStats } from './dataset.js';
 
@@ -46,13 +48,16 @@ async function openSink(target: Target): Promise<Sink> {
     // A larger page cache for this loading connection only keeps the seven span indexes' pages in memory.
     const connection = openSqlite(target.file);
     connection.pragma('cache_size = -1048576');
-    const store = new SqliteSpanStore(connection);
+    // The spans' words go to the search index file as the server's indexer thread would write them.
+    const search = new DirectSearchIndex(target.file);
+    const store = new SqliteSpanStore(connection, { search });
     return {
       write: (rows) => store.write(rows),
       finish: async () => {
+        search.close();
         connection.pragma('wal_checkpoint(TRUNCATE)');
         connection.close();
-        return fileBytes(target.file) + fileBytes(`${target.file}-wal`);
+        return fileBytes(target.file) + fileBytes(`${target.file}-wal`) + fileBytes(searchIndexFile(target.file));
       },
     };
   }

@@ -11,7 +11,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { AUTH_ENV, setupDefaultAdmin, unique } from '../../packages/server/test/helpers/auth.js';
-import { at, newTraceId, sendSpans } from '../../packages/server/test/helpers/query.js';
+import { at, newTraceId, sendSpans, waitForSearch } from '../../packages/server/test/helpers/query.js';
 import { describeEachDialect } from '../../packages/server/test/helpers/server.js';
 
 const CLI = path.resolve(import.meta.dirname, '../../packages/cli/bin/sightline.js');
@@ -65,6 +65,7 @@ describeEachDialect(
         ],
         { authorization: `Bearer ${key}` },
       );
+      await waitForSearch(server().url, project, 'parcel', { headers: { authorization: `Bearer ${key}` } });
       client = new Client({ name: 'sightline-tests', version: '1.0.0' });
       await client.connect(
         new StreamableHTTPClientTransport(new URL(`${server().url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }),

@@ -67,6 +67,13 @@ describe('UI: search and filter', () => {
       },
     });
     assert.equal(exported.status(), 200, await exported.text());
+    // The index takes new spans' words a moment after their ingest (docs/search.md).
+    for (let tries = 0; ; tries++) {
+      const found = await opened.page.request.get(`${server.url}/v1/projects/${project}/spans?search=parcel`);
+      if (((await found.json()) as { data?: unknown[] }).data?.length === 2) break;
+      assert.ok(tries < 200, 'the search index took the spans within 10 s');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
   });
   after(async () => {
     await opened?.close();

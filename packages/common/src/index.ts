@@ -66,5 +66,5 @@ export {
   type WriterThreadHandlers,
   type WriterThreadMessage,
 } from './group-commit/index.js';
-export { openKysely, runMigrations, type OpenDatabase, type MigrationOptions } from './db/kysely.js';
+export { openKysely, runMigrations, type OpenDatabase, type OpenKyselyOptions, type MigrationOptions } from './db/kysely.js';
 export { isDatabaseUnavailable } from './db/unavailable.js';

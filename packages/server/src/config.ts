@@ -127,6 +127,8 @@ export interface Config {
   allowPrivateProviderUrls: boolean;
   /** SERVICE_FULL_TEXT_SEARCH: whether new spans' words are indexed (docs/search.md). */
   fullTextSearch: boolean;
+  /** SERVICE_DASHBOARD_ROLLUPS: whether new spans are added to the dashboards' per-minute rollups (docs/dashboards.md). */
+  dashboardRollups: boolean;
   smtp: SmtpConfig | null;
   idps: IdpConfig[];
   /** null unless SERVICE_LDAP_HOST is set. */
@@ -196,6 +198,7 @@ export function loadConfig(env: Env = process.env): Config {
     trustedProxies: trustedProxies(read('SERVICE_TRUSTED_PROXIES')),
     allowPrivateProviderUrls: envBool(read, 'SERVICE_ALLOW_PRIVATE_PROVIDER_URLS', false),
     fullTextSearch: envBool(read, 'SERVICE_FULL_TEXT_SEARCH', true),
+    dashboardRollups: envBool(read, 'SERVICE_DASHBOARD_ROLLUPS', true),
     smtp: smtpHost
       ? {
           hostname: smtpHost,

@@ -106,6 +106,8 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
     const auth = createAuthLayer(config, database, (error, context) => logger.error({ err: error }, `${context} failed`));
     if (config.enableAuth) await auth.users.ensureDefaultAdmin(config.defaultAdminInitialPassword);
     writer = createDatabaseWriter(config.database, {
+      fullTextSearch: config.fullTextSearch,
+      rollups: config.dashboardRollups,
       onStopped: (error) => {
         logger.fatal({ err: error }, 'the SQLite writer thread stopped: no span can be stored until Sightline is restarted');
         fail(error);

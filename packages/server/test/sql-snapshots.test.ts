@@ -11,6 +11,7 @@ import { describeSqlSnapshots, type SqlScenario } from '@sightline/common/testin
 import type { Kysely } from 'kysely';
 import type { Database } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
+import { attachSearchIndex } from '../src/db/search-index/search-index-file.js';
 import { createRepositories, type Repositories } from '../src/db/repositories/index.js';
 import { createStatementRunner } from '../src/db/statement-runner.js';
 import type { DB } from '../src/db/schema.js';
@@ -1108,6 +1109,7 @@ function covered(repositories: Repositories, dialect: string): Record<string, ob
 describeSqlSnapshots<DB>({
   folder: path.resolve(import.meta.dirname, '../src/db/sql'),
   names: { dirPrefix: 'sightline-test-', databasePrefix: 'sl_test' },
+  sqliteAttach: attachSearchIndex,
   async prepare({ dialect, db, url }) {
     await migrateToLatest({ dialect, db, config: { dialect, url }, close: async () => {} } satisfies Database);
     await storeSpanToLookUp(db, dialect);

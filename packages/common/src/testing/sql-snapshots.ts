@@ -5,6 +5,7 @@
  * the checked-in `<dialect>.snap.sql`, so that a query change shows in review.
  * `SIGHTLINE_UPDATE_SQL_SNAPSHOTS=1` rewrites the files instead.
  */
+import type SQLite from 'better-sqlite3';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -39,6 +40,8 @@ export interface SqlSnapshotOptions<DB> {
    * scenario names them, `name.method`): the test then fails on a method the scenario never runs.
    */
   prepare(database: SqlSnapshotDatabase<DB>): Promise<{ scenario: SqlScenario; repositories?: Record<string, object> }>;
+  /** Attaches other files to the SQLite connection, as the service's own opener does (`file` is the database's). */
+  sqliteAttach?: (connection: SQLite.Database, file: string) => void;
 }
 
 /** `name.method` of every method of the repositories that no section of the scenario is named after (`name.method` or `name.method (…)`). */
@@ -71,11 +74,14 @@ export function describeSqlSnapshots<DB>(options: SqlSnapshotOptions<DB>): void 
         opened.push(() => database.drop());
         const url = database.url ?? path.join(database.workingDir, 'snapshots.db');
         const statements: string[] = [];
+        const sqlite = () => {
+          const connection = openSqlite(url);
+          options.sqliteAttach?.(connection, url);
+          return connection;
+        };
         const db = new Kysely<DB>({
           dialect:
-            database.url === undefined
-              ? new SqliteDialect({ database: openSqlite(url) })
-              : new PostgresDialect({ pool: createPgPool(url, 1) }),
+            database.url === undefined ? new SqliteDialect({ database: sqlite() }) : new PostgresDialect({ pool: createPgPool(url, 1) }),
           log: (event) => void statements.push(event.query.sql),
         });
         opened.push(() => db.destroy());

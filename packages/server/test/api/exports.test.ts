@@ -25,7 +25,7 @@ import {
   setupDefaultAdmin,
   unique,
 } from '../helpers/auth.js';
-import { at, expectError, getOk, newTraceId, request, sendSpans, type QuerySpan } from '../helpers/query.js';
+import { at, expectError, getOk, newTraceId, request, sendSpans, type QuerySpan, waitForSearch } from '../helpers/query.js';
 import { describeEachDialect, startTestServer } from '../helpers/server.js';
 
 const exportDir = await mkdtemp(path.join(os.tmpdir(), 'sightline-exports-'));
@@ -116,6 +116,8 @@ describeEachDialect(
       traceIds = Array.from({ length: TRACES }, () => newTraceId());
       const spans = traceIds.flatMap((traceId, i) => trace(i, startOf(i), traceId));
       for (let start = 0; start < spans.length; start += 250) await sendSpans(url(), project, spans.slice(start, start + 250));
+      // The last trace's words are in the search index once every earlier span's are.
+      await waitForSearch(url(), project, `"answer ${TRACES - 1}"`);
       // Costs are computed by their job, which follows ingest: run it now.
       await current().server.jobs.runNow('costs');
     });

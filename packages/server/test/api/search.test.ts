@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
 import { describeEachDialect } from '../helpers/server.js';
-import { at, collectPages, expectError, getOk, newTraceId, request, sendSpans, type QuerySpan } from '../helpers/query.js';
+import { at, collectPages, expectError, getOk, newTraceId, request, sendSpans, type QuerySpan, waitForSearch } from '../helpers/query.js';
 
 const LONG_TAIL = ' and then some more words so that the value is longer than sixty-four characters, stored compressed';
 
@@ -68,6 +68,7 @@ describeEachDialect('full-text search', (server) => {
       { traceId: traces.refund, name: 'tool', kind: 'TOOL', start: at(8), attributes: { 'output.value': 'ticket opened: marmalade' } },
     ]);
     await sendSpans(url(), other, [root(newTraceId(), 9, 'refund marmalade zeppelin')]);
+    await waitForSearch(url(), other, 'marmalade');
   });
 
   it('finds words in inputs, outputs and messages, long values included', async () => {
@@ -132,6 +133,7 @@ describeEachDialect('full-text search', (server) => {
     const traceId = newTraceId();
     const input = `Tell me about ${'the sea '.repeat(60)}`;
     await sendSpans(url(), project, [{ traceId, start: at(30), attributes: { 'input.value': input, 'output.value': 'Waves.' } }]);
+    await waitForSearch(url(), project, 'waves');
     const body = await getOk(url(), `/v1/projects/${project}/traces?search=sea`);
     const [trace] = body.data as { trace_id: string; input: string; output: string }[];
     assert.equal(trace?.trace_id, traceId);
@@ -196,6 +198,7 @@ describeEachDialect('full-text search', (server) => {
   it('forgets the words of a deleted trace', async () => {
     const traceId = newTraceId();
     await sendSpans(url(), project, [{ traceId, start: at(20), attributes: { 'input.value': 'ephemeral quokka' } }]);
+    await waitForSearch(url(), project, 'quokka');
     assert.deepEqual(await searchSpans('quokka'), [traceId]);
     const deleted = await request(url(), 'DELETE', `/v1/traces/${traceId}`);
     assert.equal(deleted.status, 204);
@@ -216,6 +219,7 @@ describeEachDialect('full-text search', (server) => {
       }
       await sendSpans(url(), bulk, spans);
     }
+    await waitForSearch(url(), bulk, '"word 4-2019"');
     const first = await getOk(url(), `/v1/projects/${bulk}/spans?search=common&limit=100`);
     const firstTraces = (first.data as { context: { trace_id: string } }[]).map((span) => span.context.trace_id);
     assert.deepEqual(firstTraces, traceIds.slice(-100).reverse(), 'newest first');

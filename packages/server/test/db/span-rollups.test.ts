@@ -141,5 +141,20 @@ for (const dialect of DIALECTS) {
       await backfillRollups(database.db as Kysely<unknown>, dialect);
       assert.deepEqual(await storedRows(database.db as Kysely<unknown>), written);
     });
+
+    it('adds nothing with the rollups turned off (SERVICE_DASHBOARD_ROLLUPS=false)', async () => {
+      const before = await storedRows(database.db as Kysely<unknown>);
+      const off = openSpanWriter(test, file(), { rollups: false });
+      try {
+        await off.write([
+          spanRow({ projectName: 'rollups-off', traceId: 'f'.repeat(32), spanId: 'f'.repeat(16), startTime: 1n, endTime: 2n }),
+        ]);
+      } finally {
+        await off.close();
+      }
+      const stored = await sql<{ n: number }>`select count(*) as n from spans`.execute(database.db);
+      assert.equal(Number(stored.rows[0]!.n), 61, 'the span was stored');
+      assert.deepEqual(await storedRows(database.db as Kysely<unknown>), before);
+    });
   });
 }

@@ -158,3 +158,26 @@ export async function collectPages<T>(baseUrl: string, path: string, limit: numb
 /** Nanoseconds of 2025-11-22T00:00:00Z plus an offset in milliseconds (and extra nanoseconds). */
 export const BASE_NANOS = 1_763_769_600_000_000_000n;
 export const at = (ms: number, nanos = 0n) => BASE_NANOS + BigInt(ms) * 1_000_000n + nanos;
+
+/**
+ * Waits until a search of the project's spans finds at least `count` spans: on SQLite the
+ * indexer thread writes new spans' words a moment after their ingest (docs/search.md, "SQLite"),
+ * and writes them in the order they were stored, so once the last span sent is found every
+ * earlier one is too. Fails after `timeoutMs`.
+ */
+export async function waitForSearch(
+  baseUrl: string,
+  project: string,
+  words: string,
+  { count = 1, timeoutMs = 10_000, headers = {} }: { count?: number; timeoutMs?: number; headers?: Record<string, string> } = {},
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  const path = `/v1/projects/${encodeURIComponent(project)}/spans?search=${encodeURIComponent(words)}`;
+  for (;;) {
+    const response = await request(baseUrl, 'GET', path, undefined, headers);
+    const found = response.status === 200 ? ((response.body as { data: unknown[] }).data?.length ?? 0) : 0;
+    if (found >= count) return;
+    assert.ok(Date.now() < deadline, `a search of ${project} for "${words}" found ${found} spans after ${timeoutMs} ms, not ${count}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

@@ -2,6 +2,8 @@
 import { createPgPool, openSqlite } from '@sightline/common';
 import { type CompiledQuery, Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import { PostgresSpanWriter } from '../../src/db/writer/span-writes-postgres.js';
+import { attachSearchIndex } from '../../src/db/search-index/search-index-file.js';
+import { DirectSearchIndex } from '../../src/db/search-index/search-indexer.js';
 import { SqliteSpanStore } from '../../src/db/writer/span-writes-sqlite.js';
 import type { DB } from '../../src/db/schema.js';
 import type { SpanRow } from '../../src/span-model/span-rows.js';
@@ -12,15 +14,32 @@ export interface TestSpanWriter {
   close(): Promise<void>;
 }
 
-/** The writer ingest uses on this database (SQLite: the store on a connection of its own to `file`). */
-export function openSpanWriter(database: TestDatabase, file: string): TestSpanWriter {
+/**
+ * The writer ingest uses on this database (SQLite: the store on a connection of its own to `file`,
+ * its spans' words written to the search index at once rather than by the indexer thread).
+ */
+export function openSpanWriter(database: TestDatabase, file: string, options: { rollups?: boolean } = {}): TestSpanWriter {
   if (database.url === undefined) {
     const connection = openSqlite(file);
-    const store = new SqliteSpanStore(connection);
-    return { write: async (rows) => store.write(rows), close: async () => void connection.close() };
+    const search = new DirectSearchIndex(file);
+    const store = new SqliteSpanStore(connection, { search, rollups: options.rollups });
+    return {
+      write: async (rows) => store.write(rows),
+      close: async () => {
+        search.close();
+        connection.close();
+      },
+    };
   }
-  const writer = new PostgresSpanWriter(database.url);
+  const writer = new PostgresSpanWriter(database.url, options);
   return { write: (rows) => writer.write(rows), close: () => writer.close() };
+}
+
+/** A connection to the database with the search index attached, as the server opens it. */
+function attached(file: string) {
+  const connection = openSqlite(file);
+  attachSearchIndex(connection, file);
+  return connection;
 }
 
 /** A Kysely on the database (one connection) that appends every statement it runs to `statements`. */
@@ -28,7 +47,7 @@ export function openLoggedKysely(database: TestDatabase, file: string, statement
   return new Kysely<DB>({
     dialect:
       database.url === undefined
-        ? new SqliteDialect({ database: openSqlite(file) })
+        ? new SqliteDialect({ database: attached(file) })
         : new PostgresDialect({ pool: createPgPool(database.url, 1) }),
     log: (event) => void statements().push(event.query),
   });

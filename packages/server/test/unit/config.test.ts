@@ -56,6 +56,7 @@ describe('loadConfig: defaults', () => {
       trustedProxies: [],
       allowPrivateProviderUrls: false,
       fullTextSearch: true,
+      dashboardRollups: true,
       smtp: null,
       idps: [],
       ldap: null,

@@ -41,6 +41,7 @@ import * as savedViews from './0040-saved-views.js';
 import * as experimentTraceIndexes from './0042-experiment-trace-indexes.js';
 import * as scheduledExports from './0043-scheduled-exports.js';
 import * as dashboards from './0044-dashboards.js';
+import * as searchIndexFile from './0045-search-index-file.js';
 
 export interface MigrationContext {
   dialect: Dialect;
@@ -89,5 +90,6 @@ export function migrations(context: MigrationContext): Record<string, Migration>
     '0042-experiment-trace-indexes': { up: experimentTraceIndexes.up(context) },
     '0043-scheduled-exports': { up: scheduledExports.up(context) },
     '0044-dashboards': { up: dashboards.up(context) },
+    '0045-search-index-file': { up: searchIndexFile.up(context) },
   };
 }

@@ -1,6 +1,6 @@
 /**
  * SQL of a full-text query (docs/search.md) in each dialect: SQLite's FTS5 table `span_search`
- * (rowid = the span's row id, its search text cut into words by the `ascii` tokenizer, as
+ * in the index file attached as `search` (db/search-index/; rowid = the span's row id, its search text cut into words by the `ascii` tokenizer, as
  * span-model/search-text.ts defines them) and PostgreSQL's `spans.search_vector`, a tsvector of
  * the same words. The query's words were cut the same way (letters, digits and marks only), so
  * neither query syntax can see an operator or a quote in them; the query text is still a bound
@@ -40,14 +40,14 @@ export function tsVectorText(searchText: string): string {
 /** True for the spans (alias `spans`) whose text matches. */
 export function spanMatchesSql(dialect: Dialect, query: SearchQuery): RawBuilder<SqlBool> {
   if (dialect === 'postgres') return sql<SqlBool>`(spans.search_vector @@ cast(${tsQuery(query)} as tsquery))`;
-  return sql<SqlBool>`(spans.id in (select rowid from span_search where span_search match ${fts5Query(query)}))`;
+  return sql<SqlBool>`(spans.id in (select rowid from search.span_search where span_search match ${fts5Query(query)}))`;
 }
 
 /** True for the traces (alias `traces`) of the project that have a span whose text matches. */
 export function traceMatchesSql(dialect: Dialect, query: SearchQuery, projectId: number): RawBuilder<SqlBool> {
   if (dialect === 'postgres')
     return sql<SqlBool>`(traces.id in (select s.trace_rowid from spans s where s.project_id = ${projectId} and s.search_vector @@ cast(${tsQuery(query)} as tsquery)))`;
-  return sql<SqlBool>`(traces.id in (select s.trace_rowid from spans s where s.id in (select rowid from span_search where span_search match ${fts5Query(query)}) and s.project_id = ${projectId}))`;
+  return sql<SqlBool>`(traces.id in (select s.trace_rowid from spans s where s.id in (select rowid from search.span_search where span_search match ${fts5Query(query)}) and s.project_id = ${projectId}))`;
 }
 
 /** Most span row ids read from SQLite's index before a search gives up on reading by ids (searchRowidsSqlite). */
@@ -60,7 +60,7 @@ export const MAX_SEARCH_ROWIDS = 10_000;
  * the subquery of spanMatchesSql, which SQLite's planner would otherwise build in full for every page.
  */
 export async function searchRowidsSqlite(db: Kysely<DB>, query: SearchQuery): Promise<number[] | undefined> {
-  const result = await sql<{ rowid: number }>`select rowid from span_search where span_search match ${fts5Query(
+  const result = await sql<{ rowid: number }>`select rowid from search.span_search where span_search match ${fts5Query(
     query,
   )} order by rowid desc limit ${MAX_SEARCH_ROWIDS + 1}`.execute(db);
   return result.rows.length > MAX_SEARCH_ROWIDS ? undefined : result.rows.map((row) => Number(row.rowid));

@@ -134,7 +134,7 @@ select "traces"."id", "traces"."project_id", "traces"."trace_id", cast("traces".
 select "traces"."id", "traces"."project_id", "traces"."trace_id", cast("traces"."start_time" as text) as "start_time", cast("traces"."end_time" as text) as "end_time" from "traces" where "traces"."project_id" = ? order by ("traces"."end_time" - "traces"."start_time") asc, "traces"."id" asc limit ?;
 
 -- traces.list (full-text search and a condition)
-select rowid from span_search where span_search match ? order by rowid desc limit ?;
+select rowid from search.span_search where span_search match ? order by rowid desc limit ?;
 
 -- traces.findById
 select "traces"."id", "traces"."project_id", "traces"."trace_id", cast("traces"."start_time" as text) as "start_time", cast("traces"."end_time" as text) as "end_time" from "traces" where "traces"."id" = ?;
@@ -151,7 +151,7 @@ select "id", "span_id" from "spans" where ("id" >> 14) in (?) and "span_id" in (
 select "spans"."id", "spans"."trace_rowid", "spans"."project_id", "traces"."trace_id", "spans"."span_id", "spans"."parent_id", "spans"."name", "spans"."span_kind", cast("spans"."start_time" as text) as "start_time", cast("spans"."end_time" as text) as "end_time", "spans"."status_code", "spans"."status_message", "spans"."attributes", "spans"."long_attributes", "spans"."events", "spans"."llm_token_count_prompt", "spans"."llm_token_count_completion", "spans"."llm_token_count_total" from "spans" inner join "traces" on "traces"."id" = "spans"."trace_rowid" where +"spans"."project_id" = ? and "spans"."trace_rowid" in (select "t"."id" from "traces" as "t" where "t"."trace_id" in (?) and "t"."project_id" = ?) and "spans"."id" in (?) and "spans"."parent_id" is null and "spans"."name" in (?) and "spans"."span_kind" in (?) and "spans"."status_code" = 'ERROR' and "spans"."start_time" >= cast(? as bigint) and "spans"."start_time" < cast(? as bigint) and ((json_type("spans"."attributes", ?) = 'text' and json_extract("spans"."attributes", ?) = ?) or (json_type("spans"."attributes", ?) in ('integer', 'real') and json_extract("spans"."attributes", ?) = ?) or json_type("spans"."attributes", ?) = ?) and ("spans"."start_time" <= cast(? as bigint) and ("spans"."start_time" < cast(? as bigint) or "spans"."id" <= ?)) order by "spans"."start_time" desc, "spans"."id" desc limit ?;
 
 -- spans.list (full-text search: a phrase and a prefix, and a condition)
-select rowid from span_search where span_search match ? order by rowid desc limit ?;
+select rowid from search.span_search where span_search match ? order by rowid desc limit ?;
 
 -- spans.list (one kind: on SQLite by start second, db/start-seconds.ts)
 select "spans"."id", "spans"."trace_rowid", "spans"."project_id", "traces"."trace_id", "spans"."span_id", "spans"."parent_id", "spans"."name", "spans"."span_kind", cast("spans"."start_time" as text) as "start_time", cast("spans"."end_time" as text) as "end_time", "spans"."status_code", "spans"."status_message", "spans"."attributes", "spans"."long_attributes", "spans"."events", "spans"."llm_token_count_prompt", "spans"."llm_token_count_completion", "spans"."llm_token_count_total" from "spans" inner join "traces" on "traces"."id" = "spans"."trace_rowid" where "spans"."project_id" = ? and (+"spans"."start_time" <= cast(? as bigint) and (+"spans"."start_time" < cast(? as bigint) or "spans"."id" <= ?)) and ("spans"."start_time" / 1000000000) <= ? and "spans"."span_kind" = ? order by ("spans"."start_time" / 1000000000) desc, "spans"."start_time" desc, "spans"."id" desc limit ?;

@@ -9,6 +9,7 @@ import type { SpanLogEventsTask } from './span-log-events-writes-sqlite.js';
 import type { CompiledStatement, StatementsTask } from './statement-writes-sqlite.js';
 import type { NewSpanLogEvent, SpanEventsUpdate } from '../repositories/span-log-events-repository.js';
 import { PostgresSpanWriter } from './span-writes-postgres.js';
+import type { SqliteWriterThreadData } from './sqlite-writer-thread.js';
 import { type PackedSpans, packSpanRows } from '../../span-model/span-row-codec.js';
 import type { SpanRow } from '../../span-model/span-rows.js';
 
@@ -111,9 +112,20 @@ const flatten = (requests: QueuedSpans[]): SpanRow[] => (requests.length === 1 ?
  * compression thread, not the writer thread (long-attributes-compressor.ts, docs/ingest.md);
  * `onStopped` hears of a writer thread that stopped by itself, after which nothing is stored.
  */
-export function createDatabaseWriter(database: DatabaseConfig, options: { onStopped?: (error: Error) => void } = {}): DatabaseWriter {
+export interface DatabaseWriterOptions {
+  /** Hears of a writer thread that stopped (SQLite). */
+  onStopped?: (error: Error) => void;
+  /** SERVICE_FULL_TEXT_SEARCH (default true): SQLite's writer thread runs the search indexer with indexing on. */
+  fullTextSearch?: boolean;
+  /** SERVICE_DASHBOARD_ROLLUPS (default true). */
+  rollups?: boolean;
+}
+
+export function createDatabaseWriter(database: DatabaseConfig, options: DatabaseWriterOptions = {}): DatabaseWriter {
+  const rollups = options.rollups !== false;
   if (database.dialect === 'sqlite') {
-    const thread = new ThreadBatchWriter<QueuedSpans, PackedSpans>(workerUrl, { file: database.url }, packedOf, {
+    const data: SqliteWriterThreadData = { file: database.url, fullTextSearch: options.fullTextSearch !== false, rollups };
+    const thread = new ThreadBatchWriter<QueuedSpans, PackedSpans>(workerUrl, data, packedOf, {
       resourceLimits: WRITER_THREAD_LIMITS,
       transfer: packedBuffers,
       onStopped: options.onStopped,
@@ -151,7 +163,7 @@ export function createDatabaseWriter(database: DatabaseConfig, options: { onStop
       close: () => thread.close(),
     };
   }
-  const postgres = new PostgresSpanWriter(database.url);
+  const postgres = new PostgresSpanWriter(database.url, { rollups });
   return {
     write: (requests) => postgres.write(flatten(requests)),
     forgetProjects: () => postgres.forgetProjects(),

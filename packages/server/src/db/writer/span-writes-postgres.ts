@@ -126,7 +126,11 @@ export class PostgresSpanWriter {
   /** Days whose partitions are known to exist. */
   private readonly partitionDays = new Set<number>();
 
-  constructor(url: string) {
+  /** `rollups: false` leaves the per-minute rollups out (SERVICE_DASHBOARD_ROLLUPS, docs/dashboards.md). */
+  constructor(
+    url: string,
+    private readonly options: { rollups?: boolean } = {},
+  ) {
     this.pool = createPgPool(url, 1);
   }
 
@@ -328,7 +332,7 @@ export class PostgresSpanWriter {
     traceRows: Map<string, { id: number; project_id: number }>,
     inserted: { trace_rowid: string; span_id: string }[],
   ): Promise<void> {
-    if (inserted.length === 0) return;
+    if (inserted.length === 0 || this.options.rollups === false) return;
     const rollups = new RollupAccumulator();
     const add = (row: SpanRow) => rollups.add(Number(traceRows.get(row.traceId)!.project_id), row);
     if (inserted.length === rows.length) for (const row of rows) add(row);

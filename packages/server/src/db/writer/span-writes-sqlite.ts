@@ -2,6 +2,7 @@
 import { immediateTransaction } from '@sightline/common/writer-thread';
 import type SQLite from 'better-sqlite3';
 import type { SpanRow } from '../../span-model/span-rows.js';
+import type { SearchIndexSink } from '../search-index/search-indexer.js';
 import {
   MERGE_USER_ID,
   ROLLUP_ADD,
@@ -21,16 +22,24 @@ export class SqliteSpanStore {
   private readonly upsertSession: SQLite.Statement;
   private readonly linkTrace: SQLite.Statement;
   private readonly insertSpan: SQLite.Statement;
-  private readonly insertSearchText: SQLite.Statement;
   private readonly upsertRollup: SQLite.Statement;
+  private readonly dropDeletions: SQLite.Statement;
   private readonly writeBatches: (batches: Iterable<SpanRow[]>) => void;
+  private readonly search: SearchIndexSink | null;
+  /** The words of the spans the current transaction inserted, for `search` once it commits. */
+  private searchRowids: number[] = [];
+  private searchTexts: string[] = [];
+  /** Queued deletions the index applied, up to this one, are dropped from the queue. */
+  private deletionsDropped = 0;
 
   /**
-   * `rollups: false` leaves the per-minute rollups out (docs/dashboards.md): only for the
-   * benchmark that measures what they cost the writer (bench/dashboards).
+   * `search` takes new spans' words for the full-text index (docs/search.md), which lives in a
+   * file of its own; without it they are not indexed. `rollups: false` leaves the per-minute
+   * rollups out (docs/dashboards.md, SERVICE_DASHBOARD_ROLLUPS).
    */
-  constructor(connection: SQLite.Database, options: { rollups?: boolean } = {}) {
+  constructor(connection: SQLite.Database, options: { rollups?: boolean; search?: SearchIndexSink } = {}) {
     const withRollups = options.rollups !== false;
+    this.search = options.search ?? null;
     this.insertProject = connection.prepare(
       'INSERT INTO projects (name, description, created_at, updated_at) VALUES (?, NULL, ?, ?) ON CONFLICT (name) DO NOTHING',
     );
@@ -64,8 +73,7 @@ export class SqliteSpanStore {
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (trace_rowid, span_id) DO NOTHING`,
     );
-    // The span's search text (docs/search.md), under the span's row id: the table's `ascii` tokenizer cuts its words.
-    this.insertSearchText = connection.prepare('INSERT INTO span_search (rowid, words) VALUES (?, ?)');
+    this.dropDeletions = connection.prepare('DELETE FROM span_search_deletions WHERE seq <= ?');
     // The minute's rollups (docs/dashboards.md), in the spans' transaction: one upsert per key of the transaction.
     const rollupColumns = [...ROLLUP_KEY_COLUMNS, ...ROLLUP_SUM_COLUMNS];
     this.upsertRollup = connection.prepare(
@@ -76,20 +84,29 @@ export class SqliteSpanStore {
       const rollups = withRollups ? new RollupAccumulator() : null;
       for (const rows of batches) this.insert(rows, rollups);
       if (rollups) for (const rollup of rollups.sorted()) this.upsertRollup.run(rollupValues(rollup));
+      const applied = this.search?.deletionsApplied() ?? 0;
+      if (applied > this.deletionsDropped) this.dropDeletions.run(applied);
     });
   }
 
   /** Inserts the rows in one transaction (durable when this returns, given synchronous=FULL). */
   write(rows: SpanRow[]): void {
-    this.writeBatches([rows]);
+    this.writeAll([rows]);
   }
 
   /**
    * Inserts every batch's rows in one transaction: the writer thread folds what queued up (group
-   * commit). Batches are taken one at a time, so a lazy iterable keeps only one in memory.
+   * commit). Batches are taken one at a time, so a lazy iterable keeps only one in memory. Once
+   * committed, the new spans' words go to the search index.
    */
   writeAll(batches: Iterable<SpanRow[]>): void {
+    this.searchRowids = [];
+    this.searchTexts = [];
     this.writeBatches(batches);
+    this.deletionsDropped = Math.max(this.deletionsDropped, this.search?.deletionsApplied() ?? 0);
+    if (this.searchRowids.length > 0) this.search?.index(this.searchRowids, this.searchTexts);
+    this.searchRowids = [];
+    this.searchTexts = [];
   }
 
   /** Drops cached project ids, e.g. after a project was deleted. */
@@ -147,7 +164,10 @@ export class SqliteSpanStore {
       );
       // A span already stored (changes 0) keeps the words it was indexed with, and is not counted again.
       if (inserted.changes !== 1) continue;
-      if (row.searchText !== null) this.insertSearchText.run(inserted.lastInsertRowid, row.searchText);
+      if (row.searchText !== null && this.search !== null) {
+        this.searchRowids.push(Number(inserted.lastInsertRowid));
+        this.searchTexts.push(row.searchText);
+      }
       rollups?.add(trace.project_id, row);
     }
   }

@@ -6,6 +6,7 @@ import { isLongAttributesTask, SqliteLongAttributesStore } from './long-attribut
 import { isRetentionTask, SqliteRetentionStore } from './retention-writes-sqlite.js';
 import { isSpanLogEventsTask, SqliteSpanLogEventsStore } from './span-log-events-writes-sqlite.js';
 import { SqliteSpanStore } from './span-writes-sqlite.js';
+import { SearchIndexer } from '../search-index/search-indexer.js';
 import { isStatementsTask, SqliteStatementStore } from './statement-writes-sqlite.js';
 import type { SpanRow } from '../../span-model/span-rows.js';
 import { type PackedSpans, unpackSpanRows } from '../../span-model/span-row-codec.js';
@@ -19,10 +20,22 @@ function* requestRows(requests: PackedSpans[]): Generator<SpanRow[]> {
   for (const packed of requests) yield unpackSpanRows(packed);
 }
 
-const connection = openSqlite((workerData as { file: string }).file);
+/** What the thread is started with (database-writer.ts). */
+export interface SqliteWriterThreadData {
+  file: string;
+  /** SERVICE_FULL_TEXT_SEARCH: new spans' words go to the search index. */
+  fullTextSearch: boolean;
+  /** SERVICE_DASHBOARD_ROLLUPS: spans are added to the per-minute rollups. */
+  rollups: boolean;
+}
+
+const data = workerData as SqliteWriterThreadData;
+const connection = openSqlite(data.file);
 // The compression thread checkpoints (long-attributes-compressor.ts); this threshold is only its backstop.
 connection.pragma(`wal_autocheckpoint = ${BACKSTOP_AUTOCHECKPOINT_PAGES}`);
-const store = new SqliteSpanStore(connection);
+// The search index's own thread (docs/search.md, "SQLite"); it runs even with indexing off, to apply deletions.
+const search = new SearchIndexer(data.file, { indexing: data.fullTextSearch, onError: (message) => console.error(message) });
+const store = new SqliteSpanStore(connection, { rollups: data.rollups, search });
 const retention = new SqliteRetentionStore(connection);
 const costs = new SqliteCostStore(connection);
 const longAttributes = new SqliteLongAttributesStore(connection);
@@ -42,5 +55,8 @@ serveWriterThread<PackedSpans>({
     if (isStatementsTask(task)) return statements.run(task);
     throw new Error('unknown writer task');
   },
-  close: () => connection.close(),
+  close: () => {
+    search.close();
+    connection.close();
+  },
 });

@@ -1,0 +1,253 @@
+/**
+ * The SQLite full-text indexer (docs/search.md, "SQLite"): a thread that owns the write connection
+ * of the index file (search-index-file.ts) and keeps it in step with the spans.
+ *
+ * - New spans' words come from the span writer thread once their transaction committed, and are
+ *   written here in transactions of their own, a few times a second, while ingest goes on: the
+ *   index's work is off the writer's path (docs/performance.md, "Ingest with the text index").
+ * - Deleted spans are queued by a trigger in the database (`span_search_deletions`, migration
+ *   0045); their words are removed here. The span writer drops the queue's rows this thread has
+ *   taken (the `deletions` message).
+ * - Spans the index lacks (a new or lost index file, an upgrade, spans committed just before a
+ *   crash, or spans stored while indexing was off) are indexed again from their stored attributes,
+ *   newest first, at half this thread's time, as `search_backfill`'s ranges say.
+ *
+ * The index's commits are not synced (synchronous=NORMAL): after a power loss it may lack its last
+ * transactions, which the next start indexes again. An insert is idempotent (a row id indexed
+ * already has its old words removed first), so a span indexed twice, by its ingest and by a
+ * backfill, keeps one set of words. Span row ids are never used twice (AUTOINCREMENT), and the
+ * queue is read again after a backfill's spans are written: one may have been deleted since it was read.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import { parentPort, workerData } from 'node:worker_threads';
+import { openSqlite } from '@sightline/common';
+import type { Attributes } from '../../span-model/decoded-spans.js';
+import { mergeAttributes } from '../../span-model/long-attributes.js';
+import { searchTextOf } from '../../span-model/search-text.js';
+import { createSearchIndexTables } from './search-index-file.js';
+
+/** What the thread is started with. */
+export interface SearchIndexerData {
+  databaseFile: string;
+  indexFile: string;
+  /** False when indexing is off (SERVICE_FULL_TEXT_SEARCH=false): only deletions are applied. */
+  indexing: boolean;
+  /** How long new spans' words wait for others before their transaction (ms). */
+  flushDelayMs: number;
+}
+
+/** Messages from the span writer thread. */
+export type SearchIndexerMessage = { type: 'spans'; rowids: number[]; texts: string[] } | { type: 'close' };
+
+/** Messages to the span writer thread: the queued deletions up to `through` are applied. */
+export interface SearchIndexerReport {
+  type: 'deletions';
+  through: number;
+}
+
+/** New spans that make a transaction at once, without waiting for the delay. */
+const FLUSH_ROWS = 8_000;
+/** Spans read per backfill transaction. */
+const BACKFILL_BATCH = 500;
+/** Queued deletions applied per transaction (more wait for the next). */
+const DELETIONS_PER_TRANSACTION = 20_000;
+/** How often an idle thread looks for queued deletions (ms). */
+const IDLE_POLL_MS = 1_000;
+
+const port = parentPort;
+if (!port) throw new Error('search-indexer-thread must run in a worker thread');
+const data = workerData as SearchIndexerData;
+
+lowerThreadPriority();
+
+const index = openSqlite(data.indexFile);
+// The index is derived data, indexed again from the spans after a loss (see above): no sync per commit.
+index.pragma('synchronous = NORMAL');
+createSearchIndexTables(index);
+const spans = openSqlite(data.databaseFile, { readonly: true });
+
+const insertWords = index.prepare('INSERT INTO span_search (rowid, words) VALUES (?, ?)');
+const deleteWords = index.prepare('DELETE FROM span_search WHERE rowid = ?');
+// FTS5 keeps one row per indexed span in its docsize table: whether a row id has words.
+const hasWords = index.prepare('SELECT 1 FROM span_search_docsize WHERE id = ?').pluck();
+const readState = index.prepare('SELECT value FROM search_state WHERE name = ?').pluck();
+const writeState = index.prepare(
+  'INSERT INTO search_state (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value',
+);
+const topRange = index.prepare('SELECT high, low FROM search_backfill ORDER BY high DESC LIMIT 1');
+const addRange = index.prepare('INSERT OR REPLACE INTO search_backfill (high, low) VALUES (?, ?)');
+const dropRange = index.prepare('DELETE FROM search_backfill WHERE high = ?');
+const maxSpanRowid = spans.prepare('SELECT max(id) FROM spans').pluck();
+const queuedDeletions = spans.prepare('SELECT seq, span_rowid FROM span_search_deletions WHERE seq > ? ORDER BY seq LIMIT ?').raw();
+const lastDeletion = spans.prepare('SELECT max(seq) FROM span_search_deletions').pluck();
+const backfillRows = spans.prepare('SELECT id, attributes, long_attributes FROM spans WHERE id > ? AND id <= ? ORDER BY id DESC LIMIT ?');
+
+/**
+ * Runs this thread at the lowest CPU priority (nice 19), on Linux, where a thread has an id of its
+ * own that setpriority takes: when ingest fills the cores, the span writer, whose commits every
+ * request waits for, is not kept waiting by the index's work, which can wait.
+ */
+function lowerThreadPriority(): void {
+  try {
+    const threadId = Number(fs.readlinkSync('/proc/thread-self').split('/').pop());
+    if (Number.isInteger(threadId) && threadId > 0) os.setPriority(threadId, 19);
+  } catch {
+    // No /proc (another system): the thread keeps the process's priority.
+  }
+}
+
+const state = (name: string): number | undefined => readState.get(name) as number | undefined;
+
+/** Row ids up to this one were indexed as they arrived (or are in a backfill range). */
+let liveThrough = state('live_through') ?? 0;
+/** Queued deletions up to this sequence number are applied. */
+let deletionsThrough = state('deletions_through') ?? 0;
+let pendingRowids: number[] = [];
+let pendingTexts: string[] = [];
+let flushTimer: NodeJS.Timeout | null = null;
+let workTimer: NodeJS.Timeout | null = null;
+let closing = false;
+
+/** Spans stored since the index last saw one are indexed from their text (an upgrade, a crash, indexing turned back on). */
+index
+  .transaction(() => {
+    if (!data.indexing) return;
+    const newest = Number(maxSpanRowid.get() ?? 0);
+    if (newest > liveThrough) addRange.run(newest, liveThrough);
+    liveThrough = Math.max(liveThrough, newest);
+    writeState.run('live_through', liveThrough);
+  })
+  .immediate();
+
+function indexSpan(rowid: number, words: string, maybeIndexed: boolean): void {
+  if (maybeIndexed && hasWords.get(rowid) !== undefined) deleteWords.run(rowid);
+  insertWords.run(rowid, words);
+}
+
+/** Applies queued deletions; true when more are queued than one transaction takes. */
+function applyDeletions(): boolean {
+  let applied = 0;
+  while (applied < DELETIONS_PER_TRANSACTION) {
+    const rows = queuedDeletions.all(deletionsThrough, DELETIONS_PER_TRANSACTION - applied) as [number, number][];
+    for (const [seq, rowid] of rows) {
+      deleteWords.run(rowid);
+      deletionsThrough = seq;
+    }
+    applied += rows.length;
+    if (rows.length === 0) break;
+  }
+  writeState.run('deletions_through', deletionsThrough);
+  return applied >= DELETIONS_PER_TRANSACTION;
+}
+
+const flush = index.transaction((rowids: number[], texts: string[]) => {
+  const more = applyDeletions();
+  const before = liveThrough;
+  for (let i = 0; i < rowids.length; i++) {
+    const rowid = rowids[i]!;
+    indexSpan(rowid, texts[i]!, rowid <= before);
+    if (rowid > liveThrough) liveThrough = rowid;
+  }
+  writeState.run('live_through', liveThrough);
+  return more;
+});
+
+/** One backfill step: the newest BACKFILL_BATCH spans of the top range. False when nothing was left. */
+const backfillStep = (): boolean => {
+  const range = topRange.get() as { high: number; low: number } | undefined;
+  if (range === undefined) return false;
+  const rows = backfillRows.all(range.low, range.high, BACKFILL_BATCH) as {
+    id: number;
+    attributes: string;
+    long_attributes: Buffer | null;
+  }[];
+  const texts = rows.map((row) => {
+    try {
+      return searchTextOf(mergeAttributes(JSON.parse(row.attributes) as Record<string, unknown>, row.long_attributes) as Attributes);
+    } catch {
+      // A row that cannot be read has no words to index; the span's own pages report it.
+      return null;
+    }
+  });
+  index
+    .transaction(() => {
+      for (let i = 0; i < rows.length; i++) if (texts[i] !== null) indexSpan(rows[i]!.id, texts[i]!, true);
+      dropRange.run(range.high);
+      if (rows.length === BACKFILL_BATCH) addRange.run(rows.at(-1)!.id - 1, range.low);
+      applyDeletions();
+    })
+    .immediate();
+  return true;
+};
+
+function report(): void {
+  port!.postMessage({ type: 'deletions', through: deletionsThrough } satisfies SearchIndexerReport);
+}
+
+function flushPending(): void {
+  flushTimer = null;
+  if (pendingRowids.length === 0) return;
+  const rowids = pendingRowids;
+  const texts = pendingTexts;
+  pendingRowids = [];
+  pendingTexts = [];
+  const before = deletionsThrough;
+  const more = flush.immediate(rowids, texts);
+  if (deletionsThrough !== before) report();
+  if (more) schedule(0);
+}
+
+/** Background work between new spans: queued deletions, then backfill, at about half the thread's time. */
+function work(): void {
+  workTimer = null;
+  if (closing) return;
+  // New spans go first: their transaction is due within the delay.
+  if (pendingRowids.length > 0) {
+    schedule(data.flushDelayMs);
+    return;
+  }
+  const started = performance.now();
+  const before = deletionsThrough;
+  let busy = false;
+  if (Number(lastDeletion.get() ?? 0) > deletionsThrough) {
+    index.transaction(applyDeletions).immediate();
+    busy = true;
+  } else if (data.indexing) busy = backfillStep();
+  if (deletionsThrough !== before) report();
+  schedule(busy ? Math.max(10, performance.now() - started) : IDLE_POLL_MS);
+}
+
+function schedule(ms: number): void {
+  if (workTimer !== null) clearTimeout(workTimer);
+  workTimer = setTimeout(work, ms);
+}
+
+function close(): void {
+  closing = true;
+  if (flushTimer !== null) clearTimeout(flushTimer);
+  if (workTimer !== null) clearTimeout(workTimer);
+  flushPending();
+  index.close();
+  spans.close();
+  port!.close();
+}
+
+port.on('message', (message: SearchIndexerMessage) => {
+  if (message.type === 'close') {
+    close();
+    return;
+  }
+  // Ingest cuts no words with indexing off; any that come are not indexed either.
+  if (!data.indexing) return;
+  for (let i = 0; i < message.rowids.length; i++) {
+    pendingRowids.push(message.rowids[i]!);
+    pendingTexts.push(message.texts[i]!);
+  }
+  if (pendingRowids.length >= FLUSH_ROWS) {
+    if (flushTimer !== null) clearTimeout(flushTimer);
+    flushPending();
+  } else flushTimer ??= setTimeout(flushPending, data.flushDelayMs);
+});
+
+schedule(0);

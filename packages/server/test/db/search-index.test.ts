@@ -1,0 +1,184 @@
+/**
+ * SQLite's full-text index in a file of its own (docs/search.md, "SQLite"), kept by the indexer
+ * thread the span writer thread runs: new spans' words arrive after their commit, deleted spans'
+ * words go through the deletion queue, and
+ * what the index lacks (an upgrade, a lost index file) is indexed again from the stored spans,
+ * long values included.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { openSqlite } from '@sightline/common';
+import { openDatabase } from '../../src/db/database.js';
+import { migrateToLatest } from '../../src/db/migrate.js';
+import { searchIndexFile } from '../../src/db/search-index/search-index-file.js';
+import { createDatabaseWriter, type DatabaseWriter } from '../../src/db/writer/database-writer.js';
+import { SqliteSpanStore } from '../../src/db/writer/span-writes-sqlite.js';
+import { storeAttributes } from '../../src/span-model/long-attributes.js';
+import { searchTextOf } from '../../src/span-model/search-text.js';
+import { packSpanRows } from '../../src/span-model/span-row-codec.js';
+import type { SpanRow } from '../../src/span-model/span-rows.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/databases.js';
+import { spanRow } from '../helpers/span-row.js';
+
+let database: TestDatabase;
+let file: string;
+let writer: DatabaseWriter | null = null;
+let spanCounter = 0;
+
+before(async () => {
+  database = await createTestDatabase('sqlite');
+  file = path.join(database.workingDir, 'sightline.db');
+  const opened = openDatabase({ dialect: 'sqlite', url: file });
+  await migrateToLatest(opened);
+  await opened.close();
+});
+
+after(async () => {
+  await writer?.close();
+  await database.drop();
+});
+
+/** A span row whose input is `input`, stored as ingest stores it (a long input compressed apart). */
+function row(input: string): SpanRow {
+  const attributes = { 'input.value': input };
+  const stored = storeAttributes(attributes);
+  spanCounter++;
+  return spanRow({
+    traceId: spanCounter.toString(16).padStart(32, '0'),
+    spanId: spanCounter.toString(16).padStart(16, '0'),
+    attributes: stored.json,
+    longAttributes: stored.long,
+    searchText: searchTextOf(attributes),
+  });
+}
+
+function write(rows: SpanRow[]): Promise<void> {
+  return writer!.write([{ count: rows.length, packed: packSpanRows(rows) }]);
+}
+
+/** Row ids of the spans whose words match, read from the index file on a connection of the test's own. */
+function indexed(query: string): number[] {
+  if (!fs.existsSync(searchIndexFile(file))) return [];
+  const connection = openSqlite(searchIndexFile(file), { readonly: true });
+  try {
+    return (
+      connection.prepare('SELECT rowid FROM span_search WHERE span_search MATCH ? ORDER BY rowid').pluck().all(query) as number[]
+    ).map(Number);
+  } finally {
+    connection.close();
+  }
+}
+
+/** Waits until the index answers `query` with `expected`; fails with what it last answered. */
+async function eventually(query: string, expected: number[], timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let found = indexed(query);
+  while (JSON.stringify(found) !== JSON.stringify(expected) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 25));
+    found = indexed(query);
+  }
+  assert.deepEqual(found, expected, `the index's answer to ${query}`);
+}
+
+function spanRowid(spanId: string): number {
+  const connection = openSqlite(file, { readonly: true });
+  try {
+    return Number(connection.prepare('SELECT id FROM spans WHERE span_id = ?').pluck().get(spanId));
+  } finally {
+    connection.close();
+  }
+}
+
+function sql(statement: string, ...values: unknown[]): number {
+  const connection = openSqlite(file);
+  try {
+    return connection.prepare(statement).run(...values).changes;
+  } finally {
+    connection.close();
+  }
+}
+
+function queuedDeletions(): number {
+  const connection = openSqlite(file, { readonly: true });
+  try {
+    return Number(connection.prepare('SELECT count(*) FROM span_search_deletions').pluck().get());
+  } finally {
+    connection.close();
+  }
+}
+
+test('spans stored before the index existed are indexed from their stored attributes, long values included', async () => {
+  // As before an upgrade: spans written by a store that indexes nothing.
+  const connection = openSqlite(file);
+  const store = new SqliteSpanStore(connection);
+  const old = [row('an aardvark before the upgrade'), row(`a long aardvark ${'and more words '.repeat(20)}`)];
+  store.write(old);
+  connection.close();
+  assert.deepEqual(indexed('aardvark'), [], 'nothing indexed yet');
+  writer = createDatabaseWriter({ dialect: 'sqlite', url: file });
+  await eventually(
+    'aardvark',
+    old.map((span) => spanRowid(span.spanId)),
+  );
+});
+
+test('new spans are indexed after their commit; deleted spans lose their words, and the queue empties', async () => {
+  const spans = [row('the first zebra'), row('the second zebra')];
+  await write(spans);
+  const [first, second] = spans.map((span) => spanRowid(span.spanId));
+  await eventually('zebra', [first!, second!]);
+  assert.equal(sql('DELETE FROM spans WHERE id = ?', first), 1);
+  await eventually('zebra', [second!]);
+  // The writer drops the queue's rows the indexer applied, in its next transaction.
+  await write([row('unrelated')]);
+  await write([row('unrelated again')]);
+  assert.equal(queuedDeletions(), 0);
+});
+
+test('a lost index file is indexed again from the spans', async () => {
+  await writer!.close();
+  writer = null;
+  const before = indexed('zebra OR aardvark OR unrelated');
+  assert.equal(before.length, 5);
+  for (const suffix of ['', '-wal', '-shm']) fs.rmSync(`${searchIndexFile(file)}${suffix}`, { force: true });
+  writer = createDatabaseWriter({ dialect: 'sqlite', url: file });
+  await eventually('zebra OR aardvark OR unrelated', before);
+});
+
+test('with indexing off, new spans are not indexed but deletions still apply; turned back on, the gap is indexed', async () => {
+  await writer!.close();
+  writer = createDatabaseWriter({ dialect: 'sqlite', url: file }, { fullTextSearch: false });
+  const unindexed = row('a quiet quetzal');
+  await write([unindexed]);
+  const [zebra] = indexed('zebra');
+  assert.equal(sql('DELETE FROM spans WHERE id = ?', zebra), 1);
+  await eventually('zebra', []);
+  assert.deepEqual(indexed('quetzal'), []);
+  await writer.close();
+  writer = createDatabaseWriter({ dialect: 'sqlite', url: file });
+  await eventually('quetzal', [spanRowid(unindexed.spanId)]);
+});
+
+test("the database's transactions lock the main file only, never the attached index", async () => {
+  const opened = openDatabase({ dialect: 'sqlite', url: file });
+  // Opened before the transaction: opening sets pragmas that would wait for its lock.
+  const index = openSqlite(searchIndexFile(file));
+  const other = openSqlite(file);
+  for (const connection of [index, other]) connection.pragma('busy_timeout = 0');
+  try {
+    await opened.db.transaction().execute(async (trx) => {
+      await trx.selectFrom('projects').select('id').execute();
+      // A transaction of the indexer's, with no wait allowed: it would fail were the index locked.
+      index.exec('BEGIN IMMEDIATE');
+      index.exec('COMMIT');
+      // The main file is locked as before: a second writer cannot begin.
+      assert.throws(() => other.exec('BEGIN IMMEDIATE'), /locked/);
+    });
+  } finally {
+    index.close();
+    other.close();
+    await opened.close();
+  }
+});
