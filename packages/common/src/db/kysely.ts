@@ -29,49 +29,32 @@ export interface OpenDatabase<DB> {
  * SQLite transactions that take the write lock as they begin (BEGIN IMMEDIATE), as
  * `immediateTransaction` (sqlite.ts, which says why) does for the writer threads' connections:
  * a deferred one that read first failed with SQLITE_BUSY while a writer thread committed.
- *
- * BEGIN IMMEDIATE takes the write lock of every attached file too. A connection with files
- * attached that it only reads (`mainOnly`) begins a deferred transaction and takes the main
- * file's lock at once with a write of its header's user_version, set to the value it has.
  */
 class ImmediateSqliteDriver extends SqliteDriver {
-  constructor(
-    config: SqliteDialectConfig,
-    private readonly lockMainOnly: string | null,
-  ) {
-    super(config);
-  }
-
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
-    if (this.lockMainOnly === null) {
-      await connection.executeQuery(CompiledQuery.raw('begin immediate'));
-      return;
-    }
-    await connection.executeQuery(CompiledQuery.raw('begin'));
-    await connection.executeQuery(CompiledQuery.raw(this.lockMainOnly));
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
   }
 }
 
 /** Kysely's SQLite dialect with {@link ImmediateSqliteDriver}. */
 class ImmediateSqliteDialect extends SqliteDialect {
   readonly #config: SqliteDialectConfig;
-  readonly #lockMainOnly: string | null;
 
-  constructor(config: SqliteDialectConfig, lockMainOnly: string | null) {
+  constructor(config: SqliteDialectConfig) {
     super(config);
     this.#config = config;
-    this.#lockMainOnly = lockMainOnly;
   }
 
   override createDriver(): Driver {
-    return new ImmediateSqliteDriver(this.#config, this.#lockMainOnly);
+    return new ImmediateSqliteDriver(this.#config);
   }
 }
 
 export interface OpenKyselyOptions {
   /**
-   * Runs on a new SQLite connection before any query: attaching files the connection only reads
-   * (its transactions then lock the main file alone, see ImmediateSqliteDriver).
+   * Runs on a new SQLite connection before any query, e.g. to attach other files. BEGIN
+   * IMMEDIATE takes the write lock of every attached file too: each transaction of the
+   * connection waits for those files' writers, and they for it.
    */
   sqliteAttach?: (connection: SQLite.Database) => void;
 }
@@ -82,17 +65,13 @@ export function openKysely<DB>(config: DatabaseConfig, options: OpenKyselyOption
   if (config.dialect === 'postgres') dialect = new PostgresDialect({ pool: createPgPool(config.url) });
   else {
     const connection = openSqlite(config.url);
-    let lockMainOnly: string | null = null;
     try {
-      if (options.sqliteAttach) {
-        options.sqliteAttach(connection);
-        lockMainOnly = `pragma main.user_version = ${Number(connection.pragma('main.user_version', { simple: true }))}`;
-      }
+      options.sqliteAttach?.(connection);
     } catch (error) {
       connection.close();
       throw error;
     }
-    dialect = new ImmediateSqliteDialect({ database: connection }, lockMainOnly);
+    dialect = new ImmediateSqliteDialect({ database: connection });
   }
   const db = new Kysely<DB>({ dialect });
   return { dialect: config.dialect, db, config, close: () => db.destroy() };

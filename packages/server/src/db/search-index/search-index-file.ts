@@ -56,9 +56,12 @@ export function prepareSearchIndexFile(databaseFile: string): string {
 }
 
 /**
- * Attaches the index file (created when missing) to a connection of the database as `search`,
- * for reading: the connection's transactions lock the main file only (common's openKysely), so
- * the indexer's transactions and theirs never wait for each other.
+ * Attaches the index file (created when missing) to a connection of the database as `search`.
+ * The connection's transactions (BEGIN IMMEDIATE) lock the index file too, so they and the
+ * indexer's wait for each other; the indexer keeps its transactions short for that
+ * (search-indexer-thread.ts). Taking the main file's lock alone, a deferred transaction whose
+ * first statement writes, failed at once with SQLITE_BUSY while another connection committed:
+ * its snapshot was older than the commit it had waited for.
  */
 export function attachSearchIndex(connection: SQLite.Database, databaseFile: string): void {
   connection.prepare(`ATTACH DATABASE ? AS ${SEARCH_SCHEMA}`).run(prepareSearchIndexFile(databaseFile));

@@ -46,12 +46,14 @@ export interface SearchIndexerReport {
   through: number;
 }
 
+// Every transaction here also holds up the server connection's transactions, which lock this file
+// too (search-index-file.ts): each is kept to a few tens of ms.
 /** New spans that make a transaction at once, without waiting for the delay. */
-const FLUSH_ROWS = 8_000;
+const FLUSH_ROWS = 4_000;
 /** Spans read per backfill transaction. */
 const BACKFILL_BATCH = 500;
 /** Queued deletions applied per transaction (more wait for the next). */
-const DELETIONS_PER_TRANSACTION = 20_000;
+const DELETIONS_PER_TRANSACTION = 5_000;
 /** How often an idle thread looks for queued deletions (ms). */
 const IDLE_POLL_MS = 1_000;
 
