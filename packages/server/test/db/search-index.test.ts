@@ -13,6 +13,7 @@ import { openSqlite } from '@sightline/common';
 import { openDatabase } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { searchIndexFile } from '../../src/db/search-index/search-index-file.js';
+import { SearchIndexer } from '../../src/db/search-index/search-indexer.js';
 import { createDatabaseWriter, type DatabaseWriter } from '../../src/db/writer/database-writer.js';
 import { SqliteSpanStore } from '../../src/db/writer/span-writes-sqlite.js';
 import { storeAttributes } from '../../src/span-model/long-attributes.js';
@@ -167,4 +168,24 @@ test('with indexing off, new spans are not indexed but deletions still apply; tu
   await writer.close();
   writer = createDatabaseWriter({ dialect: 'sqlite', url: file });
   await eventually('quetzal', [spanRowid(unindexed.spanId)]);
+});
+
+test('spans whose words the indexer cannot take yet are indexed later from the database', async () => {
+  await writer?.close();
+  writer = null;
+  // A limit of one waiting span: a transaction of two sends none of its words.
+  const indexer = new SearchIndexer(file, { indexing: true, maxWaitingSpans: 1 });
+  const connection = openSqlite(file);
+  try {
+    const store = new SqliteSpanStore(connection, { search: indexer });
+    const skipped = [row('a skipped wombat'), row('another skipped wombat')];
+    store.write(skipped);
+    await eventually(
+      'wombat',
+      skipped.map((span) => spanRowid(span.spanId)),
+    );
+  } finally {
+    indexer.close();
+    connection.close();
+  }
 });

@@ -38,13 +38,14 @@ export interface SearchIndexerData {
 }
 
 /** Messages from the span writer thread. */
-export type SearchIndexerMessage = { type: 'spans'; rowids: number[]; texts: string[] } | { type: 'close' };
+export type SearchIndexerMessage =
+  | { type: 'spans'; rowids: number[]; texts: string[] }
+  /** Spans whose words were not sent (the indexer was behind): index the row ids (low, high] from the database. */
+  | { type: 'skipped'; low: number; high: number }
+  | { type: 'close' };
 
-/** Messages to the span writer thread: the queued deletions up to `through` are applied. */
-export interface SearchIndexerReport {
-  type: 'deletions';
-  through: number;
-}
+/** Messages to the span writer thread: queued deletions up to `through` are applied; `spans` words were indexed. */
+export type SearchIndexerReport = { type: 'deletions'; through: number } | { type: 'indexed'; spans: number };
 
 // Every transaction here also holds up the server connection's transactions, which lock this file
 // too (search-index-file.ts): each is kept to a few tens of ms.
@@ -196,6 +197,7 @@ function flushPending(): void {
   pendingTexts = [];
   const before = deletionsThrough;
   const more = flush.immediate(rowids, texts);
+  port!.postMessage({ type: 'indexed', spans: rowids.length } satisfies SearchIndexerReport);
   if (deletionsThrough !== before) report();
   if (more) schedule(0);
 }
@@ -242,6 +244,10 @@ port.on('message', (message: SearchIndexerMessage) => {
   }
   // Ingest cuts no words with indexing off; any that come are not indexed either.
   if (!data.indexing) return;
+  if (message.type === 'skipped') {
+    index.transaction(() => addRange.run(message.high, message.low)).immediate();
+    return;
+  }
   for (let i = 0; i < message.rowids.length; i++) {
     pendingRowids.push(message.rowids[i]!);
     pendingTexts.push(message.texts[i]!);

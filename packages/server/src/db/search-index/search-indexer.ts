@@ -21,6 +21,13 @@ const workerUrl = siblingModuleUrl(import.meta.url, 'search-indexer-thread');
 
 /** How long new spans' words wait for more before the indexer's transaction (ms): searches find a span this much after its ingest. */
 export const SEARCH_FLUSH_DELAY_MS = 500;
+/**
+ * Most spans whose words may wait for the thread: about 25 MB of text with the ingest
+ * benchmark's spans. Beyond it (the thread, at the lowest priority, may get little CPU while
+ * ingest fills the cores) new spans' words are not sent; the thread indexes those spans later
+ * from the database, as a backfill, so memory stays bounded whatever the rate.
+ */
+export const MAX_WAITING_SPANS = 40_000;
 /** How long after the thread stopped it is started again (ms); the spans it held are indexed again from the database. */
 const RESTART_DELAY_MS = 1_000;
 /** The thread's young generation: its objects (each batch's words) die at once. */
@@ -31,9 +38,15 @@ export class SearchIndexer implements SearchIndexSink {
   private worker: Worker | null = null;
   private applied = 0;
   private closed = false;
+  /** Spans sent to the thread whose words it has not written yet. */
+  private waiting = 0;
+  /** Spans whose words were not sent, the thread being behind (indexed later from the database). */
+  skippedSpans = 0;
+  private readonly maxWaiting: number;
   private readonly data: SearchIndexerData;
 
-  constructor(databaseFile: string, options: { indexing: boolean; onError?: (message: string) => void }) {
+  constructor(databaseFile: string, options: { indexing: boolean; onError?: (message: string) => void; maxWaitingSpans?: number }) {
+    this.maxWaiting = options.maxWaitingSpans ?? MAX_WAITING_SPANS;
     this.data = {
       databaseFile,
       indexFile: searchIndexFile(databaseFile),
@@ -46,8 +59,11 @@ export class SearchIndexer implements SearchIndexSink {
   private start(onError?: (message: string) => void): void {
     const worker = startWorker(workerUrl, this.data, INDEXER_THREAD_LIMITS);
     this.worker = worker;
+    // What an earlier thread held is indexed again by this one, from the database, at its start.
+    this.waiting = 0;
     worker.on('message', (report: SearchIndexerReport) => {
       if (report.type === 'deletions') this.applied = Math.max(this.applied, report.through);
+      else this.waiting = Math.max(0, this.waiting - report.spans);
     });
     worker.on('error', (error) => onError?.(`the search indexer thread failed: ${error.message}`));
     // A thread that stopped by itself is started again: what it held is indexed again at its start.
@@ -58,7 +74,15 @@ export class SearchIndexer implements SearchIndexSink {
   }
 
   index(rowids: number[], texts: string[]): void {
-    this.worker?.postMessage({ type: 'spans', rowids, texts } satisfies SearchIndexerMessage);
+    if (this.worker === null) return;
+    if (this.waiting + rowids.length > this.maxWaiting) {
+      // Row ids grow with each commit: the range holds these spans (and no span of another batch still waiting).
+      this.worker.postMessage({ type: 'skipped', low: rowids[0]! - 1, high: rowids.at(-1)! } satisfies SearchIndexerMessage);
+      this.skippedSpans += rowids.length;
+      return;
+    }
+    this.waiting += rowids.length;
+    this.worker.postMessage({ type: 'spans', rowids, texts } satisfies SearchIndexerMessage);
   }
 
   deletionsApplied(): number {
