@@ -10,8 +10,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { openSqlite } from '@sightline/common';
-import { openDatabase } from '../../src/db/database.js';
-import { migrateToLatest } from '../../src/db/migrate.js';
 import { searchIndexFile } from '../../src/db/search-index/search-index-file.js';
 import { SearchIndexer } from '../../src/db/search-index/search-indexer.js';
 import { createDatabaseWriter, type DatabaseWriter } from '../../src/db/writer/database-writer.js';
@@ -20,7 +18,7 @@ import { storeAttributes } from '../../src/span-model/long-attributes.js';
 import { searchTextOf } from '../../src/span-model/search-text.js';
 import { packSpanRows } from '../../src/span-model/span-row-codec.js';
 import type { SpanRow } from '../../src/span-model/span-rows.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/databases.js';
+import { createMigratedTestDatabase, type TestDatabase } from '../helpers/databases.js';
 import { spanRow } from '../helpers/span-row.js';
 
 let database: TestDatabase;
@@ -29,11 +27,8 @@ let writer: DatabaseWriter | null = null;
 let spanCounter = 0;
 
 before(async () => {
-  database = await createTestDatabase('sqlite');
+  database = await createMigratedTestDatabase('sqlite');
   file = path.join(database.workingDir, 'sightline.db');
-  const opened = openDatabase({ dialect: 'sqlite', url: file });
-  await migrateToLatest(opened);
-  await opened.close();
 });
 
 after(async () => {

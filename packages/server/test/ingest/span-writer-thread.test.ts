@@ -7,11 +7,9 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { openSqlite, PartialWriteError } from '@sightline/common';
-import { openDatabase } from '../../src/db/database.js';
-import { migrateToLatest } from '../../src/db/migrate.js';
 import { type PackedSpans, packSpanRows, packSpanRowsDeferringLong } from '../../src/span-model/span-row-codec.js';
 import { createDatabaseWriter, type QueuedSpans, type DatabaseWriter } from '../../src/db/writer/database-writer.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/databases.js';
+import { createMigratedTestDatabase, type TestDatabase } from '../helpers/databases.js';
 import { spanRow } from '../helpers/span-row.js';
 
 let database: TestDatabase;
@@ -19,11 +17,8 @@ let file: string;
 let writer: DatabaseWriter;
 
 before(async () => {
-  database = await createTestDatabase('sqlite');
+  database = await createMigratedTestDatabase('sqlite');
   file = path.join(database.workingDir, 'sightline.db');
-  const opened = openDatabase({ dialect: 'sqlite', url: file });
-  await migrateToLatest(opened);
-  await opened.close();
   writer = createDatabaseWriter({ dialect: 'sqlite', url: file });
 });
 

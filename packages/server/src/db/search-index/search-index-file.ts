@@ -40,6 +40,9 @@ export function createSearchIndexTables(connection: SQLite.Database): void {
   if (!exists) connection.exec(`INSERT INTO span_search (span_search, rank) VALUES ('automerge', ${SEARCH_AUTOMERGE})`);
 }
 
+/** Writes a span's words (its search text) under its row id: the indexer's and the bulk loaders' one statement. */
+export const INSERT_WORDS_SQL = 'INSERT INTO span_search (rowid, words) VALUES (?, ?)';
+
 /** FTS5's `automerge` of the index (docs/performance.md, "Ingest with the text index on and off"). */
 export const SEARCH_AUTOMERGE = 16;
 

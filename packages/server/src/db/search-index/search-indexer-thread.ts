@@ -25,7 +25,7 @@ import { openSqlite } from '@sightline/common';
 import type { Attributes } from '../../span-model/decoded-spans.js';
 import { mergeAttributes } from '../../span-model/long-attributes.js';
 import { searchTextOf } from '../../span-model/search-text.js';
-import { createSearchIndexTables } from './search-index-file.js';
+import { createSearchIndexTables, INSERT_WORDS_SQL } from './search-index-file.js';
 
 /** What the thread is started with. */
 export interface SearchIndexerData {
@@ -70,7 +70,7 @@ index.pragma('synchronous = NORMAL');
 createSearchIndexTables(index);
 const spans = openSqlite(data.databaseFile, { readonly: true });
 
-const insertWords = index.prepare('INSERT INTO span_search (rowid, words) VALUES (?, ?)');
+const insertWords = index.prepare(INSERT_WORDS_SQL);
 const deleteWords = index.prepare('DELETE FROM span_search WHERE rowid = ?');
 // FTS5 keeps one row per indexed span in its docsize table: whether a row id has words.
 const hasWords = index.prepare('SELECT 1 FROM span_search_docsize WHERE id = ?').pluck();

@@ -6,7 +6,7 @@
  */
 import type { Worker } from 'node:worker_threads';
 import { openSqlite, siblingModuleUrl, startWorker } from '@sightline/common';
-import { createSearchIndexTables, searchIndexFile } from './search-index-file.js';
+import { createSearchIndexTables, INSERT_WORDS_SQL, searchIndexFile } from './search-index-file.js';
 import type { SearchIndexerData, SearchIndexerMessage, SearchIndexerReport } from './search-indexer-thread.js';
 
 /** What SqliteSpanStore hands new spans' words to. */
@@ -109,7 +109,7 @@ export class DirectSearchIndex implements SearchIndexSink {
     this.connection = openSqlite(searchIndexFile(databaseFile));
     this.connection.pragma('synchronous = NORMAL');
     createSearchIndexTables(this.connection);
-    this.insert = this.connection.prepare('INSERT INTO span_search (rowid, words) VALUES (?, ?)');
+    this.insert = this.connection.prepare(INSERT_WORDS_SQL);
     const mark = this.connection.prepare(
       `INSERT INTO search_state (name, value) VALUES ('live_through', ?)
        ON CONFLICT (name) DO UPDATE SET value = max(value, excluded.value)`,
