@@ -146,6 +146,7 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
       },
       // REST-submitted spans take the ingest path, so span SQL stays in the writers.
       submitSpans: (rows) => spanQueue.enqueue(rows),
+      rollups: config.dashboardRollups,
     });
     const prompts = createPromptsService({ prompts: data.repositories.prompts, withTransaction: data.withTransaction });
     const datasets = createDatasetsService({
@@ -297,7 +298,7 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
         withTransaction: data.withTransaction,
         ingestIdle: database.dialect === 'sqlite' ? () => spanQueue.whenIdle() : undefined,
       }),
-      createCostJob({ costs: data.repositories.costs, writer: writer.costs }),
+      createCostJob({ costs: data.repositories.costs, writer: writer.costs, rollups: config.dashboardRollups }),
       retentionJob,
       ...(database.dialect === 'postgres' && config.retention.compactPartitions
         ? [

@@ -19,12 +19,14 @@ export interface TraceServicesOptions {
   onProjectsDeleted: () => void;
   /** Writes REST-submitted span rows through the ingest queue (POST /v1/projects/{p}/spans); without it that route answers 503. */
   submitSpans?: SubmitSpanRows | undefined;
+  /** SERVICE_DASHBOARD_ROLLUPS: the rollups hold every span, so a large project summary may read them. */
+  rollups?: boolean;
 }
 
 /** The services over stored traces: projects, spans, traces, sessions, metrics, annotations. */
 export function createTraceServices(
   { repositories, withTransaction }: { repositories: Repositories; withTransaction: WithTransaction },
-  { onProjectsDeleted, submitSpans }: TraceServicesOptions,
+  { onProjectsDeleted, submitSpans, rollups = true }: TraceServicesOptions,
 ) {
   const projects = createProjectsService({ projects: repositories.projects, onProjectsDeleted });
   const sessions = createSessionsService({ sessions: repositories.sessions, costs: repositories.costs, projects });
@@ -50,7 +52,12 @@ export function createTraceServices(
     savedViews: createSavedViewsService({ views: repositories.savedViews, projects }),
     dashboards: createDashboardsService({ dashboards: repositories.dashboards, projects }),
     dashboardQuery: createDashboardQueryService({ rollups: repositories.rollups, projects }),
-    metrics: createMetricsService({ metrics: repositories.projectMetrics, costs: repositories.costs, projects }),
+    metrics: createMetricsService({
+      metrics: repositories.projectMetrics,
+      costs: repositories.costs,
+      projects,
+      rollups: rollups ? repositories.rollups : null,
+    }),
     annotations: createAnnotationsService({
       annotations: repositories.annotations,
       spans: repositories.spans,

@@ -781,7 +781,10 @@ function scenario(r: Repositories, dialect: string, db: Kysely<DB>): SqlScenario
         ['rollups.fromRollups (no group)', () => r.rollups.fromRollups(whole, null, false)],
         ['rollups.fromSpans', () => r.rollups.fromSpans(range, { kind: 'attribute', key: 'metadata.tenant' }, NAME_IS_X, true)],
         ['rollups.fromSpans (session)', () => r.rollups.fromSpans(whole, { kind: 'session' }, null, false)],
-        ['rollups.costs', () => r.rollups.costs(range, { kind: 'rollup', column: 'model' }, null)],
+        ['rollups.costsFromRollups', () => r.rollups.costsFromRollups(range, 'model')],
+        ['rollups.spanCount', () => r.rollups.spanCount(1, 100, 200)],
+        ['rollups.totals', () => r.rollups.totals(1, null, 200)],
+        ['rollups.costs', () => r.rollups.costs(range, { kind: 'rollup', column: 'model' }, NAME_IS_X)],
         ['rollups.costs (user)', () => r.rollups.costs(whole, { kind: 'user' }, NAME_IS_X)],
         ['rollups.annotations', () => r.rollups.annotations(range, 'quality', 'good', { kind: 'annotation_label' }, null)],
       ] as [string, () => Promise<unknown>][];
@@ -964,14 +967,25 @@ function scenario(r: Repositories, dialect: string, db: Kysely<DB>): SqlScenario
     ['costs.maxSpanId', () => r.costs.maxSpanId()],
     ['costs.spansWithTokens', () => r.costs.spansWithTokens(0, 10)],
     [
-      'costs.insertSpanCosts',
-      // The scenario writes no spans (ingest's SQL is raw), so the row's foreign key fails; the statement is still recorded.
+      'costs.storeSpanCosts',
       () =>
-        r.costs
-          .insertSpanCosts([
-            { spanRowid: 1, traceRowid: 1, projectId: 1, modelId: 1, startTime: '1', promptCost: 0.1, completionCost: 0.2, totalCost: 0.3 },
-          ])
-          .catch(() => undefined),
+        r.costs.storeSpanCosts(
+          [
+            {
+              spanRowid: 1,
+              traceRowid: 1,
+              projectId: 1,
+              modelId: 1,
+              startTime: '1',
+              promptCost: 0.1,
+              completionCost: 0.2,
+              totalCost: 0.3,
+              rollupValues: { span_kind: 'LLM', name: 'n', model: 'm', status: 'OK' },
+            },
+          ],
+          { name: 'w', value: '1' },
+          { rollups: true },
+        ),
     ],
     ['costs.traceTotals', () => r.costs.traceTotals([1])],
     ['costs.spanCosts', () => r.costs.spanCosts([1])],

@@ -3315,14 +3315,16 @@ export interface components {
             project_id: string;
             /**
              * Format: date-time
-             * @description Range start as requested (null: unbounded). ISO 8601 UTC with nine fractional digits (nanoseconds).
+             * @description Range start as requested, or its minute when approximate (null: unbounded). ISO 8601 UTC with nine fractional digits (nanoseconds).
              */
             start_time: string | null;
             /**
              * Format: date-time
-             * @description Range end as requested (null: unbounded). ISO 8601 UTC with nine fractional digits (nanoseconds).
+             * @description Range end as requested, or the end of its minute when approximate (null: unbounded). ISO 8601 UTC with nine fractional digits (nanoseconds).
              */
             end_time: string | null;
+            /** @description True when the range holds more spans than an exact summary reads (20,000): the figures then come from the per-minute rollups (docs/dashboards.md) over the range widened to whole minutes, the latency percentiles within ±19 %, and models list the spans of any kind that name one. */
+            approximate: boolean;
             span_count: number;
             /** @description Traces whose start time is in the range. */
             trace_count: number;

@@ -8,6 +8,7 @@ import type { CostsRepository, ModelRecord, NewSpanCost, SpanForCost } from '../
 import { COST_WATERMARK } from './costs-service.js';
 import { costOf, createCostLookup } from './cost-lookup.js';
 import type { Job } from '../jobs/job-runner.js';
+import { modelNameOf } from '../span-model/span-rows.js';
 import {
   LLM_MODEL_NAME,
   LLM_PROVIDER,
@@ -24,6 +25,8 @@ export interface CostJobOptions {
   costs: CostsRepository;
   /** SQLite: the writer thread's cost writes; without it (PostgreSQL) the repository writes. */
   writer?: CostWriter | undefined;
+  /** SERVICE_DASHBOARD_ROLLUPS, where the repository writes: costs are added to the rollups (db/writer/cost-rollups.ts). */
+  rollups?: boolean;
   /** Pause between ticks when caught up (ms). */
   intervalMs?: number;
   /** Span row ids scanned per tick: bounds the work of one tick whatever the database holds. */
@@ -52,7 +55,7 @@ function usageOf(span: SpanForCost) {
 }
 
 /** The cost job, for the job runner (jobs/job-runner.ts). */
-export function createCostJob({ costs, writer, intervalMs = 1000, sliceSpans = 20_000 }: CostJobOptions): CostJob {
+export function createCostJob({ costs, writer, rollups = true, intervalMs = 1000, sliceSpans = 20_000 }: CostJobOptions): CostJob {
   let lookup: { signature: string; find: ReturnType<typeof createCostLookup>['find'] } | null = null;
   let running: Promise<number> | null = null;
 
@@ -81,14 +84,20 @@ export function createCostJob({ costs, writer, intervalMs = 1000, sliceSpans = 2
         projectId: span.projectId,
         modelId: model.id,
         startTime: span.startTime,
+        // As the span writers key the span's rollups (span-rows.ts).
+        rollupValues: {
+          span_kind: span.spanKind,
+          name: span.name,
+          model: modelNameOf(span.attributes[LLM_MODEL_NAME]) ?? '',
+          status: span.statusCode,
+        },
         ...costOf(usage, model),
       });
     }
     if (writer) {
       await writer.store(priced, { name: COST_WATERMARK, value: String(upTo) });
     } else {
-      await costs.insertSpanCosts(priced);
-      await costs.writeJobState(COST_WATERMARK, String(upTo));
+      await costs.storeSpanCosts(priced, { name: COST_WATERMARK, value: String(upTo) }, { rollups });
     }
     return priced.length;
   };

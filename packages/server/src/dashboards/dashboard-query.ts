@@ -1,10 +1,10 @@
 /**
  * Dashboard queries (docs/dashboards.md): one metric of the window metrics (metrics/window-metrics.ts)
  * over one or more projects, per time bucket and group. Span counts, errors, tokens and latency
- * percentiles grouped by kind, name, model or status come from the per-minute rollups; user,
- * session, an attribute, or any filter read the range's spans instead (bounded to
- * MAX_SPAN_SCAN_DAYS), cost reads span_costs and the annotation metrics the annotations. The
- * answer says which (`source`).
+ * percentiles and cost, grouped by kind, name, model or status, come from the per-minute rollups;
+ * user, session, an attribute, or any filter read the range's spans instead (bounded to
+ * MAX_SPAN_SCAN_DAYS; cost from span_costs joined with them), and the annotation metrics the
+ * annotations. The answer says which (`source`).
  */
 import { InvalidInputError } from '@sightline/common';
 import { histogramPercentile, LATENCY_BUCKETS } from '../db/latency-histogram.js';
@@ -305,8 +305,17 @@ export function createDashboardQueryService({ rollups, projects }: { rollups: Ro
       };
     }
     if (metric === 'cost') {
-      const rows = await rollups.costs(range, spanGroup, condition);
-      return { source: 'span_costs', rows: rows.map((row) => ({ minute: row.minute, group: row.group, parts: { cost: row.cost } })) };
+      const costFromRollups = condition === null && (groupBy === null || rollupColumn !== null);
+      const rows = costFromRollups ? await rollups.costsFromRollups(range, rollupColumn) : await rollups.costs(range, spanGroup, condition);
+      return {
+        source: costFromRollups ? 'rollups' : 'span_costs',
+        rows: rows.map((row) => ({
+          minute: row.minute,
+          // As for the other metrics below: the rollups key a span without a model as ''.
+          group: rollupColumn === 'model' && row.group === '' ? null : row.group,
+          parts: { cost: row.cost },
+        })),
+      };
     }
     const histogram = PERCENTILE[metric] !== undefined;
     const fromRollups = condition === null && (groupBy === null || rollupColumn !== null);

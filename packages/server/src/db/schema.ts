@@ -539,7 +539,7 @@ export interface GenerativeModelsTable {
 export type SpanRollupsTable = {
   project_id: number;
   minute: number;
-  /** '' for every span of the minute, else span_kind, name, model or status. */
+  /** '' for every span of the minute, else span_kind, name, model, status or root (root spans, migration 0046). */
   dimension: string;
   value: string;
   span_count: number;
@@ -548,6 +548,10 @@ export type SpanRollupsTable = {
   token_count_prompt: number;
   token_count_completion: number;
   token_count_total: number;
+  /** USD, added by the cost job once it has priced the minute's spans (migration 0046). */
+  prompt_cost: number;
+  completion_cost: number;
+  total_cost: number;
 } & Record<`h${string}`, number>;
 
 /** A saved dashboard (migration 0044): of a project, or global when project_id is null. */

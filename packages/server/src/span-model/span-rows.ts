@@ -187,7 +187,8 @@ function sessionIdOf(value: AttributeValue | undefined): string | null {
 /** Most characters of a model name kept in the rollups' key; longer is not a model name. */
 const MAX_MODEL_NAME_LENGTH = 256;
 
-function modelNameOf(value: AttributeValue | undefined): string | null {
+/** A span's llm.model_name as the dashboards' rollups key it (docs/dashboards.md): trimmed, at most 256 characters, null when blank. */
+export function modelNameOf(value: unknown): string | null {
   const text = typeof value === 'string' ? value.trim() : '';
   return text === '' ? null : text.slice(0, MAX_MODEL_NAME_LENGTH);
 }

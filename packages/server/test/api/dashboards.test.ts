@@ -138,14 +138,64 @@ describeEachDialect('dashboards', (current) => {
       assert.equal(total(filtered, 'gpt-4o'), 3);
     });
 
-    it('reads cost from the cost rows and annotation metrics from the annotations', async () => {
-      // Every LLM span: 1000 × 2.50 + 100 × 10 per million for gpt-4o; the cost job prices them shortly after ingest.
+    it('reads cost from the rollups, once per priced span, and annotation metrics from the annotations', async () => {
+      // Every gpt-4o span: 1000 × 2.50 + 100 × 10 per million; the cost job prices them shortly after
+      // ingest and adds each cost to its minute's rollups. "claude" matches no shipped price.
+      const gpt4o = 8 * 0.0035;
       const cost = await eventually(async () => {
         const data = await query({ projects: [project], metric: 'cost', group_by: 'model' });
-        assert.ok(Math.abs((total(data, 'gpt-4o') ?? 0) - 8 * 0.0035) < 1e-9, JSON.stringify(data.series));
+        assert.ok(Math.abs((total(data, 'gpt-4o') ?? 0) - gpt4o) < 1e-9, JSON.stringify(data.series));
         return data;
       });
-      assert.equal(cost.source, 'span_costs');
+      assert.equal(cost.source, 'rollups');
+      assert.deepEqual(
+        cost.series.map((series: { group: string | null }) => series.group),
+        ['gpt-4o'],
+      );
+      // By minute (i = 0, 4, 8 | 12, 16 | 20, 24, 28) and by name, from the rollups too.
+      const perMinute = await query({ projects: [project], metric: 'cost', bucket: 'minute' });
+      assert.equal(perMinute.source, 'rollups');
+      const points = perMinute.series[0].points.map((point: { value: number }) => point.value);
+      assert.deepEqual(
+        points.map((value: number) => Math.round(value / 0.0035)),
+        [3, 2, 3],
+      );
+      const byName = await query({ projects: [project], metric: 'cost', group_by: 'name' });
+      // gpt-4o spans by name (i % 3): a 0, 12, 24; b 4, 16, 28; c 8, 20.
+      assert.deepEqual(
+        byName.series.map((series: { group: string; total: number }) => [series.group, Math.round(series.total / 0.0035)]).sort(),
+        [
+          ['a', 3],
+          ['b', 3],
+          ['c', 2],
+        ],
+      );
+      // A filter reads span_costs with the spans: the same sum.
+      const filtered = await query({ projects: [project], metric: 'cost', filter: "name != 'none'" });
+      assert.equal(filtered.source, 'span_costs');
+      assert.ok(Math.abs(total(filtered)! - gpt4o) < 1e-9);
+
+      // A new price makes the job price every span again: only the spans it had not priced are
+      // added (claude's 7, at 1 and 2 per million), the others are not counted twice.
+      const created = await request(url(), 'POST', '/v1/model_prices', {
+        name: unique('claude-house'),
+        name_pattern: '^claude$',
+        input_per_million: 1,
+        output_per_million: 2,
+      });
+      assert.equal(created.status, 200, created.text);
+      try {
+        const claude = 7 * 0.0012;
+        const repriced = await eventually(async () => {
+          const data = await query({ projects: [project], metric: 'cost', group_by: 'model' });
+          assert.ok(Math.abs((total(data, 'claude') ?? 0) - claude) < 1e-9, JSON.stringify(data.series));
+          return data;
+        });
+        assert.ok(Math.abs(total(repriced, 'gpt-4o')! - gpt4o) < 1e-9, JSON.stringify(repriced.series));
+        assert.ok(Math.abs(total(await query({ projects: [project], metric: 'cost' }))! - gpt4o - claude) < 1e-9);
+      } finally {
+        await request(url(), 'DELETE', `/v1/model_prices/${created.body.data.id}`);
+      }
       const annotations = spans.slice(0, 4).map((span, i) => ({
         span_id: span.spanId,
         name: 'quality',

@@ -5,12 +5,16 @@ import { PostgresSpanWriter } from '../../src/db/writer/span-writes-postgres.js'
 import { attachSearchIndex } from '../../src/db/search-index/search-index-file.js';
 import { DirectSearchIndex } from '../../src/db/search-index/search-indexer.js';
 import { SqliteSpanStore } from '../../src/db/writer/span-writes-sqlite.js';
+import { SqliteCostStore } from '../../src/db/writer/cost-writes-sqlite.js';
+import type { CostWriter } from '../../src/costs/cost-job.js';
 import type { DB } from '../../src/db/schema.js';
 import type { SpanRow } from '../../src/span-model/span-rows.js';
 import type { TestDatabase } from './databases.js';
 
 export interface TestSpanWriter {
   write(rows: SpanRow[]): Promise<void>;
+  /** SQLite: the cost job's writes, as the writer thread runs them; PostgreSQL: none (the job writes through its repository). */
+  costs: CostWriter | undefined;
   close(): Promise<void>;
 }
 
@@ -23,8 +27,14 @@ export function openSpanWriter(database: TestDatabase, file: string, options: { 
     const connection = openSqlite(file);
     const search = new DirectSearchIndex(file);
     const store = new SqliteSpanStore(connection, { search, rollups: options.rollups });
+    const costs = new SqliteCostStore(connection, { rollups: options.rollups !== false });
     return {
       write: async (rows) => store.write(rows),
+      costs: {
+        store: async (priced, watermark) => {
+          costs.run({ kind: 'costs.store', costs: priced, watermark });
+        },
+      },
       close: async () => {
         search.close();
         connection.close();
@@ -32,7 +42,7 @@ export function openSpanWriter(database: TestDatabase, file: string, options: { 
     };
   }
   const writer = new PostgresSpanWriter(database.url, options);
-  return { write: (rows) => writer.write(rows), close: () => writer.close() };
+  return { write: (rows) => writer.write(rows), costs: undefined, close: () => writer.close() };
 }
 
 /** A connection to the database with the search index attached, as the server opens it. */

@@ -8,6 +8,7 @@ export function presentSummary(summary: ProjectSummary) {
     project_id: toGlobalId('Project', summary.project.id),
     start_time: summary.startTime === undefined ? null : iso(summary.startTime),
     end_time: summary.endTime === undefined ? null : iso(summary.endTime),
+    approximate: summary.approximate,
     span_count: summary.spanCount,
     trace_count: summary.traceCount,
     error_count: summary.errorCount,

@@ -16,8 +16,14 @@ const latencyPercentiles = {
 export const ProjectSummary = Type.Object(
   {
     project_id: Id('Project'),
-    start_time: Nullable(Time('Range start as requested (null: unbounded).')),
-    end_time: Nullable(Time('Range end as requested (null: unbounded).')),
+    start_time: Nullable(Time('Range start as requested, or its minute when approximate (null: unbounded).')),
+    end_time: Nullable(Time('Range end as requested, or the end of its minute when approximate (null: unbounded).')),
+    approximate: Type.Boolean({
+      description:
+        'True when the range holds more spans than an exact summary reads (20,000): the figures then come from the per-minute ' +
+        'rollups (docs/dashboards.md) over the range widened to whole minutes, the latency percentiles within ±19 %, and models ' +
+        'list the spans of any kind that name one.',
+    }),
     span_count: Type.Integer(),
     trace_count: Type.Integer({ description: 'Traces whose start time is in the range.' }),
     error_count: Type.Integer({ description: 'Spans with status ERROR.' }),

@@ -58,24 +58,42 @@ export function up({ dialect }: MigrationContext) {
   };
 }
 
+/** The minute of `start_time` in SQL: whole-number division (a double would blur nanoseconds), floored for times before 1970. */
+export const ROLLUP_MINUTE_SQL = 'case when start_time >= 0 then start_time / 60000000000 else -((-start_time - 1) / 60000000000) - 1 end';
+
+/** A span's model as the rollups key it, in SQL over `attributes`: as span-rows.ts reads llm.model_name, a non-blank string, at most 256 characters, else ''. */
+export function rollupModelSql(dialect: Dialect): string {
+  return dialect === 'postgres'
+    ? "coalesce(case when jsonb_typeof(attributes -> 'llm.model_name') = 'string' then substr(btrim(attributes ->> 'llm.model_name'), 1, 256) end, '')"
+    : `coalesce(case when json_type(attributes, '$."llm.model_name"') = 'text' then substr(trim(json_extract(attributes, '$."llm.model_name"')), 1, 256) end, '')`;
+}
+
 /**
  * Rolls up the spans stored before this migration, as the writers roll up new ones
  * (writer/span-writes.ts, RollupAccumulator): one aggregate statement per dimension, so that
  * dashboards show the history an upgraded server already holds.
  */
 export async function backfillRollups(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
+  const values: Record<string, string> = {
+    '': "''",
+    span_kind: 'span_kind',
+    name: 'name',
+    model: rollupModelSql(dialect),
+    status: 'status_code',
+  };
+  for (const [dimension, value] of Object.entries(values)) await rollUpSpans(db, dialect, dimension, value);
+}
+
+/**
+ * Adds the stored spans (those `where` keeps, a condition on `spans`) to their rows of
+ * `dimension`, keyed by the SQL `value`: one aggregate statement.
+ */
+export async function rollUpSpans(db: Kysely<unknown>, dialect: Dialect, dimension: string, value: string, where = 'true'): Promise<void> {
   const pg = dialect === 'postgres';
-  // Whole-number division (a double would blur nanoseconds), floored for times before 1970.
-  const minute = 'case when start_time >= 0 then start_time / 60000000000 else -((-start_time - 1) / 60000000000) - 1 end';
   const latency = '(end_time - start_time)';
   const bucket = pg
     ? `(case when ${latency} < 100000 then 0 else least(${LATENCY_BUCKETS - 1}, 1 + floor(2 * log(2, ${latency} / 100000.0))::int) end)`
     : `(case when ${latency} < 100000 then 0 else min(${LATENCY_BUCKETS - 1}, 1 + cast(floor(2 * log2(${latency} / 100000.0)) as integer)) end)`;
-  // As span-rows.ts reads llm.model_name: a non-blank string, at most 256 characters.
-  const model = pg
-    ? "coalesce(case when jsonb_typeof(attributes -> 'llm.model_name') = 'string' then substr(btrim(attributes ->> 'llm.model_name'), 1, 256) end, '')"
-    : `coalesce(case when json_type(attributes, '$."llm.model_name"') = 'text' then substr(trim(json_extract(attributes, '$."llm.model_name"')), 1, 256) end, '')`;
-  const values: Record<string, string> = { '': "''", span_kind: 'span_kind', name: 'name', model, status: 'status_code' };
   const columns = [
     'project_id',
     'dimension',
@@ -98,15 +116,13 @@ export async function backfillRollups(db: Kysely<unknown>, dialect: Dialect): Pr
     'coalesce(sum(llm_token_count_total), 0)',
     ...BUCKET_COLUMNS.map((_, index) => `sum(case when b = ${index} then 1 else 0 end)`),
   ];
-  for (const [dimension, value] of Object.entries(values)) {
-    await sql
-      .raw(
-        `INSERT INTO span_rollups (${columns.join(', ')})
-         SELECT project_id, '${dimension}', m, v, ${sums.join(', ')}
-         FROM (SELECT project_id, cast(${minute} as bigint) AS m, ${value} AS v, status_code, start_time, end_time,
-                 llm_token_count_prompt, llm_token_count_completion, llm_token_count_total, ${bucket} AS b FROM spans) AS s
-         GROUP BY project_id, m, v`,
-      )
-      .execute(db);
-  }
+  await sql
+    .raw(
+      `INSERT INTO span_rollups (${columns.join(', ')})
+       SELECT project_id, '${dimension}', m, v, ${sums.join(', ')}
+       FROM (SELECT project_id, cast(${ROLLUP_MINUTE_SQL} as bigint) AS m, ${value} AS v, status_code, start_time, end_time,
+               llm_token_count_prompt, llm_token_count_completion, llm_token_count_total, ${bucket} AS b FROM spans WHERE ${where}) AS s
+       GROUP BY project_id, m, v`,
+    )
+    .execute(db);
 }

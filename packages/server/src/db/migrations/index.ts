@@ -42,6 +42,7 @@ import * as experimentTraceIndexes from './0042-experiment-trace-indexes.js';
 import * as scheduledExports from './0043-scheduled-exports.js';
 import * as dashboards from './0044-dashboards.js';
 import * as searchIndexFile from './0045-search-index-file.js';
+import * as summaryRollups from './0046-summary-rollups.js';
 
 export interface MigrationContext {
   dialect: Dialect;
@@ -91,5 +92,6 @@ export function migrations(context: MigrationContext): Record<string, Migration>
     '0043-scheduled-exports': { up: scheduledExports.up(context) },
     '0044-dashboards': { up: dashboards.up(context) },
     '0045-search-index-file': { up: searchIndexFile.up(context) },
+    '0046-summary-rollups': { up: summaryRollups.up(context) },
   };
 }

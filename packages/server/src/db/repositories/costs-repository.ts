@@ -8,6 +8,9 @@ import { bigintText, nanosLiteral, parseJsonColumn } from '../sql-dialect.js';
 import { chunks, MAX_IN_LIST } from '../chunks.js';
 import { maxSpanRowid } from '../span-ids.js';
 import { createJobStateRepository } from './job-state-repository.js';
+import { inTransaction } from '../in-transaction.js';
+import { COST_ROLLUP_CONFLICT, costRollupRow, costRollups } from '../writer/cost-rollups.js';
+import type { RollupDimension } from '../writer/span-writes.js';
 import {
   LLM_MODEL_NAME,
   LLM_PROVIDER,
@@ -42,6 +45,9 @@ export interface SpanForCost {
   attributes: Record<string, unknown>;
   promptTokens: number;
   completionTokens: number;
+  spanKind: string;
+  name: string;
+  statusCode: string;
 }
 
 export interface NewSpanCost {
@@ -53,6 +59,8 @@ export interface NewSpanCost {
   promptCost: number;
   completionCost: number;
   totalCost: number;
+  /** The span's value of each dimension of the dashboards' rollups, where its cost is added (db/writer/cost-rollups.ts). */
+  rollupValues: Record<RollupDimension, string>;
 }
 
 export interface CostTotals {
@@ -180,6 +188,9 @@ export function createCostsRepository(db: Kysely<DB>) {
           'attributes',
           'llm_token_count_prompt',
           'llm_token_count_completion',
+          'span_kind',
+          'name',
+          'status_code',
         ])
         .where('id', '>', afterId)
         .where('id', '<=', upToId)
@@ -195,28 +206,59 @@ export function createCostsRepository(db: Kysely<DB>) {
         attributes: costAttributes(parseJsonColumn<Record<string, unknown>>(row.attributes, {})),
         promptTokens: Number(row.llm_token_count_prompt ?? 0),
         completionTokens: Number(row.llm_token_count_completion ?? 0),
+        spanKind: row.span_kind,
+        name: row.name,
+        statusCode: row.status_code,
       }));
     },
-    /** Stores computed costs; a span already costed (another replica's job) is left as it is. */
-    async insertSpanCosts(costs: NewSpanCost[]): Promise<void> {
-      for (let start = 0; start < costs.length; start += 500) {
-        await db
-          .insertInto('span_costs')
-          .values(
-            costs.slice(start, start + 500).map((cost) => ({
-              span_rowid: cost.spanRowid,
-              trace_rowid: cost.traceRowid,
-              project_id: cost.projectId,
-              model_id: cost.modelId,
-              start_time: cost.startTime,
-              prompt_cost: cost.promptCost,
-              completion_cost: cost.completionCost,
-              total_cost: cost.totalCost,
-            })),
-          )
-          .onConflict((oc) => oc.column('span_rowid').doNothing())
-          .execute();
-      }
+    /**
+     * Stores computed costs, adds the ones inserted to the dashboards' rollups when `rollups`
+     * (db/writer/cost-rollups.ts) and moves the job's watermark, in one transaction. A span
+     * already costed (another replica's job, or a rescan) is left as it is and not added again.
+     * Answers how many costs were inserted.
+     */
+    async storeSpanCosts(
+      costs: NewSpanCost[],
+      watermark: { name: string; value: string },
+      { rollups }: { rollups: boolean },
+    ): Promise<number> {
+      return inTransaction(db, async (trx) => {
+        const inserted: NewSpanCost[] = [];
+        for (let start = 0; start < costs.length; start += 500) {
+          const slice = costs.slice(start, start + 500);
+          const rows = await trx
+            .insertInto('span_costs')
+            .values(
+              slice.map((cost) => ({
+                span_rowid: cost.spanRowid,
+                trace_rowid: cost.traceRowid,
+                project_id: cost.projectId,
+                model_id: cost.modelId,
+                start_time: cost.startTime,
+                prompt_cost: cost.promptCost,
+                completion_cost: cost.completionCost,
+                total_cost: cost.totalCost,
+              })),
+            )
+            .onConflict((oc) => oc.column('span_rowid').doNothing())
+            .returning('span_rowid')
+            .execute();
+          const stored = new Set(rows.map((row) => Number(row.span_rowid)));
+          for (const cost of slice) if (stored.has(cost.spanRowid)) inserted.push(cost);
+        }
+        if (rollups) {
+          const all = costRollups(inserted);
+          for (let start = 0; start < all.length; start += 500) {
+            const rows = all.slice(start, start + 500).map(costRollupRow);
+            const columns = Object.keys(rows[0]!);
+            await sql`INSERT INTO span_rollups (${sql.join(columns.map((column) => sql.ref(column)))})
+              VALUES ${sql.join(rows.map((row) => sql`(${sql.join(Object.values(row))})`))}
+              ${sql.raw(COST_ROLLUP_CONFLICT)}`.execute(trx);
+          }
+        }
+        await createJobStateRepository(trx).write(watermark.name, watermark.value);
+        return inserted.length;
+      });
     },
 
     /** Cost totals of each given trace (traces without a costed span are absent). */

@@ -2,11 +2,13 @@
  * The cost job's writes for SQLite, run by the ingest writer thread between its commits
  * (docs/costs.md), like the retention job's: on the main thread's connection they waited for
  * SQLite's write lock in the busy handler — synchronously, holding up every request — whenever
- * ingest committed back to back. The span costs and the job's watermark commit together.
+ * ingest committed back to back. The span costs, their sums in the dashboards' rollups
+ * (cost-rollups.ts) and the job's watermark commit together.
  */
 import { immediateTransaction } from '@sightline/common/writer-thread';
 import type SQLite from 'better-sqlite3';
 import type { NewSpanCost } from '../repositories/costs-repository.js';
+import { COST_ROLLUP_CONFLICT, costRollupRow, costRollups } from './cost-rollups.js';
 
 /** A task of the writer thread for the cost job. */
 export interface CostTask {
@@ -24,7 +26,8 @@ export function isCostTask(task: unknown): task is CostTask {
 export class SqliteCostStore {
   private readonly store: (task: CostTask) => number;
 
-  constructor(connection: SQLite.Database) {
+  /** `rollups`: SERVICE_DASHBOARD_ROLLUPS, as for the spans (span-writes-sqlite.ts). */
+  constructor(connection: SQLite.Database, { rollups }: { rollups: boolean }) {
     // Same statements as costs-repository.ts's insertSpanCosts and writeJobState.
     const insertCost = connection.prepare(
       `INSERT INTO span_costs (span_rowid, trace_rowid, project_id, model_id, start_time, prompt_cost, completion_cost, total_cost)
@@ -33,10 +36,17 @@ export class SqliteCostStore {
     const writeState = connection.prepare(
       'INSERT INTO job_state (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value',
     );
+    const rollupColumns = Object.keys(
+      costRollupRow({ projectId: 0, minute: 0, dimension: '', value: '', promptCost: 0, completionCost: 0, totalCost: 0 }),
+    );
+    const upsertRollup = connection.prepare(
+      `INSERT INTO span_rollups (${rollupColumns.join(', ')}) VALUES (${rollupColumns.map(() => '?').join(', ')}) ${COST_ROLLUP_CONFLICT}`,
+    );
     this.store = immediateTransaction(connection, (task: CostTask) => {
-      let inserted = 0;
+      // Only the costs inserted here: a span priced before (a rescan) is already in the rollups.
+      const inserted: NewSpanCost[] = [];
       for (const cost of task.costs) {
-        inserted += insertCost.run(
+        const changes = insertCost.run(
           cost.spanRowid,
           cost.traceRowid,
           cost.projectId,
@@ -46,9 +56,11 @@ export class SqliteCostStore {
           cost.completionCost,
           cost.totalCost,
         ).changes;
+        if (changes > 0) inserted.push(cost);
       }
+      if (rollups) for (const rollup of costRollups(inserted)) upsertRollup.run(...Object.values(costRollupRow(rollup)));
       writeState.run(task.watermark.name, task.watermark.value);
-      return inserted;
+      return inserted.length;
     });
   }
 

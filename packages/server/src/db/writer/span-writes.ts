@@ -89,8 +89,9 @@ export interface RollupInBatch {
   projectId: number;
   minute: number;
   /** '' for every span of the minute. */
-  dimension: '' | RollupDimension;
-  /** '' for dimension '', and for spans that name no model. */
+  /** `root`: the minute's root spans (no parent), for the project summary's latency (migration 0046). */
+  dimension: '' | RollupDimension | 'root';
+  /** '' for dimensions '' and root, and for spans that name no model. */
   value: string;
   spanCount: number;
   errorCount: number;
@@ -134,6 +135,7 @@ export class RollupAccumulator {
     this.addTo(projectId, prefix, 'name', row.name, latency, bucket, error, row);
     this.addTo(projectId, prefix, 'model', row.modelName ?? '', latency, bucket, error, row);
     this.addTo(projectId, prefix, 'status', row.statusCode, latency, bucket, error, row);
+    if (row.parentId === null) this.addTo(projectId, prefix, 'root', '', latency, bucket, error, row);
   }
 
   private addTo(
@@ -197,6 +199,8 @@ export const ROLLUP_SUM_COLUMNS = [
   'token_count_total',
   ...BUCKET_COLUMNS,
 ] as const;
+/** USD sums of the priced spans, as span_costs names them: added by the cost job, not by the span writers (cost-rollups.ts). */
+export const ROLLUP_COST_COLUMNS = ['prompt_cost', 'completion_cost', 'total_cost'] as const;
 export const ROLLUP_ADD = ROLLUP_SUM_COLUMNS.map((column) => `${column} = span_rollups.${column} + excluded.${column}`).join(', ');
 
 /** A rollup's values in the order of ROLLUP_KEY_COLUMNS then ROLLUP_SUM_COLUMNS. */

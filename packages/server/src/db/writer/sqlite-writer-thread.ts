@@ -37,7 +37,7 @@ connection.pragma(`wal_autocheckpoint = ${BACKSTOP_AUTOCHECKPOINT_PAGES}`);
 const search = new SearchIndexer(data.file, { indexing: data.fullTextSearch, onError: (message) => console.error(message) });
 const store = new SqliteSpanStore(connection, { rollups: data.rollups, search });
 const retention = new SqliteRetentionStore(connection);
-const costs = new SqliteCostStore(connection);
+const costs = new SqliteCostStore(connection, { rollups: data.rollups });
 const longAttributes = new SqliteLongAttributesStore(connection);
 const spanLogEvents = new SqliteSpanLogEventsStore(connection);
 const statements = new SqliteStatementStore(connection);

@@ -51,6 +51,9 @@ export function ProjectLayout() {
   }
 
   const s = summary.data;
+  // A large range is summed from the per-minute rollups: percentiles within ±19 % (docs/dashboards.md).
+  const approx = s?.approximate && s.latency_ms_p50 !== null ? '≈ ' : '';
+  const approxHint = s?.approximate ? ', within ±19 % (from the per-minute rollups of this many spans)' : '';
   const tokensHint = s ? `${formatInt(s.token_count_prompt)} prompt · ${formatInt(s.token_count_completion)} completion` : undefined;
 
   return (
@@ -100,8 +103,16 @@ export function ProjectLayout() {
             color: s && s.error_rate > 0 ? 'red' : undefined,
             hint: s ? `${formatCount(s.error_count, 'span')} with status ERROR` : undefined,
           },
-          { label: 'Latency p50', value: formatDuration(s?.latency_ms_p50), hint: 'Median duration of root spans' },
-          { label: 'Latency p99', value: formatDuration(s?.latency_ms_p99), hint: '99th percentile duration of root spans' },
+          {
+            label: 'Latency p50',
+            value: `${approx}${formatDuration(s?.latency_ms_p50)}`,
+            hint: `Median duration of root spans${approxHint}`,
+          },
+          {
+            label: 'Latency p99',
+            value: `${approx}${formatDuration(s?.latency_ms_p99)}`,
+            hint: `99th percentile duration of root spans${approxHint}`,
+          },
           { label: 'Tokens', value: formatCompact(s?.token_count_total), hint: tokensHint },
           {
             label: 'Cost',
