@@ -30,6 +30,15 @@ export function sqlDialect(dialect: Dialect) {
   return {
     dialect,
 
+    /**
+     * A number column that no index matches (a unary + on SQLite, + 0 on PostgreSQL): for a
+     * project test beside a list of ids, where the planners, without statistics or misled by a
+     * long list, otherwise walk the project's index instead of the ids' (docs/performance.md).
+     */
+    unindexed(column: string): RawBuilder<number> {
+      return pg ? sql<number>`(${sql.ref(column)} + 0)` : sql<number>`+${sql.ref(column)}`;
+    },
+
     /** The attribute `key` of the JSON column as text (numbers and booleans as their JSON text in PostgreSQL). */
     attributeText(column: string, key: string): RawBuilder<string | null> {
       return pg

@@ -143,7 +143,8 @@ export function createSessionsRepository(db: Kysely<DB>, dialect: Dialect) {
       const row = await db
         .selectFrom('project_sessions')
         .select('id')
-        .where('project_id', '=', projectId)
+        // The ids lead, not the project's indexes (docs/performance.md).
+        .where(sqlFor.unindexed('project_sessions.project_id'), '=', projectId)
         .where('session_id', 'in', sessionIds)
         .limit(1)
         .executeTakeFirst();

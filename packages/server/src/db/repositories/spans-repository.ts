@@ -630,7 +630,8 @@ export function createSpansRepository(db: Kysely<DB>, dialect: Dialect) {
       const row = await db
         .selectFrom('spans')
         .select('id')
-        .where('project_id', '=', projectId)
+        // The row ids lead, not the project's indexes (docs/performance.md).
+        .where(sqlFor.unindexed('spans.project_id'), '=', projectId)
         .where('id', 'in', rowids)
         .limit(1)
         .executeTakeFirst();

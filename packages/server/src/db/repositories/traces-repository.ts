@@ -7,7 +7,7 @@ import type { DB } from '../schema.js';
 import { MAX_IN_LIST, chunks } from '../chunks.js';
 import type { Dialect } from '../../config.js';
 import { inTransaction } from '../in-transaction.js';
-import { bigintText, nanosLiteral } from '../sql-dialect.js';
+import { bigintText, nanosLiteral, sqlDialect } from '../sql-dialect.js';
 import { searchRowids as matchingSpanRowids, traceMatchesSql, type SearchQuery } from './search-sql.js';
 import { spanConditionSql, type SpanCondition } from './span-condition-sql.js';
 
@@ -94,6 +94,7 @@ export type TracesRepository = ReturnType<typeof createTracesRepository>;
 
 /** Traces repository over a Kysely connection (or transaction). */
 export function createTracesRepository(db: Kysely<DB>, dialect: Dialect) {
+  const { unindexed } = sqlDialect(dialect);
   const traces = () =>
     db
       .selectFrom('traces')
@@ -246,7 +247,8 @@ export function createTracesRepository(db: Kysely<DB>, dialect: Dialect) {
       const row = await db
         .selectFrom('traces')
         .select('id')
-        .where('project_id', '=', projectId)
+        // The ids lead: SQLite walked the project's index for a list of 100 (docs/performance.md).
+        .where(unindexed('traces.project_id'), '=', projectId)
         .where('trace_id', 'in', traceIds)
         .limit(1)
         .executeTakeFirst();

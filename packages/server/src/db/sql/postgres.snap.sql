@@ -119,7 +119,7 @@ select * from "projects" where "name" = $1 and "deleted_at" is null;
 select * from "projects" where "deleted_at" is null and "id" <= $1 and strpos(lower("projects"."name"), $2) > 0 order by "id" desc limit $3;
 
 -- projects.list (without experiment projects)
-select * from "projects" where "deleted_at" is null and not ((exists (select "experiments"."id" from "experiments" where "experiments"."project_name" = "projects"."name") or exists (select "t"."id" from "traces" as "t" where "t"."project_id" = "projects"."id" and (exists (select "r"."id" from "experiment_runs" as "r" where "r"."trace_id" = "t"."trace_id") or exists (select "e"."id" from "experiment_run_annotations" as "e" where "e"."trace_id" = "t"."trace_id")))) and not exists (select "other"."id" from "traces" as "other" where "other"."project_id" = "projects"."id" and not (exists (select "r"."id" from "experiment_runs" as "r" where "r"."trace_id" = "other"."trace_id") or exists (select "e"."id" from "experiment_run_annotations" as "e" where "e"."trace_id" = "other"."trace_id")))) order by "id" desc limit $1;
+select * from "projects" where "deleted_at" is null and not (not exists (select "other"."id" from "traces" as "other" where "other"."project_id" = "projects"."id" and not (exists (select "r"."id" from "experiment_runs" as "r" where "r"."trace_id" = "other"."trace_id") or exists (select "e"."id" from "experiment_run_annotations" as "e" where "e"."trace_id" = "other"."trace_id"))) and (exists (select "experiments"."id" from "experiments" where "experiments"."project_name" = "projects"."name") or exists (select "t"."id" from "traces" as "t" where "t"."project_id" = "projects"."id" and (exists (select "r"."id" from "experiment_runs" as "r" where "r"."trace_id" = "t"."trace_id") or exists (select "e"."id" from "experiment_run_annotations" as "e" where "e"."trace_id" = "t"."trace_id"))))) order by "id" desc limit $1;
 
 -- projects.updateDescription
 update "projects" set "description" = $1, "updated_at" = $2 where "id" = $3 returning *;
@@ -208,7 +208,7 @@ select "id", "span_id" from "spans" where ("id" >> 14) in ($1) and "span_id" in 
 -- spans.anyInProject
 select (select min("id") as "id" from "spans") as "low", (select max("id") as "id" from "spans") as "high";
 select "id", "span_id" from "spans" where ("id" >> 14) in ($1) and "span_id" in ($2);
-select "id" from "spans" where "project_id" = $1 and "id" in ($2) limit $3;
+select "id" from "spans" where ("spans"."project_id" + 0) = $1 and "id" in ($2) limit $3;
 
 -- spans.anyInTrace
 select "id" from "spans" where "trace_rowid" = $1 limit $2;
@@ -238,13 +238,13 @@ select cast("project_sessions"."end_time" as text) as "time" from "project_sessi
 select "project_sessions"."id", "project_sessions"."project_id", "project_sessions"."session_id", cast("project_sessions"."start_time" as text) as "start_time", cast("project_sessions"."end_time" as text) as "end_time" from "project_sessions" where "project_sessions"."id" = $1;
 
 -- sessions.anyInProject
-select "id" from "project_sessions" where "project_id" = $1 and "session_id" in ($2) limit $3;
+select "id" from "project_sessions" where ("project_sessions"."project_id" + 0) = $1 and "session_id" in ($2) limit $3;
 
 -- traces.rowidsByTraceId
 select "id", "trace_id" from "traces" where "trace_id" in ($1);
 
 -- traces.anyInProject
-select "id" from "traces" where "project_id" = $1 and "trace_id" in ($2) limit $3;
+select "id" from "traces" where ("traces"."project_id" + 0) = $1 and "trace_id" in ($2) limit $3;
 
 -- annotations.upsert (span)
 insert into "span_annotations" ("label", "score", "explanation", "metadata", "annotator_kind", "source", "user_id", "updated_at", "name", "identifier", "created_at", "span_rowid", "trace_rowid") values ($1, $2, $3, cast($4 as jsonb), $5, $6, $7, $8, $9, $10, $11, $12, (select spans.trace_rowid from spans where spans.id = $13)) on conflict ("name", "span_rowid", "identifier") do update set "label" = "excluded"."label", "score" = "excluded"."score", "explanation" = "excluded"."explanation", "metadata" = "excluded"."metadata", "annotator_kind" = "excluded"."annotator_kind", "source" = "excluded"."source", "user_id" = "excluded"."user_id", "updated_at" = "excluded"."updated_at" returning "id";
@@ -259,10 +259,10 @@ insert into "session_annotations" ("label", "score", "explanation", "metadata", 
 insert into "document_annotations" ("label", "score", "explanation", "metadata", "annotator_kind", "source", "user_id", "updated_at", "name", "identifier", "created_at", "span_rowid", "document_position", "trace_rowid") values ($1, $2, $3, cast($4 as jsonb), $5, $6, $7, $8, $9, $10, $11, $12, $13, (select spans.trace_rowid from spans where spans.id = $14)) on conflict ("name", "span_rowid", "document_position", "identifier") do update set "label" = "excluded"."label", "score" = "excluded"."score", "explanation" = "excluded"."explanation", "metadata" = "excluded"."metadata", "annotator_kind" = "excluded"."annotator_kind", "source" = "excluded"."source", "user_id" = "excluded"."user_id", "updated_at" = "excluded"."updated_at" returning "id";
 
 -- annotations.list (trace)
-select "a".*, "t"."trace_id" as "target" from "trace_annotations" as "a" inner join "traces" as "t" on "t"."id" = "a"."trace_rowid" where "t"."project_id" = $1 and "t"."trace_id" in ($2) and "a"."identifier" in ($3) and "a"."name" in ($4) and "a"."name" not in ($5) and "a"."id" <= $6 order by "a"."id" desc limit $7;
+select "a".*, "t"."trace_id" as "target" from "trace_annotations" as "a" inner join "traces" as "t" on "t"."id" = "a"."trace_rowid" where ("t"."project_id" + 0) = $1 and "t"."trace_id" in ($2) and "a"."identifier" in ($3) and "a"."name" in ($4) and "a"."name" not in ($5) and "a"."id" <= $6 order by "a"."id" desc limit $7;
 
 -- annotations.list (session)
-select "a".*, "t"."session_id" as "target" from "session_annotations" as "a" inner join "project_sessions" as "t" on "t"."id" = "a"."project_session_rowid" where "t"."project_id" = $1 and "t"."session_id" in ($2) and "a"."identifier" in ($3) and "a"."name" in ($4) and "a"."name" not in ($5) and "a"."id" <= $6 order by "a"."id" desc limit $7;
+select "a".*, "t"."session_id" as "target" from "session_annotations" as "a" inner join "project_sessions" as "t" on "t"."id" = "a"."project_session_rowid" where ("t"."project_id" + 0) = $1 and "t"."session_id" in ($2) and "a"."identifier" in ($3) and "a"."name" in ($4) and "a"."name" not in ($5) and "a"."id" <= $6 order by "a"."id" desc limit $7;
 
 -- annotations.listDocuments
 select "a".*, "spans"."span_id" as "target" from "document_annotations" as "a" inner join "spans" on "spans"."id" = "a"."span_rowid" where "a"."span_rowid" = $1 order by "a"."document_position", "a"."id";
@@ -331,7 +331,7 @@ select "spans"."trace_rowid", ("spans"."attributes" ->> cast($1 as text)) as "in
 -- annotations.list (span)
 select (select min("id") as "id" from "spans") as "low", (select max("id") as "id" from "spans") as "high";
 select "id", "span_id" from "spans" where ("id" >> 14) in ($1) and "span_id" in ($2);
-select "a".*, "t"."span_id" as "target" from "span_annotations" as "a" inner join "spans" as "t" on "t"."id" = "a"."span_rowid" where "t"."project_id" = $1 and "a"."span_rowid" in ($2) and "a"."identifier" in ($3) and "a"."name" in ($4) and "a"."name" not in ($5) and "a"."id" <= $6 order by "a"."id" desc limit $7;
+select "a".*, "t"."span_id" as "target" from "span_annotations" as "a" inner join "spans" as "t" on "t"."id" = "a"."span_rowid" where ("t"."project_id" + 0) = $1 and "a"."span_rowid" in ($2) and "a"."identifier" in ($3) and "a"."name" in ($4) and "a"."name" not in ($5) and "a"."id" <= $6 order by "a"."id" desc limit $7;
 
 -- projectMetrics.byKind
 select "spans"."span_kind" as "grp", count(*) as "span_count", sum(case when "spans"."status_code" = 'ERROR' then 1 else 0 end) as "error_count", sum("spans"."llm_token_count_prompt") as "prompt", sum("spans"."llm_token_count_completion") as "completion", sum("spans"."llm_token_count_total") as "total" from "spans" where "spans"."project_id" = $1 and "spans"."start_time" >= cast($2 as bigint) and "spans"."start_time" < cast($3 as bigint) group by 1;
@@ -824,8 +824,18 @@ select ((("spans"."start_time" / cast($1 as bigint))) / 60) * 60 as t, ("spans".
 -- rollups.fromSpans (session)
 select 0 as t, (select "project_sessions"."session_id" from project_sessions where "project_sessions"."id" = "traces"."project_session_rowid") as g, 0 as b, count(*) as span_count, sum(case when "spans"."status_code" = 'ERROR' then 1 else 0 end) as error_count, sum("spans"."llm_token_count_total") as tokens from spans inner join traces on "traces"."id" = "spans"."trace_rowid" where "spans"."project_id" in ($1, $2) and "spans"."start_time" >= cast($3 as bigint) and "spans"."start_time" < cast($4 as bigint) group by 1, 2, 3;
 
+-- rollups.costsFromRollups
+select (("minute") / 60) * 60 as t, "value" as g, sum(total_cost) as cost from span_rollups where project_id in ($1, $2) and dimension = $3 and minute >= $4 and minute < $5 group by 1, 2;
+
+-- rollups.spanCount
+select sum(span_count) as n from span_rollups where project_id = $1 and dimension = '' and minute >= $2 and minute < $3;
+
+-- rollups.totals
+select dimension, value, sum(span_count) as span_count, sum(error_count) as error_count, sum(token_count_prompt) as prompt, sum(token_count_completion) as completion, sum(token_count_total) as total, sum(prompt_cost) as prompt_cost, sum(completion_cost) as completion_cost, sum(total_cost) as total_cost from span_rollups where project_id = $1 and minute < $2 and dimension in ('', 'span_kind', 'model') group by dimension, value;
+select sum("h00") as "h00", sum("h01") as "h01", sum("h02") as "h02", sum("h03") as "h03", sum("h04") as "h04", sum("h05") as "h05", sum("h06") as "h06", sum("h07") as "h07", sum("h08") as "h08", sum("h09") as "h09", sum("h10") as "h10", sum("h11") as "h11", sum("h12") as "h12", sum("h13") as "h13", sum("h14") as "h14", sum("h15") as "h15", sum("h16") as "h16", sum("h17") as "h17", sum("h18") as "h18", sum("h19") as "h19", sum("h20") as "h20", sum("h21") as "h21", sum("h22") as "h22", sum("h23") as "h23", sum("h24") as "h24", sum("h25") as "h25", sum("h26") as "h26", sum("h27") as "h27", sum("h28") as "h28", sum("h29") as "h29", sum("h30") as "h30", sum("h31") as "h31", sum("h32") as "h32", sum("h33") as "h33", sum("h34") as "h34", sum("h35") as "h35", sum("h36") as "h36", sum("h37") as "h37", sum("h38") as "h38", sum("h39") as "h39", sum("h40") as "h40", sum("h41") as "h41", sum("h42") as "h42", sum("h43") as "h43", sum("h44") as "h44", sum("h45") as "h45", sum("h46") as "h46", sum("h47") as "h47", sum("h48") as "h48", sum("h49") as "h49", sum("h50") as "h50", sum("h51") as "h51", sum("h52") as "h52", sum("h53") as "h53", sum("h54") as "h54", sum("h55") as "h55", sum("h56") as "h56", sum("h57") as "h57", sum("h58") as "h58", sum("h59") as "h59", sum("h60") as "h60", sum("h61") as "h61", sum("h62") as "h62", sum("h63") as "h63" from span_rollups where project_id = $1 and minute < $2 and dimension = 'root';
+
 -- rollups.costs
-select ((("span_costs"."start_time" / cast($1 as bigint))) / 60) * 60 as t, "generative_models"."name" as g, sum("span_costs"."total_cost") as cost from span_costs left join generative_models on "generative_models"."id" = "span_costs"."model_id" where "span_costs"."project_id" in ($2, $3) and "span_costs"."start_time" >= cast($4 as bigint) and "span_costs"."start_time" < cast($5 as bigint) group by 1, 2;
+select ((("span_costs"."start_time" / cast($1 as bigint))) / 60) * 60 as t, ("spans"."attributes" ->> cast($2 as text)) as g, sum("span_costs"."total_cost") as cost from span_costs inner join spans on "spans"."id" = "span_costs"."span_rowid" inner join traces on "traces"."id" = "spans"."trace_rowid" where "span_costs"."project_id" in ($3, $4) and "span_costs"."start_time" >= cast($5 as bigint) and "span_costs"."start_time" < cast($6 as bigint) and ("spans"."name" = $7) group by 1, 2;
 
 -- rollups.costs (user)
 select 0 as t, "traces"."user_id" as g, sum("span_costs"."total_cost") as cost from span_costs inner join spans on "spans"."id" = "span_costs"."span_rowid" inner join traces on "traces"."id" = "spans"."trace_rowid" where "span_costs"."project_id" in ($1, $2) and "span_costs"."start_time" >= cast($3 as bigint) and "span_costs"."start_time" < cast($4 as bigint) and ("spans"."name" = $5) group by 1, 2;
@@ -1095,10 +1105,14 @@ select "value" from "job_state" where "name" = $1;
 select max("id") as "id" from "spans";
 
 -- costs.spansWithTokens
-select "id", "trace_rowid", "project_id", cast("spans"."start_time" as text) as "start_time", "attributes", "llm_token_count_prompt", "llm_token_count_completion" from "spans" where "id" > $1 and "id" <= $2 and ("llm_token_count_prompt" is not null or "llm_token_count_completion" is not null) order by "id";
+select "id", "trace_rowid", "project_id", cast("spans"."start_time" as text) as "start_time", "attributes", "llm_token_count_prompt", "llm_token_count_completion", "span_kind", "name", "status_code" from "spans" where "id" > $1 and "id" <= $2 and ("llm_token_count_prompt" is not null or "llm_token_count_completion" is not null) order by "id";
 
--- costs.insertSpanCosts
-insert into "span_costs" ("span_rowid", "trace_rowid", "project_id", "model_id", "start_time", "prompt_cost", "completion_cost", "total_cost") values ($1, $2, $3, $4, $5, $6, $7, $8) on conflict ("span_rowid") do nothing;
+-- costs.storeSpanCosts
+begin;
+insert into "span_costs" ("span_rowid", "trace_rowid", "project_id", "model_id", "start_time", "prompt_cost", "completion_cost", "total_cost") values ($1, $2, $3, $4, $5, $6, $7, $8) on conflict ("span_rowid") do nothing returning "span_rowid";
+INSERT INTO span_rollups ("project_id", "dimension", "minute", "value", "span_count", "error_count", "latency_sum", "token_count_prompt", "token_count_completion", "token_count_total", "h00", "h01", "h02", "h03", "h04", "h05", "h06", "h07", "h08", "h09", "h10", "h11", "h12", "h13", "h14", "h15", "h16", "h17", "h18", "h19", "h20", "h21", "h22", "h23", "h24", "h25", "h26", "h27", "h28", "h29", "h30", "h31", "h32", "h33", "h34", "h35", "h36", "h37", "h38", "h39", "h40", "h41", "h42", "h43", "h44", "h45", "h46", "h47", "h48", "h49", "h50", "h51", "h52", "h53", "h54", "h55", "h56", "h57", "h58", "h59", "h60", "h61", "h62", "h63", "prompt_cost", "completion_cost", "total_cost") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33, $34, $35, $36, $37, $38, $39, $40, $41, $42, $43, $44, $45, $46, $47, $48, $49, $50, $51, $52, $53, $54, $55, $56, $57, $58, $59, $60, $61, $62, $63, $64, $65, $66, $67, $68, $69, $70, $71, $72, $73, $74, $75, $76, $77), ($78, $79, $80, $81, $82, $83, $84, $85, $86, $87, $88, $89, $90, $91, $92, $93, $94, $95, $96, $97, $98, $99, $100, $101, $102, $103, $104, $105, $106, $107, $108, $109, $110, $111, $112, $113, $114, $115, $116, $117, $118, $119, $120, $121, $122, $123, $124, $125, $126, $127, $128, $129, $130, $131, $132, $133, $134, $135, $136, $137, $138, $139, $140, $141, $142, $143, $144, $145, $146, $147, $148, $149, $150, $151, $152, $153, $154), ($155, $156, $157, $158, $159, $160, $161, $162, $163, $164, $165, $166, $167, $168, $169, $170, $171, $172, $173, $174, $175, $176, $177, $178, $179, $180, $181, $182, $183, $184, $185, $186, $187, $188, $189, $190, $191, $192, $193, $194, $195, $196, $197, $198, $199, $200, $201, $202, $203, $204, $205, $206, $207, $208, $209, $210, $211, $212, $213, $214, $215, $216, $217, $218, $219, $220, $221, $222, $223, $224, $225, $226, $227, $228, $229, $230, $231), ($232, $233, $234, $235, $236, $237, $238, $239, $240, $241, $242, $243, $244, $245, $246, $247, $248, $249, $250, $251, $252, $253, $254, $255, $256, $257, $258, $259, $260, $261, $262, $263, $264, $265, $266, $267, $268, $269, $270, $271, $272, $273, $274, $275, $276, $277, $278, $279, $280, $281, $282, $283, $284, $285, $286, $287, $288, $289, $290, $291, $292, $293, $294, $295, $296, $297, $298, $299, $300, $301, $302, $303, $304, $305, $306, $307, $308), ($309, $310, $311, $312, $313, $314, $315, $316, $317, $318, $319, $320, $321, $322, $323, $324, $325, $326, $327, $328, $329, $330, $331, $332, $333, $334, $335, $336, $337, $338, $339, $340, $341, $342, $343, $344, $345, $346, $347, $348, $349, $350, $351, $352, $353, $354, $355, $356, $357, $358, $359, $360, $361, $362, $363, $364, $365, $366, $367, $368, $369, $370, $371, $372, $373, $374, $375, $376, $377, $378, $379, $380, $381, $382, $383, $384, $385) ON CONFLICT (project_id, dimension, minute, value) DO UPDATE SET prompt_cost = span_rollups.prompt_cost + excluded.prompt_cost, completion_cost = span_rollups.completion_cost + excluded.completion_cost, total_cost = span_rollups.total_cost + excluded.total_cost;
+insert into "job_state" ("name", "value") values ($1, $2) on conflict ("name") do update set "value" = $3;
+commit;
 
 -- costs.traceTotals
 select "trace_rowid", sum("prompt_cost") as "prompt", sum("completion_cost") as "completion", sum("total_cost") as "total" from "span_costs" where "trace_rowid" in ($1) group by "trace_rowid";

@@ -119,7 +119,7 @@ select * from "projects" where "name" = ? and "deleted_at" is null;
 select * from "projects" where "deleted_at" is null and "id" <= ? and instr(lower("projects"."name"), ?) > 0 order by "id" desc limit ?;
 
 -- projects.list (without experiment projects)
-select * from "projects" where "deleted_at" is null and not ((exists (select "experiments"."id" from "experiments" where "experiments"."project_name" = "projects"."name") or exists (select "t"."id" from "traces" as "t" where "t"."project_id" = "projects"."id" and (exists (select "r"."id" from "experiment_runs" as "r" where "r"."trace_id" = "t"."trace_id") or exists (select "e"."id" from "experiment_run_annotations" as "e" where "e"."trace_id" = "t"."trace_id")))) and not exists (select "other"."id" from "traces" as "other" where "other"."project_id" = "projects"."id" and not (exists (select "r"."id" from "experiment_runs" as "r" where "r"."trace_id" = "other"."trace_id") or exists (select "e"."id" from "experiment_run_annotations" as "e" where "e"."trace_id" = "other"."trace_id")))) order by "id" desc limit ?;
+select * from "projects" where "deleted_at" is null and not (not exists (select "other"."id" from "traces" as "other" where "other"."project_id" = "projects"."id" and not (exists (select "r"."id" from "experiment_runs" as "r" where "r"."trace_id" = "other"."trace_id") or exists (select "e"."id" from "experiment_run_annotations" as "e" where "e"."trace_id" = "other"."trace_id"))) and (exists (select "experiments"."id" from "experiments" where "experiments"."project_name" = "projects"."name") or exists (select "t"."id" from "traces" as "t" where "t"."project_id" = "projects"."id" and (exists (select "r"."id" from "experiment_runs" as "r" where "r"."trace_id" = "t"."trace_id") or exists (select "e"."id" from "experiment_run_annotations" as "e" where "e"."trace_id" = "t"."trace_id"))))) order by "id" desc limit ?;
 
 -- projects.updateDescription
 update "projects" set "description" = ?, "updated_at" = ? where "id" = ? returning *;
@@ -203,7 +203,7 @@ select "id", "span_id" from "spans" where ("id" >> 14) in (?) and "span_id" in (
 -- spans.anyInProject
 select (select min("id") as "id" from "spans") as "low", (select max("id") as "id" from "spans") as "high";
 select "id", "span_id" from "spans" where ("id" >> 14) in (?) and "span_id" in (?);
-select "id" from "spans" where "project_id" = ? and "id" in (?) limit ?;
+select "id" from "spans" where +"spans"."project_id" = ? and "id" in (?) limit ?;
 
 -- spans.anyInTrace
 select "id" from "spans" where "trace_rowid" = ? limit ?;
@@ -233,13 +233,13 @@ select cast("project_sessions"."end_time" as text) as "time" from "project_sessi
 select "project_sessions"."id", "project_sessions"."project_id", "project_sessions"."session_id", cast("project_sessions"."start_time" as text) as "start_time", cast("project_sessions"."end_time" as text) as "end_time" from "project_sessions" where "project_sessions"."id" = ?;
 
 -- sessions.anyInProject
-select "id" from "project_sessions" where "project_id" = ? and "session_id" in (?) limit ?;
+select "id" from "project_sessions" where +"project_sessions"."project_id" = ? and "session_id" in (?) limit ?;
 
 -- traces.rowidsByTraceId
 select "id", "trace_id" from "traces" where "trace_id" in (?);
 
 -- traces.anyInProject
-select "id" from "traces" where "project_id" = ? and "trace_id" in (?) limit ?;
+select "id" from "traces" where +"traces"."project_id" = ? and "trace_id" in (?) limit ?;
 
 -- annotations.upsert (span)
 insert into "span_annotations" ("label", "score", "explanation", "metadata", "annotator_kind", "source", "user_id", "updated_at", "name", "identifier", "created_at", "span_rowid", "trace_rowid") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, (select spans.trace_rowid from spans where spans.id = ?)) on conflict ("name", "span_rowid", "identifier") do update set "label" = "excluded"."label", "score" = "excluded"."score", "explanation" = "excluded"."explanation", "metadata" = "excluded"."metadata", "annotator_kind" = "excluded"."annotator_kind", "source" = "excluded"."source", "user_id" = "excluded"."user_id", "updated_at" = "excluded"."updated_at" returning "id";
@@ -254,17 +254,19 @@ insert into "session_annotations" ("label", "score", "explanation", "metadata", 
 insert into "document_annotations" ("label", "score", "explanation", "metadata", "annotator_kind", "source", "user_id", "updated_at", "name", "identifier", "created_at", "span_rowid", "document_position", "trace_rowid") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, (select spans.trace_rowid from spans where spans.id = ?)) on conflict ("name", "span_rowid", "document_position", "identifier") do update set "label" = "excluded"."label", "score" = "excluded"."score", "explanation" = "excluded"."explanation", "metadata" = "excluded"."metadata", "annotator_kind" = "excluded"."annotator_kind", "source" = "excluded"."source", "user_id" = "excluded"."user_id", "updated_at" = "excluded"."updated_at" returning "id";
 
 -- annotations.list (trace)
-select "a".*, "t"."trace_id" as "target" from "trace_annotations" as "a" inner join "traces" as "t" on "t"."id" = "a"."trace_rowid" where "t"."project_id" = ? and "t"."trace_id" in (?) and "a"."identifier" in (?) and "a"."name" in (?) and "a"."name" not in (?) and "a"."id" <= ? order by "a"."id" desc limit ?;
+select "a".*, "t"."trace_id" as "target" from "trace_annotations" as "a" inner join "traces" as "t" on "t"."id" = "a"."trace_rowid" where +"t"."project_id" = ? and "t"."trace_id" in (?) and "a"."identifier" in (?) and "a"."name" in (?) and "a"."name" not in (?) and "a"."id" <= ? order by "a"."id" desc limit ?;
 
 -- annotations.list (session)
-select "a".*, "t"."session_id" as "target" from "session_annotations" as "a" inner join "project_sessions" as "t" on "t"."id" = "a"."project_session_rowid" where "t"."project_id" = ? and "t"."session_id" in (?) and "a"."identifier" in (?) and "a"."name" in (?) and "a"."name" not in (?) and "a"."id" <= ? order by "a"."id" desc limit ?;
+select "a".*, "t"."session_id" as "target" from "session_annotations" as "a" inner join "project_sessions" as "t" on "t"."id" = "a"."project_session_rowid" where +"t"."project_id" = ? and "t"."session_id" in (?) and "a"."identifier" in (?) and "a"."name" in (?) and "a"."name" not in (?) and "a"."id" <= ? order by "a"."id" desc limit ?;
 
 -- annotations.listDocuments
 select "a".*, "spans"."span_id" as "target" from "document_annotations" as "a" inner join "spans" on "spans"."id" = "a"."span_rowid" where "a"."span_rowid" = ? order by "a"."document_position", "a"."id";
 
 -- annotations.labelCounts
-select "a"."name", "a"."label", count(*) as "count", sum("a"."score") as "score_sum", count("a"."score") as "score_count" from "span_annotations" as "a" inner join "spans" on "spans"."id" = "a"."span_rowid" where "spans"."project_id" = ? and "a"."name" <> ? and "spans"."start_time" >= cast(? as bigint) and "spans"."start_time" < cast(? as bigint) group by "a"."name", "a"."label" order by "a"."name", "a"."label";
-select "a"."name", "a"."label", count(*) as "count", sum("a"."score") as "score_sum", count("a"."score") as "score_count" from "trace_annotations" as "a" inner join "traces" on "traces"."id" = "a"."trace_rowid" where "traces"."project_id" = ? and "a"."name" <> ? and "traces"."start_time" >= cast(? as bigint) and "traces"."start_time" < cast(? as bigint) group by "a"."name", "a"."label" order by "a"."name", "a"."label";
+select count(*) as n from (select 1 from "span_annotations" limit ?);
+select count(*) as n from (select 1 from "trace_annotations" limit ?);
+select "a"."name", "a"."label", count(*) as "count", sum("a"."score") as "score_sum", count("a"."score") as "score_count" from "span_annotations" as "a" cross join "spans" where "spans"."id" = "a"."span_rowid" and "spans"."project_id" = ? and "a"."name" <> ? and "spans"."start_time" >= cast(? as bigint) and "spans"."start_time" < cast(? as bigint) group by "a"."name", "a"."label" order by "a"."name", "a"."label";
+select "a"."name", "a"."label", count(*) as "count", sum("a"."score") as "score_sum", count("a"."score") as "score_count" from "trace_annotations" as "a" cross join "traces" where "traces"."id" = "a"."trace_rowid" and "traces"."project_id" = ? and "a"."name" <> ? and "traces"."start_time" >= cast(? as bigint) and "traces"."start_time" < cast(? as bigint) group by "a"."name", "a"."label" order by "a"."name", "a"."label";
 
 -- traces.list (annotation filters)
 select "traces"."id", "traces"."project_id", "traces"."trace_id", cast("traces"."start_time" as text) as "start_time", cast("traces"."end_time" as text) as "end_time" from "traces" where "traces"."project_id" = ? and (exists (select 1 from trace_annotations fta where fta.trace_rowid = "traces"."id" and "fta"."name" = ? and "fta"."label" = ?) or exists (select 1 from spans fs join span_annotations fsa on fsa.span_rowid = fs.id where fs.trace_rowid = "traces"."id" and "fsa"."name" = ? and "fsa"."label" = ?)) and (exists (select 1 from trace_annotations fta where fta.trace_rowid = "traces"."id" and "fta"."name" = ? and "fta"."score" >= ?) or exists (select 1 from spans fs join span_annotations fsa on fsa.span_rowid = fs.id where fs.trace_rowid = "traces"."id" and "fsa"."name" = ? and "fsa"."score" >= ?)) order by "traces"."start_time" desc, "traces"."id" desc limit ?;
@@ -326,7 +328,7 @@ select "spans"."trace_rowid", json_extract("spans"."attributes", ?) as "input", 
 -- annotations.list (span)
 select (select min("id") as "id" from "spans") as "low", (select max("id") as "id" from "spans") as "high";
 select "id", "span_id" from "spans" where ("id" >> 14) in (?) and "span_id" in (?);
-select "a".*, "t"."span_id" as "target" from "span_annotations" as "a" inner join "spans" as "t" on "t"."id" = "a"."span_rowid" where "t"."project_id" = ? and "a"."span_rowid" in (?) and "a"."identifier" in (?) and "a"."name" in (?) and "a"."name" not in (?) and "a"."id" <= ? order by "a"."id" desc limit ?;
+select "a".*, "t"."span_id" as "target" from "span_annotations" as "a" inner join "spans" as "t" on "t"."id" = "a"."span_rowid" where +"t"."project_id" = ? and "a"."span_rowid" in (?) and "a"."identifier" in (?) and "a"."name" in (?) and "a"."name" not in (?) and "a"."id" <= ? order by "a"."id" desc limit ?;
 
 -- projectMetrics.byKind
 select "spans"."span_kind" as "grp", count(*) as "span_count", sum(case when "spans"."status_code" = 'ERROR' then 1 else 0 end) as "error_count", sum("spans"."llm_token_count_prompt") as "prompt", sum("spans"."llm_token_count_completion") as "completion", sum("spans"."llm_token_count_total") as "total" from "spans" where "spans"."project_id" = ? and "spans"."start_time" >= cast(? as bigint) and "spans"."start_time" < cast(? as bigint) group by 1;
@@ -819,8 +821,18 @@ select ((("spans"."start_time" / cast(? as bigint))) / 60) * 60 as t, json_extra
 -- rollups.fromSpans (session)
 select 0 as t, (select "project_sessions"."session_id" from project_sessions where "project_sessions"."id" = "traces"."project_session_rowid") as g, 0 as b, count(*) as span_count, sum(case when "spans"."status_code" = 'ERROR' then 1 else 0 end) as error_count, sum("spans"."llm_token_count_total") as tokens from spans inner join traces on "traces"."id" = "spans"."trace_rowid" where "spans"."project_id" in (?, ?) and "spans"."start_time" >= cast(? as bigint) and "spans"."start_time" < cast(? as bigint) group by 1, 2, 3;
 
+-- rollups.costsFromRollups
+select (("minute") / 60) * 60 as t, "value" as g, sum(total_cost) as cost from span_rollups where project_id in (?, ?) and dimension = ? and minute >= ? and minute < ? group by 1, 2;
+
+-- rollups.spanCount
+select sum(span_count) as n from span_rollups where project_id = ? and dimension = '' and minute >= ? and minute < ?;
+
+-- rollups.totals
+select dimension, value, sum(span_count) as span_count, sum(error_count) as error_count, sum(token_count_prompt) as prompt, sum(token_count_completion) as completion, sum(token_count_total) as total, sum(prompt_cost) as prompt_cost, sum(completion_cost) as completion_cost, sum(total_cost) as total_cost from span_rollups where project_id = ? and minute < ? and dimension in ('', 'span_kind', 'model') group by dimension, value;
+select sum("h00") as "h00", sum("h01") as "h01", sum("h02") as "h02", sum("h03") as "h03", sum("h04") as "h04", sum("h05") as "h05", sum("h06") as "h06", sum("h07") as "h07", sum("h08") as "h08", sum("h09") as "h09", sum("h10") as "h10", sum("h11") as "h11", sum("h12") as "h12", sum("h13") as "h13", sum("h14") as "h14", sum("h15") as "h15", sum("h16") as "h16", sum("h17") as "h17", sum("h18") as "h18", sum("h19") as "h19", sum("h20") as "h20", sum("h21") as "h21", sum("h22") as "h22", sum("h23") as "h23", sum("h24") as "h24", sum("h25") as "h25", sum("h26") as "h26", sum("h27") as "h27", sum("h28") as "h28", sum("h29") as "h29", sum("h30") as "h30", sum("h31") as "h31", sum("h32") as "h32", sum("h33") as "h33", sum("h34") as "h34", sum("h35") as "h35", sum("h36") as "h36", sum("h37") as "h37", sum("h38") as "h38", sum("h39") as "h39", sum("h40") as "h40", sum("h41") as "h41", sum("h42") as "h42", sum("h43") as "h43", sum("h44") as "h44", sum("h45") as "h45", sum("h46") as "h46", sum("h47") as "h47", sum("h48") as "h48", sum("h49") as "h49", sum("h50") as "h50", sum("h51") as "h51", sum("h52") as "h52", sum("h53") as "h53", sum("h54") as "h54", sum("h55") as "h55", sum("h56") as "h56", sum("h57") as "h57", sum("h58") as "h58", sum("h59") as "h59", sum("h60") as "h60", sum("h61") as "h61", sum("h62") as "h62", sum("h63") as "h63" from span_rollups where project_id = ? and minute < ? and dimension = 'root';
+
 -- rollups.costs
-select ((("span_costs"."start_time" / cast(? as bigint))) / 60) * 60 as t, "generative_models"."name" as g, sum("span_costs"."total_cost") as cost from span_costs left join generative_models on "generative_models"."id" = "span_costs"."model_id" where "span_costs"."project_id" in (?, ?) and "span_costs"."start_time" >= cast(? as bigint) and "span_costs"."start_time" < cast(? as bigint) group by 1, 2;
+select ((("span_costs"."start_time" / cast(? as bigint))) / 60) * 60 as t, json_extract("spans"."attributes", ?) as g, sum("span_costs"."total_cost") as cost from span_costs inner join spans on "spans"."id" = "span_costs"."span_rowid" inner join traces on "traces"."id" = "spans"."trace_rowid" where "span_costs"."project_id" in (?, ?) and "span_costs"."start_time" >= cast(? as bigint) and "span_costs"."start_time" < cast(? as bigint) and ("spans"."name" = ?) group by 1, 2;
 
 -- rollups.costs (user)
 select 0 as t, "traces"."user_id" as g, sum("span_costs"."total_cost") as cost from span_costs inner join spans on "spans"."id" = "span_costs"."span_rowid" inner join traces on "traces"."id" = "spans"."trace_rowid" where "span_costs"."project_id" in (?, ?) and "span_costs"."start_time" >= cast(? as bigint) and "span_costs"."start_time" < cast(? as bigint) and ("spans"."name" = ?) group by 1, 2;
@@ -1090,10 +1102,14 @@ select "value" from "job_state" where "name" = ?;
 select max("id") as "id" from "spans";
 
 -- costs.spansWithTokens
-select "id", "trace_rowid", "project_id", cast("spans"."start_time" as text) as "start_time", "attributes", "llm_token_count_prompt", "llm_token_count_completion" from "spans" where "id" > ? and "id" <= ? and ("llm_token_count_prompt" is not null or "llm_token_count_completion" is not null) order by "id";
+select "id", "trace_rowid", "project_id", cast("spans"."start_time" as text) as "start_time", "attributes", "llm_token_count_prompt", "llm_token_count_completion", "span_kind", "name", "status_code" from "spans" where "id" > ? and "id" <= ? and ("llm_token_count_prompt" is not null or "llm_token_count_completion" is not null) order by "id";
 
--- costs.insertSpanCosts
-insert into "span_costs" ("span_rowid", "trace_rowid", "project_id", "model_id", "start_time", "prompt_cost", "completion_cost", "total_cost") values (?, ?, ?, ?, ?, ?, ?, ?) on conflict ("span_rowid") do nothing;
+-- costs.storeSpanCosts
+begin;
+insert into "span_costs" ("span_rowid", "trace_rowid", "project_id", "model_id", "start_time", "prompt_cost", "completion_cost", "total_cost") values (?, ?, ?, ?, ?, ?, ?, ?) on conflict ("span_rowid") do nothing returning "span_rowid";
+INSERT INTO span_rollups ("project_id", "dimension", "minute", "value", "span_count", "error_count", "latency_sum", "token_count_prompt", "token_count_completion", "token_count_total", "h00", "h01", "h02", "h03", "h04", "h05", "h06", "h07", "h08", "h09", "h10", "h11", "h12", "h13", "h14", "h15", "h16", "h17", "h18", "h19", "h20", "h21", "h22", "h23", "h24", "h25", "h26", "h27", "h28", "h29", "h30", "h31", "h32", "h33", "h34", "h35", "h36", "h37", "h38", "h39", "h40", "h41", "h42", "h43", "h44", "h45", "h46", "h47", "h48", "h49", "h50", "h51", "h52", "h53", "h54", "h55", "h56", "h57", "h58", "h59", "h60", "h61", "h62", "h63", "prompt_cost", "completion_cost", "total_cost") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?), (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?), (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?), (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?), (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (project_id, dimension, minute, value) DO UPDATE SET prompt_cost = span_rollups.prompt_cost + excluded.prompt_cost, completion_cost = span_rollups.completion_cost + excluded.completion_cost, total_cost = span_rollups.total_cost + excluded.total_cost;
+insert into "job_state" ("name", "value") values (?, ?) on conflict ("name") do update set "value" = ?;
+commit;
 
 -- costs.traceTotals
 select "trace_rowid", sum("prompt_cost") as "prompt", sum("completion_cost") as "completion", sum("total_cost") as "total" from "span_costs" where "trace_rowid" in (?) group by "trace_rowid";
