@@ -75,7 +75,7 @@ export function parseInterval(text: string): number {
 const nowNanos = () => BigInt(Date.now()) * 1_000_000n;
 
 /**
- * Most spans a summary reads one by one (docs/api.md, "Project summary"): about 7 µs each on
+ * Most spans a summary reads one by one (docs/api.md, "Metrics"): about 7 µs each on
  * SQLite, so 0.15 s; beyond, it reads the per-minute rollups. 7 days of 10M spans took 77 s
  * from the spans, holding up every request of a SQLite server meanwhile.
  */

@@ -1,6 +1,6 @@
 /**
  * What the rollups lacked to answer a project's summary and cost widgets without reading spans
- * (docs/dashboards.md "Rollups", docs/api.md "Project summary"): at 10M spans, 7 days of them
+ * (docs/dashboards.md "Rollups", docs/api.md "Metrics"): at 10M spans, 7 days of them
  * took 77 s to summarise and 1.9 s to chart their cost on SQLite.
  *
  * - Cost columns, which the cost job adds each new span cost to in the transaction that stores
