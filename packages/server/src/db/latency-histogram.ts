@@ -24,6 +24,33 @@ export function latencyBucket(latencyNs: number): number {
   return Math.min(index, LAST);
 }
 
+/**
+ * The smallest whole latency (ns) of each bucket from 1 up, found with latencyBucket itself, so
+ * that SQL placing a latency among them agrees with it exactly, also on a bucket's bound.
+ */
+export const BUCKET_FLOORS_NS: readonly number[] = Array.from({ length: LAST }, (_, index) => {
+  let low = FIRST_BOUND_NS;
+  let high = Number.MAX_SAFE_INTEGER;
+  while (low < high) {
+    const middle = Math.floor((low + high) / 2);
+    if (latencyBucket(middle) >= index + 1) high = middle;
+    else low = middle + 1;
+  }
+  return low;
+});
+
+/**
+ * A latency's bucket in PostgreSQL (`latency`: SQL of whole nanoseconds): a binary search of
+ * BUCKET_FLOORS_NS by `width_bucket`. The same as `1 + floor(2 * log(2, latency / 100000.0))`,
+ * but that computes a numeric logarithm per span: rolling up 10M spans spent minutes on it.
+ */
+export function pgLatencyBucketSql(latency: string): string {
+  return `width_bucket(${latency}, ${PG_BUCKET_FLOORS})`;
+}
+
+/** BUCKET_FLOORS_NS as a PostgreSQL array literal. */
+export const PG_BUCKET_FLOORS = `'{${BUCKET_FLOORS_NS.join(',')}}'::bigint[]`;
+
 /** The lower bound of bucket `index` in milliseconds (0 for bucket 0). */
 export function bucketLowerMs(index: number): number {
   return index === 0 ? 0 : 0.1 * Math.SQRT2 ** (index - 1);

@@ -10,7 +10,7 @@
  */
 import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../../config.js';
-import { BUCKET_COLUMNS, LATENCY_BUCKETS } from '../latency-histogram.js';
+import { BUCKET_COLUMNS, LATENCY_BUCKETS, pgLatencyBucketSql } from '../latency-histogram.js';
 import type { MigrationContext } from './index.js';
 
 export function up({ dialect }: MigrationContext) {
@@ -92,7 +92,7 @@ export async function rollUpSpans(db: Kysely<unknown>, dialect: Dialect, dimensi
   const pg = dialect === 'postgres';
   const latency = '(end_time - start_time)';
   const bucket = pg
-    ? `(case when ${latency} < 100000 then 0 else least(${LATENCY_BUCKETS - 1}, 1 + floor(2 * log(2, ${latency} / 100000.0))::int) end)`
+    ? pgLatencyBucketSql(latency)
     : `(case when ${latency} < 100000 then 0 else min(${LATENCY_BUCKETS - 1}, 1 + cast(floor(2 * log2(${latency} / 100000.0)) as integer)) end)`;
   const columns = [
     'project_id',

@@ -9,7 +9,7 @@
  */
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Dialect } from '../../config.js';
-import { BUCKET_COLUMNS, LATENCY_BUCKETS } from '../latency-histogram.js';
+import { BUCKET_COLUMNS, LATENCY_BUCKETS, PG_BUCKET_FLOORS } from '../latency-histogram.js';
 import type { DB } from '../schema.js';
 import { nanosLiteral, sqlDialect } from '../sql-dialect.js';
 import { type SpanCondition, spanConditionSql } from './span-condition-sql.js';
@@ -122,7 +122,7 @@ export function createRollupsRepository(db: Kysely<DB>, dialect: Dialect) {
   /** A latency's histogram bucket in SQL, as latencyBucket() computes it. */
   const bucketIndex = (latency: RawBuilder<unknown>) =>
     pg
-      ? sql`(case when ${latency} < 100000 then 0 else least(${sql.lit(LATENCY_BUCKETS - 1)}, 1 + floor(2 * log(2, ${latency} / 100000.0))::int) end)`
+      ? sql`width_bucket(${latency}, ${sql.raw(PG_BUCKET_FLOORS)})`
       : sql`(case when ${latency} < 100000 then 0 else min(${sql.lit(LATENCY_BUCKETS - 1)}, 1 + cast(floor(2 * log2(${latency} / 100000.0)) as integer)) end)`;
 
   const rowsOf = (rows: Record<string, unknown>[], histogram: boolean): SpanAggregateRow[] =>
