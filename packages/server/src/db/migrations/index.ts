@@ -43,6 +43,7 @@ import * as scheduledExports from './0043-scheduled-exports.js';
 import * as dashboards from './0044-dashboards.js';
 import * as searchIndexFile from './0045-search-index-file.js';
 import * as summaryRollups from './0046-summary-rollups.js';
+import * as spanCostsForeignKeys from './0047-span-costs-foreign-keys.js';
 
 export interface MigrationContext {
   dialect: Dialect;
@@ -93,5 +94,6 @@ export function migrations(context: MigrationContext): Record<string, Migration>
     '0044-dashboards': { up: dashboards.up(context) },
     '0045-search-index-file': { up: searchIndexFile.up(context) },
     '0046-summary-rollups': { up: summaryRollups.up(context) },
+    '0047-span-costs-foreign-keys': { up: spanCostsForeignKeys.up(context) },
   };
 }

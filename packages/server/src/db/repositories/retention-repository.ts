@@ -180,6 +180,8 @@ export function createRetentionRepository(db: Kysely<DB>, dialect: Dialect) {
      */
     async deleteTraces(traceRowids: number[]): Promise<DeletedTraces> {
       if (traceRowids.length === 0) return { traces: 0, spans: 0, sessionRowids: [] };
+      // Costs first: on PostgreSQL they have no foreign key to spans or traces (migration 0047).
+      await db.deleteFrom('span_costs').where('trace_rowid', 'in', traceRowids).execute();
       const deleteSpans = () => db.deleteFrom('spans').where('trace_rowid', 'in', traceRowids).executeTakeFirst();
       const sqliteSpans = pg ? undefined : await deleteSpans();
       const traces = await db.deleteFrom('traces').where('id', 'in', traceRowids).returning('project_session_rowid').execute();

@@ -292,10 +292,10 @@ export function createSessionsRepository(db: Kysely<DB>, dialect: Dialect) {
     async deleteByIds(ids: number[]): Promise<number> {
       if (ids.length === 0) return 0;
       return inTransaction(db, async (trx) => {
-        await trx
-          .deleteFrom('spans')
-          .where('trace_rowid', 'in', trx.selectFrom('traces').select('traces.id').where('traces.project_session_rowid', 'in', ids))
-          .execute();
+        const traces = trx.selectFrom('traces').select('traces.id').where('traces.project_session_rowid', 'in', ids);
+        // On PostgreSQL costs have no foreign key to spans or traces (migration 0047).
+        await trx.deleteFrom('span_costs').where('trace_rowid', 'in', traces).execute();
+        await trx.deleteFrom('spans').where('trace_rowid', 'in', traces).execute();
         const result = await trx.deleteFrom('project_sessions').where('id', 'in', ids).executeTakeFirst();
         return Number(result.numDeletedRows);
       });

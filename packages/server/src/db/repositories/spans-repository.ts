@@ -16,6 +16,7 @@ import { bigintText, nanosLiteral, parseJsonColumn, sqlDialect, type AttributeSc
 import { secondOf, startRangeBySecond, startSecond, startTimeTestedOnly } from '../start-seconds.js';
 import { spanConditionSql, type SpanCondition } from './span-condition-sql.js';
 import { searchRowids as matchingSpanRowids, spanMatchesSql, type SearchQuery } from './search-sql.js';
+import { inTransaction } from '../in-transaction.js';
 
 export type StatusCode = 'UNSET' | 'OK' | 'ERROR';
 
@@ -611,10 +612,17 @@ export function createSpansRepository(db: Kysely<DB>, dialect: Dialect) {
       return spanRowidsBySpanId(db, spanIds);
     },
 
-    /** Deletes one span (its annotations cascade; its children stay, as orphans); returns its trace, or undefined when it did not exist. */
+    /**
+     * Deletes one span and its cost (its annotations cascade; its children stay, as orphans);
+     * returns its trace, or undefined when it did not exist. On PostgreSQL costs have no foreign
+     * key to spans (migration 0047).
+     */
     async deleteById(id: number): Promise<{ traceRowid: number } | undefined> {
-      const row = await db.deleteFrom('spans').where('id', '=', id).returning('trace_rowid').executeTakeFirst();
-      return row && { traceRowid: Number(row.trace_rowid) };
+      return inTransaction(db, async (trx) => {
+        await trx.deleteFrom('span_costs').where('span_rowid', '=', id).execute();
+        const row = await trx.deleteFrom('spans').where('id', '=', id).returning('trace_rowid').executeTakeFirst();
+        return row && { traceRowid: Number(row.trace_rowid) };
+      });
     },
 
     /** True when the trace has at least one span. */

@@ -256,12 +256,13 @@ export function createTracesRepository(db: Kysely<DB>, dialect: Dialect) {
     },
 
     /**
-     * Deletes a trace and its spans (their annotations and costs cascade); true when it existed.
-     * The spans go by name: on partitioned PostgreSQL they have no foreign key to traces
-     * (docs/partitioning.md).
+     * Deletes a trace, its spans and their costs (annotations cascade); true when it existed.
+     * Spans and costs go by name: on partitioned PostgreSQL they have no foreign key to traces
+     * (docs/partitioning.md, migration 0047).
      */
     async deleteById(id: number): Promise<boolean> {
       return inTransaction(db, async (trx) => {
+        await trx.deleteFrom('span_costs').where('trace_rowid', '=', id).execute();
         const result = await trx.deleteFrom('traces').where('id', '=', id).executeTakeFirst();
         await trx.deleteFrom('spans').where('trace_rowid', '=', id).execute();
         return Number(result.numDeletedRows) > 0;

@@ -1160,6 +1160,7 @@ select "id", cast("start_time" as text) as "start_time" from "traces" where "pro
 select "id" from "traces" where "project_id" = $1 and ("start_time" < cast($2 as bigint) or ("start_time" = cast($3 as bigint) and "id" < $4)) order by "start_time", "id" limit $5;
 
 -- retention.deleteTraces
+delete from "span_costs" where "trace_rowid" in ($1, $2);
 delete from "traces" where "id" in ($1, $2) returning "project_session_rowid";
 delete from "spans" where "trace_rowid" in ($1, $2);
 
@@ -1247,16 +1248,21 @@ update "traces" set "project_session_rowid" = $1 where "id" in ($2, $3);
 delete from "project_sessions" where "id" in ($1, $2) and not exists (select "traces"."id" from "traces" where "traces"."project_session_rowid" = "project_sessions"."id");
 
 -- spans.deleteById
+begin;
+delete from "span_costs" where "span_rowid" = $1;
 delete from "spans" where "id" = $1 returning "trace_rowid";
+commit;
 
 -- traces.deleteById
 begin;
+delete from "span_costs" where "trace_rowid" = $1;
 delete from "traces" where "id" = $1;
 delete from "spans" where "trace_rowid" = $1;
 commit;
 
 -- sessions.deleteByIds
 begin;
+delete from "span_costs" where "trace_rowid" in (select "traces"."id" from "traces" where "traces"."project_session_rowid" in ($1, $2));
 delete from "spans" where "trace_rowid" in (select "traces"."id" from "traces" where "traces"."project_session_rowid" in ($1, $2));
 delete from "project_sessions" where "id" in ($1, $2);
 commit;
