@@ -28,7 +28,7 @@ export class SqliteCostStore {
 
   /** `rollups`: SERVICE_DASHBOARD_ROLLUPS, as for the spans (span-writes-sqlite.ts). */
   constructor(connection: SQLite.Database, { rollups }: { rollups: boolean }) {
-    // Same statements as costs-repository.ts's insertSpanCosts and writeJobState.
+    // Same statements as costs-repository.ts's storeSpanCosts.
     const insertCost = connection.prepare(
       `INSERT INTO span_costs (span_rowid, trace_rowid, project_id, model_id, start_time, prompt_cost, completion_cost, total_cost)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (span_rowid) DO NOTHING`,
