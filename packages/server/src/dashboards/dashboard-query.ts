@@ -304,21 +304,16 @@ export function createDashboardQueryService({ rollups, projects }: { rollups: Ro
         })),
       };
     }
+    // The rollups answer without a filter, ungrouped or by one of their dimensions.
+    const fromRollups = condition === null && (groupBy === null || rollupColumn !== null);
     if (metric === 'cost') {
-      const costFromRollups = condition === null && (groupBy === null || rollupColumn !== null);
-      const rows = costFromRollups ? await rollups.costsFromRollups(range, rollupColumn) : await rollups.costs(range, spanGroup, condition);
+      const rows = fromRollups ? await rollups.costsFromRollups(range, rollupColumn) : await rollups.costs(range, spanGroup, condition);
       return {
-        source: costFromRollups ? 'rollups' : 'span_costs',
-        rows: rows.map((row) => ({
-          minute: row.minute,
-          // As for the other metrics below: the rollups key a span without a model as ''.
-          group: rollupColumn === 'model' && row.group === '' ? null : row.group,
-          parts: { cost: row.cost },
-        })),
+        source: fromRollups ? 'rollups' : 'span_costs',
+        rows: rows.map((row) => ({ minute: row.minute, group: row.group, parts: { cost: row.cost } })),
       };
     }
     const histogram = PERCENTILE[metric] !== undefined;
-    const fromRollups = condition === null && (groupBy === null || rollupColumn !== null);
     const rows: SpanAggregateRow[] = fromRollups
       ? await rollups.fromRollups(range, rollupColumn, histogram)
       : await rollups.fromSpans(range, spanGroup, condition, histogram);
@@ -326,8 +321,7 @@ export function createDashboardQueryService({ rollups, projects }: { rollups: Ro
       source: fromRollups ? 'rollups' : 'spans',
       rows: rows.map((row) => ({
         minute: row.minute,
-        // The rollups key a span without a model as ''; answered as null, like the span scan's.
-        group: rollupColumn === 'model' && row.group === '' ? null : row.group,
+        group: row.group,
         parts: { spanCount: row.spanCount, errorCount: row.errorCount, tokens: row.tokenCountTotal, buckets: row.buckets },
       })),
     };

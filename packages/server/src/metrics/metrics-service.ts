@@ -5,7 +5,7 @@ import type { ProjectRecord } from '../db/repositories/projects-repository.js';
 import type { CostTotals, CostsRepository } from '../db/repositories/costs-repository.js';
 import { InvalidInputError } from '@sightline/common';
 import type { ProjectsService } from '../projects/projects-service.js';
-import { parseTimeRange } from '../span-model/time.js';
+import { minuteOf, NANOS_PER_MINUTE, parseTimeRange } from '../span-model/time.js';
 import type { RollupsRepository, RollupTotalsRow } from '../db/repositories/rollups-repository.js';
 import { histogramPercentile } from '../db/latency-histogram.js';
 
@@ -80,11 +80,8 @@ const nowNanos = () => BigInt(Date.now()) * 1_000_000n;
  * from the spans, holding up every request of a SQLite server meanwhile.
  */
 export const EXACT_SUMMARY_MAX_SPANS = 20_000;
-const NANOS_PER_MINUTE = 60n * NANOS_PER_SECOND;
-/** Minutes since 1970 of a time, rounded down or up. */
-const floorMinute = (nanos: bigint) =>
-  Number((nanos - (((nanos % NANOS_PER_MINUTE) + NANOS_PER_MINUTE) % NANOS_PER_MINUTE)) / NANOS_PER_MINUTE);
-const ceilMinute = (nanos: bigint) => -floorMinute(-nanos);
+/** The minute since 1970 that a time ends: its own when it is a whole minute, else the next. */
+const minuteAfter = (nanos: bigint) => -minuteOf(-nanos);
 
 function ratio(part: number, whole: number): number {
   return whole === 0 ? 0 : part / whole;
@@ -164,8 +161,8 @@ export function createMetricsService({
       const { start, end } = parseTimeRange(params);
       const project = await projects.resolve(projectIdentifier);
       if (rollups) {
-        const startMinute = start === undefined ? null : floorMinute(start);
-        const endMinute = end === undefined ? null : ceilMinute(end);
+        const startMinute = start === undefined ? null : minuteOf(start);
+        const endMinute = end === undefined ? null : minuteAfter(end);
         if ((await rollups.spanCount(project.id, startMinute, endMinute)) > exactMaxSpans)
           return summaryFromRollups(project, startMinute, endMinute, rollups);
       }

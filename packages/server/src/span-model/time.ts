@@ -69,3 +69,12 @@ export interface TimeRange {
 export function latencyMs(startNanos: string, endNanos: string): number {
   return Number(BigInt(endNanos) - BigInt(startNanos)) / 1e6;
 }
+
+export const NANOS_PER_MINUTE = 60_000_000_000n;
+
+/** The minute since 1970 a time in nanoseconds falls in, as the dashboards' rollups key it: times before 1970 belong to the minute below. */
+export function minuteOf(nanos: bigint): number {
+  const minute = nanos / NANOS_PER_MINUTE;
+  // Integer division truncates toward zero.
+  return Number(nanos < 0n && minute * NANOS_PER_MINUTE !== nanos ? minute - 1n : minute);
+}

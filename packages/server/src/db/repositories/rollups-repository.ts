@@ -125,6 +125,10 @@ export function createRollupsRepository(db: Kysely<DB>, dialect: Dialect) {
       ? sql`width_bucket(${latency}, ${sql.raw(PG_BUCKET_FLOORS)})`
       : sql`(case when ${latency} < 100000 then 0 else min(${sql.lit(LATENCY_BUCKETS - 1)}, 1 + cast(floor(2 * log2(${latency} / 100000.0)) as integer)) end)`;
 
+  /** A rollup row's group: its value, null without a group and for spans that name no model (keyed ''), as the span scan answers them. */
+  const rollupGroupSql = (group: RollupGroup | null): RawBuilder<unknown> =>
+    group === null ? sql`null` : group === 'model' ? sql`nullif(${sql.ref('value')}, '')` : sql.ref('value');
+
   const rowsOf = (rows: Record<string, unknown>[], histogram: boolean): SpanAggregateRow[] =>
     rows.map((row) => ({
       minute: num(row.t as Num),
@@ -147,7 +151,7 @@ export function createRollupsRepository(db: Kysely<DB>, dialect: Dialect) {
       ];
       // One dimension's rows: '' holds every span once per minute.
       const result = await sql<Record<string, unknown>>`
-        select ${t} as t, ${group === null ? sql`null` : sql.ref('value')} as g, ${sql.join(sums)}
+        select ${t} as t, ${rollupGroupSql(group)} as g, ${sql.join(sums)}
         from span_rollups
         where project_id in (${sql.join(range.projectIds)}) and dimension = ${group ?? ''}
           and minute >= ${range.startMinute} and minute < ${range.endMinute}
@@ -269,7 +273,7 @@ export function createRollupsRepository(db: Kysely<DB>, dialect: Dialect) {
     async costsFromRollups(range: AggregateRange, group: RollupGroup | null): Promise<CostAggregateRow[]> {
       const t = bucketOf(sql.ref('minute'), range);
       const result = await sql<{ t: Num; g: unknown; cost: Num }>`
-        select ${t} as t, ${group === null ? sql`null` : sql.ref('value')} as g, sum(total_cost) as cost
+        select ${t} as t, ${rollupGroupSql(group)} as g, sum(total_cost) as cost
         from span_rollups
         where project_id in (${sql.join(range.projectIds)}) and dimension = ${group ?? ''}
           and minute >= ${range.startMinute} and minute < ${range.endMinute}

@@ -1,8 +1,8 @@
 /**
  * SQL of a full-text query (docs/search.md) in each dialect: SQLite's FTS5 table `span_search`
  * in the index file attached as `search` (db/search-index/; rowid = the span's row id, its
- * search text cut into words by the `ascii` tokenizer, as span-model/search-text.ts defines them) and PostgreSQL's `spans.search_vector`, a tsvector of
- * the same words. The query's words were cut the same way (letters, digits and marks only), so
+ * search text cut into words by the `ascii` tokenizer, as span-model/search-text.ts defines
+ * them) and PostgreSQL's `spans.search_vector`, a tsvector of the same words. The query's words were cut the same way (letters, digits and marks only), so
  * neither query syntax can see an operator or a quote in them; the query text is still a bound
  * parameter.
  */

@@ -6,9 +6,15 @@
  * of summing `span_costs` (1.9 s for 7 days at 10M spans on SQLite, docs/performance.md).
  */
 import type { NewSpanCost } from '../repositories/costs-repository.js';
-import { ROLLUP_COST_COLUMNS, ROLLUP_DIMENSIONS, ROLLUP_KEY_COLUMNS, ROLLUP_SUM_COLUMNS, type RollupDimension } from './span-writes.js';
-
-const NANOS_PER_MINUTE = 60_000_000_000n;
+import { minuteOf } from '../../span-model/time.js';
+import {
+  compareRollupKeys,
+  ROLLUP_COST_COLUMNS,
+  ROLLUP_DIMENSIONS,
+  ROLLUP_KEY_COLUMNS,
+  ROLLUP_SUM_COLUMNS,
+  type RollupDimension,
+} from './span-writes.js';
 
 /** The cost a transaction adds to one rollup row. */
 export interface CostRollup {
@@ -20,13 +26,6 @@ export interface CostRollup {
   promptCost: number;
   completionCost: number;
   totalCost: number;
-}
-
-/** Minutes since 1970 of a time in nanoseconds (decimal text), floored for times before 1970. */
-function minuteOf(nanos: string): number {
-  const time = BigInt(nanos);
-  const minute = time / NANOS_PER_MINUTE;
-  return Number(time < 0n && minute * NANOS_PER_MINUTE !== time ? minute - 1n : minute);
 }
 
 /**
@@ -47,14 +46,11 @@ export function costRollups(costs: readonly NewSpanCost[]): CostRollup[] {
     row.totalCost += cost.totalCost;
   };
   for (const cost of costs) {
-    const minute = minuteOf(cost.startTime);
+    const minute = minuteOf(BigInt(cost.startTime));
     add(cost, minute, '', '');
     for (const dimension of ROLLUP_DIMENSIONS) add(cost, minute, dimension, cost.rollupValues[dimension]);
   }
-  const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-  return [...rows.values()].sort(
-    (a, b) => a.projectId - b.projectId || compare(a.dimension, b.dimension) || a.minute - b.minute || compare(a.value, b.value),
-  );
+  return [...rows.values()].sort(compareRollupKeys);
 }
 
 /** A cost rollup as a whole span_rollups row: a row the span writer has not made (rollups turned on after the span's ingest) starts at zero spans. */

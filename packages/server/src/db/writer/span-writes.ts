@@ -1,5 +1,6 @@
 /** What the span writers of both dialects share: a batch's spans grouped by trace, and its sessions. */
 import type { SpanRow } from '../../span-model/span-rows.js';
+import { minuteOf, NANOS_PER_MINUTE } from '../../span-model/time.js';
 import { MIXED_USERS, mergeUserKeys } from '../../span-model/trace-users.js';
 import { BUCKET_COLUMNS, LATENCY_BUCKETS, latencyBucket } from '../latency-histogram.js';
 
@@ -78,8 +79,6 @@ export const MERGE_USER_ID = `CASE
     WHEN traces.user_id IS NULL OR traces.user_id = excluded.user_id THEN excluded.user_id
     ELSE '${MIXED_USERS}' END`;
 
-const NANOS_PER_MINUTE = 60_000_000_000n;
-
 /** The dimensions of the rollups besides '' (every span): what a dashboard groups by without reading spans. */
 export const ROLLUP_DIMENSIONS = ['span_kind', 'name', 'model', 'status'] as const;
 export type RollupDimension = (typeof ROLLUP_DIMENSIONS)[number];
@@ -119,11 +118,8 @@ export class RollupAccumulator {
 
   add(projectId: number, row: SpanRow): void {
     if (row.startTime < this.minuteStart || row.startTime >= this.minuteEnd) {
-      const minute = row.startTime / NANOS_PER_MINUTE;
-      // Integer division truncates toward zero; times before 1970 belong to the minute below.
-      const floor = row.startTime < 0n && minute * NANOS_PER_MINUTE !== row.startTime ? minute - 1n : minute;
-      this.minute = Number(floor);
-      this.minuteStart = floor * NANOS_PER_MINUTE;
+      this.minute = minuteOf(row.startTime);
+      this.minuteStart = BigInt(this.minute) * NANOS_PER_MINUTE;
       this.minuteEnd = this.minuteStart + NANOS_PER_MINUTE;
     }
     const latency = Number(row.endTime - row.startTime);
@@ -181,11 +177,17 @@ export class RollupAccumulator {
 
   /** The rollups in key order, so that concurrent writers (PostgreSQL replicas) lock rows in one order. */
   sorted(): RollupInBatch[] {
-    const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-    return [...this.rollups.values()].sort(
-      (a, b) => a.projectId - b.projectId || compare(a.dimension, b.dimension) || a.minute - b.minute || compare(a.value, b.value),
-    );
+    return [...this.rollups.values()].sort(compareRollupKeys);
   }
+}
+
+/** The order of rollup rows by key (the primary key's: project, dimension, minute, value) in which every writer locks them. */
+export function compareRollupKeys(
+  a: { projectId: number; dimension: string; minute: number; value: string },
+  b: { projectId: number; dimension: string; minute: number; value: string },
+): number {
+  const compare = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
+  return a.projectId - b.projectId || compare(a.dimension, b.dimension) || a.minute - b.minute || compare(a.value, b.value);
 }
 
 /** The rollup upsert's column list and SET clause, the same in both dialects. */
