@@ -69,6 +69,18 @@ export function countSpans(url: string): Promise<number> {
   return withClient(url, async (client) => Number((await client.query<{ n: string }>('SELECT count(*) AS n FROM spans')).rows[0]!.n));
 }
 
+/**
+ * The spans whose search text waits for the search-vectors job (docs/search.md, "PostgreSQL");
+ * null where the table does not exist (search off since the start, or an older schema).
+ */
+export function countQueuedSearchTexts(url: string): Promise<number | null> {
+  return withClient(url, async (client) => {
+    const exists = await client.query<{ r: string | null }>("SELECT to_regclass('span_search_queue')::text AS r");
+    if (exists.rows[0]?.r == null) return null;
+    return Number((await client.query<{ n: string }>('SELECT count(*) AS n FROM span_search_queue')).rows[0]!.n);
+  });
+}
+
 /** The server's version and the settings that decide commit cost, for the report. */
 export function describeServer(url: string): Promise<Record<string, string>> {
   return withClient(url, async (client) => {

@@ -15,7 +15,15 @@ import { decodeProtobufExport } from '../../packages/server/src/ingest/decode-pr
 import { toSpanRows } from '../../packages/server/src/span-model/span-rows.js';
 import { measureFloor, type FloorResult, type FloorTarget } from './floor.js';
 import { runLoad, type LoadResult } from './load.js';
-import { countSpans, createScratchDatabase, databaseUrl, describeServer, listIndexes, type ScratchDatabase } from './postgres.js';
+import {
+  countQueuedSearchTexts,
+  countSpans,
+  createScratchDatabase,
+  databaseUrl,
+  describeServer,
+  listIndexes,
+  type ScratchDatabase,
+} from './postgres.js';
 import { formatProfile } from './profile-summary.js';
 import {
   cpuBetween,
@@ -99,6 +107,18 @@ interface Options {
   keep: boolean;
   out: string | null;
   note: string | null;
+}
+
+/** PostgreSQL: the search words queued when the load stopped (null without a queue), and how long the idle server took to index them. */
+async function measureSearchLag(url: string): Promise<{ queuedAtEnd: number; drainSeconds: number | null } | null> {
+  const queuedAtEnd = await countQueuedSearchTexts(url);
+  if (queuedAtEnd === null) return null;
+  const started = performance.now();
+  for (let queued = queuedAtEnd; queued > 0; queued = (await countQueuedSearchTexts(url)) ?? 0) {
+    if (performance.now() - started > 300_000) return { queuedAtEnd, drainSeconds: null };
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return { queuedAtEnd, drainSeconds: round((performance.now() - started) / 1000, 1) };
 }
 
 function parseOptions(argv: string[]): Options {
@@ -392,6 +412,8 @@ async function main(): Promise<number> {
       },
     });
     clearInterval(poll);
+    // PostgreSQL indexes search words behind ingest: how far behind the load left it, and how long it took to catch up.
+    const searchLag = serverDb ? await measureSearchLag(serverDb.url) : null;
     const final = running.sample();
     const peakRssKb = final?.hwmKb ?? running.last?.hwmKb ?? NaN;
     log('stopping the server');
@@ -467,6 +489,8 @@ async function main(): Promise<number> {
       unknownFateSpans: load.unknownSpans,
       storedSpans,
       storedMatchesAcknowledged: storedSpans >= load.acknowledgedSpans && storedSpans <= load.acknowledgedSpans + load.unknownSpans,
+      /** PostgreSQL: spans whose words waited for the search index when the load stopped, and the seconds until none did (null: not measured). */
+      searchLag,
       databaseBytesPerSpan: databaseBytes > 0 ? round(databaseBytes / Math.max(storedSpans + spansBefore, 1), 0) : null,
       serverErrorLogLines: serverErrors,
       serverExit: exit,
@@ -559,6 +583,12 @@ async function main(): Promise<number> {
       `  stored ${storedSpans} spans for ${load.acknowledgedSpans} acknowledged: ${ingest.storedMatchesAcknowledged ? 'OK' : 'MISMATCH'}` +
         (ingest.databaseBytesPerSpan ? `; ${ingest.databaseBytesPerSpan} B on disk per span` : ''),
     );
+    if (searchLag) {
+      lines.push(
+        `  search index: ${searchLag.queuedAtEnd} spans' words queued when the load stopped; ` +
+          (searchLag.drainSeconds === null ? 'still queued after 300 s' : `indexed ${searchLag.drainSeconds} s later`),
+      );
+    }
     if (floor) {
       lines.push(
         `  floor: ${floor.spans} spans in ${floor.commits} commits; decode ${((floor.decodeMs * 1000) / floor.spans).toFixed(1)} µs/span, ` +

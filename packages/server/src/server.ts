@@ -39,6 +39,7 @@ import { createMailer } from './auth/mailer.js';
 import { toGlobalId } from './api/shared/global-id.js';
 import { createCostsService } from './costs/costs-service.js';
 import { createCostJob } from './costs/cost-job.js';
+import { createSearchVectorsJob } from './jobs/search-vectors-job.js';
 import { startLongAttributesCompressor, type LongAttributesCompressor } from './span-model/long-attributes-compressor.js';
 import { createLongAttributesJob, type LongAttributesJob } from './jobs/long-attributes-job.js';
 import { startJobRunner, type Job, type JobRunner } from './jobs/job-runner.js';
@@ -299,6 +300,10 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
         ingestIdle: database.dialect === 'sqlite' ? () => spanQueue.whenIdle() : undefined,
       }),
       createCostJob({ costs: data.repositories.costs, writer: writer.costs, rollups: config.dashboardRollups }),
+      // SQLite's search index has a thread of its own, run by the span writer (db/search-index/).
+      ...(database.dialect === 'postgres'
+        ? [createSearchVectorsJob(data.repositories.searchVectors, { ingestIdle: () => spanQueue.whenIdle() })]
+        : []),
       retentionJob,
       ...(database.dialect === 'postgres' && config.retention.compactPartitions
         ? [

@@ -82,6 +82,8 @@ function scenario(r: Repositories, dialect: string, db: Kysely<DB>): SqlScenario
   const postgresOnly: SqlScenario = [
     ['jobLeases.withLease', () => r.jobLeases.withLease('snapshot', async () => 1)],
     ['datasets.refreshExampleStatistics', () => r.datasets.refreshExampleStatistics()],
+    ['searchVectors.queued', () => r.searchVectors.queued()],
+    ['searchVectors.indexQueued', () => r.searchVectors.indexQueued(10, async (texts) => texts)],
   ];
   const sqliteOnly: SqlScenario = [
     ['retention.incrementalVacuumEnabled', () => r.retention.incrementalVacuumEnabled()],
@@ -1105,7 +1107,7 @@ async function storeSpanToLookUp(db: Kysely<DB>, dialect: string): Promise<void>
  */
 const NOT_SNAPSHOTTED: Record<string, string[]> = {
   common: ['retention.dayPartitionsBefore', 'retention.projectsOfDay', 'retention.tryLockDayPartitions', 'retention.dropDayPartition'],
-  sqlite: ['jobLeases.withLease', 'datasets.refreshExampleStatistics'],
+  sqlite: ['jobLeases.withLease', 'datasets.refreshExampleStatistics', 'searchVectors.queued', 'searchVectors.indexQueued'],
   postgres: ['retention.incrementalVacuumEnabled', 'retention.freePages', 'retention.incrementalVacuum'],
 };
 

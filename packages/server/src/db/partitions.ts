@@ -41,8 +41,12 @@ export function dayOfDate(year: number, month: number, date: number): number {
   return Date.UTC(year, month - 1, date) / MS_PER_DAY;
 }
 
+/** The tables partitioned by day, each day's partitions created together (`span_search_vectors`: migration 0048). */
+export const PARTITIONED_TABLES = ['traces', 'spans', 'span_search_vectors'] as const;
+export type PartitionedTable = (typeof PARTITIONED_TABLES)[number];
+
 /** The name of a table's partition for a day: `spans_p20261126`. */
-export function partitionName(table: 'traces' | 'spans', day: number): string {
+export function partitionName(table: PartitionedTable, day: number): string {
   return `${table}_p${dayDate(day).replace(/-/g, '')}`;
 }
 

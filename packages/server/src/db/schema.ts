@@ -59,6 +59,24 @@ export interface SpansTable {
   llm_token_count_total: number | null;
 }
 
+/** PostgreSQL only (migration 0048): a span's indexed search words, partitioned by day like `spans`. */
+export interface SpanSearchVectorsTable {
+  span_rowid: number;
+  trace_rowid: number;
+  project_id: number;
+  /** A tsvector. */
+  search_vector: string;
+}
+
+/** PostgreSQL only (migration 0048): the words of spans just stored, until the search-vectors job indexes them. */
+export interface SpanSearchQueueTable {
+  span_rowid: number;
+  trace_rowid: number;
+  project_id: number;
+  /** The span's search text (span-model/search-text.ts searchTextOf), NUL characters as spaces. */
+  search_text: string;
+}
+
 export interface UsersTable {
   id: Generated<number>;
   email: string;
@@ -760,6 +778,8 @@ export interface DB {
   generative_models: GenerativeModelsTable;
   span_costs: SpanCostsTable;
   span_rollups: SpanRollupsTable;
+  span_search_vectors: SpanSearchVectorsTable;
+  span_search_queue: SpanSearchQueueTable;
   dashboards: DashboardsTable;
   job_state: JobStateTable;
   secrets: SecretsTable;

@@ -2,6 +2,8 @@
 import { createPgPool, openSqlite } from '@sightline/common';
 import { type CompiledQuery, Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import { PostgresSpanWriter } from '../../src/db/writer/span-writes-postgres.js';
+import { createSearchVectorsRepository } from '../../src/db/repositories/search-vectors-repository.js';
+import { SEARCH_VECTORS_BATCH, searchVectorsOf } from '../../src/jobs/search-vectors-job.js';
 import { attachSearchIndex } from '../../src/db/search-index/search-index-file.js';
 import { DirectSearchIndex } from '../../src/db/search-index/search-indexer.js';
 import { SqliteSpanStore } from '../../src/db/writer/span-writes-sqlite.js';
@@ -20,7 +22,8 @@ export interface TestSpanWriter {
 
 /**
  * The writer ingest uses on this database (SQLite: the store on a connection of its own to `file`,
- * its spans' words written to the search index at once rather than by the indexer thread).
+ * its spans' words written to the search index at once rather than by the indexer thread;
+ * PostgreSQL: the words it queued indexed at once rather than by the search-vectors job).
  */
 export function openSpanWriter(database: TestDatabase, file: string, options: { rollups?: boolean } = {}): TestSpanWriter {
   if (database.url === undefined) {
@@ -42,7 +45,20 @@ export function openSpanWriter(database: TestDatabase, file: string, options: { 
     };
   }
   const writer = new PostgresSpanWriter(database.url, options);
-  return { write: (rows) => writer.write(rows), costs: undefined, close: () => writer.close() };
+  // As SQLite's words above, the queued words are indexed at once rather than by the search-vectors job.
+  const kysely = new Kysely<DB>({ dialect: new PostgresDialect({ pool: createPgPool(database.url, 1) }) });
+  const searchVectors = createSearchVectorsRepository(kysely);
+  return {
+    write: async (rows) => {
+      await writer.write(rows);
+      while ((await searchVectors.indexQueued(SEARCH_VECTORS_BATCH, searchVectorsOf)) > 0);
+    },
+    costs: undefined,
+    close: async () => {
+      await writer.close();
+      await kysely.destroy();
+    },
+  };
 }
 
 /** A connection to the database with the search index attached, as the server opens it. */

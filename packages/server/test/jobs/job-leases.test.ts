@@ -84,6 +84,7 @@ describe('background jobs on two replicas [postgres]', () => {
           'dataset-uploads',
           'dataset-deletions',
           'costs',
+          'search-vectors',
           'retention',
           'partition-compaction',
           'long-attributes-conversion',

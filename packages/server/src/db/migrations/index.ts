@@ -44,6 +44,7 @@ import * as dashboards from './0044-dashboards.js';
 import * as searchIndexFile from './0045-search-index-file.js';
 import * as summaryRollups from './0046-summary-rollups.js';
 import * as spanCostsForeignKeys from './0047-span-costs-foreign-keys.js';
+import * as spanSearchVectors from './0048-span-search-vectors.js';
 
 export interface MigrationContext {
   dialect: Dialect;
@@ -95,5 +96,6 @@ export function migrations(context: MigrationContext): Record<string, Migration>
     '0045-search-index-file': { up: searchIndexFile.up(context) },
     '0046-summary-rollups': { up: summaryRollups.up(context) },
     '0047-span-costs-foreign-keys': { up: spanCostsForeignKeys.up(context) },
+    '0048-span-search-vectors': { up: spanSearchVectors.up(context) },
   };
 }

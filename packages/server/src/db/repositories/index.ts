@@ -40,6 +40,7 @@ import { createRetentionRepository } from './retention-repository.js';
 import { createScheduledExportsRepository } from './scheduled-exports-repository.js';
 import { createLoginSessionsRepository } from './login-sessions-repository.js';
 import { createSpanLogEventsRepository } from './span-log-events-repository.js';
+import { createSearchVectorsRepository } from './search-vectors-repository.js';
 import { createSpansRepository } from './spans-repository.js';
 import { createTracesRepository } from './traces-repository.js';
 import { createUsersRepository } from './users-repository.js';
@@ -77,6 +78,7 @@ export function createRepositories(db: Kysely<DB>, dialect: Dialect) {
     alerts: createAlertsRepository(db),
     windowMetrics: createWindowMetricsRepository(db, dialect),
     costs: createCostsRepository(db),
+    searchVectors: createSearchVectorsRepository(db),
     secrets: createSecretsRepository(db),
     retention: createRetentionRepository(db, dialect),
     scheduledExports: createScheduledExportsRepository(db, dialect),

@@ -6,7 +6,7 @@
  * writes the day any more, `REINDEX ... CONCURRENTLY` packs them without blocking reads or writes.
  */
 import { type Kysely, sql } from 'kysely';
-import { dayOfDate, partitionName } from '../partitions.js';
+import { dayOfDate, PARTITIONED_TABLES, partitionName } from '../partitions.js';
 import type { DB } from '../schema.js';
 
 /** pg_advisory_lock key of the compaction ("sightline.compaction"): one replica compacts at a time. */
@@ -123,7 +123,7 @@ function compactionSession(connection: Kysely<DB>, pid: number): CompactionSessi
 
 /** REINDEX CONCURRENTLY of a day's partitions that still exist, after dropping an interrupted rebuild's leftovers. */
 async function rebuildDay(connection: Kysely<DB>, day: number): Promise<void> {
-  for (const table of ['traces', 'spans'] as const) {
+  for (const table of PARTITIONED_TABLES) {
     const partition = partitionName(table, day);
     const { rows } = await sql<{ name: string; valid: boolean }>`
       SELECT c.relname AS name, i.indisvalid AS valid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid

@@ -11,6 +11,7 @@ import { partitionBounds, partitionName } from '../partitions.js';
 import { DAY_PARTITIONS_LOCK_CLASS, listDayPartitions } from './partition-compaction-repository.js';
 import type { DB, RetentionPoliciesTable } from '../schema.js';
 import { bigintText, nanosLiteral } from '../sql-dialect.js';
+import { deleteSpanDependents } from './span-dependents.js';
 
 export interface RetentionPolicyRecord {
   projectId: number;
@@ -180,8 +181,7 @@ export function createRetentionRepository(db: Kysely<DB>, dialect: Dialect) {
      */
     async deleteTraces(traceRowids: number[]): Promise<DeletedTraces> {
       if (traceRowids.length === 0) return { traces: 0, spans: 0, sessionRowids: [] };
-      // Costs first: on PostgreSQL they have no foreign key to spans or traces (migration 0047).
-      await db.deleteFrom('span_costs').where('trace_rowid', 'in', traceRowids).execute();
+      await deleteSpanDependents(db, dialect, 'trace_rowid', traceRowids);
       const deleteSpans = () => db.deleteFrom('spans').where('trace_rowid', 'in', traceRowids).executeTakeFirst();
       const sqliteSpans = pg ? undefined : await deleteSpans();
       const traces = await db.deleteFrom('traces').where('id', 'in', traceRowids).returning('project_session_rowid').execute();
@@ -222,10 +222,11 @@ export function createRetentionRepository(db: Kysely<DB>, dialect: Dialect) {
     },
 
     /**
-     * PostgreSQL: drops a day's traces and spans partitions whole, after the rows that reference
-     * them (trace ids, costs, annotations), which their foreign keys would otherwise refuse to lose.
-     * Detaching locks `traces` and `spans` for a moment; it gives up after 5 s rather than queue
-     * every reader behind a long query (the next run tries again). Run it in a transaction.
+     * PostgreSQL: drops a day's traces, spans and search words partitions whole, after the rows
+     * that reference them (trace ids, costs, annotations, queued search texts), which their foreign
+     * keys would otherwise refuse to lose or which would outlive them. Detaching locks each parent
+     * for a moment; it gives up after 5 s rather than queue every reader behind a long query (the
+     * next run tries again). Run it in a transaction.
      */
     async dropDayPartition(day: number): Promise<DroppedDay> {
       const traces = partitionName('traces', day);
@@ -246,12 +247,14 @@ export function createRetentionRepository(db: Kysely<DB>, dialect: Dialect) {
       }
       const sessions = await sql<{ id: string }>`
         SELECT DISTINCT project_session_rowid AS id FROM ${sql.table(traces)} WHERE project_session_rowid IS NOT NULL`.execute(db);
-      for (const table of ['trace_ids', 'trace_annotations', 'span_annotations', 'document_annotations', 'span_costs']) {
-        await sql`DELETE FROM ${sql.table(table)} WHERE ${inDay('trace_rowid')}`.execute(db);
-      }
-      for (const table of [spans, traces]) {
-        await sql`ALTER TABLE ${sql.table(table === spans ? 'spans' : 'traces')} DETACH PARTITION ${sql.table(table)}`.execute(db);
-        await sql`DROP TABLE ${sql.table(table)}`.execute(db);
+      const referencing = ['trace_ids', 'trace_annotations', 'span_annotations', 'document_annotations', 'span_costs', 'span_search_queue'];
+      for (const table of referencing) await sql`DELETE FROM ${sql.table(table)} WHERE ${inDay('trace_rowid')}`.execute(db);
+      // The search words first: the search-vectors job may be indexing the day's last queued spans,
+      // and detaching waits for its transaction (which the queue's delete above waited for too).
+      for (const table of ['span_search_vectors', 'spans', 'traces'] as const) {
+        const partition = sql.table(partitionName(table, day));
+        await sql`ALTER TABLE ${sql.table(table)} DETACH PARTITION ${partition}`.execute(db);
+        await sql`DROP TABLE ${partition}`.execute(db);
       }
       return { byProject, sessionRowids: sessions.rows.map((row) => Number(row.id)).sort((a, b) => a - b) };
     },

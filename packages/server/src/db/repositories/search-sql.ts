@@ -2,9 +2,10 @@
  * SQL of a full-text query (docs/search.md) in each dialect: SQLite's FTS5 table `span_search`
  * in the index file attached as `search` (db/search-index/; rowid = the span's row id, its
  * search text cut into words by the `ascii` tokenizer, as span-model/search-text.ts defines
- * them) and PostgreSQL's `spans.search_vector`, a tsvector of the same words. The query's words were cut the same way (letters, digits and marks only), so
- * neither query syntax can see an operator or a quote in them; the query text is still a bound
- * parameter.
+ * them) and PostgreSQL's `span_search_vectors` (migration 0048), a tsvector of the same words per
+ * span, keyed by the span's and its trace's row ids. The query's words were cut the same way
+ * (letters, digits and marks only), so neither query syntax can see an operator or a quote in
+ * them; the query text is still a bound parameter.
  */
 import { sql, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
 import type { Dialect } from '../../config.js';
@@ -39,14 +40,19 @@ export function tsVectorText(searchText: string): string {
 
 /** True for the spans (alias `spans`) whose text matches. */
 export function spanMatchesSql(dialect: Dialect, query: SearchQuery): RawBuilder<SqlBool> {
-  if (dialect === 'postgres') return sql<SqlBool>`(spans.search_vector @@ cast(${tsQuery(query)} as tsquery))`;
+  // Tested span by span as a list walks them: one probe of the words' primary key each.
+  if (dialect === 'postgres')
+    return sql<SqlBool>`exists (select 1 from span_search_vectors v where v.span_rowid = spans.id and v.trace_rowid = spans.trace_rowid
+      and v.search_vector @@ cast(${tsQuery(query)} as tsquery))`;
   return sql<SqlBool>`(spans.id in (select rowid from search.span_search where span_search match ${fts5Query(query)}))`;
 }
 
 /** True for the traces (alias `traces`) of the project that have a span whose text matches. */
 export function traceMatchesSql(dialect: Dialect, query: SearchQuery, projectId: number): RawBuilder<SqlBool> {
   if (dialect === 'postgres')
-    return sql<SqlBool>`(traces.id in (select s.trace_rowid from spans s where s.project_id = ${projectId} and s.search_vector @@ cast(${tsQuery(query)} as tsquery)))`;
+    return sql<SqlBool>`(traces.id in (select v.trace_rowid from span_search_vectors v where v.project_id = ${projectId} and v.search_vector @@ cast(${tsQuery(
+      query,
+    )} as tsquery)))`;
   return sql<SqlBool>`(traces.id in (select s.trace_rowid from spans s where s.id in (select rowid from search.span_search where span_search match ${fts5Query(query)}) and s.project_id = ${projectId}))`;
 }
 
@@ -84,7 +90,9 @@ export async function searchRowidsPostgres(db: Kysely<DB>, query: SearchQuery, p
   if (!rare) return undefined;
   // Unordered: an ORDER BY could tempt the planner into walking the id index instead of the text index.
   const matches = sql`search_vector @@ cast(${tsQuery(query)} as tsquery)`;
-  const result = await sql<{ id: string | number }>`select id from spans where project_id = ${projectId} and ${matches} limit ${
+  const result = await sql<{
+    id: string | number;
+  }>`select span_rowid as id from span_search_vectors where project_id = ${projectId} and ${matches} limit ${
     MAX_SEARCH_ROWIDS + 1
   }`.execute(db);
   if (result.rows.length > MAX_SEARCH_ROWIDS) return undefined;
@@ -100,7 +108,7 @@ function commonWords(db: Kysely<DB>): Promise<Set<string>> {
   const cached = commonWordsCache.get(db);
   if (cached && Date.now() - cached.at < COMMON_WORDS_TTL_MS) return cached.words;
   const words = sql<{ word: string }>`select unnest(most_common_elems::text::text[]) as word from pg_stats
-    where schemaname = current_schema() and tablename = 'spans' and attname = 'search_vector'`
+    where schemaname = current_schema() and tablename = 'span_search_vectors' and attname = 'search_vector'`
     .execute(db)
     .then((result) => new Set(result.rows.map((row) => row.word)))
     .catch(() => new Set<string>());

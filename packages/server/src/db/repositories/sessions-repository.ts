@@ -14,6 +14,7 @@ import { userTraceRowids } from './traces-repository.js';
 import { MAX_IN_LIST, chunks } from '../chunks.js';
 import { bigintText, nanosLiteral, sqlDialect, parseJsonColumn } from '../sql-dialect.js';
 import { INPUT_VALUE, OUTPUT_VALUE } from '../../span-model/conventions/attribute-names.js';
+import { deleteSpanDependents } from './span-dependents.js';
 
 export interface SessionRecord {
   id: number;
@@ -293,8 +294,7 @@ export function createSessionsRepository(db: Kysely<DB>, dialect: Dialect) {
       if (ids.length === 0) return 0;
       return inTransaction(db, async (trx) => {
         const traces = trx.selectFrom('traces').select('traces.id').where('traces.project_session_rowid', 'in', ids);
-        // On PostgreSQL costs have no foreign key to spans or traces (migration 0047).
-        await trx.deleteFrom('span_costs').where('trace_rowid', 'in', traces).execute();
+        await deleteSpanDependents(trx, dialect, 'trace_rowid', traces);
         await trx.deleteFrom('spans').where('trace_rowid', 'in', traces).execute();
         const result = await trx.deleteFrom('project_sessions').where('id', 'in', ids).executeTakeFirst();
         return Number(result.numDeletedRows);

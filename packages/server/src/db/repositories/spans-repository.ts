@@ -17,6 +17,7 @@ import { secondOf, startRangeBySecond, startSecond, startTimeTestedOnly } from '
 import { spanConditionSql, type SpanCondition } from './span-condition-sql.js';
 import { searchRowids as matchingSpanRowids, spanMatchesSql, type SearchQuery } from './search-sql.js';
 import { inTransaction } from '../in-transaction.js';
+import { deleteSpanDependents } from './span-dependents.js';
 
 export type StatusCode = 'UNSET' | 'OK' | 'ERROR';
 
@@ -613,13 +614,12 @@ export function createSpansRepository(db: Kysely<DB>, dialect: Dialect) {
     },
 
     /**
-     * Deletes one span and its cost (its annotations cascade; its children stay, as orphans);
-     * returns its trace, or undefined when it did not exist. On PostgreSQL costs have no foreign
-     * key to spans (migration 0047).
+     * Deletes one span, its cost and its search words (its annotations cascade; its children stay,
+     * as orphans); returns its trace, or undefined when it did not exist.
      */
     async deleteById(id: number): Promise<{ traceRowid: number } | undefined> {
       return inTransaction(db, async (trx) => {
-        await trx.deleteFrom('span_costs').where('span_rowid', '=', id).execute();
+        await deleteSpanDependents(trx, dialect, 'span_rowid', id);
         const row = await trx.deleteFrom('spans').where('id', '=', id).returning('trace_rowid').executeTakeFirst();
         return row && { traceRowid: Number(row.trace_rowid) };
       });

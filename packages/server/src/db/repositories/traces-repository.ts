@@ -10,6 +10,7 @@ import { inTransaction } from '../in-transaction.js';
 import { bigintText, nanosLiteral, sqlDialect } from '../sql-dialect.js';
 import { searchRowids as matchingSpanRowids, traceMatchesSql, type SearchQuery } from './search-sql.js';
 import { spanConditionSql, type SpanCondition } from './span-condition-sql.js';
+import { deleteSpanDependents } from './span-dependents.js';
 
 export interface TraceRecord {
   id: number;
@@ -256,13 +257,13 @@ export function createTracesRepository(db: Kysely<DB>, dialect: Dialect) {
     },
 
     /**
-     * Deletes a trace, its spans and their costs (annotations cascade); true when it existed.
-     * Spans and costs go by name: on partitioned PostgreSQL they have no foreign key to traces
-     * (docs/partitioning.md, migration 0047).
+     * Deletes a trace, its spans, their costs and search words (annotations cascade); true when it
+     * existed. Spans go by name: on partitioned PostgreSQL they have no foreign key to traces
+     * (docs/partitioning.md).
      */
     async deleteById(id: number): Promise<boolean> {
       return inTransaction(db, async (trx) => {
-        await trx.deleteFrom('span_costs').where('trace_rowid', '=', id).execute();
+        await deleteSpanDependents(trx, dialect, 'trace_rowid', id);
         const result = await trx.deleteFrom('traces').where('id', '=', id).executeTakeFirst();
         await trx.deleteFrom('spans').where('trace_rowid', '=', id).execute();
         return Number(result.numDeletedRows) > 0;

@@ -134,8 +134,8 @@ select "traces"."id", "traces"."project_id", "traces"."trace_id", cast("traces".
 select "traces"."id", "traces"."project_id", "traces"."trace_id", cast("traces"."start_time" as text) as "start_time", cast("traces"."end_time" as text) as "end_time" from "traces" where "traces"."project_id" = $1 order by ("traces"."end_time" - "traces"."start_time") asc, "traces"."id" asc limit $2;
 
 -- traces.list (full-text search and a condition)
-select unnest(most_common_elems::text::text[]) as word from pg_stats where schemaname = current_schema() and tablename = 'spans' and attname = 'search_vector';
-select id from spans where project_id = $1 and search_vector @@ cast($2 as tsquery) limit $3;
+select unnest(most_common_elems::text::text[]) as word from pg_stats where schemaname = current_schema() and tablename = 'span_search_vectors' and attname = 'search_vector';
+select span_rowid as id from span_search_vectors where project_id = $1 and search_vector @@ cast($2 as tsquery) limit $3;
 
 -- traces.findById
 select "traces"."id", "traces"."project_id", "traces"."trace_id", cast("traces"."start_time" as text) as "start_time", cast("traces"."end_time" as text) as "end_time" from "traces" where "traces"."id" = $1;
@@ -152,7 +152,7 @@ select "id", "span_id" from "spans" where ("id" >> 14) in ($1) and "span_id" in 
 select "spans"."id", "spans"."trace_rowid", "spans"."project_id", "traces"."trace_id", "spans"."span_id", "spans"."parent_id", "spans"."name", "spans"."span_kind", cast("spans"."start_time" as text) as "start_time", cast("spans"."end_time" as text) as "end_time", "spans"."status_code", "spans"."status_message", "spans"."attributes", "spans"."long_attributes", "spans"."events", "spans"."llm_token_count_prompt", "spans"."llm_token_count_completion", "spans"."llm_token_count_total" from "spans" inner join "traces" on "traces"."id" = "spans"."trace_rowid" where ("spans"."project_id" + 0) = $1 and "spans"."trace_rowid" in (select "t"."id" from "traces" as "t" where "t"."trace_id" in ($2) and "t"."project_id" = $3) and "spans"."id" in ($4) and "spans"."parent_id" is null and "spans"."name" in ($5) and "spans"."span_kind" in ($6) and "spans"."status_code" = 'ERROR' and "spans"."start_time" >= cast($7 as bigint) and "spans"."start_time" < cast($8 as bigint) and (("spans"."attributes" -> cast($9 as text)) = cast($10 as jsonb) or ("spans"."attributes" -> cast($11 as text)) = cast($12 as jsonb) or ("spans"."attributes" -> cast($13 as text)) = cast($14 as jsonb)) and ("spans"."start_time" <= cast($15 as bigint) and ("spans"."start_time" < cast($16 as bigint) or "spans"."id" <= $17)) order by "spans"."start_time" desc, "spans"."id" desc limit $18;
 
 -- spans.list (full-text search: a phrase and a prefix, and a condition)
-select id from spans where project_id = $1 and search_vector @@ cast($2 as tsquery) limit $3;
+select span_rowid as id from span_search_vectors where project_id = $1 and search_vector @@ cast($2 as tsquery) limit $3;
 
 -- spans.list (one kind: on SQLite by start second, db/start-seconds.ts)
 select "spans"."id", "spans"."trace_rowid", "spans"."project_id", "traces"."trace_id", "spans"."span_id", "spans"."parent_id", "spans"."name", "spans"."span_kind", cast("spans"."start_time" as text) as "start_time", cast("spans"."end_time" as text) as "end_time", "spans"."status_code", "spans"."status_message", "spans"."attributes", "spans"."long_attributes", "spans"."events", "spans"."llm_token_count_prompt", "spans"."llm_token_count_completion", "spans"."llm_token_count_total" from "spans" inner join "traces" on "traces"."id" = "spans"."trace_rowid" where "spans"."project_id" = $1 and "spans"."span_kind" in ($2) and ("spans"."start_time" <= cast($3 as bigint) and ("spans"."start_time" < cast($4 as bigint) or "spans"."id" <= $5)) order by "spans"."start_time" desc, "spans"."id" desc limit $6;
@@ -1161,6 +1161,8 @@ select "id" from "traces" where "project_id" = $1 and ("start_time" < cast($2 as
 
 -- retention.deleteTraces
 delete from "span_costs" where "trace_rowid" in ($1, $2);
+delete from "span_search_queue" where "trace_rowid" in ($1, $2);
+delete from "span_search_vectors" where "trace_rowid" in ($1, $2);
 delete from "traces" where "id" in ($1, $2) returning "project_session_rowid";
 delete from "spans" where "trace_rowid" in ($1, $2);
 
@@ -1212,6 +1214,14 @@ SELECT pg_advisory_unlock(hashtext($1));
 -- datasets.refreshExampleStatistics
 analyze dataset_examples, dataset_example_revisions;
 
+-- searchVectors.queued
+select count(*) as "n" from "span_search_queue";
+
+-- searchVectors.indexQueued
+begin;
+SELECT span_rowid, trace_rowid, project_id, search_text FROM span_search_queue ORDER BY span_rowid LIMIT $1 FOR UPDATE SKIP LOCKED;
+commit;
+
 -- apiKeys.delete
 delete from "api_keys" where "id" = $1;
 
@@ -1250,12 +1260,16 @@ delete from "project_sessions" where "id" in ($1, $2) and not exists (select "tr
 -- spans.deleteById
 begin;
 delete from "span_costs" where "span_rowid" = $1;
+delete from "span_search_queue" where "span_rowid" = $1;
+delete from "span_search_vectors" where "span_rowid" = $1;
 delete from "spans" where "id" = $1 returning "trace_rowid";
 commit;
 
 -- traces.deleteById
 begin;
 delete from "span_costs" where "trace_rowid" = $1;
+delete from "span_search_queue" where "trace_rowid" = $1;
+delete from "span_search_vectors" where "trace_rowid" = $1;
 delete from "traces" where "id" = $1;
 delete from "spans" where "trace_rowid" = $1;
 commit;
@@ -1263,6 +1277,8 @@ commit;
 -- sessions.deleteByIds
 begin;
 delete from "span_costs" where "trace_rowid" in (select "traces"."id" from "traces" where "traces"."project_session_rowid" in ($1, $2));
+delete from "span_search_queue" where "trace_rowid" in (select "traces"."id" from "traces" where "traces"."project_session_rowid" in ($1, $2));
+delete from "span_search_vectors" where "trace_rowid" in (select "traces"."id" from "traces" where "traces"."project_session_rowid" in ($1, $2));
 delete from "spans" where "trace_rowid" in (select "traces"."id" from "traces" where "traces"."project_session_rowid" in ($1, $2));
 delete from "project_sessions" where "id" in ($1, $2);
 commit;

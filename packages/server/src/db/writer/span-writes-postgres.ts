@@ -11,7 +11,6 @@ import { createPgPool, inPgTransaction } from '@sightline/common';
 import type { SpanRow } from '../../span-model/span-rows.js';
 import { dayOfMillis, partitionDayOf } from '../partitions.js';
 import { createDayPartitions } from '../repositories/partitions-postgres.js';
-import { tsVectorText } from '../repositories/search-sql.js';
 import {
   MERGE_USER_ID,
   ROLLUP_ADD,
@@ -81,13 +80,22 @@ const LINK_TRACES = `
 const INSERT_SPANS = `
   INSERT INTO spans (trace_rowid, project_id, span_id, parent_id, name, span_kind, start_time, end_time,
     status_code, status_message, attributes, long_attributes, events,
-    llm_token_count_prompt, llm_token_count_completion, llm_token_count_total, search_vector)
-  SELECT t, p, s, pa, n, k, st, et, sc, sm, a::jsonb, la, e::jsonb, tp, tc, tt, sv::tsvector
+    llm_token_count_prompt, llm_token_count_completion, llm_token_count_total)
+  SELECT t, p, s, pa, n, k, st, et, sc, sm, a::jsonb, la, e::jsonb, tp, tc, tt
   FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::bigint[],
-    $9::text[], $10::text[], $11::text[], $12::bytea[], $13::text[], $14::bigint[], $15::bigint[], $16::bigint[], $17::text[])
-    AS u(t, p, s, pa, n, k, st, et, sc, sm, a, la, e, tp, tc, tt, sv)
+    $9::text[], $10::text[], $11::text[], $12::bytea[], $13::text[], $14::bigint[], $15::bigint[], $16::bigint[])
+    AS u(t, p, s, pa, n, k, st, et, sc, sm, a, la, e, tp, tc, tt)
   ON CONFLICT (trace_rowid, span_id) DO NOTHING
-  RETURNING trace_rowid, span_id`;
+  RETURNING id, trace_rowid, span_id`;
+
+/**
+ * The new spans' search texts, for the search-vectors job to cut into words and index a moment
+ * later (migration 0048, docs/search.md): in the spans' transaction, so they are as durable as the
+ * spans, without the words' or the GIN index's work on the writer's path.
+ */
+const QUEUE_SEARCH_TEXTS = `
+  INSERT INTO span_search_queue (span_rowid, trace_rowid, project_id, search_text)
+  SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::text[])`;
 
 /** The types of ROLLUP_KEY_COLUMNS (project_id, dimension, minute, value), then of the sums. */
 const ROLLUP_TYPES = [
@@ -117,6 +125,33 @@ const MAX_ATTEMPTS = 3;
 function isRetryable(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' && RETRYABLE_CODES.has(code);
+}
+
+/** A span of the batch that its INSERT stored (not one stored already), with its row id and trace's row. */
+interface StoredRow {
+  row: SpanRow;
+  rowid: number;
+  trace: { id: number; project_id: number };
+}
+
+/** The batch's rows that the INSERT returned, in batch order; a span twice in the batch counts once. */
+function storedRows(
+  rows: SpanRow[],
+  traceRows: Map<string, { id: number; project_id: number }>,
+  inserted: { id: string; trace_rowid: string; span_id: string }[],
+): StoredRow[] {
+  const rowids = new Map(inserted.map((row) => [`${Number(row.trace_rowid)}\u0000${row.span_id}`, Number(row.id)]));
+  const stored: StoredRow[] = [];
+  for (const row of rows) {
+    const trace = traceRows.get(row.traceId)!;
+    const key = `${Number(trace.id)}\u0000${row.spanId}`;
+    const rowid = rowids.get(key);
+    if (rowid === undefined) continue;
+    // delete(): a span twice in the batch was inserted once.
+    rowids.delete(key);
+    stored.push({ row, rowid, trace });
+  }
+  return stored;
 }
 
 /** Writes span batches to PostgreSQL on one dedicated connection. */
@@ -299,7 +334,7 @@ export class PostgresSpanWriter {
     const traceRows = new Map(traceResult.rows.map((row) => [row.trace_id, row]));
     await this.writeSessions(client, traces, traceRows);
     const column = <T>(pick: (row: SpanRow) => T) => rows.map(pick);
-    const inserted = await client.query<{ trace_rowid: string; span_id: string }>({
+    const inserted = await client.query<{ id: string; trace_rowid: string; span_id: string }>({
       name: 'insert-spans',
       text: INSERT_SPANS,
       values: [
@@ -319,28 +354,34 @@ export class PostgresSpanWriter {
         column((row) => row.tokenCountPrompt),
         column((row) => row.tokenCountCompletion),
         column((row) => row.tokenCountTotal),
-        column((row) => (row.searchText === null ? null : tsVectorText(row.searchText))),
       ],
     });
-    await this.writeRollups(client, rows, traceRows, inserted.rows);
+    const stored = storedRows(rows, traceRows, inserted.rows);
+    await this.queueSearchTexts(client, stored);
+    await this.writeRollups(client, stored);
+  }
+
+  private async queueSearchTexts(client: pg.PoolClient, stored: StoredRow[]): Promise<void> {
+    const texts = stored.filter(({ row }) => row.searchText !== null);
+    if (texts.length === 0) return;
+    await client.query({
+      name: 'queue-search-texts',
+      text: QUEUE_SEARCH_TEXTS,
+      values: [
+        texts.map(({ rowid }) => rowid),
+        texts.map(({ trace }) => trace.id),
+        texts.map(({ trace }) => trace.project_id),
+        // PostgreSQL's text cannot hold NUL, which separates words as a space does.
+        texts.map(({ row }) => (row.searchText!.includes('\u0000') ? row.searchText!.replaceAll('\u0000', ' ') : row.searchText!)),
+      ],
+    });
   }
 
   /** Adds the spans the batch inserted (not those already stored) to their minutes' rollups. */
-  private async writeRollups(
-    client: pg.PoolClient,
-    rows: SpanRow[],
-    traceRows: Map<string, { id: number; project_id: number }>,
-    inserted: { trace_rowid: string; span_id: string }[],
-  ): Promise<void> {
-    if (inserted.length === 0 || this.options.rollups === false) return;
+  private async writeRollups(client: pg.PoolClient, stored: StoredRow[]): Promise<void> {
+    if (stored.length === 0 || this.options.rollups === false) return;
     const rollups = new RollupAccumulator();
-    const add = (row: SpanRow) => rollups.add(Number(traceRows.get(row.traceId)!.project_id), row);
-    if (inserted.length === rows.length) for (const row of rows) add(row);
-    else {
-      const stored = new Set(inserted.map((row) => `${Number(row.trace_rowid)}\u0000${row.span_id}`));
-      // delete(), not has(): a span twice in the batch was inserted once.
-      for (const row of rows) if (stored.delete(`${Number(traceRows.get(row.traceId)!.id)}\u0000${row.spanId}`)) add(row);
-    }
+    for (const { row, trace } of stored) rollups.add(Number(trace.project_id), row);
     const values = rollups.sorted().map(rollupValues);
     await client.query({
       name: 'upsert-rollups',

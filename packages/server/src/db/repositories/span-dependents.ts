@@ -1,0 +1,31 @@
+/**
+ * The rows that belong to spans but have no foreign key to them, deleted by every path that
+ * deletes spans (one span, a trace, sessions, retention): on PostgreSQL, `span_costs` (migration
+ * 0047) and the spans' search words, queued or indexed (migration 0048). SQLite's costs cascade
+ * from their keys, and its search words go by a trigger (docs/search.md); deleting its costs here
+ * too costs nothing and keeps one path.
+ */
+import type { Kysely, OperandExpression } from 'kysely';
+import type { Dialect } from '../../config.js';
+import type { DB } from '../schema.js';
+
+/** Span or trace row ids: one, a list, or a subquery. */
+export type RowidOperand = number | readonly number[] | OperandExpression<number>;
+
+/**
+ * Deletes the costs and search words of the spans whose `column` is among `rowids`. The queue
+ * goes before the indexed words: should the search-vectors job be moving these spans' words, the
+ * queue's delete waits for its commit, and the next statement sees what it indexed.
+ */
+export async function deleteSpanDependents(
+  db: Kysely<DB>,
+  dialect: Dialect,
+  column: 'span_rowid' | 'trace_rowid',
+  rowids: RowidOperand,
+): Promise<void> {
+  const tables = dialect === 'postgres' ? (['span_costs', 'span_search_queue', 'span_search_vectors'] as const) : (['span_costs'] as const);
+  for (const table of tables) {
+    const query = db.deleteFrom(table);
+    await (typeof rowids === 'number' ? query.where(column, '=', rowids) : query.where(column, 'in', rowids)).execute();
+  }
+}

@@ -1,0 +1,64 @@
+/**
+ * PostgreSQL's search indexer (docs/search.md, "PostgreSQL"): cuts the texts ingest queued into
+ * words and stores them in the GIN-indexed table, a batch at a time, a moment after their spans
+ * were stored. Ingest only appends to the queue; the words' and the index's work happen here, off
+ * the span writer's transactions (docs/performance.md, "Ingest with the text index on and off").
+ *
+ * While ingest is busy and the queue holds more than a batch, the job yields the machine to it:
+ * after each batch it pauses nine times as long as the batch took, unless ingest falls idle
+ * first, so it takes at most a tenth of the time of a saturated ingest. Below saturation the span
+ * queue falls idle between batches and the job keeps up. The queue is on disk, so falling behind
+ * during a burst costs no memory; the job catches up at full speed once ingest pauses. SQLite's
+ * indexer runs at the lowest CPU priority for the same reason.
+ */
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import { tsVectorText } from '../db/repositories/search-sql.js';
+import type { SearchVectorsRepository } from '../db/repositories/search-vectors-repository.js';
+import { type IngestIdle, waitForIdleIngest } from './idle-ingest.js';
+import type { Job } from './job-runner.js';
+
+export const SEARCH_VECTORS_JOB = 'search-vectors';
+
+/** Spans indexed per transaction. */
+export const SEARCH_VECTORS_BATCH = 1_000;
+/** Pause when the queue is empty (ms): a search finds a span about this long after its ingest. */
+export const SEARCH_VECTORS_INTERVAL_MS = 250;
+/** While ingest is busy, the pause after a full batch, in multiples of the batch's time. */
+const BUSY_PAUSE_FACTOR = 9;
+/** Texts cut between two yields to the event loop: a few ms of work (30-60 µs a text). */
+const TEXTS_PER_SLICE = 100;
+
+/** The tsvector texts of search texts, a slice at a time, yielding to requests in between. */
+export async function searchVectorsOf(texts: string[]): Promise<string[]> {
+  const vectors: string[] = [];
+  for (let start = 0; start < texts.length; start += TEXTS_PER_SLICE) {
+    if (start > 0) await yieldToEventLoop();
+    for (const text of texts.slice(start, start + TEXTS_PER_SLICE)) vectors.push(tsVectorText(text));
+  }
+  return vectors;
+}
+
+export interface SearchVectorsJobOptions {
+  /** Resolves when the span queue has nothing waiting or being written. */
+  ingestIdle?: IngestIdle | undefined;
+  batch?: number;
+  intervalMs?: number;
+}
+
+export function createSearchVectorsJob(
+  repository: SearchVectorsRepository,
+  { ingestIdle, batch = SEARCH_VECTORS_BATCH, intervalMs = SEARCH_VECTORS_INTERVAL_MS }: SearchVectorsJobOptions = {},
+): Job {
+  return {
+    name: SEARCH_VECTORS_JOB,
+    description: 'Indexes the words of spans just stored for full-text search (PostgreSQL; docs/search.md).',
+    intervalMs,
+    firstDelayMs: 0,
+    run: async () => {
+      const started = performance.now();
+      if ((await repository.indexQueued(batch, searchVectorsOf)) < batch) return 'idle';
+      await waitForIdleIngest(ingestIdle, (performance.now() - started) * BUSY_PAUSE_FACTOR);
+      return 'more';
+    },
+  };
+}
