@@ -39,7 +39,8 @@ export function up({ dialect }: MigrationContext) {
     // Indexes after the copy: one build per partition instead of an insert per span.
     await run(`INSERT INTO span_search_vectors (span_rowid, trace_rowid, project_id, search_vector)
       SELECT id, trace_rowid, project_id, search_vector FROM spans WHERE search_vector IS NOT NULL`);
-    await run('ALTER TABLE span_search_vectors ADD PRIMARY KEY (span_rowid, trace_rowid)');
+    // Keyed by trace first: a list of traces walked newest first probes each trace's words (search-sql.ts).
+    await run('ALTER TABLE span_search_vectors ADD PRIMARY KEY (trace_rowid, span_rowid)');
     await run('CREATE INDEX span_search_vectors_words ON span_search_vectors USING gin (search_vector)');
     await run('ALTER TABLE spans DROP COLUMN search_vector');
     await run(`CREATE TABLE span_search_queue (

@@ -181,7 +181,7 @@ export function createRetentionRepository(db: Kysely<DB>, dialect: Dialect) {
      */
     async deleteTraces(traceRowids: number[]): Promise<DeletedTraces> {
       if (traceRowids.length === 0) return { traces: 0, spans: 0, sessionRowids: [] };
-      await deleteSpanDependents(db, dialect, 'trace_rowid', traceRowids);
+      await deleteSpanDependents(db, dialect, { traceRowids });
       const deleteSpans = () => db.deleteFrom('spans').where('trace_rowid', 'in', traceRowids).executeTakeFirst();
       const sqliteSpans = pg ? undefined : await deleteSpans();
       const traces = await db.deleteFrom('traces').where('id', 'in', traceRowids).returning('project_session_rowid').execute();

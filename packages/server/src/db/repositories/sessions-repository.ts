@@ -294,7 +294,7 @@ export function createSessionsRepository(db: Kysely<DB>, dialect: Dialect) {
       if (ids.length === 0) return 0;
       return inTransaction(db, async (trx) => {
         const traces = trx.selectFrom('traces').select('traces.id').where('traces.project_session_rowid', 'in', ids);
-        await deleteSpanDependents(trx, dialect, 'trace_rowid', traces);
+        await deleteSpanDependents(trx, dialect, { traceRowids: traces });
         await trx.deleteFrom('spans').where('trace_rowid', 'in', traces).execute();
         const result = await trx.deleteFrom('project_sessions').where('id', 'in', ids).executeTakeFirst();
         return Number(result.numDeletedRows);

@@ -9,23 +9,23 @@ import type { Kysely, OperandExpression } from 'kysely';
 import type { Dialect } from '../../config.js';
 import type { DB } from '../schema.js';
 
-/** Span or trace row ids: one, a list, or a subquery. */
-export type RowidOperand = number | readonly number[] | OperandExpression<number>;
+/** The spans whose rows go: every span of some traces (row ids, one, a list or a subquery), or one span of a trace. */
+export type SpansOf = { traceRowids: number | readonly number[] | OperandExpression<number> } | { spanRowid: number; traceRowid: number };
 
 /**
- * Deletes the costs and search words of the spans whose `column` is among `rowids`. The queue
- * goes before the indexed words: should the search-vectors job be moving these spans' words, the
- * queue's delete waits for its commit, and the next statement sees what it indexed.
+ * Deletes the costs and search words of the spans. The queue goes before the indexed words:
+ * should the search-vectors job be moving these spans' words, the queue's delete waits for its
+ * commit, and the next statement sees what it indexed.
  */
-export async function deleteSpanDependents(
-  db: Kysely<DB>,
-  dialect: Dialect,
-  column: 'span_rowid' | 'trace_rowid',
-  rowids: RowidOperand,
-): Promise<void> {
+export async function deleteSpanDependents(db: Kysely<DB>, dialect: Dialect, spans: SpansOf): Promise<void> {
   const tables = dialect === 'postgres' ? (['span_costs', 'span_search_queue', 'span_search_vectors'] as const) : (['span_costs'] as const);
   for (const table of tables) {
     const query = db.deleteFrom(table);
-    await (typeof rowids === 'number' ? query.where(column, '=', rowids) : query.where(column, 'in', rowids)).execute();
+    if ('spanRowid' in spans) {
+      // The words' key leads with the trace (migration 0048); the others are keyed by span.
+      const bySpan = query.where('span_rowid', '=', spans.spanRowid);
+      await (table === 'span_search_vectors' ? bySpan.where('trace_rowid', '=', spans.traceRowid) : bySpan).execute();
+    } else if (typeof spans.traceRowids === 'number') await query.where('trace_rowid', '=', spans.traceRowids).execute();
+    else await query.where('trace_rowid', 'in', spans.traceRowids).execute();
   }
 }

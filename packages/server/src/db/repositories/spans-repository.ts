@@ -619,9 +619,10 @@ export function createSpansRepository(db: Kysely<DB>, dialect: Dialect) {
      */
     async deleteById(id: number): Promise<{ traceRowid: number } | undefined> {
       return inTransaction(db, async (trx) => {
-        await deleteSpanDependents(trx, dialect, 'span_rowid', id);
         const row = await trx.deleteFrom('spans').where('id', '=', id).returning('trace_rowid').executeTakeFirst();
-        return row && { traceRowid: Number(row.trace_rowid) };
+        if (!row) return undefined;
+        await deleteSpanDependents(trx, dialect, { spanRowid: id, traceRowid: Number(row.trace_rowid) });
+        return { traceRowid: Number(row.trace_rowid) };
       });
     },
 

@@ -263,7 +263,7 @@ export function createTracesRepository(db: Kysely<DB>, dialect: Dialect) {
      */
     async deleteById(id: number): Promise<boolean> {
       return inTransaction(db, async (trx) => {
-        await deleteSpanDependents(trx, dialect, 'trace_rowid', id);
+        await deleteSpanDependents(trx, dialect, { traceRowids: id });
         const result = await trx.deleteFrom('traces').where('id', '=', id).executeTakeFirst();
         await trx.deleteFrom('spans').where('trace_rowid', '=', id).execute();
         return Number(result.numDeletedRows) > 0;

@@ -1259,9 +1259,6 @@ delete from "project_sessions" where "id" in ($1, $2) and not exists (select "tr
 
 -- spans.deleteById
 begin;
-delete from "span_costs" where "span_rowid" = $1;
-delete from "span_search_queue" where "span_rowid" = $1;
-delete from "span_search_vectors" where "span_rowid" = $1;
 delete from "spans" where "id" = $1 returning "trace_rowid";
 commit;
 

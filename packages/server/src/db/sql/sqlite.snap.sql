@@ -1247,7 +1247,6 @@ delete from "project_sessions" where "id" in (?, ?) and not exists (select "trac
 
 -- spans.deleteById
 begin;
-delete from "span_costs" where "span_rowid" = ?;
 delete from "spans" where "id" = ? returning "trace_rowid";
 commit;
 
