@@ -10,6 +10,9 @@
  * queue falls idle between batches and the job keeps up. The queue is on disk, so falling behind
  * during a burst costs no memory; the job catches up at full speed once ingest pauses. SQLite's
  * indexer runs at the lowest CPU priority for the same reason.
+ *
+ * Once the queue is empty, and at most hourly, the job also gathers the words' statistics, which
+ * tell searches which words are common (search-sql.ts).
  */
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { tsVectorText } from '../db/repositories/search-sql.js';
@@ -25,6 +28,8 @@ export const SEARCH_VECTORS_BATCH = 1_000;
 export const SEARCH_VECTORS_INTERVAL_MS = 250;
 /** While ingest is busy, the pause after a full batch, in multiples of the batch's time. */
 const BUSY_PAUSE_FACTOR = 9;
+/** How often the words' statistics are gathered again, once the queue is empty (ms). */
+export const SEARCH_VECTORS_ANALYZE_MS = 60 * 60_000;
 /** Texts cut between two yields to the event loop: a few ms of work (30-60 µs a text). */
 const TEXTS_PER_SLICE = 100;
 
@@ -43,12 +48,28 @@ export interface SearchVectorsJobOptions {
   ingestIdle?: IngestIdle | undefined;
   batch?: number;
   intervalMs?: number;
+  analyzeEveryMs?: number;
+  now?: () => number;
 }
 
 export function createSearchVectorsJob(
   repository: SearchVectorsRepository,
-  { ingestIdle, batch = SEARCH_VECTORS_BATCH, intervalMs = SEARCH_VECTORS_INTERVAL_MS }: SearchVectorsJobOptions = {},
+  {
+    ingestIdle,
+    batch = SEARCH_VECTORS_BATCH,
+    intervalMs = SEARCH_VECTORS_INTERVAL_MS,
+    analyzeEveryMs = SEARCH_VECTORS_ANALYZE_MS,
+    now = Date.now,
+  }: SearchVectorsJobOptions = {},
 ): Job {
+  /** When the statistics are due again; read from PostgreSQL on the first idle run (another replica may have gathered them). */
+  let analyzeDue: number | null = null;
+  const analyzeIfDue = async () => {
+    analyzeDue ??= ((await repository.lastAnalyzed())?.getTime() ?? Number.NEGATIVE_INFINITY) + analyzeEveryMs;
+    if (now() < analyzeDue) return;
+    await repository.analyze();
+    analyzeDue = now() + analyzeEveryMs;
+  };
   return {
     name: SEARCH_VECTORS_JOB,
     description: 'Indexes the words of spans just stored for full-text search (PostgreSQL; docs/search.md).',
@@ -56,7 +77,10 @@ export function createSearchVectorsJob(
     firstDelayMs: 0,
     run: async () => {
       const started = performance.now();
-      if ((await repository.indexQueued(batch, searchVectorsOf)) < batch) return 'idle';
+      if ((await repository.indexQueued(batch, searchVectorsOf)) < batch) {
+        await analyzeIfDue();
+        return 'idle';
+      }
       await waitForIdleIngest(ingestIdle, (performance.now() - started) * BUSY_PAUSE_FACTOR);
       return 'more';
     },

@@ -15,7 +15,7 @@ import { migrations } from '../../src/db/migrations/index.js';
 import { dayOfMillis, partitionName } from '../../src/db/partitions.js';
 import { createDataAccess } from '../../src/db/repositories/index.js';
 import { PostgresSpanWriter } from '../../src/db/writer/span-writes-postgres.js';
-import { searchVectorsOf } from '../../src/jobs/search-vectors-job.js';
+import { createSearchVectorsJob, searchVectorsOf } from '../../src/jobs/search-vectors-job.js';
 import { searchTextOf } from '../../src/span-model/search-text.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../helpers/databases.js';
 import { spanRow } from '../helpers/span-row.js';
@@ -168,6 +168,41 @@ for (const _ of DIALECTS.filter((dialect) => dialect === 'postgres')) {
       const indexed = await sql<{ n: string }>`SELECT count(*) AS n FROM span_search_vectors v JOIN spans s ON s.id = v.span_rowid
         WHERE s.project_id = (SELECT id FROM projects WHERE name = 'random')`.execute(database.db);
       assert.equal(Number(indexed.rows[0]!.n), expected.length);
+    });
+
+    it('the job says when it is behind, and gathers the words’ statistics when idle, at most once an interval', async () => {
+      const { repositories } = createDataAccess(database);
+      let clock = 1_000_000;
+      const job = createSearchVectorsJob(repositories.searchVectors, { batch: 2, analyzeEveryMs: 60_000, now: () => clock });
+      await writer.write(
+        ['x', 'y', 'z'].map((letter, index) =>
+          spanRow({
+            projectName: 'job',
+            traceId: 'a'.repeat(31) + letter,
+            spanId: `j${index}`.padStart(16, '0'),
+            startTime: NOW,
+            endTime: NOW + 10n,
+            searchText: `job${letter}`,
+          }),
+        ),
+      );
+      const signal = new AbortController().signal;
+      assert.equal(await job.run(signal), 'more');
+      assert.equal(await repositories.searchVectors.lastAnalyzed(), null, 'not while behind');
+      assert.equal(await job.run(signal), 'idle');
+      const first = await repositories.searchVectors.lastAnalyzed();
+      assert.ok(first instanceof Date);
+      const common = await sql<{
+        n: string;
+      }>`SELECT count(*) AS n FROM pg_stats WHERE tablename = 'span_search_vectors' AND attname = 'search_vector'`.execute(database.db);
+      assert.equal(Number(common.rows[0]!.n), 1, 'the partitioned table has statistics of its own');
+      clock += 59_000;
+      assert.equal(await job.run(signal), 'idle');
+      assert.equal((await repositories.searchVectors.lastAnalyzed())?.getTime(), first.getTime(), 'not again within the interval');
+      clock += 2_000;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      assert.equal(await job.run(signal), 'idle');
+      assert.ok((await repositories.searchVectors.lastAnalyzed())!.getTime() > first.getTime(), 'again after it');
     });
 
     it('retention’s dropped day takes its words’ partition and its queued words', async () => {
