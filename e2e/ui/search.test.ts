@@ -95,6 +95,10 @@ describe('UI: search and filter', () => {
     await page.getByLabel('Search inputs, outputs and messages').fill('退款');
     await eventually(async () => assert.deepEqual((await rowTexts(opened)).length, 1));
     assert.match((await rowTexts(opened))[0] ?? '', /我想退款/);
+    // No match: the table says so, and the count line offers no keys to move among no rows.
+    await page.getByLabel('Search inputs, outputs and messages').fill('wombat');
+    await page.getByText('No traces match the search or filter in this time range.').waitFor();
+    assert.equal(await page.getByText('↑/↓ to move').count(), 0);
     await page.getByLabel('Search inputs, outputs and messages').fill('');
 
     // Completion: "span_k" offers span_kind; the choice is written into the line.

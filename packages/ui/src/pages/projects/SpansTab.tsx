@@ -272,9 +272,12 @@ export function SpansTab() {
       </Paper>
       <Group justify="space-between" wrap="nowrap">
         <Text size="sm" c="dimmed">
-          {loaded.length > 0 ? (spans.hasNextPage ? `${formatInt(loaded.length)}+ spans` : formatCount(loaded.length, 'span')) : ' '}
-          {sortKey !== 'start_time' && spans.hasNextPage ? ' · sorted among the spans loaded so far' : ''} · ↑/↓ to move, Enter to open the
-          trace
+          {/* The keys' hint only beside rows: with none, the table says why. */}
+          {loaded.length > 0
+            ? `${spans.hasNextPage ? `${formatInt(loaded.length)}+ spans` : formatCount(loaded.length, 'span')}${
+                sortKey !== 'start_time' && spans.hasNextPage ? ' · sorted among the spans loaded so far' : ''
+              } · ↑/↓ to move, Enter to open the trace`
+            : ' '}
         </Text>
         <Group gap="xs" wrap="nowrap">
           <ColumnChooser table="spans" columns={columns} chosen={chosen} />

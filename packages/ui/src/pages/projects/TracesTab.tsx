@@ -243,10 +243,10 @@ export function TracesTab() {
           w={360}
         />
         <Text size="sm" c="dimmed">
+          {/* The keys' hint only beside rows: with none, the table says why. */}
           {rows.length > 0
-            ? `${traces.hasNextPage ? `${formatInt(rows.length)}+ traces` : formatCount(rows.length, 'trace')} · ${option.label.toLowerCase()}`
-            : ' '}{' '}
-          · ↑/↓ to move, Enter to open
+            ? `${traces.hasNextPage ? `${formatInt(rows.length)}+ traces` : formatCount(rows.length, 'trace')} · ${option.label.toLowerCase()} · ↑/↓ to move, Enter to open`
+            : ' '}
         </Text>
         <ColumnChooser table="traces" columns={columns} chosen={chosen} />
         <Anchor component={Link} to={`/projects/${encodeURIComponent(projectId)}/spans${search}${search ? '&' : '?'}roots=1`} size="sm">
