@@ -6,9 +6,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
+import { Kysely, PostgresDialect } from 'kysely';
 import { openDatabase, openSqlite } from '../../packages/server/src/db/database.js';
 import { migrateToLatest } from '../../packages/server/src/db/migrate.js';
 import { PostgresSpanWriter } from '../../packages/server/src/db/writer/span-writes-postgres.js';
+import { createSearchVectorsRepository } from '../../packages/server/src/db/repositories/search-vectors-repository.js';
+import type { DB } from '../../packages/server/src/db/schema.js';
+import { indexAllQueued } from '../../packages/server/src/jobs/search-vectors-job.js';
 import type { SpanRow } from '../../packages/server/src/span-model/span-rows.js';
 import { searchIndexFile } from '../../packages/server/src/db/search-index/search-index-file.js';
 import { DirectSearchIndex } from '../../packages/server/src/db/search-index/search-indexer.js';
@@ -66,6 +70,14 @@ async function openSink(target: Target): Promise<Sink> {
     write: (rows) => writer.write(rows),
     finish: async () => {
       await writer.close();
+      // The spans' words wait in a queue for the server's search-vectors job (docs/search.md):
+      // index them now, so that no measurement runs beside that job's backlog.
+      const kysely = new Kysely<DB>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: target.url, max: 1 }) }) });
+      try {
+        await indexAllQueued(createSearchVectorsRepository(kysely));
+      } finally {
+        await kysely.destroy();
+      }
       const client = new pg.Client({ connectionString: target.url });
       await client.connect();
       try {

@@ -43,6 +43,11 @@ export async function searchVectorsOf(texts: string[]): Promise<string[]> {
   return vectors;
 }
 
+/** Indexes everything queued, at full speed: for bulk loaders with no server running, as SQLite's DirectSearchIndex. */
+export async function indexAllQueued(repository: SearchVectorsRepository): Promise<void> {
+  while ((await repository.indexQueued(SEARCH_VECTORS_BATCH, searchVectorsOf)) > 0);
+}
+
 export interface SearchVectorsJobOptions {
   /** Resolves when the span queue has nothing waiting or being written. */
   ingestIdle?: IngestIdle | undefined;

@@ -3,7 +3,7 @@ import { createPgPool, openSqlite } from '@sightline/common';
 import { type CompiledQuery, Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import { PostgresSpanWriter } from '../../src/db/writer/span-writes-postgres.js';
 import { createSearchVectorsRepository } from '../../src/db/repositories/search-vectors-repository.js';
-import { SEARCH_VECTORS_BATCH, searchVectorsOf } from '../../src/jobs/search-vectors-job.js';
+import { indexAllQueued } from '../../src/jobs/search-vectors-job.js';
 import { attachSearchIndex } from '../../src/db/search-index/search-index-file.js';
 import { DirectSearchIndex } from '../../src/db/search-index/search-indexer.js';
 import { SqliteSpanStore } from '../../src/db/writer/span-writes-sqlite.js';
@@ -51,7 +51,7 @@ export function openSpanWriter(database: TestDatabase, file: string, options: { 
   return {
     write: async (rows) => {
       await writer.write(rows);
-      while ((await searchVectors.indexQueued(SEARCH_VECTORS_BATCH, searchVectorsOf)) > 0);
+      await indexAllQueued(searchVectors);
     },
     costs: undefined,
     close: async () => {
