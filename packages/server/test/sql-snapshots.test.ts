@@ -84,6 +84,8 @@ function scenario(r: Repositories, dialect: string, db: Kysely<DB>): SqlScenario
     ['datasets.refreshExampleStatistics', () => r.datasets.refreshExampleStatistics()],
     ['searchVectors.queued', () => r.searchVectors.queued()],
     ['searchVectors.indexQueued', () => r.searchVectors.indexQueued(10, async (texts) => texts)],
+    ['searchVectors.lastAnalyzed', () => r.searchVectors.lastAnalyzed()],
+    ['searchVectors.analyze', () => r.searchVectors.analyze()],
   ];
   const sqliteOnly: SqlScenario = [
     ['retention.incrementalVacuumEnabled', () => r.retention.incrementalVacuumEnabled()],
@@ -1107,7 +1109,14 @@ async function storeSpanToLookUp(db: Kysely<DB>, dialect: string): Promise<void>
  */
 const NOT_SNAPSHOTTED: Record<string, string[]> = {
   common: ['retention.dayPartitionsBefore', 'retention.projectsOfDay', 'retention.tryLockDayPartitions', 'retention.dropDayPartition'],
-  sqlite: ['jobLeases.withLease', 'datasets.refreshExampleStatistics', 'searchVectors.queued', 'searchVectors.indexQueued'],
+  sqlite: [
+    'jobLeases.withLease',
+    'datasets.refreshExampleStatistics',
+    'searchVectors.queued',
+    'searchVectors.indexQueued',
+    'searchVectors.lastAnalyzed',
+    'searchVectors.analyze',
+  ],
   postgres: ['retention.incrementalVacuumEnabled', 'retention.freePages', 'retention.incrementalVacuum'],
 };
 

@@ -1222,6 +1222,12 @@ begin;
 SELECT span_rowid, trace_rowid, project_id, search_text FROM span_search_queue ORDER BY span_rowid LIMIT $1 FOR UPDATE SKIP LOCKED;
 commit;
 
+-- searchVectors.lastAnalyzed
+SELECT last_analyze AS at FROM pg_stat_user_tables WHERE relid = 'span_search_vectors'::regclass;
+
+-- searchVectors.analyze
+ANALYZE span_search_vectors;
+
 -- apiKeys.delete
 delete from "api_keys" where "id" = $1;
 
