@@ -21,11 +21,9 @@ export async function deleteSpanDependents(db: Kysely<DB>, dialect: Dialect, spa
   const tables = dialect === 'postgres' ? (['span_costs', 'span_search_queue', 'span_search_vectors'] as const) : (['span_costs'] as const);
   for (const table of tables) {
     const query = db.deleteFrom(table);
-    if ('spanRowid' in spans) {
-      // The words' key leads with the trace (migration 0048); the others are keyed by span.
-      const bySpan = query.where('span_rowid', '=', spans.spanRowid);
-      await (table === 'span_search_vectors' ? bySpan.where('trace_rowid', '=', spans.traceRowid) : bySpan).execute();
-    } else if (typeof spans.traceRowids === 'number') await query.where('trace_rowid', '=', spans.traceRowids).execute();
+    // By both ids: the words' key leads with the trace (migration 0048), the others' with the span.
+    if ('spanRowid' in spans) await query.where('trace_rowid', '=', spans.traceRowid).where('span_rowid', '=', spans.spanRowid).execute();
+    else if (typeof spans.traceRowids === 'number') await query.where('trace_rowid', '=', spans.traceRowids).execute();
     else await query.where('trace_rowid', 'in', spans.traceRowids).execute();
   }
 }
