@@ -70,14 +70,15 @@ export function countSpans(url: string): Promise<number> {
 }
 
 /**
- * The spans whose search text waits for the search-vectors job (docs/search.md, "PostgreSQL");
- * null where the table does not exist (search off since the start, or an older schema).
+ * The spans whose words wait for the search-vectors job (docs/search.md, "PostgreSQL"); null
+ * where the table does not exist (an older schema).
  */
 export function countQueuedSearchTexts(url: string): Promise<number | null> {
   return withClient(url, async (client) => {
-    const exists = await client.query<{ r: string | null }>("SELECT to_regclass('span_search_queue')::text AS r");
+    const exists = await client.query<{ r: string | null }>("SELECT to_regclass('span_search_pending')::text AS r");
     if (exists.rows[0]?.r == null) return null;
-    return Number((await client.query<{ n: string }>('SELECT count(*) AS n FROM span_search_queue')).rows[0]!.n);
+    const { rows } = await client.query<{ n: string | null }>('SELECT sum(span_count) AS n FROM span_search_pending');
+    return Number(rows[0]!.n ?? 0);
   });
 }
 

@@ -134,7 +134,7 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
     const ingest = createIngestService(queue, {
       maxInflightBytes: config.ingest.maxInflightBytes,
       compressor,
-      fullTextSearch: config.fullTextSearch,
+      searchTexts: config.fullTextSearch && config.database.dialect === 'sqlite',
     });
     // A deleted project's id must not stay cached by the writer, or its next spans would be refused.
     const spanQueue = queue;

@@ -83,7 +83,7 @@ function scenario(r: Repositories, dialect: string, db: Kysely<DB>): SqlScenario
     ['jobLeases.withLease', () => r.jobLeases.withLease('snapshot', async () => 1)],
     ['datasets.refreshExampleStatistics', () => r.datasets.refreshExampleStatistics()],
     ['searchVectors.queued', () => r.searchVectors.queued()],
-    ['searchVectors.indexQueued', () => r.searchVectors.indexQueued(10, async (texts) => texts)],
+    ['searchVectors.indexQueued', () => r.searchVectors.indexQueued(10, async (spans) => spans.map(() => null))],
     ['searchVectors.lastAnalyzed', () => r.searchVectors.lastAnalyzed()],
     ['searchVectors.analyze', () => r.searchVectors.analyze()],
   ];

@@ -68,13 +68,15 @@ export interface SpanSearchVectorsTable {
   search_vector: string;
 }
 
-/** PostgreSQL only (migration 0048): the words of spans just stored, until the search-vectors job indexes them. */
-export interface SpanSearchQueueTable {
-  span_rowid: number;
-  trace_rowid: number;
-  project_id: number;
-  /** The span's search text (span-model/search-text.ts searchTextOf), NUL characters as spaces. */
-  search_text: string;
+/**
+ * PostgreSQL only (migration 0049): the spans one ingest transaction stored, until the
+ * search-vectors job indexes their words; two arrays in step.
+ */
+export interface SpanSearchPendingTable {
+  id: Generated<number>;
+  span_count: number;
+  trace_rowids: number[];
+  span_rowids: number[];
 }
 
 export interface UsersTable {
@@ -779,7 +781,7 @@ export interface DB {
   span_costs: SpanCostsTable;
   span_rollups: SpanRollupsTable;
   span_search_vectors: SpanSearchVectorsTable;
-  span_search_queue: SpanSearchQueueTable;
+  span_search_pending: SpanSearchPendingTable;
   dashboards: DashboardsTable;
   job_state: JobStateTable;
   secrets: SecretsTable;

@@ -28,8 +28,12 @@ export interface IngestServiceOptions {
   maxInflightBytes: number;
   /** Compresses long attribute values off the request thread; without it they are compressed here. */
   compressor?: LongAttributesCompressor | undefined;
-  /** False: new spans are not indexed for full-text search (SERVICE_FULL_TEXT_SEARCH). */
-  fullTextSearch?: boolean | undefined;
+  /**
+   * False: the rows carry no search text. Only SQLite's indexer takes the words from ingest, and
+   * only while full-text search is on (SERVICE_FULL_TEXT_SEARCH); PostgreSQL's search-vectors job
+   * reads them from the stored spans (docs/search.md).
+   */
+  searchTexts?: boolean | undefined;
 }
 
 /** The span queue: one item per request, weighed by its span count, kept as the writer prepared it. */
@@ -97,7 +101,7 @@ export function createSpanQueue(writer: DatabaseWriter, options: SpanQueueOption
 
 /** An ingest service writing through the given queue. A full queue or failed write throws UnavailableError (503). */
 export function createIngestService(queue: SpanQueue, options: IngestServiceOptions): IngestService {
-  const rowOptions = { searchText: options.fullTextSearch };
+  const rowOptions = { searchText: options.searchTexts };
   const inflight = new InflightBytes(
     options.maxInflightBytes,
     () => new QueueFullError('the server is receiving too many request bodies at once; retry later', 1),

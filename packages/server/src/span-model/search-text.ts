@@ -92,7 +92,7 @@ export function searchTextOf(attributes: Attributes): string | null {
   };
   add(attributes[INPUT_VALUE]);
   add(attributes[OUTPUT_VALUE]);
-  for (const key in attributes) if (MESSAGE_TEXT.test(key)) add(attributes[key]);
+  for (const key of messageKeys(attributes)) add(attributes[key]);
   if (values.length === 0) return null;
   // A text of n characters holds at most (n + 1) / 2 words: below the limit, nothing is counted.
   let wordBound = 0;
@@ -110,6 +110,41 @@ export function searchTextOf(attributes: Attributes): string | null {
   return text === '' || NO_WORD.test(text) ? null : text;
 }
 
+/**
+ * The message text keys of the attributes, input messages then output messages, each in its
+ * index's order. The order is the attributes' own only as the instrumentation sent them:
+ * PostgreSQL's jsonb sorts keys by length, and a long value read back from its own column comes
+ * last (span-model/long-attributes.ts). Sorted, a span stored and read back gives the same text,
+ * word positions included, as the span at ingest (docs/search.md).
+ */
+function messageKeys(attributes: Attributes): string[] {
+  const keys: string[] = [];
+  let sorted = true;
+  for (const key in attributes) {
+    if (!MESSAGE_TEXT.test(key)) continue;
+    if (sorted && keys.length > 0 && compareKeys(keys[keys.length - 1]!, key) > 0) sorted = false;
+    keys.push(key);
+  }
+  // Instrumentations send the messages in order: sorting is rarely needed.
+  return sorted ? keys : keys.sort(compareKeys);
+}
+
+/** Compares two dotted keys part by part, numbers by their value: `messages.2` before `messages.10`. */
+function compareKeys(a: string, b: string): number {
+  const left = a.split('.');
+  const right = b.split('.');
+  for (let index = 0; index < Math.min(left.length, right.length); index++) {
+    const x = left[index]!;
+    const y = right[index]!;
+    if (x === y) continue;
+    const numbers = DIGITS.test(x) && DIGITS.test(y);
+    if (numbers) return Number(x) - Number(y);
+    return x < y ? -1 : 1;
+  }
+  return left.length - right.length;
+}
+
+const DIGITS = /^\d+$/;
 const NOT_PLAIN = /[^\x00-\x7f]/;
 /** True for a text without a word: no ASCII letter or digit and no other character. */
 const NO_WORD = /^[^A-Za-z0-9\u0080-\uffff]*$/;

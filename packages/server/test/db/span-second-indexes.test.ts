@@ -76,7 +76,7 @@ for (const dialect of DIALECTS) {
       assert.ok('0023-span-second-indexes' in all);
       await applyMigrations(db as Kysely<unknown>, dialect, Object.fromEntries(Object.entries(all).filter(([name]) => name < '0023')));
       // Half the spans as the release before 0023 stored them, half after it. Today's writer also
-      // writes what later migrations add (0037's and 0048's words, 0044's rollups, 0045's deletion queue,
+      // writes what later migrations add (0037's and 0048's words, 0049's notes, 0044's rollups, 0045's deletion queue,
       // 0046's rollup costs): those are made for the first half and dropped again, so that the migrations
       // from 0023 on find the older schema.
       const later = [
@@ -85,6 +85,7 @@ for (const dialect of DIALECTS) {
         '0045-search-index-file',
         '0046-summary-rollups',
         '0048-span-search-vectors',
+        '0049-span-search-pending',
       ] as const;
       for (const name of later) await all[name]!.up(db as Kysely<unknown>);
       let writer = openSpanWriter(database, file);
@@ -95,7 +96,7 @@ for (const dialect of DIALECTS) {
         'DROP TABLE dashboards',
         'DROP TABLE span_rollups',
         ...(dialect === 'postgres'
-          ? ['DROP TABLE span_search_queue', 'DROP TABLE span_search_vectors']
+          ? ['DROP TABLE span_search_pending', 'DROP TABLE span_search_vectors']
           : ['DROP TRIGGER spans_search_delete', 'DROP TABLE span_search_deletions']),
       ])
         await sql.raw(statement).execute(db);

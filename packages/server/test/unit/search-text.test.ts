@@ -36,6 +36,22 @@ describe('search text', () => {
     assert.equal(searchTextOf(attributes), 'Where is my order? It ships today. You are helpful.');
   });
 
+  it('reads the messages in their order, whatever order the attributes hold them in', () => {
+    const messages: [string, string][] = [
+      ['llm.output_messages.0.message.content', 'answer'],
+      ['llm.input_messages.10.message.content', 'tenth'],
+      ['llm.input_messages.2.message.contents.0.message_content.text', 'part'],
+      ['llm.input_messages.2.message.content', 'second'],
+      ['llm.input_messages.0.message.content', 'first'],
+    ];
+    const text = 'first second part tenth answer';
+    assert.equal(searchTextOf(Object.fromEntries(messages)), text);
+    // As jsonb orders keys (by length), and in the order they were sent.
+    const byLength = [...messages].sort(([a], [b]) => a.length - b.length || (a < b ? -1 : 1));
+    assert.equal(searchTextOf(Object.fromEntries(byLength)), text);
+    assert.equal(searchTextOf(Object.fromEntries([4, 3, 2, 1, 0].map((index) => messages[index]!))), text);
+  });
+
   it('keeps a plain value as it is and cuts the others', () => {
     assert.equal(searchTextOf({ 'input.value': 'Where is my ORDER?' }), 'Where is my ORDER?');
     assert.equal(searchTextOf({ 'input.value': 'Où est ma commande ?' }), 'ou est ma commande');

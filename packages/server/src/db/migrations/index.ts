@@ -45,6 +45,7 @@ import * as searchIndexFile from './0045-search-index-file.js';
 import * as summaryRollups from './0046-summary-rollups.js';
 import * as spanCostsForeignKeys from './0047-span-costs-foreign-keys.js';
 import * as spanSearchVectors from './0048-span-search-vectors.js';
+import * as spanSearchPending from './0049-span-search-pending.js';
 
 export interface MigrationContext {
   dialect: Dialect;
@@ -97,5 +98,6 @@ export function migrations(context: MigrationContext): Record<string, Migration>
     '0046-summary-rollups': { up: summaryRollups.up(context) },
     '0047-span-costs-foreign-keys': { up: spanCostsForeignKeys.up(context) },
     '0048-span-search-vectors': { up: spanSearchVectors.up(context) },
+    '0049-span-search-pending': { up: spanSearchPending.up(context) },
   };
 }

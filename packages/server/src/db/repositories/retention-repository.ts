@@ -181,11 +181,11 @@ export function createRetentionRepository(db: Kysely<DB>, dialect: Dialect) {
      */
     async deleteTraces(traceRowids: number[]): Promise<DeletedTraces> {
       if (traceRowids.length === 0) return { traces: 0, spans: 0, sessionRowids: [] };
-      await deleteSpanDependents(db, dialect, { traceRowids });
       const deleteSpans = () => db.deleteFrom('spans').where('trace_rowid', 'in', traceRowids).executeTakeFirst();
       const sqliteSpans = pg ? undefined : await deleteSpans();
       const traces = await db.deleteFrom('traces').where('id', 'in', traceRowids).returning('project_session_rowid').execute();
       const spans = sqliteSpans ?? (await deleteSpans());
+      await deleteSpanDependents(db, dialect, { traceRowids });
       const sessionRowids = new Set<number>();
       for (const row of traces) if (row.project_session_rowid !== null) sessionRowids.add(Number(row.project_session_rowid));
       return { traces: traces.length, spans: Number(spans.numDeletedRows), sessionRowids: [...sessionRowids].sort((a, b) => a - b) };
@@ -223,7 +223,7 @@ export function createRetentionRepository(db: Kysely<DB>, dialect: Dialect) {
 
     /**
      * PostgreSQL: drops a day's traces, spans and search words partitions whole, after the rows
-     * that reference them (trace ids, costs, annotations, queued search texts), which their foreign
+     * that reference them (trace ids, costs, annotations), which their foreign
      * keys would otherwise refuse to lose or which would outlive them. Detaching locks each parent
      * for a moment; it gives up after 5 s rather than queue every reader behind a long query (the
      * next run tries again). Run it in a transaction.
@@ -247,11 +247,12 @@ export function createRetentionRepository(db: Kysely<DB>, dialect: Dialect) {
       }
       const sessions = await sql<{ id: string }>`
         SELECT DISTINCT project_session_rowid AS id FROM ${sql.table(traces)} WHERE project_session_rowid IS NOT NULL`.execute(db);
-      const referencing = ['trace_ids', 'trace_annotations', 'span_annotations', 'document_annotations', 'span_costs', 'span_search_queue'];
+      const referencing = ['trace_ids', 'trace_annotations', 'span_annotations', 'document_annotations', 'span_costs'];
       for (const table of referencing) await sql`DELETE FROM ${sql.table(table)} WHERE ${inDay('trace_rowid')}`.execute(db);
-      // The search words first: the search-vectors job may be indexing the day's last queued spans,
-      // and detaching waits for its transaction (which the queue's delete above waited for too).
-      for (const table of ['span_search_vectors', 'spans', 'traces'] as const) {
+      // The spans before their words: the search-vectors job may be indexing the day's last spans,
+      // which it reads before it writes their words, and detaching the spans waits for its commit.
+      // The other order could deadlock with it. Notes of the day's spans stay: the job finds no span.
+      for (const table of ['spans', 'span_search_vectors', 'traces'] as const) {
         const partition = sql.table(partitionName(table, day));
         await sql`ALTER TABLE ${sql.table(table)} DETACH PARTITION ${partition}`.execute(db);
         await sql`DROP TABLE ${partition}`.execute(db);

@@ -294,8 +294,8 @@ export function createSessionsRepository(db: Kysely<DB>, dialect: Dialect) {
       if (ids.length === 0) return 0;
       return inTransaction(db, async (trx) => {
         const traces = trx.selectFrom('traces').select('traces.id').where('traces.project_session_rowid', 'in', ids);
-        await deleteSpanDependents(trx, dialect, { traceRowids: traces });
         await trx.deleteFrom('spans').where('trace_rowid', 'in', traces).execute();
+        await deleteSpanDependents(trx, dialect, { traceRowids: traces });
         const result = await trx.deleteFrom('project_sessions').where('id', 'in', ids).executeTakeFirst();
         return Number(result.numDeletedRows);
       });

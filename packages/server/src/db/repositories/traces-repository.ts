@@ -263,9 +263,9 @@ export function createTracesRepository(db: Kysely<DB>, dialect: Dialect) {
      */
     async deleteById(id: number): Promise<boolean> {
       return inTransaction(db, async (trx) => {
-        await deleteSpanDependents(trx, dialect, { traceRowids: id });
         const result = await trx.deleteFrom('traces').where('id', '=', id).executeTakeFirst();
         await trx.deleteFrom('spans').where('trace_rowid', '=', id).execute();
+        await deleteSpanDependents(trx, dialect, { traceRowids: id });
         return Number(result.numDeletedRows) > 0;
       });
     },

@@ -1160,11 +1160,10 @@ select "id", cast("start_time" as text) as "start_time" from "traces" where "pro
 select "id" from "traces" where "project_id" = $1 and ("start_time" < cast($2 as bigint) or ("start_time" = cast($3 as bigint) and "id" < $4)) order by "start_time", "id" limit $5;
 
 -- retention.deleteTraces
-delete from "span_costs" where "trace_rowid" in ($1, $2);
-delete from "span_search_queue" where "trace_rowid" in ($1, $2);
-delete from "span_search_vectors" where "trace_rowid" in ($1, $2);
 delete from "traces" where "id" in ($1, $2) returning "project_session_rowid";
 delete from "spans" where "trace_rowid" in ($1, $2);
+delete from "span_costs" where "trace_rowid" in ($1, $2);
+delete from "span_search_vectors" where "trace_rowid" in ($1, $2);
 
 -- retention.deleteSessionsWithoutTraces
 select "id" from "project_sessions" where "id" in ($1, $2) order by "id" for update;
@@ -1215,11 +1214,11 @@ SELECT pg_advisory_unlock(hashtext($1));
 analyze dataset_examples, dataset_example_revisions;
 
 -- searchVectors.queued
-select count(*) as "n" from "span_search_queue";
+SELECT sum(span_count) AS n FROM span_search_pending;
 
 -- searchVectors.indexQueued
 begin;
-SELECT span_rowid, trace_rowid, project_id, search_text FROM span_search_queue ORDER BY span_rowid LIMIT $1 FOR UPDATE SKIP LOCKED;
+SELECT id, trace_rowids, span_rowids FROM span_search_pending WHERE id IN ( SELECT id FROM ( SELECT id, sum(span_count) OVER (ORDER BY id) - span_count AS before FROM span_search_pending ORDER BY id LIMIT $1 ) AS w WHERE before < $2) ORDER BY id FOR UPDATE SKIP LOCKED;
 commit;
 
 -- searchVectors.lastAnalyzed
@@ -1270,19 +1269,17 @@ commit;
 
 -- traces.deleteById
 begin;
-delete from "span_costs" where "trace_rowid" = $1;
-delete from "span_search_queue" where "trace_rowid" = $1;
-delete from "span_search_vectors" where "trace_rowid" = $1;
 delete from "traces" where "id" = $1;
 delete from "spans" where "trace_rowid" = $1;
+delete from "span_costs" where "trace_rowid" = $1;
+delete from "span_search_vectors" where "trace_rowid" = $1;
 commit;
 
 -- sessions.deleteByIds
 begin;
-delete from "span_costs" where "trace_rowid" in (select "traces"."id" from "traces" where "traces"."project_session_rowid" in ($1, $2));
-delete from "span_search_queue" where "trace_rowid" in (select "traces"."id" from "traces" where "traces"."project_session_rowid" in ($1, $2));
-delete from "span_search_vectors" where "trace_rowid" in (select "traces"."id" from "traces" where "traces"."project_session_rowid" in ($1, $2));
 delete from "spans" where "trace_rowid" in (select "traces"."id" from "traces" where "traces"."project_session_rowid" in ($1, $2));
+delete from "span_costs" where "trace_rowid" in (select "traces"."id" from "traces" where "traces"."project_session_rowid" in ($1, $2));
+delete from "span_search_vectors" where "trace_rowid" in (select "traces"."id" from "traces" where "traces"."project_session_rowid" in ($1, $2));
 delete from "project_sessions" where "id" in ($1, $2);
 commit;
 

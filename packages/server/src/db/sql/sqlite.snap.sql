@@ -1157,9 +1157,9 @@ select "id", cast("start_time" as text) as "start_time" from "traces" where "pro
 select "id" from "traces" where "project_id" = ? and ("start_time" < cast(? as bigint) or ("start_time" = cast(? as bigint) and "id" < ?)) order by "start_time", "id" limit ?;
 
 -- retention.deleteTraces
-delete from "span_costs" where "trace_rowid" in (?, ?);
 delete from "spans" where "trace_rowid" in (?, ?);
 delete from "traces" where "id" in (?, ?) returning "project_session_rowid";
+delete from "span_costs" where "trace_rowid" in (?, ?);
 
 -- retention.deleteSessionsWithoutTraces
 delete from "project_sessions" where "id" in (?, ?) and not exists (select "traces"."id" from "traces" where "traces"."project_session_rowid" = "project_sessions"."id");
@@ -1252,15 +1252,15 @@ commit;
 
 -- traces.deleteById
 begin;
-delete from "span_costs" where "trace_rowid" = ?;
 delete from "traces" where "id" = ?;
 delete from "spans" where "trace_rowid" = ?;
+delete from "span_costs" where "trace_rowid" = ?;
 commit;
 
 -- sessions.deleteByIds
 begin;
-delete from "span_costs" where "trace_rowid" in (select "traces"."id" from "traces" where "traces"."project_session_rowid" in (?, ?));
 delete from "spans" where "trace_rowid" in (select "traces"."id" from "traces" where "traces"."project_session_rowid" in (?, ?));
+delete from "span_costs" where "trace_rowid" in (select "traces"."id" from "traces" where "traces"."project_session_rowid" in (?, ?));
 delete from "project_sessions" where "id" in (?, ?);
 commit;
 

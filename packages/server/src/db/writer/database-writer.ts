@@ -115,7 +115,10 @@ const flatten = (requests: QueuedSpans[]): SpanRow[] => (requests.length === 1 ?
 export interface DatabaseWriterOptions {
   /** Hears of a writer thread that stopped (SQLite). */
   onStopped?: (error: Error) => void;
-  /** SERVICE_FULL_TEXT_SEARCH (default true): SQLite's writer thread runs the search indexer with indexing on. */
+  /**
+   * SERVICE_FULL_TEXT_SEARCH (default true): SQLite's writer thread runs the search indexer with
+   * indexing on; PostgreSQL's writer notes the spans it stores for the search-vectors job.
+   */
   fullTextSearch?: boolean;
   /** SERVICE_DASHBOARD_ROLLUPS (default true). */
   rollups?: boolean;
@@ -163,7 +166,7 @@ export function createDatabaseWriter(database: DatabaseConfig, options: Database
       close: () => thread.close(),
     };
   }
-  const postgres = new PostgresSpanWriter(database.url, { rollups });
+  const postgres = new PostgresSpanWriter(database.url, { rollups, searchIndex: options.fullTextSearch !== false });
   return {
     write: (requests) => postgres.write(flatten(requests)),
     forgetProjects: () => postgres.forgetProjects(),

@@ -77,25 +77,28 @@ const LINK_TRACES = `
   FROM unnest($1::bigint[], $2::bigint[]) AS u(t, s)
   WHERE traces.id = u.t AND traces.project_session_rowid IS NULL`;
 
-const INSERT_SPANS = `
-  INSERT INTO spans (trace_rowid, project_id, span_id, parent_id, name, span_kind, start_time, end_time,
-    status_code, status_message, attributes, long_attributes, events,
-    llm_token_count_prompt, llm_token_count_completion, llm_token_count_total)
-  SELECT t, p, s, pa, n, k, st, et, sc, sm, a::jsonb, la, e::jsonb, tp, tc, tt
-  FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::bigint[],
-    $9::text[], $10::text[], $11::text[], $12::bytea[], $13::text[], $14::bigint[], $15::bigint[], $16::bigint[])
-    AS u(t, p, s, pa, n, k, st, et, sc, sm, a, la, e, tp, tc, tt)
-  ON CONFLICT (trace_rowid, span_id) DO NOTHING
-  RETURNING id, trace_rowid, span_id`;
-
 /**
- * The new spans' search texts, for the search-vectors job to cut into words and index a moment
- * later (migration 0048, docs/search.md): in the spans' transaction, so they are as durable as the
- * spans, without the words' or the GIN index's work on the writer's path.
+ * Inserts the spans and, when `$17` (full-text search is on), notes the row ids of those it stored
+ * in one `span_search_pending` row: the search-vectors job reads their words from the spans a
+ * moment later (migration 0049, docs/search.md). One row per transaction, in the spans' statement:
+ * the note is as durable as the spans and costs the writer neither a row per span nor a round trip.
  */
-const QUEUE_SEARCH_TEXTS = `
-  INSERT INTO span_search_queue (span_rowid, trace_rowid, project_id, search_text)
-  SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::text[])`;
+const INSERT_SPANS = `
+  WITH inserted AS (
+    INSERT INTO spans (trace_rowid, project_id, span_id, parent_id, name, span_kind, start_time, end_time,
+      status_code, status_message, attributes, long_attributes, events,
+      llm_token_count_prompt, llm_token_count_completion, llm_token_count_total)
+    SELECT t, p, s, pa, n, k, st, et, sc, sm, a::jsonb, la, e::jsonb, tp, tc, tt
+    FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::bigint[],
+      $9::text[], $10::text[], $11::text[], $12::bytea[], $13::text[], $14::bigint[], $15::bigint[], $16::bigint[])
+      AS u(t, p, s, pa, n, k, st, et, sc, sm, a, la, e, tp, tc, tt)
+    ON CONFLICT (trace_rowid, span_id) DO NOTHING
+    RETURNING id, trace_rowid, span_id
+  ), pending AS (
+    INSERT INTO span_search_pending (span_count, trace_rowids, span_rowids)
+    SELECT count(*), array_agg(trace_rowid ORDER BY id), array_agg(id ORDER BY id) FROM inserted HAVING $17::boolean AND count(*) > 0
+  )
+  SELECT id, trace_rowid, span_id FROM inserted`;
 
 /** The types of ROLLUP_KEY_COLUMNS (project_id, dimension, minute, value), then of the sums. */
 const ROLLUP_TYPES = [
@@ -161,10 +164,13 @@ export class PostgresSpanWriter {
   /** Days whose partitions are known to exist. */
   private readonly partitionDays = new Set<number>();
 
-  /** `rollups: false` leaves the per-minute rollups out (SERVICE_DASHBOARD_ROLLUPS, docs/dashboards.md). */
+  /**
+   * `rollups: false` leaves the per-minute rollups out (SERVICE_DASHBOARD_ROLLUPS, docs/dashboards.md);
+   * `searchIndex: false` leaves the spans out of the search index (SERVICE_FULL_TEXT_SEARCH, docs/search.md).
+   */
   constructor(
     url: string,
-    private readonly options: { rollups?: boolean } = {},
+    private readonly options: { rollups?: boolean; searchIndex?: boolean } = {},
   ) {
     this.pool = createPgPool(url, 1);
   }
@@ -354,27 +360,11 @@ export class PostgresSpanWriter {
         column((row) => row.tokenCountPrompt),
         column((row) => row.tokenCountCompletion),
         column((row) => row.tokenCountTotal),
+        this.options.searchIndex !== false,
       ],
     });
     const stored = storedRows(rows, traceRows, inserted.rows);
-    await this.queueSearchTexts(client, stored);
     await this.writeRollups(client, stored);
-  }
-
-  private async queueSearchTexts(client: pg.PoolClient, stored: StoredRow[]): Promise<void> {
-    const texts = stored.filter(({ row }) => row.searchText !== null);
-    if (texts.length === 0) return;
-    await client.query({
-      name: 'queue-search-texts',
-      text: QUEUE_SEARCH_TEXTS,
-      values: [
-        texts.map(({ rowid }) => rowid),
-        texts.map(({ trace }) => trace.id),
-        texts.map(({ trace }) => trace.project_id),
-        // PostgreSQL's text cannot hold NUL, which separates words as a space does.
-        texts.map(({ row }) => (row.searchText!.includes('\u0000') ? row.searchText!.replaceAll('\u0000', ' ') : row.searchText!)),
-      ],
-    });
   }
 
   /** Adds the spans the batch inserted (not those already stored) to their minutes' rollups. */
