@@ -184,3 +184,30 @@ test('spans whose words the indexer cannot take yet are indexed later from the d
     connection.close();
   }
 });
+
+test('adjacent ranges of skipped spans are all indexed, whatever their sizes', async () => {
+  await writer?.close();
+  writer = null;
+  const indexer = new SearchIndexer(file, { indexing: true, maxWaitingSpans: 1 });
+  const connection = openSqlite(file);
+  try {
+    const store = new SqliteSpanStore(connection, { search: indexer });
+    // Two ranges, one after the other, the upper one exactly a backfill step of the indexer (500
+    // spans): its step left an empty remainder keyed like the lower range, which replaced it.
+    const lower = [row('a lower lemur'), row('another lower lemur')];
+    const upper = Array.from({ length: 500 }, () => row('an upper ibex'));
+    store.write(lower);
+    store.write(upper);
+    await eventually(
+      'ibex',
+      upper.map((span) => spanRowid(span.spanId)),
+    );
+    await eventually(
+      'lemur',
+      lower.map((span) => spanRowid(span.spanId)),
+    );
+  } finally {
+    indexer.close();
+    connection.close();
+  }
+});

@@ -79,7 +79,10 @@ const writeState = index.prepare(
   'INSERT INTO search_state (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value',
 );
 const topRange = index.prepare('SELECT high, low FROM search_backfill ORDER BY high DESC LIMIT 1');
-const addRange = index.prepare('INSERT OR REPLACE INTO search_backfill (high, low) VALUES (?, ?)');
+// Two ranges ending at the same span keep the wider: a range is never narrowed by another's.
+const addRange = index.prepare(
+  'INSERT INTO search_backfill (high, low) VALUES (?, ?) ON CONFLICT (high) DO UPDATE SET low = min(low, excluded.low)',
+);
 const dropRange = index.prepare('DELETE FROM search_backfill WHERE high = ?');
 const maxSpanRowid = spans.prepare('SELECT max(id) FROM spans').pluck();
 const queuedDeletions = spans.prepare('SELECT seq, span_rowid FROM span_search_deletions WHERE seq > ? ORDER BY seq LIMIT ?').raw();
@@ -177,7 +180,9 @@ const backfillStep = (): boolean => {
     .transaction(() => {
       for (let i = 0; i < rows.length; i++) if (texts[i] !== null) indexSpan(rows[i]!.id, texts[i]!, true);
       dropRange.run(range.high);
-      if (rows.length === BACKFILL_BATCH) addRange.run(rows.at(-1)!.id - 1, range.low);
+      // What the step left of the range; none when it ended at the range's first span.
+      const left = rows.at(-1)!.id - 1;
+      if (rows.length === BACKFILL_BATCH && left > range.low) addRange.run(left, range.low);
       applyDeletions();
     })
     .immediate();
