@@ -36,6 +36,7 @@ import {
   type ServerProcess,
 } from './server-process.js';
 import { buildBodyPool, IdPatcher, type BodyTemplate } from './spans.js';
+import { measureSqliteSearchLag } from './sqlite-search.js';
 import { BENCH_SECRET, systemKey } from './system-key.js';
 import { busiestThreadsBetween, sampleThreads, type ThreadSample } from '../log/threads.js';
 import { ROOT, buildServer, log, machine, percentile, redact, round, sourceState } from '../shared.js';
@@ -412,8 +413,12 @@ async function main(): Promise<number> {
       },
     });
     clearInterval(poll);
-    // PostgreSQL indexes search words behind ingest: how far behind the load left it, and how long it took to catch up.
+    // Both databases index search words behind ingest: how far behind the load left them, and how long they took to catch up.
     const searchLag = serverDb ? await measureSearchLag(serverDb.url) : null;
+    const sqliteSearchLag =
+      serverDb || options.serverEnv.SERVICE_FULL_TEXT_SEARCH === 'false'
+        ? null
+        : await measureSqliteSearchLag(options.sqliteFile ?? path.join(serverDir, 'sightline.db'));
     const final = running.sample();
     const peakRssKb = final?.hwmKb ?? running.last?.hwmKb ?? NaN;
     log('stopping the server');
@@ -491,6 +496,8 @@ async function main(): Promise<number> {
       storedMatchesAcknowledged: storedSpans >= load.acknowledgedSpans && storedSpans <= load.acknowledgedSpans + load.unknownSpans,
       /** PostgreSQL: spans whose words waited for the search index when the load stopped, and the seconds until none did (null: not measured). */
       searchLag,
+      /** SQLite: spans with indexed words when the load stopped and in the end, and the seconds until the index last grew (null: not measured). */
+      sqliteSearchLag,
       databaseBytesPerSpan: databaseBytes > 0 ? round(databaseBytes / Math.max(storedSpans + spansBefore, 1), 0) : null,
       serverErrorLogLines: serverErrors,
       serverExit: exit,
@@ -587,6 +594,14 @@ async function main(): Promise<number> {
       lines.push(
         `  search index: ${searchLag.queuedAtEnd} spans' words queued when the load stopped; ` +
           (searchLag.drainSeconds === null ? 'still queued after 300 s' : `indexed ${searchLag.drainSeconds} s later`),
+      );
+    }
+    if (sqliteSearchLag) {
+      lines.push(
+        `  search index: ${sqliteSearchLag.indexedAtEnd} spans' words indexed when the load stopped; ${sqliteSearchLag.indexed} ` +
+          (sqliteSearchLag.drainSeconds === null
+            ? 'with ranges still to index after 300 s'
+            : `in the end, the last ${sqliteSearchLag.drainSeconds} s later`),
       );
     }
     if (floor) {

@@ -135,6 +135,7 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
       maxInflightBytes: config.ingest.maxInflightBytes,
       compressor,
       searchTexts: config.fullTextSearch && config.database.dialect === 'sqlite',
+      searchTextsHeldBack: writer.searchHeldBack,
     });
     // A deleted project's id must not stay cached by the writer, or its next spans would be refused.
     const spanQueue = queue;

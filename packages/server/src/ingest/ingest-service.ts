@@ -4,7 +4,7 @@ import { type BodyAdmission, InflightBytes } from './inflight-bytes.js';
 import type { DecodedResourceSpans } from '../span-model/decoded-spans.js';
 import type { LongAttributesCompressor } from '../span-model/long-attributes-compressor.js';
 import { type PackedSpans, packSpanRowsDeferringLong } from '../span-model/span-row-codec.js';
-import { type SpanRow, toSpanRows, toUncompressedSpanRows } from '../span-model/span-rows.js';
+import { type RowOptions, type SpanRow, toSpanRows, toUncompressedSpanRows } from '../span-model/span-rows.js';
 import type { QueuedSpans, DatabaseWriter } from '../db/writer/database-writer.js';
 
 export interface IngestService {
@@ -34,6 +34,11 @@ export interface IngestServiceOptions {
    * reads them from the stored spans (docs/search.md).
    */
   searchTexts?: boolean | undefined;
+  /**
+   * SQLite: true while the search indexer holds back (the machine being saturated): the rows then
+   * carry DEFERRED_SEARCH_TEXT, and their words are cut later, from the database, not on this thread.
+   */
+  searchTextsHeldBack?: (() => boolean) | undefined;
 }
 
 /** The span queue: one item per request, weighed by its span count, kept as the writer prepared it. */
@@ -101,7 +106,10 @@ export function createSpanQueue(writer: DatabaseWriter, options: SpanQueueOption
 
 /** An ingest service writing through the given queue. A full queue or failed write throws UnavailableError (503). */
 export function createIngestService(queue: SpanQueue, options: IngestServiceOptions): IngestService {
-  const rowOptions = { searchText: options.searchTexts };
+  const withSearchTexts: RowOptions = { searchText: options.searchTexts };
+  const deferred: RowOptions = { searchText: 'deferred' };
+  const heldBack = options.searchTexts ? options.searchTextsHeldBack : undefined;
+  const rowOptionsNow = () => (heldBack?.() ? deferred : withSearchTexts);
   const inflight = new InflightBytes(
     options.maxInflightBytes,
     () => new QueueFullError('the server is receiving too many request bodies at once; retry later', 1),
@@ -115,7 +123,7 @@ export function createIngestService(queue: SpanQueue, options: IngestServiceOpti
         if (options.compressor && queue.takesPacked) {
           // Packed before compression, so the decoded rows die here, young, rather than live
           // through the wait for the compression thread (span-row-codec.ts).
-          const { packed, texts } = packSpanRowsDeferringLong(toUncompressedSpanRows(resources, headerProject, rowOptions));
+          const { packed, texts } = packSpanRowsDeferringLong(toUncompressedSpanRows(resources, headerProject, rowOptionsNow()));
           count = packed.count;
           if (texts === null) return queue.enqueuePacked(packed).then(() => count);
           return options.compressor
@@ -124,11 +132,11 @@ export function createIngestService(queue: SpanQueue, options: IngestServiceOpti
             .then(() => count);
         }
         if (options.compressor) {
-          const uncompressed = toUncompressedSpanRows(resources, headerProject, rowOptions);
+          const uncompressed = toUncompressedSpanRows(resources, headerProject, rowOptionsNow());
           count = uncompressed.length;
           rows = options.compressor.compress(uncompressed);
         } else {
-          rows = toSpanRows(resources, headerProject, rowOptions);
+          rows = toSpanRows(resources, headerProject, rowOptionsNow());
           count = rows.length;
         }
       } catch (error) {

@@ -13,6 +13,13 @@
 import type { Attributes } from './decoded-spans.js';
 import { INPUT_VALUE, OUTPUT_VALUE } from './conventions/attribute-names.js';
 
+/**
+ * A row's search text when ingest did not cut its words: the SQLite indexer was holding back, the
+ * machine being saturated, and indexes such spans later from the database (docs/search.md,
+ * "SQLite"). searchTextOf never returns it: a text without words is null.
+ */
+export const DEFERRED_SEARCH_TEXT = '';
+
 /** Most characters of one value that are indexed: a prompt's first pages, not a whole document pasted into it. */
 export const MAX_INDEXED_VALUE_CHARS = 8_000;
 /** Most words indexed per span (PostgreSQL keeps word positions up to 16,383). */

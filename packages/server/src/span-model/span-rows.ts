@@ -12,7 +12,7 @@ import {
 import { addOpenInferenceAttributes } from './conventions/openinference-mapping.js';
 import { packLongJson, splitAttributes } from './long-attributes.js';
 import { USER_ID_ATTRIBUTE, userKeyOf } from './trace-users.js';
-import { searchTextOf } from './search-text.js';
+import { DEFERRED_SEARCH_TEXT, searchTextOf } from './search-text.js';
 import type { AttributeValue, Attributes, DecodedResourceSpans } from './decoded-spans.js';
 import { nanosToIso } from './time.js';
 
@@ -109,8 +109,11 @@ export function toUncompressedSpanRows(
 }
 
 export interface RowOptions {
-  /** False: the rows carry no words for full-text search (SERVICE_FULL_TEXT_SEARCH, docs/search.md). */
-  searchText?: boolean | undefined;
+  /**
+   * False: the rows carry no words for full-text search (SERVICE_FULL_TEXT_SEARCH, docs/search.md);
+   * 'deferred': they carry DEFERRED_SEARCH_TEXT, their words to be read from the database later.
+   */
+  searchText?: boolean | 'deferred' | undefined;
 }
 
 function mapSpans<L>(
@@ -119,7 +122,7 @@ function mapSpans<L>(
   long: (json: string) => L,
   options: RowOptions,
 ): (Omit<SpanRow, 'longAttributes'> & { longAttributes: L | null })[] {
-  const withSearchText = options.searchText !== false;
+  const searchMode = options.searchText ?? true;
   const rows: (Omit<SpanRow, 'longAttributes'> & { longAttributes: L | null })[] = [];
   for (const resource of resources) {
     const projectName = projectNameFor(resource.resourceAttributes, headerProject);
@@ -143,7 +146,7 @@ function mapSpans<L>(
       const total = isLlm
         ? (tokenCount(tokens ? tokens.total : spanAttributes[LLM_TOKEN_COUNT_TOTAL]) ?? sumOrNull(prompt, completion))
         : null;
-      const searchText = withSearchText ? searchTextOf(spanAttributes) : null;
+      const searchText = searchMode === true ? searchTextOf(spanAttributes) : searchMode === 'deferred' ? DEFERRED_SEARCH_TEXT : null;
       const attributes = splitAttributes(spanAttributes);
       rows.push({
         projectName,

@@ -15,7 +15,7 @@ import { SearchIndexer } from '../../src/db/search-index/search-indexer.js';
 import { createDatabaseWriter, type DatabaseWriter } from '../../src/db/writer/database-writer.js';
 import { SqliteSpanStore } from '../../src/db/writer/span-writes-sqlite.js';
 import { storeAttributes } from '../../src/span-model/long-attributes.js';
-import { searchTextOf } from '../../src/span-model/search-text.js';
+import { DEFERRED_SEARCH_TEXT, searchTextOf } from '../../src/span-model/search-text.js';
 import { packSpanRows } from '../../src/span-model/span-row-codec.js';
 import type { SpanRow } from '../../src/span-model/span-rows.js';
 import { createMigratedTestDatabase, type TestDatabase } from '../helpers/databases.js';
@@ -206,6 +206,59 @@ test('adjacent ranges of skipped spans are all indexed, whatever their sizes', a
       'lemur',
       lower.map((span) => spanRowid(span.spanId)),
     );
+  } finally {
+    indexer.close();
+    connection.close();
+  }
+});
+
+test('while the machine is saturated the indexer holds back: the words of spans stored meanwhile are indexed later from the database', async () => {
+  await writer?.close();
+  writer = null;
+  // A share of 0: whatever the machine does counts as saturation, so the indexer holds back at once.
+  const indexer = new SearchIndexer(file, { indexing: true, saturatedShare: 0 });
+  const connection = openSqlite(file);
+  try {
+    const store = new SqliteSpanStore(connection, { search: indexer });
+    const written: SpanRow[] = [];
+    for (let round = 0; round < 100 && indexer.skippedSpans === 0; round++) {
+      const batch = Array.from({ length: 20 }, () => row('a held back okapi'));
+      store.write(batch);
+      written.push(...batch);
+      // The writer hears from the indexer between its writes.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    assert.ok(indexer.skippedSpans > 0, 'the writer held words back');
+    assert.equal(new Int32Array(indexer.heldBack)[0], 1, 'ingest is told to leave the words uncut');
+    await eventually(
+      'okapi',
+      written.map((span) => spanRowid(span.spanId)),
+      20_000,
+    );
+  } finally {
+    indexer.close();
+    connection.close();
+  }
+});
+
+test('spans whose words ingest left uncut are indexed from the database', async () => {
+  await writer?.close();
+  writer = null;
+  const indexer = new SearchIndexer(file, { indexing: true });
+  const connection = openSqlite(file);
+  try {
+    const store = new SqliteSpanStore(connection, { search: indexer });
+    // As ingest writes them while the indexer holds back: the words are in the attributes only.
+    const deferred = [row('a deferred dugong'), row('another deferred dugong')].map((span) => ({
+      ...span,
+      searchText: DEFERRED_SEARCH_TEXT,
+    }));
+    store.write(deferred);
+    await eventually(
+      'dugong',
+      deferred.map((span) => spanRowid(span.spanId)),
+    );
+    assert.equal(indexer.skippedSpans, 2);
   } finally {
     indexer.close();
     connection.close();

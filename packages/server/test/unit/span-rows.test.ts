@@ -3,6 +3,7 @@ import { describe, test } from 'node:test';
 import { mergeAttributes } from '../../src/span-model/long-attributes.js';
 import type { Attributes, DecodedResourceSpans, DecodedSpan } from '../../src/span-model/decoded-spans.js';
 import { DEFAULT_PROJECT_NAME, SPAN_KINDS, projectNameFor, toSpanRows, type SpanRow } from '../../src/span-model/span-rows.js';
+import { DEFERRED_SEARCH_TEXT } from '../../src/span-model/search-text.js';
 
 function span(overrides: Partial<DecodedSpan> = {}): DecodedSpan {
   return {
@@ -114,6 +115,15 @@ describe('toSpanRows', () => {
         modelName: null,
       },
     ]);
+  });
+
+  test('search texts: cut, left out, or deferred to the indexer', () => {
+    const resources: DecodedResourceSpans[] = [
+      { resourceAttributes: {}, spans: [span({ attributes: { 'input.value': 'Where is my order?' } })] },
+    ];
+    assert.equal(toSpanRows(resources)[0]!.searchText, 'Where is my order?');
+    assert.equal(toSpanRows(resources, undefined, { searchText: false })[0]!.searchText, null);
+    assert.equal(toSpanRows(resources, undefined, { searchText: 'deferred' })[0]!.searchText, DEFERRED_SEARCH_TEXT);
   });
 
   test('an empty export has no rows', () => {

@@ -25,6 +25,7 @@ import { openSqlite } from '@sightline/common';
 import type { Attributes } from '../../span-model/decoded-spans.js';
 import { mergeAttributes } from '../../span-model/long-attributes.js';
 import { searchTextOf } from '../../span-model/search-text.js';
+import { CpuSaturation, SAMPLE_MS } from './cpu-saturation.js';
 import { createSearchIndexTables, INSERT_WORDS_SQL } from './search-index-file.js';
 
 /** What the thread is started with. */
@@ -35,6 +36,10 @@ export interface SearchIndexerData {
   indexing: boolean;
   /** How long new spans' words wait for others before their transaction (ms). */
   flushDelayMs: number;
+  /** The share of all cores other work must take for the thread to hold back (cpu-saturation.ts SATURATED_SHARE). */
+  saturatedShare?: number;
+  /** One Int32, 1 while the thread holds back: ingest then cuts no words and the writer sends none (search-indexer.ts). */
+  heldBack: SharedArrayBuffer;
 }
 
 /** Messages from the span writer thread. */
@@ -57,6 +62,15 @@ const BACKFILL_BATCH = 500;
 const DELETIONS_PER_TRANSACTION = 5_000;
 /** How often an idle thread looks for queued deletions (ms). */
 const IDLE_POLL_MS = 1_000;
+/**
+ * While the machine is saturated (cpu-saturation.ts), the pause after each of this thread's
+ * transactions, in multiples of the transaction's time: the index then takes at most a fiftieth
+ * of the time, and the words of spans stored meanwhile are indexed later from the database, as a
+ * backfill (ingest cuts none and the writer sends none while `heldBack` says so). On a saturated
+ * machine an index kept up with ingest took a tenth of ingest's rate or more, and one held back to
+ * a twentieth still about as much in some runs (docs/performance.md, "The indexer holds back").
+ */
+const BUSY_PAUSE_FACTOR = 49;
 
 const port = parentPort;
 if (!port) throw new Error('search-indexer-thread must run in a worker thread');
@@ -114,6 +128,43 @@ let pendingTexts: string[] = [];
 let flushTimer: NodeJS.Timeout | null = null;
 let workTimer: NodeJS.Timeout | null = null;
 let closing = false;
+const saturation = new CpuSaturation(undefined, data.saturatedShare);
+// The first reading, which later ones are compared with.
+saturation.check();
+/** While the machine is saturated, no transaction of this thread starts before this time (performance.now()). */
+let pausedUntil = 0;
+/** Whether the thread holds back, as `data.heldBack` tells ingest and the span writer. */
+let paused = false;
+const heldBack = new Int32Array(data.heldBack);
+
+/** Runs one of this thread's transactions; should the machine be saturated, the next wait BUSY_PAUSE_FACTOR times as long. */
+function paced<T>(transaction: () => T): T {
+  const started = performance.now();
+  try {
+    return transaction();
+  } finally {
+    const ended = performance.now();
+    pausedUntil = ended + (ended - started) * BUSY_PAUSE_FACTOR;
+  }
+}
+
+function setPaused(value: boolean): void {
+  if (value === paused) return;
+  paused = value;
+  Atomics.store(heldBack, 0, value ? 1 : 0);
+}
+
+/**
+ * How long this thread's next transaction must wait (ms): 0 unless the machine is saturated and
+ * the pause after the last transaction lasts; at most SAMPLE_MS, after which the caller asks again.
+ * While the machine is saturated the span writer sends no words: they are indexed later, from the
+ * database, as a backfill (search-indexer.ts).
+ */
+function pauseLeft(): number {
+  const saturated = saturation.check();
+  setPaused(saturated);
+  return saturated ? Math.min(Math.max(0, pausedUntil - performance.now()), SAMPLE_MS) : 0;
+}
 
 /** Spans stored since the index last saw one are indexed from their text (an upgrade, a crash, indexing turned back on). */
 index
@@ -193,15 +244,21 @@ function report(): void {
   port!.postMessage({ type: 'deletions', through: deletionsThrough } satisfies SearchIndexerReport);
 }
 
-function flushPending(): void {
+/** Indexes the new spans' words waiting here; `force` (at close) even while paused. */
+function flushPending(force = false): void {
   flushTimer = null;
   if (pendingRowids.length === 0) return;
+  const wait = pauseLeft();
+  if (wait > 0 && !force) {
+    flushTimer = setTimeout(flushPending, wait);
+    return;
+  }
   const rowids = pendingRowids;
   const texts = pendingTexts;
   pendingRowids = [];
   pendingTexts = [];
   const before = deletionsThrough;
-  const more = flush.immediate(rowids, texts);
+  const more = paced(() => flush.immediate(rowids, texts));
   port!.postMessage({ type: 'indexed', spans: rowids.length } satisfies SearchIndexerReport);
   if (deletionsThrough !== before) report();
   if (more) schedule(0);
@@ -216,15 +273,20 @@ function work(): void {
     schedule(data.flushDelayMs);
     return;
   }
+  const wait = pauseLeft();
+  if (wait > 0) {
+    schedule(wait);
+    return;
+  }
   const started = performance.now();
   const before = deletionsThrough;
   let busy = false;
   if (Number(lastDeletion.get() ?? 0) > deletionsThrough) {
-    index.transaction(applyDeletions).immediate();
+    paced(() => index.transaction(applyDeletions).immediate());
     busy = true;
-  } else if (data.indexing) busy = backfillStep();
+  } else if (data.indexing) busy = paced(backfillStep);
   if (deletionsThrough !== before) report();
-  schedule(busy ? Math.max(10, performance.now() - started) : IDLE_POLL_MS);
+  schedule(busy ? Math.max(10, performance.now() - started, pauseLeft()) : IDLE_POLL_MS);
 }
 
 function schedule(ms: number): void {
@@ -236,7 +298,7 @@ function close(): void {
   closing = true;
   if (flushTimer !== null) clearTimeout(flushTimer);
   if (workTimer !== null) clearTimeout(workTimer);
-  flushPending();
+  flushPending(true);
   index.close();
   spans.close();
   port!.close();
@@ -257,10 +319,10 @@ port.on('message', (message: SearchIndexerMessage) => {
     pendingRowids.push(message.rowids[i]!);
     pendingTexts.push(message.texts[i]!);
   }
-  if (pendingRowids.length >= FLUSH_ROWS) {
+  if (pendingRowids.length >= FLUSH_ROWS && pauseLeft() === 0) {
     if (flushTimer !== null) clearTimeout(flushTimer);
     flushPending();
-  } else flushTimer ??= setTimeout(flushPending, data.flushDelayMs);
+  } else flushTimer ??= setTimeout(flushPending, Math.max(data.flushDelayMs, pauseLeft()));
 });
 
 schedule(0);

@@ -6,6 +6,7 @@
  */
 import type { Worker } from 'node:worker_threads';
 import { openSqlite, siblingModuleUrl, startWorker } from '@sightline/common';
+import { DEFERRED_SEARCH_TEXT } from '../../span-model/search-text.js';
 import { createSearchIndexTables, INSERT_WORDS_SQL, searchIndexFile } from './search-index-file.js';
 import type { SearchIndexerData, SearchIndexerMessage, SearchIndexerReport } from './search-indexer-thread.js';
 
@@ -40,18 +41,38 @@ export class SearchIndexer implements SearchIndexSink {
   private closed = false;
   /** Spans sent to the thread whose words it has not written yet. */
   private waiting = 0;
+  /**
+   * One Int32, 1 while the thread holds its work back, the machine being saturated: new spans'
+   * words are then neither cut at ingest nor sent, but indexed later from the database, so they
+   * neither wait in memory nor cost ingest now. Shared with the threads that ingest spans.
+   */
+  readonly heldBack: SharedArrayBuffer;
+  private readonly heldBackFlag: Int32Array;
   /** Spans whose words were not sent, the thread being behind (indexed later from the database). */
   skippedSpans = 0;
   private readonly maxWaiting: number;
   private readonly data: SearchIndexerData;
 
-  constructor(databaseFile: string, options: { indexing: boolean; onError?: (message: string) => void; maxWaitingSpans?: number }) {
+  constructor(
+    databaseFile: string,
+    options: {
+      indexing: boolean;
+      onError?: (message: string) => void;
+      maxWaitingSpans?: number;
+      saturatedShare?: number;
+      heldBack?: SharedArrayBuffer;
+    },
+  ) {
+    this.heldBack = options.heldBack ?? new SharedArrayBuffer(4);
+    this.heldBackFlag = new Int32Array(this.heldBack);
     this.maxWaiting = options.maxWaitingSpans ?? MAX_WAITING_SPANS;
     this.data = {
       databaseFile,
       indexFile: searchIndexFile(databaseFile),
       indexing: options.indexing,
       flushDelayMs: SEARCH_FLUSH_DELAY_MS,
+      saturatedShare: options.saturatedShare,
+      heldBack: this.heldBack,
     };
     this.start(options.onError);
   }
@@ -61,6 +82,7 @@ export class SearchIndexer implements SearchIndexSink {
     this.worker = worker;
     // What an earlier thread held is indexed again by this one, from the database, at its start.
     this.waiting = 0;
+    Atomics.store(this.heldBackFlag, 0, 0);
     worker.on('message', (report: SearchIndexerReport) => {
       if (report.type === 'deletions') this.applied = Math.max(this.applied, report.through);
       else this.waiting = Math.max(0, this.waiting - report.spans);
@@ -75,7 +97,8 @@ export class SearchIndexer implements SearchIndexSink {
 
   index(rowids: number[], texts: string[]): void {
     if (this.worker === null) return;
-    if (this.waiting + rowids.length > this.maxWaiting) {
+    const deferred = Atomics.load(this.heldBackFlag, 0) === 1 || texts.includes(DEFERRED_SEARCH_TEXT);
+    if (deferred || this.waiting + rowids.length > this.maxWaiting) {
       // Row ids grow with each commit: the range holds these spans (and no span of another batch still waiting).
       this.worker.postMessage({ type: 'skipped', low: rowids[0]! - 1, high: rowids.at(-1)! } satisfies SearchIndexerMessage);
       this.skippedSpans += rowids.length;

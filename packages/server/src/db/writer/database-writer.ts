@@ -38,6 +38,11 @@ export interface DatabaseWriter extends BatchWriter<QueuedSpans> {
   spanLogEvents?: SqliteSpanLogEventsWriter;
   /** SQLite only: statements a repository compiled, run in one transaction on the writer thread; undefined on PostgreSQL. */
   statements?: SqliteStatementsWriter;
+  /**
+   * SQLite only: true while the search indexer holds back, the machine being saturated; ingest then
+   * leaves the new spans' words to be read from the database later (docs/search.md, "SQLite").
+   */
+  searchHeldBack?(): boolean;
   close(): Promise<void>;
 }
 
@@ -127,7 +132,9 @@ export interface DatabaseWriterOptions {
 export function createDatabaseWriter(database: DatabaseConfig, options: DatabaseWriterOptions = {}): DatabaseWriter {
   const rollups = options.rollups !== false;
   if (database.dialect === 'sqlite') {
-    const data: SqliteWriterThreadData = { file: database.url, fullTextSearch: options.fullTextSearch !== false, rollups };
+    const searchHeldBack = new SharedArrayBuffer(4);
+    const heldBack = new Int32Array(searchHeldBack);
+    const data: SqliteWriterThreadData = { file: database.url, fullTextSearch: options.fullTextSearch !== false, rollups, searchHeldBack };
     const thread = new ThreadBatchWriter<QueuedSpans, PackedSpans>(workerUrl, data, packedOf, {
       resourceLimits: WRITER_THREAD_LIMITS,
       transfer: packedBuffers,
@@ -163,6 +170,7 @@ export function createDatabaseWriter(database: DatabaseConfig, options: Database
       statements: {
         run: async (statements) => (await task({ kind: 'statements.run', statements })) as number,
       },
+      searchHeldBack: () => Atomics.load(heldBack, 0) === 1,
       close: () => thread.close(),
     };
   }

@@ -27,6 +27,8 @@ export interface SqliteWriterThreadData {
   fullTextSearch: boolean;
   /** SERVICE_DASHBOARD_ROLLUPS: spans are added to the per-minute rollups. */
   rollups: boolean;
+  /** The search indexer's flag, 1 while it holds back (search-indexer.ts); shared with the request thread. */
+  searchHeldBack: SharedArrayBuffer;
 }
 
 const data = workerData as SqliteWriterThreadData;
@@ -34,7 +36,11 @@ const connection = openSqlite(data.file);
 // The compression thread checkpoints (long-attributes-compressor.ts); this threshold is only its backstop.
 connection.pragma(`wal_autocheckpoint = ${BACKSTOP_AUTOCHECKPOINT_PAGES}`);
 // The search index's own thread (docs/search.md, "SQLite"); it runs even with indexing off, to apply deletions.
-const search = new SearchIndexer(data.file, { indexing: data.fullTextSearch, onError: (message) => console.error(message) });
+const search = new SearchIndexer(data.file, {
+  indexing: data.fullTextSearch,
+  onError: (message) => console.error(message),
+  heldBack: data.searchHeldBack,
+});
 const store = new SqliteSpanStore(connection, { rollups: data.rollups, search });
 const retention = new SqliteRetentionStore(connection);
 const costs = new SqliteCostStore(connection, { rollups: data.rollups });
