@@ -165,33 +165,37 @@ test('with indexing off, new spans are not indexed but deletions still apply; tu
   await eventually('quetzal', [spanRowid(unindexed.spanId)]);
 });
 
-test('spans whose words the indexer cannot take yet are indexed later from the database', async () => {
+/** Runs `use` on a span store whose words go to an indexer of its own, the server's writer closed first. */
+async function withIndexer(
+  options: { maxWaitingSpans?: number; saturatedShare?: number },
+  use: (store: SqliteSpanStore, indexer: SearchIndexer) => Promise<void>,
+): Promise<void> {
   await writer?.close();
   writer = null;
-  // A limit of one waiting span: a transaction of two sends none of its words.
-  const indexer = new SearchIndexer(file, { indexing: true, maxWaitingSpans: 1 });
+  const indexer = new SearchIndexer(file, { indexing: true, ...options });
   const connection = openSqlite(file);
   try {
-    const store = new SqliteSpanStore(connection, { search: indexer });
+    await use(new SqliteSpanStore(connection, { search: indexer }), indexer);
+  } finally {
+    indexer.close();
+    connection.close();
+  }
+}
+
+test('spans whose words the indexer cannot take yet are indexed later from the database', async () => {
+  // A limit of one waiting span: a transaction of two sends none of its words.
+  await withIndexer({ maxWaitingSpans: 1 }, async (store) => {
     const skipped = [row('a skipped wombat'), row('another skipped wombat')];
     store.write(skipped);
     await eventually(
       'wombat',
       skipped.map((span) => spanRowid(span.spanId)),
     );
-  } finally {
-    indexer.close();
-    connection.close();
-  }
+  });
 });
 
 test('adjacent ranges of skipped spans are all indexed, whatever their sizes', async () => {
-  await writer?.close();
-  writer = null;
-  const indexer = new SearchIndexer(file, { indexing: true, maxWaitingSpans: 1 });
-  const connection = openSqlite(file);
-  try {
-    const store = new SqliteSpanStore(connection, { search: indexer });
+  await withIndexer({ maxWaitingSpans: 1 }, async (store) => {
     // Two ranges, one after the other, the upper one exactly a backfill step of the indexer (500
     // spans): its step left an empty remainder keyed like the lower range, which replaced it.
     const lower = [row('a lower lemur'), row('another lower lemur')];
@@ -206,20 +210,12 @@ test('adjacent ranges of skipped spans are all indexed, whatever their sizes', a
       'lemur',
       lower.map((span) => spanRowid(span.spanId)),
     );
-  } finally {
-    indexer.close();
-    connection.close();
-  }
+  });
 });
 
 test('while the machine is saturated the indexer holds back: the words of spans stored meanwhile are indexed later from the database', async () => {
-  await writer?.close();
-  writer = null;
-  // A share of 0: whatever the machine does counts as saturation, so the indexer holds back at once.
-  const indexer = new SearchIndexer(file, { indexing: true, saturatedShare: 0 });
-  const connection = openSqlite(file);
-  try {
-    const store = new SqliteSpanStore(connection, { search: indexer });
+  // A share below 0: the machine always counts as saturated, so the indexer holds back at once.
+  await withIndexer({ saturatedShare: -1 }, async (store, indexer) => {
     const written: SpanRow[] = [];
     for (let round = 0; round < 100 && indexer.skippedSpans === 0; round++) {
       const batch = Array.from({ length: 20 }, () => row('a held back okapi'));
@@ -235,19 +231,11 @@ test('while the machine is saturated the indexer holds back: the words of spans 
       written.map((span) => spanRowid(span.spanId)),
       20_000,
     );
-  } finally {
-    indexer.close();
-    connection.close();
-  }
+  });
 });
 
 test('spans whose words ingest left uncut are indexed from the database', async () => {
-  await writer?.close();
-  writer = null;
-  const indexer = new SearchIndexer(file, { indexing: true });
-  const connection = openSqlite(file);
-  try {
-    const store = new SqliteSpanStore(connection, { search: indexer });
+  await withIndexer({}, async (store, indexer) => {
     // As ingest writes them while the indexer holds back: the words are in the attributes only.
     const deferred = [row('a deferred dugong'), row('another deferred dugong')].map((span) => ({
       ...span,
@@ -259,8 +247,5 @@ test('spans whose words ingest left uncut are indexed from the database', async 
       deferred.map((span) => spanRowid(span.spanId)),
     );
     assert.equal(indexer.skippedSpans, 2);
-  } finally {
-    indexer.close();
-    connection.close();
-  }
+  });
 });

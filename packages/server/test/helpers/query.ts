@@ -172,7 +172,7 @@ export async function waitForSearch(
   { count = 1, timeoutMs = 10_000, headers = {} }: { count?: number; timeoutMs?: number; headers?: Record<string, string> } = {},
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  const path = `/v1/projects/${encodeURIComponent(project)}/spans?search=${encodeURIComponent(words)}`;
+  const path = `/v1/projects/${encodeURIComponent(project)}/spans?search=${encodeURIComponent(words)}&limit=${count}`;
   for (;;) {
     const response = await request(baseUrl, 'GET', path, undefined, headers);
     const found = response.status === 200 ? ((response.body as { data: unknown[] }).data?.length ?? 0) : 0;

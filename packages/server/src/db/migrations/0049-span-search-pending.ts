@@ -1,10 +1,10 @@
 /**
  * PostgreSQL: ingest no longer copies each span's search text into a queue (0048); it notes which
  * spans its transaction stored, one row per transaction, and the search-vectors job reads their
- * words from the spans themselves (docs/search.md, "PostgreSQL"). Appending a text per span made
- * the writer's transactions a fifth longer (docs/performance.md, "PostgreSQL's index behind
- * ingest"): a heap row, a b-tree entry and the text's bytes again in the WAL, and the text's
- * escaping into an array literal on the server's main thread.
+ * words from the spans themselves (docs/search.md, "PostgreSQL"). Appending a text per span cost
+ * ingest about 15 % of its rate (docs/performance.md, "PostgreSQL's index behind ingest"): a heap
+ * row, a b-tree entry and the text's bytes again in the WAL, and the text's escaping into an
+ * array literal on the server's main thread.
  *
  * - `span_search_pending`: the row ids of the spans one ingest transaction stored, as two arrays
  *   in step (trace row id, span row id: the spans' partitions are found by their traces), and
