@@ -98,7 +98,7 @@ const INSERT_SPANS = `
     INSERT INTO span_search_pending (span_count, trace_rowids, span_rowids)
     SELECT count(*), array_agg(trace_rowid ORDER BY id), array_agg(id ORDER BY id) FROM inserted HAVING $17::boolean AND count(*) > 0
   )
-  SELECT id, trace_rowid, span_id FROM inserted`;
+  SELECT trace_rowid, span_id FROM inserted`;
 
 /** The types of ROLLUP_KEY_COLUMNS (project_id, dimension, minute, value), then of the sums. */
 const ROLLUP_TYPES = [
@@ -130,10 +130,9 @@ function isRetryable(error: unknown): boolean {
   return typeof code === 'string' && RETRYABLE_CODES.has(code);
 }
 
-/** A span of the batch that its INSERT stored (not one stored already), with its row id and trace's row. */
+/** A span of the batch that its INSERT stored (not one stored already), with its trace's row. */
 interface StoredRow {
   row: SpanRow;
-  rowid: number;
   trace: { id: number; project_id: number };
 }
 
@@ -141,18 +140,15 @@ interface StoredRow {
 function storedRows(
   rows: SpanRow[],
   traceRows: Map<string, { id: number; project_id: number }>,
-  inserted: { id: string; trace_rowid: string; span_id: string }[],
+  inserted: { trace_rowid: string; span_id: string }[],
 ): StoredRow[] {
-  const rowids = new Map(inserted.map((row) => [`${Number(row.trace_rowid)}\u0000${row.span_id}`, Number(row.id)]));
+  const keys = new Set(inserted.map((row) => `${Number(row.trace_rowid)}\u0000${row.span_id}`));
   const stored: StoredRow[] = [];
   for (const row of rows) {
     const trace = traceRows.get(row.traceId)!;
     const key = `${Number(trace.id)}\u0000${row.spanId}`;
-    const rowid = rowids.get(key);
-    if (rowid === undefined) continue;
     // delete(): a span twice in the batch was inserted once.
-    rowids.delete(key);
-    stored.push({ row, rowid, trace });
+    if (keys.delete(key)) stored.push({ row, trace });
   }
   return stored;
 }
@@ -340,7 +336,7 @@ export class PostgresSpanWriter {
     const traceRows = new Map(traceResult.rows.map((row) => [row.trace_id, row]));
     await this.writeSessions(client, traces, traceRows);
     const column = <T>(pick: (row: SpanRow) => T) => rows.map(pick);
-    const inserted = await client.query<{ id: string; trace_rowid: string; span_id: string }>({
+    const inserted = await client.query<{ trace_rowid: string; span_id: string }>({
       name: 'insert-spans',
       text: INSERT_SPANS,
       values: [
