@@ -70,7 +70,7 @@ async function openSink(target: Target): Promise<Sink> {
     write: (rows) => writer.write(rows),
     finish: async () => {
       await writer.close();
-      // The spans' words wait in a queue for the server's search-vectors job (docs/search.md):
+      // The spans' words wait, noted, for the server's search-vectors job (docs/search.md):
       // index them now, so that no measurement runs beside that job's backlog.
       const kysely = new Kysely<DB>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: target.url, max: 1 }) }) });
       try {

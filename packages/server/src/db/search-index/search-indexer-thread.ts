@@ -71,6 +71,12 @@ const IDLE_POLL_MS = 1_000;
  * a twentieth still about as much in some runs (docs/performance.md, "The indexer holds back").
  */
 const BUSY_PAUSE_FACTOR = 49;
+/**
+ * The longest such pause (ms): a long transaction (a new index file's first, a large flush of
+ * words sent before the machine filled up) must not keep the index still for minutes. Backfill
+ * steps, the usual work while holding back, take 20-40 ms and pause 1-2 s anyway.
+ */
+const MAX_BUSY_PAUSE_MS = 2_000;
 
 const port = parentPort;
 if (!port) throw new Error('search-indexer-thread must run in a worker thread');
@@ -144,7 +150,7 @@ function paced<T>(transaction: () => T): T {
     return transaction();
   } finally {
     const ended = performance.now();
-    pausedUntil = ended + (ended - started) * BUSY_PAUSE_FACTOR;
+    pausedUntil = ended + Math.min((ended - started) * BUSY_PAUSE_FACTOR, MAX_BUSY_PAUSE_MS);
   }
 }
 
