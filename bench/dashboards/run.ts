@@ -24,7 +24,7 @@ import { createScratchDatabase, keptDatabase } from '../ingest/postgres.js';
 import { freePort, startServerProcess, type ServerProcess } from '../ingest/server-process.js';
 import { MAIN_PROJECT, SpanCorpus } from '../query/dataset.js';
 import { distribution, type Distribution } from '../query/http-client.js';
-import { loadCorpus, type Target } from '../query/load.js';
+import { loadCorpus, loadSqliteOnce, type Target } from '../query/load.js';
 import { ROOT, buildServer, log, machine, round, sourceState } from '../shared.js';
 
 /** The target of issue 33: the data of a 7-day, six-widget dashboard (hourly) in p50 < 300 ms. */
@@ -189,12 +189,8 @@ async function main(): Promise<number> {
       }
     } else if (options.reuse) {
       target = { dialect: 'sqlite', file: path.resolve(options.reuse) };
-      if (!fs.existsSync(target.file)) {
-        const loading = `${target.file}.loading`;
-        for (const suffix of ['', '-wal', '-shm']) fs.rmSync(`${loading}${suffix}`, { force: true });
-        await load({ dialect: 'sqlite', file: loading });
-        fs.renameSync(loading, target.file);
-      } else log(`reusing ${target.file}`);
+      if (!fs.existsSync(target.file)) await loadSqliteOnce(target.file, (loading) => load({ dialect: 'sqlite', file: loading }));
+      else log(`reusing ${target.file}`);
     } else {
       target = { dialect: 'sqlite', file: path.join(workDir, 'data', 'sightline.db') };
       await load(target);

@@ -21,7 +21,7 @@ import { COST_WATERMARK } from '../../packages/server/src/costs/costs-service.js
 import { createScratchDatabase, describeServer, keptDatabase } from '../ingest/postgres.js';
 import { freePort, readProcCpuSeconds, startServerProcess, type ServerProcess } from '../ingest/server-process.js';
 import { MAIN_PROJECT } from '../query/dataset.js';
-import { loadCorpus, type LoadResult, type Target } from '../query/load.js';
+import { loadCorpus, loadSqliteOnce, type LoadResult, type Target } from '../query/load.js';
 import { ROOT, buildServer, log, machine, redact, round, sourceState } from '../shared.js';
 
 const TARGET_PEAK_RSS_MB = 300;
@@ -301,13 +301,9 @@ async function main(): Promise<number> {
       await load(target, scratch.name);
     } else if (options.reuse !== null) {
       target = { dialect: 'sqlite', file: options.reuse };
-      if (!fs.existsSync(options.reuse)) {
-        const loading = `${options.reuse}.loading`;
-        for (const suffix of ['', '-wal', '-shm']) fs.rmSync(`${loading}${suffix}`, { force: true });
-        await load({ dialect: 'sqlite', file: loading }, loading);
-        for (const suffix of ['-wal', '-shm']) fs.rmSync(`${loading}${suffix}`, { force: true });
-        fs.renameSync(loading, options.reuse);
-      } else log(`reusing ${options.reuse} (not loading; --spans and --seed are ignored)`);
+      if (!fs.existsSync(options.reuse))
+        await loadSqliteOnce(options.reuse, (loading) => load({ dialect: 'sqlite', file: loading }, loading));
+      else log(`reusing ${options.reuse} (not loading; --spans and --seed are ignored)`);
     } else {
       target = { dialect: 'sqlite', file: path.join(workDir, 'data', 'sightline.db') };
       await load(target, target.file);

@@ -142,3 +142,30 @@ export async function loadCorpus(target: Target, options: DatasetOptions, progre
     databaseBytes,
   };
 }
+
+/**
+ * Loads a SQLite corpus kept for later runs (`--reuse FILE`) under another name and renames it
+ * once complete, so that an interrupted load is never reused. The search index file goes with it:
+ * its name follows the database's (`x-search.db` beside `x.db`), and a database renamed without
+ * it would be indexed again from its spans by the server, beside the measurement.
+ */
+export async function loadSqliteOnce(file: string, load: (loadingFile: string) => Promise<void>): Promise<void> {
+  const loading = path.join(path.dirname(file), `${path.parse(file).name}.loading.db`);
+  const pairs = [
+    [loading, file],
+    [searchIndexFile(loading), searchIndexFile(file)],
+  ] as const;
+  for (const [from, to] of pairs)
+    for (const suffix of ['', '-wal', '-shm']) {
+      fs.rmSync(`${from}${suffix}`, { force: true });
+      // An index left by an earlier database of this name would hold other spans' row ids.
+      fs.rmSync(`${to}${suffix}`, { force: true });
+    }
+  await load(loading);
+  // Every connection is closed: a WAL still there holds commits and moves with its database.
+  for (const [from, to] of pairs) {
+    fs.rmSync(`${from}-shm`, { force: true });
+    if (fs.existsSync(`${from}-wal`)) fs.renameSync(`${from}-wal`, `${to}-wal`);
+    if (fs.existsSync(from)) fs.renameSync(from, to);
+  }
+}

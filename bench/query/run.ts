@@ -25,7 +25,7 @@ import { breakdown, type Scenario, type ScenarioBreakdown } from './breakdown.js
 import { BIG_TRACE_ROOT_NAME, BIG_TRACE_SPANS, MAIN_PROJECT, MODELS, RARE_WORD, USERS, userId } from './dataset.js';
 import { ensureHeavyUsers, heavyUserId } from './heavy-users.js';
 import { HttpClient, distribution, measure, type Distribution, type Measurement, type Reply } from './http-client.js';
-import { loadCorpus, type LoadResult, type Target } from './load.js';
+import { loadCorpus, loadSqliteOnce, type LoadResult, type Target } from './load.js';
 import { ROOT, buildServer, log, machine as baseMachine, redact, round, sourceState } from '../shared.js';
 
 /** Targets of issue 5 (SQLite, 1M spans), on the p50; the user's spans, issue 15's attribute filter (10M spans). */
@@ -394,14 +394,8 @@ async function main(): Promise<number> {
       await load(target, scratch.name);
     } else if (options.reuse !== null) {
       target = { dialect: 'sqlite', file: options.reuse };
-      if (!fs.existsSync(options.reuse)) {
-        // Loaded under another name and renamed once complete, so an interrupted load is never reused.
-        const loading = `${options.reuse}.loading`;
-        for (const suffix of ['', '-wal', '-shm']) fs.rmSync(`${loading}${suffix}`, { force: true });
-        await load({ dialect: 'sqlite', file: loading }, loading);
-        for (const suffix of ['-wal', '-shm']) fs.rmSync(`${loading}${suffix}`, { force: true });
-        fs.renameSync(loading, options.reuse);
-      }
+      if (!fs.existsSync(options.reuse))
+        await loadSqliteOnce(options.reuse, (loading) => load({ dialect: 'sqlite', file: loading }, loading));
     } else {
       target = { dialect: 'sqlite', file: path.join(workDir, 'data', 'sightline.db') };
       await load(target, target.file);
