@@ -13,6 +13,17 @@ export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 /** Progress lines go to stderr so stdout stays the result. */
 export const log = (message: string): void => void process.stderr.write(`[bench] ${message}\n`);
 
+/** `--server-env SERVICE_NAME=value` pairs (repeatable) as the server's extra environment. */
+export function parseServerEnv(pairs: string[] | undefined): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const pair of pairs ?? []) {
+    const at = pair.indexOf('=');
+    if (at <= 0 || !pair.startsWith('SERVICE_')) throw new Error(`--server-env: expected SERVICE_NAME=value, got "${pair}"`);
+    env[pair.slice(0, at)] = pair.slice(at + 1);
+  }
+  return env;
+}
+
 /** A number rounded to `digits` decimals. */
 export const round = (value: number, digits = 1): number => Number(value.toFixed(digits));
 

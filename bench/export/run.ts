@@ -22,7 +22,7 @@ import { createScratchDatabase, describeServer, keptDatabase } from '../ingest/p
 import { freePort, readProcCpuSeconds, startServerProcess, type ServerProcess } from '../ingest/server-process.js';
 import { MAIN_PROJECT } from '../query/dataset.js';
 import { loadCorpus, loadSqliteOnce, type LoadResult, type Target } from '../query/load.js';
-import { ROOT, buildServer, log, machine, redact, round, sourceState } from '../shared.js';
+import { ROOT, buildServer, log, machine, parseServerEnv, redact, round, sourceState } from '../shared.js';
 
 const TARGET_PEAK_RSS_MB = 300;
 
@@ -47,6 +47,8 @@ Options:
   --filter TEXT      a span condition for the export (default none)
   --project NAME     the project exported (default ${MAIN_PROJECT})
   --idle-seconds N   seconds the idle RSS is sampled (default 10)
+  --server-env K=V   extra environment for the server (repeatable), e.g.
+                     --server-env SERVICE_FULL_TEXT_SEARCH=false
   --skip-build       do not run tsc -b packages/cli first
   --keep             keep the temp directory (and the exported file) / scratch database
   --out FILE         JSON result path (default bench/results/export-<timestamp>.json)
@@ -67,6 +69,7 @@ interface Options {
   filter: string | null;
   project: string;
   idleSeconds: number;
+  serverEnv: Record<string, string>;
   skipBuild: boolean;
   keep: boolean;
   out: string | null;
@@ -87,6 +90,7 @@ function parseOptions(argv: string[]): Options {
       filter: { type: 'string' },
       project: { type: 'string' },
       'idle-seconds': { type: 'string' },
+      'server-env': { type: 'string', multiple: true },
       'skip-build': { type: 'boolean' },
       keep: { type: 'boolean' },
       out: { type: 'string' },
@@ -123,6 +127,7 @@ function parseOptions(argv: string[]): Options {
     filter: values.filter ?? null,
     project: values.project ?? MAIN_PROJECT,
     idleSeconds: number('idle-seconds', values['idle-seconds'], 10, 1, 600),
+    serverEnv: parseServerEnv(values['server-env']),
     skipBuild: values['skip-build'] ?? false,
     keep: values.keep ?? false,
     out: values.out ?? null,
@@ -335,6 +340,7 @@ async function main(): Promise<number> {
         SERVICE_LOG_LEVEL: 'warn',
         SERVICE_ENABLE_AUTH: 'false',
         SERVICE_SQL_DATABASE_URL: target.dialect === 'sqlite' ? `sqlite:${target.file}` : target.url,
+        ...options.serverEnv,
       },
     });
     const running = server;

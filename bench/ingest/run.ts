@@ -39,7 +39,7 @@ import { buildBodyPool, IdPatcher, type BodyTemplate } from './spans.js';
 import { measureSqliteSearchLag } from './sqlite-search.js';
 import { BENCH_SECRET, systemKey } from './system-key.js';
 import { busiestThreadsBetween, sampleThreads, type ThreadSample } from '../log/threads.js';
-import { ROOT, buildServer, log, machine, percentile, redact, round, sourceState } from '../shared.js';
+import { ROOT, buildServer, log, machine, parseServerEnv, percentile, redact, round, sourceState } from '../shared.js';
 
 const TARGET_RATIO = 0.6;
 /** Issue 15's target: the server against the lean floor (SQLite, 16 clients × 200 spans, auth on). */
@@ -164,12 +164,7 @@ function parseOptions(argv: string[]): Options {
   };
   const seconds = number('seconds', values.seconds, 20, { integer: false });
   if (seconds > 600) throw new Error('--seconds: at most 600');
-  const serverEnv: Record<string, string> = {};
-  for (const pair of values['server-env'] ?? []) {
-    const at = pair.indexOf('=');
-    if (at <= 0 || !pair.startsWith('SERVICE_')) throw new Error(`--server-env: expected SERVICE_NAME=value, got "${pair}"`);
-    serverEnv[pair.slice(0, at)] = pair.slice(at + 1);
-  }
+  const serverEnv = parseServerEnv(values['server-env']);
   if (values.postgres !== undefined && !/^postgres(ql)?:\/\//i.test(values.postgres)) {
     throw new Error('--postgres: expected a postgresql://user@host:port/database URL');
   }

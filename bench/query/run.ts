@@ -26,7 +26,7 @@ import { BIG_TRACE_ROOT_NAME, BIG_TRACE_SPANS, MAIN_PROJECT, MODELS, RARE_WORD, 
 import { ensureHeavyUsers, heavyUserId } from './heavy-users.js';
 import { HttpClient, distribution, measure, type Distribution, type Measurement, type Reply } from './http-client.js';
 import { loadCorpus, loadSqliteOnce, type LoadResult, type Target } from './load.js';
-import { ROOT, buildServer, log, machine as baseMachine, redact, round, sourceState } from '../shared.js';
+import { ROOT, buildServer, log, machine as baseMachine, parseServerEnv, redact, round, sourceState } from '../shared.js';
 
 /** Targets of issue 5 (SQLite, 1M spans), on the p50; the user's spans, issue 15's attribute filter (10M spans). */
 const TARGETS_MS: Record<string, number | null> = {
@@ -163,12 +163,7 @@ function parseOptions(argv: string[]): Options {
       throw new Error(`--${name}: expected a whole number from ${min} to ${max}, got "${value}"`);
     return parsed;
   };
-  const serverEnv: Record<string, string> = {};
-  for (const pair of values['server-env'] ?? []) {
-    const at = pair.indexOf('=');
-    if (at <= 0 || !pair.startsWith('SERVICE_')) throw new Error(`--server-env: expected SERVICE_NAME=value, got "${pair}"`);
-    serverEnv[pair.slice(0, at)] = pair.slice(at + 1);
-  }
+  const serverEnv = parseServerEnv(values['server-env']);
   if (values.postgres !== undefined && !/^postgres(ql)?:\/\//i.test(values.postgres))
     throw new Error('--postgres: expected a postgresql://user@host:port/database URL');
   const model = values.model ?? 'claude-3-5-sonnet-20241022';
