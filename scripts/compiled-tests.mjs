@@ -1,5 +1,5 @@
 // Builds .test-build/, a mirror of the repository in which every TypeScript module of the
-// packages and e2e also exists compiled to JavaScript, so `node --test` runs the suites
+// packages, e2e and bench (whose harness has tests of its own) also exists compiled to JavaScript, so `node --test` runs the suites
 // without a loader. Under tsx every test process, every server it starts and every worker
 // thread compiled and resolved the whole module graph through loader hooks: that was about half
 // of a server test's CPU (docs/performance.md, "Start-up and the test suite").
@@ -17,7 +17,7 @@ import { transform } from 'esbuild';
 
 export const MIRROR = '.test-build';
 /** Top-level folders whose modules are compiled; everything else at the root is linked whole. */
-const COMPILED_ROOTS = ['packages', 'e2e'];
+const COMPILED_ROOTS = ['packages', 'e2e', 'bench'];
 /** Never mirrored: the mirror itself, git's data, and installed modules found by walking up. */
 const SKIPPED = new Set([MIRROR, '.git', 'node_modules']);
 /** Linked whole wherever they appear: built output and a package's own installed modules. */
